@@ -1,0 +1,158 @@
+/* pyrsan runtime ABI, version 1.
+ *
+ * The contract between the instrumentation passes (passes/, which emit calls to these
+ * functions and the module description below) and the C runtime (runtime/src/).
+ * Everything here is C; compile the runtime as C, never C++ (mangling).
+ *
+ * Conventions
+ *  - Values cross the ABI zero-extended to uint64_t (i8/i16/i32 `zext`, ptr `ptrtoint`,
+ *    float/double `bitcast` to i32/i64 then `zext`). No signext/zeroext attributes needed.
+ *  - `order` is the C11 memory_order number (enum rsan_order). LLVM `unordered` and
+ *    `monotonic` are RSAN_RELAXED; `consume` arrives from clang as acquire.
+ *  - `site` is a 64-bit site id: (module id_prefix) | (index into that module's site table).
+ *    id_prefix has its low 32 bits clear. Site id 0 means "unknown".
+ */
+#ifndef RSAN_INTERFACE_H
+#define RSAN_INTERFACE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RSAN_ABI_VERSION 1
+
+enum rsan_order {
+  RSAN_RELAXED = 0,
+  RSAN_CONSUME = 1,
+  RSAN_ACQUIRE = 2,
+  RSAN_RELEASE = 3,
+  RSAN_ACQ_REL = 4,
+  RSAN_SEQ_CST = 5,
+};
+
+/* Operation codes of __rsan_rmw_N, one per LLVM atomicrmw operation. Float operations
+ * interpret the bits as float (N = 4) or double (N = 8). */
+enum rsan_rmw_op {
+  RSAN_RMW_XCHG = 0,
+  RSAN_RMW_ADD,
+  RSAN_RMW_SUB,
+  RSAN_RMW_AND,
+  RSAN_RMW_NAND,
+  RSAN_RMW_OR,
+  RSAN_RMW_XOR,
+  RSAN_RMW_MAX,  /* signed, at the access size */
+  RSAN_RMW_MIN,  /* signed, at the access size */
+  RSAN_RMW_UMAX,
+  RSAN_RMW_UMIN,
+  RSAN_RMW_FADD,
+  RSAN_RMW_FSUB,
+  RSAN_RMW_FMAX,     /* llvm `fmax`: maxnum semantics */
+  RSAN_RMW_FMIN,     /* llvm `fmin`: minnum semantics */
+  RSAN_RMW_FMAXIMUM, /* llvm `fmaximum`: NaN-propagating */
+  RSAN_RMW_FMINIMUM,
+  RSAN_RMW_UINC_WRAP, /* old >= v ? 0 : old + 1 */
+  RSAN_RMW_UDEC_WRAP, /* (old == 0 || old > v) ? v : old - 1 */
+  RSAN_RMW_USUB_COND, /* old >= v ? old - v : old */
+  RSAN_RMW_USUB_SAT,  /* old >= v ? old - v : 0 */
+  RSAN_RMW_OP_COUNT
+};
+
+enum rsan_site_kind {
+  RSAN_SITE_LOAD = 0,
+  RSAN_SITE_STORE = 1,
+  RSAN_SITE_RMW = 2,
+  RSAN_SITE_CAS = 3,
+  RSAN_SITE_FENCE = 4,
+  RSAN_SITE_CALL = 5, /* a call instruction, for the shadow call stack */
+  RSAN_SITE_READ = 6, /* plain (non-atomic) accesses, issue 4 */
+  RSAN_SITE_WRITE = 7,
+};
+
+/* One source frame. file is "directory/filename" joined (absolute when clang gave a
+ * directory), function is the source-level name (DISubprogram name, not the mangled one). */
+typedef struct rsan_frame {
+  const char *file;
+  const char *function;
+  uint32_t line;
+  uint32_t column;
+} rsan_frame; /* IR: { ptr, ptr, i32, i32 } = 24 bytes */
+
+typedef struct rsan_site {
+  uint32_t kind;       /* enum rsan_site_kind */
+  uint32_t order;      /* enum rsan_order (success order for CAS) */
+  uint32_t order_fail; /* CAS failure order, else 0 */
+  uint32_t size;       /* access size in bytes, 0 for fences and calls */
+  uint32_t op;         /* enum rsan_rmw_op for RMW; for CAS 1 = weak, 0 = strong; else 0 */
+  uint32_t nframes;    /* >= 1 when debug info exists, may be 0 */
+  const rsan_frame *frames; /* frames[0] = innermost (the access), then the inline chain outwards */
+} rsan_site; /* IR: { i32, i32, i32, i32, i32, i32, ptr } = 32 bytes */
+
+/* A global variable defined in the instrumented module, to name objects in reports. */
+typedef struct rsan_global {
+  const void *addr;
+  uint64_t size;
+  const char *name; /* source name (DIGlobalVariable) or the IR name */
+} rsan_global; /* IR: { ptr, i64, ptr } = 24 bytes */
+
+typedef struct rsan_module {
+  uint32_t abi_version; /* RSAN_ABI_VERSION */
+  uint32_t nsites;
+  uint32_t nglobals;
+  uint32_t reserved;
+  uint64_t id_prefix; /* site id = id_prefix | index; low 32 bits zero */
+  const rsan_site *sites;
+  const rsan_global *globals;
+  const char *name; /* the translation unit's source file */
+} rsan_module; /* IR: { i32, i32, i32, i32, i64, ptr, ptr, ptr } = 48 bytes */
+
+/* Called from a constructor each instrumented module appends to @llvm.global_ctors
+ * (priority 0, so it runs before user constructors). May run before main and before any
+ * other runtime call: the runtime initialises lazily. */
+void __rsan_register_module(const rsan_module *m);
+
+/* Atomic accesses. The runtime performs the memory operation itself, under the
+ * location's lock, after the check and the clock update (docs/algorithm.md §3). */
+uint64_t __rsan_load_1(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_load_2(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_load_4(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_load_8(void *p, int32_t order, uint64_t site);
+void __rsan_store_1(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_store_2(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_store_4(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_store_8(void *p, uint64_t v, int32_t order, uint64_t site);
+/* Returns the old value. */
+uint64_t __rsan_rmw_1(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
+uint64_t __rsan_rmw_2(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
+uint64_t __rsan_rmw_4(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
+uint64_t __rsan_rmw_8(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
+
+/* Returned in RAX:RDX on x86-64 SysV, i.e. IR `{ i64, i64 }`. ok is 1 or 0. A weak CAS
+ * (weak != 0) may fail spuriously. */
+typedef struct rsan_cas_ret {
+  uint64_t old;
+  uint64_t ok;
+} rsan_cas_ret;
+rsan_cas_ret __rsan_cas_1(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_cas_2(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_cas_4(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_cas_8(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+
+/* singlethread != 0: syncscope("singlethread"), a compiler barrier only (no effect). */
+void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site);
+
+/* Shadow call stack. The pass brackets every call to a non-intrinsic function:
+ *   call void @__rsan_func_entry(i64 <call site id>)   ; before the call
+ *   call ...                                            ; the original call
+ *   call void @__rsan_func_exit()                       ; after it
+ * (`invoke` is bracketed on entry only; the runtime resynchronises the stack by frame
+ * address, so frames skipped by exceptions or longjmp are dropped at the next entry/exit.) */
+void __rsan_func_entry(uint64_t call_site);
+void __rsan_func_exit(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RSAN_INTERFACE_H */
