@@ -1,0 +1,47 @@
+"""python -m pyrsan.passes INPUT.bc -o OUTPUT.o --module-id ID [--emit-ll OUT.ll] [--codegen-opt N]
+
+Exit 0 on success, 2 with one `error: ...` line for unsupported IR or unreadable input."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .codegen import emit_object, read_ir
+from .instrument import instrument_ir
+from .results import UnsupportedIRError
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pyrsan.passes",
+                                     description="Instrument LLVM IR for the pyrsan runtime.")
+    parser.add_argument("input", help="LLVM bitcode (.bc) or text IR (.ll)")
+    parser.add_argument("-o", "--output", required=True, help="object file to write")
+    parser.add_argument("--module-id", required=True,
+                        help="string unique per translation unit (site id prefix)")
+    parser.add_argument("--emit-ll", help="also write the instrumented IR text here")
+    parser.add_argument("--codegen-opt", type=int, default=2, choices=(0, 1, 2, 3),
+                        help="codegen optimisation level (default 2)")
+    args = parser.parse_args(argv)
+    try:
+        text = read_ir(args.input)
+    except OSError as e:
+        print("error: cannot read %s: %s" % (args.input, e.strerror), file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        first = str(e).strip().splitlines()
+        print("error: cannot parse %s: %s" % (args.input, " ".join(first[:2])), file=sys.stderr)
+        return 2
+    try:
+        result = instrument_ir(text, args.module_id)
+    except UnsupportedIRError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
+    if args.emit_ll:
+        with open(args.emit_ll, "w") as f:
+            f.write(result.ir_text)
+    emit_object(result.ir_text, args.output, args.codegen_opt)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,246 @@
+"""Pass: atomic instructions (load/store atomic, atomicrmw, cmpxchg, fence) become calls to
+the runtime, which performs the operation itself (toolchain.md §3.1, rsan_interface.h)."""
+from __future__ import annotations
+
+import re
+
+from .debuginfo import primary_frame
+from .model import IRFunction, IRLine, IRModule
+from .results import Site, UnsupportedIRError
+from .sites import RMW_OP_NUMBER, SiteTable
+from .syntax import INSTR_RE, ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level
+
+# value type -> (size in bytes, how it crosses the ABI as i64)
+_VALUE_TYPES = {
+    "i8": (1, "int"), "i16": (2, "int"), "i32": (4, "int"), "i64": (8, "int"),
+    "ptr": (8, "ptr"), "float": (4, "float"), "double": (8, "float"),
+}
+_FLOAT_BITS = {"float": "i32", "double": "i64"}
+
+# `call void @__atomic_store(i64 noundef 24, ptr noundef nonnull @big, ptr noundef nonnull %1, i32 noundef 5)`
+LIBCALL_RE = re.compile(r'@"?(__atomic_\w+|__sync_\w+)"?\(')
+
+
+def where(table: SiteTable, fn: IRFunction, line: IRLine) -> tuple[str | None, int | None]:
+    frame = primary_frame(table.frames_at(fn, line))
+    if frame is None or not frame.file:
+        return None, None
+    return frame.file, frame.line
+
+
+class _Rewriter:
+    def __init__(self, module: IRModule, table: SiteTable, fn: IRFunction, line: IRLine):
+        self.module = module
+        self.table = table
+        self.fn = fn
+        self.line = line
+        self.indent = "  "
+        self.dbg = ", !dbg %s" % line.dbg if line.dbg else ""
+        self.out: list[str] = []
+
+    def fail(self, construct: str):
+        file, lineno = where(self.table, self.fn, self.line)
+        raise UnsupportedIRError(construct, file, lineno)
+
+    def emit(self, text: str) -> None:
+        self.out.append(self.indent + text + self.dbg)
+
+    def value_type(self, ty: str, what: str) -> tuple[int, str]:
+        info = _VALUE_TYPES.get(ty)
+        if info is None:
+            self.fail("%s of type %s" % (what, ty))
+        return info
+
+    def pointer(self, operand: str, what: str) -> str:
+        if not operand.startswith("ptr ") or operand.startswith("ptr addrspace("):
+            self.fail("%s through pointer operand '%s'" % (what, operand))
+        return operand
+
+    def orders(self, text: str, what: str, count: int):
+        m = ORDERING_RE.match(" " + text)
+        if not m:
+            self.fail("%s without a memory ordering" % what)
+        words = m.group(3).split()
+        if len(words) != count:
+            self.fail("%s with orderings '%s'" % (what, " ".join(words)))
+        scope = m.group(2)
+        return m.group(1).strip(), [ORDER_NUMBER[w] for w in words], scope
+
+    def to_i64(self, ty: str, value: str) -> str:
+        """`i64 <operand>` for a value of type ty zero-extended to i64."""
+        kind = _VALUE_TYPES[ty][1]
+        if ty == "i64":
+            return "i64 " + value
+        tmp = self.module.fresh()
+        if kind == "int":
+            self.emit("%s = zext %s %s to i64" % (tmp, ty, value))
+        elif kind == "ptr":
+            self.emit("%s = ptrtoint ptr %s to i64" % (tmp, value))
+        elif ty == "double":
+            self.emit("%s = bitcast double %s to i64" % (tmp, value))
+        else:
+            bits = self.module.fresh()
+            self.emit("%s = bitcast float %s to i32" % (bits, value))
+            self.emit("%s = zext i32 %s to i64" % (tmp, bits))
+        return "i64 " + tmp
+
+    def from_i64(self, ty: str, value: str, result: str) -> None:
+        """Define `result` of type ty from an i64 value (never called for ty i64)."""
+        kind = _VALUE_TYPES[ty][1]
+        if kind == "int":
+            self.emit("%s = trunc i64 %s to %s" % (result, value, ty))
+        elif kind == "ptr":
+            self.emit("%s = inttoptr i64 %s to ptr" % (result, value))
+        elif ty == "double":
+            self.emit("%s = bitcast i64 %s to double" % (result, value))
+        else:
+            bits = self.module.fresh()
+            self.emit("%s = trunc i64 %s to i32" % (bits, value))
+            self.emit("%s = bitcast i32 %s to float" % (result, bits))
+
+    def call_with_result(self, ty: str, result: str | None, call: str) -> None:
+        """`call i64 ...` whose i64 result is converted to `result` of type ty."""
+        if result is None:
+            self.emit("call i64 " + call)
+        elif ty == "i64":
+            self.emit("%s = call i64 %s" % (result, call))
+        else:
+            tmp = self.module.fresh()
+            self.emit("%s = call i64 %s" % (tmp, call))
+            self.from_i64(ty, tmp, result)
+
+    def use(self, name: str) -> str:
+        self.module.used.add(name)
+        return "@" + name
+
+    # --- the instruction families -------------------------------------------------
+
+    def load(self, rest: str) -> None:
+        parts = split_top_level(_strip_words(rest, ("atomic", "volatile")))
+        ty = parts[0]
+        size, _ = self.value_type(ty, "atomic load")
+        ptr, (order,), _ = self.orders(parts[1], "atomic load", 1)
+        self.pointer(ptr, "atomic load")
+        sid = self.table.add(self.fn, self.line, "load", order, size)
+        fn = self.use("__rsan_load_%d" % size)
+        self.call_with_result(ty, self.line.result,
+                              "%s(%s, i32 %d, i64 %s)" % (fn, ptr, order, i64_literal(sid)))
+
+    def store(self, rest: str) -> None:
+        parts = split_top_level(_strip_words(rest, ("atomic", "volatile")))
+        ty, value = read_type(parts[0])
+        size, _ = self.value_type(ty, "atomic store")
+        ptr, (order,), _ = self.orders(parts[1], "atomic store", 1)
+        self.pointer(ptr, "atomic store")
+        sid = self.table.add(self.fn, self.line, "store", order, size)
+        v = self.to_i64(ty, value)
+        fn = self.use("__rsan_store_%d" % size)
+        self.emit("call void %s(%s, %s, i32 %d, i64 %s)" % (fn, ptr, v, order, i64_literal(sid)))
+
+    def atomicrmw(self, rest: str) -> None:
+        rest = _strip_words(rest, ("volatile",))
+        op, _, rest = rest.partition(" ")
+        if op not in RMW_OP_NUMBER:
+            self.fail("atomicrmw %s" % op)
+        parts = split_top_level(rest)
+        ptr = self.pointer(parts[0], "atomicrmw")
+        operand, (order,), _ = self.orders(parts[1], "atomicrmw", 1)
+        ty, value = read_type(operand)
+        size, _ = self.value_type(ty, "atomicrmw %s" % op)
+        sid = self.table.add(self.fn, self.line, "rmw", order, size, op=op)
+        v = self.to_i64(ty, value)
+        fn = self.use("__rsan_rmw_%d" % size)
+        self.call_with_result(ty, self.line.result, "%s(%s, %s, i32 %d, i32 %d, i64 %s)" % (
+            fn, ptr, v, RMW_OP_NUMBER[op], order, i64_literal(sid)))
+
+    def cmpxchg(self, rest: str) -> None:
+        weak = rest.startswith("weak ")
+        parts = split_top_level(_strip_words(rest, ("weak", "volatile")))
+        ptr = self.pointer(parts[0], "cmpxchg")
+        ty, expected = read_type(parts[1])
+        desired_part, (succ, fail), _ = self.orders(parts[2], "cmpxchg", 2)
+        ty2, desired = read_type(desired_part)
+        size, kind = self.value_type(ty, "cmpxchg")
+        if ty2 != ty or kind == "float":
+            self.fail("cmpxchg of type %s" % ty)
+        sid = self.table.add(self.fn, self.line, "cas", succ, size, order_fail=fail, weak=weak)
+        e = self.to_i64(ty, expected)
+        d = self.to_i64(ty, desired)
+        fn = self.use("__rsan_cas_%d" % size)
+        ret = self.module.fresh()
+        self.emit("%s = call { i64, i64 } %s(%s, %s, %s, i32 %d, i32 %d, i32 %d, i64 %s)" % (
+            ret, fn, ptr, e, d, succ, fail, int(weak), i64_literal(sid)))
+        if self.line.result is None:
+            return
+        old64 = self.module.fresh()
+        self.emit("%s = extractvalue { i64, i64 } %s, 0" % (old64, ret))
+        if ty == "i64":
+            old = old64
+        else:
+            old = self.module.fresh()
+            self.from_i64(ty, old64, old)
+        ok64 = self.module.fresh()
+        ok = self.module.fresh()
+        self.emit("%s = extractvalue { i64, i64 } %s, 1" % (ok64, ret))
+        self.emit("%s = trunc i64 %s to i1" % (ok, ok64))
+        partial = self.module.fresh()
+        pair = "{ %s, i1 }" % ty
+        self.emit("%s = insertvalue %s poison, %s %s, 0" % (partial, pair, ty, old))
+        self.emit("%s = insertvalue %s %s, i1 %s, 1" % (self.line.result, pair, partial, ok))
+
+    def fence(self, rest: str) -> None:
+        parts = split_top_level(rest)
+        _, (order,), scope = self.orders(parts[0], "fence", 1)
+        singlethread = 1 if scope == "singlethread" else 0
+        sid = self.table.add(self.fn, self.line, "fence", order, 0)
+        fn = self.use("__rsan_fence")
+        self.emit("call void %s(i32 %d, i32 %d, i64 %s)" % (fn, order, singlethread, i64_literal(sid)))
+
+
+def _strip_words(text: str, words: tuple[str, ...]) -> str:
+    """Drop leading keywords (`atomic`, `volatile`, `weak`) in any order."""
+    changed = True
+    while changed:
+        changed = False
+        for w in words:
+            if text.startswith(w + " "):
+                text = text[len(w) + 1:]
+                changed = True
+    return text
+
+
+def _is_atomic(line: IRLine) -> bool:
+    op = line.opcode
+    if op in ("atomicrmw", "cmpxchg", "fence"):
+        return True
+    if op in ("load", "store"):
+        return " atomic " in line.text
+    return False
+
+
+def rewrite_atomics(module: IRModule, table: SiteTable) -> tuple[IRModule, list[Site]]:
+    first = len(table.sites)
+    for fn in module.functions():
+        if not any(_is_atomic(l) or (l.opcode in ("call", "invoke") and "@__" in l.text)
+                   for l in fn.body):
+            continue
+        body: list[IRLine] = []
+        for line in fn.body:
+            if line.opcode in ("call", "invoke"):
+                m = LIBCALL_RE.search(line.text)
+                if m:
+                    file, lineno = where(table, fn, line)
+                    raise UnsupportedIRError("call to atomic library function %s" % m.group(1),
+                                             file, lineno)
+                body.append(line)
+                continue
+            if not _is_atomic(line):
+                body.append(line)
+                continue
+            rest = line.text[INSTR_RE.match(line.text).end():].lstrip()
+            rw = _Rewriter(module, table, fn, line)
+            getattr(rw, line.opcode)(rest)
+            body.extend(IRLine(text, "call" if " call " in text else None, loc=line.loc)
+                        for text in rw.out)
+        fn.body = body
+    return module, table.sites[first:]

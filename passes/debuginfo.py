@@ -1,0 +1,141 @@
+"""Source locations from the module's debug metadata: DILocation -> frames (innermost
+first, following `inlinedAt:`), DISubprogram fallbacks, DIGlobalVariable names."""
+from __future__ import annotations
+
+from .results import Frame
+from .syntax import MD_FIELD_RE, METADATA_RE, unescape_string
+
+_SYSTEM_PREFIXES = ("/usr/include/", "/usr/lib/", "/usr/local/include/")
+
+
+class DebugInfo:
+    def __init__(self, top_level_lines):
+        self._raw: dict[str, str] = {}
+        for line in top_level_lines:
+            if line.startswith("!") and line[1:2].isdigit():
+                key = line[: line.index(" ")]
+                self._raw[key] = line
+        self._nodes: dict[str, tuple[str, dict[str, str]] | None] = {}
+        self._frames: dict[str, tuple[Frame, ...]] = {}
+        self._scopes: dict[str, tuple[str, str, int]] = {}
+
+    def node(self, ref: str | None):
+        """(kind, fields) of metadata `!N`, or None."""
+        if not ref or not ref.startswith("!"):
+            return None
+        if ref in self._nodes:
+            return self._nodes[ref]
+        result = None
+        raw = self._raw.get(ref)
+        if raw is not None:
+            m = METADATA_RE.match(raw)
+            if m:
+                result = (m.group(2), dict(MD_FIELD_RE.findall(m.group(3))))
+        self._nodes[ref] = result
+        return result
+
+    @staticmethod
+    def _string(value: str | None) -> str:
+        if value and value.startswith('"') and value.endswith('"'):
+            return unescape_string(value[1:-1])
+        return ""
+
+    def file_of(self, ref: str | None) -> str:
+        """Path of a DIFile: directory + "/" + filename unless filename is absolute."""
+        node = self.node(ref)
+        if not node or node[0] != "DIFile":
+            return ""
+        name = self._string(node[1].get("filename"))
+        directory = self._string(node[1].get("directory"))
+        if name.startswith("/") or not directory:
+            return name
+        return directory.rstrip("/") + "/" + name
+
+    def scope(self, ref: str | None) -> tuple[str, str, int]:
+        """(file, function, line) of a scope: the innermost scope with a file, the enclosing
+        DISubprogram's name (or linkage name) and line."""
+        if ref in self._scopes:
+            return self._scopes[ref]
+        file = function = ""
+        line = 0
+        cur = ref
+        for _ in range(64):
+            node = self.node(cur)
+            if node is None:
+                break
+            kind, fields = node
+            if not file and "file" in fields:
+                file = self.file_of(fields["file"])
+            if kind == "DISubprogram":
+                function = (self._string(fields.get("name"))
+                            or self._string(fields.get("linkageName")))
+                line = _int(fields.get("line"))
+                break
+            cur = fields.get("scope")
+        self._scopes[ref] = (file, function, line)
+        return file, function, line
+
+    def frames(self, loc: str | None) -> tuple[Frame, ...]:
+        """Frames of DILocation `loc`, innermost first; () without debug info."""
+        if loc is None:
+            return ()
+        cached = self._frames.get(loc)
+        if cached is not None:
+            return cached
+        frames = []
+        cur = loc
+        for _ in range(256):
+            node = self.node(cur)
+            if node is None or node[0] != "DILocation":
+                break
+            fields = node[1]
+            file, function, sp_line = self.scope(fields.get("scope"))
+            line = _int(fields.get("line"))
+            column = _int(fields.get("column"))
+            if line == 0:  # compiler-generated code: say "in this function"
+                line, column = sp_line, 0
+            frames.append(Frame(file, line, column, function))
+            cur = fields.get("inlinedAt")
+        result = tuple(frames)
+        self._frames[loc] = result
+        return result
+
+    def subprogram_frames(self, sp: str | None) -> tuple[Frame, ...]:
+        """A single frame at a function's DISubprogram line (the last-resort location)."""
+        node = self.node(sp)
+        if node is None or node[0] != "DISubprogram":
+            return ()
+        file, function, line = self.scope(sp)
+        return (Frame(file, line, 0, function),)
+
+    def global_name(self, ref: str | None) -> str:
+        """Source name of a global from its `!dbg` DIGlobalVariableExpression ("" if none)."""
+        node = self.node(ref)
+        if node and node[0] == "DIGlobalVariableExpression":
+            node = self.node(node[1].get("var"))
+        if node and node[0] == "DIGlobalVariable":
+            return self._string(node[1].get("name"))
+        return ""
+
+    def compile_unit_file(self) -> str:
+        for raw in self._raw.values():
+            if "!DICompileUnit(" in raw:
+                node = self.node(raw[: raw.index(" ")])
+                if node:
+                    return self.file_of(node[1].get("file"))
+        return ""
+
+
+def primary_frame(frames: tuple[Frame, ...]) -> Frame | None:
+    """The innermost frame not in a system header, else the innermost (docs/interfaces.md §2)."""
+    for f in frames:
+        if not f.file.startswith(_SYSTEM_PREFIXES):
+            return f
+    return frames[0] if frames else None
+
+
+def _int(value: str | None) -> int:
+    try:
+        return int(value) if value is not None else 0
+    except ValueError:
+        return 0

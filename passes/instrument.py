@@ -1,0 +1,20 @@
+"""instrument_ir: parse the IR text once, run the passes, print it (docs/interfaces.md §1)."""
+from __future__ import annotations
+
+from .atomics import rewrite_atomics
+from .calls import shadow_call_stack
+from .debuginfo import DebugInfo
+from .model import parse_module, print_module
+from .registration import emit_registration
+from .results import InstrumentResult
+from .sites import SiteTable
+
+
+def instrument_ir(ir_text: str, module_id: str) -> InstrumentResult:
+    module = parse_module(ir_text)
+    debug = DebugInfo(module.top_level_lines())
+    table = SiteTable(module_id, debug)
+    module, _ = rewrite_atomics(module, table)
+    module, _ = shadow_call_stack(module, table)
+    module = emit_registration(module, table, debug, module_id)
+    return InstrumentResult(print_module(module), tuple(table.sites))

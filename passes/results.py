@@ -1,0 +1,49 @@
+"""The data the passes hand to the driver (docs/interfaces.md §1)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Frame:
+    file: str
+    line: int
+    column: int
+    function: str
+
+
+@dataclass(frozen=True)
+class Site:
+    """One instrumented instruction. kind: load, store, rmw, cas, fence, call.
+
+    order is the C11 order name (relaxed, acquire, release, acq_rel, seq_cst; "" for calls).
+    The fields after `frames` are additions with defaults: the CAS failure order, the
+    RMW operation (LLVM name, e.g. "add") and the CAS weak flag.
+    """
+    id: int
+    kind: str
+    order: str
+    size: int
+    frames: tuple[Frame, ...]
+    order_fail: str = ""
+    op: str = ""
+    weak: bool = False
+
+
+@dataclass(frozen=True)
+class InstrumentResult:
+    ir_text: str
+    sites: tuple[Site, ...]
+
+
+class UnsupportedIRError(Exception):
+    """IR the passes cannot instrument; str() is one line naming the construct and file:line."""
+
+    exit_code = 2
+
+    def __init__(self, construct: str, file: str | None = None, line: int | None = None):
+        self.construct = construct
+        self.file = file
+        self.line = line
+        where = "%s:%d" % (file, line or 0) if file else "unknown location"
+        super().__init__("unsupported %s at %s" % (construct, where))

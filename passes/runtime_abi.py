@@ -1,0 +1,22 @@
+"""The runtime functions the passes call (runtime/include/rsan_interface.h), as IR declarations."""
+from __future__ import annotations
+
+DECLARATIONS = {
+    "__rsan_fence": "declare void @__rsan_fence(i32, i32, i64)",
+    "__rsan_func_entry": "declare void @__rsan_func_entry(i64)",
+    "__rsan_func_exit": "declare void @__rsan_func_exit()",
+    "__rsan_register_module": "declare void @__rsan_register_module(ptr)",
+}
+for _n in (1, 2, 4, 8):
+    DECLARATIONS["__rsan_load_%d" % _n] = "declare i64 @__rsan_load_%d(ptr, i32, i64)" % _n
+    DECLARATIONS["__rsan_store_%d" % _n] = "declare void @__rsan_store_%d(ptr, i64, i32, i64)" % _n
+    DECLARATIONS["__rsan_rmw_%d" % _n] = "declare i64 @__rsan_rmw_%d(ptr, i64, i32, i32, i64)" % _n
+    DECLARATIONS["__rsan_cas_%d" % _n] = (
+        "declare { i64, i64 } @__rsan_cas_%d(ptr, i64, i64, i32, i32, i32, i64)" % _n)
+
+ABI_VERSION = 1
+# IR types of the structs of rsan_interface.h
+FRAME_TYPE = "{ ptr, ptr, i32, i32 }"
+SITE_TYPE = "{ i32, i32, i32, i32, i32, i32, ptr }"
+GLOBAL_TYPE = "{ ptr, i64, ptr }"
+MODULE_TYPE = "{ i32, i32, i32, i32, i64, ptr, ptr, ptr }"

@@ -1,0 +1,61 @@
+"""The module's site table: each instrumented instruction gets an id = id_prefix | index."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from .debuginfo import DebugInfo
+from .model import IRFunction, IRLine
+from .results import Frame, Site
+from .syntax import ORDER_NAME
+
+KIND_NUMBER = {"load": 0, "store": 1, "rmw": 2, "cas": 3, "fence": 4, "call": 5, "read": 6, "write": 7}
+
+RMW_OP_NUMBER = {
+    "xchg": 0, "add": 1, "sub": 2, "and": 3, "nand": 4, "or": 5, "xor": 6, "max": 7, "min": 8,
+    "umax": 9, "umin": 10, "fadd": 11, "fsub": 12, "fmax": 13, "fmin": 14, "fmaximum": 15,
+    "fminimum": 16, "uinc_wrap": 17, "udec_wrap": 18, "usub_cond": 19, "usub_sat": 20,
+}
+
+
+def id_prefix_for(module_id: str) -> int:
+    """A stable 32-bit hash of the module id in the high half of a site id (never 0)."""
+    h = int.from_bytes(hashlib.sha256(module_id.encode("utf-8")).digest()[:4], "little")
+    return (h or 1) << 32
+
+
+@dataclass(frozen=True)
+class SiteEntry:
+    """One row of the emitted rsan_site table (numbers as the ABI wants them)."""
+    kind: int
+    order: int
+    order_fail: int
+    size: int
+    op: int
+
+
+class SiteTable:
+    def __init__(self, module_id: str, debug: DebugInfo):
+        self.id_prefix = id_prefix_for(module_id)
+        self.debug = debug
+        self.sites: list[Site] = []
+        self.entries: list[SiteEntry] = []
+
+    def frames_at(self, fn: IRFunction, line: IRLine) -> tuple[Frame, ...]:
+        frames = self.debug.frames(line.loc)
+        return frames or self.debug.subprogram_frames(fn.subprogram)
+
+    def add(self, fn: IRFunction, line: IRLine, kind: str, order: int = 0, size: int = 0,
+            order_fail: int = 0, op: str = "", weak: bool = False) -> int:
+        index = len(self.sites)
+        if index >= 1 << 32:
+            raise OverflowError("more than 2**32 sites in one module")
+        site_id = self.id_prefix | index
+        op_number = RMW_OP_NUMBER[op] if kind == "rmw" else (1 if weak else 0)
+        self.entries.append(SiteEntry(KIND_NUMBER[kind], order, order_fail, size, op_number))
+        self.sites.append(Site(
+            id=site_id, kind=kind, order="" if kind == "call" else ORDER_NAME[order], size=size,
+            frames=self.frames_at(fn, line),
+            order_fail=ORDER_NAME[order_fail] if kind == "cas" else "",
+            op=op if kind == "rmw" else "", weak=weak))
+        return site_id

@@ -1,0 +1,6 @@
+"""`python -m pyrsan`: the same as the `pyrsan` console script."""
+
+from .cli import main
+
+if __name__ == "__main__":
+    main()

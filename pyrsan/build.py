@@ -1,0 +1,131 @@
+"""Building an instrumented program: compile to bitcode, instrument, link with the runtime.
+
+Per source: ``clang -g -O1 -c -emit-llvm``, then ``python -m pyrsan.passes`` in a
+subprocess (docs/interfaces.md §1: llvmlite aborts the process on an LLVM assertion), then
+one link of all objects with the runtime (docs/interfaces.md §3).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import BuildError, InstrumentationError, InternalError, UsageError
+from .runtime_build import RuntimeLibrary, ensure_runtime
+from .toolchain import C_EXTENSIONS, CXX_EXTENSIONS, Toolchain, find_toolchain, is_c_source, is_cxx_source
+
+DEFAULT_OPT = "-O1"
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    sources: tuple[str, ...]
+    output: str                          # the executable to write
+    temp_dir: str                        # per-command temporary directory
+    compiler_flags: tuple[str, ...] = ()  # -I -D -U -std -O from the command line
+    cc: str | None = None                # --cc
+    keep_temps: bool = False
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    executable: Path
+    toolchain: Toolchain
+    runtime: RuntimeLibrary
+    objects: tuple[Path, ...]
+
+
+def check_sources(sources: tuple[str, ...]) -> None:
+    """Missing files and unknown extensions, before anything is compiled."""
+    if not sources:
+        raise UsageError("no source file given")
+    for source in sources:
+        if not (is_c_source(source) or is_cxx_source(source)):
+            known = ", ".join(C_EXTENSIONS + CXX_EXTENSIONS)
+            raise UsageError(f"{source}: unknown source file type (expected one of {known})")
+        if not os.path.isfile(source):
+            raise UsageError(f"{source}: no such file")
+
+
+def _signal_name(returncode: int) -> str:
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _passes_env() -> dict[str, str]:
+    """Environment of the passes subprocess: make sure it imports this very pyrsan."""
+    env = dict(os.environ)
+    package_parent = str(Path(__file__).resolve().parent.parent)
+    if (Path(package_parent) / "passes").is_dir():  # running from a checkout
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _unsupported_message(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
+    line = errors[-1] if errors else (lines[-1] if lines else "unsupported IR")
+    return line[len("error:"):].strip() if line.startswith("error:") else line
+
+
+def compile_to_bitcode(toolchain: Toolchain, source: str, bitcode: Path, flags: tuple[str, ...],
+                       include_dir: Path) -> None:
+    opt = () if any(f.startswith("-O") for f in flags) else (DEFAULT_OPT,)
+    cmd = [*toolchain.compiler_for(source), "-g", *opt, *flags, "-I", str(include_dir),
+           "-c", "-emit-llvm", source, "-o", str(bitcode)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BuildError(f"compilation of {source} failed", proc.stderr.rstrip())
+
+
+def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None) -> None:
+    cmd = [sys.executable, "-m", "pyrsan.passes", str(bitcode), "-o", str(obj),
+           "--module-id", os.path.abspath(source)]
+    if emit_ll is not None:
+        cmd += ["--emit-ll", str(emit_ll)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=_passes_env())
+    if proc.returncode == 0 and obj.is_file():
+        return
+    if proc.returncode == 2:
+        raise InstrumentationError(f"{source}: {_unsupported_message(proc.stderr)}")
+    how = f"crashed with {_signal_name(proc.returncode)}" if proc.returncode < 0 else (
+        f"failed with exit status {proc.returncode}")
+    raise InternalError(
+        f"internal error: the instrumentation of {source} {how} (a pyrsan bug; please report it)",
+        proc.stderr.rstrip()[-4000:],
+    )
+
+
+def link(toolchain: Toolchain, objects: list[Path], runtime: RuntimeLibrary, output: str,
+         cxx: bool) -> None:
+    driver = toolchain.cxx if cxx else (toolchain.cc,)
+    cmd = [*driver, *map(str, objects), "-Wl,--whole-archive", str(runtime.archive),
+           "-Wl,--no-whole-archive", "-rdynamic", "-pthread", "-ldl", "-o", output]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BuildError(f"linking {output} failed", proc.stderr.rstrip())
+
+
+def build_program(request: BuildRequest) -> BuildResult:
+    """Compile, instrument and link ``request.sources`` into ``request.output``."""
+    check_sources(request.sources)
+    toolchain = find_toolchain(request.cc)
+    runtime = ensure_runtime(toolchain)
+    temp = Path(request.temp_dir)
+    objects: list[Path] = []
+    for index, source in enumerate(request.sources):
+        stem = f"{index}_{Path(source).name.replace('.', '_')}"
+        bitcode = temp / f"{stem}.bc"
+        obj = temp / f"{stem}.rsan.o"
+        compile_to_bitcode(toolchain, source, bitcode, request.compiler_flags, runtime.include_dir)
+        instrument(bitcode, obj, source, temp / f"{stem}.rsan.ll" if request.keep_temps else None)
+        objects.append(obj)
+    cxx = any(is_cxx_source(s) for s in request.sources)
+    link(toolchain, objects, runtime, request.output, cxx)
+    return BuildResult(Path(request.output), toolchain, runtime, tuple(objects))

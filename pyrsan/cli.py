@@ -1,0 +1,218 @@
+"""The command line: `pyrsan run` and `pyrsan build`. Thin: parse, call, render.
+
+Every user-caused error is a PyrsanError, caught once in main() and printed as one line
+(plus a compiler's diagnostics when there are some); never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .build import BuildRequest, build_program
+from .errors import EXIT_ERROR, PyrsanError, UsageError
+from .render import error_document, json_document, render_json, render_text
+from .runner import SC_ACCESS_MODES, RunOptions, check_user_options, run_program
+from .runtime_build import runtime_option_names
+
+# Compiler flags passed through to clang. click cannot parse `-std=c11` or `-DX=1`, so they
+# are taken out of argv before click sees it (CompileCommand.parse_args).
+_FLAGS_WITH_VALUE = ("-I", "-D", "-U")
+_FLAG_PREFIXES = ("-I", "-D", "-U", "-std=", "-O")
+
+
+def split_compiler_flags(args: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(compiler flags, remaining args for click, program args after `--`)."""
+    flags: list[str] = []
+    rest: list[str] = []
+    program: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            program = args[i + 1:]
+            break
+        if arg in _FLAGS_WITH_VALUE:
+            if i + 1 >= len(args) or args[i + 1] == "--":
+                raise UsageError(f"option {arg} needs a value")
+            flags += [arg, args[i + 1]]
+            i += 2
+            continue
+        if arg.startswith(_FLAG_PREFIXES) and not arg.startswith("--"):
+            flags.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return flags, rest, program
+
+
+class CompileCommand(click.Command):
+    """A command that accepts -I -D -U -std= -O compiler flags and `-- program args`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        flags, rest, program = split_compiler_flags(list(args))
+        ctx.meta["pyrsan.compiler_flags"] = tuple(flags)
+        ctx.meta["pyrsan.program_args"] = tuple(program)
+        return super().parse_args(ctx, rest)
+
+
+COMPILE_HELP = """
+\b
+Compiler flags passed to clang: -I DIR, -D NAME[=VALUE], -U NAME, -std=STD,
+-O0/-O1/-O2/-O3/-Os (default -O1; -g is always on).
+C sources: .c; C++ sources: .cc .cpp .cxx .C .c++ (linked with clang++).
+"""
+
+EXIT_HELP = """
+\b
+Exit status:
+   0  no robustness violation found
+  66  violations reported (also when the program crashed or timed out after reporting)
+   2  usage, toolchain, build or instrumentation error
+   3  the program crashed, hung or deadlocked and nothing was reported
+"""
+
+
+def _common_build_options(function):
+    function = click.option("--keep-temps", is_flag=True,
+                            help="Keep the temporary directory (bitcode, objects, reports).")(function)
+    function = click.option("--cc", metavar="PATH",
+                            help="clang to use (default: $PYRSAN_CC, then clang-22, then other clang-N).")(function)
+    return function
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="pyrsan")
+def cli() -> None:
+    """pyrsan: robustness sanitizer for C11/C++11 atomics.
+
+    Reports atomic accesses that can behave in a way sequential consistency forbids
+    under the C11 memory model (RC20: release/acquire, relaxed, fences).
+    """
+
+
+@cli.command(cls=CompileCommand, epilog=COMPILE_HELP + EXIT_HELP,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE... [-- PROGRAM_ARGS...]")
+@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Number of executions.")
+@click.option("--keep-going", is_flag=True, help="Do all N runs even after one reported.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+              help="Kill a run after S seconds (counts as a hang).")
+@click.option("--json", "json_path", metavar="PATH", help="Write the machine-readable result to PATH.")
+@click.option("--sc-accesses", type=click.Choice(SC_ACCESS_MODES),
+              help="How seq_cst accesses are modelled (default fenced; ra = as in RSAN).")
+@_common_build_options
+@click.pass_context
+def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: bool,
+        timeout: float | None, json_path: str | None, sc_accesses: str | None, cc: str | None,
+        keep_temps: bool) -> int:
+    """Build SOURCE... with instrumentation and run the program, then report.
+
+    Example: pyrsan run --runs 20 --json out.json app.c -- arg1
+    """
+    temp_dir = tempfile.mkdtemp(prefix="pyrsan-")
+    try:
+        known_options = runtime_option_names()
+        check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), known_options)
+        executable = os.path.join(temp_dir, Path(sources[0]).stem or "program")
+        build_program(BuildRequest(
+            sources=sources, output=executable, temp_dir=temp_dir,
+            compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
+        ))
+        result = run_program(
+            executable, ctx.meta["pyrsan.program_args"],
+            RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
+                       sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports")),
+            progress=_progress if runs > 1 else None,
+        )
+        _end_progress(runs)
+        sys.stderr.write(render_text(result))
+        sys.stderr.flush()
+        if json_path:
+            _write_json(json_path, json_document(result))
+        return result.exit_code
+    except PyrsanError as error:
+        if json_path:
+            _write_json(json_path, error_document(error.message))
+        raise
+    finally:
+        if keep_temps:
+            click.echo(f"pyrsan: temporary files kept in {temp_dir}", err=True)
+        else:
+            shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+@cli.command(cls=CompileCommand, epilog=COMPILE_HELP,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
+@click.option("-o", "output", default="a.out", show_default=True, metavar="OUT",
+              help="The instrumented executable to write.")
+@_common_build_options
+@click.pass_context
+def build(ctx: click.Context, sources: tuple[str, ...], output: str, cc: str | None,
+          keep_temps: bool) -> int:
+    """Build SOURCE... into an instrumented executable that reports on its own
+    (text reports on stderr, exit status 66 when it reported)."""
+    if ctx.meta["pyrsan.program_args"]:
+        raise UsageError("pyrsan build takes no program arguments (after --)")
+    temp_dir = tempfile.mkdtemp(prefix="pyrsan-")
+    try:
+        build_program(BuildRequest(
+            sources=sources, output=output, temp_dir=temp_dir,
+            compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
+        ))
+        return 0
+    finally:
+        if keep_temps:
+            click.echo(f"pyrsan: temporary files kept in {temp_dir}", err=True)
+        else:
+            shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def _progress(index: int, total: int) -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write(f"\rpyrsan: run {index}/{total} ")
+        sys.stderr.flush()
+
+
+def _end_progress(total: int) -> None:
+    if total > 1 and sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
+
+
+def _write_json(path: str, document: dict) -> None:
+    try:
+        Path(path).write_text(render_json(document), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the `pyrsan` console script."""
+    try:
+        code = cli.main(args=argv, prog_name="pyrsan", standalone_mode=False)
+    except PyrsanError as error:
+        click.echo(f"pyrsan: {error.message}", err=True)
+        if error.details:
+            click.echo(error.details, err=True)
+        sys.exit(error.exit_code)
+    except click.ClickException as error:  # bad option or value: one line
+        command = error.ctx.command_path if getattr(error, "ctx", None) else "pyrsan"
+        click.echo(f"pyrsan: {error.format_message()} (see '{command} --help')", err=True)
+        sys.exit(EXIT_ERROR)
+    except click.Abort:
+        click.echo("pyrsan: interrupted", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("pyrsan: interrupted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

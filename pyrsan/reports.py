@@ -1,0 +1,135 @@
+"""The report model: the runtime's JSON lines (docs/interfaces.md §2) as frozen dataclasses,
+and their aggregation over the runs of one ``pyrsan run``.
+
+A report keeps every field the runtime wrote (``fields``), so nothing the runtime adds later
+is lost on the way to ``--json``; the typed attributes are what the driver itself needs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+#: Fields only the runtime needs: dropped from the --json document.
+RUNTIME_ONLY_FIELDS = ("text", "pid")
+
+
+@dataclass(frozen=True)
+class Report:
+    key: str
+    kind: str                  # "robustness" (later "race")
+    type: str                  # "read" / "write"
+    text: str                  # the runtime's own rendering, printed as is
+    fields: Mapping[str, Any] = field(compare=False, hash=False, repr=False)
+
+    @staticmethod
+    def from_json(obj: Any) -> "Report":
+        """A report from one decoded JSON line; ValueError when it is not a report."""
+        if not isinstance(obj, dict) or not isinstance(obj.get("kind"), str):
+            raise ValueError("not a report object")
+        data = _normalise(obj)
+        key = data.get("key")
+        if not isinstance(key, str) or not key:
+            access = data.get("access") or {}
+            previous = data.get("previous") or {}
+            key = f"{access.get('site', '?')}/{previous.get('site', '?')}/{data.get('type', '?')}"
+            data["key"] = key
+        return Report(
+            key=key,
+            kind=data["kind"],
+            type=str(data.get("type", "")),
+            text=str(data.get("text") or ""),
+            fields=MappingProxyType(data),
+        )
+
+    def public_fields(self) -> dict[str, Any]:
+        """The report as --json shows it: the runtime's fields without text and pid."""
+        return {k: v for k, v in self.fields.items() if k not in RUNTIME_ONLY_FIELDS}
+
+
+def _as_int(value: Any) -> Any:
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return value
+
+
+def _normalise(obj: dict[str, Any]) -> dict[str, Any]:
+    """Field types as architecture.md fixes them: thread an int, location an object,
+    suggestion a string (the runtime should already write them so; be lenient)."""
+    data = dict(obj)
+    for side in ("access", "previous"):
+        if isinstance(data.get(side), dict):
+            data[side] = dict(data[side])
+            if "thread" in data[side]:
+                data[side]["thread"] = _as_int(data[side]["thread"])
+    location = data.get("location")
+    if isinstance(location, str):
+        data["location"] = {"address": location}
+    suggestion = data.get("suggestion")
+    if suggestion is None:
+        data.pop("suggestion", None)
+    elif isinstance(suggestion, list):
+        data["suggestion"] = "; ".join(map(str, suggestion))
+    elif not isinstance(suggestion, str):
+        data["suggestion"] = str(suggestion)
+    return data
+
+
+def read_report_file(path: str | os.PathLike) -> list[Report]:
+    """Reports of one JSON-lines file. A line that does not decode (a truncated last line,
+    when the program was killed while writing) is skipped."""
+    reports = []
+    with open(path, "r", encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                reports.append(Report.from_json(json.loads(line)))
+            except ValueError:
+                continue
+    return reports
+
+
+def read_report_dir(directory: str | os.PathLike) -> list[Report]:
+    """Reports of every file one run wrote (child processes write their own, ``%p``)."""
+    reports: list[Report] = []
+    for path in sorted(Path(directory).glob("reports*.jsonl")):
+        reports.extend(read_report_file(path))
+    return reports
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One execution of the instrumented program."""
+
+    index: int                       # 1-based
+    returncode: int | None           # None when killed on timeout
+    signal: str | None               # "SIGSEGV" when killed by a signal (not by us)
+    timed_out: bool
+    reports: tuple[Report, ...]
+
+    @property
+    def crashed(self) -> bool:
+        return self.signal is not None and not self.timed_out
+
+
+@dataclass(frozen=True)
+class DistinctReport:
+    report: Report                  # the first occurrence
+    runs_seen: int                  # in how many runs its key occurred
+
+
+def deduplicate(runs: Iterable[RunResult]) -> tuple[DistinctReport, ...]:
+    """Distinct reports by key, in order of first appearance, with the runs they occurred in."""
+    first: dict[str, Report] = {}
+    seen_in: dict[str, set[int]] = {}
+    for run in runs:
+        for report in run.reports:
+            first.setdefault(report.key, report)
+            seen_in.setdefault(report.key, set()).add(run.index)
+    return tuple(DistinctReport(first[k], len(seen_in[k])) for k in first)

@@ -1,0 +1,616 @@
+/* The clock engine: algorithm.md §3 with architecture.md "Decisions and pitfalls", and the
+ * __rsan_* atomic entry points of rsan_interface.h.
+ *
+ * Every operation takes the location lock, runs the check, computes its timestamps once
+ * (t = ++stamp(x), tU = ++stampU(x) for non-RMW writes) and passes them to both the hb_SC
+ * side and the hb side, records the write in the location's history, then performs the real
+ * memory operation with a seq_cst hardware atomic, still under the lock: the lock order per
+ * location is mo and rf, which makes the observed run SC (algorithm.md §3, "Order per op").
+ * Reports are rendered after the lock is dropped. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rsan_internal.h"
+
+int rsan_inited;
+int rsan_test_mode;
+static rsan_spin init_lock;
+
+void *rsan_alloc(size_t n);
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+
+static void rsan_oom(void) {
+  static const char msg[] = "pyrsan: out of memory in the runtime\n";
+  (void)!write(2, msg, sizeof msg - 1);
+  _exit(2);
+}
+
+void *rsan_alloc(size_t n) {
+  void *p = __libc_calloc(1, n ? n : 1);
+  if (!p) rsan_oom();
+  return p;
+}
+
+void *rsan_realloc(void *p, size_t n) {
+  void *q = __libc_realloc(p, n ? n : 1);
+  if (!q) rsan_oom();
+  return q;
+}
+
+void rsan_free(void *p) { __libc_free(p); }
+
+void rsan_die_assert(const char *cond, const char *file, int line) {
+  char buf[512];
+  int n = 0;
+  const char *parts[] = {"pyrsan: internal assertion failed: ", cond, " at ", file, ":"};
+  for (unsigned i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    for (const char *s = parts[i]; *s && n < 480; s++) buf[n++] = *s;
+  char num[16];
+  int k = 0;
+  do num[k++] = (char)('0' + line % 10); while ((line /= 10) && k < 15);
+  while (k) buf[n++] = num[--k];
+  buf[n++] = '\n';
+  (void)!write(2, buf, (size_t)n);
+  abort();
+}
+
+static void rsan_at_exit(void) { rsan_report_at_exit(); }
+
+void rsan_init_slow(void) {
+  rsan_spin_lock(&init_lock);
+  if (!rsan_inited) {
+    rsan_flags_defaults();
+    const char *env = getenv("PYRSAN_OPTIONS");
+    char err[300];
+    if (env && rsan_flags_parse(env, err, sizeof err) != 0) {
+      (void)!write(2, err, strlen(err));
+      _exit(2);
+    }
+    if (rsan_flag.help) rsan_flags_print_help();
+    if (rsan_flag.verbosity >= 1) {
+      static const char msg[] = "pyrsan: runtime started\n";
+      (void)!write(2, msg, sizeof msg - 1);
+    }
+    atexit(rsan_at_exit);
+    __atomic_store_n(&rsan_inited, 1, __ATOMIC_RELEASE);
+  }
+  rsan_spin_unlock(&init_lock);
+}
+
+/* ---- memory orders (algorithm.md §2 "Modes"; consume is treated as acquire) ---- */
+static inline int mo_acq(int mo) {
+  return mo == RSAN_ACQUIRE || mo == RSAN_CONSUME || mo == RSAN_ACQ_REL || mo == RSAN_SEQ_CST;
+}
+static inline int mo_rel(int mo) {
+  return mo == RSAN_RELEASE || mo == RSAN_ACQ_REL || mo == RSAN_SEQ_CST;
+}
+
+/* ---- invariants (algorithm.md §3.4), debug builds only ---- */
+static inline void loc_check_invariants(const rsan_loc *l) {
+#ifdef RSAN_DEBUG
+  RSAN_ASSERT(rsan_lc_get(&l->W, l->id) == l->stamp);
+  RSAN_ASSERT(rsan_lc_get(&l->Wsc, l->id) == l->stamp);
+  RSAN_ASSERT(rsan_lc_get(&l->WU, l->id) == l->stampU);
+  RSAN_ASSERT(rsan_lc_leq(&l->W, &l->Wsc));
+  RSAN_ASSERT(rsan_lc_leq(&l->Wsc, &l->Msc));
+#else
+  (void)l;
+#endif
+}
+
+/* ---- hb_SC side: algorithm.md §3.2 ---- */
+static void sc_load(rsan_thread *t, rsan_loc *l) {
+  rsan_lc_join(&l->Msc, &t->Tsc);
+  rsan_lc_join(&t->Tsc, &l->Wsc);
+  rsan_lc_join(&l->MscU, &t->TscU);
+  rsan_lc_join(&t->TscU, &l->WscU);
+}
+
+/* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment). */
+static void sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
+  rsan_lc_set_max(&l->Msc, l->id, ts);
+  rsan_lc_join(&t->Tsc, &l->Msc);
+  rsan_lc_copy(&l->Wsc, &t->Tsc);
+  rsan_lc_copy(&l->Msc, &t->Tsc);
+  if (tU) rsan_lc_set_max(&l->MscU, l->id, tU);
+  rsan_lc_join(&t->TscU, &l->MscU);
+  rsan_lc_copy(&l->WscU, &t->TscU);
+  rsan_lc_copy(&l->MscU, &t->TscU);
+}
+
+/* ---- hb side (RC20): algorithm.md §3.3 ---- */
+static void hb_load(rsan_thread *t, rsan_loc *l, int mo) {
+  rsan_lc_join(&t->Ta, &l->W);
+  rsan_lc_join(&t->TaU, &l->WU);
+  if (mo_acq(mo)) {
+    rsan_lc_join(&t->Tc, &l->W);
+    rsan_lc_join(&t->TcU, &l->WU);
+  } else { /* coherence only */
+    rsan_lc_join_restricted(&t->Tc, &l->W, l->id);
+    rsan_lc_join_restricted(&t->TcU, &l->WU, l->id);
+  }
+}
+
+static void hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU) {
+  rsan_lc_set_max(&t->Ta, l->id, ts);
+  rsan_lc_set_max(&t->Tc, l->id, ts);
+  rsan_lc_set_max(&t->TaU, l->id, tU);
+  rsan_lc_set_max(&t->TcU, l->id, tU);
+  if (mo_rel(mo)) {
+    rsan_lc_copy(&l->W, &t->Tc);
+    rsan_lc_copy(&l->WU, &t->TcU);
+  } else { /* W(x) := Tr ⊔ x@t: a relaxed store releases only what a release fence did */
+    rsan_lc_copy(&l->W, &t->Tr);
+    rsan_lc_set_max(&l->W, l->id, ts);
+    rsan_lc_copy(&l->WU, &t->TrU);
+    rsan_lc_set_max(&l->WU, l->id, tU);
+  }
+}
+
+static void hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts) {
+  rsan_lc_set_max(&l->W, l->id, ts);
+  rsan_lc_set_max(&t->Ta, l->id, ts);
+  rsan_lc_set_max(&t->Tc, l->id, ts);
+  /* read part */
+  rsan_lc_join(&t->Ta, &l->W);
+  rsan_lc_join(&t->TaU, &l->WU);
+  if (mo_acq(mo)) {
+    rsan_lc_join(&t->Tc, &l->W);
+    rsan_lc_join(&t->TcU, &l->WU);
+  } else {
+    rsan_lc_join_restricted(&t->TcU, &l->WU, l->id);
+  }
+  /* write part, joined: release sequences run through RMWs */
+  if (mo_rel(mo)) {
+    rsan_lc_join(&l->W, &t->Tc);
+    rsan_lc_join(&l->WU, &t->TcU);
+  } else {
+    rsan_lc_join(&l->W, &t->Tr);
+    rsan_lc_join(&l->WU, &t->TrU);
+  }
+}
+
+/* ---- fences: algorithm.md §3.3 and architecture.md (SC fence on both sides) ---- */
+static void fence_acq(rsan_thread *t) {
+  rsan_lc_copy(&t->Tc, &t->Ta);
+  rsan_lc_copy(&t->TcU, &t->TaU);
+}
+static void fence_rel(rsan_thread *t) {
+  rsan_lc_copy(&t->Tr, &t->Tc);
+  rsan_lc_copy(&t->TrU, &t->TcU);
+}
+static void fence_sc(rsan_thread *t) {
+  fence_acq(t);
+  rsan_loc *f = rsan_loc_fence(); /* its lock is the global SC lock */
+  rsan_spin_lock(&f->lock);
+  uint64_t ts = ++f->stamp; /* RMW on F: no check, no U increment */
+  sc_write(t, f, ts, 0);
+  hb_rmw(t, f, RSAN_ACQ_REL, ts);
+  loc_check_invariants(f);
+  rsan_spin_unlock(&f->lock);
+  fence_rel(t);
+  rsan_thread_check_invariants(t);
+}
+
+/* ---- the real memory operations (seq_cst hardware atomics) ---- */
+static inline uint64_t mem_load(const void *p, int size) {
+  switch (size) {
+  case 1: return __atomic_load_n((const uint8_t *)p, __ATOMIC_SEQ_CST);
+  case 2: return __atomic_load_n((const uint16_t *)p, __ATOMIC_SEQ_CST);
+  case 4: return __atomic_load_n((const uint32_t *)p, __ATOMIC_SEQ_CST);
+  default: return __atomic_load_n((const uint64_t *)p, __ATOMIC_SEQ_CST);
+  }
+}
+
+static inline void mem_store(void *p, uint64_t v, int size) {
+  switch (size) {
+  case 1: __atomic_store_n((uint8_t *)p, (uint8_t)v, __ATOMIC_SEQ_CST); break;
+  case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_SEQ_CST); break;
+  case 4: __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_SEQ_CST); break;
+  default: __atomic_store_n((uint64_t *)p, v, __ATOMIC_SEQ_CST); break;
+  }
+}
+
+/* Returns 1 on success; *old receives the value read. */
+static inline int mem_cas(void *p, uint64_t *old, uint64_t des, int weak, int size) {
+  switch (size) {
+  case 1: {
+    uint8_t e = (uint8_t)*old;
+    int ok = __atomic_compare_exchange_n((uint8_t *)p, &e, (uint8_t)des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    *old = e;
+    return ok;
+  }
+  case 2: {
+    uint16_t e = (uint16_t)*old;
+    int ok = __atomic_compare_exchange_n((uint16_t *)p, &e, (uint16_t)des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    *old = e;
+    return ok;
+  }
+  case 4: {
+    uint32_t e = (uint32_t)*old;
+    int ok = __atomic_compare_exchange_n((uint32_t *)p, &e, (uint32_t)des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    *old = e;
+    return ok;
+  }
+  default: {
+    uint64_t e = *old;
+    int ok = __atomic_compare_exchange_n((uint64_t *)p, &e, des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    *old = e;
+    return ok;
+  }
+  }
+}
+
+static inline uint64_t size_mask(int size) { return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1; }
+static inline int64_t sext(uint64_t v, int size) {
+  int sh = 64 - 8 * size;
+  return sh ? (int64_t)(v << sh) >> sh : (int64_t)v;
+}
+
+static double fmaxnum(double a, double b) {
+  if (__builtin_isnan(a)) return b;
+  if (__builtin_isnan(b)) return a;
+  if (a == b) return __builtin_signbit(a) ? b : a; /* max(-0, +0) = +0 */
+  return a > b ? a : b;
+}
+static double fminnum(double a, double b) {
+  if (__builtin_isnan(a)) return b;
+  if (__builtin_isnan(b)) return a;
+  if (a == b) return __builtin_signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+static double fmaximum(double a, double b) {
+  if (__builtin_isnan(a) || __builtin_isnan(b)) return a + b;
+  return fmaxnum(a, b);
+}
+static double fminimum(double a, double b) {
+  if (__builtin_isnan(a) || __builtin_isnan(b)) return a + b;
+  return fminnum(a, b);
+}
+
+static double bits_to_fp(uint64_t v, int size) {
+  if (size == 8) {
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+  }
+  if (size == 4) {
+    uint32_t u = (uint32_t)v;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  uint16_t u = (uint16_t)v; /* size 2: IEEE half */
+  _Float16 h;
+  memcpy(&h, &u, 2);
+  return (double)h;
+}
+
+static uint64_t fp_to_bits(double d, int size) {
+  if (size == 8) {
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    return v;
+  }
+  if (size == 4) {
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+  }
+  _Float16 h = (_Float16)d;
+  uint16_t u;
+  memcpy(&u, &h, 2);
+  return u;
+}
+
+/* The new value of an atomicrmw (rsan_interface.h, enum rsan_rmw_op), at the access size. */
+static uint64_t rmw_apply(int op, uint64_t old, uint64_t v, int size) {
+  uint64_t m = size_mask(size);
+  old &= m;
+  v &= m;
+  uint64_t r;
+  switch (op) {
+  case RSAN_RMW_XCHG: r = v; break;
+  case RSAN_RMW_ADD: r = old + v; break;
+  case RSAN_RMW_SUB: r = old - v; break;
+  case RSAN_RMW_AND: r = old & v; break;
+  case RSAN_RMW_NAND: r = ~(old & v); break;
+  case RSAN_RMW_OR: r = old | v; break;
+  case RSAN_RMW_XOR: r = old ^ v; break;
+  case RSAN_RMW_MAX: r = sext(old, size) >= sext(v, size) ? old : v; break;
+  case RSAN_RMW_MIN: r = sext(old, size) <= sext(v, size) ? old : v; break;
+  case RSAN_RMW_UMAX: r = old >= v ? old : v; break;
+  case RSAN_RMW_UMIN: r = old <= v ? old : v; break;
+  case RSAN_RMW_FADD: r = fp_to_bits(bits_to_fp(old, size) + bits_to_fp(v, size), size); break;
+  case RSAN_RMW_FSUB: r = fp_to_bits(bits_to_fp(old, size) - bits_to_fp(v, size), size); break;
+  case RSAN_RMW_FMAX: r = fp_to_bits(fmaxnum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
+  case RSAN_RMW_FMIN: r = fp_to_bits(fminnum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
+  case RSAN_RMW_FMAXIMUM: r = fp_to_bits(fmaximum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
+  case RSAN_RMW_FMINIMUM: r = fp_to_bits(fminimum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
+  case RSAN_RMW_UINC_WRAP: r = old >= v ? 0 : old + 1; break;
+  case RSAN_RMW_UDEC_WRAP: r = (old == 0 || old > v) ? v : old - 1; break;
+  case RSAN_RMW_USUB_COND: r = old >= v ? old - v : old; break;
+  case RSAN_RMW_USUB_SAT: r = old >= v ? old - v : 0; break;
+  default: r = old; break; /* unknown op: leave memory unchanged */
+  }
+  return r & m;
+}
+
+/* Performs the RMW with a CAS loop (correct even against uninstrumented writers). */
+static uint64_t mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv) {
+  uint64_t old = mem_load(p, size);
+  for (;;) {
+    uint64_t n = rmw_apply(op, old, v, size);
+    if (mem_cas(p, &old, n, 0, size)) {
+      *newv = n;
+      return old;
+    }
+  }
+}
+
+/* ---- history and reports ---- */
+static void hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw,
+                        uint64_t site, uint64_t value, int order, int op, int rmw_op, int size) {
+  rsan_hist *h = &l->hist[l->hist_next++ % RSAN_HIST];
+  h->ts = ts;
+  h->tsU = l->stampU;
+  h->site = site;
+  h->value = value;
+  uint32_t n = rsan_thread_stack(t, fa, h->stack, RSAN_HIST_STACK);
+  for (uint32_t i = n; i < RSAN_HIST_STACK; i++) h->stack[i] = 0;
+  h->tid = t->tid;
+  h->order = (uint8_t)order;
+  h->op = (uint8_t)op;
+  h->rmw_op = (uint8_t)rmw_op;
+  h->rmw = (uint8_t)rmw;
+  h->size = (uint8_t)size;
+}
+
+/* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when
+ * is_write). Returns 0 initial value, 1 found, 2 out of the window. */
+static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *out) {
+  if (ts == 0) return 0;
+  for (int i = 0; i < RSAN_HIST; i++) {
+    const rsan_hist *h = &l->hist[i];
+    if (!h->ts) continue;
+    if (is_write ? (!h->rmw && h->tsU == ts) : (h->ts == ts)) {
+      *out = *h;
+      return 1;
+    }
+  }
+  return 2;
+}
+
+static void fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op,
+                        int rmw_op, int order, int size, uint64_t site, uintptr_t fa) {
+  memset(r, 0, sizeof *r);
+  r->is_write = is_write;
+  r->strong_cas = op == RSAN_OP_CAS_STRONG;
+  r->addr = l->addr;
+  r->loc_id = l->id;
+  r->site = site;
+  r->tid = t->tid;
+  r->op = op;
+  r->rmw_op = rmw_op;
+  r->order = order;
+  r->size = size;
+  r->nstack = rsan_thread_stack(t, fa, r->stack, RSAN_SHADOW_MAX);
+  if (is_write) {
+    r->ts_hb = rsan_lc_get(&t->TcU, l->id);
+    r->ts_sc = rsan_lc_get(&t->TscU, l->id);
+  } else {
+    r->ts_hb = rsan_lc_get(&t->Tc, l->id);
+    r->ts_sc = rsan_lc_get(&t->Tsc, l->id);
+  }
+  r->prev_state = hist_find(l, is_write, r->ts_hb, &r->prev);
+  r->forced_state = hist_find(l, is_write, r->ts_sc, &r->forced);
+  /* the thread's latest earlier access to another location */
+  for (uint32_t k = 1; k <= RSAN_RECENT && k <= t->recent_next; k++) {
+    const rsan_recent *a = &t->recent[(t->recent_next - k) % RSAN_RECENT];
+    if (a->loc_id != l->id || a->addr != l->addr) {
+      r->have_before = 1;
+      r->before = *a;
+      break;
+    }
+  }
+}
+
+/* algorithm.md §3.1 */
+static inline int read_violation(const rsan_thread *t, const rsan_loc *l) {
+  return rsan_lc_get(&t->Tsc, l->id) > rsan_lc_get(&t->Tc, l->id);
+}
+static inline int write_violation(const rsan_thread *t, const rsan_loc *l) {
+  return rsan_lc_get(&t->TscU, l->id) > rsan_lc_get(&t->TcU, l->id);
+}
+
+static inline int checks_on(const rsan_loc *l) { return rsan_flag.report_robustness && !l->nocheck; }
+
+/* ---- the operations ---- */
+static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t fa) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
+  if (fenced) fence_sc(t);
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_report_info rep;
+  int bad = checks_on(l) && read_violation(t, l);
+  if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
+  sc_load(t, l);
+  hb_load(t, l, mo);
+  uint64_t v = mem_load(p, size);
+  rsan_thread_note_access(t, site, l, RSAN_OP_LOAD, 0, size);
+  loc_check_invariants(l);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+  if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
+  if (fenced) fence_sc(t);
+  return v;
+}
+
+static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int mo = order == RSAN_SEQ_CST ? RSAN_RELEASE : order;
+  if (fenced) fence_sc(t);
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_report_info rep;
+  int bad = checks_on(l) && write_violation(t, l);
+  if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 1, RSAN_OP_STORE, 0, order, size, site, fa);
+  uint64_t ts = ++l->stamp, tU = ++l->stampU;
+  sc_write(t, l, ts, tU);
+  hb_store(t, l, mo, ts, tU);
+  v &= size_mask(size);
+  hist_record(l, t, fa, ts, 0, site, v, order, RSAN_OP_STORE, 0, size);
+  mem_store(p, v, size);
+  rsan_thread_note_access(t, site, l, RSAN_OP_STORE, 0, size);
+  loc_check_invariants(l);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+  if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
+  if (fenced) fence_sc(t);
+}
+
+static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_t site, uintptr_t fa) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int mo = order == RSAN_SEQ_CST ? RSAN_ACQ_REL : order;
+  if (fenced) fence_sc(t);
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_report_info rep;
+  int bad = checks_on(l) && write_violation(t, l);
+  if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 1, RSAN_OP_RMW, op, order, size, site, fa);
+  uint64_t ts = ++l->stamp; /* no U increment for RMW */
+  sc_write(t, l, ts, 0);
+  hb_rmw(t, l, mo, ts);
+  uint64_t newv;
+  uint64_t old = mem_rmw(p, op, v, size, &newv);
+  hist_record(l, t, fa, ts, 1, site, newv, order, RSAN_OP_RMW, op, size);
+  rsan_thread_note_access(t, site, l, RSAN_OP_RMW, op, size);
+  loc_check_invariants(l);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+  if (RSAN_UNLIKELY(bad)) {
+    rep.rmw_op = op;
+    rsan_report_robustness(&rep);
+  }
+  if (fenced) fence_sc(t);
+  return old;
+}
+
+static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int size, int succ, int fail,
+                           int weak, uint64_t site, uintptr_t fa) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = (succ == RSAN_SEQ_CST || fail == RSAN_SEQ_CST) && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int ms = succ == RSAN_SEQ_CST ? RSAN_ACQ_REL : succ;
+  int mf = fail == RSAN_SEQ_CST || fail == RSAN_ACQ_REL ? RSAN_ACQUIRE : fail;
+  if (mf == RSAN_RELEASE) mf = RSAN_RELAXED; /* not a valid failure order */
+  int opk = weak ? RSAN_OP_CAS_WEAK : RSAN_OP_CAS_STRONG;
+  if (fenced) fence_sc(t);
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_report_info rep;
+  /* architecture.md: weak-CAS read check for both; strong CAS reports carry a note */
+  int bad = checks_on(l) && read_violation(t, l);
+  if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 0, opk, 0, succ, size, site, fa);
+  uint64_t m = size_mask(size);
+  uint64_t old = expected & m;
+  int ok = mem_cas(p, &old, desired & m, weak != 0, size);
+  if (ok) { /* success: RMW(mo_s) */
+    uint64_t ts = ++l->stamp;
+    sc_write(t, l, ts, 0);
+    hb_rmw(t, l, ms, ts);
+    hist_record(l, t, fa, ts, 1, site, desired & m, succ, opk, 0, size);
+  } else { /* failure: Load(mo_f) */
+    sc_load(t, l);
+    hb_load(t, l, mf);
+  }
+  rsan_thread_note_access(t, site, l, opk, 0, size);
+  loc_check_invariants(l);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+  if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
+  if (fenced) fence_sc(t);
+  rsan_cas_ret r = {old, (uint64_t)ok};
+  return r;
+}
+
+/* ---- ABI entry points (rsan_interface.h). Each records its own frame address for the
+ * shadow call stack before calling the shared implementation. ---- */
+#define RSAN_DEF_SIZE(N)                                                                         \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_load_##N(void *p, int32_t order, uint64_t site) {    \
+    return op_load(p, N, order, site, (uintptr_t)__builtin_frame_address(0));                    \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_store_##N(void *p, uint64_t v, int32_t order,           \
+                                                  uint64_t site) {                               \
+    op_store(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0));                       \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_rmw_##N(void *p, uint64_t v, int32_t op,             \
+                                                    int32_t order, uint64_t site) {              \
+    return op_rmw(p, v, op, N, order, site, (uintptr_t)__builtin_frame_address(0));              \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE rsan_cas_ret __rsan_cas_##N(void *p, uint64_t expected,              \
+                                                        uint64_t desired, int32_t succ,          \
+                                                        int32_t fail, int32_t weak,              \
+                                                        uint64_t site) {                         \
+    return op_cas(p, expected, desired, N, succ, fail, weak, site,                               \
+                  (uintptr_t)__builtin_frame_address(0));                                        \
+  }
+
+RSAN_DEF_SIZE(1)
+RSAN_DEF_SIZE(2)
+RSAN_DEF_SIZE(4)
+RSAN_DEF_SIZE(8)
+
+RSAN_EXPORT void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site) {
+  (void)site;
+  if (singlethread) return; /* syncscope("singlethread"): a compiler barrier only */
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  switch (order) {
+  case RSAN_CONSUME:
+  case RSAN_ACQUIRE: fence_acq(t); break;
+  case RSAN_RELEASE: fence_rel(t); break;
+  case RSAN_ACQ_REL:
+    fence_acq(t);
+    fence_rel(t);
+    break;
+  case RSAN_SEQ_CST: fence_sc(t); break; /* both models: SC fences are RMWs on F */
+  default: break;
+  }
+  rsan_thread_check_invariants(t);
+}
+
+/* ---- rsan_sync.h: primitives modelled as acquire RMW / release store, checks off ---- */
+void rsan_sync_acquire(rsan_thread *t, const void *addr) {
+  rsan_ensure_init();
+  if (!t) t = rsan_thread_current();
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)addr);
+  l->nocheck = 1;
+  uint64_t ts = ++l->stamp;
+  sc_write(t, l, ts, 0);
+  hb_rmw(t, l, RSAN_ACQUIRE, ts);
+  loc_check_invariants(l);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+}
+
+void rsan_sync_release(rsan_thread *t, const void *addr) {
+  rsan_ensure_init();
+  if (!t) t = rsan_thread_current();
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)addr);
+  l->nocheck = 1;
+  uint64_t ts = ++l->stamp, tU = ++l->stampU;
+  sc_write(t, l, ts, tU);
+  hb_store(t, l, RSAN_RELEASE, ts, tU);
+  loc_check_invariants(l);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+}

@@ -1,0 +1,73 @@
+/* What the interceptor files (intercept_*.c) share.
+ *
+ * The interceptors interpose pthread / C11 threads / sync primitives / free in the
+ * instrumented executable (the runtime archive is linked whole and exported with
+ * -rdynamic, architecture.md "Linking and interception"), tell the engine about them
+ * through rsan_sync.h only, then call the real libc function.
+ *
+ * Two rules keep them safe before main, from any thread and from inside the runtime:
+ *  - the real functions are resolved lazily with dlsym/dlvsym(RTLD_NEXT), thread-safely
+ *    (a racing second resolution stores the same pointer);
+ *  - a thread-local guard marks "inside the runtime": while it is set, every interceptor
+ *    passes straight through to the real function without modelling anything, so the
+ *    engine may use pthread functions or free() without recursing into itself.
+ */
+#ifndef RSAN_INTERCEPT_INTERNAL_H
+#define RSAN_INTERCEPT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "rsan_sync.h"
+
+/* glibc exports these; they never go through the interposed symbols. */
+void __libc_free(void *p);
+void *__libc_malloc(size_t n);
+void *__libc_realloc(void *p, size_t n);
+
+/* ---- "inside the runtime" guard (intercept_common.c) ---- */
+
+extern __thread int rsan_icpt_depth __attribute__((tls_model("initial-exec")));
+
+static inline int rsan_icpt_inside(void) { return rsan_icpt_depth != 0; }
+static inline void rsan_icpt_enter(void) { rsan_icpt_depth++; }
+static inline void rsan_icpt_leave(void) { rsan_icpt_depth--; }
+
+/* ---- real functions ---- */
+
+/* Resolves `name` (at `version` when non-NULL) in the objects after the executable and
+ * caches it in *slot. Aborts with one line on stderr when the symbol does not exist. */
+void *rsan_icpt_resolve(void *_Atomic *slot, const char *name, const char *version);
+
+/* Declares `static name##_fn rsan_real_##name(void)` returning the real function. */
+#define RSAN_REAL_DECL(ret, name, version, ...)                                        \
+  typedef ret (*rsan_##name##_fn)(__VA_ARGS__);                                        \
+  static void *_Atomic rsan_real_slot_##name;                                          \
+  static inline rsan_##name##_fn rsan_real_##name(void) {                              \
+    void *p = atomic_load_explicit(&rsan_real_slot_##name, memory_order_acquire);      \
+    if (__builtin_expect(p == NULL, 0))                                                \
+      p = rsan_icpt_resolve(&rsan_real_slot_##name, #name, version);                   \
+    return (rsan_##name##_fn)p;                                                        \
+  }
+
+#define REAL(name) (rsan_real_##name())
+
+/* ---- modelling helpers (intercept_common.c) ---- */
+
+/* acquire RMW on addr (lock, trylock success, wait return, barrier exit, once done). */
+void rsan_icpt_acquire(const void *addr);
+/* release store on addr (unlock). */
+void rsan_icpt_release(const void *addr);
+/* acquire then release on addr, atomically with respect to the other acq_rel calls on
+ * the same address: a release that joins instead of overwriting (read-unlock, barrier
+ * entry, cond signal), so that no earlier releaser's view is lost. */
+void rsan_icpt_acq_rel(const void *addr);
+
+/* ---- thread map (intercept_thread.c) ---- */
+
+/* Calls rsan_thread_finish for the calling thread if it was created through an
+ * interceptor and has not finished yet (pthread_exit, thrd_exit). */
+void rsan_icpt_thread_exit_current(void);
+
+#endif /* RSAN_INTERCEPT_INTERNAL_H */

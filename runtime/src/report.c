@@ -1,0 +1,467 @@
+/* Robustness reports: deduplication, the ThreadSanitizer-style text block (stderr when
+ * print_reports=1) and the JSON line of docs/interfaces.md §2 (appended to json_path and
+ * written with one write(2) per report), halt_on_error and the exit status at exit.
+ * Called without any location lock held; uses only write(2) and the runtime's own memory. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rsan_internal.h"
+
+static rsan_spin report_lock;
+static uint64_t nreports;
+static int json_fd = -1;
+static int json_failed;
+
+/* ---- growable text buffer ---- */
+typedef struct buf {
+  char *p;
+  size_t n, cap;
+} buf;
+
+static void b_need(buf *b, size_t k) {
+  if (b->n + k + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 1024;
+  while (cap < b->n + k + 1) cap *= 2;
+  b->p = rsan_realloc(b->p, cap);
+  b->cap = cap;
+}
+static void b_putn(buf *b, const char *s, size_t k) {
+  b_need(b, k);
+  memcpy(b->p + b->n, s, k);
+  b->n += k;
+  b->p[b->n] = 0;
+}
+static void b_puts(buf *b, const char *s) { b_putn(b, s, strlen(s)); }
+static void b_printf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void b_printf(buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char tmp[512];
+  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (k < 0) return;
+  if ((size_t)k < sizeof tmp) {
+    b_putn(b, tmp, (size_t)k);
+    return;
+  }
+  b_need(b, (size_t)k);
+  va_start(ap, fmt);
+  vsnprintf(b->p + b->n, (size_t)k + 1, fmt, ap);
+  va_end(ap);
+  b->n += (size_t)k;
+}
+static void b_json_str(buf *b, const char *s) {
+  b_puts(b, "\"");
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"') b_puts(b, "\\\"");
+    else if (c == '\\') b_puts(b, "\\\\");
+    else if (c == '\n') b_puts(b, "\\n");
+    else if (c == '\t') b_puts(b, "\\t");
+    else if (c == '\r') b_puts(b, "\\r");
+    else if (c < 0x20) b_printf(b, "\\u%04x", c);
+    else b_putn(b, (const char *)&c, 1);
+  }
+  b_puts(b, "\"");
+}
+static void b_free(buf *b) {
+  rsan_free(b->p);
+  b->p = NULL;
+  b->n = b->cap = 0;
+}
+
+static void write_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t k = write(fd, p, n);
+    if (k <= 0) return;
+    p += k;
+    n -= (size_t)k;
+  }
+}
+
+/* ---- names ---- */
+const char *rsan_order_name(int order) {
+  static const char *names[] = {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"};
+  return order >= 0 && order <= 5 ? names[order] : "unknown";
+}
+
+static const char *rmw_name(int op) {
+  static const char *names[] = {"exchange",   "fetch_add",  "fetch_sub",  "fetch_and",
+                                "fetch_nand", "fetch_or",   "fetch_xor",  "fetch_max",
+                                "fetch_min",  "fetch_umax", "fetch_umin", "fetch_fadd",
+                                "fetch_fsub", "fetch_fmax", "fetch_fmin", "fetch_fmaximum",
+                                "fetch_fminimum", "fetch_uinc_wrap", "fetch_udec_wrap",
+                                "fetch_usub_cond", "fetch_usub_sat"};
+  return op >= 0 && op < RSAN_RMW_OP_COUNT ? names[op] : "rmw";
+}
+
+static const char *op_name(int op, int rmw_op) {
+  switch (op) {
+  case RSAN_OP_LOAD: return "load";
+  case RSAN_OP_STORE: return "store";
+  case RSAN_OP_RMW: return rmw_name(rmw_op);
+  case RSAN_OP_CAS_WEAK: return "compare_exchange_weak";
+  case RSAN_OP_CAS_STRONG: return "compare_exchange_strong";
+  default: return "sync";
+  }
+}
+
+/* "store to x", "load from x", "fetch_add on x" */
+static const char *op_prep(int op) {
+  return op == RSAN_OP_LOAD ? "from" : op == RSAN_OP_STORE ? "to" : "on";
+}
+
+/* ---- frames ---- */
+#define MAX_FRAMES 256
+typedef struct frames {
+  const rsan_frame *f[MAX_FRAMES];
+  uint32_t n;
+} frames;
+
+static void frames_add_site(frames *fr, uint64_t site) {
+  const rsan_site *s = rsan_site_lookup(site);
+  if (!s) return;
+  for (uint32_t i = 0; i < s->nframes && fr->n < MAX_FRAMES; i++) fr->f[fr->n++] = &s->frames[i];
+}
+
+static void frames_build(frames *fr, uint64_t site, const uint64_t *stack, uint32_t nstack) {
+  fr->n = 0;
+  frames_add_site(fr, site);
+  for (uint32_t i = 0; i < nstack && stack[i]; i++) frames_add_site(fr, stack[i]);
+}
+
+static int system_file(const char *f) {
+  return f && (!strncmp(f, "/usr/include/", 13) || !strncmp(f, "/usr/lib/", 9) ||
+               !strncmp(f, "/usr/local/include/", 19));
+}
+
+/* docs/interfaces.md §2: innermost frame not in a system header, else the innermost one. */
+static const rsan_frame *frames_primary(const frames *fr) {
+  for (uint32_t i = 0; i < fr->n; i++)
+    if (!system_file(fr->f[i]->file)) return fr->f[i];
+  return fr->n ? fr->f[0] : NULL;
+}
+
+static const char *basename_of(const char *f) {
+  const char *s = f ? strrchr(f, '/') : NULL;
+  return s ? s + 1 : (f ? f : "?");
+}
+
+static void text_frames(buf *b, const frames *fr) {
+  if (!fr->n) b_puts(b, "    #0 <unknown site>\n");
+  for (uint32_t i = 0; i < fr->n; i++)
+    b_printf(b, "    #%u %s %s:%u:%u\n", i, fr->f[i]->function ? fr->f[i]->function : "??",
+             fr->f[i]->file ? fr->f[i]->file : "??", fr->f[i]->line, fr->f[i]->column);
+}
+
+static void json_frame_fields(buf *b, const frames *fr) {
+  const rsan_frame *p = frames_primary(fr);
+  if (p) {
+    b_puts(b, ", \"file\": ");
+    b_json_str(b, p->file ? p->file : "");
+    b_printf(b, ", \"line\": %u, \"column\": %u, \"function\": ", p->line, p->column);
+    b_json_str(b, p->function ? p->function : "");
+  }
+  b_puts(b, ", \"stack\": [");
+  for (uint32_t i = 0; i < fr->n; i++) {
+    b_puts(b, i ? ", {\"file\": " : "{\"file\": ");
+    b_json_str(b, fr->f[i]->file ? fr->f[i]->file : "");
+    b_printf(b, ", \"line\": %u, \"column\": %u, \"function\": ", fr->f[i]->line, fr->f[i]->column);
+    b_json_str(b, fr->f[i]->function ? fr->f[i]->function : "");
+    b_puts(b, "}");
+  }
+  b_puts(b, "]");
+}
+
+/* "x", "x+8" or "0x7f..." */
+static void object_name(char *out, size_t n, uintptr_t addr, int *known) {
+  uint64_t off = 0;
+  const char *g = rsan_global_lookup(addr, &off);
+  *known = g != NULL;
+  if (g && off) snprintf(out, n, "%s+%llu", g, (unsigned long long)off);
+  else if (g) snprintf(out, n, "%s", g);
+  else snprintf(out, n, "0x%llx", (unsigned long long)addr);
+}
+
+/* "sb.c:13" of a site, or "<unknown site>" */
+static void site_short(char *out, size_t n, uint64_t site) {
+  frames fr;
+  frames_build(&fr, site, NULL, 0);
+  const rsan_frame *p = frames_primary(&fr);
+  if (p) snprintf(out, n, "%s:%u", basename_of(p->file), p->line);
+  else snprintf(out, n, "<unknown site 0x%llx>", (unsigned long long)site);
+}
+
+/* ---- deduplication by (access site, previous site, type) ---- */
+typedef struct dkey {
+  uint64_t a, b, type; /* type 0: empty slot */
+} dkey;
+static dkey *dtab;
+static uint64_t dcap, dn;
+
+static int dedup_insert(uint64_t a, uint64_t b, uint64_t type) {
+  if (dn * 2 >= dcap) {
+    uint64_t ncap = dcap ? dcap * 2 : 256;
+    dkey *nt = rsan_alloc(ncap * sizeof(dkey));
+    for (uint64_t i = 0; i < dcap; i++) {
+      if (!dtab[i].type) continue;
+      uint64_t h = (dtab[i].a * 31 + dtab[i].b * 17 + dtab[i].type) * 0x9E3779B97F4A7C15ull;
+      for (uint64_t j = h & (ncap - 1);; j = (j + 1) & (ncap - 1))
+        if (!nt[j].type) {
+          nt[j] = dtab[i];
+          break;
+        }
+    }
+    rsan_free(dtab);
+    dtab = nt;
+    dcap = ncap;
+  }
+  uint64_t h = (a * 31 + b * 17 + type) * 0x9E3779B97F4A7C15ull;
+  for (uint64_t j = h & (dcap - 1);; j = (j + 1) & (dcap - 1)) {
+    if (!dtab[j].type) {
+      dtab[j].a = a;
+      dtab[j].b = b;
+      dtab[j].type = type;
+      dn++;
+      return 1;
+    }
+    if (dtab[j].a == a && dtab[j].b == b && dtab[j].type == type) return 0;
+  }
+}
+
+/* ---- JSON output file ---- */
+static void json_open(void) {
+  if (json_fd >= 0 || json_failed || !rsan_flag.json_path[0]) return;
+  char path[600];
+  size_t n = 0;
+  for (const char *s = rsan_flag.json_path; *s && n < sizeof path - 24; s++) {
+    if (s[0] == '%' && s[1] == 'p') {
+      n += (size_t)snprintf(path + n, sizeof path - n, "%d", (int)getpid());
+      s++;
+    } else {
+      path[n++] = *s;
+    }
+  }
+  path[n] = 0;
+  json_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (json_fd < 0) {
+    json_failed = 1;
+    char msg[700];
+    int k = snprintf(msg, sizeof msg, "pyrsan: cannot open json_path '%s' for writing\n", path);
+    if (k > 0) write_all(2, msg, (size_t)k);
+  }
+}
+
+/* ---- the report ---- */
+static void describe_write(buf *b, const rsan_hist *h, const char *obj) {
+  char where[300];
+  site_short(where, sizeof where, h->site);
+  b_printf(b, "%s %s %s by thread T%d at %s (value %llu)", op_name(h->op, h->rmw_op), op_prep(h->op),
+           obj, h->tid, where, (unsigned long long)h->value);
+}
+
+static void text_write(buf *b, const char *title, int state, const rsan_hist *h, uint64_t ts,
+                       const char *obj, int is_write) {
+  const char *unit = is_write ? "non-RMW write" : "write";
+  if (state == 0) {
+    b_printf(b, "  %s: the initial value of %s (%s timestamp 0)\n", title, obj, unit);
+    return;
+  }
+  if (state == 2) {
+    b_printf(b, "  %s: an older write (%s timestamp %llu, no longer in the history)\n", title, unit,
+             (unsigned long long)ts);
+    return;
+  }
+  b_printf(b, "  %s: atomic %s of size %u (%s, value %llu) by thread T%d, %s timestamp %llu:\n",
+           title, op_name(h->op, h->rmw_op), h->size, rsan_order_name(h->order),
+           (unsigned long long)h->value, h->tid, unit, (unsigned long long)ts);
+  frames fr;
+  frames_build(&fr, h->site, h->stack, RSAN_HIST_STACK);
+  text_frames(b, &fr);
+}
+
+static void json_write(buf *b, int state, const rsan_hist *h, const char *obj) {
+  if (state == 0) {
+    b_puts(b, "{\"initial\": true, \"description\": ");
+    char d[300];
+    snprintf(d, sizeof d, "the initial value of %s", obj);
+    b_json_str(b, d);
+    b_puts(b, "}");
+    return;
+  }
+  if (state == 2) {
+    b_puts(b, "{\"description\": \"an older write\"}");
+    return;
+  }
+  frames fr;
+  frames_build(&fr, h->site, h->stack, RSAN_HIST_STACK);
+  b_printf(b, "{\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", \"order\": \"%s\", \"size\": %u",
+           (unsigned long long)h->site, h->tid, op_name(h->op, h->rmw_op), rsan_order_name(h->order),
+           h->size);
+  json_frame_fields(b, &fr);
+  b_printf(b, ", \"value\": %llu, \"initial\": false, \"description\": ", (unsigned long long)h->value);
+  buf d = {0};
+  describe_write(&d, h, obj);
+  b_json_str(b, d.p);
+  b_free(&d);
+  b_puts(b, "}");
+}
+
+static void suggestion(buf *b, const rsan_report_info *r, const char *obj) {
+  char here[300];
+  site_short(here, sizeof here, r->site);
+  const char *op = op_name(r->op, r->rmw_op);
+  if (r->have_before) {
+    char there[300], bobj[300];
+    int known;
+    site_short(there, sizeof there, r->before.site);
+    object_name(bobj, sizeof bobj, r->before.addr, &known);
+    b_printf(b,
+             "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "
+             "%s (%s %s %s)",
+             r->tid, there, op_name(r->before.op, r->before.rmw_op), op_prep(r->before.op), bobj, here,
+             op, op_prep(r->op), obj);
+    return;
+  }
+  b_printf(b, "strengthen the %s at %s (currently %s)", op, here, rsan_order_name(r->order));
+  if (r->prev_state == 1) {
+    char there[300];
+    site_short(there, sizeof there, r->prev.site);
+    b_printf(b, " and the %s at %s (currently %s)", op_name(r->prev.op, r->prev.rmw_op), there,
+             rsan_order_name(r->prev.order));
+  }
+  b_printf(b,
+           " to memory_order_seq_cst: thread %d has no earlier atomic access to another location to "
+           "separate it from with a fence, so only stronger orders can make it see the write SC "
+           "requires (verify with sc_accesses=ra)",
+           r->tid);
+}
+
+void rsan_report_robustness(rsan_report_info *r) {
+  const char *type = r->is_write ? "write" : "read";
+  uint64_t prev_site = r->prev_state == 1 ? r->prev.site : 0;
+  rsan_spin_lock(&report_lock);
+  if (!dedup_insert(r->site, prev_site, r->is_write ? 2 : 1)) {
+    rsan_spin_unlock(&report_lock);
+    return;
+  }
+  nreports++;
+  int pid = (int)getpid();
+  char obj[300];
+  int obj_known;
+  object_name(obj, sizeof obj, r->addr, &obj_known);
+  char model[64];
+  snprintf(model, sizeof model, "RC20 (sc_accesses=%s)", rsan_flag.sc_accesses == RSAN_SC_RA ? "ra" : "fenced");
+  frames acc;
+  frames_build(&acc, r->site, r->stack, r->nstack);
+  const rsan_frame *prim = frames_primary(&acc);
+  const char *opn = op_name(r->op, r->rmw_op);
+  buf sug = {0};
+  suggestion(&sug, r, obj);
+
+  /* text block */
+  buf t = {0};
+  b_puts(&t, "==================\n");
+  b_printf(&t, "WARNING: pyrsan: robustness violation (%s) (pid=%d)\n", type, pid);
+  b_printf(&t, "  Atomic %s of size %d at 0x%llx (%s) by thread T%d:\n", opn, r->size,
+           (unsigned long long)r->addr, rsan_order_name(r->order), r->tid);
+  text_frames(&t, &acc);
+  if (r->is_write)
+    b_printf(&t, "  may be ordered before writes to %s that SC places before it: thread T%d is hb-aware "
+                 "of non-RMW write %llu only, but SC forces non-RMW write %llu.\n",
+             obj, r->tid, (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
+  else
+    b_printf(&t, "  may read a stale value of %s: thread T%d is hb-aware of write %llu only, but SC "
+                 "forces it to see write %llu.\n",
+             obj, r->tid, (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
+  text_write(&t, r->is_write ? "Write it may overwrite out of order" : "Stale write it may still read",
+             r->prev_state, &r->prev, r->ts_hb, obj, r->is_write);
+  text_write(&t, "Write SC forces it to see", r->forced_state, &r->forced, r->ts_sc, obj, r->is_write);
+  if (obj_known) b_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
+  else b_printf(&t, "  Location is 0x%llx (not a known global)\n", (unsigned long long)r->addr);
+  b_printf(&t, "  Timestamps: hb %llu, sc %llu\n", (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
+  b_printf(&t, "  Model: %s\n", model);
+  if (r->strong_cas) b_puts(&t, "  Note: strong CAS, value tracking off\n");
+  b_printf(&t, "  Suggestion: %s\n", sug.p);
+  if (prim)
+    b_printf(&t, "SUMMARY: pyrsan: robustness violation %s:%u in %s\n", prim->file ? prim->file : "??",
+             prim->line, prim->function ? prim->function : "??");
+  else
+    b_printf(&t, "SUMMARY: pyrsan: robustness violation at site 0x%016llx\n", (unsigned long long)r->site);
+  b_puts(&t, "==================\n");
+
+  /* JSON line */
+  buf j = {0};
+  b_printf(&j, "{\"kind\": \"robustness\", \"type\": \"%s\", \"pid\": %d, \"model\": ", type, pid);
+  b_json_str(&j, model);
+  b_printf(&j, ", \"location\": {\"address\": \"0x%llx\"", (unsigned long long)r->addr);
+  if (obj_known) {
+    b_puts(&j, ", \"name\": ");
+    b_json_str(&j, obj);
+  }
+  b_printf(&j, "}, \"access\": {\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", "
+               "\"order\": \"%s\", \"size\": %d",
+           (unsigned long long)r->site, r->tid, opn, rsan_order_name(r->order), r->size);
+  json_frame_fields(&j, &acc);
+  b_puts(&j, "}, \"previous\": ");
+  json_write(&j, r->prev_state, &r->prev, obj);
+  b_puts(&j, ", \"forced\": ");
+  json_write(&j, r->forced_state, &r->forced, obj);
+  b_printf(&j, ", \"timestamps\": {\"hb\": %llu, \"sc\": %llu}, \"suggestion\": ",
+           (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
+  b_json_str(&j, sug.p);
+  if (r->strong_cas) b_puts(&j, ", \"note\": \"strong CAS, value tracking off\"");
+  b_printf(&j, ", \"key\": \"0x%016llx/0x%016llx/%s\", \"text\": ", (unsigned long long)r->site,
+           (unsigned long long)prev_site, type);
+  b_json_str(&j, t.p);
+  b_puts(&j, "}\n");
+
+  if (rsan_flag.print_reports) write_all(2, t.p, t.n);
+  json_open();
+  if (json_fd >= 0) write_all(json_fd, j.p, j.n);
+  b_free(&t);
+  b_free(&j);
+  b_free(&sug);
+  int halt = rsan_flag.halt_on_error && !rsan_test_mode;
+  rsan_spin_unlock(&report_lock);
+  if (halt) {
+    rsan_report_at_exit();
+    _exit(rsan_flag.exitcode);
+  }
+}
+
+uint64_t rsan_report_count(void) { return __atomic_load_n(&nreports, __ATOMIC_RELAXED); }
+
+void rsan_report_reset(void) {
+  rsan_spin_lock(&report_lock);
+  nreports = 0;
+  rsan_free(dtab);
+  dtab = NULL;
+  dcap = dn = 0;
+  if (json_fd >= 0) close(json_fd);
+  json_fd = -1;
+  json_failed = 0;
+  rsan_spin_unlock(&report_lock);
+}
+
+void rsan_report_at_exit(void) {
+  if (rsan_test_mode) return;
+  uint64_t n = rsan_report_count();
+  char msg[200];
+  if (rsan_flag.verbosity >= 1) {
+    int k = snprintf(msg, sizeof msg, "pyrsan: exit: %llu report(s), %llu live location(s)\n",
+                     (unsigned long long)n, (unsigned long long)rsan_loc_count());
+    if (k > 0) write_all(2, msg, (size_t)k);
+  }
+  if (!n) return;
+  if (rsan_flag.print_reports) {
+    int k = snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s)\n", (unsigned long long)n);
+    if (k > 0) write_all(2, msg, (size_t)k);
+  }
+  fflush(NULL);
+  _exit(rsan_flag.exitcode);
+}

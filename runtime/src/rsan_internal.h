@@ -1,0 +1,243 @@
+/* pyrsan runtime: what the engine's files share (internal; not an ABI).
+ *
+ * Files: clock.c (location clocks), location.c (location table), thread.c (thread state,
+ * shadow call stack), engine.c (the algorithm and the __rsan_* entry points), sites.c
+ * (module registry), flags.c (PYRSAN_OPTIONS), report.c (reports), test.c (test hooks,
+ * see rsan_test.h). The interceptors only see rsan_sync.h.
+ *
+ * Locking: the engine never calls intercepted functions (pthread_mutex_*, malloc/free) with a
+ * lock held; its own locks are spin locks with sched_yield backoff and its memory comes from
+ * __libc_malloc/__libc_free, which the interceptors do not interpose.
+ */
+#ifndef RSAN_INTERNAL_H
+#define RSAN_INTERNAL_H
+
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rsan_interface.h"
+#include "rsan_sync.h"
+
+#define RSAN_EXPORT __attribute__((visibility("default")))
+#define RSAN_NOINLINE __attribute__((noinline))
+#define RSAN_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RSAN_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#ifdef RSAN_DEBUG
+#define RSAN_ASSERT(c)                                                                   \
+  do {                                                                                   \
+    if (!(c)) rsan_die_assert(#c, __FILE__, __LINE__);                                   \
+  } while (0)
+#else
+#define RSAN_ASSERT(c) ((void)0)
+#endif
+void rsan_die_assert(const char *cond, const char *file, int line) __attribute__((noreturn));
+
+/* ---- memory (never the interposed malloc/free) ---- */
+void *rsan_alloc(size_t n);   /* zeroed; aborts on failure */
+void *rsan_realloc(void *p, size_t n);
+void rsan_free(void *p);
+
+/* ---- spin lock ---- */
+typedef struct rsan_spin {
+  uint32_t v;
+} rsan_spin;
+
+static inline void rsan_spin_lock(rsan_spin *l) {
+  unsigned spins = 0;
+  for (;;) {
+    if (!__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE)) return;
+    while (__atomic_load_n(&l->v, __ATOMIC_RELAXED)) {
+      if (++spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+      } else {
+        sched_yield();
+      }
+    }
+  }
+}
+static inline int rsan_spin_trylock(rsan_spin *l) {
+  return !__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE);
+}
+static inline void rsan_spin_unlock(rsan_spin *l) { __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE); }
+
+/* ---- location clocks (clock.c; paper §5) ---- */
+typedef struct rsan_lce {
+  uint64_t id; /* location id */
+  uint64_t ts; /* timestamp, never 0 inside a clock */
+} rsan_lce;
+
+typedef struct rsan_lc {
+  rsan_lce *e; /* sorted by id, ids unique */
+  uint32_t n, cap;
+} rsan_lc;
+
+uint64_t rsan_lc_get(const rsan_lc *c, uint64_t id);
+void rsan_lc_set_max(rsan_lc *c, uint64_t id, uint64_t ts); /* c ⊔= id@ts */
+int rsan_lc_join(rsan_lc *dst, const rsan_lc *src);          /* dst ⊔= src; 1 if changed */
+void rsan_lc_join_restricted(rsan_lc *dst, const rsan_lc *src, uint64_t id); /* dst ⊔= src|id */
+void rsan_lc_copy(rsan_lc *dst, const rsan_lc *src);         /* dst := src */
+void rsan_lc_singleton(rsan_lc *c, uint64_t id, uint64_t ts);/* c := id@ts */
+void rsan_lc_clear(rsan_lc *c);                              /* c := ⊥ (keeps capacity) */
+void rsan_lc_free(rsan_lc *c);
+int rsan_lc_leq(const rsan_lc *a, const rsan_lc *b);         /* a ⊑ b */
+int rsan_lc_eq(const rsan_lc *a, const rsan_lc *b);
+
+/* ---- per-location write history (for reports) ---- */
+#define RSAN_HIST 4       /* writes remembered per location */
+#define RSAN_HIST_STACK 4 /* call sites remembered per write */
+
+typedef struct rsan_hist {
+  uint64_t ts;  /* stamp of the write (0: slot empty) */
+  uint64_t tsU; /* stampU after the write (== its own U stamp for a non-RMW write) */
+  uint64_t site;
+  uint64_t value;
+  uint64_t stack[RSAN_HIST_STACK]; /* shadow call stack, innermost first, 0-terminated */
+  int32_t tid;
+  uint8_t order; /* enum rsan_order as written by the program */
+  uint8_t op;    /* enum rsan_opkind */
+  uint8_t rmw_op; /* enum rsan_rmw_op when op is RSAN_OP_RMW */
+  uint8_t rmw;   /* 1 for RMW / successful CAS */
+  uint8_t size;
+} rsan_hist;
+
+/* ---- location state (location.c) ---- */
+typedef struct rsan_loc {
+  rsan_spin lock;
+  uint32_t retired; /* set under lock when removed from the table */
+  uintptr_t addr;
+  uint64_t id;
+  uint64_t stamp, stampU;      /* algorithm.md §2 */
+  rsan_lc W, WU;               /* hb side */
+  rsan_lc Wsc, Msc, WscU, MscU;/* hb_SC side */
+  uint32_t nocheck;            /* sync primitive address: checks off */
+  uint32_t hist_next;
+  rsan_hist hist[RSAN_HIST];
+  struct rsan_loc *free_next;
+} rsan_loc;
+
+/* Returns the location of addr, locked (created on first touch). */
+rsan_loc *rsan_loc_acquire(uintptr_t addr);
+void rsan_loc_release(rsan_loc *l);
+rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the table */
+uint64_t rsan_loc_count(void);  /* live locations in the table */
+void rsan_loc_reset_all(void);  /* tests: drop every location, restart ids at 1 */
+/* id of the location at addr if present, else 0 (tests) */
+uint64_t rsan_loc_peek_id(uintptr_t addr);
+
+/* ---- thread state (thread.c) ---- */
+#define RSAN_SHADOW_MAX 64
+#define RSAN_RECENT 4
+
+enum rsan_opkind {
+  RSAN_OP_LOAD = 0,
+  RSAN_OP_STORE,
+  RSAN_OP_RMW,
+  RSAN_OP_CAS_WEAK,
+  RSAN_OP_CAS_STRONG,
+  RSAN_OP_SYNC,
+};
+
+typedef struct rsan_recent {
+  uint64_t site;
+  uint64_t loc_id;
+  uintptr_t addr;
+  uint8_t op;
+  uint8_t rmw_op;
+  uint8_t size;
+} rsan_recent;
+
+struct rsan_thread {
+  int tid;
+  uint32_t finished;
+  rsan_lc Tc, Tr, Ta, Tsc;     /* algorithm.md §2 */
+  rsan_lc TcU, TrU, TaU, TscU;
+  uint32_t depth; /* shadow call stack */
+  uint64_t shadow_site[RSAN_SHADOW_MAX];
+  uintptr_t shadow_frame[RSAN_SHADOW_MAX];
+  uint32_t recent_next;
+  rsan_recent recent[RSAN_RECENT];
+  struct rsan_thread *all_next;
+};
+
+rsan_thread *rsan_thread_new_root(void);
+void rsan_thread_set_current(rsan_thread *t);
+void rsan_thread_reset_all(void);
+void rsan_thread_check_invariants(const rsan_thread *t);
+/* Shadow call stack: copies up to max call sites (innermost first) whose recorded frame is
+ * above hook_frame; returns how many. */
+uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t *out, uint32_t max);
+void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op,
+                             int size);
+
+/* ---- sites (sites.c) ---- */
+const rsan_site *rsan_site_lookup(uint64_t site);
+/* name of the global containing addr; *off = addr - start. NULL when unknown. */
+const char *rsan_global_lookup(uintptr_t addr, uint64_t *off);
+void rsan_sites_reset(void);
+
+/* ---- options (flags.c) ---- */
+enum rsan_sc_mode { RSAN_SC_FENCED = 0, RSAN_SC_RA = 1 };
+typedef struct rsan_flags {
+  char json_path[512];
+  int print_reports;
+  int halt_on_error;
+  int exitcode;
+  int report_robustness;
+  int report_races;
+  int sc_accesses; /* enum rsan_sc_mode */
+  int verbosity;
+  int help;
+} rsan_flags;
+extern rsan_flags rsan_flag;
+/* Parses s into rsan_flag (on top of the defaults). Returns 0, or -1 after writing a one-line
+ * message to err (size errn). */
+int rsan_flags_parse(const char *s, char *err, size_t errn);
+void rsan_flags_defaults(void);
+void rsan_flags_print_help(void);
+
+/* ---- initialisation (engine.c) ---- */
+extern int rsan_inited;
+void rsan_init_slow(void);
+static inline void rsan_ensure_init(void) {
+  if (RSAN_UNLIKELY(!__atomic_load_n(&rsan_inited, __ATOMIC_ACQUIRE))) rsan_init_slow();
+}
+extern int rsan_test_mode; /* set by the test hooks: no exit-status change, no _exit */
+
+/* ---- reports (report.c) ---- */
+typedef struct rsan_report_info {
+  int is_write; /* write check (U clocks) failed, else read check */
+  int strong_cas;
+  uintptr_t addr;
+  uint64_t loc_id;
+  /* the access */
+  uint64_t site;
+  int tid;
+  int op;     /* enum rsan_opkind */
+  int rmw_op; /* enum rsan_rmw_op for RMW */
+  int order;  /* as written */
+  int size;
+  uint32_t nstack;
+  uint64_t stack[RSAN_SHADOW_MAX];
+  /* timestamps compared */
+  uint64_t ts_hb, ts_sc;
+  /* the hb-aware write (previous) and the write SC forces the access to see */
+  int prev_state; /* 0 initial, 1 known (prev), 2 older write */
+  rsan_hist prev;
+  int forced_state;
+  rsan_hist forced;
+  /* the thread's access before this one, for the suggestion */
+  int have_before;
+  rsan_recent before;
+} rsan_report_info;
+
+void rsan_report_robustness(rsan_report_info *r);
+uint64_t rsan_report_count(void);
+void rsan_report_reset(void);
+void rsan_report_at_exit(void);
+const char *rsan_order_name(int order);
+
+#endif /* RSAN_INTERNAL_H */

@@ -1,0 +1,51 @@
+/* Test hooks (rsan_test.h): always compiled in, used only by the cffi unit tests. */
+#include <string.h>
+
+#include "rsan_internal.h"
+#include "rsan_test.h"
+
+static char last_error[300];
+
+RSAN_EXPORT void __rsan_test_reset(void) {
+  rsan_ensure_init();
+  rsan_test_mode = 1;
+  rsan_loc_reset_all();
+  rsan_thread_reset_all();
+  rsan_report_reset();
+  rsan_sites_reset();
+  rsan_flags_defaults();
+}
+
+RSAN_EXPORT rsan_thread *__rsan_test_new_thread(rsan_thread *parent) {
+  return parent ? rsan_thread_create(parent) : rsan_thread_new_root();
+}
+
+RSAN_EXPORT void __rsan_test_set_current(rsan_thread *t) { rsan_thread_set_current(t); }
+
+RSAN_EXPORT int __rsan_test_set_options(const char *opts) {
+  rsan_ensure_init();
+  rsan_flags_defaults();
+  last_error[0] = 0;
+  if (rsan_flags_parse(opts ? opts : "", last_error, sizeof last_error) != 0) {
+    rsan_flags_defaults();
+    return -1;
+  }
+  rsan_report_reset();
+  return 0;
+}
+
+RSAN_EXPORT const char *__rsan_test_last_error(void) { return last_error; }
+
+RSAN_EXPORT uint64_t __rsan_test_report_count(void) { return rsan_report_count(); }
+
+RSAN_EXPORT uint64_t __rsan_test_location_id(const void *addr) { return rsan_loc_peek_id((uintptr_t)addr); }
+
+RSAN_EXPORT uint64_t __rsan_test_location_count(void) { return rsan_loc_count(); }
+
+RSAN_EXPORT uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *addr) {
+  uint64_t id = addr ? rsan_loc_peek_id((uintptr_t)addr) : 0;
+  if (addr && !id) return 0;
+  const rsan_lc *c[] = {&t->Tc, &t->Tr, &t->Ta, &t->Tsc, &t->TcU, &t->TrU, &t->TaU, &t->TscU};
+  if (which < 0 || which > 7) return 0;
+  return rsan_lc_get(c[which], id);
+}

@@ -1,0 +1,171 @@
+/* Thread state: the current thread (TLS), small thread ids (main = 0), the location clocks
+ * Tc Tr Ta Tsc and their U variants (algorithm.md §2), the thread lifecycle of rsan_sync.h
+ * (architecture.md "Decisions and pitfalls": child Tr := ⊥), the shadow call stack and the
+ * last few accesses (for report suggestions). */
+#include <string.h>
+
+#include "rsan_internal.h"
+
+static __thread rsan_thread *tls_current;
+static __thread uint64_t tls_epoch; /* tests: a reset invalidates every thread's TLS */
+static uint64_t epoch = 1;
+static int next_tid;
+static rsan_spin all_lock;
+static rsan_thread *all_threads;
+
+static rsan_thread *thread_alloc(void) {
+  rsan_thread *t = rsan_alloc(sizeof(*t));
+  t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
+  rsan_spin_lock(&all_lock);
+  t->all_next = all_threads;
+  all_threads = t;
+  rsan_spin_unlock(&all_lock);
+  return t;
+}
+
+rsan_thread *rsan_thread_new_root(void) {
+  rsan_ensure_init();
+  return thread_alloc();
+}
+
+void rsan_thread_set_current(rsan_thread *t) {
+  tls_current = t;
+  tls_epoch = __atomic_load_n(&epoch, __ATOMIC_RELAXED);
+}
+
+rsan_thread *rsan_thread_current(void) {
+  rsan_thread *t = tls_current;
+  if (RSAN_LIKELY(t && tls_epoch == __atomic_load_n(&epoch, __ATOMIC_RELAXED))) return t;
+  t = rsan_thread_new_root();
+  rsan_thread_set_current(t);
+  return t;
+}
+
+int rsan_thread_tid(const rsan_thread *t) { return t ? t->tid : -1; }
+
+/* architecture.md: child Tc := Ta := parent Tc, Tsc := parent Tsc (U likewise), Tr := ⊥. */
+rsan_thread *rsan_thread_create(rsan_thread *parent) {
+  rsan_ensure_init();
+  rsan_thread *t = thread_alloc();
+  if (parent) {
+    rsan_lc_copy(&t->Tc, &parent->Tc);
+    rsan_lc_copy(&t->Ta, &parent->Tc);
+    rsan_lc_copy(&t->Tsc, &parent->Tsc);
+    rsan_lc_copy(&t->TcU, &parent->TcU);
+    rsan_lc_copy(&t->TaU, &parent->TcU);
+    rsan_lc_copy(&t->TscU, &parent->TscU);
+  }
+  rsan_thread_check_invariants(t);
+  return t;
+}
+
+void rsan_thread_start(rsan_thread *child) { rsan_thread_set_current(child); }
+
+void rsan_thread_finish(rsan_thread *t, const void *stack_lo, const void *stack_hi) {
+  if (stack_lo && stack_hi > stack_lo)
+    rsan_memory_retire(stack_lo, (size_t)((const char *)stack_hi - (const char *)stack_lo));
+  if (t) __atomic_store_n(&t->finished, 1, __ATOMIC_RELEASE);
+}
+
+/* architecture.md: joiner Tc ⊔= joinee Tc, Ta ⊔= joinee Tc, Tsc ⊔= joinee Tsc (U likewise);
+ * Tr unchanged. */
+void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
+  if (!joiner || !joinee || joiner == joinee) return;
+  rsan_lc_join(&joiner->Tc, &joinee->Tc);
+  rsan_lc_join(&joiner->Ta, &joinee->Tc);
+  rsan_lc_join(&joiner->Tsc, &joinee->Tsc);
+  rsan_lc_join(&joiner->TcU, &joinee->TcU);
+  rsan_lc_join(&joiner->TaU, &joinee->TcU);
+  rsan_lc_join(&joiner->TscU, &joinee->TscU);
+  rsan_thread_check_invariants(joiner);
+}
+
+void rsan_thread_check_invariants(const rsan_thread *t) {
+#ifdef RSAN_DEBUG
+  /* algorithm.md §3.4 */
+  RSAN_ASSERT(rsan_lc_leq(&t->Tr, &t->Tc));
+  RSAN_ASSERT(rsan_lc_leq(&t->Tc, &t->Ta));
+  RSAN_ASSERT(rsan_lc_leq(&t->Ta, &t->Tsc));
+  RSAN_ASSERT(rsan_lc_leq(&t->TrU, &t->TcU));
+  RSAN_ASSERT(rsan_lc_leq(&t->TcU, &t->TaU));
+  RSAN_ASSERT(rsan_lc_leq(&t->TaU, &t->TscU));
+#else
+  (void)t;
+#endif
+}
+
+static void thread_free_clocks(rsan_thread *t) {
+  rsan_lc_free(&t->Tc);
+  rsan_lc_free(&t->Tr);
+  rsan_lc_free(&t->Ta);
+  rsan_lc_free(&t->Tsc);
+  rsan_lc_free(&t->TcU);
+  rsan_lc_free(&t->TrU);
+  rsan_lc_free(&t->TaU);
+  rsan_lc_free(&t->TscU);
+}
+
+void rsan_thread_reset_all(void) {
+  rsan_spin_lock(&all_lock);
+  rsan_thread *t = all_threads;
+  all_threads = NULL;
+  rsan_spin_unlock(&all_lock);
+  while (t) {
+    rsan_thread *next = t->all_next;
+    thread_free_clocks(t);
+    rsan_free(t);
+    t = next;
+  }
+  next_tid = 0;
+  __atomic_fetch_add(&epoch, 1, __ATOMIC_RELAXED);
+  tls_current = NULL;
+}
+
+/* ---- shadow call stack (rsan_interface.h) ----
+ * Each entry records the frame address of __rsan_func_entry itself, which equals the frame
+ * address of any runtime hook called from the same instrumented function. Frames skipped by
+ * exceptions or longjmp are dropped at the next entry/exit by comparing addresses. */
+
+RSAN_EXPORT RSAN_NOINLINE void __rsan_func_entry(uint64_t call_site) {
+  uintptr_t fa = (uintptr_t)__builtin_frame_address(0);
+  rsan_thread *t = rsan_thread_current();
+  while (t->depth && t->shadow_frame[t->depth - 1] <= fa) t->depth--;
+  if (t->depth == RSAN_SHADOW_MAX) {
+    /* too deep: drop the outermost half, keep the innermost frames */
+    memmove(&t->shadow_site[0], &t->shadow_site[RSAN_SHADOW_MAX / 2],
+            (RSAN_SHADOW_MAX / 2) * sizeof(uint64_t));
+    memmove(&t->shadow_frame[0], &t->shadow_frame[RSAN_SHADOW_MAX / 2],
+            (RSAN_SHADOW_MAX / 2) * sizeof(uintptr_t));
+    t->depth = RSAN_SHADOW_MAX / 2;
+  }
+  t->shadow_site[t->depth] = call_site;
+  t->shadow_frame[t->depth] = fa;
+  t->depth++;
+}
+
+RSAN_EXPORT RSAN_NOINLINE void __rsan_func_exit(void) {
+  uintptr_t fa = (uintptr_t)__builtin_frame_address(0);
+  rsan_thread *t = rsan_thread_current();
+  while (t->depth && t->shadow_frame[t->depth - 1] < fa) t->depth--;
+  if (t->depth && t->shadow_frame[t->depth - 1] == fa) t->depth--;
+}
+
+uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t *out, uint32_t max) {
+  uint32_t n = 0;
+  for (uint32_t i = t->depth; i > 0 && n < max; i--) {
+    if (t->shadow_frame[i - 1] <= hook_frame) continue; /* stale: at or below the hook's caller */
+    out[n++] = t->shadow_site[i - 1];
+  }
+  return n;
+}
+
+void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op,
+                             int size) {
+  rsan_recent *r = &t->recent[t->recent_next++ % RSAN_RECENT];
+  r->site = site;
+  r->loc_id = l->id;
+  r->addr = l->addr;
+  r->op = (uint8_t)op;
+  r->rmw_op = (uint8_t)rmw_op;
+  r->size = (uint8_t)size;
+}

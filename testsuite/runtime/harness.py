@@ -1,0 +1,359 @@
+"""Engine-only build of the pyrsan runtime and a small driver for cffi unit tests.
+
+The library is built from every runtime/src/*.c except intercept_*.c (plus stack_helper.c,
+a stand-in for instrumented code) with -DRSAN_DEBUG, into a temp directory keyed by a hash
+of the sources, flags and compiler. Tests drive the real __rsan_* ABI as any thread, in any
+interleaving, through the test hooks of runtime/src/rsan_test.h.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cffi
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+SRC = ROOT / "runtime" / "src"
+INC = ROOT / "runtime" / "include"
+CFLAGS = ["-std=c11", "-O1", "-g", "-fPIC", "-shared", "-fno-omit-frame-pointer",
+          "-D_GNU_SOURCE", "-DRSAN_DEBUG", "-pthread", f"-I{INC}", f"-I{SRC}"]
+
+CDEF = r"""
+typedef struct rsan_frame { const char *file; const char *function; uint32_t line; uint32_t column; } rsan_frame;
+typedef struct rsan_site { uint32_t kind, order, order_fail, size, op, nframes; const rsan_frame *frames; } rsan_site;
+typedef struct rsan_global { const void *addr; uint64_t size; const char *name; } rsan_global;
+typedef struct rsan_module { uint32_t abi_version, nsites, nglobals, reserved; uint64_t id_prefix;
+  const rsan_site *sites; const rsan_global *globals; const char *name; } rsan_module;
+typedef struct rsan_cas_ret { uint64_t old; uint64_t ok; } rsan_cas_ret;
+void __rsan_register_module(const rsan_module *m);
+uint64_t __rsan_load_1(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_load_2(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_load_4(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_load_8(void *p, int32_t order, uint64_t site);
+void __rsan_store_1(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_store_2(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_store_4(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_store_8(void *p, uint64_t v, int32_t order, uint64_t site);
+uint64_t __rsan_rmw_1(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
+uint64_t __rsan_rmw_2(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
+uint64_t __rsan_rmw_4(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
+uint64_t __rsan_rmw_8(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
+rsan_cas_ret __rsan_cas_1(void *p, uint64_t e, uint64_t d, int32_t s, int32_t f, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_cas_2(void *p, uint64_t e, uint64_t d, int32_t s, int32_t f, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_cas_4(void *p, uint64_t e, uint64_t d, int32_t s, int32_t f, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_cas_8(void *p, uint64_t e, uint64_t d, int32_t s, int32_t f, int32_t weak, uint64_t site);
+void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site);
+void __rsan_func_entry(uint64_t call_site);
+void __rsan_func_exit(void);
+
+typedef struct rsan_thread rsan_thread;
+rsan_thread *rsan_thread_current(void);
+int rsan_thread_tid(const rsan_thread *t);
+rsan_thread *rsan_thread_create(rsan_thread *parent);
+void rsan_thread_start(rsan_thread *child);
+void rsan_thread_finish(rsan_thread *t, const void *stack_lo, const void *stack_hi);
+void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee);
+void rsan_sync_acquire(rsan_thread *t, const void *addr);
+void rsan_sync_release(rsan_thread *t, const void *addr);
+void rsan_memory_retire(const void *p, size_t n);
+
+void __rsan_test_reset(void);
+rsan_thread *__rsan_test_new_thread(rsan_thread *parent);
+void __rsan_test_set_current(rsan_thread *t);
+int __rsan_test_set_options(const char *opts);
+const char *__rsan_test_last_error(void);
+uint64_t __rsan_test_report_count(void);
+uint64_t __rsan_test_location_id(const void *addr);
+uint64_t __rsan_test_location_count(void);
+uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *addr);
+
+typedef struct rsan_lce { uint64_t id; uint64_t ts; } rsan_lce;
+typedef struct rsan_lc { rsan_lce *e; uint32_t n, cap; } rsan_lc;
+uint64_t rsan_lc_get(const rsan_lc *c, uint64_t id);
+void rsan_lc_set_max(rsan_lc *c, uint64_t id, uint64_t ts);
+int rsan_lc_join(rsan_lc *dst, const rsan_lc *src);
+void rsan_lc_join_restricted(rsan_lc *dst, const rsan_lc *src, uint64_t id);
+void rsan_lc_copy(rsan_lc *dst, const rsan_lc *src);
+void rsan_lc_singleton(rsan_lc *c, uint64_t id, uint64_t ts);
+void rsan_lc_clear(rsan_lc *c);
+void rsan_lc_free(rsan_lc *c);
+int rsan_lc_leq(const rsan_lc *a, const rsan_lc *b);
+int rsan_lc_eq(const rsan_lc *a, const rsan_lc *b);
+
+uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site);
+uint64_t helper_deep_load(int n, uint32_t *p, uint64_t call_site, uint64_t load_site);
+"""
+
+ORDERS = {"rlx": 0, "con": 1, "acq": 2, "rel": 3, "ar": 4, "sc": 5}
+RMW_OPS = ["xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin",
+           "fadd", "fsub", "fmax", "fmin", "fmaximum", "fminimum", "uinc_wrap", "udec_wrap",
+           "usub_cond", "usub_sat"]
+KIND = {"ld": 0, "st": 1, "rmw": 2, "cas": 3, "fence": 4, "call": 5}
+PREFIX = 0x9F3A12C400000000
+FILE = "/abs/litmus.c"
+
+
+def _compiler() -> str:
+    cc = shutil.which("clang-22") or shutil.which("cc")
+    if not cc:
+        raise RuntimeError("no C compiler (clang-22 or cc) found")
+    return cc
+
+
+def build_engine_lib() -> Path:
+    """Builds (once per source hash) the engine-only shared library and returns its path."""
+    cc = _compiler()
+    sources = sorted(p for p in SRC.glob("*.c") if not p.name.startswith("intercept_"))
+    sources.append(HERE / "stack_helper.c")
+    h = hashlib.sha256()
+    for p in sources + sorted(SRC.glob("*.h")) + sorted(INC.glob("*.h")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    h.update(" ".join([cc] + CFLAGS).encode())
+    outdir = Path(tempfile.gettempdir()) / f"pyrsan-engine-{h.hexdigest()[:16]}"
+    out = outdir / "librsan_engine.so"
+    if out.exists():
+        return out
+    outdir.mkdir(parents=True, exist_ok=True)
+    tmp = outdir / f"librsan_engine.{os.getpid()}.so"
+    cmd = [cc, *CFLAGS, *map(str, sources), "-o", str(tmp)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError("engine build failed:\n" + res.stderr)
+    os.replace(tmp, out)
+    return out
+
+
+def load_engine():
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF)
+    lib = ffi.dlopen(str(build_engine_lib()))
+    return ffi, lib
+
+
+@dataclass
+class RunResult:
+    reports: list
+    values: dict = field(default_factory=dict)  # (thread, op index) -> value returned
+
+    def of_type(self, typ):
+        return [r for r in self.reports if r["type"] == typ]
+
+
+class Rsan:
+    """lib.__rsan_X as rsan.X (names with two leading underscores are mangled in classes)."""
+
+    def __init__(self, lib):
+        self._lib = lib
+
+    def __getattr__(self, name):
+        return getattr(self._lib, "__rsan_" + name)
+
+
+class Runtime:
+    """Drives the engine: module registration, variables, threads, reports."""
+
+    def __init__(self, ffi, lib, tmpdir: Path):
+        self.ffi, self.lib, self.tmpdir = ffi, lib, Path(tmpdir)
+        self.rsan = Rsan(lib)
+        self.nrun = 0
+
+    # -- state --
+    def reset(self, options: str = ""):
+        lib, ffi = self.lib, self.ffi
+        self.rsan.test_reset()
+        self.nrun += 1
+        self.json = self.tmpdir / f"reports-{self.nrun}.jsonl"
+        if self.json.exists():
+            self.json.unlink()
+        rc = self.rsan.test_set_options(f"json_path={self.json} print_reports=0 {options}".encode())
+        assert rc == 0, ffi.string(self.rsan.test_last_error()).decode()
+        self._keep = []
+        self._frames = ffi.new("rsan_frame[512]")
+        self._sites = ffi.new("rsan_site[512]")
+        self._globals = ffi.new("rsan_global[64]")
+        self._mod = ffi.new("rsan_module *")
+        self._mod.abi_version = 1
+        self._mod.id_prefix = PREFIX
+        self._mod.sites = self._sites
+        self._mod.globals = self._globals
+        self._mod.name = self._cstr(FILE)
+        self.nsites = 0
+        self.vars = {}
+        self.rsan.register_module(self._mod)
+
+    def _cstr(self, s: str):
+        p = self.ffi.new("char[]", s.encode())
+        self._keep.append(p)
+        return p
+
+    def site(self, kind: str, line: int, function: str, order: str = "rlx", size: int = 4,
+             file: str = FILE, column: int = 5, inline_of=None) -> int:
+        """A new site (with an optional outer inline frame (file, line, function)); returns its id."""
+        i = self.nsites
+        self.nsites += 1
+        f = self._frames + 2 * i
+        f[0].file, f[0].function = self._cstr(file), self._cstr(function)
+        f[0].line, f[0].column = line, column
+        n = 1
+        if inline_of:
+            f[1].file, f[1].function = self._cstr(inline_of[0]), self._cstr(inline_of[2])
+            f[1].line, f[1].column = inline_of[1], 3
+            n = 2
+        s = self._sites[i]
+        s.kind, s.order, s.size, s.nframes, s.frames = KIND[kind], ORDERS.get(order, 0), size, n, f
+        self._mod.nsites = self.nsites
+        return PREFIX | i
+
+    def var(self, name: str, size: int = 8):
+        """A zeroed 8-byte aligned variable registered as a global named name."""
+        p = self.ffi.new("uint64_t[2]")
+        self._keep.append(p)
+        g = self._globals[len(self.vars)]
+        g.addr, g.size, g.name = p, size, self._cstr(name)
+        self._mod.nglobals = len(self.vars) + 1
+        self.vars[name] = p
+        return p
+
+    def reports(self) -> list:
+        if not self.json.exists():
+            return []
+        return [json.loads(line) for line in self.json.read_text().splitlines() if line.strip()]
+
+    # -- operations --
+    def load(self, p, order="rlx", site=0, size=4):
+        return getattr(self.lib, f"__rsan_load_{size}")(p, ORDERS[order], site)
+
+    def store(self, p, v, order="rlx", site=0, size=4):
+        getattr(self.lib, f"__rsan_store_{size}")(p, v, ORDERS[order], site)
+
+    def rmw(self, p, op, v, order="rlx", site=0, size=4):
+        return getattr(self.lib, f"__rsan_rmw_{size}")(p, v, RMW_OPS.index(op), ORDERS[order], site)
+
+    def cas(self, p, exp, des, succ="rlx", fail="rlx", weak=False, site=0, size=4):
+        r = getattr(self.lib, f"__rsan_cas_{size}")(p, exp, des, ORDERS[succ], ORDERS[fail], int(weak), site)
+        return r.old, r.ok
+
+    def fence(self, order="sc", site=0):
+        self.rsan.fence(ORDERS[order], 0, site)
+
+
+class Program:
+    """A litmus program: one list of ops per thread, run by children of a main thread.
+
+    ops: ("st", var, value, order) ("ld", var, order) ("rmw", var, op, value, order)
+         ("cas", var, expected, desired, succ, fail, weak) ("fence", order)
+         ("lock", m) ("unlock", m)   -- rsan_sync_acquire / rsan_sync_release, with mutual
+                                        exclusion respected by the interleaving enumerator
+    Thread k (1-based) op i gets source line 10*k + i in function "tk".
+    """
+
+    def __init__(self, *threads, prelude=()):
+        self.threads = [list(t) for t in threads]
+        self.prelude = list(prelude)
+
+    def counts(self):
+        return [len(t) for t in self.threads]
+
+    def interleavings(self):
+        counts = self.counts()
+        acc = []
+
+        def rec():
+            if not any(counts):
+                yield tuple(acc)
+                return
+            for i, c in enumerate(counts):
+                if c:
+                    counts[i] -= 1
+                    acc.append(i)
+                    yield from rec()
+                    acc.pop()
+                    counts[i] += 1
+
+        yield from rec()
+
+    def sequential(self):
+        return tuple(i for i, t in enumerate(self.threads) for _ in t)
+
+
+def line_of(thread: int, index: int) -> int:
+    return 10 * thread + index
+
+
+def run(rt: Runtime, prog: Program, schedule, options: str = ""):
+    """Runs prog in the given interleaving (thread indices, 0-based). None if the schedule
+    violates mutual exclusion of ("lock", m)."""
+    rt.reset(options)
+    lib = rt.lib
+    names = sorted({op[1] for t in prog.threads + [prog.prelude] for op in t if op[0] != "fence"})
+    mem = {n: rt.var(n) for n in names}
+    main = lib.__rsan_test_new_thread(rt.ffi.NULL)
+    lib.__rsan_test_set_current(main)
+    holder = {}
+    values = {}
+
+    def do(k, i, op):
+        fn = f"t{k}" if k else "main"
+        kind = op[0]
+        if kind == "st":
+            s = rt.site("st", line_of(k, i), fn, op[3])
+            rt.store(mem[op[1]], op[2], op[3], s)
+        elif kind == "ld":
+            s = rt.site("ld", line_of(k, i), fn, op[2])
+            values[(k, i)] = rt.load(mem[op[1]], op[2], s)
+        elif kind == "rmw":
+            s = rt.site("rmw", line_of(k, i), fn, op[4])
+            values[(k, i)] = rt.rmw(mem[op[1]], op[2], op[3], op[4], s)
+        elif kind == "cas":
+            s = rt.site("cas", line_of(k, i), fn, op[4])
+            values[(k, i)] = rt.cas(mem[op[1]], op[2], op[3], op[4], op[5], op[6], s)
+        elif kind == "fence":
+            s = rt.site("fence", line_of(k, i), fn, op[1])
+            rt.fence(op[1], s)
+        elif kind == "lock":
+            lib.rsan_sync_acquire(cur[0], mem[op[1]])
+        elif kind == "unlock":
+            lib.rsan_sync_release(cur[0], mem[op[1]])
+        else:
+            raise ValueError(op)
+
+    cur = [main]
+    for i, op in enumerate(prog.prelude):
+        do(0, i, op)
+    threads = [lib.__rsan_test_new_thread(main) for _ in prog.threads]
+    pos = [0] * len(threads)
+    for k in schedule:
+        op = prog.threads[k][pos[k]]
+        if op[0] == "lock":
+            if holder.get(op[1], k) != k:
+                return None
+            holder[op[1]] = k
+        elif op[0] == "unlock":
+            holder.pop(op[1], None)
+        lib.__rsan_test_set_current(threads[k])
+        cur[0] = threads[k]
+        do(k + 1, pos[k], op)
+        pos[k] += 1
+    lib.__rsan_test_set_current(main)
+    return RunResult(rt.reports(), values)
+
+
+def reports_over_all(rt: Runtime, prog: Program, options: str = ""):
+    """(number of interleavings run, list of (schedule, reports) with reports)."""
+    n, bad = 0, []
+    for sched in prog.interleavings():
+        res = run(rt, prog, sched, options)
+        if res is None:
+            continue
+        n += 1
+        if res.reports:
+            bad.append((sched, res.reports))
+    return n, bad

@@ -1,0 +1,26 @@
+/* Compiled into the engine-only test library (not part of the runtime): stands in for
+ * instrumented code so the shadow call stack can be tested with real frames. */
+#include <stdint.h>
+
+#include "rsan_interface.h"
+
+/* disable_tail_calls: a tail call would put the hook's frame at the caller's level */
+__attribute__((noinline, disable_tail_calls)) uint64_t helper_inner_load(uint32_t *p, uint64_t load_site) {
+  return __rsan_load_4(p, RSAN_RELAXED, load_site);
+}
+
+/* func_entry(call_site); inner load; func_exit() */
+__attribute__((noinline, disable_tail_calls)) uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site) {
+  __rsan_func_entry(call_site);
+  uint64_t v = helper_inner_load(p, load_site);
+  __rsan_func_exit();
+  return v;
+}
+
+/* n nested calls that never call func_exit (as if unwound by longjmp), then a load. */
+__attribute__((noinline, disable_tail_calls)) uint64_t helper_deep_load(int n, uint32_t *p, uint64_t call_site, uint64_t load_site) {
+  if (n == 0) return helper_inner_load(p, load_site);
+  __rsan_func_entry(call_site);
+  volatile uint64_t v = helper_deep_load(n - 1, p, call_site, load_site);
+  return v; /* no func_exit: the next entry/exit resynchronises by frame address */
+}
