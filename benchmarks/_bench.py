@@ -54,7 +54,7 @@ def main_guard(main) -> None:
 
 
 def find_clang() -> str:
-    """clang-22 from PATH (or $PYRSAN_CC / $CC_BENCH if set)."""
+    """clang-22 from PATH, or $PYRSAN_CC when set (as pyrsan itself does)."""
     for candidate in (os.environ.get("PYRSAN_CC"), "clang-22"):
         if candidate:
             path = shutil.which(candidate)
@@ -64,25 +64,44 @@ def find_clang() -> str:
                      "`apt-get install -y --no-install-recommends clang-22`")
 
 
+_pyrsan_env: dict[str, str] | None = None
+
+
 def pyrsan_env() -> dict[str, str]:
-    """Environment for `python -m pyrsan...` children. pyrsan must be installed
-    (`pip install -e .`): `pyrsan.passes` exists only through the package-dir mapping."""
-    return dict(os.environ)
+    """Environment for `python -m pyrsan...` children (decided by check_pyrsan): the current
+    one when pyrsan is installed (`pip install -e .`), else the same with the repository root
+    on PYTHONPATH (pyrsan supports running from a checkout)."""
+    return dict(_pyrsan_env) if _pyrsan_env is not None else dict(os.environ)
 
 
-def check_pyrsan(modules: tuple[str, ...] = ("pyrsan", "pyrsan.passes")) -> None:
-    """Fail with one line unless `python -m MODULE` can run for each module (its package
-    imports and has a __main__)."""
+def _probe_modules(modules: tuple[str, ...], env: dict[str, str]) -> str:
+    """'' when `python -m M` can run for every module M under env, else a one-line reason."""
     for module in modules:
         probe = ("import importlib.util, sys\n"
                  f"sys.exit(0 if importlib.util.find_spec('{module}.__main__') else 3)")
-        proc = subprocess.run([sys.executable, "-c", probe], env=pyrsan_env(),
+        proc = subprocess.run([sys.executable, "-c", probe], env=env,
                               capture_output=True, text=True, cwd=tempfile.gettempdir())
         if proc.returncode != 0:
             lines = proc.stderr.strip().splitlines()
-            why = lines[-1] if lines else f"no {module}.__main__"
-            raise BenchError(f"`python -m {module}` is not available ({why}); "
-                             f"run `pip install -e .` in {REPO_ROOT}")
+            return lines[-1] if lines else f"no {module}.__main__"
+    return ""
+
+
+def check_pyrsan(modules: tuple[str, ...] = ("pyrsan", "pyrsan.passes")) -> None:
+    """Fail with one line unless `python -m MODULE` can run for each module, installed or
+    from this checkout."""
+    global _pyrsan_env
+    env = dict(os.environ)
+    why = _probe_modules(modules, env)
+    if why:
+        checkout = dict(env, PYTHONPATH=os.pathsep.join(
+            p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p))
+        if _probe_modules(modules, checkout) == "":
+            env, why = checkout, ""
+    if why:
+        raise BenchError(f"`python -m {' / '.join(modules)}` is not available ({why}); "
+                         f"run `pip install -e .` in {REPO_ROOT}")
+    _pyrsan_env = env
 
 
 def pyrsan_cmd(*args: str) -> list[str]:
@@ -246,6 +265,10 @@ def fmt_s(seconds: float) -> str:
 
 def fmt_mb(kb: float) -> str:
     return "n/a" if kb != kb else f"{kb / 1024:.1f} MB"
+
+
+def fmt_kb(kb: float) -> str:
+    return "n/a" if kb != kb else f"{kb:.0f} KB"
 
 
 def print_table(headers: list[str], rows: list[list[str]]) -> None:

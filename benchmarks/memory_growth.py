@@ -16,7 +16,7 @@ import argparse
 import os
 
 from _bench import (COMPILE_FLAGS, PROGRAMS_DIR, BenchError, check_pyrsan, count_reports,
-                    find_clang, fmt_mb, fmt_s, is_instrumented, machine_load, main_guard, median,
+                    find_clang, fmt_kb, fmt_s, is_instrumented, machine_load, main_guard, median,
                     print_table, pyrsan_cmd, pyrsan_env, ratio, run_checked, run_measured,
                     workdir)
 
@@ -90,13 +90,13 @@ def main() -> int:
     rows = []
     for variant in ("native", "pyrsan"):
         small, large = med_rss(variant, args.small), med_rss(variant, args.large)
-        rows.append([variant, fmt_mb(small), fmt_mb(large), ratio(large, small),
+        diff = f"{large - small:+.0f} KB" if small == small and large == large else "n/a"
+        rows.append([variant, fmt_kb(small), fmt_kb(large), diff, ratio(large, small),
                      fmt_s(med_wall(variant, args.small)), fmt_s(med_wall(variant, args.large))])
-    print_table(["peak RSS", f"K={args.small}", f"K={args.large}", "ratio",
+    print_table(["peak RSS", f"K={args.small}", f"K={args.large}", "difference", "ratio",
                  f"time K={args.small}", f"time K={args.large}"], rows)
     lines, keys = count_reports(json_dir)
-    print(f"\npyrsan reports: {lines} JSON lines, {keys} distinct (expected none: the program "
-          "is robust)")
+    print(f"\npyrsan reports over all runs: {lines} JSON lines, {keys} distinct")
     for p in dict.fromkeys(problems):
         print(p)
     small, large = med_rss("pyrsan", args.small), med_rss("pyrsan", args.large)

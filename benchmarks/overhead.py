@@ -83,7 +83,9 @@ def build(clang: str, variant: str, src: Path, out: Path) -> tuple[list[str] | N
         env = pyrsan_env()
     res = run_measured(cmd, env=env, timeout=300)
     if res.timed_out or res.returncode != 0:
-        return None, f"build failed: {last_line(res)}"
+        hint = (" (ThreadSanitizer needs `apt-get install -y libclang-rt-22-dev`)"
+                if variant == "tsan" and "clang_rt" in res.stderr + res.stdout else "")
+        return None, f"build failed: {last_line(res)}{hint}"
     if variant == "pyrsan" and not is_instrumented(out):
         return None, "the binary from `pyrsan build` has no pyrsan runtime in it"
     return [str(out)], ""
@@ -105,16 +107,20 @@ def tsan_prefix(exe: str, probe_arg: str, env: dict[str, str]) -> tuple[list[str
 
 
 def estimate_seconds(exe: list[str], arg: int, env: dict[str, str],
-                     budget: float) -> float | None:
+                     budget: float) -> tuple[float | None, str]:
     """Rough run time of `exe arg`, from growing probe runs (1/1000 of the work, then x4
-    until a probe takes 0.3 s). None when a probe fails or exceeds the budget badly."""
+    until a probe takes 0.3 s). (None, why) when a probe fails or hangs."""
     probe = max(1, arg // 1000)
     while True:
-        res = run_measured([*exe, str(probe)], env=env, timeout=max(2 * budget, 10.0))
-        if res.timed_out or res.returncode not in (0, 66) or not res.stdout.startswith("ok"):
-            return None
+        limit = max(2 * budget, 10.0)
+        res = run_measured([*exe, str(probe)], env=env, timeout=limit)
+        if res.timed_out:
+            return None, f"probe run with argument {probe} took over {limit:.0f} s"
+        if res.returncode not in (0, 66) or not res.stdout.startswith("ok"):
+            return None, (f"probe run with argument {probe} failed "
+                          f"(exit {res.returncode}): {last_line(res)}")
         if res.wall >= 0.3 or probe >= arg:
-            return res.wall * arg / probe
+            return res.wall * arg / probe, ""
         probe = min(arg, probe * 4)
 
 
@@ -178,9 +184,9 @@ def main() -> int:
         work_arg = int(arg)
         for v in ("pyrsan", "tsan"):
             if meas[v].exe:
-                est = estimate_seconds(meas[v].exe, work_arg, envs[v], args.budget)
+                est, why = estimate_seconds(meas[v].exe, work_arg, envs[v], args.budget)
                 if est is None:
-                    meas[v].exe, meas[v].note = None, "probe run failed or hung"
+                    meas[v].exe, meas[v].note = None, why
                 elif est > args.budget:
                     work_arg = max(1, int(work_arg * args.budget / est))
                     scaled[prog.name] = (f"work reduced from {arg} to {work_arg}: {v} would "
@@ -210,7 +216,7 @@ def main() -> int:
                 m.rss.clear()
         results[prog.name] = meas
         reports[prog.name] = count_reports(json_dir)
-        print(f"  {prog.name} ({prog.description}), argument {arg}: done")
+        print(f"  {prog.name} ({prog.description}), argument {arg}: done", flush=True)
 
     print()
     rows = []

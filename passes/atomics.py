@@ -8,7 +8,7 @@ from .debuginfo import primary_frame
 from .model import IRFunction, IRLine, IRModule
 from .results import Site, UnsupportedIRError
 from .sites import RMW_OP_NUMBER, SiteTable
-from .syntax import INSTR_RE, ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level
+from .syntax import ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level
 
 # value type -> (size in bytes, how it crosses the ABI as i64)
 _VALUE_TYPES = {
@@ -209,38 +209,31 @@ def _strip_words(text: str, words: tuple[str, ...]) -> str:
     return text
 
 
-def _is_atomic(line: IRLine) -> bool:
-    op = line.opcode
-    if op in ("atomicrmw", "cmpxchg", "fence"):
-        return True
-    if op in ("load", "store"):
-        return " atomic " in line.text
-    return False
+# library calls that only ask a question: no memory access to model
+_NOT_ACCESSES = {"__atomic_is_lock_free", "__atomic_always_lock_free"}
+_NEEDLES = ("atomic", "cmpxchg", "fence", "@__sync_", '@"__sync_')
 
 
 def rewrite_atomics(module: IRModule, table: SiteTable) -> tuple[IRModule, list[Site]]:
     first = len(table.sites)
     for fn in module.functions():
-        if not any(_is_atomic(l) or (l.opcode in ("call", "invoke") and "@__" in l.text)
-                   for l in fn.body):
-            continue
-        body: list[IRLine] = []
-        for line in fn.body:
-            if line.opcode in ("call", "invoke"):
+        edits: dict[int, list[str]] = {}
+        for line in fn.scan(_NEEDLES):
+            op = line.opcode
+            if op in ("call", "invoke"):
                 m = LIBCALL_RE.search(line.text)
-                if m:
+                if m and m.group(1) not in _NOT_ACCESSES:
                     file, lineno = where(table, fn, line)
                     raise UnsupportedIRError("call to atomic library function %s" % m.group(1),
                                              file, lineno)
-                body.append(line)
                 continue
-            if not _is_atomic(line):
-                body.append(line)
+            if op in ("load", "store"):
+                if not line.rest.startswith(("atomic ", "volatile atomic ")):
+                    continue
+            elif op not in ("atomicrmw", "cmpxchg", "fence"):
                 continue
-            rest = line.text[INSTR_RE.match(line.text).end():].lstrip()
             rw = _Rewriter(module, table, fn, line)
-            getattr(rw, line.opcode)(rest)
-            body.extend(IRLine(text, "call" if " call " in text else None, loc=line.loc)
-                        for text in rw.out)
-        fn.body = body
+            getattr(rw, op)(line.rest)
+            edits[line.index] = rw.out
+        fn.apply(edits)
     return module, table.sites[first:]

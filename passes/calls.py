@@ -2,10 +2,12 @@
 `__rsan_func_entry(call site id)` / `__rsan_func_exit()`; `invoke` gets the entry only."""
 from __future__ import annotations
 
+import re
+
 from .model import IRLine, IRModule
 from .results import Site
 from .sites import SiteTable
-from .syntax import ASM_CALL_RE, CALLEE_RE, i64_literal
+from .syntax import ASM_CALL_RE, ATTRIBUTE_GROUP_RE, CALLEE_RE, i64_literal
 
 
 def _callee(line: IRLine) -> str | None:
@@ -28,24 +30,39 @@ def _wants_bracket(line: IRLine) -> bool:
     return not (callee.startswith("@") and (name.startswith("llvm.") or name.startswith("__rsan_")))
 
 
+def _naked_groups(module: IRModule) -> set[str]:
+    """Attribute groups (`#3`) that contain `naked`: such functions may hold nothing but asm."""
+    groups = set()
+    for line in module.top_level_lines():
+        m = ATTRIBUTE_GROUP_RE.match(line)
+        if m and re.search(r"(?<![\w\"])naked(?![\w\"])", m.group(2)):
+            groups.add(m.group(1))
+    return groups
+
+
+def _is_naked(header: str, naked: set[str]) -> bool:
+    if re.search(r"\)[^@]*\bnaked\b", header):
+        return True
+    return any(g in naked for g in re.findall(r"#\d+", header))
+
+
 def shadow_call_stack(module: IRModule, table: SiteTable) -> tuple[IRModule, list[Site]]:
     first = len(table.sites)
+    naked = _naked_groups(module)
     for fn in module.functions():
-        if not any(_wants_bracket(l) for l in fn.body):
+        if _is_naked(fn.header, naked):
             continue
-        body: list[IRLine] = []
-        for line in fn.body:
+        edits: dict[int, list[str]] = {}
+        for line in fn.scan(("call ", "invoke ")):
             if not _wants_bracket(line):
-                body.append(line)
                 continue
             dbg = ", !dbg %s" % line.dbg if line.dbg else ""
             sid = table.add(fn, line, "call")
             module.used.add("__rsan_func_entry")
-            body.append(IRLine("  call void @__rsan_func_entry(i64 %s)%s" % (i64_literal(sid), dbg),
-                               loc=line.loc))
-            body.append(line)
+            new = ["  call void @__rsan_func_entry(i64 %s)%s" % (i64_literal(sid), dbg), line.text]
             if line.opcode == "call":
                 module.used.add("__rsan_func_exit")
-                body.append(IRLine("  call void @__rsan_func_exit()" + dbg, loc=line.loc))
-        fn.body = body
+                new.append("  call void @__rsan_func_exit()" + dbg)
+            edits[line.index] = new
+        fn.apply(edits)
     return module, table.sites[first:]

@@ -3,7 +3,7 @@ first, following `inlinedAt:`), DISubprogram fallbacks, DIGlobalVariable names."
 from __future__ import annotations
 
 from .results import Frame
-from .syntax import MD_FIELD_RE, METADATA_RE, unescape_string
+from .syntax import DILOCATION_RE, MD_FIELD_RE, METADATA_RE, unescape_string
 
 _SYSTEM_PREFIXES = ("/usr/include/", "/usr/lib/", "/usr/local/include/")
 
@@ -27,7 +27,15 @@ class DebugInfo:
             return self._nodes[ref]
         result = None
         raw = self._raw.get(ref)
-        if raw is not None:
+        fast = DILOCATION_RE.match(raw) if raw is not None and "!DILocation(" in raw else None
+        if fast:
+            fields = {"line": fast.group(2), "scope": fast.group(4)}
+            if fast.group(3):
+                fields["column"] = fast.group(3)
+            if fast.group(5):
+                fields["inlinedAt"] = fast.group(5)
+            result = ("DILocation", fields)
+        elif raw is not None:
             m = METADATA_RE.match(raw)
             if m:
                 result = (m.group(2), dict(MD_FIELD_RE.findall(m.group(3))))

@@ -6,12 +6,14 @@ from .calls import shadow_call_stack
 from .debuginfo import DebugInfo
 from .model import parse_module, print_module
 from .registration import emit_registration
-from .results import InstrumentResult
+from .results import InstrumentResult, UnsupportedIRError
 from .sites import SiteTable
 
 
 def instrument_ir(ir_text: str, module_id: str) -> InstrumentResult:
     module = parse_module(ir_text)
+    if any(line.startswith("@__rsan.module = ") for line in module.top_level_lines()):
+        raise UnsupportedIRError("module that is already instrumented (@__rsan.module)")
     debug = DebugInfo(module.top_level_lines())
     table = SiteTable(module_id, debug)
     module, _ = rewrite_atomics(module, table)

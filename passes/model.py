@@ -1,7 +1,13 @@
-"""A light model of a textual LLVM module: top-level lines, and functions made of lines
-that carry their parsed instruction (result name, opcode, own and effective !dbg)."""
+"""A light model of a textual LLVM module: top-level lines, and functions whose body lines
+are parsed into instructions (result name, opcode, own and effective !dbg) on demand.
+
+Parsing every one of a big module's lines up front costs more than the whole rewrite, so a
+pass asks a function for the lines that contain one of a few words (`scan`), gets them
+parsed, and hands back replacement lines by index (`apply`)."""
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass, field
 
 from .syntax import DBG_RE, DEFINE_RE, INSTR_RE
@@ -9,22 +15,24 @@ from .syntax import DBG_RE, DEFINE_RE, INSTR_RE
 
 @dataclass
 class IRLine:
-    """One instruction line (with its continuation lines) or any other body line.
+    """One parsed instruction line of a function body.
 
-    opcode is None for labels, blank lines, `#dbg_*` records and comments.
-    loc is the `!dbg` of the line or, failing that, of the nearest previous line of the
-    function that has one (None if there is none).
+    loc is the `!dbg` of the instruction or, failing that, of the nearest previous line of
+    the function that has one (None if there is none). `invoke` carries its `!dbg` on its
+    continuation line (`to label %a unwind label %b, !dbg !7`); dbg looks there.
     """
+    index: int
     text: str
-    opcode: str | None = None
+    opcode: str
     result: str | None = None
     tail: str = ""            # `tail `, `musttail `, `notail ` or ""
-    cont: list[str] = field(default_factory=list)
     dbg: str | None = None
     loc: str | None = None
 
-    def lines(self) -> list[str]:
-        return [self.text] + self.cont
+    @property
+    def rest(self) -> str:
+        """The text after the opcode: `atomic i32 1, ptr @x release, align 4, !dbg !3`."""
+        return self.text[INSTR_RE.match(self.text).end():].lstrip()
 
 
 @dataclass
@@ -32,8 +40,63 @@ class IRFunction:
     header: str
     index: int                 # n-th `define` of the module
     subprogram: str | None     # `!dbg !N` of the define line
-    body: list[IRLine]
+    lines: list[str]           # body lines, continuation lines included
     footer: str = "}"
+
+    def scan(self, needles: tuple[str, ...]):
+        """Yield the instructions whose line contains one of `needles`, parsed, in order."""
+        lines = self.lines
+        last_dbg_line = -1
+        wanted = _needle_re(needles).search
+        for i, text in enumerate(lines):
+            if not wanted(text):
+                if "!dbg !" in text:
+                    last_dbg_line = i
+                continue
+            m = INSTR_RE.match(text)
+            if m is None or text.startswith("   "):
+                if "!dbg !" in text:
+                    last_dbg_line = i
+                continue
+            line = IRLine(i, text, m.group(3), m.group(1), m.group(2))
+            line.dbg = _dbg(text)
+            if line.opcode == "invoke":
+                j = i + 1
+                while j < len(lines) and lines[j].startswith("   ") and "#dbg_" not in lines[j]:
+                    line.dbg = _dbg(lines[j]) or line.dbg
+                    j += 1
+            if line.dbg:
+                line.loc = line.dbg
+            elif last_dbg_line >= 0:
+                line.loc = _dbg(lines[last_dbg_line])
+            if "!dbg !" in text:
+                last_dbg_line = i
+            yield line
+
+    def apply(self, edits: dict[int, list[str]]) -> None:
+        """Replace body line i by the lines edits[i]."""
+        if not edits:
+            return
+        out: list[str] = []
+        prev = 0
+        for i in sorted(edits):
+            out.extend(self.lines[prev:i])
+            out.extend(edits[i])
+            prev = i + 1
+        out.extend(self.lines[prev:])
+        self.lines = out
+
+
+@functools.lru_cache(maxsize=None)
+def _needle_re(needles: tuple[str, ...]):
+    return re.compile("|".join(re.escape(n) for n in needles))
+
+
+def _dbg(text: str) -> str | None:
+    if "!dbg !" not in text:
+        return None
+    m = DBG_RE.search(text)
+    return m.group(1) if m else None
 
 
 @dataclass
@@ -54,18 +117,6 @@ class IRModule:
         return "%%__rsan.%d" % self.counter
 
 
-def _finish_line(line: IRLine) -> None:
-    if line.opcode is None:
-        return
-    for text in reversed(line.cont):
-        m = DBG_RE.search(text)
-        if m:
-            line.dbg = m.group(1)
-            return
-    m = DBG_RE.search(line.text) if "!dbg" in line.text else None
-    line.dbg = m.group(1) if m else None
-
-
 def parse_module(text: str) -> IRModule:
     items: list = []
     lines = text.split("\n")
@@ -74,40 +125,19 @@ def parse_module(text: str) -> IRModule:
     nfunc = 0
     while i < n:
         raw = lines[i]
-        if not DEFINE_RE.match(raw):
+        if not (raw.startswith("define") and DEFINE_RE.match(raw)):
             items.append(raw)
             i += 1
             continue
+        try:
+            end = lines.index("}", i + 1)
+        except ValueError:
+            end = n
         m = DBG_RE.search(raw)
-        fn = IRFunction(header=raw, index=nfunc, subprogram=m.group(1) if m else None, body=[])
+        items.append(IRFunction(header=raw, index=nfunc, subprogram=m.group(1) if m else None,
+                                lines=lines[i + 1:end]))
         nfunc += 1
-        i += 1
-        last_loc = None
-        current: IRLine | None = None
-        while i < n and lines[i] != "}":
-            raw = lines[i]
-            i += 1
-            if raw.startswith("  ") and not raw.startswith("   "):
-                mi = INSTR_RE.match(raw)
-                if current is not None:
-                    _finish_line(current)
-                    last_loc = current.dbg or last_loc
-                    current.loc = current.dbg or current.loc
-                if mi:
-                    current = IRLine(raw, mi.group(3), mi.group(1), mi.group(2), loc=last_loc)
-                    fn.body.append(current)
-                    continue
-                current = None
-                fn.body.append(IRLine(raw))
-            elif raw.startswith("   ") and current is not None and not raw.lstrip().startswith("#dbg_"):
-                current.cont.append(raw)
-            else:
-                fn.body.append(IRLine(raw))
-        if current is not None:
-            _finish_line(current)
-            current.loc = current.dbg or current.loc
-        i += 1  # the closing brace
-        items.append(fn)
+        i = end + 1
     return IRModule(items)
 
 
@@ -118,8 +148,6 @@ def print_module(module: IRModule) -> str:
             out.append(it)
             continue
         out.append(it.header)
-        for line in it.body:
-            out.append(line.text)
-            out.extend(line.cont)
+        out.extend(it.lines)
         out.append(it.footer)
     return "\n".join(out)

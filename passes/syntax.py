@@ -30,6 +30,10 @@ ORDERING_RE = re.compile(
 
 # `!64 = !DILocation(line: 7, column: 3, scope: !56, atomGroup: 1, atomRank: 1)`
 METADATA_RE = re.compile(r"^(![0-9]+) = (?:distinct )?!(\w+)\((.*)\)\s*$")
+# the common shape of a location, parsed without the generic field splitter
+DILOCATION_RE = re.compile(
+    r"^(![0-9]+) = (?:distinct )?!DILocation\(line: (\d+)(?:, column: (\d+))?, scope: (![0-9]+)"
+    r"(?:, inlinedAt: (![0-9]+))?")
 # one `field: value` of a specialised metadata node: `name: "foo"`, `scope: !56`, `line: 7`
 MD_FIELD_RE = re.compile(r'(\w+): ("(?:[^"\\]|\\.)*"|[^,]+)')
 
@@ -64,6 +68,8 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
 
     `ptr getelementptr inbounds (i8, ptr @a, i64 8), i32 1` -> two parts.
     """
+    if not any(c in text for c in '([{<"'):
+        return [p.strip() for p in text.split(sep)]
     parts = []
     depth = 0
     start = 0
@@ -145,3 +151,6 @@ def i64_literal(value: int) -> str:
 CALLEE_RE = re.compile(r'(?:^|[\s(])(@"[^"]*"|@[-\w.$]+|%"[^"]*"|%[-\w.$]+)\(')
 # `call void asm sideeffect "", "~{memory}"()`: inline assembly (no callee symbol)
 ASM_CALL_RE = re.compile(r'\b(?:call|invoke|callbr)\b[^@%"]*\basm\b')
+
+# `attributes #0 = { noinline naked nounwind "frame-pointer"="all" }`
+ATTRIBUTE_GROUP_RE = re.compile(r"^attributes (#\d+) = \{(.*)\}\s*$")

@@ -6,7 +6,6 @@ Every user-caused error is a PyrsanError, caught once in main() and printed as o
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -122,7 +121,8 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
     try:
         known_options = runtime_option_names()
         check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), known_options)
-        executable = os.path.join(temp_dir, Path(sources[0]).stem or "program")
+        os.mkdir(os.path.join(temp_dir, "bin"))
+        executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
         build_program(BuildRequest(
             sources=sources, output=executable, temp_dir=temp_dir,
             compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,

@@ -2,7 +2,7 @@
 
 The program's stdin/stdout/stderr pass through untouched; the runtime writes its reports
 as JSON lines into a per-run directory (``PYRSAN_OPTIONS=json_path=...``), which is read
-after each run. Nothing here prints except the progress counter on stderr.
+after each run. Nothing here prints (the CLI passes a progress callback).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .errors import EXIT_CLEAN, EXIT_PROGRAM_FAILED, EXIT_REPORTS, UsageError
+from .errors import EXIT_CLEAN, EXIT_PROGRAM_FAILED, EXIT_REPORTS, InternalError, UsageError
 from .reports import DistinctReport, RunResult, deduplicate, read_report_dir
 
 SC_ACCESS_MODES = ("fenced", "ra")
@@ -108,7 +108,10 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
         env.get("PYRSAN_OPTIONS", ""), str(report_dir / "reports.%p.jsonl"), options.sc_accesses
     )
     # A session of its own, so that a timeout can kill the whole process group.
-    proc = subprocess.Popen([executable, *args], env=env, start_new_session=True)
+    try:
+        proc = subprocess.Popen([executable, *args], env=env, start_new_session=True)
+    except OSError as exc:
+        raise InternalError(f"cannot start {executable}: {exc.strerror or exc}") from None
     timed_out = False
     try:
         proc.wait(timeout=options.timeout)

@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 
 from .errors import ToolchainError
 

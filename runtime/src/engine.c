@@ -356,6 +356,7 @@ static uint64_t mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv) {
 /* ---- history and reports ---- */
 static void hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw,
                         uint64_t site, uint64_t value, int order, int op, int rmw_op, int size) {
+  if (RSAN_UNLIKELY(!l->hist)) l->hist = rsan_alloc(RSAN_HIST * sizeof(rsan_hist));
   rsan_hist *h = &l->hist[l->hist_next++ % RSAN_HIST];
   h->ts = ts;
   h->tsU = l->stampU;
@@ -375,6 +376,7 @@ static void hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, 
  * is_write). Returns 0 initial value, 1 found, 2 out of the window. */
 static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *out) {
   if (ts == 0) return 0;
+  if (!l->hist) return 2;
   for (int i = 0; i < RSAN_HIST; i++) {
     const rsan_hist *h = &l->hist[i];
     if (!h->ts) continue;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "intercept_internal.h"
+#include "rsan_interface.h"
 
 __thread int rsan_icpt_depth __attribute__((tls_model("initial-exec")));
 
@@ -37,6 +38,14 @@ void rsan_icpt_acquire(const void *addr) {
   rsan_icpt_leave();
 }
 
+void rsan_icpt_acquire_load(const void *addr) {
+  rsan_icpt_enter();
+  /* reads 4 bytes of the primitive (every primitive modelled here is at least that large
+   * and 4-byte aligned); site 0: unknown */
+  __rsan_load_4((void *)addr, RSAN_ACQUIRE, 0);
+  rsan_icpt_leave();
+}
+
 void rsan_icpt_release(const void *addr) {
   rsan_icpt_enter();
   rsan_sync_release(rsan_thread_current(), addr);
@@ -55,13 +64,34 @@ static atomic_int *rsan_icpt_stripe_of(const void *addr) {
   return &rsan_icpt_stripe[(a >> 58) % RSAN_ICPT_STRIPES];
 }
 
+static void stripe_lock(atomic_int *lock) {
+  while (atomic_exchange_explicit(lock, 1, memory_order_acquire) != 0) sched_yield();
+}
+static void stripe_unlock(atomic_int *lock) {
+  atomic_store_explicit(lock, 0, memory_order_release);
+}
+
 void rsan_icpt_acq_rel(const void *addr) {
   atomic_int *lock = rsan_icpt_stripe_of(addr);
   rsan_icpt_enter();
   rsan_thread *t = rsan_thread_current();
-  while (atomic_exchange_explicit(lock, 1, memory_order_acquire) != 0) sched_yield();
-  rsan_sync_acquire(t, addr);
+  stripe_lock(lock);
+  __rsan_load_4((void *)addr, RSAN_ACQUIRE, 0);
   rsan_sync_release(t, addr);
-  atomic_store_explicit(lock, 0, memory_order_release);
+  stripe_unlock(lock);
   rsan_icpt_leave();
+}
+
+/* fork: hold every interceptor lock across it, so that the child (which has only the
+ * forking thread) never inherits a lock held by a thread that does not exist there. */
+static void icpt_fork_prepare(void) {
+  rsan_icpt_map_lock();
+  for (int i = 0; i < RSAN_ICPT_STRIPES; i++) stripe_lock(&rsan_icpt_stripe[i]);
+}
+static void icpt_fork_done(void) {
+  for (int i = RSAN_ICPT_STRIPES - 1; i >= 0; i--) stripe_unlock(&rsan_icpt_stripe[i]);
+  rsan_icpt_map_unlock();
+}
+__attribute__((constructor)) static void icpt_register_fork_handlers(void) {
+  pthread_atfork(icpt_fork_prepare, icpt_fork_done, icpt_fork_done);
 }

@@ -55,13 +55,22 @@ void *rsan_icpt_resolve(void *_Atomic *slot, const char *name, const char *versi
 
 /* ---- modelling helpers (intercept_common.c) ---- */
 
-/* acquire RMW on addr (lock, trylock success, wait return, barrier exit, once done). */
+/* acquire RMW on addr: taking a lock (lock, successful trylock / timedlock, rwlock
+ * acquire, the mutex again after a cond wait), which really is an RMW on the lock word. */
 void rsan_icpt_acquire(const void *addr);
+/* acquire LOAD on addr: the caller only reads the primitive (a once caller, the cond's own
+ * edge at wait return, barrier exit). Same happens-before as the acquire RMW, but the caller
+ * writes nothing there, so its SC knowledge does not flow to later callers: modelling it as
+ * a write would create SC-order edges the program does not have (false alarms, see
+ * once.c "callers_only"). Done with the ABI's __rsan_load_4(addr, acquire); checks are
+ * off on the address once a release was modelled there, and nothing is ever reported
+ * before (no write modelled, nothing to be stale). */
+void rsan_icpt_acquire_load(const void *addr);
 /* release store on addr (unlock). */
 void rsan_icpt_release(const void *addr);
-/* acquire then release on addr, atomically with respect to the other acq_rel calls on
- * the same address: a release that joins instead of overwriting (read-unlock, barrier
- * entry, cond signal), so that no earlier releaser's view is lost. */
+/* acquire load then release store on addr, atomically with respect to the other acq_rel
+ * calls on the same address: a release that joins instead of overwriting (read-unlock,
+ * barrier entry, cond signal), so that no earlier releaser's view is lost. */
 void rsan_icpt_acq_rel(const void *addr);
 
 /* ---- thread map (intercept_thread.c) ---- */
@@ -69,5 +78,10 @@ void rsan_icpt_acq_rel(const void *addr);
 /* Calls rsan_thread_finish for the calling thread if it was created through an
  * interceptor and has not finished yet (pthread_exit, thrd_exit). */
 void rsan_icpt_thread_exit_current(void);
+
+/* The map's lock, for fork (intercept_common.c holds every interceptor lock across fork so
+ * that the child starts with consistent, unlocked state). */
+void rsan_icpt_map_lock(void);
+void rsan_icpt_map_unlock(void);
 
 #endif /* RSAN_INTERCEPT_INTERNAL_H */

@@ -40,13 +40,17 @@ void *realloc(void *p, size_t n) {
   }
   size_t old = malloc_usable_size(p);
   if (n <= old) {
-    /* Shrinking keeps the block in place, except for an mmapped block, which glibc may
-     * mremap elsewhere; retire only in that case, after the fact (its old pages are
-     * unmapped, not handed to another malloc caller). */
+    /* Shrinking keeps the block in place and may give its tail back to the allocator: the
+     * bytes past n stop being part of the object, retire them first. An mmapped block may
+     * instead be mremapped elsewhere: then retire the rest after the fact (its old pages are
+     * unmapped, not handed to another malloc caller, unless a new mmap lands there at once). */
+    rsan_icpt_enter();
+    if (n < old) rsan_memory_retire((char *)p + n, old - n);
+    rsan_icpt_leave();
     void *q = __libc_realloc(p, n);
     if (q != NULL && q != p) {
       rsan_icpt_enter();
-      rsan_memory_retire(p, old);
+      rsan_memory_retire(p, n);
       rsan_icpt_leave();
     }
     return q;

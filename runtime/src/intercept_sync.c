@@ -3,14 +3,20 @@
  * without the PLT, so nothing is modelled twice).
  *
  * Model (architecture.md "Decisions and pitfalls", sync primitives; Rocker models locks the
- * same way): lock / successful trylock / timedlock / rwlock acquire / cond-wait return /
- * barrier exit / once completion = acquire RMW on the primitive's address; unlock = release
- * store. Where several threads release to one address without an acquire in between
- * (read-unlock, barrier entry, cond signal), the release is an acq_rel step so that no
- * earlier releaser's view is overwritten: that can only add happens-before (a possible
- * miss), never drop it (a false alarm).
+ * same way): lock / successful trylock / timedlock / rwlock acquire / the mutex after a cond
+ * wait = acquire RMW on the primitive's address (taking a lock is an RMW on its word);
+ * unlock / once initialisation = release store. Where the program only READS the primitive
+ * (the cond's own edge at wait return, barrier exit, every pthread_once / call_once
+ * caller), the acquire is an acquire load: the same happens-before, without inventing
+ * SC-order edges between readers (a write there would pass one caller's SC knowledge to
+ * the next: a false alarm, see intercept_programs/once.c "callers_only"). Where several
+ * threads release to one address without an acquire in between (read-unlock, barrier
+ * entry, cond signal), the release is an acquire-load + release-store step, atomic per
+ * address, so that no earlier releaser's view is overwritten (release-only loses it, and
+ * the barrier / rwlock tests then show false alarms).
  */
 #include <errno.h>
+#include <semaphore.h>
 #include <threads.h>
 #include <time.h>
 
@@ -65,6 +71,13 @@ RSAN_REAL_DECL(int, cnd_timedwait, NULL, cnd_t *__restrict, mtx_t *__restrict,
 RSAN_REAL_DECL(int, cnd_signal, NULL, cnd_t *)
 RSAN_REAL_DECL(int, cnd_broadcast, NULL, cnd_t *)
 RSAN_REAL_DECL(void, call_once, NULL, once_flag *, void (*)(void))
+
+RSAN_REAL_DECL(int, sem_post, NULL, sem_t *)
+RSAN_REAL_DECL(int, sem_wait, NULL, sem_t *)
+RSAN_REAL_DECL(int, sem_trywait, NULL, sem_t *)
+RSAN_REAL_DECL(int, sem_timedwait, NULL, sem_t *__restrict, const struct timespec *__restrict)
+RSAN_REAL_DECL(int, sem_clockwait, NULL, sem_t *__restrict, clockid_t,
+               const struct timespec *__restrict)
 
 /* A lock call returned `rc`; it holds the lock iff acquired(rc). */
 static int mutex_acquired(int rc) { return rc == 0 || rc == EOWNERDEAD; }
@@ -146,7 +159,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t *rw) {
 static void cond_wait_before(const void *m) { rsan_icpt_release(m); }
 static void cond_wait_after(const void *c, const void *m, int woken) {
   rsan_icpt_acquire(m);
-  if (woken) rsan_icpt_acquire(c);
+  if (woken) rsan_icpt_acquire_load(c);
 }
 
 int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) {
@@ -190,7 +203,7 @@ int pthread_barrier_wait(pthread_barrier_t *b) {
   if (rsan_icpt_inside()) return REAL(pthread_barrier_wait)(b);
   rsan_icpt_acq_rel(b); /* entry: every arriving thread's view accumulates */
   int rc = REAL(pthread_barrier_wait)(b);
-  if (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD) rsan_icpt_acquire(b); /* exit */
+  if (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD) rsan_icpt_acquire_load(b); /* exit */
   return rc;
 }
 
@@ -234,7 +247,7 @@ int pthread_once(pthread_once_t *o, void (*routine)(void)) {
   int rc = REAL(pthread_once)(o, once_trampoline);
   once_routine = saved_routine;
   once_control = saved_control;
-  if (rc == 0) rsan_icpt_acquire(o); /* every caller, the initialiser included */
+  if (rc == 0) rsan_icpt_acquire_load(o); /* every caller, the initialiser included */
   return rc;
 }
 
@@ -250,7 +263,7 @@ void call_once(once_flag *o, void (*routine)(void)) {
   REAL(call_once)(o, once_trampoline);
   once_routine = saved_routine;
   once_control = saved_control;
-  rsan_icpt_acquire(o);
+  rsan_icpt_acquire_load(o);
 }
 
 /* ---- C11 mtx_* / cnd_* ---- */
@@ -303,4 +316,38 @@ int cnd_signal(cnd_t *c) {
 int cnd_broadcast(cnd_t *c) {
   if (!rsan_icpt_inside()) rsan_icpt_acq_rel(c);
   return REAL(cnd_broadcast)(c);
+}
+
+/* ---- POSIX semaphores (not in the list of architecture.md, but a common hand-off: without
+ * them, code synchronised by a semaphore would be reported). glibc's sem_post and sem_wait
+ * are CAS loops on the semaphore word: post = release that joins (several threads post
+ * before one waits), successful wait = acquire RMW. ---- */
+
+int sem_post(sem_t *s) {
+  if (!rsan_icpt_inside()) rsan_icpt_acq_rel(s);
+  return REAL(sem_post)(s);
+}
+
+int sem_wait(sem_t *s) {
+  int rc = REAL(sem_wait)(s);
+  if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire(s);
+  return rc;
+}
+
+int sem_trywait(sem_t *s) {
+  int rc = REAL(sem_trywait)(s);
+  if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire(s);
+  return rc;
+}
+
+int sem_timedwait(sem_t *__restrict s, const struct timespec *__restrict abstime) {
+  int rc = REAL(sem_timedwait)(s, abstime);
+  if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire(s);
+  return rc;
+}
+
+int sem_clockwait(sem_t *__restrict s, clockid_t clock, const struct timespec *__restrict abstime) {
+  int rc = REAL(sem_clockwait)(s, clock, abstime);
+  if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire(s);
+  return rc;
 }

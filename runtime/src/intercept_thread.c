@@ -57,6 +57,8 @@ static void map_lock(void) {
   while (atomic_exchange_explicit(&map_lock_word, 1, memory_order_acquire) != 0) sched_yield();
 }
 static void map_unlock(void) { atomic_store_explicit(&map_lock_word, 0, memory_order_release); }
+void rsan_icpt_map_lock(void) { map_lock(); }
+void rsan_icpt_map_unlock(void) { map_unlock(); }
 
 static thread_node **map_slot(pthread_t key) {
   uintptr_t h = (uintptr_t)key;

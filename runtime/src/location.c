@@ -70,7 +70,8 @@ static void loc_clear_state(rsan_loc *l) {
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
   l->hist_next = 0;
-  memset(l->hist, 0, sizeof(l->hist));
+  rsan_free(l->hist);
+  l->hist = NULL;
 }
 
 /* A fresh location for addr: W = Wsc = Msc = ⊥ (the init write has timestamp 0). */

@@ -115,7 +115,7 @@ typedef struct rsan_loc {
   rsan_lc Wsc, Msc, WscU, MscU;/* hb_SC side */
   uint32_t nocheck;            /* sync primitive address: checks off */
   uint32_t hist_next;
-  rsan_hist hist[RSAN_HIST];
+  rsan_hist *hist; /* RSAN_HIST entries, allocated at the first write */
   struct rsan_loc *free_next;
 } rsan_loc;
 

@@ -13,6 +13,8 @@ static int next_tid;
 static rsan_spin all_lock;
 static rsan_thread *all_threads;
 
+static void thread_free_clocks(rsan_thread *t);
+
 static rsan_thread *thread_alloc(void) {
   rsan_thread *t = rsan_alloc(sizeof(*t));
   t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
@@ -78,6 +80,9 @@ void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
   rsan_lc_join(&joiner->TaU, &joinee->TcU);
   rsan_lc_join(&joiner->TscU, &joinee->TscU);
   rsan_thread_check_invariants(joiner);
+  /* A thread is joined once, after it has fully exited: its clocks are no longer needed
+   * (the small record stays, a joined thread's clocks read as ⊥). */
+  thread_free_clocks(joinee);
 }
 
 void rsan_thread_check_invariants(const rsan_thread *t) {

@@ -357,11 +357,25 @@ def test_typo_in_user_pyrsan_options_is_a_usage_error(run_pyrsan, tmp_path):
     assert "halt_on_eror" in one_line(proc.stderr)
 
 
-def test_user_pyrsan_options_reach_the_runtime(run_pyrsan, tmp_path):
-    # exitcode is the runtime's; the driver's verdict does not depend on it
+def test_drivers_print_reports_wins_over_the_users(run_pyrsan, tmp_path):
     src = write(tmp_path, "viol.c", VIOLATION_C)
-    proc = run_pyrsan("run", src, env={"PYRSAN_OPTIONS": "exitcode=9:print_reports=1"})
+    out = tmp_path / "out.json"
+    proc = run_pyrsan("run", "--json", out, src, env={"PYRSAN_OPTIONS": "print_reports=1"})
     assert proc.returncode == 66, proc.stderr
-    # print_reports=1 from the user is overridden: each report printed once, by the driver
-    assert proc.stderr.count("SUMMARY: pyrsan") == len(
-        [l for l in proc.stderr.splitlines() if l.startswith("WARNING: pyrsan")])
+    # the runtime stays quiet; the driver prints each distinct report exactly once
+    warnings = [l for l in proc.stderr.splitlines() if l.startswith("WARNING: pyrsan")]
+    assert len(warnings) == len(json.loads(out.read_text())["reports"])
+
+
+def test_sc_accesses_flag_reaches_the_runtime(run_pyrsan, tmp_path):
+    # The same shape with seq_cst accesses: never reported in the default `fenced` model,
+    # reported (seq_cst read as acquire/release, as in RSAN) with --sc-accesses ra.
+    seq_cst = VIOLATION_C.replace("memory_order_release", "memory_order_seq_cst").replace(
+        "memory_order_acquire", "memory_order_seq_cst")
+    src = write(tmp_path, "sbsc.c", seq_cst)
+    out = tmp_path / "out.json"
+    fenced = run_pyrsan("run", "--json", out, src)
+    assert fenced.returncode == 0, fenced.stderr
+    ra = run_pyrsan("run", "--sc-accesses", "ra", "--json", out, src)
+    assert ra.returncode == 66, ra.stderr
+    assert all("sc_accesses=ra" in rep["model"] for rep in json.loads(out.read_text())["reports"])

@@ -112,8 +112,9 @@ def test_cpp_threads_and_std_atomic_run_unchanged(tmp_path, cli_env, stub_runtim
     want, got, err, ll = build_and_run(tmp_path, cli_env, stub_runtime, DATA / "threads.cpp", opt)
     assert got == want == "counter=3000 cas_total=6000 slot_set=1 ready=1\n"
     s = stats(err)
-    # the stub's CAS never fails spuriously, so the counts are exact
-    assert (s["load"], s["store"], s["rmw"], s["cas"], s["fence"]) == (3003, 4, 3001, 3000, 3)
+    # a CAS retries only when another thread got in between (the stub never fails spuriously)
+    assert (s["load"], s["store"], s["rmw"], s["fence"]) == (3003, 4, 3001, 3)
+    assert 3000 <= s["cas"] < 6000
     assert s["ops"][:2] == [1, 3000]
     assert s["bad"] == 0 and s["noframes"] == 0
     assert s["entry"] >= s["exit"] > 0           # invokes get an entry only
@@ -187,8 +188,33 @@ def _big_program(n_funcs: int) -> str:
 
 def test_big_translation_unit_instruments_well_under_a_second(tmp_path):
     ir = compile_to_ir(tmp_path, _big_program(550))  # about 8k lines of C
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the machine is shared
     result = instrument_ir(ir, "big")
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert len(result.sites) >= 550 * 6
     assert elapsed < 1.0, elapsed
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+def test_heavy_cpp_with_exceptions_and_shared_ptr_runs_unchanged(tmp_path, cli_env, stub_runtime, opt):
+    want, got, err, ll = build_and_run(tmp_path, cli_env, stub_runtime, DATA / "heavy.cpp", opt)
+    assert got == want and "hits=380" in got
+    s = stats(err)
+    assert s["bad"] == 0 and s["noframes"] == 0 and s["rmw"] >= 40
+    assert "invoke" in ll and "landingpad" in ll
+
+
+def test_codegen_opt_flag_and_emit_ll(tmp_path, cli_env):
+    src = tmp_path / "k.c"
+    src.write_text("#include <stdatomic.h>\n_Atomic int x;\nint f(void) { return atomic_load(&x); }\n")
+    bc = tmp_path / "k.bc"
+    subprocess.run([CC, "-g", "-O1", "-c", "-emit-llvm", str(src), "-o", str(bc)], check=True)
+    for level in ("0", "3"):
+        obj, ll = tmp_path / ("k%s.o" % level), tmp_path / ("k%s.ll" % level)
+        p = passes_cli(cli_env, bc, "-o", obj, "--module-id", src, "--emit-ll", ll,
+                       "--codegen-opt", level)
+        assert p.returncode == 0, p.stderr
+        assert obj.read_bytes()[:4] == b"\x7fELF"
+        assert "@__rsan_load_4(ptr @x, i32 5," in ll.read_text()
+        syms = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=True).stdout
+        assert re.search(r"U __rsan_load_4", syms) and re.search(r"U __rsan_register_module", syms)

@@ -314,3 +314,23 @@ def test_atomic_library_call_is_unsupported():
     with pytest.raises(UnsupportedIRError) as err:
         instrument_ir(canonical(HEADER + src + DEBUG_TAIL), "m")
     assert str(err.value) == "unsupported call to atomic library function __atomic_load at /src/t.c:4"
+
+
+def test_naked_functions_are_not_bracketed():
+    src = ("define void @n() #0 {\n  call void asm sideeffect \"ret\", \"\"()\n  call void @g(i32 0)\n"
+           "  unreachable\n}\nattributes #0 = { naked noinline }")
+    r = instrument(src, CALL_DECLS)
+    assert "__rsan_func_entry" not in "\n".join(body_of(r.ir_text, "n"))
+
+
+def test_lock_free_query_is_not_an_access():
+    src = ("declare i1 @__atomic_is_lock_free(i64, ptr)\n"
+           "define i1 @f(ptr %p) {\n  %r = call i1 @__atomic_is_lock_free(i64 16, ptr %p)\n  ret i1 %r\n}")
+    r = instrument(src)
+    assert [s.kind for s in r.sites] == ["call"]
+
+
+def test_instrumenting_twice_is_refused():
+    r = instrument("define void @f() {\n  fence seq_cst\n  ret void\n}")
+    with pytest.raises(UnsupportedIRError, match="already instrumented"):
+        instrument_ir(canonical(r.ir_text), "again")

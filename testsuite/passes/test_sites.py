@@ -146,3 +146,22 @@ def test_cpp_quoted_and_mangled_names_use_source_names(tmp_path):
     assert any(f.function == "load" for s in loads for f in s.frames)
     strings = re.findall(r'c"([^"]*)\\00"', r.ir_text)
     assert "flag" in strings and "v" in strings
+
+
+def test_quoted_global_names_from_asm_labels(tmp_path):
+    src = ('#include <stdatomic.h>\n_Atomic int q __asm__("my.q:var");\n'
+           "int f(void) { return atomic_fetch_add(&q, 1); }\n")
+    r = instrument_ir(compile_to_ir(tmp_path, src), "q")
+    verify(r.ir_text)
+    assert '@__rsan_rmw_4(ptr @"my.q:var", i64 %__rsan.1, i32 1, i32 5,' in r.ir_text
+    (line,) = [l for l in r.ir_text.split("\n") if l.startswith("@__rsan.globals")]
+    assert line.count('ptr @"my.q:var", i64 ptrtoint (ptr getelementptr (i32, ptr null, i32 1) to i64)') == 1
+
+
+def test_unsupported_cpp_atomic_names_the_user_line_not_the_library_header(tmp_path):
+    src = ("#include <atomic>\nstd::atomic<__int128> a;\n__int128 f() {\n"
+           "  return a.load(std::memory_order_acquire);\n}\n")
+    from pyrsan.passes import UnsupportedIRError
+    with pytest.raises(UnsupportedIRError) as e:
+        instrument_ir(compile_to_ir(tmp_path, src, name="i.cpp"), "i")
+    assert (e.value.file, e.value.line) == (str(tmp_path / "i.cpp"), 4)

@@ -93,10 +93,14 @@ CLEAN = [
     ("rwlock.c", "timed"),
     ("rwlock.c", "clock"),
     ("barrier.c", "sync"),
+    ("semaphore.c", "sync"),
+    ("semaphore.c", "try"),
     ("spinlock.c", "sync"),
     ("spinlock.c", "trylock"),
     ("once.c", "sync"),
     ("once.c", "c11"),
+    ("once.c", "callers_only"),
+    ("once.c", "c11_callers_only"),
     ("c11_threads.c", "mtx"),
     ("c11_threads.c", "mtx_try"),
     ("c11_threads.c", "mtx_timed"),
@@ -117,6 +121,7 @@ CLEAN = [
     ("before_main.c", "sync"),
     ("std_thread.cpp", "sync"),
     ("std_thread.cpp", "mutex"),
+    ("std_thread.cpp", "condvar"),
 ]
 
 # (program, mode, marker of the reported access, report type, reporting thread id) for the
@@ -129,6 +134,7 @@ REPORTED = [
     ("cond_handoff.c", "signal_other", "load_x", "read", 1),
     ("rwlock.c", "nosync", "load_x", "read", 3),
     ("barrier.c", "nosync", "load_x", "read", 2),
+    ("semaphore.c", "nosync", "load_x", "read", 2),
     ("spinlock.c", "nosync", "load_x", "read", 2),
     ("once.c", "nosync", "load_x", "read", 2),
     ("once.c", "c11_nosync", "load_x", "read", 2),
@@ -143,6 +149,7 @@ REPORTED = [
     ("free_reuse.c", "nosync", "load_x", "read", 2),
     ("before_main.c", "nosync", "load_x", "read", 0),
     ("std_thread.cpp", "nosync", "load_x", "read", 0),
+    ("std_thread.cpp", "condvar_nosync", "load_x", "read", 0),
 ]
 
 
@@ -175,3 +182,12 @@ def test_many_threads_report_each_unsynchronised_turn(programs, tmp_path):
     # and never one by the first worker (thread 1), which had nobody before it.
     assert threads, result.describe()
     assert 1 not in threads and threads <= set(range(2, 65)), result.describe()
+
+
+def test_forked_child_can_use_threads_and_locks(programs, tmp_path):
+    """fork while other threads are inside the interceptors; every child creates and joins a
+    thread, locks, signals and frees, then exits 0 (no inherited interceptor lock)."""
+    exe = programs("fork_child.c")
+    result = ib.run_program(exe, [], tmp_path, timeout=120)
+    assert result.returncode == 0, result.describe()
+    assert result.reports == (), result.describe()

@@ -1,0 +1,34 @@
+// robust: yes
+// reason: the second writes are RMWs: an RMW cannot be placed mo-before a write it did not read from (ATOMICITY), so no SC-violating mo exists
+// 2+2W where every store is an acq_rel atomic_exchange.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+atomic_int x, y;
+int r0, r1, r2, r3;
+
+static void *t1(void *arg) {
+  (void)arg;
+  r0 = atomic_exchange_explicit(&x, 1, memory_order_acq_rel);
+  r1 = atomic_exchange_explicit(&y, 2, memory_order_acq_rel);
+  return NULL;
+}
+
+static void *t2(void *arg) {
+  (void)arg;
+  r2 = atomic_exchange_explicit(&y, 1, memory_order_acq_rel);
+  r3 = atomic_exchange_explicit(&x, 2, memory_order_acq_rel);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[2];
+  void *(*fn[2])(void *) = {t1, t2};
+  for (int i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, fn[i], NULL);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  printf("r0=%d r1=%d r2=%d r3=%d\n", r0, r1, r2, r3);
+  return 0;
+}

@@ -1,0 +1,34 @@
+// robust: yes
+// reason: an acquire weak CAS (acquire on failure too, so a spurious failure also synchronises): as mp_relacq
+// MP where the flag is consumed by a weak CAS(y, 1 -> 2), acquire on success and on failure.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+atomic_int x, y;
+int r0, r1;
+
+static void *t1(void *arg) {
+  (void)arg;
+  atomic_store_explicit(&x, 1, memory_order_relaxed);
+  atomic_store_explicit(&y, 1, memory_order_release);
+  return NULL;
+}
+
+static void *t2(void *arg) {
+  (void)arg;
+  { int e = 1; r0 = atomic_compare_exchange_weak_explicit(&y, &e, 2, memory_order_acquire, memory_order_acquire); }
+  r1 = atomic_load_explicit(&x, memory_order_relaxed);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[2];
+  void *(*fn[2])(void *) = {t1, t2};
+  for (int i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, fn[i], NULL);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  printf("r0=%d r1=%d\n", r0, r1);
+  return 0;
+}

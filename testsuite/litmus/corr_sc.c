@@ -1,0 +1,39 @@
+// robust: yes
+// reason: a single location: coherence (per-location SC) holds for every atomic order, so every RC20 execution is SC
+// CoRR: two writers of x, one thread reading x twice; seq_cst.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+atomic_int x;
+int r0, r1;
+
+static void *t1(void *arg) {
+  (void)arg;
+  atomic_store(&x, 1);
+  return NULL;
+}
+
+static void *t2(void *arg) {
+  (void)arg;
+  atomic_store(&x, 2);
+  return NULL;
+}
+
+static void *t3(void *arg) {
+  (void)arg;
+  r0 = atomic_load(&x);
+  r1 = atomic_load(&x);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[3];
+  void *(*fn[3])(void *) = {t1, t2, t3};
+  for (int i = 0; i < 3; i++)
+    pthread_create(&th[i], NULL, fn[i], NULL);
+  for (int i = 0; i < 3; i++)
+    pthread_join(th[i], NULL);
+  printf("r0=%d r1=%d\n", r0, r1);
+  return 0;
+}

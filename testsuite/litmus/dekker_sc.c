@@ -1,0 +1,44 @@
+// robust: yes
+// reason: all accesses seq_cst (fenced model): SC fences around every access
+// Dekker's mutual exclusion with the default seq_cst atomic_load/atomic_store.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+atomic_int flag[2], turn, counter;
+
+static void *thread(void *arg) {
+  int me = (int)(intptr_t)arg, other = 1 - me;
+  for (;;) {
+    atomic_store(&flag[me], 1);
+    int o = atomic_load(&flag[other]);
+    int retry = 0;
+    while (o == 1) {
+      if (atomic_load(&turn) != me) {
+        atomic_store(&flag[me], 0);
+        while (atomic_load(&turn) != me)
+          ;
+        retry = 1;
+        break;
+      }
+      o = atomic_load(&flag[other]);
+    }
+    if (!retry)
+      break;
+  }
+  atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed); /* critical section */
+  atomic_store(&turn, other);
+  atomic_store(&flag[me], 0);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[2];
+  for (intptr_t i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, thread, (void *)i);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  printf("counter=%d\n", atomic_load_explicit(&counter, memory_order_relaxed));
+  return 0;
+}

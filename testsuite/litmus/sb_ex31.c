@@ -1,0 +1,37 @@
+// robust: no
+// runs: 60
+// reason: paper Ex. 3.1: as SB both loads may read 0; the location clocks flag it even when t1 runs to completion first
+// The RSAN paper's Ex. 3.1: SB where each thread writes its location again after its load (release/acquire).
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+atomic_int x, y;
+int r0, r1;
+
+static void *t1(void *arg) {
+  (void)arg;
+  atomic_store_explicit(&x, 1, memory_order_release);
+  r0 = atomic_load_explicit(&y, memory_order_acquire); // pyrsan: violation
+  atomic_store_explicit(&x, 2, memory_order_release);
+  return NULL;
+}
+
+static void *t2(void *arg) {
+  (void)arg;
+  atomic_store_explicit(&y, 1, memory_order_release);
+  r1 = atomic_load_explicit(&x, memory_order_acquire); // pyrsan: violation
+  atomic_store_explicit(&y, 2, memory_order_release);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[2];
+  void *(*fn[2])(void *) = {t1, t2};
+  for (int i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, fn[i], NULL);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  printf("r0=%d r1=%d\n", r0, r1);
+  return 0;
+}

@@ -1,0 +1,36 @@
+// robust: yes
+// reason: an SC fence between the store and the load in both threads orders them in RC20 (the F-RMWs are totally ordered, so one thread sees the other's store)
+// Store buffering (SB), relaxed accesses separated by atomic_thread_fence(memory_order_seq_cst).
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+atomic_int x, y;
+int r0, r1;
+
+static void *t1(void *arg) {
+  (void)arg;
+  atomic_store_explicit(&x, 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_seq_cst);
+  r0 = atomic_load_explicit(&y, memory_order_relaxed);
+  return NULL;
+}
+
+static void *t2(void *arg) {
+  (void)arg;
+  atomic_store_explicit(&y, 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_seq_cst);
+  r1 = atomic_load_explicit(&x, memory_order_relaxed);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[2];
+  void *(*fn[2])(void *) = {t1, t2};
+  for (int i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, fn[i], NULL);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  printf("r0=%d r1=%d\n", r0, r1);
+  return 0;
+}

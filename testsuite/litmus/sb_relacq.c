@@ -1,0 +1,39 @@
+// robust: no
+// runs: 1
+// reason: release/acquire do not order a store before a later load: both loads may read 0 (fr;po;fr;po cycle, RC20-consistent, not SC)
+// Store buffering (SB), release stores and acquire loads; t1 runs first, then t2's load of x is flagged.
+#define _POSIX_C_SOURCE 200809L
+#include <time.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+atomic_int x, y;
+int r0, r1;
+
+static void *t1(void *arg) {
+  (void)arg;
+  atomic_store_explicit(&x, 1, memory_order_release);
+  r0 = atomic_load_explicit(&y, memory_order_acquire); // pyrsan: violation
+  return NULL;
+}
+
+static void *t2(void *arg) {
+  (void)arg;
+  /* Not synchronisation (no effect on the verdict): lets t1 finish first under the OS scheduler. */
+  nanosleep(&(struct timespec){0, 5 * 1000000L}, NULL);
+  atomic_store_explicit(&y, 1, memory_order_release);
+  r1 = atomic_load_explicit(&x, memory_order_acquire); // pyrsan: violation
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[2];
+  void *(*fn[2])(void *) = {t1, t2};
+  for (int i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, fn[i], NULL);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  printf("r0=%d r1=%d\n", r0, r1);
+  return 0;
+}

@@ -1,0 +1,34 @@
+// robust: yes
+// reason: under sc_accesses=fenced each seq_cst access is F_sc;access;F_sc, and SB with SC fences between store and load is robust
+// Store buffering (SB), all accesses seq_cst through the generic atomic_load/atomic_store (default order).
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+atomic_int x, y;
+int r0, r1;
+
+static void *t1(void *arg) {
+  (void)arg;
+  atomic_store(&x, 1);
+  r0 = atomic_load(&y);
+  return NULL;
+}
+
+static void *t2(void *arg) {
+  (void)arg;
+  atomic_store(&y, 1);
+  r1 = atomic_load(&x);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[2];
+  void *(*fn[2])(void *) = {t1, t2};
+  for (int i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, fn[i], NULL);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  printf("r0=%d r1=%d\n", r0, r1);
+  return 0;
+}
