@@ -1,4 +1,17 @@
-"""pyrsan.passes: the instrumentation of LLVM IR for the pyrsan runtime."""
+"""pyrsan.passes: the instrumentation of LLVM IR for the pyrsan runtime.
+
+    result = instrument_ir(str(llvm_module), "/abs/path/app.c")   # -> InstrumentResult
+    emit_object(result.ir_text, "app.rsan.o", opt=2)
+
+or, as the driver does (in a subprocess, since llvmlite aborts on LLVM assertions):
+
+    python -m pyrsan.passes app.bc -o app.rsan.o --module-id /abs/path/app.c [--emit-ll x.ll]
+
+Layout: syntax (every IR regex), model (the module -> functions -> lines model), debuginfo
+(frames from !DILocation), sites (site ids and rows), the passes atomics, calls (shadow call
+stack) and registration (site table, globals, module constructor), instrument (the pipeline),
+codegen (reading IR files, emitting objects).
+"""
 from .codegen import emit_object
 from .instrument import instrument_ir
 from .results import Frame, InstrumentResult, Site, UnsupportedIRError

@@ -15,7 +15,6 @@ _VALUE_TYPES = {
     "i8": (1, "int"), "i16": (2, "int"), "i32": (4, "int"), "i64": (8, "int"),
     "ptr": (8, "ptr"), "float": (4, "float"), "double": (8, "float"),
 }
-_FLOAT_BITS = {"float": "i32", "double": "i64"}
 
 # `call void @__atomic_store(i64 noundef 24, ptr noundef nonnull @big, ptr noundef nonnull %1, i32 noundef 5)`
 LIBCALL_RE = re.compile(r'@"?(__atomic_\w+|__sync_\w+)"?\(')

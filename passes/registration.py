@@ -38,7 +38,9 @@ class _Strings:
 def module_globals(module: IRModule, debug: DebugInfo) -> list[tuple[str, str, str]]:
     """(IR name, IR type, source name) of the variables this module defines."""
     found = []
-    for line in module.top_level_lines():
+    top = module.top_level_lines()
+    opaque = {l[: l.index(" = type opaque")] for l in top if l.endswith(" = type opaque")}
+    for line in top:
         if not line.startswith("@"):
             continue
         m = GLOBAL_RE.match(line)
@@ -49,16 +51,12 @@ def module_globals(module: IRModule, debug: DebugInfo) -> list[tuple[str, str, s
         if bare.startswith("llvm.") or bare.startswith("__rsan.") or _SKIP_LINKAGE.search(prefix):
             continue
         ty, _ = read_type(rest)
-        if not ty or ty == "opaque" or ty.startswith("%") and _is_opaque(module, ty):
+        if not ty or ty in opaque:
             continue
         dbg = DBG_RE.search(rest)
         source = debug.global_name(dbg.group(1)) if dbg else ""
         found.append(("@" + name, ty, source or unescape_string(bare)))
     return found
-
-
-def _is_opaque(module: IRModule, ty: str) -> bool:
-    return any(l.startswith(ty + " = type opaque") for l in module.top_level_lines())
 
 
 def _frames_global(frames: tuple[Frame, ...], strings: _Strings, cache: dict, lines: list) -> str:

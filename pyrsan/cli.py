@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -196,8 +197,15 @@ def _write_json(path: str, document: dict) -> None:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `pyrsan` console script."""
+    # SIGTERM unwinds like Ctrl-C: the running program's process group is killed and the
+    # temporary directory removed on the way out.
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         code = cli.main(args=argv, prog_name="pyrsan", standalone_mode=False)
     except PyrsanError as error:

@@ -379,3 +379,32 @@ def test_sc_accesses_flag_reaches_the_runtime(run_pyrsan, tmp_path):
     ra = run_pyrsan("run", "--sc-accesses", "ra", "--json", out, src)
     assert ra.returncode == 66, ra.stderr
     assert all("sc_accesses=ra" in rep["model"] for rep in json.loads(out.read_text())["reports"])
+
+
+def test_sigterm_to_pyrsan_kills_the_running_program(pyrsan_cli, pyrsan_env, tmp_path):
+    import signal
+    import time
+
+    pidfile = tmp_path / "pid"
+    src = write(tmp_path, "hang.c", textwrap.dedent(f"""\
+        #include <stdio.h>
+        #include <unistd.h>
+        int main(void) {{
+          FILE *f = fopen("{pidfile}", "w");
+          fprintf(f, "%d\\n", (int)getpid());
+          fclose(f);
+          for (;;) pause();
+        }}
+        """))
+    proc = subprocess.Popen([*pyrsan_cli, "run", str(src)], env=pyrsan_env,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    program_pid = int(pidfile.read_text())
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "pyrsan: interrupted" in stderr
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(program_pid, 0)

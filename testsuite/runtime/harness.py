@@ -20,7 +20,8 @@ import cffi
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-SRC = ROOT / "runtime" / "src"
+# PYRSAN_TEST_RUNTIME_SRC: test another copy of runtime/src (e.g. a mutated one)
+SRC = Path(os.environ.get("PYRSAN_TEST_RUNTIME_SRC", ROOT / "runtime" / "src"))
 INC = ROOT / "runtime" / "include"
 CFLAGS = ["-std=c11", "-O1", "-g", "-fPIC", "-shared", "-fno-omit-frame-pointer",
           "-D_GNU_SOURCE", "-DRSAN_DEBUG", "-pthread", f"-I{INC}", f"-I{SRC}"]

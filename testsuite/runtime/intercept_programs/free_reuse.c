@@ -5,7 +5,10 @@
  *          T2 reads: the int at that address is a new location, no report.
  * realloc: T1 grows b with realloc (it moves), then mallocs the old size again (the old
  *          address comes back, checked): no report.
- * nosync:  nothing is freed: T2's read of b->x is reported. */
+ * shrink:  the atomic is at offset 512 of b and T1 shrinks b to 16 bytes with realloc (in
+ *          place): the bytes past 16 stop being part of the block, so the int there is
+ *          retired too; T2 reads that address (still mapped heap memory): no report.
+ * nosync / shrink_nosync: nothing is freed or shrunk: T2's read is reported. */
 #include <malloc.h>
 #include <pthread.h>
 
@@ -39,10 +42,12 @@ static void *t1(void *arg) {
   (void)arg;
   struct block *b = malloc(sizeof *b);
   CHECK(b != NULL);
-  ST(&b->x, 1);
+  uint32_t *a = strncmp(mode, "shrink", 6) == 0 ? (uint32_t *)((char *)b + 512) : &b->x;
+  ST(a, 1);
   ST(&y, 1);
-  uint32_t *a = &b->x;
-  if (MODE_IS("free")) {
+  if (MODE_IS("shrink")) {
+    CHECK(realloc(b, 16) == (void *)b);
+  } else if (MODE_IS("free")) {
     free(b);
     struct block *b2 = malloc_at(b);
     CHECK((void *)b2 == (void *)b); /* the same memory again */
@@ -64,7 +69,9 @@ static void *t2(void *arg) {
   flag_wait(&t1_done);
   uint32_t ry = LD(&y);
   uint32_t rx = LD(__atomic_load_n(&addr, __ATOMIC_SEQ_CST)); /* @load_x */
-  CHECK(ry == 1 && rx == (MODE_IS("nosync") ? 1u : 0u));
+  CHECK(ry == 1);
+  if (MODE_IS("nosync") || MODE_IS("shrink_nosync")) CHECK(rx == 1);
+  if (MODE_IS("free") || MODE_IS("realloc")) CHECK(rx == 0);
   return NULL;
 }
 
