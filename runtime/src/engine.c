@@ -17,8 +17,6 @@ int rsan_inited;
 int rsan_test_mode;
 static rsan_spin init_lock;
 
-void *rsan_alloc(size_t n);
-extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: an SC fence between the stores: the later fence sees the other thread's first store, so write coherence orders mo as SC does
 // 2+2W, relaxed stores separated by SC fences.
 #include <pthread.h>

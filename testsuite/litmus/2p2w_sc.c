@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: seq_cst stores in the fenced model put SC fences between them: as 2p2w_fenced
 // 2+2W, seq_cst stores.
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: the second writes are RMWs: an RMW cannot be placed mo-before a write it did not read from (ATOMICITY), so no SC-violating mo exists
 // 2+2W where every store is an acq_rel atomic_exchange.
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: an acquire CAS that reads the release store synchronises (success or failure order acquire): as mp_relacq
 // MP where the flag is consumed by a strong CAS(y, 1 -> 2) with acquire success and failure orders.
 #include <pthread.h>

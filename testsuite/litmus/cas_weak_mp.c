@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: an acquire weak CAS (acquire on failure too, so a spurious failure also synchronises): as mp_relacq
 // MP where the flag is consumed by a weak CAS(y, 1 -> 2), acquire on success and on failure.
 #include <pthread.h>

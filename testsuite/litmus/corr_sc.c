@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: a single location: coherence (per-location SC) holds for every atomic order, so every RC20 execution is SC
 // CoRR: two writers of x, one thread reading x twice; seq_cst.
 #include <pthread.h>

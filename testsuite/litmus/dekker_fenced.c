@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: an SC fence after each flag store orders it before the flag load (Rocker submission/ra/dekker-ra.tpl: robust under ra)
 // Dekker's mutual exclusion, release/acquire, with atomic_thread_fence(seq_cst) after each flag store.
 #include <pthread.h>

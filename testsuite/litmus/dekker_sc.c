@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: all accesses seq_cst (fenced model): SC fences around every access
 // Dekker's mutual exclusion with the default seq_cst atomic_load/atomic_store.
 #include <pthread.h>

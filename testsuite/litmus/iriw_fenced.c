@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: an SC fence between the two reads of each reader: the fence RMWs are ordered, so the later reader's fence is hb-after the earlier reader's first read (read-read coherence)
 // IRIW, relaxed, with atomic_thread_fence(seq_cst) between the readers' loads.
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: seq_cst accesses in the fenced model put SC fences between the reads: as iriw_fenced
 // IRIW, all seq_cst.
 #include <pthread.h>

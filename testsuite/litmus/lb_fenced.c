@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: the LB outcome needs a po U rf cycle, which RC20 forbids (no out-of-thin-air)
 // Load buffering (LB), relaxed, with SC fences between load and store.
 #include <pthread.h>

@@ -3,9 +3,12 @@
 A test program starts with `//` comment lines:
 
     // robust: yes|no                 expected verdict under the default options (required)
+    // race: yes|no                   data races on plain memory (style.md); every program here
+                                      is race-free and any race report fails its test
     // options: --sc-accesses ra      extra `pyrsan run` flags (optional)
     // runs: N                        executions to make (optional, default DEFAULT_RUNS)
     // reason: ...                    why the verdict holds (RC20 / the algorithm)
+    // functions: f g                 source functions a report's access may name (optional)
     // One line describing the test.
 
 and marks, with trailing comments, the source lines a report may name:
@@ -26,7 +29,7 @@ _HEADER_LINE = re.compile(r"^//\s*([a-z]+)\s*:\s*(.*?)\s*$")
 # `  r1 = atomic_load_explicit(&x, memory_order_acquire); // pyrsan: violation, pyrsan: stale`
 _MARKER = re.compile(r"//.*?\bpyrsan:\s*(violation|stale)\b")
 _MARKER_ANY = re.compile(r"\bpyrsan:\s*(violation|stale)\b")
-_KNOWN_KEYS = {"robust", "options", "runs", "reason", "race"}
+_KNOWN_KEYS = {"robust", "options", "runs", "reason", "race", "functions"}
 
 
 class HeaderError(ValueError):
@@ -43,6 +46,7 @@ class TestProgram:
     description: str
     violation_lines: frozenset[int]
     stale_lines: frozenset[int]
+    functions: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -69,6 +73,8 @@ def parse_program(path: Path) -> TestProgram:
         raise HeaderError(f"{path.name}: no '// robust: yes|no' verdict in the header")
     if fields["robust"] not in ("yes", "no"):
         raise HeaderError(f"{path.name}: verdict must be 'yes' or 'no', not '{fields['robust']}'")
+    if fields.get("race", "no") not in ("yes", "no"):
+        raise HeaderError(f"{path.name}: 'race' must be 'yes' or 'no'")
     runs = DEFAULT_RUNS
     if "runs" in fields:
         if not fields["runs"].isdigit() or int(fields["runs"]) < 1:
@@ -93,6 +99,7 @@ def parse_program(path: Path) -> TestProgram:
         path=path, robust=robust, options=tuple(fields.get("options", "").split()), runs=runs,
         reason=fields.get("reason", ""), description=description,
         violation_lines=frozenset(violation), stale_lines=frozenset(stale),
+        functions=frozenset(fields.get("functions", "").split()),
     )
 
 
@@ -121,6 +128,9 @@ def check_result(program: TestProgram, returncode: int, document: dict) -> list[
         elif access.get("line") not in program.violation_lines:
             problems.append(f"access reported at unmarked line {where} "
                             f"(marked: {sorted(program.violation_lines)})")
+        if program.functions and access.get("function") not in program.functions:
+            problems.append(f"access at {where} reported in function {access.get('function')!r}, "
+                            f"expected one of {sorted(program.functions)}")
         previous = report.get("previous", {})
         if previous.get("initial") or "line" not in previous:
             continue  # the initial value or an older write: no source line to check

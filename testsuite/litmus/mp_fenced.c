@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: a release fence before the relaxed flag store and an acquire fence after the relaxed flag load synchronise (fence-fence sw)
 // Message passing (MP), relaxed accesses with atomic_thread_fence(release) / atomic_thread_fence(acquire).
 #include <pthread.h>

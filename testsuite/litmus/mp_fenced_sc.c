@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: SC fences include the release and acquire fence parts, so this is mp_fenced
 // Message passing (MP), relaxed accesses with seq_cst fences on both sides.
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: the acquire load that reads the release store of y synchronises, so x=1 is visible (paper Fig. 1: MP is robust)
 // Message passing (MP): relaxed data x, release store / acquire load of the flag y.
 #include <pthread.h>

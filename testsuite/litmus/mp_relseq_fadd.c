@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: t2's relaxed fetch_add continues t1's release sequence, so t3's acquire load reading 2 synchronises with t1 and sees x=1
 // MP through a release sequence: t1 releases y=1, t2 does a relaxed fetch_add(y,1), t3 acquires y.
 #include <pthread.h>

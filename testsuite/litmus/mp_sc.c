@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: seq_cst accesses (fenced model) synchronise like release/acquire and more: MP is robust
 // Message passing (MP), all accesses seq_cst (generic atomic_load/atomic_store).
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: an SC fence between the flag store and the turn store and one after the turn store order both stores before the loads (checked exhaustively with the location-clock model)
 // Peterson's lock, relaxed accesses, atomic_thread_fence(seq_cst) after the flag store and after the turn store; release unlock.
 #include <pthread.h>

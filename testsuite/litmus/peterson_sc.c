@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: all accesses seq_cst (fenced model: an SC fence around each), which makes every access SC-ordered
 // Peterson's lock with the default seq_cst atomic_load/atomic_store.
 #include <pthread.h>

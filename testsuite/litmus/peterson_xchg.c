@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: the turn update is an acq_rel exchange: RMWs on turn are totally ordered and synchronise (Rocker peterson-ra.tpl: robust under ra and rlx)
 // Peterson's lock where turn is written with atomic_exchange (acq_rel); release flag stores, acquire loads.
 #include <pthread.h>

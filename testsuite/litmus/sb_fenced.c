@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: an SC fence between the store and the load in both threads orders them in RC20 (the F-RMWs are totally ordered, so one thread sees the other's store)
 // Store buffering (SB), relaxed accesses separated by atomic_thread_fence(memory_order_seq_cst).
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: no
+// race: no
 // runs: 1
 // reason: release/acquire do not order a store before a later load: both loads may read 0 (fr;po;fr;po cycle, RC20-consistent, not SC)
 // Store buffering (SB), release stores and acquire loads; t1 runs first, then t2's load of x is flagged.

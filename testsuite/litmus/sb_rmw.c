@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: every access is an RMW: RMWs on a location read their mo-predecessor (ATOMICITY), so the SB outcome needs a po U rf cycle, which RC20 forbids
 // Store buffering (SB) where every access is a relaxed RMW (exchange for the stores, fetch_add 0 for the loads).
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: both threads do an acq_rel RMW on the same location f between store and load, which orders them like a fence (Rocker litmus/ra/sb_rmw.tpl: robust)
 // Store buffering (SB), release/acquire, with an acq_rel fetch_add(f, 0) between each store and load.
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: under sc_accesses=fenced each seq_cst access is F_sc;access;F_sc, and SB with SC fences between store and load is robust
 // Store buffering (SB), all accesses seq_cst through the generic atomic_load/atomic_store (default order).
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: no
+// race: no
 // options: --sc-accesses ra
 // runs: 60
 // reason: with --sc-accesses ra seq_cst accesses are plain release/acquire (RC20 has no SC accesses), so this is sb_relacq

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: release fence in t2 before y=1 and acquire fence in t3 after reading y: fence synchronisation carries x=1
 // WRC, relaxed accesses with a release fence in t2 and an acquire fence in t3.
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: t2's release store of y carries its view (including x=1, read before), t3's acquire load gets it: causality holds
 // Write-to-read causality (WRC), release/acquire.
 #include <pthread.h>

@@ -1,4 +1,5 @@
 // robust: yes
+// race: no
 // reason: seq_cst accesses synchronise at least as release/acquire: as wrc_relacq
 // WRC, all seq_cst.
 #include <pthread.h>

@@ -165,3 +165,14 @@ def test_unsupported_cpp_atomic_names_the_user_line_not_the_library_header(tmp_p
     with pytest.raises(UnsupportedIRError) as e:
         instrument_ir(compile_to_ir(tmp_path, src, name="i.cpp"), "i")
     assert (e.value.file, e.value.line) == (str(tmp_path / "i.cpp"), 4)
+
+
+def test_local_atomics_with_assignment_tracking_verify_and_keep_their_frames(tmp_path):
+    src = ("#include <stdatomic.h>\nvoid use(_Atomic int *);\nint f(void) {\n"
+           "  _Atomic int local = 0;\n  atomic_store_explicit(&local, 1, memory_order_relaxed);\n"
+           "  use(&local);\n  return atomic_load(&local);\n}\n")
+    ir = compile_to_ir(tmp_path, src)
+    assert "!DIAssignID" in ir
+    r = instrument_ir(ir, "l")
+    verify(r.ir_text)
+    assert [(s.kind, s.frames[0].line) for s in r.sites] == [("store", 5), ("load", 7), ("call", 6)]

@@ -133,3 +133,22 @@ def test_unknown_option_exits_2_with_one_line(tmp_path, engine):
     p = run_script(tmp_path, "print_reports=0 bogus_option=1")
     assert p.returncode == 2
     assert p.stderr == "pyrsan: unknown option 'bogus_option' in PYRSAN_OPTIONS\n"
+
+
+def test_site_prefix_collision_warns_once_and_sites_resolve(rt, capfd):
+    ffi = rt.ffi
+    mods = []
+    for name in ("/abs/a.c", "/abs/b.c", "/abs/c.c"):
+        m = ffi.new("rsan_module *")
+        m.abi_version, m.id_prefix = 1, 0x9F3A12C400000000  # same prefix as the harness module
+        n = ffi.new("char[]", name.encode())
+        m.name = n
+        mods.append((m, n))
+        rt.rsan.register_module(m)
+    err = capfd.readouterr().err
+    assert err.count("site id prefix collision") == 1
+    assert "'/abs/litmus.c' and '/abs/a.c'" in err
+    # the first registered module still resolves its sites
+    x = rt.var("x")
+    s = rt.site("ld", 77, "f")
+    assert rt.load(x, site=s) == 0
