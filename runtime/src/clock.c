@@ -54,9 +54,31 @@ void rsan_lc_set_max(rsan_lc *c, uint64_t id, uint64_t ts) {
 
 int rsan_lc_join(rsan_lc *dst, const rsan_lc *src) {
   if (dst == src || src->n == 0) return 0;
-  /* Pass 1: update the common ids in place, count the ids only src has. */
-  uint32_t i = 0, j = 0, extra = 0;
   int changed = 0;
+  if (src->n <= 2 && dst->n > 8) { /* tiny src (e.g. W(x) = x@t): point updates */
+    for (uint32_t k = 0; k < src->n; k++) {
+      uint64_t before = rsan_lc_get(dst, src->e[k].id);
+      if (before < src->e[k].ts) {
+        rsan_lc_set_max(dst, src->e[k].id, src->e[k].ts);
+        changed = 1;
+      }
+    }
+    return changed;
+  }
+  /* Pass 1: update the common ids in place, count the ids only src has. The common case
+   * of identical id sets is a straight, branch-predictable loop. */
+  uint32_t i = 0, j = 0, extra = 0;
+  if (dst->n == src->n) {
+    while (i < dst->n && dst->e[i].id == src->e[i].id) {
+      if (dst->e[i].ts < src->e[i].ts) {
+        dst->e[i].ts = src->e[i].ts;
+        changed = 1;
+      }
+      i++;
+    }
+    if (i == dst->n) return changed;
+    j = i;
+  }
   while (j < src->n) {
     if (i == dst->n) {
       extra += src->n - j;

@@ -187,14 +187,16 @@ static void object_name(char *out, size_t n, uintptr_t addr, int *known) {
   else snprintf(out, n, "0x%llx", (unsigned long long)addr);
 }
 
-/* "sb.c:13" of a site, or "<unknown site>" */
-static void site_short(char *out, size_t n, uint64_t site) {
+/* "sb.c:13" (or "sb.c:13:9" with_col) of a site, or "<unknown site>" */
+static void site_short_col(char *out, size_t n, uint64_t site, int with_col) {
   frames fr;
   frames_build(&fr, site, NULL, 0);
   const rsan_frame *p = frames_primary(&fr);
-  if (p) snprintf(out, n, "%s:%u", basename_of(p->file), p->line);
+  if (p && with_col) snprintf(out, n, "%s:%u:%u", basename_of(p->file), p->line, p->column);
+  else if (p) snprintf(out, n, "%s:%u", basename_of(p->file), p->line);
   else snprintf(out, n, "<unknown site 0x%llx>", (unsigned long long)site);
 }
+static void site_short(char *out, size_t n, uint64_t site) { site_short_col(out, n, site, 0); }
 
 /* ---- deduplication by (access site, previous site, type) ---- */
 typedef struct dkey {
@@ -319,6 +321,10 @@ static void suggestion(buf *b, const rsan_report_info *r, const char *obj) {
     char there[300], bobj[300];
     int known;
     site_short(there, sizeof there, r->before.site);
+    if (!strcmp(there, here)) { /* same line: tell them apart by column */
+      site_short_col(there, sizeof there, r->before.site, 1);
+      site_short_col(here, sizeof here, r->site, 1);
+    }
     object_name(bobj, sizeof bobj, r->before.addr, &known);
     b_printf(b,
              "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "

@@ -7,7 +7,6 @@ name the user's source line, not a libstdc++ header: `access.file` is the .cpp f
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -18,24 +17,16 @@ LITMUS = HERE.parent / "litmus"
 if str(LITMUS) not in sys.path:
     sys.path.insert(0, str(LITMUS))
 
-from litmus_header import check_result, parse_program  # noqa: E402
+from litmus_header import check_result, parse_program, run_through_cli  # noqa: E402
 
 PROGRAMS = sorted(HERE.glob("*.cpp"))
 SYSTEM_PREFIXES = ("/usr/include/", "/usr/lib/", "/usr/local/include/")
 
 
-def run_through_cli(run_pyrsan, program, tmp_path):
-    out = tmp_path / "result.json"
-    proc = run_pyrsan("run", "--runs", program.runs, "--timeout", 20, "--json", out,
-                      *program.options, program.path, timeout=600)
-    assert out.exists(), f"no --json output; stderr:\n{proc.stderr[-3000:]}"
-    return proc.returncode, json.loads(out.read_text()), proc.stderr
-
-
 @pytest.mark.parametrize("path", PROGRAMS, ids=[p.name for p in PROGRAMS])
 def test_cpp_verdict_and_reported_lines(path, run_pyrsan, tmp_path):
     program = parse_program(path)
-    code, document, stderr = run_through_cli(run_pyrsan, program, tmp_path)
+    code, document, stderr = run_through_cli(run_pyrsan, program, tmp_path / "result.json")
     problems = check_result(program, code, document)
     for report in document.get("reports", []):
         access = report.get("access", {})

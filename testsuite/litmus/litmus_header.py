@@ -18,9 +18,11 @@ may be named as the stale (hb-aware) previous write. A robust program has no mar
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 DEFAULT_RUNS = 10
 
@@ -37,7 +39,7 @@ class HeaderError(ValueError):
 
 
 @dataclass(frozen=True)
-class TestProgram:
+class LitmusProgram:
     path: Path
     robust: bool
     options: tuple[str, ...]
@@ -53,7 +55,7 @@ class TestProgram:
         return self.path.name
 
 
-def parse_program(path: Path) -> TestProgram:
+def parse_program(path: Path) -> LitmusProgram:
     """Parse the header and the markers of one test program; HeaderError when malformed."""
     lines = path.read_text(encoding="utf-8").splitlines()
     fields: dict[str, str] = {}
@@ -95,7 +97,7 @@ def parse_program(path: Path) -> TestProgram:
         raise HeaderError(f"{path.name}: a robust program must not carry pyrsan markers")
     if not robust and not violation:
         raise HeaderError(f"{path.name}: a non-robust program needs a '// pyrsan: violation' marker")
-    return TestProgram(
+    return LitmusProgram(
         path=path, robust=robust, options=tuple(fields.get("options", "").split()), runs=runs,
         reason=fields.get("reason", ""), description=description,
         violation_lines=frozenset(violation), stale_lines=frozenset(stale),
@@ -103,7 +105,19 @@ def parse_program(path: Path) -> TestProgram:
     )
 
 
-def check_result(program: TestProgram, returncode: int, document: dict) -> list[str]:
+def run_through_cli(run_pyrsan: Callable, program: LitmusProgram, out: Path,
+                    run_timeout: float = 20) -> tuple[int, dict, str]:
+    """`pyrsan run --runs N --timeout S --json OUT [options] FILE` through the CLI
+    (testsuite/conftest.py's run_pyrsan) -> (exit status, the --json document, stderr)."""
+    proc = run_pyrsan("run", "--runs", program.runs, "--timeout", run_timeout, "--json", out,
+                      *program.options, program.path, timeout=600)
+    if not out.exists():
+        raise AssertionError(f"{program.name}: no --json output (exit {proc.returncode}); "
+                             f"stderr:\n{proc.stderr[-3000:]}")
+    return proc.returncode, json.loads(out.read_text(encoding="utf-8")), proc.stderr
+
+
+def check_result(program: LitmusProgram, returncode: int, document: dict) -> list[str]:
     """Compare a `pyrsan run --json` result with the program's expectations.
 
     Returns the list of problems (empty when the result is as expected)."""

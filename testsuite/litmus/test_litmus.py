@@ -8,7 +8,6 @@ its threads in an order whose sequential schedule reveals the violation, and the
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from litmus_header import HeaderError, check_result, parse_program  # noqa: E402
+from litmus_header import HeaderError, check_result, parse_program, run_through_cli  # noqa: E402
 
 PROGRAMS = sorted(HERE.glob("*.c"))
 
@@ -27,19 +26,10 @@ FAMILIES = ("sb", "mp", "lb", "iriw", "2p2w", "wrc", "corr", "dekker", "peterson
 VARIANTS = ("relacq", "rlx", "sc", "fenced")
 
 
-def run_program_through_cli(run_pyrsan, program, tmp_path):
-    """`pyrsan run --runs N --json OUT [options] FILE` -> (exit status, JSON document, stderr)."""
-    out = tmp_path / "result.json"
-    proc = run_pyrsan("run", "--runs", program.runs, "--timeout", 20, "--json", out,
-                      *program.options, program.path, timeout=600)
-    assert out.exists(), f"no --json output; stderr:\n{proc.stderr[-3000:]}"
-    return proc.returncode, json.loads(out.read_text()), proc.stderr
-
-
 @pytest.mark.parametrize("path", PROGRAMS, ids=[p.name for p in PROGRAMS])
 def test_litmus_verdict_and_reported_lines(path, run_pyrsan, tmp_path):
     program = parse_program(path)
-    code, document, stderr = run_program_through_cli(run_pyrsan, program, tmp_path)
+    code, document, stderr = run_through_cli(run_pyrsan, program, tmp_path / "result.json")
     problems = check_result(program, code, document)
     assert not problems, (
         f"{program.name} ({program.description}; expected robust: "

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import CC, canonical, compile_to_ir, verify
+from passes_helpers import CC, canonical, compile_to_ir, verify
 from pyrsan.passes import Frame, instrument_ir
 from pyrsan.passes.sites import id_prefix_for
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CC, CXX, HERE, compile_to_ir
+from passes_helpers import CC, CXX, HERE, compile_to_ir
 from pyrsan.passes import UnsupportedIRError, instrument_ir
 
 DATA = HERE / "data"

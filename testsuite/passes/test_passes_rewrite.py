@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import canonical, verify
+from passes_helpers import canonical, verify
 from pyrsan.passes import UnsupportedIRError, instrument_ir
 
 HEADER = """target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"

@@ -1,0 +1,35 @@
+// robust: yes
+// race: no
+// reason: sc_accesses=fenced: the seq_cst load's leading SC fence separates it from the relaxed store, as in sb_fenced
+// Store buffering (SB) with relaxed stores and seq_cst loads (checks the leading fence of the fenced model).
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+atomic_int x, y;
+int r0, r1;
+
+static void *t1(void *arg) {
+  (void)arg;
+  atomic_store_explicit(&x, 1, memory_order_relaxed);
+  r0 = atomic_load(&y);
+  return NULL;
+}
+
+static void *t2(void *arg) {
+  (void)arg;
+  atomic_store_explicit(&y, 1, memory_order_relaxed);
+  r1 = atomic_load(&x);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[2];
+  void *(*fn[2])(void *) = {t1, t2};
+  for (int i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, fn[i], NULL);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  printf("r0=%d r1=%d\n", r0, r1);
+  return 0;
+}

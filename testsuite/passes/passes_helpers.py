@@ -1,0 +1,37 @@
+"""Helpers shared by the pass tests (a unique module name: other test directories have a
+conftest.py of their own)."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import llvmlite.binding as llvm
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+CC = os.environ.get("PYRSAN_TEST_CC", "clang-22")
+CXX = os.environ.get("PYRSAN_TEST_CXX", "clang++-22")
+
+
+def canonical(ir_text: str) -> str:
+    """IR text as llvmlite prints it (what the driver hands to instrument_ir)."""
+    return str(llvm.parse_assembly(ir_text))
+
+
+def verify(ir_text: str):
+    module = llvm.parse_assembly(ir_text)
+    module.verify()
+    return module
+
+
+def compile_to_ir(tmp_path: Path, source: str, name: str = "t.c", flags=("-O1",)) -> str:
+    """Compile a C/C++ snippet with clang-22 -g -S -emit-llvm and return llvmlite's text."""
+    src = tmp_path / name
+    src.write_text(source)
+    compiler = CXX if name.endswith(".cpp") else CC
+    std = ["-std=c++17"] if name.endswith(".cpp") else ["-std=c11"]
+    out = tmp_path / (name + ".ll")
+    subprocess.run([compiler, *std, "-g", *flags, "-S", "-emit-llvm", "-Wno-atomic-alignment",
+                    str(src), "-o", str(out)], check=True)
+    return canonical(out.read_text())
