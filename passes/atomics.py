@@ -100,12 +100,12 @@ class _Rewriter:
     def call_with_result(self, ty: str, result: str | None, call: str) -> None:
         """`call i64 ...` whose i64 result is converted to `result` of type ty."""
         if result is None:
-            self.emit("call i64 " + call)
+            self.emit("notail call i64 " + call)
         elif ty == "i64":
-            self.emit("%s = call i64 %s" % (result, call))
+            self.emit("%s = notail call i64 %s" % (result, call))
         else:
             tmp = self.module.fresh()
-            self.emit("%s = call i64 %s" % (tmp, call))
+            self.emit("%s = notail call i64 %s" % (tmp, call))
             self.from_i64(ty, tmp, result)
 
     def use(self, name: str) -> str:
@@ -134,7 +134,7 @@ class _Rewriter:
         sid = self.table.add(self.fn, self.line, "store", order, size)
         v = self.to_i64(ty, value)
         fn = self.use("__rsan_store_%d" % size)
-        self.emit("call void %s(%s, %s, i32 %d, i64 %s)" % (fn, ptr, v, order, i64_literal(sid)))
+        self.emit("notail call void %s(%s, %s, i32 %d, i64 %s)" % (fn, ptr, v, order, i64_literal(sid)))
 
     def atomicrmw(self, rest: str) -> None:
         rest = _strip_words(rest, ("volatile",))
@@ -167,7 +167,7 @@ class _Rewriter:
         d = self.to_i64(ty, desired)
         fn = self.use("__rsan_cas_%d" % size)
         ret = self.module.fresh()
-        self.emit("%s = call { i64, i64 } %s(%s, %s, %s, i32 %d, i32 %d, i32 %d, i64 %s)" % (
+        self.emit("%s = notail call { i64, i64 } %s(%s, %s, %s, i32 %d, i32 %d, i32 %d, i64 %s)" % (
             ret, fn, ptr, e, d, succ, fail, int(weak), i64_literal(sid)))
         if self.line.result is None:
             return
@@ -193,7 +193,7 @@ class _Rewriter:
         singlethread = 1 if scope == "singlethread" else 0
         sid = self.table.add(self.fn, self.line, "fence", order, 0)
         fn = self.use("__rsan_fence")
-        self.emit("call void %s(i32 %d, i32 %d, i64 %s)" % (fn, order, singlethread, i64_literal(sid)))
+        self.emit("notail call void %s(i32 %d, i32 %d, i64 %s)" % (fn, order, singlethread, i64_literal(sid)))
 
 
 def _strip_words(text: str, words: tuple[str, ...]) -> str:

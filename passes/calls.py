@@ -59,10 +59,10 @@ def shadow_call_stack(module: IRModule, table: SiteTable) -> tuple[IRModule, lis
             dbg = ", !dbg %s" % line.dbg if line.dbg else ""
             sid = table.add(fn, line, "call")
             module.used.add("__rsan_func_entry")
-            new = ["  call void @__rsan_func_entry(i64 %s)%s" % (i64_literal(sid), dbg), line.text]
+            new = ["  notail call void @__rsan_func_entry(i64 %s)%s" % (i64_literal(sid), dbg), line.text]
             if line.opcode == "call":
                 module.used.add("__rsan_func_exit")
-                new.append("  call void @__rsan_func_exit()" + dbg)
+                new.append("  notail call void @__rsan_func_exit()" + dbg)
             edits[line.index] = new
         fn.apply(edits)
     return module, table.sites[first:]

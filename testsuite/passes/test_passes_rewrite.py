@@ -56,7 +56,7 @@ def test_load_acquire_becomes_runtime_call_and_trunc_under_the_original_name():
     r = instrument("define i32 @f() {\n  %v = load atomic i32, ptr @x acquire, align 4\n  ret i32 %v\n}")
     sid = r.sites[0].id
     assert body_of(r.ir_text, "f") == [
-        "%%__rsan.1 = call i64 @__rsan_load_4(ptr @x, i32 2, i64 %d)" % (sid - (1 << 64) if sid >> 63 else sid),
+        "%%__rsan.1 = notail call i64 @__rsan_load_4(ptr @x, i32 2, i64 %d)" % (sid - (1 << 64) if sid >> 63 else sid),
         "%v = trunc i64 %__rsan.1 to i32",
         "ret i32 %v",
     ]
@@ -65,7 +65,7 @@ def test_load_acquire_becomes_runtime_call_and_trunc_under_the_original_name():
 
 def test_load_i64_defines_the_result_with_the_call_itself():
     r = instrument("define i64 @f() {\n  %v = load atomic i64, ptr @q seq_cst, align 8\n  ret i64 %v\n}")
-    assert re.fullmatch(r"%v = call i64 @__rsan_load_8\(ptr @q, i32 5, i64 -?\d+\)",
+    assert re.fullmatch(r"%v = notail call i64 @__rsan_load_8\(ptr @q, i32 5, i64 -?\d+\)",
                         body_of(r.ir_text, "f")[0])
 
 
@@ -80,7 +80,7 @@ def test_load_of_each_type_converts_back_from_i64(ty, size, convert):
     r = instrument("define %s @f(ptr %%p) {\n  %%v = load atomic %s, ptr %%p monotonic, align %d\n"
                    "  ret %s %%v\n}" % (ty, ty, size, ty))
     lines = body_of(r.ir_text, "f")
-    assert lines[0].startswith("%%__rsan.1 = call i64 @__rsan_load_%d(ptr %%p, i32 0, " % size)
+    assert lines[0].startswith("%%__rsan.1 = notail call i64 @__rsan_load_%d(ptr %%p, i32 0, " % size)
     assert lines[1:-1] == convert
 
 
@@ -97,7 +97,7 @@ def test_store_of_each_type_zero_extends_the_value(ty, value, expect):
                    "  ret void\n}" % (ty, ty, value, size))
     lines = body_of(r.ir_text, "f")
     assert lines[:-2] == expect
-    assert lines[-2].startswith("call void @__rsan_store_%d(ptr %%p, i64 %%__rsan.1, i32 3, " % size)
+    assert lines[-2].startswith("notail call void @__rsan_store_%d(ptr %%p, i64 %%__rsan.1, i32 3, " % size)
     assert r.sites[0].kind == "store" and r.sites[0].order == "release"
 
 
@@ -105,7 +105,7 @@ def test_store_of_a_constant_expression_keeps_it_intact():
     r = instrument("define void @f() {\n  store atomic i64 ptrtoint (ptr @x to i64), ptr "
                    "getelementptr inbounds (i8, ptr @b, i64 8) seq_cst, align 8\n  ret void\n}")
     line = body_of(r.ir_text, "f")[0]
-    assert line.startswith("call void @__rsan_store_8(ptr getelementptr inbounds (i8, ptr @b, i64 8), "
+    assert line.startswith("notail call void @__rsan_store_8(ptr getelementptr inbounds (i8, ptr @b, i64 8), "
                            "i64 ptrtoint (ptr @x to i64), i32 5, ")
 
 
@@ -138,7 +138,7 @@ def test_cmpxchg_rebuilds_the_pair_under_the_original_name(weak):
     lines = body_of(r.ir_text, "f")
     assert lines[0] == "%__rsan.1 = zext i32 %e to i64"
     assert lines[1] == "%__rsan.2 = zext i32 %d to i64"
-    assert re.fullmatch(r"%%__rsan.3 = call \{ i64, i64 \} @__rsan_cas_4\(ptr %%p, i64 %%__rsan.1, "
+    assert re.fullmatch(r"%%__rsan.3 = notail call \{ i64, i64 \} @__rsan_cas_4\(ptr %%p, i64 %%__rsan.1, "
                         r"i64 %%__rsan.2, i32 4, i32 2, i32 %d, i64 -?\d+\)" % int(weak), lines[2])
     assert lines[3:9] == [
         "%__rsan.4 = extractvalue { i64, i64 } %__rsan.3, 0",
@@ -169,7 +169,7 @@ def test_cmpxchg_on_i64_and_ptr_use_the_8_byte_call():
 def test_fence_passes_order_and_singlethread(order, number, scope, single):
     r = instrument("define void @f() {\n  fence %s%s\n  ret void\n}" % (scope, order))
     line = body_of(r.ir_text, "f")[0]
-    assert re.fullmatch(r"call void @__rsan_fence\(i32 %d, i32 %d, i64 -?\d+\)" % (number, single), line)
+    assert re.fullmatch(r"notail call void @__rsan_fence\(i32 %d, i32 %d, i64 -?\d+\)" % (number, single), line)
     assert r.sites[0].kind == "fence" and r.sites[0].size == 0
 
 
@@ -210,7 +210,7 @@ def test_dbg_value_records_and_quoted_names_are_untouched():
     r = instrument(src, debug=True)
     lines = body_of(r.ir_text, '"f<q>"')
     assert lines[0].startswith('#dbg_value(ptr %"p x"')
-    assert lines[1].startswith('%__rsan.1 = call i64 @__rsan_load_4(ptr %"p x", i32 2, ')
+    assert lines[1].startswith('%__rsan.1 = notail call i64 @__rsan_load_4(ptr %"p x", i32 2, ')
     assert re.fullmatch(r'%"v:1" = trunc i64 %__rsan.1 to i32, !dbg !\d+', lines[2])
 
 
@@ -241,12 +241,12 @@ def test_calls_are_bracketed_but_not_intrinsics_asm_or_runtime():
     assert [s.kind for s in r.sites] == ["call"] * 3
     lit = lambda i: str(i - (1 << 64) if i >> 63 else i)
     assert lines[:9] == [
-        "call void @__rsan_func_entry(i64 %s)" % lit(ids[0]), "call void @g(i32 1)",
-        "call void @__rsan_func_exit()",
-        "call void @__rsan_func_entry(i64 %s)" % lit(ids[1]), "%r = tail call i32 @h()",
-        "call void @__rsan_func_exit()",
-        "call void @__rsan_func_entry(i64 %s)" % lit(ids[2]), "call void %fp(i32 %r)",
-        "call void @__rsan_func_exit()",
+        "notail call void @__rsan_func_entry(i64 %s)" % lit(ids[0]), "call void @g(i32 1)",
+        "notail call void @__rsan_func_exit()",
+        "notail call void @__rsan_func_entry(i64 %s)" % lit(ids[1]), "%r = tail call i32 @h()",
+        "notail call void @__rsan_func_exit()",
+        "notail call void @__rsan_func_entry(i64 %s)" % lit(ids[2]), "call void %fp(i32 %r)",
+        "notail call void @__rsan_func_exit()",
     ]
     assert lines[9].startswith("call void asm") and lines[10] == "call void @llvm.trap()"
 
@@ -264,7 +264,7 @@ def test_invoke_gets_entry_only_with_the_dbg_of_its_continuation_line():
            "  resume { ptr, i32 } %lp, !dbg !11\n}")
     r = instrument(src, CALL_DECLS, debug=True)
     lines = body_of(r.ir_text, "f")
-    assert re.fullmatch(r"call void @__rsan_func_entry\(i64 -?\d+\), !dbg !\d+", lines[0])
+    assert re.fullmatch(r"notail call void @__rsan_func_entry\(i64 -?\d+\), !dbg !\d+", lines[0])
     assert lines[1] == "invoke void @g(i32 1)"
     assert lines[2].startswith("to label %ok unwind label %bad")
     assert "__rsan_func_exit" not in r.ir_text
