@@ -331,6 +331,14 @@ static void suggestion(buf *b, const rsan_report_info *r, const char *obj) {
              "%s (%s %s %s)",
              r->tid, there, op_name(r->before.op, r->before.rmw_op), op_prep(r->before.op), bobj, here,
              op, op_prep(r->op), obj);
+    /* A fence on one side alone does not close an SB- or MP-shaped cycle: the writer's
+     * thread needs one too, right after the write SC forces this access to see. */
+    if (r->forced_state == 1 && r->forced.tid != r->tid) {
+      char fsite[300];
+      site_short(fsite, sizeof fsite, r->forced.site);
+      b_printf(b, ", and one in thread %d right after %s (the %s %s %s that SC requires it to see)",
+               r->forced.tid, fsite, op_name(r->forced.op, r->forced.rmw_op), op_prep(r->forced.op), obj);
+    }
     return;
   }
   b_printf(b, "strengthen the %s at %s (currently %s)", op, here, rsan_order_name(r->order));

@@ -86,6 +86,8 @@ def test_mp_rlx_reports_the_load_of_x(rt):
     assert r["access"]["line"] == line_of(2, 1)
     assert "between litmus.c:%d (load from y) and litmus.c:%d (load from x)" % (
         line_of(2, 0), line_of(2, 1)) in r["suggestion"]
+    # the writer's side of the cycle needs a fence too, right after the store to x
+    assert "right after litmus.c:%d (the store to x" % line_of(1, 0) in r["suggestion"]
 
 
 def test_mp_rlx_with_release_and_acquire_fences_is_robust(rt):
