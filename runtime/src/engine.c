@@ -18,6 +18,7 @@ int rsan_test_mode;
 static rsan_spin init_lock;
 
 extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_malloc(size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
 
@@ -29,6 +30,12 @@ static void rsan_oom(void) {
 
 void *rsan_alloc(size_t n) {
   void *p = __libc_calloc(1, n ? n : 1);
+  if (!p) rsan_oom();
+  return p;
+}
+
+void *rsan_alloc_raw(size_t n) {
+  void *p = __libc_malloc(n ? n : 1);
   if (!p) rsan_oom();
   return p;
 }
@@ -90,97 +97,123 @@ static inline int mo_rel(int mo) {
 /* ---- invariants (algorithm.md §3.4), debug builds only ---- */
 static inline void loc_check_invariants(const rsan_loc *l) {
 #ifdef RSAN_DEBUG
-  RSAN_ASSERT(rsan_lc_get(&l->W, l->id) == l->stamp);
-  RSAN_ASSERT(rsan_lc_get(&l->Wsc, l->id) == l->stamp);
-  RSAN_ASSERT(rsan_lc_get(&l->WU, l->id) == l->stampU);
-  RSAN_ASSERT(rsan_lc_leq(&l->W, &l->Wsc));
-  RSAN_ASSERT(rsan_lc_leq(&l->Wsc, &l->Msc));
+  RSAN_ASSERT(rsan_clk_get(&l->W, l->id) == l->stamp);
+  RSAN_ASSERT(rsan_clk_get(&l->Wsc, l->id) == l->stamp);
+  RSAN_ASSERT(rsan_clk_getU(&l->W, l->id) == l->stampU);
+  RSAN_ASSERT(rsan_clk_leq(&l->W, &l->Wsc, 1));
+  RSAN_ASSERT(rsan_clk_leq(&l->Wsc, &l->Msc, 1));
 #else
   (void)l;
 #endif
 }
 
-/* ---- hb_SC side: algorithm.md §3.2 ---- */
-static void sc_load(rsan_thread *t, rsan_loc *l) {
-  rsan_lc_join(&l->Msc, &t->Tsc);
-  rsan_lc_join(&t->Tsc, &l->Wsc);
-  rsan_lc_join(&l->MscU, &t->TscU);
-  rsan_lc_join(&t->TscU, &l->WscU);
+/* Clocks are fused with their U twins (rsan_internal.h): each rule below is the rule of
+ * algorithm.md for the plain clock and, in the same call, for its U twin. Where a rule gives
+ * the plain side x@t and the U side nothing (RMW), the call passes tsU = 0 (max with 0).
+ *
+ * Two thread clocks holding the same value (e.g. Tc and Ta after an acquire fence) that get
+ * the same update are updated once and shared again: one copy instead of two. a is the higher
+ * clock (Ta before Tc): a lower clock never gets ahead of a higher one (rsan_internal.h). */
+static inline void set_max2(rsan_clk *a, rsan_clk *b, uint64_t id, uint64_t ts, uint64_t tsU) {
+  if (rsan_clk_same(a, b)) {
+    rsan_clk_set_max(a, id, ts, tsU);
+    rsan_clk_assign(b, a);
+  } else {
+    rsan_clk_set_max(a, id, ts, tsU);
+    rsan_clk_set_max(b, id, ts, tsU);
+  }
 }
 
-/* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment). */
+/* ---- hb_SC side: algorithm.md §3.2 ---- */
+/* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)). */
+static void sc_load(rsan_thread *t, rsan_loc *l) {
+  rsan_clk_join(&l->Msc, &t->Tsc);
+  rsan_clk_join(&t->Tsc, &l->Wsc);
+}
+
+/* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment):
+ * Msc(x) ⊔= x@t; Tsc ⊔= Msc(x); Wsc(x) := Tsc; Msc(x) := Tsc (U: x@tU, or nothing).
+ * Computed as Tsc ⊔= Msc(x); Tsc ⊔= x@t (the same value: Msc(x) is overwritten anyway), so
+ * Msc(x) is never copied; Wsc(x) and Msc(x) then share Tsc's buffer. */
 static void sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
-  rsan_lc_set_max(&l->Msc, l->id, ts);
-  rsan_lc_join(&t->Tsc, &l->Msc);
-  rsan_lc_copy(&l->Wsc, &t->Tsc);
-  rsan_lc_copy(&l->Msc, &t->Tsc);
-  if (tU) rsan_lc_set_max(&l->MscU, l->id, tU);
-  rsan_lc_join(&t->TscU, &l->MscU);
-  rsan_lc_copy(&l->WscU, &t->TscU);
-  rsan_lc_copy(&l->MscU, &t->TscU);
+  rsan_clk_join(&t->Tsc, &l->Msc);
+  rsan_clk_set_max(&t->Tsc, l->id, ts, tU);
+  rsan_clk_assign(&l->Wsc, &t->Tsc);
+  rsan_clk_assign(&l->Msc, &t->Tsc);
 }
 
 /* ---- hb side (RC20): algorithm.md §3.3 ---- */
+/* Load(mo): Ta ⊔= W(x); mo ⊒ acq: Tc ⊔= W(x), else Tc ⊔= W(x)|x (coherence only); U alike. */
 static void hb_load(rsan_thread *t, rsan_loc *l, int mo) {
-  rsan_lc_join(&t->Ta, &l->W);
-  rsan_lc_join(&t->TaU, &l->WU);
+  int same = rsan_clk_same(&t->Tc, &t->Ta);
+  rsan_clk_join(&t->Ta, &l->W);
   if (mo_acq(mo)) {
-    rsan_lc_join(&t->Tc, &l->W);
-    rsan_lc_join(&t->TcU, &l->WU);
-  } else { /* coherence only */
-    rsan_lc_join_restricted(&t->Tc, &l->W, l->id);
-    rsan_lc_join_restricted(&t->TcU, &l->WU, l->id);
+    if (same) /* Tc = Ta before: Tc ⊔ W(x) = Ta ⊔ W(x) */
+      rsan_clk_assign(&t->Tc, &t->Ta);
+    else
+      rsan_clk_join(&t->Tc, &l->W);
+  } else {
+    rsan_clk_join_restricted(&t->Tc, &l->W, l->id);
   }
 }
 
+/* Store(mo): Ta, Tc ⊔= x@t (U: x@tU); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t (a relaxed
+ * store releases only what a release fence did). (W(x) ⊔= x@t first is subsumed.) */
 static void hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU) {
-  rsan_lc_set_max(&t->Ta, l->id, ts);
-  rsan_lc_set_max(&t->Tc, l->id, ts);
-  rsan_lc_set_max(&t->TaU, l->id, tU);
-  rsan_lc_set_max(&t->TcU, l->id, tU);
+  set_max2(&t->Ta, &t->Tc, l->id, ts, tU);
   if (mo_rel(mo)) {
-    rsan_lc_copy(&l->W, &t->Tc);
-    rsan_lc_copy(&l->WU, &t->TcU);
-  } else { /* W(x) := Tr ⊔ x@t: a relaxed store releases only what a release fence did */
-    rsan_lc_copy(&l->W, &t->Tr);
-    rsan_lc_set_max(&l->W, l->id, ts);
-    rsan_lc_copy(&l->WU, &t->TrU);
-    rsan_lc_set_max(&l->WU, l->id, tU);
+    rsan_clk_assign(&l->W, &t->Tc);
+  } else {
+    rsan_clk_assign(&l->W, &t->Tr);
+    rsan_clk_set_max(&l->W, l->id, ts, tU);
   }
 }
 
+/* RMW(mo): W(x) ⊔= x@t; Ta, Tc ⊔= x@t (no U increment). Read part: Ta ⊔= W(x); mo ⊒ acq:
+ * Tc ⊔= W(x), else TcU ⊔= WU(x)|x. Write part, joined (release sequences run through RMWs):
+ * mo ⊒ rel: W(x) ⊔= Tc, else W(x) ⊔= Tr.
+ * Computed with W(x) ⊔= x@t moved to the end (the same values: Ta and Tc get x@t anyway, and
+ * W(x)'s final value contains x@t either through Tc or explicitly), so W(x) is not copied
+ * before it is replaced; the restricted join covers both sides (the plain side is a no-op:
+ * Tc(x) = t already). */
 static void hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts) {
-  rsan_lc_set_max(&l->W, l->id, ts);
-  rsan_lc_set_max(&t->Ta, l->id, ts);
-  rsan_lc_set_max(&t->Tc, l->id, ts);
-  /* read part */
-  rsan_lc_join(&t->Ta, &l->W);
-  rsan_lc_join(&t->TaU, &l->WU);
+  int same = rsan_clk_same(&t->Tc, &t->Ta);
+  rsan_clk_join(&t->Ta, &l->W);
+  rsan_clk_set_max(&t->Ta, l->id, ts, 0);
   if (mo_acq(mo)) {
-    rsan_lc_join(&t->Tc, &l->W);
-    rsan_lc_join(&t->TcU, &l->WU);
+    if (same)
+      rsan_clk_assign(&t->Tc, &t->Ta);
+    else {
+      rsan_clk_join(&t->Tc, &l->W);
+      rsan_clk_set_max(&t->Tc, l->id, ts, 0);
+    }
   } else {
-    rsan_lc_join_restricted(&t->TcU, &l->WU, l->id);
+    rsan_clk_join_restricted(&t->Tc, &l->W, l->id);
+    rsan_clk_set_max(&t->Tc, l->id, ts, 0);
   }
-  /* write part, joined: release sequences run through RMWs */
-  if (mo_rel(mo)) {
-    rsan_lc_join(&l->W, &t->Tc);
-    rsan_lc_join(&l->WU, &t->TcU);
+  if (mo_rel(mo) && mo_acq(mo)) {
+    RSAN_ASSERT(rsan_clk_leq(&l->W, &t->Tc, 3));
+    rsan_clk_assign(&l->W, &t->Tc); /* Tc ⊒ W(x) ⊔ x@t here: W(x) ⊔ x@t ⊔ Tc = Tc */
+  } else if (mo_rel(mo)) {
+    rsan_clk_join(&l->W, &t->Tc);
   } else {
-    rsan_lc_join(&l->W, &t->Tr);
-    rsan_lc_join(&l->WU, &t->TrU);
+    rsan_clk_join(&l->W, &t->Tr);
+    rsan_clk_set_max(&l->W, l->id, ts, 0);
   }
 }
 
 /* ---- fences: algorithm.md §3.3 and architecture.md (SC fence on both sides) ---- */
+/* Tc := Ta (U alike): shares Ta's buffer, nothing when they are already equal */
 static void fence_acq(rsan_thread *t) {
-  rsan_lc_copy(&t->Tc, &t->Ta);
-  rsan_lc_copy(&t->TcU, &t->TaU);
+  if (!rsan_clk_same(&t->Tc, &t->Ta)) rsan_clk_assign(&t->Tc, &t->Ta);
 }
+/* Tr := Tc (U alike) */
 static void fence_rel(rsan_thread *t) {
-  rsan_lc_copy(&t->Tr, &t->Tc);
-  rsan_lc_copy(&t->TrU, &t->TcU);
+  if (!rsan_clk_same(&t->Tr, &t->Tc)) rsan_clk_assign(&t->Tr, &t->Tc);
 }
+/* acquire part; RMW(F, acq_rel) on both sides under the global SC lock (F's entry lives
+ * inline in every clock, so bumping it copies nothing; joins with F's clocks are skipped when
+ * they are known to be contained, e.g. when this thread made the last fence); release part */
 static void fence_sc(rsan_thread *t) {
   fence_acq(t);
   rsan_loc *f = rsan_loc_fence(); /* its lock is the global SC lock */
@@ -401,11 +434,11 @@ static void fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is
   r->size = size;
   r->nstack = rsan_thread_stack(t, fa, r->stack, RSAN_SHADOW_MAX);
   if (is_write) {
-    r->ts_hb = rsan_lc_get(&t->TcU, l->id);
-    r->ts_sc = rsan_lc_get(&t->TscU, l->id);
+    r->ts_hb = rsan_clk_getU(&t->Tc, l->id);
+    r->ts_sc = rsan_clk_getU(&t->Tsc, l->id);
   } else {
-    r->ts_hb = rsan_lc_get(&t->Tc, l->id);
-    r->ts_sc = rsan_lc_get(&t->Tsc, l->id);
+    r->ts_hb = rsan_clk_get(&t->Tc, l->id);
+    r->ts_sc = rsan_clk_get(&t->Tsc, l->id);
   }
   r->prev_state = hist_find(l, is_write, r->ts_hb, &r->prev);
   r->forced_state = hist_find(l, is_write, r->ts_sc, &r->forced);
@@ -422,10 +455,10 @@ static void fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is
 
 /* algorithm.md §3.1 */
 static inline int read_violation(const rsan_thread *t, const rsan_loc *l) {
-  return rsan_lc_get(&t->Tsc, l->id) > rsan_lc_get(&t->Tc, l->id);
+  return rsan_clk_get(&t->Tsc, l->id) > rsan_clk_get(&t->Tc, l->id);
 }
 static inline int write_violation(const rsan_thread *t, const rsan_loc *l) {
-  return rsan_lc_get(&t->TscU, l->id) > rsan_lc_get(&t->TcU, l->id);
+  return rsan_clk_getU(&t->Tsc, l->id) > rsan_clk_getU(&t->Tc, l->id);
 }
 
 static inline int checks_on(const rsan_loc *l) { return rsan_flag.report_robustness && !l->nocheck; }

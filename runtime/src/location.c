@@ -61,12 +61,9 @@ static uint32_t page_lower_bound(const page_rec *pg, uintptr_t addr) {
 }
 
 static void loc_clear_state(rsan_loc *l) {
-  rsan_lc_free(&l->W);
-  rsan_lc_free(&l->WU);
-  rsan_lc_free(&l->Wsc);
-  rsan_lc_free(&l->Msc);
-  rsan_lc_free(&l->WscU);
-  rsan_lc_free(&l->MscU);
+  rsan_clk_release(&l->W);
+  rsan_clk_release(&l->Wsc);
+  rsan_clk_release(&l->Msc);
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
   l->hist_next = 0;

@@ -64,7 +64,9 @@ static inline int rsan_spin_trylock(rsan_spin *l) {
 }
 static inline void rsan_spin_unlock(rsan_spin *l) { __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE); }
 
-/* ---- location clocks (clock.c; paper §5) ---- */
+/* ---- simple location clocks (clock.c; paper §5): sorted (id, ts) arrays. The engine uses
+ * the fused copy-on-write clocks below; these remain as the reference implementation of the
+ * clock operations (testsuite/runtime/test_clock.py). ---- */
 typedef struct rsan_lce {
   uint64_t id; /* location id */
   uint64_t ts; /* timestamp, never 0 inside a clock */
@@ -85,6 +87,99 @@ void rsan_lc_clear(rsan_lc *c);                              /* c := ⊥ (keeps 
 void rsan_lc_free(rsan_lc *c);
 int rsan_lc_leq(const rsan_lc *a, const rsan_lc *b);         /* a ⊑ b */
 int rsan_lc_eq(const rsan_lc *a, const rsan_lc *b);
+
+/* ---- fused, copy-on-write location clocks: what the engine uses (clock.c) ----
+ * Every clock of algorithm.md §2 comes with its U twin and every rule of §3.2/§3.3 applies the
+ * same operation to both (a rule that gives one side x@t gives the other x@tU, or x@0 for an
+ * RMW: max with 0 changes nothing), so one structure holds both: (id, ts, tsU).
+ * Two levels, both reference-counted and copy-on-write: chunks of RSAN_CH_SLOTS consecutive ids
+ * (dense), and a spine (rsan_cbuf): the sorted list of a clock's chunks. `dst := src` shares
+ * src's spine (W(x) := Tc, Wsc(x) := Tsc, ...); a spine or chunk with more than one reference
+ * is immutable; the holder that modifies it copies the spine (pointers only) and the one
+ * chunk it writes. A join compares chunk pointers first, so shared chunks cost nothing.
+ * The entry of the SC-fence location F (id 0), which every SC fence bumps, lives in the holder
+ * itself (f, fU), so fences do not force copies.
+ * Cheap containment, so that joins that change nothing neither scan nor copy (checked for the
+ * whole spine, then chunk by chunk with the same stamps on chunks):
+ *  - the same spine or chunk; src empty;
+ *  - `origin`/`oseq`: a buffer made by a thread clock is its state number oseq. Thread clocks
+ *    only grow (Tc := Ta and Tr := Tc too, since Tr ⊑ Tc ⊑ Ta ⊑ Tsc, §3.4), so such a buffer
+ *    is contained in the same clock now, and in the thread's higher clocks (self encodes the
+ *    thread and the rank Tr < Tc < Ta < Tsc; the engine grows a higher clock before a lower
+ *    one, so the chain holds whenever a join looks);
+ *  - memo pairs (origin, seq): "contains thread clock `origin`'s state seq", so every earlier
+ *    state of it too; memo versions: buffers without an origin already joined (a buffer's
+ *    version changes whenever its content does; versions are never reused).
+ * Debug builds check every skipped join against a full comparison. */
+#define RSAN_CH_SLOTS 32
+typedef struct rsan_chunk { /* the entries of ids [k * RSAN_CH_SLOTS, (k + 1) * RSAN_CH_SLOTS) */
+  uint32_t ref;             /* atomic; > 1: shared and immutable */
+  uint32_t pad;
+  uint64_t origin, oseq;    /* as in rsan_cbuf: a part of state oseq of thread clock origin */
+  uint64_t ts[RSAN_CH_SLOTS], tsU[RSAN_CH_SLOTS]; /* by id % RSAN_CH_SLOTS; 0: absent */
+} rsan_chunk;
+
+typedef struct rsan_slot {
+  uint64_t key; /* id / RSAN_CH_SLOTS */
+  rsan_chunk *c;
+} rsan_slot;
+
+typedef struct rsan_cbuf { /* a spine: the chunks of one clock value */
+  uint32_t ref; /* atomic; > 1: shared and immutable */
+  uint32_t n, cap;
+  uint64_t ver;    /* unique per content state */
+  uint64_t origin; /* the thread clock (rsan_clk.self) this is a state of, 0 if none */
+  uint64_t oseq;   /* that clock's state number */
+  rsan_slot e[];   /* sorted by key */
+} rsan_cbuf;
+
+#define RSAN_MEMO_VER 2
+#define RSAN_MEMO_PAIR 8
+#define RSAN_RANK_TR 0 /* self = 4 * thread serial + rank */
+#define RSAN_RANK_TC 1
+#define RSAN_RANK_TA 2
+#define RSAN_RANK_TSC 3
+typedef struct rsan_memo_pair {
+  uint64_t origin, seq;
+} rsan_memo_pair;
+typedef struct rsan_clk {
+  rsan_cbuf *b;   /* NULL: no entry besides F's */
+  uint64_t f, fU; /* entry of F (id 0) */
+  uint64_t self;  /* thread clocks: 4 * thread serial + rank (they only grow); locations: 0 */
+  uint64_t seq;   /* thread clocks: state number of the last buffer made */
+  uint64_t memo_ver[RSAN_MEMO_VER]; /* buffer versions known to be contained (0: empty) */
+  rsan_memo_pair memo[RSAN_MEMO_PAIR]; /* thread clock states known to be contained */
+  uint32_t memo_ver_next, memo_next;
+} rsan_clk;
+
+void rsan_clk_init(rsan_clk *c, uint64_t self);
+void rsan_clk_release(rsan_clk *c); /* drops the buffer: c := ⊥ (self kept) */
+void rsan_clk_get2(const rsan_clk *c, uint64_t id, uint64_t *ts, uint64_t *tsU);
+static inline uint64_t rsan_clk_get(const rsan_clk *c, uint64_t id) {
+  uint64_t a, b;
+  rsan_clk_get2(c, id, &a, &b);
+  return a;
+}
+static inline uint64_t rsan_clk_getU(const rsan_clk *c, uint64_t id) {
+  uint64_t a, b;
+  rsan_clk_get2(c, id, &a, &b);
+  return b;
+}
+void rsan_clk_set_max(rsan_clk *c, uint64_t id, uint64_t ts, uint64_t tsU); /* c ⊔= id@(ts,tsU) */
+void rsan_clk_join(rsan_clk *dst, const rsan_clk *src);                     /* dst ⊔= src */
+void rsan_clk_join_restricted(rsan_clk *dst, const rsan_clk *src, uint64_t id); /* dst ⊔= src|id */
+void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src); /* dst := src (shares the buffer) */
+/* a ⊑ b on the plain side (which & 1) and/or the U side (which & 2) */
+int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b, int which);
+static inline int rsan_clk_same(const rsan_clk *a, const rsan_clk *b) {
+  return a->b == b->b && a->f == b->f && a->fU == b->fU;
+}
+/* tests: number of references of c's buffer (0 when it has none) */
+uint32_t rsan_clk_refs(const rsan_clk *c);
+rsan_clk *rsan_clk_test_new(uint64_t self); /* tests: a clock on the heap */
+void rsan_clk_test_free(rsan_clk *c);
+void *rsan_alloc_raw(size_t n); /* not zeroed; aborts on failure */
+
 
 /* ---- per-location write history (for reports) ---- */
 #define RSAN_HIST 4       /* writes remembered per location */
@@ -111,8 +206,8 @@ typedef struct rsan_loc {
   uintptr_t addr;
   uint64_t id;
   uint64_t stamp, stampU;      /* algorithm.md §2 */
-  rsan_lc W, WU;               /* hb side */
-  rsan_lc Wsc, Msc, WscU, MscU;/* hb_SC side */
+  rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2) */
+  rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
   uint32_t nocheck;            /* sync primitive address: checks off */
   uint32_t hist_next;
   rsan_hist *hist; /* RSAN_HIST entries, allocated at the first write */
@@ -153,8 +248,7 @@ typedef struct rsan_recent {
 struct rsan_thread {
   int tid;
   uint32_t finished;
-  rsan_lc Tc, Tr, Ta, Tsc;     /* algorithm.md §2 */
-  rsan_lc TcU, TrU, TaU, TscU;
+  rsan_clk Tc, Tr, Ta, Tsc; /* algorithm.md §2, each fused with its U twin */
   uint32_t depth; /* shadow call stack */
   uint64_t shadow_site[RSAN_SHADOW_MAX];
   uintptr_t shadow_frame[RSAN_SHADOW_MAX];
@@ -167,6 +261,8 @@ rsan_thread *rsan_thread_new_root(void);
 void rsan_thread_set_current(rsan_thread *t);
 void rsan_thread_reset_all(void);
 void rsan_thread_check_invariants(const rsan_thread *t);
+/* tests: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU */
+uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, uint64_t id);
 /* Shadow call stack: copies up to max call sites (innermost first) whose recorded frame is
  * above hook_frame; returns how many. */
 uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t *out, uint32_t max);

@@ -45,7 +45,5 @@ RSAN_EXPORT uint64_t __rsan_test_location_count(void) { return rsan_loc_count();
 RSAN_EXPORT uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *addr) {
   uint64_t id = addr ? rsan_loc_peek_id((uintptr_t)addr) : 0;
   if (addr && !id) return 0;
-  const rsan_lc *c[] = {&t->Tc, &t->Tr, &t->Ta, &t->Tsc, &t->TcU, &t->TrU, &t->TaU, &t->TscU};
-  if (which < 0 || which > 7) return 0;
-  return rsan_lc_get(c[which], id);
+  return rsan_thread_clock_get(t, which, id);
 }

@@ -15,9 +15,18 @@ static rsan_thread *all_threads;
 
 static void thread_free_clocks(rsan_thread *t);
 
+/* Unique ids of thread clocks (rsan_clk.self), never reused, not even across test resets:
+ * a buffer made by a thread clock is known to be contained in it (rsan_internal.h). */
+static uint64_t next_clock_serial = 1;
+
 static rsan_thread *thread_alloc(void) {
   rsan_thread *t = rsan_alloc(sizeof(*t));
   t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
+  uint64_t self = 4 * __atomic_fetch_add(&next_clock_serial, 1, __ATOMIC_RELAXED);
+  rsan_clk_init(&t->Tr, self + RSAN_RANK_TR);
+  rsan_clk_init(&t->Tc, self + RSAN_RANK_TC);
+  rsan_clk_init(&t->Ta, self + RSAN_RANK_TA);
+  rsan_clk_init(&t->Tsc, self + RSAN_RANK_TSC);
   rsan_spin_lock(&all_lock);
   t->all_next = all_threads;
   all_threads = t;
@@ -50,12 +59,9 @@ rsan_thread *rsan_thread_create(rsan_thread *parent) {
   rsan_ensure_init();
   rsan_thread *t = thread_alloc();
   if (parent) {
-    rsan_lc_copy(&t->Tc, &parent->Tc);
-    rsan_lc_copy(&t->Ta, &parent->Tc);
-    rsan_lc_copy(&t->Tsc, &parent->Tsc);
-    rsan_lc_copy(&t->TcU, &parent->TcU);
-    rsan_lc_copy(&t->TaU, &parent->TcU);
-    rsan_lc_copy(&t->TscU, &parent->TscU);
+    rsan_clk_assign(&t->Tsc, &parent->Tsc); /* shares the parent's buffers (copy-on-write) */
+    rsan_clk_assign(&t->Ta, &parent->Tc);
+    rsan_clk_assign(&t->Tc, &parent->Tc);
   }
   rsan_thread_check_invariants(t);
   return t;
@@ -73,12 +79,10 @@ void rsan_thread_finish(rsan_thread *t, const void *stack_lo, const void *stack_
  * Tr unchanged. */
 void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
   if (!joiner || !joinee || joiner == joinee) return;
-  rsan_lc_join(&joiner->Tc, &joinee->Tc);
-  rsan_lc_join(&joiner->Ta, &joinee->Tc);
-  rsan_lc_join(&joiner->Tsc, &joinee->Tsc);
-  rsan_lc_join(&joiner->TcU, &joinee->TcU);
-  rsan_lc_join(&joiner->TaU, &joinee->TcU);
-  rsan_lc_join(&joiner->TscU, &joinee->TscU);
+  /* each with its U twin; the higher clock first (rsan_internal.h, origin) */
+  rsan_clk_join(&joiner->Tsc, &joinee->Tsc);
+  rsan_clk_join(&joiner->Ta, &joinee->Tc);
+  rsan_clk_join(&joiner->Tc, &joinee->Tc);
   rsan_thread_check_invariants(joiner);
   /* A thread is joined once, after it has fully exited: its clocks are no longer needed
    * (the small record stays, a joined thread's clocks read as ⊥). */
@@ -88,26 +92,25 @@ void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
 void rsan_thread_check_invariants(const rsan_thread *t) {
 #ifdef RSAN_DEBUG
   /* algorithm.md §3.4 */
-  RSAN_ASSERT(rsan_lc_leq(&t->Tr, &t->Tc));
-  RSAN_ASSERT(rsan_lc_leq(&t->Tc, &t->Ta));
-  RSAN_ASSERT(rsan_lc_leq(&t->Ta, &t->Tsc));
-  RSAN_ASSERT(rsan_lc_leq(&t->TrU, &t->TcU));
-  RSAN_ASSERT(rsan_lc_leq(&t->TcU, &t->TaU));
-  RSAN_ASSERT(rsan_lc_leq(&t->TaU, &t->TscU));
+  RSAN_ASSERT(rsan_clk_leq(&t->Tr, &t->Tc, 3)); /* and TrU ⊑ TcU, ... */
+  RSAN_ASSERT(rsan_clk_leq(&t->Tc, &t->Ta, 3));
+  RSAN_ASSERT(rsan_clk_leq(&t->Ta, &t->Tsc, 3));
 #else
   (void)t;
 #endif
 }
 
 static void thread_free_clocks(rsan_thread *t) {
-  rsan_lc_free(&t->Tc);
-  rsan_lc_free(&t->Tr);
-  rsan_lc_free(&t->Ta);
-  rsan_lc_free(&t->Tsc);
-  rsan_lc_free(&t->TcU);
-  rsan_lc_free(&t->TrU);
-  rsan_lc_free(&t->TaU);
-  rsan_lc_free(&t->TscU);
+  rsan_clk_release(&t->Tc);
+  rsan_clk_release(&t->Tr);
+  rsan_clk_release(&t->Ta);
+  rsan_clk_release(&t->Tsc);
+}
+
+uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, uint64_t id) {
+  const rsan_clk *c[] = {&t->Tc, &t->Tr, &t->Ta, &t->Tsc};
+  if (which < 0 || which > 7) return 0;
+  return which < 4 ? rsan_clk_get(c[which], id) : rsan_clk_getU(c[which - 4], id);
 }
 
 void rsan_thread_reset_all(void) {
