@@ -64,30 +64,6 @@ static inline int rsan_spin_trylock(rsan_spin *l) {
 }
 static inline void rsan_spin_unlock(rsan_spin *l) { __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE); }
 
-/* ---- simple location clocks (clock.c; paper §5): sorted (id, ts) arrays. The engine uses
- * the fused copy-on-write clocks below; these remain as the reference implementation of the
- * clock operations (testsuite/runtime/test_clock.py). ---- */
-typedef struct rsan_lce {
-  uint64_t id; /* location id */
-  uint64_t ts; /* timestamp, never 0 inside a clock */
-} rsan_lce;
-
-typedef struct rsan_lc {
-  rsan_lce *e; /* sorted by id, ids unique */
-  uint32_t n, cap;
-} rsan_lc;
-
-uint64_t rsan_lc_get(const rsan_lc *c, uint64_t id);
-void rsan_lc_set_max(rsan_lc *c, uint64_t id, uint64_t ts); /* c ⊔= id@ts */
-int rsan_lc_join(rsan_lc *dst, const rsan_lc *src);          /* dst ⊔= src; 1 if changed */
-void rsan_lc_join_restricted(rsan_lc *dst, const rsan_lc *src, uint64_t id); /* dst ⊔= src|id */
-void rsan_lc_copy(rsan_lc *dst, const rsan_lc *src);         /* dst := src */
-void rsan_lc_singleton(rsan_lc *c, uint64_t id, uint64_t ts);/* c := id@ts */
-void rsan_lc_clear(rsan_lc *c);                              /* c := ⊥ (keeps capacity) */
-void rsan_lc_free(rsan_lc *c);
-int rsan_lc_leq(const rsan_lc *a, const rsan_lc *b);         /* a ⊑ b */
-int rsan_lc_eq(const rsan_lc *a, const rsan_lc *b);
-
 /* ---- fused, copy-on-write location clocks: what the engine uses (clock.c) ----
  * Every clock of algorithm.md §2 comes with its U twin and every rule of §3.2/§3.3 applies the
  * same operation to both (a rule that gives one side x@t gives the other x@tU, or x@0 for an

@@ -75,18 +75,6 @@ uint64_t __rsan_test_location_id(const void *addr);
 uint64_t __rsan_test_location_count(void);
 uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *addr);
 
-typedef struct rsan_lce { uint64_t id; uint64_t ts; } rsan_lce;
-typedef struct rsan_lc { rsan_lce *e; uint32_t n, cap; } rsan_lc;
-uint64_t rsan_lc_get(const rsan_lc *c, uint64_t id);
-void rsan_lc_set_max(rsan_lc *c, uint64_t id, uint64_t ts);
-int rsan_lc_join(rsan_lc *dst, const rsan_lc *src);
-void rsan_lc_join_restricted(rsan_lc *dst, const rsan_lc *src, uint64_t id);
-void rsan_lc_copy(rsan_lc *dst, const rsan_lc *src);
-void rsan_lc_singleton(rsan_lc *c, uint64_t id, uint64_t ts);
-void rsan_lc_clear(rsan_lc *c);
-void rsan_lc_free(rsan_lc *c);
-int rsan_lc_leq(const rsan_lc *a, const rsan_lc *b);
-int rsan_lc_eq(const rsan_lc *a, const rsan_lc *b);
 
 uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site);
 uint64_t helper_deep_load(int n, uint32_t *p, uint64_t call_site, uint64_t load_site);
