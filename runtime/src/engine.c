@@ -635,6 +635,18 @@ void rsan_sync_acquire(rsan_thread *t, const void *addr) {
   rsan_thread_check_invariants(t);
 }
 
+void rsan_sync_acquire_load(rsan_thread *t, const void *addr) {
+  rsan_ensure_init();
+  if (!t) t = rsan_thread_current();
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)addr);
+  l->nocheck = 1;
+  sc_load(t, l);
+  hb_load(t, l, RSAN_ACQUIRE);
+  loc_check_invariants(l);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+}
+
 void rsan_sync_release(rsan_thread *t, const void *addr) {
   rsan_ensure_init();
   if (!t) t = rsan_thread_current();

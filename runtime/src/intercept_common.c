@@ -40,9 +40,7 @@ void rsan_icpt_acquire(const void *addr) {
 
 void rsan_icpt_acquire_load(const void *addr) {
   rsan_icpt_enter();
-  /* reads 4 bytes of the primitive (every primitive modelled here is at least that large
-   * and 4-byte aligned); site 0: unknown */
-  __rsan_load_4((void *)addr, RSAN_ACQUIRE, 0);
+  rsan_sync_acquire_load(rsan_thread_current(), addr);
   rsan_icpt_leave();
 }
 
@@ -76,7 +74,7 @@ void rsan_icpt_acq_rel(const void *addr) {
   rsan_icpt_enter();
   rsan_thread *t = rsan_thread_current();
   stripe_lock(lock);
-  __rsan_load_4((void *)addr, RSAN_ACQUIRE, 0);
+  rsan_sync_acquire_load(t, addr);
   rsan_sync_release(t, addr);
   stripe_unlock(lock);
   rsan_icpt_leave();

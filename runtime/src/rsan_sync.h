@@ -37,6 +37,10 @@ void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee);
  * unlock / barrier entry / once initialisation = release store). */
 void rsan_sync_acquire(rsan_thread *t, const void *addr);
 void rsan_sync_release(rsan_thread *t, const void *addr);
+/* Where the program only reads the primitive (pthread_once callers, a cond wait's return on
+ * the cond's own address, barrier exit): an acquire load, not an RMW, since an RMW would pass
+ * one reader's SC knowledge to the next and raise false alarms. Checks off, as above. */
+void rsan_sync_acquire_load(rsan_thread *t, const void *addr);
 
 /* free() and thread exit: every location in [p, p + n) is retired; the next access at
  * such an address starts a new location (new id, fresh clocks). No robustness check. */
