@@ -188,7 +188,8 @@ def main() -> int:
                 if est is None:
                     meas[v].exe, meas[v].note = None, why
                 elif est > args.budget:
-                    work_arg = max(1, int(work_arg * args.budget / est))
+                    # 0.7: probes underestimate contended programs (cost grows with length)
+                    work_arg = max(1, int(work_arg * 0.7 * args.budget / est))
                     scaled[prog.name] = (f"work reduced from {arg} to {work_arg}: {v} would "
                                          f"take about {est:.0f} s per run")
         arg = str(work_arg)
