@@ -26,7 +26,7 @@ def read_ir(path: str) -> str:
     return str(module)
 
 
-def emit_object(ir_text: str, path: str, opt: int = 2) -> None:
+def emit_object(ir_text: str, path: str, opt: int = 0) -> None:
     """Parse and verify ir_text, then write a position-independent object file to path."""
     _init()
     module = llvm.parse_assembly(ir_text)
