@@ -171,27 +171,33 @@ def random_program(rnd):
     return Program(*threads)
 
 
+def check_against_transcription(rt, prog, rnd):
+    """Run prog in a random interleaving and mode through the engine and through the Python
+    transcription of algorithm.md §3; both must give the same reports. Returns them."""
+    sched = list(prog.sequential())
+    rnd.shuffle(sched)
+    mode = rnd.choice(["fenced", "ra"])
+    res = run(rt, prog, sched, f"sc_accesses={mode}")
+    m = Model(mode)
+    main = Thr()
+    threads = [Thr(main) for _ in prog.threads]
+    pos = [0] * len(threads)
+    for k in sched:
+        m.op(threads[k], prog.threads[k][pos[k]], (k + 1, pos[k]))
+        pos[k] += 1
+    want = sorted(m.reports)
+    got = sorted(((r["access"]["thread"], r["access"]["line"] - 10 * r["access"]["thread"]),
+                  r["type"], r["timestamps"]["hb"], r["timestamps"]["sc"]) for r in res.reports)
+    # the engine deduplicates by (site, previous write); sites are unique per op here
+    assert got == want, (prog.threads, sched, mode)
+    return want
+
+
 def test_engine_matches_the_algorithm_transcription(rt):
     rnd = random.Random(2025)
     reported = {"read": 0, "write": 0}
     for _ in range(500):
-        prog = random_program(rnd)
-        sched = list(prog.sequential())
-        rnd.shuffle(sched)
-        mode = rnd.choice(["fenced", "ra"])
-        res = run(rt, prog, sched, f"sc_accesses={mode}")
-        m = Model(mode)
-        main = Thr()
-        threads = [Thr(main) for _ in prog.threads]
-        pos = [0] * len(threads)
-        for k in sched:
-            m.op(threads[k], prog.threads[k][pos[k]], (k + 1, pos[k]))
-            pos[k] += 1
-        want = sorted(m.reports)
-        got = sorted(((r["access"]["thread"], r["access"]["line"] - 10 * r["access"]["thread"]),
-                      r["type"], r["timestamps"]["hb"], r["timestamps"]["sc"]) for r in res.reports)
-        # the engine deduplicates by (site, previous write); sites are unique per op here
-        assert got == want, (prog.threads, sched, mode)
+        want = check_against_transcription(rt, random_program(rnd), rnd)
         for r in want:
             reported[r[1]] += 1
     # the corpus must exercise both checks, or this test could not fail

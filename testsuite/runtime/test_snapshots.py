@@ -7,8 +7,8 @@ import random
 import cffi
 import pytest
 
-from harness import Program, build_engine_lib, run
-from test_model import Model, Thr
+from harness import Program, build_engine_lib
+from test_model import check_against_transcription
 
 CLK_CDEF = """
 typedef struct rsan_clk rsan_clk;
@@ -246,20 +246,5 @@ def test_engine_matches_the_transcription_on_programs_with_large_clocks(rt):
     reported = 0
     for _ in range(40):
         prog = random_big_program(rnd, rnd.choice([20, 40]), rnd.choice([2, 3, 4]), rnd.randint(15, 30))
-        sched = list(prog.sequential())
-        rnd.shuffle(sched)
-        mode = rnd.choice(["fenced", "ra"])
-        res = run(rt, prog, sched, f"sc_accesses={mode}")
-        m = Model(mode)
-        main = Thr()
-        threads = [Thr(main) for _ in prog.threads]
-        pos = [0] * len(threads)
-        for k in sched:
-            m.op(threads[k], prog.threads[k][pos[k]], (k + 1, pos[k]))
-            pos[k] += 1
-        want = sorted(m.reports)
-        got = sorted(((r["access"]["thread"], r["access"]["line"] - 10 * r["access"]["thread"]),
-                      r["type"], r["timestamps"]["hb"], r["timestamps"]["sc"]) for r in res.reports)
-        assert got == want, (prog.threads, sched, mode)
-        reported += len(want)
+        reported += len(check_against_transcription(rt, prog, rnd))
     assert reported >= 20, reported
