@@ -1,0 +1,222 @@
+"""The runtime's verdict on a tiny program, over all of its SC interleavings.
+
+The C engine (engine-only build of testsuite/runtime/harness.py) is driven through cffi as
+each thread in turn. Values flow as in a real run: the engine performs every operation on
+real memory, loads return what memory holds and a CAS succeeds iff memory holds the expected
+value. A weak CAS may also fail spuriously under SC (C11 allows it, and Thm 3.1 quantifies
+over every SC run); with spurious=True such a failure is explored too, by handing the engine
+an expected value that memory does not hold (exactly the failure path it runs for a real
+spurious failure: the read check, then the load update with the failure order).
+
+With sc_accesses=fenced a seq_cst access is explored as its three engine steps (SC fence,
+access, SC fence; split_fenced), since a real thread can be preempted between them; run as
+one indivisible step the exploration misses violations (test_differential.py,
+FENCED_SC_STORE).
+
+Reduction: sleep sets (Godefroid). Two steps of different threads are independent when they
+touch no common location, counting the SC-fence location F for SC fences and, with
+sc_accesses=fenced, for seq_cst accesses. Independent steps commute on the engine state
+(each touches only its thread's clocks and its location's clocks), and a check reads only
+those, so every check made in some SC run is also made, with the same outcome, in the
+explored run of the same Mazurkiewicz trace (every prefix extends to a complete run: the
+programs are straight-line and nothing blocks).
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_HARNESS = Path(__file__).resolve().parents[1] / "runtime"
+if str(_HARNESS) not in sys.path:
+    sys.path.insert(0, str(_HARNESS))
+
+import harness  # noqa: E402  (testsuite/runtime/harness.py)
+
+from rc20 import apply_rmw, MASK  # noqa: E402
+
+FLOC = "__F"
+
+
+def split_fenced(threads):
+    """Each seq_cst access as the three engine steps it is made of with sc_accesses=fenced
+    (engine.c op_load & co.): SC fence, the access with the lowered order, SC fence, so that
+    other threads can run between them, as they can in a real run (the runtime holds no
+    lock across the three)."""
+    out = []
+    for t in threads:
+        ops = []
+        for op in t:
+            if op[0] == "cas" and "sc" in (op[4], op[5]):
+                ms = "ar" if op[4] == "sc" else op[4]
+                mf = "acq" if op[5] in ("sc", "ar") else op[5]
+                ops += [("fence", "sc"), op[:4] + (ms, mf, op[6]), ("fence", "sc")]
+            elif op[0] in ("ld", "st", "rmw") and op[-1] == "sc":
+                low = {"ld": "acq", "st": "rel", "rmw": "ar"}[op[0]]
+                ops += [("fence", "sc"), op[:-1] + (low,), ("fence", "sc")]
+            else:
+                ops.append(op)
+        out.append(ops)
+    return out
+
+
+def touched(op, sc: str) -> frozenset:
+    """Locations an op's engine call reads or writes (F for SC fences)."""
+    if op[0] == "fence":
+        return frozenset({FLOC}) if op[1] == "sc" else frozenset()
+    if op[0] == "cas":
+        fenced = sc == "fenced" and "sc" in (op[4], op[5])
+    else:
+        fenced = sc == "fenced" and op[-1] == "sc"
+    return frozenset({op[1], FLOC}) if fenced else frozenset({op[1]})
+
+
+def schedules(threads, sc: str = "fenced", spurious: bool = True):
+    """Complete SC runs, one per Mazurkiewicz trace at least: lists of (thread, outcome),
+    outcome True/False for a CAS (success / failure), None otherwise."""
+    nt = len(threads)
+    locs = [[touched(op, sc) for op in t] for t in threads]
+
+    def enabled(pos, mem):
+        out = []
+        for k in range(nt):
+            if pos[k] >= len(threads[k]):
+                continue
+            op = threads[k][pos[k]]
+            if op[0] == "cas":
+                if mem.get(op[1], 0) == op[2]:
+                    out.append((k, True))
+                    if op[6] and spurious:
+                        out.append((k, False))
+                else:
+                    out.append((k, False))
+            else:
+                out.append((k, None))
+        return out
+
+    def dep(pos, a, b):
+        return a[0] == b[0] or bool(locs[a[0]][pos[a[0]]] & locs[b[0]][pos[b[0]]])
+
+    def step(pos, mem, t):
+        k, ok = t
+        op = threads[k][pos[k]]
+        mem = dict(mem)
+        if op[0] == "st":
+            mem[op[1]] = op[2]
+        elif op[0] == "rmw":
+            mem[op[1]] = apply_rmw(op[2], mem.get(op[1], 0), op[3])
+        elif op[0] == "cas" and ok:
+            mem[op[1]] = op[3] & MASK
+        pos = list(pos)
+        pos[k] += 1
+        return pos, mem
+
+    path: list = []
+
+    def dfs(pos, mem, sleep):
+        en = enabled(pos, mem)
+        if not en:
+            yield list(path)
+            return
+        done = []
+        for t in en:
+            if t in sleep:
+                continue
+            # t stays asleep in the child only while independent steps run
+            child_sleep = {s for s in list(sleep) + done if not dep(pos, s, t)}
+            npos, nmem = step(pos, mem, t)
+            path.append(t)
+            # the sleeping steps keep their thread position: rebase dependence on pos
+            yield from dfs(npos, nmem, child_sleep)
+            path.pop()
+            done.append(t)
+
+    yield from dfs([0] * nt, {}, set())
+
+
+@dataclass
+class Verdict:
+    robust: bool
+    runs: int
+    schedule: list | None = None
+    reports: list = field(default_factory=list)
+
+
+class Engine:
+    """The engine-only runtime library, driven as any thread in any interleaving."""
+
+    def __init__(self, tmpdir=None):
+        ffi, lib = harness.load_engine()
+        self._tmp = None
+        if tmpdir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="pyrsan-diff-")
+            tmpdir = self._tmp.name
+        self.rt = harness.Runtime(ffi, lib, Path(tmpdir))
+        self.ffi, self.lib = ffi, lib
+
+    def run(self, threads, sched, sc: str = "fenced"):
+        """Runs one complete schedule; returns the number of robustness reports."""
+        rt, ffi, rs = self.rt, self.ffi, self.rt.rsan
+        rt.reset(f"sc_accesses={sc}")
+        names = sorted({op[1] for t in threads for op in t if op[0] != "fence"})
+        mem = {n: rt.var(n) for n in names}
+        main = rs.test_new_thread(ffi.NULL)
+        rs.test_set_current(main)
+        ths = [rs.test_new_thread(main) for _ in threads]
+        pos = [0] * len(threads)
+        shadow = {n: 0 for n in names}
+        for k, ok in sched:
+            i = pos[k]
+            op = threads[k][i]
+            fn = f"t{k + 1}"
+            line = harness.line_of(k + 1, i)
+            rs.test_set_current(ths[k])
+            kind = op[0]
+            if kind == "ld":
+                v = rt.load(mem[op[1]], op[2], rt.site("ld", line, fn, op[2]))
+                assert v == shadow[op[1]], "engine memory differs from the SC simulation"
+            elif kind == "st":
+                rt.store(mem[op[1]], op[2], op[3], rt.site("st", line, fn, op[3]))
+                shadow[op[1]] = op[2]
+            elif kind == "rmw":
+                old = rt.rmw(mem[op[1]], op[2], op[3], op[4], rt.site("rmw", line, fn, op[4]))
+                assert old == shadow[op[1]], "engine memory differs from the SC simulation"
+                shadow[op[1]] = apply_rmw(op[2], old, op[3])
+            elif kind == "cas":
+                cur = shadow[op[1]]
+                # a spurious failure: an expected value memory does not hold
+                exp = op[2] if (ok or cur != op[2]) else (cur ^ 0x40000000)
+                old, res = rt.cas(mem[op[1]], exp, op[3], op[4], op[5], op[6],
+                                  rt.site("cas", line, fn, op[4]))
+                assert old == cur and bool(res) == bool(ok), "CAS outcome differs from the schedule"
+                if res:
+                    shadow[op[1]] = op[3]
+            elif kind == "fence":
+                rt.fence(op[1], rt.site("fence", line, fn, op[1]))
+            else:
+                raise ValueError(op)
+            pos[k] += 1
+        rs.test_set_current(main)
+        return int(rs.test_report_count())
+
+    def verdict(self, threads, sc: str = "fenced", spurious: bool = True,
+                stop_at_first: bool = True, split_sc: bool = True) -> Verdict:
+        """split_sc: with sc_accesses=fenced, let other threads run between the leading SC
+        fence, the access and the trailing SC fence of a seq_cst access (see split_fenced);
+        False runs each seq_cst access as one indivisible ABI call."""
+        if split_sc and sc == "fenced":
+            threads = split_fenced(threads)
+        runs = 0
+        first = None
+        for sched in schedules(threads, sc, spurious):
+            runs += 1
+            if self.run(threads, sched, sc):
+                if first is None:
+                    first = Verdict(False, runs, sched, self.rt.reports())
+                if stop_at_first:
+                    return first
+        if first is not None:
+            first.runs = runs
+            return first
+        return Verdict(True, runs)
