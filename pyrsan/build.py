@@ -13,6 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from .errors import BuildError, InstrumentationError, InternalError, UsageError
 from .runtime_build import RuntimeLibrary, ensure_runtime
@@ -74,19 +75,30 @@ def _unsupported_message(stderr: str) -> str:
     return line[len("error:"):].strip() if line.startswith("error:") else line
 
 
+def bitcode_command(toolchain: Toolchain, source: str, bitcode: Path | str, flags: Sequence[str],
+                    include_dir: Path, driver: Sequence[str] | None = None) -> list[str]:
+    """The clang command that compiles ``source`` to bitcode (``-g``; ``-O1`` unless flags
+    have an ``-O``). ``driver`` overrides the compiler chosen from the extension."""
+    opt = () if any(f.startswith("-O") for f in flags) else (DEFAULT_OPT,)
+    compiler = tuple(driver) if driver else toolchain.compiler_for(source)
+    return [*compiler, "-g", *opt, *flags, "-I", str(include_dir),
+            "-c", "-emit-llvm", source, "-o", str(bitcode)]
+
+
 def compile_to_bitcode(toolchain: Toolchain, source: str, bitcode: Path, flags: tuple[str, ...],
                        include_dir: Path) -> None:
-    opt = () if any(f.startswith("-O") for f in flags) else (DEFAULT_OPT,)
-    cmd = [*toolchain.compiler_for(source), "-g", *opt, *flags, "-I", str(include_dir),
-           "-c", "-emit-llvm", source, "-o", str(bitcode)]
+    cmd = bitcode_command(toolchain, source, bitcode, flags, include_dir)
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise BuildError(f"compilation of {source} failed", proc.stderr.rstrip())
 
 
-def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None) -> None:
+def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
+               module_id: str | None = None) -> None:
+    """Instrument ``bitcode`` into the object ``obj`` (module id: the absolute source path
+    unless given; it must be unique per translation unit)."""
     cmd = [sys.executable, "-m", "pyrsan.passes", str(bitcode), "-o", str(obj),
-           "--module-id", os.path.abspath(source)]
+           "--module-id", module_id or os.path.abspath(source)]
     if emit_ll is not None:
         cmd += ["--emit-ll", str(emit_ll)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=_passes_env())
@@ -102,11 +114,16 @@ def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None) -> N
     )
 
 
+def runtime_link_args(runtime: RuntimeLibrary) -> list[str]:
+    """What linking an executable adds (docs/interfaces.md §3; never for -shared outputs)."""
+    return ["-Wl,--whole-archive", str(runtime.archive), "-Wl,--no-whole-archive",
+            "-rdynamic", "-pthread", "-ldl"]
+
+
 def link(toolchain: Toolchain, objects: list[Path], runtime: RuntimeLibrary, output: str,
          cxx: bool) -> None:
     driver = toolchain.cxx if cxx else (toolchain.cc,)
-    cmd = [*driver, *map(str, objects), "-Wl,--whole-archive", str(runtime.archive),
-           "-Wl,--no-whole-archive", "-rdynamic", "-pthread", "-ldl", "-o", output]
+    cmd = [*driver, *map(str, objects), *runtime_link_args(runtime), "-o", output]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise BuildError(f"linking {output} failed", proc.stderr.rstrip())

@@ -1,4 +1,4 @@
-"""The command line: `pyrsan run` and `pyrsan build`. Thin: parse, call, render.
+"""The command line: `pyrsan run`, `pyrsan build` and `pyrsan report`. Thin: parse, call, render.
 
 Every user-caused error is a PyrsanError, caught once in main() and printed as one line
 (plus a compiler's diagnostics when there are some); never a traceback.
@@ -17,8 +17,11 @@ import click
 
 from . import __version__
 from .build import BuildRequest, build_program
-from .errors import EXIT_ERROR, PyrsanError, UsageError
-from .render import error_document, json_document, render_json, render_text
+from .errors import EXIT_CLEAN, EXIT_ERROR, EXIT_REPORTS, PyrsanError, UsageError
+from .render import (error_document, json_document, merged_json_document, render_json, render_merged_text,
+                     render_suppressions, render_text)
+from .reports import find_log_files, merge_logs
+from .sarif import sarif_document
 from .runner import SC_ACCESS_MODES, RunOptions, check_user_options, run_program
 from .runtime_build import runtime_option_names
 
@@ -109,11 +112,13 @@ def cli() -> None:
 @click.option("--json", "json_path", metavar="PATH", help="Write the machine-readable result to PATH.")
 @click.option("--sc-accesses", type=click.Choice(SC_ACCESS_MODES),
               help="How seq_cst accesses are modelled (default fenced; ra = as in RSAN).")
+@click.option("--suppressions", "suppressions", metavar="FILE",
+              help="Suppressions file (robustness:PATTERN / race:PATTERN lines; runtime option suppressions).")
 @_common_build_options
 @click.pass_context
 def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: bool,
-        timeout: float | None, json_path: str | None, sc_accesses: str | None, cc: str | None,
-        keep_temps: bool) -> int:
+        timeout: float | None, json_path: str | None, sc_accesses: str | None,
+        suppressions: str | None, cc: str | None, keep_temps: bool) -> int:
     """Build SOURCE... with instrumentation and run the program, then report.
 
     Example: pyrsan run --runs 20 --json out.json app.c -- arg1
@@ -122,6 +127,8 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
     try:
         known_options = runtime_option_names()
         check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), known_options)
+        if suppressions is not None:
+            _use_suppressions(suppressions)
         os.mkdir(os.path.join(temp_dir, "bin"))
         executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
         build_program(BuildRequest(
@@ -135,6 +142,8 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
             progress=_progress if runs > 1 else None,
         )
         _end_progress(runs)
+        if not result.reports and result.runs and result.runs[0].returncode == EXIT_BAD_OPTIONS:
+            raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
         sys.stderr.write(render_text(result))
         sys.stderr.flush()
         if json_path:
@@ -176,6 +185,66 @@ def build(ctx: click.Context, sources: tuple[str, ...], output: str, cc: str | N
             click.echo(f"pyrsan: temporary files kept in {temp_dir}", err=True)
         else:
             shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+#: The runtime's exit status for a bad option or suppressions file (docs/interfaces.md §2).
+EXIT_BAD_OPTIONS = 86
+
+
+def _use_suppressions(path: str) -> None:
+    """Pass --suppressions to the runtime (option suppressions=, absolute path), after a check
+    that the file is there; its syntax is checked by the runtime at start-up."""
+    if not os.path.isfile(path):
+        raise UsageError(f"{path}: no such suppressions file")
+    if any(c in path for c in ": \t\n"):
+        raise UsageError(f"{path}: a suppressions file path cannot contain ':' or white space")
+    user = os.environ.get("PYRSAN_OPTIONS", "")
+    os.environ["PYRSAN_OPTIONS"] = f"{user}:suppressions={os.path.abspath(path)}" if user else \
+        f"suppressions={os.path.abspath(path)}"
+
+
+@cli.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("logs", nargs=-1, required=True, metavar="LOG...")
+@click.option("--json", "json_out", metavar="OUT", help="Write the merged reports as a JSON document.")
+@click.option("--sarif", "sarif_out", metavar="OUT", help="Write the merged reports as SARIF 2.1.0.")
+@click.option("--source-root", metavar="DIR",
+              help="SARIF: make paths under DIR relative to it (uriBaseId SRCROOT), as code scanning expects.")
+@click.option("--print-suppressions", is_flag=True,
+              help="Print the suppressions that would silence these reports (instead of the reports).")
+@click.option("--suppressions-for", "suppressions_out", metavar="FILE",
+              help="Write the suppressions that would silence these reports to FILE.")
+def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, source_root: str | None,
+           print_suppressions: bool, suppressions_out: str | None) -> int:
+    """Merge the JSON-lines logs (PYRSAN_OPTIONS=json_path=...) of many processes into one
+    deduplicated report. LOG is a file, a directory (its *.jsonl and *.json files) or a
+    glob pattern. Exit status: 0 no report, 66 reports, 2 error.
+
+    Example: pyrsan report build/rsan-logs --sarif pyrsan.sarif --source-root .
+    """
+    try:
+        files = find_log_files(logs)
+    except ValueError as exc:
+        raise UsageError(f"{exc}: no such log file (or nothing matched)") from None
+    try:
+        merged = merge_logs(files)
+    except OSError as exc:
+        raise UsageError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
+    if json_out:
+        _write_json(json_out, merged_json_document(merged))
+    if sarif_out:
+        _write_json(sarif_out, sarif_document(merged.reports, source_root))
+    if suppressions_out:
+        _write_text(suppressions_out, render_suppressions(merged))
+    sys.stdout.write(render_suppressions(merged) if print_suppressions else render_merged_text(merged))
+    sys.stdout.flush()
+    return EXIT_REPORTS if merged.reports else EXIT_CLEAN
+
+
+def _write_text(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _progress(index: int, total: int) -> None:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from . import __version__
-from .reports import DistinctReport, RunResult
+from .reports import DistinctReport, MergedReports, RunResult, suppressed_count, suppression_for
 from .runner import SessionResult
 
 
@@ -41,10 +41,16 @@ def run_problem_lines(result: SessionResult) -> list[str]:
     return lines
 
 
+def session_suppressed(result: SessionResult) -> int:
+    return suppressed_count(r for run in result.runs for r in run.reports)
+
+
 def summary_line(result: SessionResult) -> str:
     runs = _plural(len(result.runs), "run")
+    suppressed = session_suppressed(result)
+    tail = f" ({suppressed} suppressed)" if suppressed else ""
     if not result.reports:
-        return f"pyrsan: no robustness violation found in {runs}"
+        return f"pyrsan: no robustness violation found in {runs}{tail}"
     counts: dict[str, int] = {}
     for report in result.reports:
         counts[report.report.kind] = counts.get(report.report.kind, 0) + 1
@@ -52,7 +58,7 @@ def summary_line(result: SessionResult) -> str:
     for kind, count in counts.items():
         noun = {"robustness": "robustness violation", "race": "data race"}.get(kind, f"{kind} report")
         parts.append(_plural(count, noun))
-    return f"pyrsan: {' and '.join(parts)} in {runs}"
+    return f"pyrsan: {' and '.join(parts)} in {runs}{tail}"
 
 
 def render_text(result: SessionResult) -> str:
@@ -82,6 +88,7 @@ def json_document(result: SessionResult) -> dict[str, Any]:
         "reports": reports,
         "crashes": [_run_entry(r, signal=r.signal) for r in result.crashes],
         "timeouts": [_run_entry(r, seconds=result.timeout) for r in result.timeouts],
+        "suppressed": session_suppressed(result),
         "tool": {"name": "pyrsan", "version": __version__},
     }
 
@@ -101,3 +108,51 @@ def error_document(message: str) -> dict[str, Any]:
 
 def render_json(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2) + "\n"
+
+
+# --- `pyrsan report`: the merged logs of many processes -----------------------------------
+
+
+def merged_summary_line(merged: MergedReports) -> str:
+    processes = f"{merged.processes} process{'' if merged.processes == 1 else 'es'}"
+    tail = f" ({merged.suppressed} suppressed)" if merged.suppressed else ""
+    if not merged.reports:
+        return f"pyrsan: no robustness violation found in {processes}{tail}"
+    counts: dict[str, int] = {}
+    for report in merged.reports:
+        counts[report.report.kind] = counts.get(report.report.kind, 0) + 1
+    parts = []
+    for kind, count in counts.items():
+        noun = {"robustness": "robustness violation", "race": "data race"}.get(kind, f"{kind} report")
+        parts.append(_plural(count, noun))
+    return f"pyrsan: {' and '.join(parts)} in {processes}{tail}"
+
+
+def render_merged_text(merged: MergedReports) -> str:
+    chunks = []
+    for report in merged.reports:
+        text = report.report.text or _fallback_text(report)
+        chunks.append(text if text.endswith("\n") else text + "\n")
+    chunks.append(merged_summary_line(merged) + "\n")
+    return "".join(chunks)
+
+
+def merged_json_document(merged: MergedReports) -> dict[str, Any]:
+    reports = []
+    for report in merged.reports:
+        fields = report.report.public_fields()
+        fields["processes_seen"] = report.runs_seen
+        reports.append(fields)
+    return {
+        "verdict": "violations" if merged.reports else "clean",
+        "processes": merged.processes,
+        "reports": reports,
+        "suppressed": merged.suppressed,
+        "logs": [str(p) for p in merged.files],
+        "tool": {"name": "pyrsan", "version": __version__},
+    }
+
+
+def render_suppressions(merged: MergedReports) -> str:
+    """A suppressions file that silences every report of ``merged``."""
+    return "".join(suppression_for(r.report) + "\n" for r in merged.reports)

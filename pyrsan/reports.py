@@ -117,6 +117,11 @@ class RunResult:
     def crashed(self) -> bool:
         return self.signal is not None and not self.timed_out
 
+    @property
+    def reported(self) -> bool:
+        """Whether the run made a report that was not suppressed."""
+        return any(r.kind != SUPPRESSED_KIND for r in self.reports)
+
 
 @dataclass(frozen=True)
 class DistinctReport:
@@ -124,12 +129,96 @@ class DistinctReport:
     runs_seen: int                  # in how many runs its key occurred
 
 
+#: The runtime's line for a report a suppressions file silenced (docs/interfaces.md §2):
+#: counted, never shown as a report.
+SUPPRESSED_KIND = "suppressed"
+
+
 def deduplicate(runs: Iterable[RunResult]) -> tuple[DistinctReport, ...]:
-    """Distinct reports by key, in order of first appearance, with the runs they occurred in."""
+    """Distinct reports by key, in order of first appearance, with the runs they occurred in
+    (suppressed ones left out)."""
     first: dict[str, Report] = {}
     seen_in: dict[str, set[int]] = {}
     for run in runs:
         for report in run.reports:
+            if report.kind == SUPPRESSED_KIND:
+                continue
             first.setdefault(report.key, report)
             seen_in.setdefault(report.key, set()).add(run.index)
     return tuple(DistinctReport(first[k], len(seen_in[k])) for k in first)
+
+
+def suppressed_count(reports: Iterable[Report]) -> int:
+    """Distinct reports (by key) that a suppression silenced."""
+    return len({r.key for r in reports if r.kind == SUPPRESSED_KIND})
+
+
+# --- merging the JSON logs of many processes (`pyrsan report`) ---------------------------
+
+#: What a directory given to `pyrsan report` contributes.
+LOG_PATTERNS = ("*.jsonl", "*.json")
+
+
+@dataclass(frozen=True)
+class MergedReports:
+    """The distinct reports of many processes' JSON lines (``runs_seen``: in how many
+    processes, i.e. distinct (file, pid) pairs, a key occurred)."""
+
+    reports: tuple[DistinctReport, ...]
+    suppressed: int                 # distinct suppressed reports
+    processes: int                  # distinct (file, pid) pairs that wrote a line
+    files: tuple[Path, ...]
+
+
+def find_log_files(paths: Iterable[str]) -> list[Path]:
+    """Files named on the command line, the ``*.jsonl``/``*.json`` files of directories (not
+    recursive), and glob patterns; ValueError naming a path that matched nothing."""
+    import glob
+
+    found: list[Path] = []
+    for spec in paths:
+        if os.path.isdir(spec):
+            matches = sorted({p for pattern in LOG_PATTERNS for p in Path(spec).glob(pattern) if p.is_file()})
+        elif os.path.isfile(spec):
+            matches = [Path(spec)]
+        else:
+            matches = sorted(Path(p) for p in glob.glob(spec) if os.path.isfile(p))
+        if not matches:
+            raise ValueError(spec)
+        found.extend(m for m in matches if m not in found)
+    return found
+
+
+def merge_logs(files: Iterable[Path]) -> MergedReports:
+    """One deduplicated set of reports from JSON-lines files (lines that are not reports,
+    e.g. a --json document or a truncated line, are skipped)."""
+    files = tuple(files)
+    first: dict[str, Report] = {}
+    seen_in: dict[str, set[tuple[int, Any]]] = {}
+    processes: set[tuple[int, Any]] = set()
+    suppressed: set[str] = set()
+    for index, path in enumerate(files):
+        for report in read_report_file(path):
+            process = (index, report.fields.get("pid"))
+            processes.add(process)
+            if report.kind == SUPPRESSED_KIND:
+                suppressed.add(report.key)
+                continue
+            first.setdefault(report.key, report)
+            seen_in.setdefault(report.key, set()).add(process)
+    reports = tuple(DistinctReport(first[k], len(seen_in[k])) for k in first)
+    return MergedReports(reports, len(suppressed), len(processes), files)
+
+
+def suppression_for(report: Report) -> str:
+    """A suppressions-file line that silences ``report``: its access's ``file:line`` (file by
+    its base name, anchored at the line number), after a comment naming the report."""
+    access = report.fields.get("access") or {}
+    kind = "race" if report.kind == "race" else "robustness"
+    file = os.path.basename(str(access.get("file") or ""))
+    line = access.get("line")
+    function = access.get("function") or "?"
+    comment = f"# {report.kind} ({report.type}) in {function} at {file or '?'}:{line if line else '?'}"
+    if file and isinstance(line, int) and line > 0:
+        return f"{comment}\n{kind}:/{file}:{line}$"
+    return f"{comment}\n{kind}:^{function}$"

@@ -156,6 +156,6 @@ def run_program(
             progress(index, options.runs)
         result = run_once(executable, args, index, options)
         results.append(result)
-        if not options.keep_going and (result.reports or result.crashed or result.timed_out):
+        if not options.keep_going and (result.reported or result.crashed or result.timed_out):
             break
     return SessionResult(tuple(results), deduplicate(results), options.timeout)

@@ -1,36 +1,67 @@
 /* Runtime options from PYRSAN_OPTIONS (docs/interfaces.md §2): one table (name, type,
- * default, help) drives the defaults, the parser and help=1. Values are `name=value`
- * separated by ':' or white space. */
+ * default, help) drives the defaults, the parser and help=1 (and the README's table is
+ * checked against it by testsuite/ci). Values are `name=value` separated by ':' or white
+ * space. A bad option or suppressions file ends the process at start-up with one line on
+ * stderr and exit status RSAN_EXIT_BAD_OPTIONS (86), so that it cannot be mistaken for the
+ * program's own exit status. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "rsan_internal.h"
 
+#define RSAN_EXIT_BAD_OPTIONS 86
+#define RSAN_FLAG_STRING_MAX 512
+
 rsan_flags rsan_flag;
 
-enum flag_type { F_BOOL, F_INT, F_STRING, F_SC_MODE };
+/* Options added by issue 7 that rsan_flags (rsan_internal.h) has no field for; report.c
+ * reads them through the accessors below. */
+static struct {
+  char log_path[RSAN_FLAG_STRING_MAX];
+  char suppressions[RSAN_FLAG_STRING_MAX];
+  int sched;
+  unsigned long long seed;
+} flag_ext;
+
+const char *rsan_flags_log_path(void) { return flag_ext.log_path; }
+const char *rsan_flags_suppressions(void) { return flag_ext.suppressions; }
+
+/* report.c: reads the suppressions file; 0, or -1 with a one-line message in err. */
+int rsan_suppressions_load(const char *path, char *err, size_t errn);
+
+enum flag_type { F_BOOL, F_INT, F_STRING, F_SC_MODE, F_SCHED, F_U64 };
 
 typedef struct flag_desc {
   const char *name;
   int type;
   const char *def;
   const char *help;
-  size_t offset;
+  void *field;
 } flag_desc;
 
-#define FLAG(name, type, def, help) {#name, type, def, help, offsetof(rsan_flags, name)}
+/* FLAG(name, type, default, help, where it is stored: rsan_flag or flag_ext) */
+#define FLAG(name, type, def, help, store) {#name, type, def, help, &store.name}
 static const flag_desc flag_table[] = {
-    FLAG(json_path, F_STRING, "", "append one JSON object per report to this file; %p expands to the pid"),
-    FLAG(print_reports, F_BOOL, "1", "print text report blocks on stderr"),
-    FLAG(halt_on_error, F_BOOL, "0", "exit right after the first report"),
-    FLAG(exitcode, F_INT, "66", "exit status at exit when reports were made"),
-    FLAG(report_robustness, F_BOOL, "1", "robustness reports on/off"),
-    FLAG(report_races, F_BOOL, "1", "data-race reports on/off"),
+    FLAG(json_path, F_STRING, "", "append one JSON object per report to this file; %p expands to the pid", rsan_flag),
+    FLAG(print_reports, F_BOOL, "1", "print text report blocks on stderr", rsan_flag),
+    FLAG(halt_on_error, F_BOOL, "0", "exit right after the first report", rsan_flag),
+    FLAG(exitcode, F_INT, "66", "exit status at exit when reports were made", rsan_flag),
+    FLAG(report_robustness, F_BOOL, "1", "robustness reports on/off", rsan_flag),
+    FLAG(report_races, F_BOOL, "1", "data-race reports on/off", rsan_flag),
     FLAG(sc_accesses, F_SC_MODE, "fenced",
-         "fenced: a seq_cst access is F_sc; access; F_sc. ra: seq_cst treated as acq/rel (RSAN)"),
-    FLAG(verbosity, F_INT, "0", "1: start/exit lines and counters on stderr"),
-    FLAG(help, F_BOOL, "0", "print the options and their defaults on stderr"),
+         "fenced: a seq_cst access is F_sc; access; F_sc. ra: seq_cst treated as acq/rel (RSAN)", rsan_flag),
+    FLAG(log_path, F_STRING, "",
+         "write text reports to <log_path>.<pid> instead of stderr", flag_ext),
+    FLAG(suppressions, F_STRING, "",
+         "suppressions file: lines robustness:PATTERN or race:PATTERN, # comments", flag_ext),
+    FLAG(sched, F_SCHED, "os", "scheduler; only os (the OS scheduler) is available yet", flag_ext),
+    FLAG(seed, F_U64, "0", "seed of the controlled schedulers (accepted, unused with sched=os)", flag_ext),
+    FLAG(verbosity, F_INT, "0", "1: start/exit lines and counters on stderr", rsan_flag),
+    FLAG(help, F_BOOL, "0", "print the options and their defaults on stderr", rsan_flag),
 };
 #define NFLAGS (sizeof flag_table / sizeof flag_table[0])
 
@@ -40,8 +71,9 @@ static void err_line(char *err, size_t errn, const char *what, const char *name,
   snprintf(err, errn, "pyrsan: %s '%.*s' in PYRSAN_OPTIONS%s\n", what, (int)namelen, name, tail);
 }
 
+/* 0; -1 bad value; -2 a value that will exist but is not available yet */
 static int set_flag(const flag_desc *f, const char *v, size_t vn) {
-  char *base = (char *)&rsan_flag + f->offset;
+  char *base = (char *)f->field;
   switch (f->type) {
   case F_BOOL:
     if (vn == 1 && (v[0] == '0' || v[0] == '1')) {
@@ -64,7 +96,7 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
     return 0;
   }
   case F_STRING:
-    if (vn >= sizeof rsan_flag.json_path) return -1;
+    if (vn >= RSAN_FLAG_STRING_MAX) return -1;
     memcpy(base, v, vn);
     base[vn] = 0;
     return 0;
@@ -72,18 +104,52 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
     if (vn == 6 && !strncmp(v, "fenced", 6)) { *(int *)base = RSAN_SC_FENCED; return 0; }
     if (vn == 2 && !strncmp(v, "ra", 2)) { *(int *)base = RSAN_SC_RA; return 0; }
     return -1;
+  case F_SCHED:
+    if (vn == 2 && !strncmp(v, "os", 2)) { *(int *)base = 0; return 0; }
+    if ((vn == 6 && !strncmp(v, "random", 6)) || (vn == 3 && !strncmp(v, "pct", 3)) ||
+        (vn == 3 && !strncmp(v, "dfs", 3)))
+      return -2;
+    return -1;
+  case F_U64: {
+    if (vn == 0 || vn > 20) return -1;
+    unsigned long long x = 0;
+    for (size_t i = 0; i < vn; i++) {
+      if (v[i] < '0' || v[i] > '9') return -1;
+      unsigned d = (unsigned)(v[i] - '0');
+      if (x > (ULLONG_MAX - d) / 10) return -1;
+      x = x * 10 + d;
+    }
+    *(unsigned long long *)base = x;
+    return 0;
+  }
   }
   return -1;
 }
 
 void rsan_flags_defaults(void) {
   memset(&rsan_flag, 0, sizeof rsan_flag);
+  memset(&flag_ext, 0, sizeof flag_ext);
   for (size_t i = 0; i < NFLAGS; i++) set_flag(&flag_table[i], flag_table[i].def, strlen(flag_table[i].def));
 }
 
 static int is_sep(char c) { return c == ':' || c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+static int parse_options(const char *s, char *err, size_t errn);
+
+/* Outside test mode a bad option (or suppressions file) is fatal here, with its own exit
+ * status (docs/interfaces.md §2); test mode gets -1 and the message in err. */
 int rsan_flags_parse(const char *s, char *err, size_t errn) {
+  int rc = parse_options(s, err, errn);
+  if (rc == 0 && flag_ext.suppressions[0] && !rsan_test_mode)
+    rc = rsan_suppressions_load(flag_ext.suppressions, err, errn);
+  if (rc != 0 && !rsan_test_mode) {
+    (void)!write(2, err, strlen(err));
+    _exit(RSAN_EXIT_BAD_OPTIONS);
+  }
+  return rc;
+}
+
+static int parse_options(const char *s, char *err, size_t errn) {
   const char *p = s;
   for (;;) {
     while (*p && is_sep(*p)) p++;
@@ -104,7 +170,15 @@ int rsan_flags_parse(const char *s, char *err, size_t errn) {
     }
     const char *v = ++p;
     while (*p && !is_sep(*p)) p++;
-    if (set_flag(f, v, (size_t)(p - v)) != 0) {
+    int rc = set_flag(f, v, (size_t)(p - v));
+    if (rc == -2) {
+      char tail[200];
+      snprintf(tail, sizeof tail, ": '%.*s' is not available yet (only %s=os)",
+               (int)((p - v) > 100 ? 100 : (p - v)), v, f->name);
+      err_line(err, errn, "option", name, nn, tail);
+      return -1;
+    }
+    if (rc != 0) {
       char tail[200];
       snprintf(tail, sizeof tail, " has a bad value '%.*s'", (int)((p - v) > 100 ? 100 : (p - v)), v);
       err_line(err, errn, "option", name, nn, tail);

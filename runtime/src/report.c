@@ -1,4 +1,5 @@
-/* Robustness reports: deduplication, the ThreadSanitizer-style text block (stderr when
+/* Robustness reports: deduplication, suppressions (ThreadSanitizer-style file, option
+ * suppressions=), the ThreadSanitizer-style text block (stderr, or <log_path>.<pid>, when
  * print_reports=1) and the JSON line of docs/interfaces.md §2 (appended to json_path and
  * written with one write(2) per report), halt_on_error and the exit status at exit.
  * Called without any location lock held; uses only write(2) and the runtime's own memory. */
@@ -15,6 +16,13 @@ static rsan_spin report_lock;
 static uint64_t nreports;
 static int json_fd = -1;
 static int json_failed;
+static uint64_t nsuppressed;
+static int log_fd = -1, log_pid, log_failed;
+
+/* flags.c: options rsan_flags has no field for */
+const char *rsan_flags_log_path(void);
+const char *rsan_flags_suppressions(void);
+int rsan_suppressions_load(const char *path, char *err, size_t errn);
 
 /* ---- growable text buffer ---- */
 typedef struct buf {
@@ -258,6 +266,170 @@ static void json_open(void) {
   }
 }
 
+/* ---- text output: stderr, or <log_path>.<pid> like the sanitizers' log_path ---- */
+static int text_fd(void) {
+  const char *lp = rsan_flags_log_path();
+  if (!lp || !lp[0] || log_failed) return 2;
+  int pid = (int)getpid();
+  if (log_fd >= 0 && log_pid == pid) return log_fd;
+  if (log_fd >= 0) close(log_fd); /* a forked child writes its own file */
+  char path[600];
+  snprintf(path, sizeof path, "%s.%d", lp, pid);
+  log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  log_pid = pid;
+  if (log_fd < 0) {
+    log_failed = 1;
+    char msg[700];
+    int k = snprintf(msg, sizeof msg, "pyrsan: cannot open log_path '%s' for writing; reports go to stderr\n", path);
+    if (k > 0) write_all(2, msg, (size_t)k);
+    return 2;
+  }
+  return log_fd;
+}
+
+/* ---- suppressions (ThreadSanitizer style) ----
+ * Lines `robustness:PATTERN` or `race:PATTERN`, `#` comments, blank lines. PATTERN matches
+ * the function, the file or `file:line` of any frame of the access, of the write it may still
+ * see, or of the write SC forces; `*` matches any text; the pattern is implicitly
+ * `*PATTERN*` unless it starts with `^` or ends with `$`. */
+enum { SUPP_ROBUSTNESS = 1, SUPP_RACE = 2 };
+typedef struct supp {
+  int kind;
+  char *pattern; /* without the kind prefix, as written */
+  uint64_t hits;
+} supp;
+static supp *supps;
+static uint64_t nsupps;
+
+static int glob_match(const char *p, const char *pe, const char *s, const char *se) {
+  const char *star_p = NULL, *star_s = NULL;
+  while (s < se) {
+    if (p < pe && *p == '*') {
+      star_p = ++p;
+      star_s = s;
+    } else if (p < pe && *p == *s) {
+      p++;
+      s++;
+    } else if (star_p) {
+      p = star_p;
+      s = ++star_s;
+    } else {
+      return 0;
+    }
+  }
+  while (p < pe && *p == '*') p++;
+  return p == pe;
+}
+
+/* TSan's TemplateMatch: '^' and '$' anchor, otherwise `*` is implied at that end. */
+static int supp_match_one(const char *pat, const char *str) {
+  if (!str || !str[0]) return 0;
+  size_t n = strlen(pat);
+  int start = n && pat[0] == '^';
+  int end = n > (size_t)start && pat[n - 1] == '$';
+  char full[600];
+  int k = snprintf(full, sizeof full, "%s%.*s%s", start ? "" : "*", (int)(n - (size_t)start - (size_t)end),
+                   pat + start, end ? "" : "*");
+  if (k < 0 || (size_t)k >= sizeof full) return 0;
+  return glob_match(full, full + k, str, str + strlen(str));
+}
+
+static int supp_match_frames(const char *pat, const frames *fr) {
+  char fl[600];
+  for (uint32_t i = 0; i < fr->n; i++) {
+    const rsan_frame *f = fr->f[i];
+    if (supp_match_one(pat, f->function) || supp_match_one(pat, f->file)) return 1;
+    snprintf(fl, sizeof fl, "%s:%u", f->file ? f->file : "", f->line);
+    if (f->file && supp_match_one(pat, fl)) return 1;
+  }
+  return 0;
+}
+
+/* The suppression that matches one of the report's stacks, or NULL. */
+static supp *supp_find(int kind, const frames *const *stacks, int nstacks) {
+  for (uint64_t i = 0; i < nsupps; i++) {
+    if (supps[i].kind != kind) continue;
+    for (int k = 0; k < nstacks; k++)
+      if (stacks[k] && supp_match_frames(supps[i].pattern, stacks[k])) return &supps[i];
+  }
+  return NULL;
+}
+
+static void trim(char **b, char **e) {
+  while (*b < *e && (**b == ' ' || **b == '\t' || **b == '\r')) (*b)++;
+  while (*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r')) (*e)--;
+}
+
+int rsan_suppressions_load(const char *path, char *err, size_t errn) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errn, "pyrsan: cannot read the suppressions file '%s'\n", path);
+    return -1;
+  }
+  buf b = {0};
+  char chunk[4096];
+  ssize_t k;
+  while ((k = read(fd, chunk, sizeof chunk)) > 0) b_putn(&b, chunk, (size_t)k);
+  close(fd);
+  if (!b.p) b_putn(&b, "", 0);
+  uint64_t cap = 0, lineno = 0;
+  for (char *line = b.p; line && *line;) {
+    char *nl = strchr(line, '\n');
+    char *e = nl ? nl : line + strlen(line);
+    char *next = nl ? nl + 1 : NULL;
+    lineno++;
+    char *s = line;
+    trim(&s, &e);
+    if (s < e && *s != '#') {
+      int kind = 0;
+      size_t plen = 0;
+      if ((size_t)(e - s) > 11 && !strncmp(s, "robustness:", 11)) kind = SUPP_ROBUSTNESS, plen = 11;
+      else if ((size_t)(e - s) > 5 && !strncmp(s, "race:", 5)) kind = SUPP_RACE, plen = 5;
+      char *pb = s + plen, *pe = e;
+      trim(&pb, &pe);
+      if (!kind || pb == pe) {
+        snprintf(err, errn,
+                 "pyrsan: suppressions file '%s' line %llu: expected 'robustness:PATTERN' or "
+                 "'race:PATTERN', got '%.*s'\n",
+                 path, (unsigned long long)lineno, (int)((e - s) > 80 ? 80 : (e - s)), s);
+        b_free(&b);
+        return -1;
+      }
+      if (nsupps == cap) {
+        cap = cap ? cap * 2 : 16;
+        supps = rsan_realloc(supps, cap * sizeof(supp));
+      }
+      char *pat = rsan_alloc((size_t)(pe - pb) + 1);
+      memcpy(pat, pb, (size_t)(pe - pb));
+      supps[nsupps].kind = kind;
+      supps[nsupps].pattern = pat;
+      supps[nsupps].hits = 0;
+      nsupps++;
+    }
+    line = next;
+  }
+  b_free(&b);
+  return 0;
+}
+
+/* One JSON line per suppressed (distinct) report, so that the driver can count them. */
+static void json_suppressed(const char *kind, const char *type, const supp *sp, uint64_t site,
+                            uint64_t prev_site) {
+  json_open();
+  if (json_fd < 0) return;
+  buf j = {0};
+  b_printf(&j, "{\"kind\": \"suppressed\", \"pid\": %d, \"report_kind\": \"%s\", \"type\": \"%s\", "
+               "\"suppression\": ",
+           (int)getpid(), kind, type);
+  char full[600];
+  snprintf(full, sizeof full, "%s:%s", sp->kind == SUPP_RACE ? "race" : "robustness", sp->pattern);
+  b_json_str(&j, full);
+  b_printf(&j, ", \"key\": \"0x%016llx/0x%016llx/%s\"}\n", (unsigned long long)site,
+           (unsigned long long)prev_site, type);
+  write_all(json_fd, j.p, j.n);
+  b_free(&j);
+}
+
 /* ---- the report ---- */
 static void describe_write(buf *b, const rsan_hist *h, const char *obj) {
   char where[300];
@@ -363,6 +535,23 @@ void rsan_report_robustness(rsan_report_info *r) {
     rsan_spin_unlock(&report_lock);
     return;
   }
+  frames acc;
+  frames_build(&acc, r->site, r->stack, r->nstack);
+  if (nsupps) {
+    frames pf, ff;
+    pf.n = ff.n = 0;
+    if (r->prev_state == 1) frames_build(&pf, r->prev.site, r->prev.stack, RSAN_HIST_STACK);
+    if (r->forced_state == 1) frames_build(&ff, r->forced.site, r->forced.stack, RSAN_HIST_STACK);
+    const frames *stacks[3] = {&acc, &pf, &ff};
+    supp *sp = supp_find(SUPP_ROBUSTNESS, stacks, 3);
+    if (sp) {
+      sp->hits++;
+      nsuppressed++;
+      json_suppressed("robustness", type, sp, r->site, prev_site);
+      rsan_spin_unlock(&report_lock);
+      return;
+    }
+  }
   nreports++;
   int pid = (int)getpid();
   char obj[300];
@@ -370,8 +559,6 @@ void rsan_report_robustness(rsan_report_info *r) {
   object_name(obj, sizeof obj, r->addr, &obj_known);
   char model[64];
   snprintf(model, sizeof model, "RC20 (sc_accesses=%s)", rsan_flag.sc_accesses == RSAN_SC_RA ? "ra" : "fenced");
-  frames acc;
-  frames_build(&acc, r->site, r->stack, r->nstack);
   const rsan_frame *prim = frames_primary(&acc);
   const char *opn = op_name(r->op, r->rmw_op);
   buf sug = {0};
@@ -434,7 +621,7 @@ void rsan_report_robustness(rsan_report_info *r) {
   b_json_str(&j, t.p);
   b_puts(&j, "}\n");
 
-  if (rsan_flag.print_reports) write_all(2, t.p, t.n);
+  if (rsan_flag.print_reports) write_all(text_fd(), t.p, t.n);
   json_open();
   if (json_fd >= 0) write_all(json_fd, j.p, j.n);
   b_free(&t);
@@ -453,6 +640,7 @@ uint64_t rsan_report_count(void) { return __atomic_load_n(&nreports, __ATOMIC_RE
 void rsan_report_reset(void) {
   rsan_spin_lock(&report_lock);
   nreports = 0;
+  nsuppressed = 0;
   rsan_free(dtab);
   dtab = NULL;
   dcap = dn = 0;
@@ -465,16 +653,28 @@ void rsan_report_reset(void) {
 void rsan_report_at_exit(void) {
   if (rsan_test_mode) return;
   uint64_t n = rsan_report_count();
-  char msg[200];
+  uint64_t ns = __atomic_load_n(&nsuppressed, __ATOMIC_RELAXED);
+  char msg[800];
   if (rsan_flag.verbosity >= 1) {
-    int k = snprintf(msg, sizeof msg, "pyrsan: exit: %llu report(s), %llu live location(s)\n",
-                     (unsigned long long)n, (unsigned long long)rsan_loc_count());
-    if (k > 0) write_all(2, msg, (size_t)k);
+    int k = snprintf(msg, sizeof msg, "pyrsan: exit: %llu report(s), %llu suppressed, %llu live location(s)\n",
+                     (unsigned long long)n, (unsigned long long)ns, (unsigned long long)rsan_loc_count());
+    if (k > 0) write_all(text_fd(), msg, (size_t)k);
+  }
+  /* Suppressions used, as TSan prints them: when verbose or when anything was reported. */
+  if (ns && (rsan_flag.verbosity >= 1 || (n && rsan_flag.print_reports))) {
+    int k = snprintf(msg, sizeof msg, "pyrsan: %llu report(s) suppressed:\n", (unsigned long long)ns);
+    if (k > 0) write_all(text_fd(), msg, (size_t)k);
+    for (uint64_t i = 0; i < nsupps; i++) {
+      if (!supps[i].hits) continue;
+      k = snprintf(msg, sizeof msg, "pyrsan:   %llu %s:%s\n", (unsigned long long)supps[i].hits,
+                   supps[i].kind == SUPP_RACE ? "race" : "robustness", supps[i].pattern);
+      if (k > 0) write_all(text_fd(), msg, (size_t)k);
+    }
   }
   if (!n) return;
   if (rsan_flag.print_reports) {
     int k = snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s)\n", (unsigned long long)n);
-    if (k > 0) write_all(2, msg, (size_t)k);
+    if (k > 0) write_all(text_fd(), msg, (size_t)k);
   }
   fflush(NULL);
   _exit(rsan_flag.exitcode);

@@ -129,9 +129,9 @@ def test_halt_on_error_exits_at_the_first_report_with_exitcode(tmp_path, engine)
     assert "WARNING" not in p.stderr
 
 
-def test_unknown_option_exits_2_with_one_line(tmp_path, engine):
+def test_unknown_option_exits_86_with_one_line(tmp_path, engine):
     p = run_script(tmp_path, "print_reports=0 bogus_option=1")
-    assert p.returncode == 2
+    assert p.returncode == 86  # the start-up options error status (docs/interfaces.md §2)
     assert p.stderr == "pyrsan: unknown option 'bogus_option' in PYRSAN_OPTIONS\n"
 
 
