@@ -139,6 +139,30 @@ rsan_cas_ret __rsan_cas_2(void *p, uint64_t expected, uint64_t desired, int32_t 
 rsan_cas_ret __rsan_cas_4(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
 rsan_cas_ret __rsan_cas_8(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
 
+/* Value tracking (papers/002 §4.3, docs/algorithm.md §4), called by runtime/include/pyrsan.h
+ * (additions to ABI version 1: a module that does not call them is unaffected).
+ *  - wait: blocks until *p (N bytes) holds v, re-reading under the location lock and yielding
+ *    between attempts; failed attempts create no events; checked once before blocking (a
+ *    stale write of v is a violation); the read that succeeds is a load with `order`.
+ *  - bcas: retries a strong compare-exchange expected -> desired until it succeeds; failed
+ *    attempts create no events; success is one RMW with `order`; checked once before the
+ *    first attempt (a stale write of expected that an RMW may read is a violation).
+ *  - track: declares (p, v) critical. Every value is tracked (within each location's
+ *    bounded history of writes), so this only notes the location; kept for the public API.
+ * site: a site id (0: unknown; reports then name the caller from the shadow call stack). */
+void __rsan_wait_1(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_wait_2(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_wait_4(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_wait_8(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_bcas_1(void *p, uint64_t expected, uint64_t desired, int32_t order, uint64_t site);
+void __rsan_bcas_2(void *p, uint64_t expected, uint64_t desired, int32_t order, uint64_t site);
+void __rsan_bcas_4(void *p, uint64_t expected, uint64_t desired, int32_t order, uint64_t site);
+void __rsan_bcas_8(void *p, uint64_t expected, uint64_t desired, int32_t order, uint64_t site);
+void __rsan_track_1(void *p, uint64_t v, uint64_t site);
+void __rsan_track_2(void *p, uint64_t v, uint64_t site);
+void __rsan_track_4(void *p, uint64_t v, uint64_t site);
+void __rsan_track_8(void *p, uint64_t v, uint64_t site);
+
 /* singlethread != 0: syncscope("singlethread"), a compiler barrier only (no effect). */
 void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site);
 

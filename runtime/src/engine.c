@@ -453,6 +453,84 @@ static void fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is
   }
 }
 
+/* ---- value tracking: algorithm.md §4 in the equivalent reading of architecture.md ----
+ * Tval(τ)(x,v) = the largest timestamp of a write of v to x below Tsc(τ)(x), so a check
+ * "some stale write of v" asks for a write of v with a timestamp in [Tc(τ)(x), Tsc(τ)(x)).
+ * The writes known are the initial one (timestamp 0, its value read when the location was
+ * first touched) and the last RSAN_HIST ones; an older write is assumed not to exist (a
+ * miss, never a false alarm). Values compare at the access size. */
+
+/* Records the initial value (the ts-0 write) at the first access of the location. */
+static inline void loc_touch(rsan_loc *l, const void *p, int size) {
+  if (RSAN_UNLIKELY(!l->init_known)) {
+    l->init_value = mem_load(p, size);
+    l->init_known = 1;
+  }
+}
+
+/* The known write with timestamp ts: 1 and its value / U stamp / rmw flag, else 0. */
+static int known_write(const rsan_loc *l, uint64_t ts, uint64_t *value, uint64_t *tsU, int *rmw) {
+  if (ts == 0) {
+    if (!l->init_known) return 0;
+    *value = l->init_value;
+    *tsU = 0;
+    *rmw = 0;
+    return 1;
+  }
+  if (!l->hist) return 0;
+  for (int i = 0; i < RSAN_HIST; i++) {
+    const rsan_hist *h = &l->hist[i];
+    if (h->ts == ts) {
+      *value = h->value;
+      *tsU = h->tsU;
+      *rmw = h->rmw;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Read-type value check: a known write with a timestamp in [Tc(x), Tsc(x)) whose value is v
+ * (want_eq) or differs from v (!want_eq): a read may still see it, SC forbids it. */
+static int stale_value_read(const rsan_thread *t, const rsan_loc *l, uint64_t v, uint64_t m,
+                            int want_eq) {
+  uint64_t tc = rsan_clk_get(&t->Tc, l->id), tsc = rsan_clk_get(&t->Tsc, l->id);
+  if (tsc <= tc) return 0;
+  if (tc == 0 && l->init_known && ((l->init_value & m) == (v & m)) == want_eq) return 1;
+  if (!l->hist) return 0;
+  for (int i = 0; i < RSAN_HIST; i++) {
+    const rsan_hist *h = &l->hist[i];
+    if (h->ts && h->ts >= tc && h->ts < tsc && ((h->value & m) == (v & m)) == want_eq) return 1;
+  }
+  return 0;
+}
+
+/* Write-type value check of a blocking / strong CAS that succeeds reading e (algorithm.md §4,
+ * TcU(x) <= TvalU(x,e)): an RMW must be placed right after the write it reads (atomicity),
+ * so it can read only the last write of a block of writes (a non-RMW write and the RMWs
+ * after it). Violation iff a closed block k with TcU(x) <= k < TscU(x) ends with a write of e:
+ * a known write w of e with U stamp k in that range whose successor (timestamp ts(w)+1) is
+ * known and not an RMW. */
+static int block_ends_with(const rsan_loc *l, uint64_t ts, uint64_t tsU, uint64_t val,
+                           uint64_t tcU, uint64_t tscU, uint64_t e, uint64_t m) {
+  uint64_t nval, nu;
+  int nrmw;
+  if (tsU < tcU || tsU >= tscU || (val & m) != (e & m)) return 0;
+  return known_write(l, ts + 1, &nval, &nu, &nrmw) && !nrmw;
+}
+
+static int stale_value_rmw(const rsan_thread *t, const rsan_loc *l, uint64_t e, uint64_t m) {
+  uint64_t tcU = rsan_clk_getU(&t->Tc, l->id), tscU = rsan_clk_getU(&t->Tsc, l->id);
+  if (tscU <= tcU) return 0;
+  if (l->init_known && block_ends_with(l, 0, 0, l->init_value, tcU, tscU, e, m)) return 1;
+  if (!l->hist) return 0;
+  for (int i = 0; i < RSAN_HIST; i++) {
+    const rsan_hist *h = &l->hist[i];
+    if (h->ts && block_ends_with(l, h->ts, h->tsU, h->value, tcU, tscU, e, m)) return 1;
+  }
+  return 0;
+}
+
 /* algorithm.md §3.1 */
 static inline int read_violation(const rsan_thread *t, const rsan_loc *l) {
   return rsan_clk_get(&t->Tsc, l->id) > rsan_clk_get(&t->Tc, l->id);
@@ -471,6 +549,7 @@ static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t f
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
   if (fenced) fence_sc(t);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  loc_touch(l, p, size);
   rsan_report_info rep;
   int bad = checks_on(l) && read_violation(t, l);
   if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
@@ -493,6 +572,7 @@ static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, ui
   int mo = order == RSAN_SEQ_CST ? RSAN_RELEASE : order;
   if (fenced) fence_sc(t);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  loc_touch(l, p, size);
   rsan_report_info rep;
   int bad = checks_on(l) && write_violation(t, l);
   if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 1, RSAN_OP_STORE, 0, order, size, site, fa);
@@ -517,6 +597,7 @@ static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQ_REL : order;
   if (fenced) fence_sc(t);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  loc_touch(l, p, size);
   rsan_report_info rep;
   int bad = checks_on(l) && write_violation(t, l);
   if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 1, RSAN_OP_RMW, op, order, size, site, fa);
@@ -549,11 +630,27 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
   int opk = weak ? RSAN_OP_CAS_WEAK : RSAN_OP_CAS_STRONG;
   if (fenced) fence_sc(t);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  loc_touch(l, p, size);
   rsan_report_info rep;
-  /* architecture.md: weak-CAS read check for both; strong CAS reports carry a note */
-  int bad = checks_on(l) && read_violation(t, l);
-  if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 0, opk, 0, succ, size, site, fa);
   uint64_t m = size_mask(size);
+  /* weak CAS: the read check (it may fail reading any stale write). Strong CAS, exact
+   * (algorithm.md §4, architecture.md "Value tracking"): write-type if it can succeed reading
+   * a stale write of the expected value, read-type if it can fail reading a stale write of
+   * another value. */
+  int bad = 0, bad_write = 0;
+  if (checks_on(l)) {
+    if (weak) {
+      bad = read_violation(t, l);
+    } else if (stale_value_rmw(t, l, expected, m)) {
+      bad = bad_write = 1;
+    } else {
+      bad = stale_value_read(t, l, expected, m, 0);
+    }
+  }
+  if (RSAN_UNLIKELY(bad)) {
+    fill_report(&rep, t, l, bad_write, opk, 0, succ, size, site, fa);
+    rep.strong_cas = 0; /* the check is exact: no "value tracking off" note */
+  }
   uint64_t old = expected & m;
   int ok = mem_cas(p, &old, desired & m, weak != 0, size);
   if (ok) { /* success: RMW(mo_s) */
@@ -573,6 +670,96 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
   if (fenced) fence_sc(t);
   rsan_cas_ret r = {old, (uint64_t)ok};
   return r;
+}
+
+/* wait(x = v) (papers/002 §4.3, algorithm.md §4): blocks until x holds v. Failed attempts
+ * create no events: each attempt re-reads memory under the location lock and, when the value
+ * differs, drops the lock and yields. The thread's clocks do not change between attempts
+ * (it makes no event), so the check is made once, at the first attempt, before blocking: a
+ * stale write of v with a timestamp in [Tc(x), Tsc(x)) (Tc(x) <= Tval(x,v)). Checking before
+ * blocking matters: in BARW₀,₀ one wait blocks forever in every SC run. The successful read
+ * is a Load(mo). */
+static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa, int block) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
+  uint64_t m = size_mask(size);
+  v &= m;
+  if (fenced) fence_sc(t);
+  for (int first = 1;; first = 0) {
+    rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+    loc_touch(l, p, size);
+    rsan_report_info rep;
+    int bad = first && checks_on(l) && stale_value_read(t, l, v, m, 1);
+    if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 0, RSAN_OP_WAIT, 0, order, size, site, fa);
+    int ok = mem_load(p, size) == v;
+    if (ok) {
+      sc_load(t, l);
+      hb_load(t, l, mo);
+      rsan_thread_note_access(t, site, l, RSAN_OP_WAIT, 0, size);
+      loc_check_invariants(l);
+    }
+    rsan_loc_release(l);
+    if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
+    if (ok) break;
+    if (!block) return 0; /* tests: one attempt, no event */
+    sched_yield();
+  }
+  rsan_thread_check_invariants(t);
+  if (fenced) fence_sc(t);
+  return 1;
+}
+
+/* BCAS(x, e -> d) (papers/002 §4.3, algorithm.md §4): a strong CAS retried until it succeeds;
+ * failed attempts create no events, success is one RMW(mo). Checked once at the first
+ * attempt (as wait): write-type iff it can succeed reading a stale write of e that ends a
+ * block (TcU(x) <= TvalU(x,e)). */
+static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_t site,
+                   uintptr_t fa, int block) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int mo = order == RSAN_SEQ_CST ? RSAN_ACQ_REL : order;
+  uint64_t m = size_mask(size);
+  e &= m;
+  d &= m;
+  if (fenced) fence_sc(t);
+  for (int first = 1;; first = 0) {
+    rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+    loc_touch(l, p, size);
+    rsan_report_info rep;
+    int bad = first && checks_on(l) && stale_value_rmw(t, l, e, m);
+    if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 1, RSAN_OP_BCAS, 0, order, size, site, fa);
+    uint64_t old = e;
+    int ok = mem_cas(p, &old, d, 0, size);
+    if (ok) {
+      uint64_t ts = ++l->stamp; /* an RMW: no U increment */
+      sc_write(t, l, ts, 0);
+      hb_rmw(t, l, mo, ts);
+      hist_record(l, t, fa, ts, 1, site, d, order, RSAN_OP_BCAS, 0, size);
+      rsan_thread_note_access(t, site, l, RSAN_OP_BCAS, 0, size);
+      loc_check_invariants(l);
+    }
+    rsan_loc_release(l);
+    if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
+    if (ok) break;
+    if (!block) return 0; /* tests: one attempt, no event */
+    sched_yield();
+  }
+  rsan_thread_check_invariants(t);
+  if (fenced) fence_sc(t);
+  return 1;
+}
+
+/* track(x, v): declares (x, v) critical. With the equivalent reading of value tracking
+ * (architecture.md) every value is tracked exactly inside the history window, so this only
+ * records the location's initial value if x was never touched. */
+static void op_track(void *p, int size) {
+  rsan_ensure_init();
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  loc_touch(l, p, size);
+  rsan_loc_release(l);
 }
 
 /* ---- ABI entry points (rsan_interface.h). Each records its own frame address for the
@@ -596,6 +783,37 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
     return op_cas(p, expected, desired, N, succ, fail, weak, site,                               \
                   (uintptr_t)__builtin_frame_address(0));                                        \
   }
+
+#define RSAN_DEF_VALUE(N)                                                                        \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_wait_##N(void *p, uint64_t v, int32_t order,             \
+                                                 uint64_t site) {                                \
+    op_wait(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0), 1);                     \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_bcas_##N(void *p, uint64_t expected, uint64_t desired,   \
+                                                 int32_t order, uint64_t site) {                 \
+    op_bcas(p, expected, desired, N, order, site, (uintptr_t)__builtin_frame_address(0), 1);     \
+  }                                                                                              \
+  RSAN_EXPORT void __rsan_track_##N(void *p, uint64_t v, uint64_t site) {                        \
+    (void)v;                                                                                     \
+    (void)site;                                                                                  \
+    op_track(p, N);                                                                              \
+  }
+
+RSAN_DEF_VALUE(1)
+RSAN_DEF_VALUE(2)
+RSAN_DEF_VALUE(4)
+RSAN_DEF_VALUE(8)
+
+/* Tests (testsuite/reference/explore.py drives one thread at a time and cannot block): one
+ * attempt of wait / BCAS, with its check and, when memory holds the value, the operation
+ * (1); otherwise nothing happens after the check (0): the attempt creates no event. */
+RSAN_EXPORT int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site) {
+  return op_wait(p, v, size, order, site, (uintptr_t)__builtin_frame_address(0), 0);
+}
+RSAN_EXPORT int __rsan_test_bcas_once(void *p, uint64_t expected, uint64_t desired, int32_t size,
+                                      int32_t order, uint64_t site) {
+  return op_bcas(p, expected, desired, size, order, site, (uintptr_t)__builtin_frame_address(0), 0);
+}
 
 RSAN_DEF_SIZE(1)
 RSAN_DEF_SIZE(2)

@@ -67,6 +67,8 @@ static void loc_clear_state(rsan_loc *l) {
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
   l->hist_next = 0;
+  l->init_known = 0;
+  l->init_value = 0;
   rsan_free(l->hist);
   l->hist = NULL;
 }

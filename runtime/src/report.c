@@ -114,6 +114,8 @@ static const char *op_name(int op, int rmw_op) {
   case RSAN_OP_RMW: return rmw_name(rmw_op);
   case RSAN_OP_CAS_WEAK: return "compare_exchange_weak";
   case RSAN_OP_CAS_STRONG: return "compare_exchange_strong";
+  case RSAN_OP_WAIT: return "wait";
+  case RSAN_OP_BCAS: return "bcas";
   default: return "sync";
   }
 }

@@ -158,7 +158,11 @@ void *rsan_alloc_raw(size_t n); /* not zeroed; aborts on failure */
 
 
 /* ---- per-location write history (for reports) ---- */
-#define RSAN_HIST 4       /* writes remembered per location */
+/* writes remembered per location: the exact window of the value checks (algorithm.md §4,
+ * architecture.md "Value tracking"); older writes are assumed not to exist (a miss) */
+#ifndef RSAN_HIST
+#define RSAN_HIST 8
+#endif
 #define RSAN_HIST_STACK 4 /* call sites remembered per write */
 
 typedef struct rsan_hist {
@@ -186,6 +190,8 @@ typedef struct rsan_loc {
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
   uint32_t nocheck;            /* sync primitive address: checks off */
   uint32_t hist_next;
+  uint32_t init_known;         /* init_value holds the value of the timestamp-0 write */
+  uint64_t init_value;         /* memory's value when the location was first touched */
   rsan_hist *hist; /* RSAN_HIST entries, allocated at the first write */
   struct rsan_loc *free_next;
 } rsan_loc;
@@ -210,6 +216,8 @@ enum rsan_opkind {
   RSAN_OP_CAS_WEAK,
   RSAN_OP_CAS_STRONG,
   RSAN_OP_SYNC,
+  RSAN_OP_WAIT,  /* pyrsan_wait: a load that blocks until the value is seen */
+  RSAN_OP_BCAS,  /* pyrsan_bcas: a CAS retried until it succeeds */
 };
 
 typedef struct rsan_recent {

@@ -19,7 +19,15 @@ sc_accesses=fenced, for seq_cst accesses. Independent steps commute on the engin
 (each touches only its thread's clocks and its location's clocks), and a check reads only
 those, so every check made in some SC run is also made, with the same outcome, in the
 explored run of the same Mazurkiewicz trace (every prefix extends to a complete run: the
-programs are straight-line and nothing blocks).
+programs are straight-line).
+
+wait / BCAS block: a step is enabled only when memory holds the value (so the engine is
+called only then and never blocks); a run ends when no step is enabled, and each thread
+blocked for good then makes one attempt (__rsan_test_wait_once / __rsan_test_bcas_once:
+the check, no event), as the real runtime checks before blocking. A blocked wait's
+enabledness changes only through ops on its location, which are dependent with it, so the
+sleep sets stay sound; its check reads only its thread's clocks, unchanged while it is
+blocked, and writes below its Tsc, which are all there already.
 """
 from __future__ import annotations
 
@@ -52,8 +60,8 @@ def split_fenced(threads):
                 ms = "ar" if op[4] == "sc" else op[4]
                 mf = "acq" if op[5] in ("sc", "ar") else op[5]
                 ops += [("fence", "sc"), op[:4] + (ms, mf, op[6]), ("fence", "sc")]
-            elif op[0] in ("ld", "st", "rmw") and op[-1] == "sc":
-                low = {"ld": "acq", "st": "rel", "rmw": "ar"}[op[0]]
+            elif op[0] in ("ld", "st", "rmw", "wait", "bcas") and op[-1] == "sc":
+                low = {"ld": "acq", "st": "rel", "rmw": "ar", "wait": "acq", "bcas": "ar"}[op[0]]
                 ops += [("fence", "sc"), op[:-1] + (low,), ("fence", "sc")]
             else:
                 ops.append(op)
@@ -84,7 +92,10 @@ def schedules(threads, sc: str = "fenced", spurious: bool = True):
             if pos[k] >= len(threads[k]):
                 continue
             op = threads[k][pos[k]]
-            if op[0] == "cas":
+            if op[0] in ("wait", "bcas"):  # blocking: enabled when memory holds the value
+                if mem.get(op[1], 0) == op[2]:
+                    out.append((k, None))
+            elif op[0] == "cas":
                 if mem.get(op[1], 0) == op[2]:
                     out.append((k, True))
                     if op[6] and spurious:
@@ -107,6 +118,8 @@ def schedules(threads, sc: str = "fenced", spurious: bool = True):
         elif op[0] == "rmw":
             mem[op[1]] = apply_rmw(op[2], mem.get(op[1], 0), op[3])
         elif op[0] == "cas" and ok:
+            mem[op[1]] = op[3] & MASK
+        elif op[0] == "bcas":
             mem[op[1]] = op[3] & MASK
         pos = list(pos)
         pos[k] += 1
@@ -135,6 +148,34 @@ def schedules(threads, sc: str = "fenced", spurious: bool = True):
     yield from dfs([0] * nt, {}, set())
 
 
+VALUE_CDEF = """
+void __rsan_wait_1(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_wait_2(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_wait_4(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_wait_8(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_bcas_1(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
+void __rsan_bcas_2(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
+void __rsan_bcas_4(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
+void __rsan_bcas_8(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
+void __rsan_track_1(void *p, uint64_t v, uint64_t site);
+void __rsan_track_2(void *p, uint64_t v, uint64_t site);
+void __rsan_track_4(void *p, uint64_t v, uint64_t site);
+void __rsan_track_8(void *p, uint64_t v, uint64_t site);
+int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site);
+int __rsan_test_bcas_once(void *p, uint64_t e, uint64_t d, int32_t size, int32_t order, uint64_t site);
+"""
+
+
+def load_engine():
+    """harness.load_engine with the value-tracking entry points (rsan_interface.h) and the
+    engine's one-attempt test hooks declared too."""
+    import cffi
+
+    ffi = cffi.FFI()
+    ffi.cdef(harness.CDEF + VALUE_CDEF)
+    return ffi, ffi.dlopen(str(harness.build_engine_lib()))
+
+
 @dataclass
 class Verdict:
     robust: bool
@@ -147,7 +188,7 @@ class Engine:
     """The engine-only runtime library, driven as any thread in any interleaving."""
 
     def __init__(self, tmpdir=None):
-        ffi, lib = harness.load_engine()
+        ffi, lib = load_engine()
         self._tmp = None
         if tmpdir is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="pyrsan-diff-")
@@ -194,11 +235,31 @@ class Engine:
                     shadow[op[1]] = op[3]
             elif kind == "fence":
                 rt.fence(op[1], rt.site("fence", line, fn, op[1]))
+            elif kind in ("wait", "bcas"):
+                assert shadow[op[1]] == op[2], "a blocked wait / BCAS was scheduled"
+                assert self._value_op(mem, op, line, fn) == 1
+                if kind == "bcas":
+                    shadow[op[1]] = op[3]
             else:
                 raise ValueError(op)
             pos[k] += 1
+        # threads blocked for good on a wait / BCAS: its attempt (checked, no event)
+        for k, t in enumerate(threads):
+            if pos[k] < len(t) and t[pos[k]][0] in ("wait", "bcas"):
+                rs.test_set_current(ths[k])
+                op = t[pos[k]]
+                assert self._value_op(mem, op, harness.line_of(k + 1, pos[k]), f"t{k + 1}") == 0
         rs.test_set_current(main)
         return int(rs.test_report_count())
+
+    def _value_op(self, mem, op, line, fn):
+        """One attempt of a wait / BCAS (1: it succeeded)."""
+        rt, ORD = self.rt, harness.ORDERS
+        if op[0] == "wait":
+            return getattr(self.lib, "__rsan_test_wait_once")(mem[op[1]], op[2], 4, ORD[op[3]],
+                                                  rt.site("ld", line, fn, op[3]))
+        return getattr(self.lib, "__rsan_test_bcas_once")(mem[op[1]], op[2], op[3], 4, ORD[op[4]],
+                                              rt.site("rmw", line, fn, op[4]))
 
     def verdict(self, threads, sc: str = "fenced", spurious: bool = True,
                 stop_at_first: bool = True, split_sc: bool = True) -> Verdict:

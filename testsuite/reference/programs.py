@@ -2,7 +2,8 @@
 
 Both a hypothesis strategy (for pytest, with shrinking) and a plain seeded generator (for
 benchmarks/differential.py) draw from the same vocabulary: loads, stores, fetch_add,
-exchange, CAS (weak by default), fences, in every valid memory order.
+exchange, CAS (weak by default), fences, in every valid memory order; with blocking=True
+also wait(x = v) and BCAS(x, e -> d) (papers/002 §4.3).
 """
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ def make_op(kind: str, var: str, a: int, b: int, o1: str, o2: str, weak: bool):
         return ("cas", var, b, a, o1, o2, weak)
     if kind == "fence":
         return ("fence", o1)
+    if kind == "wait":
+        return ("wait", var, b, o1)
+    if kind == "bcas":
+        return ("bcas", var, b, a, o1)
     raise ValueError(kind)
 
 
@@ -48,15 +53,23 @@ def _no_sc(orders):
     return tuple(o for o in orders if o != "sc")
 
 
+KINDS = ("ld", "st", "add", "xchg", "cas", "fence")
+BLOCKING_KINDS = KINDS + ("wait", "bcas")
+
+
 def random_op(rng: random.Random, nvars: int, weak: bool = True, budget: int = 99,
-              sc: str = "fenced", relaxed_bias: bool = False):
+              sc: str = "fenced", relaxed_bias: bool = False, blocking: bool = False):
     """A random op whose SC cost fits in budget (relaxed_bias: relaxed three times likelier,
-    which makes non-robust programs common)."""
-    kind = rng.choices(("ld", "st", "add", "xchg", "cas", "fence"), (4, 4, 1, 1, 2, 2))[0]
+    which makes non-robust programs common; blocking: waits and BCAS too)."""
+    if blocking:
+        kind = rng.choices(BLOCKING_KINDS, (4, 4, 1, 1, 2, 2, 3, 2))[0]
+    else:
+        kind = rng.choices(KINDS, (4, 4, 1, 1, 2, 2))[0]
     var = rng.choice(VARS[:nvars])
     a = rng.randint(1, 2)
     b = rng.randint(0, 2)
-    orders = {"ld": LOAD_ORDERS, "st": STORE_ORDERS, "fence": FENCE_ORDERS}.get(kind, RMW_ORDERS)
+    orders = {"ld": LOAD_ORDERS, "wait": LOAD_ORDERS, "st": STORE_ORDERS,
+              "fence": FENCE_ORDERS}.get(kind, RMW_ORDERS)
     fails = CAS_FAIL_ORDERS
     if budget < (2 if sc == "fenced" and kind != "fence" else 1):
         orders, fails = _no_sc(orders), _no_sc(fails)
@@ -68,7 +81,7 @@ def random_op(rng: random.Random, nvars: int, weak: bool = True, budget: int = 9
 
 
 def random_program(rng: random.Random, max_events: int = 8, weak: bool = True,
-                   sc: str = "fenced", sc_budget: int = 4):
+                   sc: str = "fenced", sc_budget: int = 4, blocking: bool = False):
     """2-4 threads, 3..max_events ops, at most sc_budget RMWs on F after lowering."""
     nthreads = rng.choice((2, 2, 3, 3, 4))
     total = rng.randint(max(nthreads, 3), max(max_events, nthreads))
@@ -82,14 +95,15 @@ def random_program(rng: random.Random, max_events: int = 8, weak: bool = True,
     for n in sizes:
         ops = []
         for _ in range(n):
-            op = random_op(rng, nvars, weak, budget, sc, bias)
+            op = random_op(rng, nvars, weak, budget, sc, bias, blocking)
             budget -= sc_cost(op, sc)
             ops.append(op)
         threads.append(ops)
     return threads
 
 
-def strategy(max_events: int = 8, weak: bool = True, sc: str = "fenced", sc_budget: int = 4):
+def strategy(max_events: int = 8, weak: bool = True, sc: str = "fenced", sc_budget: int = 4,
+             blocking: bool = False):
     """hypothesis strategy for a program: 2-4 threads, at most max_events ops in total, at
     most sc_budget RMWs on F after lowering with sc_accesses=sc."""
     from hypothesis import strategies as st
@@ -97,7 +111,7 @@ def strategy(max_events: int = 8, weak: bool = True, sc: str = "fenced", sc_budg
     def op(nvars):
         return st.builds(
             make_op,
-            st.sampled_from(("ld", "st", "add", "xchg", "cas", "fence")),
+            st.sampled_from(BLOCKING_KINDS if blocking else KINDS),
             st.sampled_from(VARS[:nvars]),
             st.integers(1, 2), st.integers(0, 2),
             st.just(None), st.sampled_from(CAS_FAIL_ORDERS), st.just(weak),
@@ -126,7 +140,7 @@ def strategy(max_events: int = 8, weak: bool = True, sc: str = "fenced", sc_budg
                     o2 = "acq" if (tight and o[5] == "sc") else o[5]
                     o = (o[0], o[1], o[2], o[3], o1, o2, o[6])
                 else:
-                    orders = {"ld": LOAD_ORDERS, "st": STORE_ORDERS,
+                    orders = {"ld": LOAD_ORDERS, "wait": LOAD_ORDERS, "st": STORE_ORDERS,
                               "fence": FENCE_ORDERS}.get(kind, RMW_ORDERS)
                     o = o[:-1] + (draw(st.sampled_from(more + (_no_sc(orders) if tight else orders))),)
                 budget -= sc_cost(o, sc)
@@ -153,6 +167,10 @@ def show(threads) -> str:
             elif op[0] == "cas":
                 w = "casw" if op[6] else "cass"
                 parts.append(f"{w}({op[1]},{op[2]}->{op[3]},{names[op[4]]},{names[op[5]]})")
+            elif op[0] == "wait":
+                parts.append(f"wait({op[1]}=={op[2]},{names[op[3]]})")
+            elif op[0] == "bcas":
+                parts.append(f"bcas({op[1]},{op[2]}->{op[3]},{names[op[4]]})")
             else:
                 parts.append(f"F({names[op[1]]})")
         lines.append(f"T{k + 1}: " + "; ".join(parts))

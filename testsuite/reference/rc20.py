@@ -10,6 +10,7 @@ graphs are included.
 Programs use the op tuples of testsuite/runtime/harness.py:
   ("ld", x, order)  ("st", x, value, order)  ("rmw", x, op, value, order)
   ("cas", x, expected, desired, succ, fail, weak)  ("fence", order)
+  ("wait", x, value, order)  ("bcas", x, expected, desired, order)
 with orders "rlx", "con", "acq", "rel", "ar" (acq_rel), "sc"; RMW ops xchg/add/sub/and/or/xor.
 
 Definitions (papers/002 §2, §4.1, §4.2; RC20 of Margalit & Lahav POPL'21; LM19 §3):
@@ -39,6 +40,11 @@ Project decisions (architecture.md, algorithm.md §3.3, §6):
                      failure: R with the failure order (seq_cst/acq_rel -> acq, release -> rlx);
                      a weak CAS may fail whatever value it reads, a strong one only on a
                      different value.
+  wait(x = v)        papers/002 §4.3: blocks until it reads v; failed attempts create no
+                     events, so it is one R (acq if order ⊒ acq) that reads only writes of v
+                     (a thread blocked on it has no further events: prefix graphs)
+  BCAS(x, e -> d)    one U (order) that reads only writes of e and writes d
+                     (seq_cst: fenced / RA as the other accesses)
 """
 from __future__ import annotations
 
@@ -52,7 +58,7 @@ MASK = 0xFFFFFFFF
 
 
 def apply_rmw(op: str, old: int, v: int) -> int:
-    if op == "xchg":
+    if op in ("xchg", "bcas"):
         return v & MASK
     if op == "add":
         return (old + v) & MASK
@@ -82,6 +88,7 @@ class Tmpl:
     weak: bool = True         # C
     facq: bool = False        # C: acquire on failure
     src: int = -1             # index of the program op this event comes from (-1: none)
+    need: int | None = None   # wait / BCAS: the only value the event may read
 
 
 def _sc_fence(src: int) -> list[Tmpl]:
@@ -121,6 +128,11 @@ def expand_thread(ops, sc: str = "fenced") -> list[Tmpl]:
             elif kind == "rmw":
                 ev = [Tmpl("U", op[1], acq=order in ACQ, rel=order in REL, value=op[3],
                            op=op[2], src=i)]
+            elif kind == "wait":
+                ev = [Tmpl("R", op[1], acq=order in ACQ, need=op[2], src=i)]
+            elif kind == "bcas":
+                ev = [Tmpl("U", op[1], acq=order in ACQ, rel=order in REL, value=op[3],
+                           op="bcas", need=op[2], src=i)]
             else:
                 raise ValueError(f"unknown op {op!r}")
         out += (_sc_fence(i) if fenced else []) + ev + (_sc_fence(i) if fenced else [])
@@ -279,7 +291,7 @@ def candidate_graphs(threads, sc: str = "fenced", prefixes: bool = True):
                 if vals is None:
                     continue
                 rval, wval = vals
-                if not _cas_ok(lay, ids, kinds, rval):
+                if not _cas_ok(lay, ids, kinds, rval) or not _need_ok(lay, ids, kinds, rval):
                     continue
                 yield from _with_mo(lay, ids, kinds, rf, rval, wval, writes)
 
@@ -320,6 +332,12 @@ def _cas_ok(lay, ids, kinds, rval):
         if kinds[i] == "R" and not t.weak and rval[i] == t.expected:
             return False
     return True
+
+
+def _need_ok(lay, ids, kinds, rval):
+    """wait / BCAS events read only their value (failed attempts are no events)."""
+    return all(lay.tmpl[i].need is None or rval[i] == lay.tmpl[i].need
+               for i in ids if kinds[i] in ("R", "U"))
 
 
 def _with_mo(lay, ids, kinds, rf, rval, wval, writes):
@@ -469,13 +487,15 @@ class Enumerator:
                 yield from self._add(s, k, e, "F", None, None)
             elif t.kind == "R":
                 for w in s.mo[t.loc]:
-                    yield from self._add(s, k, e, "R", w, None)
+                    if t.need is None or s.wval[w] == t.need:
+                        yield from self._add(s, k, e, "R", w, None)
             elif t.kind == "W":
                 for pos in range(1, len(s.mo[t.loc]) + 1):
                     yield from self._add(s, k, e, "W", None, pos)
             elif t.kind == "U":
                 for w in s.mo[t.loc]:
-                    yield from self._add(s, k, e, "U", w, None)
+                    if t.need is None or s.wval[w] == t.need:
+                        yield from self._add(s, k, e, "U", w, None)
             else:  # CAS
                 for w in s.mo[t.loc]:
                     v = s.wval[w]

@@ -7,6 +7,7 @@ import random
 
 from harness import Program, run
 
+HIST = 8  # RSAN_HIST (rsan_internal.h): writes a location remembers besides its initial one
 ACQ = {"acq", "ar", "sc"}
 REL = {"rel", "ar", "sc"}
 
@@ -27,6 +28,7 @@ class Loc:
         self.name = name
         self.stamp = self.stampU = 0
         self.value = 0
+        self.hist = [(0, 0, 0, False)]  # (ts, tsU, value, rmw): the initial write, then all writes
         self.W, self.WU, self.Wsc, self.Msc, self.WscU, self.MscU = {}, {}, {}, {}, {}, {}
 
 
@@ -109,6 +111,19 @@ class Model:
         if sc > hb:
             self.reports.append((who, kind, hb, sc))
 
+    def strong_cas_check(self, t, x, e, who):
+        """algorithm.md §4 strong CAS, as the engine reads it (architecture.md "Value
+        tracking"): the initial write and the last HIST writes are known, older ones are not."""
+        known = {h[0]: h for h in [x.hist[0]] + x.hist[1:][-HIST:]}
+        n = x.name
+        tc, tsc, tcU, tscU = t.Tc.get(n, 0), t.Tsc.get(n, 0), t.TcU.get(n, 0), t.TscU.get(n, 0)
+        for ts, (_, u, v, _) in known.items():
+            if v == e and tcU <= u < tscU and ts + 1 in known and not known[ts + 1][3]:
+                self.reports.append((who, "write", tcU, tscU))
+                return
+        if any(tc <= ts < tsc and v != e for ts, (_, _, v, _) in known.items()):
+            self.reports.append((who, "read", tc, tsc))
+
     def op(self, t, op, who):
         kind = op[0]
         if kind == "fence":
@@ -128,17 +143,20 @@ class Model:
             x.stamp += 1; x.stampU += 1
             self.sc_write(t, x, x.stamp, x.stampU); self.hb_store(t, x, "rel" if order == "sc" else order, x.stamp, x.stampU)
             x.value = op[2]
+            x.hist.append((x.stamp, x.stampU, x.value, False))
         elif kind == "rmw":
             self.check(t, x, "write", who)
             x.stamp += 1
             self.sc_write(t, x, x.stamp, 0); self.hb_rmw(t, x, "ar" if order == "sc" else order, x.stamp)
             x.value += op[3]
+            x.hist.append((x.stamp, x.stampU, x.value, True))
         else:  # strong cas
-            self.check(t, x, "read", who)
+            self.strong_cas_check(t, x, op[2], who)
             if x.value == op[2]:
                 x.stamp += 1
                 self.sc_write(t, x, x.stamp, 0); self.hb_rmw(t, x, "ar" if order == "sc" else order, x.stamp)
                 x.value = op[3]
+                x.hist.append((x.stamp, x.stampU, x.value, True))
             else:
                 fo = op[5]
                 self.sc_load(t, x); self.hb_load(t, x, "acq" if fo == "sc" else fo)

@@ -1,0 +1,33 @@
+// robust: yes
+// race: no
+// runs: 20
+// reason: a test-and-set lock written with pyrsan_bcas (acquire) and a release unlock: the critical sections are ordered by hb through the lock word; a BCAS reads only 0, and a stale 0 is always followed by the RMW of the thread that took the lock (atomicity), so no RMW can read it
+// Spin lock with pyrsan_bcas: three threads increment a relaxed atomic and a plain counter.
+#include <pthread.h>
+#include <pyrsan.h>
+#include <stdio.h>
+
+atomic_int lock, counter;
+int plain_counter;
+
+static void *worker(void *arg) {
+  (void)arg;
+  for (int i = 0; i < 3; i++) {
+    pyrsan_bcas_explicit(&lock, 0, 1, memory_order_acquire);
+    int c = atomic_load_explicit(&counter, memory_order_relaxed);
+    atomic_store_explicit(&counter, c + 1, memory_order_relaxed);
+    plain_counter++;
+    atomic_store_explicit(&lock, 0, memory_order_release);
+  }
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[3];
+  for (int i = 0; i < 3; i++)
+    pthread_create(&th[i], NULL, worker, NULL);
+  for (int i = 0; i < 3; i++)
+    pthread_join(th[i], NULL);
+  printf("counter=%d plain=%d\n", atomic_load_explicit(&counter, memory_order_relaxed), plain_counter);
+  return plain_counter == 9 ? 0 : 1;
+}
