@@ -2,12 +2,13 @@
 reference model of RC20 robustness, on many random programs (the CI test runs 150).
 
     python benchmarks/differential.py [--count 3000] [--seed 1] [--max-events 8]
-        [--sc-budget 4] [--strong] [--no-spurious] [--graph-limit 300000]
+        [--sc-budget 4] [--strong] [--blocking] [--no-spurious] [--graph-limit 300000]
 
 Prints the number of programs checked, the time taken, and every disagreement (program,
 sc_accesses mode, both verdicts, the model's witness graph or the runtime's schedule).
 --strong generates strong CAS instead of weak (checked exactly since value tracking: any
-disagreement is a failure). --no-spurious explores only SC
+disagreement is a failure). --blocking also generates wait and BCAS annotations.
+--no-spurious explores only SC
 runs in which no weak CAS fails spuriously. Exit status 1 when a disagreement was found.
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sc-budget", type=int, default=4,
                     help="at most this many RMWs on the SC-fence location F per program")
     ap.add_argument("--strong", action="store_true", help="strong CAS instead of weak")
+    ap.add_argument("--blocking", action="store_true", help="also generate wait and BCAS")
     ap.add_argument("--no-spurious", action="store_true",
                     help="do not explore spurious failures of weak CAS in the runtime")
     ap.add_argument("--graph-limit", type=int, default=300_000,
@@ -53,7 +55,7 @@ def main(argv=None) -> int:
     for i in range(a.count):
         sc = rng.choice(("fenced", "ra"))
         prog = random_program(rng, max_events=a.max_events, weak=not a.strong, sc=sc,
-                              sc_budget=a.sc_budget)
+                              sc_budget=a.sc_budget, blocking=a.blocking)
         t = time.time()
         try:
             model = rc20.Enumerator(prog, sc, limit=a.graph_limit).run()
