@@ -1,4 +1,5 @@
 """python -m pyrsan.passes INPUT.bc -o OUTPUT.o --module-id ID [--emit-ll OUT.ll] [--codegen-opt N]
+    [--no-spin-loops]
 
 Exit 0 on success, 2 with one `error: ...` line for unsupported IR or unreadable input."""
 from __future__ import annotations
@@ -24,6 +25,8 @@ def main(argv=None) -> int:
     # since the runtime hooks dominate an instrumented program's time.
     parser.add_argument("--codegen-opt", type=int, default=0, choices=(0, 1, 2, 3),
                         help="codegen optimisation level (default 0)")
+    parser.add_argument("--no-spin-loops", action="store_true",
+                        help="do not treat spin loops on one atomic location as waits")
     args = parser.parse_args(argv)
     try:
         text = read_ir(args.input)
@@ -35,7 +38,8 @@ def main(argv=None) -> int:
         print("error: cannot parse %s: %s" % (args.input, " ".join(first[:2])), file=sys.stderr)
         return 2
     try:
-        result = instrument_ir(text, args.module_id)
+        result = instrument_ir(text, args.module_id,
+                               spin_loops=False if args.no_spin_loops else None)
     except UnsupportedIRError as e:
         print("error: %s" % e, file=sys.stderr)
         return 2

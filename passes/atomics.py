@@ -8,6 +8,7 @@ from .debuginfo import primary_frame
 from .model import IRFunction, IRLine, IRModule
 from .results import Site, UnsupportedIRError
 from .sites import RMW_OP_NUMBER, SiteTable
+from .spinloops import find_spin_loads
 from .syntax import ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level
 
 # value type -> (size in bytes, how it crosses the ABI as i64)
@@ -125,6 +126,18 @@ class _Rewriter:
         self.call_with_result(ty, self.line.result,
                               "%s(%s, i32 %d, i64 %s)" % (fn, ptr, order, i64_literal(sid)))
 
+    def spin_load(self, rest: str, expected: int) -> None:
+        """The load of a recognised spin loop (spinloops.py): one attempt of a wait."""
+        parts = split_top_level(_strip_words(rest, ("atomic",)))
+        ty = parts[0]
+        size, _ = self.value_type(ty, "atomic load")
+        ptr, (order,), _ = self.orders(parts[1], "atomic load", 1)
+        self.pointer(ptr, "atomic load")
+        sid = self.table.add(self.fn, self.line, "load", order, size)
+        fn = self.use("__rsan_spin_load_%d" % size)
+        self.call_with_result(ty, self.line.result, "%s(%s, i64 %s, i32 %d, i64 %s)" % (
+            fn, ptr, i64_literal(expected), order, i64_literal(sid)))
+
     def store(self, rest: str) -> None:
         parts = split_top_level(_strip_words(rest, ("atomic", "volatile")))
         ty, value = read_type(parts[0])
@@ -213,10 +226,12 @@ _NOT_ACCESSES = {"__atomic_is_lock_free", "__atomic_always_lock_free"}
 _NEEDLES = ("atomic", "cmpxchg", "fence", "@__sync_", '@"__sync_')
 
 
-def rewrite_atomics(module: IRModule, table: SiteTable) -> tuple[IRModule, list[Site]]:
+def rewrite_atomics(module: IRModule, table: SiteTable,
+                    spin_loops: bool = False) -> tuple[IRModule, list[Site]]:
     first = len(table.sites)
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
+        spins = find_spin_loads(fn) if spin_loops else {}
         for line in fn.scan(_NEEDLES):
             op = line.opcode
             if op in ("call", "invoke"):
@@ -232,7 +247,10 @@ def rewrite_atomics(module: IRModule, table: SiteTable) -> tuple[IRModule, list[
             elif op not in ("atomicrmw", "cmpxchg", "fence"):
                 continue
             rw = _Rewriter(module, table, fn, line)
-            getattr(rw, op)(line.rest)
+            if line.index in spins:
+                rw.spin_load(line.rest, spins[line.index])
+            else:
+                getattr(rw, op)(line.rest)
             edits[line.index] = rw.out
         fn.apply(edits)
     return module, table.sites[first:]

@@ -8,15 +8,19 @@ from .model import parse_module, print_module
 from .registration import emit_registration
 from .results import InstrumentResult, UnsupportedIRError
 from .sites import SiteTable
+from .spinloops import enabled_by_default
 
 
-def instrument_ir(ir_text: str, module_id: str) -> InstrumentResult:
+def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None) -> InstrumentResult:
+    """spin_loops: recognise spin loops (spinloops.py); None: on unless $PYRSAN_NO_SPIN_LOOPS."""
+    if spin_loops is None:
+        spin_loops = enabled_by_default()
     module = parse_module(ir_text)
     if any(line.startswith("@__rsan.module = ") for line in module.top_level_lines()):
         raise UnsupportedIRError("module that is already instrumented (@__rsan.module)")
     debug = DebugInfo(module.top_level_lines())
     table = SiteTable(module_id, debug)
-    module, _ = rewrite_atomics(module, table)
+    module, _ = rewrite_atomics(module, table, spin_loops)
     module, _ = shadow_call_stack(module, table)
     module = emit_registration(module, table, debug, module_id)
     return InstrumentResult(print_module(module), tuple(table.sites))

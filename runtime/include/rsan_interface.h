@@ -158,6 +158,13 @@ void __rsan_bcas_1(void *p, uint64_t expected, uint64_t desired, int32_t order, 
 void __rsan_bcas_2(void *p, uint64_t expected, uint64_t desired, int32_t order, uint64_t site);
 void __rsan_bcas_4(void *p, uint64_t expected, uint64_t desired, int32_t order, uint64_t site);
 void __rsan_bcas_8(void *p, uint64_t expected, uint64_t desired, int32_t order, uint64_t site);
+/* The load of a spin loop recognised by the passes (`while (atomic_load(p) != expected);`):
+ * one attempt of wait(p = expected). Returns the value read; makes no event and no check
+ * unless it reads expected, when it is the wait's successful read (checked as wait). */
+uint64_t __rsan_spin_load_1(void *p, uint64_t expected, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_2(void *p, uint64_t expected, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_4(void *p, uint64_t expected, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_8(void *p, uint64_t expected, int32_t order, uint64_t site);
 void __rsan_track_1(void *p, uint64_t v, uint64_t site);
 void __rsan_track_2(void *p, uint64_t v, uint64_t site);
 void __rsan_track_4(void *p, uint64_t v, uint64_t site);

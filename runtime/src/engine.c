@@ -678,22 +678,38 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
  * (it makes no event), so the check is made once, at the first attempt, before blocking: a
  * stale write of v with a timestamp in [Tc(x), Tsc(x)) (Tc(x) <= Tval(x,v)). Checking before
  * blocking matters: in BARW₀,₀ one wait blocks forever in every SC run. The successful read
- * is a Load(mo). */
-static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa, int block) {
+ * is a Load(mo). block: 1 blocks; 0 (tests) one attempt, checked; WAIT_SPIN one attempt of a
+ * recognised spin loop (__rsan_spin_load_N): no check and no event unless it reads v (the
+ * check is then made at the successful read); *seen gets the value read. */
+#define WAIT_SPIN 2
+static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa, int block,
+                   uint64_t *seen) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_current();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
   uint64_t m = size_mask(size);
   v &= m;
+  if (fenced && block == WAIT_SPIN) { /* the fence belongs to the event: only when it may happen */
+    rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+    uint64_t got = mem_load(p, size);
+    rsan_loc_release(l);
+    if (got != v) {
+      *seen = got;
+      return 0;
+    }
+  }
   if (fenced) fence_sc(t);
   for (int first = 1;; first = 0) {
     rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
     loc_touch(l, p, size);
     rsan_report_info rep;
-    int bad = first && checks_on(l) && stale_value_read(t, l, v, m, 1);
+    uint64_t got = mem_load(p, size);
+    int ok = got == v;
+    if (block == WAIT_SPIN) *seen = got;
+    int bad = first && (ok || block != WAIT_SPIN) && checks_on(l) &&
+              stale_value_read(t, l, v, m, 1);
     if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 0, RSAN_OP_WAIT, 0, order, size, site, fa);
-    int ok = mem_load(p, size) == v;
     if (ok) {
       sc_load(t, l);
       hb_load(t, l, mo);
@@ -703,7 +719,7 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
     rsan_loc_release(l);
     if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
     if (ok) break;
-    if (!block) return 0; /* tests: one attempt, no event */
+    if (block != 1) return 0; /* tests, spin loads: one attempt, no event */
     sched_yield();
   }
   rsan_thread_check_invariants(t);
@@ -787,7 +803,14 @@ static void op_track(void *p, int size) {
 #define RSAN_DEF_VALUE(N)                                                                        \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_wait_##N(void *p, uint64_t v, int32_t order,             \
                                                  uint64_t site) {                                \
-    op_wait(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0), 1);                     \
+    op_wait(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0), 1, NULL);               \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_##N(void *p, uint64_t expected,            \
+                                                          int32_t order, uint64_t site) {        \
+    uint64_t seen = 0;                                                                           \
+    op_wait(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN,       \
+            &seen);                                                                              \
+    return seen;                                                                                 \
   }                                                                                              \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_bcas_##N(void *p, uint64_t expected, uint64_t desired,   \
                                                  int32_t order, uint64_t site) {                 \
@@ -808,7 +831,7 @@ RSAN_DEF_VALUE(8)
  * attempt of wait / BCAS, with its check and, when memory holds the value, the operation
  * (1); otherwise nothing happens after the check (0): the attempt creates no event. */
 RSAN_EXPORT int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site) {
-  return op_wait(p, v, size, order, site, (uintptr_t)__builtin_frame_address(0), 0);
+  return op_wait(p, v, size, order, site, (uintptr_t)__builtin_frame_address(0), 0, NULL);
 }
 RSAN_EXPORT int __rsan_test_bcas_once(void *p, uint64_t expected, uint64_t desired, int32_t size,
                                       int32_t order, uint64_t site) {
