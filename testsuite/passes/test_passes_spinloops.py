@@ -120,12 +120,6 @@ def test_bar_is_reported_only_without_recognition(tmp_path, off):
 
 # --- the runtime entry point, driven through cffi (testsuite/runtime/harness.py) ----------
 
-SPIN_CDEF = """
-uint64_t __rsan_spin_load_1(void *p, uint64_t expected, int32_t order, uint64_t site);
-uint64_t __rsan_spin_load_2(void *p, uint64_t expected, int32_t order, uint64_t site);
-uint64_t __rsan_spin_load_4(void *p, uint64_t expected, int32_t order, uint64_t site);
-uint64_t __rsan_spin_load_8(void *p, uint64_t expected, int32_t order, uint64_t site);
-"""
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +128,7 @@ def srt_lib():
     import cffi
     import harness
     ffi = cffi.FFI()
-    ffi.cdef(harness.CDEF + SPIN_CDEF)
+    ffi.cdef(harness.CDEF)
     return harness, ffi, ffi.dlopen(str(harness.build_engine_lib()))
 
 

@@ -148,22 +148,6 @@ def schedules(threads, sc: str = "fenced", spurious: bool = True):
     yield from dfs([0] * nt, {}, set())
 
 
-VALUE_CDEF = """
-void __rsan_wait_1(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_wait_2(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_wait_4(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_wait_8(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_bcas_1(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_bcas_2(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_bcas_4(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_bcas_8(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_track_1(void *p, uint64_t v, uint64_t site);
-void __rsan_track_2(void *p, uint64_t v, uint64_t site);
-void __rsan_track_4(void *p, uint64_t v, uint64_t site);
-void __rsan_track_8(void *p, uint64_t v, uint64_t site);
-int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site);
-int __rsan_test_bcas_once(void *p, uint64_t e, uint64_t d, int32_t size, int32_t order, uint64_t site);
-"""
 
 
 def load_engine():
@@ -172,7 +156,7 @@ def load_engine():
     import cffi
 
     ffi = cffi.FFI()
-    ffi.cdef(harness.CDEF + VALUE_CDEF)
+    ffi.cdef(harness.CDEF)
     return ffi, ffi.dlopen(str(harness.build_engine_lib()))
 
 

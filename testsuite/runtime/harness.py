@@ -78,6 +78,25 @@ uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *a
 
 uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site);
 uint64_t helper_deep_load(int n, uint32_t *p, uint64_t call_site, uint64_t load_site);
+/* value tracking and spin loops (rsan_interface.h), one-attempt test hooks (engine.c) */
+void __rsan_wait_1(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_wait_2(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_wait_4(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_wait_8(void *p, uint64_t v, int32_t order, uint64_t site);
+void __rsan_bcas_1(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
+void __rsan_bcas_2(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
+void __rsan_bcas_4(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
+void __rsan_bcas_8(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
+void __rsan_track_1(void *p, uint64_t v, uint64_t site);
+void __rsan_track_2(void *p, uint64_t v, uint64_t site);
+void __rsan_track_4(void *p, uint64_t v, uint64_t site);
+void __rsan_track_8(void *p, uint64_t v, uint64_t site);
+int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site);
+int __rsan_test_bcas_once(void *p, uint64_t e, uint64_t d, int32_t size, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_1(void *p, uint64_t expected, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_2(void *p, uint64_t expected, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_4(void *p, uint64_t expected, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_8(void *p, uint64_t expected, int32_t order, uint64_t site);
 """
 
 ORDERS = {"rlx": 0, "con": 1, "acq": 2, "rel": 3, "ar": 4, "sc": 5}

@@ -12,29 +12,13 @@ import pytest
 import harness
 from harness import ORDERS, Program, Runtime, line_of, run
 
-VALUE_CDEF = """
-void __rsan_wait_1(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_wait_2(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_wait_4(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_wait_8(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_bcas_1(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_bcas_2(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_bcas_4(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_bcas_8(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_track_1(void *p, uint64_t v, uint64_t site);
-void __rsan_track_2(void *p, uint64_t v, uint64_t site);
-void __rsan_track_4(void *p, uint64_t v, uint64_t site);
-void __rsan_track_8(void *p, uint64_t v, uint64_t site);
-int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site);
-int __rsan_test_bcas_once(void *p, uint64_t e, uint64_t d, int32_t size, int32_t order, uint64_t site);
-"""
 HIST = 8  # RSAN_HIST, rsan_internal.h
 
 
 @pytest.fixture(scope="module")
 def vengine():
     ffi = cffi.FFI()
-    ffi.cdef(harness.CDEF + VALUE_CDEF)
+    ffi.cdef(harness.CDEF)
     return ffi, ffi.dlopen(str(harness.build_engine_lib()))
 
 
