@@ -182,6 +182,23 @@ void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site);
 void __rsan_func_entry(uint64_t call_site);
 void __rsan_func_exit(void);
 
+/* Plain (non-atomic) accesses, issue 4: race detection only, no robustness check.
+ * Called before the access. N = 1, 2, 4, 8, 16; p need not be aligned (the runtime splits an
+ * access that crosses a shadow granule). Ranges: llvm.memcpy/memmove/memset and the libc
+ * memory functions, n bytes from p (n may be 0). */
+void __rsan_read_1(void *p, uint64_t site);
+void __rsan_read_2(void *p, uint64_t site);
+void __rsan_read_4(void *p, uint64_t site);
+void __rsan_read_8(void *p, uint64_t site);
+void __rsan_read_16(void *p, uint64_t site);
+void __rsan_write_1(void *p, uint64_t site);
+void __rsan_write_2(void *p, uint64_t site);
+void __rsan_write_4(void *p, uint64_t site);
+void __rsan_write_8(void *p, uint64_t site);
+void __rsan_write_16(void *p, uint64_t site);
+void __rsan_read_range(void *p, uint64_t n, uint64_t site);
+void __rsan_write_range(void *p, uint64_t n, uint64_t site);
+
 #ifdef __cplusplus
 }
 #endif
