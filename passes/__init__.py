@@ -9,7 +9,8 @@ or, as the driver does (in a subprocess, since llvmlite aborts on LLVM assertion
 
 Layout: syntax (every IR regex), model (the module -> functions -> lines model), debuginfo
 (frames from !DILocation), sites (site ids and rows), the passes atomics, calls (shadow call
-stack) and registration (site table, globals, module constructor), instrument (the pipeline),
+stack) and registration (site table, globals, module constructor), repairs (the IR repairs of
+`pyrsan fix`), sitesjson (the site table as JSON), instrument (the pipeline),
 codegen (reading IR files, emitting objects).
 """
 from .codegen import emit_object

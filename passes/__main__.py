@@ -1,5 +1,5 @@
 """python -m pyrsan.passes INPUT.bc -o OUTPUT.o --module-id ID [--emit-ll OUT.ll] [--codegen-opt N]
-    [--no-spin-loops]
+    [--no-spin-loops] [--repairs FILE.json] [--sites-json FILE.json]
 
 Exit 0 on success, 2 with one `error: ...` line for unsupported IR or unreadable input."""
 from __future__ import annotations
@@ -9,7 +9,9 @@ import sys
 
 from .codegen import emit_object, read_ir
 from .instrument import instrument_ir
+from .repairs import RepairError, load_repairs
 from .results import UnsupportedIRError
+from .sitesjson import write_sites_json
 
 
 def main(argv=None) -> int:
@@ -27,7 +29,16 @@ def main(argv=None) -> int:
                         help="codegen optimisation level (default 0)")
     parser.add_argument("--no-spin-loops", action="store_true",
                         help="do not treat spin loops on one atomic location as waits")
+    parser.add_argument("--repairs", metavar="FILE.json",
+                        help="fences to insert and orders to strengthen (pyrsan fix; passes/repairs.py)")
+    parser.add_argument("--sites-json", metavar="FILE.json",
+                        help="also write the module's site table as JSON (pyrsan fix)")
     args = parser.parse_args(argv)
+    try:
+        repairs = load_repairs(args.repairs) if args.repairs else []
+    except RepairError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
     try:
         text = read_ir(args.input)
     except OSError as e:
@@ -39,13 +50,16 @@ def main(argv=None) -> int:
         return 2
     try:
         result = instrument_ir(text, args.module_id,
-                               spin_loops=False if args.no_spin_loops else None)
-    except UnsupportedIRError as e:
+                               spin_loops=False if args.no_spin_loops else None,
+                               repairs=repairs)
+    except (UnsupportedIRError, RepairError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
     if args.emit_ll:
         with open(args.emit_ll, "w") as f:
             f.write(result.ir_text)
+    if args.sites_json:
+        write_sites_json(args.sites_json, args.module_id, result.sites)
     emit_object(result.ir_text, args.output, args.codegen_opt)
     return 0
 

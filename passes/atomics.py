@@ -226,26 +226,34 @@ _NOT_ACCESSES = {"__atomic_is_lock_free", "__atomic_always_lock_free"}
 _NEEDLES = ("atomic", "cmpxchg", "fence", "@__sync_", '@"__sync_')
 
 
+def atomic_instructions(fn: IRFunction, table: SiteTable):
+    """The atomic instructions of fn that rewrite_atomics turns into sites, in site order
+    (passes/repairs.py numbers them the same way)."""
+    for line in fn.scan(_NEEDLES):
+        op = line.opcode
+        if op in ("call", "invoke"):
+            m = LIBCALL_RE.search(line.text)
+            if m and m.group(1) not in _NOT_ACCESSES:
+                file, lineno = where(table, fn, line)
+                raise UnsupportedIRError("call to atomic library function %s" % m.group(1),
+                                         file, lineno)
+            continue
+        if op in ("load", "store"):
+            if not line.rest.startswith(("atomic ", "volatile atomic ")):
+                continue
+        elif op not in ("atomicrmw", "cmpxchg", "fence"):
+            continue
+        yield line
+
+
 def rewrite_atomics(module: IRModule, table: SiteTable,
                     spin_loops: bool = False) -> tuple[IRModule, list[Site]]:
     first = len(table.sites)
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
         spins = find_spin_loads(fn) if spin_loops else {}
-        for line in fn.scan(_NEEDLES):
+        for line in atomic_instructions(fn, table):
             op = line.opcode
-            if op in ("call", "invoke"):
-                m = LIBCALL_RE.search(line.text)
-                if m and m.group(1) not in _NOT_ACCESSES:
-                    file, lineno = where(table, fn, line)
-                    raise UnsupportedIRError("call to atomic library function %s" % m.group(1),
-                                             file, lineno)
-                continue
-            if op in ("load", "store"):
-                if not line.rest.startswith(("atomic ", "volatile atomic ")):
-                    continue
-            elif op not in ("atomicrmw", "cmpxchg", "fence"):
-                continue
             rw = _Rewriter(module, table, fn, line)
             if line.index in spins:
                 rw.spin_load(line.rest, spins[line.index])

@@ -6,13 +6,17 @@ from .calls import shadow_call_stack
 from .debuginfo import DebugInfo
 from .model import parse_module, print_module
 from .registration import emit_registration
+from .repairs import IRRepair, insert_repairs, number_repair_fences
 from .results import InstrumentResult, UnsupportedIRError
 from .sites import SiteTable
 from .spinloops import enabled_by_default
 
 
-def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None) -> InstrumentResult:
-    """spin_loops: recognise spin loops (spinloops.py); None: on unless $PYRSAN_NO_SPIN_LOOPS."""
+def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
+                  repairs: list[IRRepair] | None = None) -> InstrumentResult:
+    """spin_loops: recognise spin loops (spinloops.py); None: on unless $PYRSAN_NO_SPIN_LOOPS.
+    repairs: fences and orders of `pyrsan fix` (repairs.py); the program's atomic sites keep
+    the numbers they have without them, the repair fences come after."""
     if spin_loops is None:
         spin_loops = enabled_by_default()
     module = parse_module(ir_text)
@@ -20,7 +24,9 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None) 
         raise UnsupportedIRError("module that is already instrumented (@__rsan.module)")
     debug = DebugInfo(module.top_level_lines())
     table = SiteTable(module_id, debug)
+    insert_repairs(module, table, module_id, repairs or [])
     module, _ = rewrite_atomics(module, table, spin_loops)
+    number_repair_fences(module, table)
     module, _ = shadow_call_stack(module, table)
     module = emit_registration(module, table, debug, module_id)
     return InstrumentResult(print_module(module), tuple(table.sites))

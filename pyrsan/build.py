@@ -30,6 +30,9 @@ class BuildRequest:
     compiler_flags: tuple[str, ...] = ()  # -I -D -U -std -O from the command line
     cc: str | None = None                # --cc
     keep_temps: bool = False
+    repairs: str | None = None           # pyrsan fix: repairs file for the passes (--repairs)
+    site_tables: bool = False            # pyrsan fix: write each module's site table (--sites-json)
+    module_ids: tuple[str, ...] = ()     # per source (default: its absolute path)
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class BuildResult:
     toolchain: Toolchain
     runtime: RuntimeLibrary
     objects: tuple[Path, ...]
+    site_tables: tuple[Path, ...] = ()   # when requested, per source
 
 
 def check_sources(sources: tuple[str, ...]) -> None:
@@ -94,13 +98,18 @@ def compile_to_bitcode(toolchain: Toolchain, source: str, bitcode: Path, flags: 
 
 
 def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
-               module_id: str | None = None) -> None:
+               module_id: str | None = None, repairs: str | None = None,
+               sites_json: Path | None = None) -> None:
     """Instrument ``bitcode`` into the object ``obj`` (module id: the absolute source path
     unless given; it must be unique per translation unit)."""
     cmd = [sys.executable, "-m", "pyrsan.passes", str(bitcode), "-o", str(obj),
            "--module-id", module_id or os.path.abspath(source)]
     if emit_ll is not None:
         cmd += ["--emit-ll", str(emit_ll)]
+    if repairs is not None:
+        cmd += ["--repairs", repairs]
+    if sites_json is not None:
+        cmd += ["--sites-json", str(sites_json)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=_passes_env())
     if proc.returncode == 0 and obj.is_file():
         return
@@ -136,13 +145,19 @@ def build_program(request: BuildRequest) -> BuildResult:
     runtime = ensure_runtime(toolchain)
     temp = Path(request.temp_dir)
     objects: list[Path] = []
+    tables: list[Path] = []
     for index, source in enumerate(request.sources):
         stem = f"{index}_{Path(source).name.replace('.', '_')}"
         bitcode = temp / f"{stem}.bc"
         obj = temp / f"{stem}.rsan.o"
+        sites_json = temp / f"{stem}.sites.json" if request.site_tables else None
         compile_to_bitcode(toolchain, source, bitcode, request.compiler_flags, runtime.include_dir)
-        instrument(bitcode, obj, source, temp / f"{stem}.rsan.ll" if request.keep_temps else None)
+        instrument(bitcode, obj, source, temp / f"{stem}.rsan.ll" if request.keep_temps else None,
+                   module_id=request.module_ids[index] if request.module_ids else None,
+                   repairs=request.repairs, sites_json=sites_json)
         objects.append(obj)
+        if sites_json is not None:
+            tables.append(sites_json)
     cxx = any(is_cxx_source(s) for s in request.sources)
     link(toolchain, objects, runtime, request.output, cxx)
-    return BuildResult(Path(request.output), toolchain, runtime, tuple(objects))
+    return BuildResult(Path(request.output), toolchain, runtime, tuple(objects), tuple(tables))

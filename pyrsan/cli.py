@@ -1,4 +1,4 @@
-"""The command line: `pyrsan run`, `pyrsan build` and `pyrsan report`. Thin: parse, call, render.
+"""The command line: `pyrsan run`, `pyrsan build`, `pyrsan fix` and `pyrsan report`. Thin: parse, call, render.
 
 Every user-caused error is a PyrsanError, caught once in main() and printed as one line
 (plus a compiler's diagnostics when there are some); never a traceback.
@@ -185,6 +185,94 @@ def build(ctx: click.Context, sources: tuple[str, ...], output: str, cc: str | N
             click.echo(f"pyrsan: temporary files kept in {temp_dir}", err=True)
         else:
             shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+FIX_EXIT_HELP = """
+\b
+Exit status:
+   0  fixed (the patched program was re-checked), or nothing to fix
+  66  not robust within --max-rounds (the remaining violations are listed), or the
+      patched source was found not robust
+   2  usage, toolchain, build (also of the patched program) or instrumentation error
+"""
+
+
+@cli.command(cls=CompileCommand, epilog=COMPILE_HELP + FIX_EXIT_HELP,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE... [-- PROGRAM_ARGS...]")
+@click.option("--patch", "patch_path", metavar="FILE",
+              help="Write the source changes as a unified diff (patch -p1 / git apply).")
+@click.option("--in-place", is_flag=True, help="Patch the sources themselves (a FILE.orig backup is kept).")
+@click.option("--runs", type=click.IntRange(min=1), default=60, show_default=True, metavar="N",
+              help="Runs per check (the check stops at the first run that reports).")
+@click.option("--max-rounds", type=click.IntRange(min=1), default=10, show_default=True, metavar="N",
+              help="Rounds of adding repairs before giving up.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              metavar="S", help="Kill a run after S seconds.")
+@click.option("--json", "json_path", metavar="PATH", help="Write the machine-readable result to PATH.")
+@_common_build_options
+@click.pass_context
+def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in_place: bool, runs: int,
+        max_rounds: int, timeout: float, json_path: str | None, cc: str | None, keep_temps: bool) -> int:
+    """Make SOURCE... robust: find violations, add seq_cst fences (or strengthen orders) at the
+    IR level, re-check until none is left, keep only the repairs that are needed, and print
+    (or write with --patch / --in-place) the source changes. The sources are not modified
+    unless --in-place is given.
+
+    Example: pyrsan fix dekker.c --patch dekker.patch
+    """
+    from .checker import CheckMethod, Program
+    from .fix import FixOptions, apply_in_place, fix_json_document, fix_program, render_fix_text
+
+    temp_dir = tempfile.mkdtemp(prefix="pyrsan-fix-")
+    try:
+        check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), runtime_option_names())
+        program = Program(sources, ctx.meta["pyrsan.compiler_flags"], ctx.meta["pyrsan.program_args"], cc)
+        options = FixOptions(method=CheckMethod(runs=runs, timeout=timeout), max_rounds=max_rounds,
+                             root=os.getcwd(), keep_checks=keep_temps)
+        result = fix_program(program, options, temp_dir, progress=_fix_progress)
+        _end_fix_progress()
+        written: list[str] = []
+        patched_ok = result.patched_check is None or result.patched_check.clean
+        if result.plan is not None and patched_ok:
+            if patch_path:
+                _write_text(patch_path, result.plan.diff)
+            if in_place:
+                written = apply_in_place(result.plan)
+        elif patch_path and result.status == "robust":
+            _write_text(patch_path, "")
+        sys.stdout.write(render_fix_text(result, patch_path if (result.plan and patched_ok) else None, written))
+        if not patched_ok:
+            sys.stdout.write("pyrsan fix: the patched source is not robust in the re-check "
+                             "(the patch was not written)\n")
+        sys.stdout.flush()
+        if json_path:
+            _write_json(json_path, fix_json_document(result, patch_path if patched_ok else None, written))
+        if result.status == "not_fixed" or not patched_ok:
+            return EXIT_REPORTS
+        return EXIT_CLEAN
+    except PyrsanError as error:
+        _end_fix_progress()
+        if json_path:
+            _write_json(json_path, error_document(error.message))
+        raise
+    finally:
+        if keep_temps:
+            click.echo(f"pyrsan: temporary files kept in {temp_dir}", err=True)
+        else:
+            shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def _fix_progress(what: str) -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write(f"\r\x1b[Kpyrsan fix: {what}")
+        sys.stderr.flush()
+
+
+def _end_fix_progress() -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
 
 
 #: The runtime's exit status for a bad option or suppressions file (docs/interfaces.md §2).

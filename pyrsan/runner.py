@@ -27,6 +27,7 @@ class RunOptions:
     timeout: float | None = None
     sc_accesses: str | None = None
     work_dir: str = "."               # where the per-run report directories go
+    quiet: bool = False               # the program's stdin/stdout/stderr on /dev/null (pyrsan fix)
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,9 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
     )
     # A session of its own, so that a timeout can kill the whole process group.
     try:
-        proc = subprocess.Popen([executable, *args], env=env, start_new_session=True)
+        output = subprocess.DEVNULL if options.quiet else None
+        proc = subprocess.Popen([executable, *args], env=env, start_new_session=True,
+                                stdin=output, stdout=output, stderr=output)
     except OSError as exc:
         raise InternalError(f"cannot start {executable}: {exc.strerror or exc}") from None
     timed_out = False

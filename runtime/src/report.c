@@ -487,6 +487,21 @@ static void json_write(buf *b, int state, const rsan_hist *h, const char *obj) {
   b_puts(b, "}");
 }
 
+/* Why the fence suggestion works (one line): an SC fence in each thread of the cycle puts the
+ * write SC requires before the access in hb (RC20 SC fences, papers/002 §2; algorithm.md §3
+ * "Fence seq_cst"), so the access can no longer miss it. */
+static const char *fence_why(const rsan_report_info *r) {
+  return r->is_write ? "SC fences between them order the write SC places first before this one in hb, "
+                       "so this write can no longer be placed before it in modification order"
+                     : "SC fences between them put the write SC requires this access to see before it in hb, "
+                       "so the stale value can no longer be read";
+}
+
+static const char *order_why(void) {
+  return "the thread has no earlier atomic access to another location to separate this one from with a "
+         "fence, so only stronger orders can make it see the write SC requires (verify with sc_accesses=ra)";
+}
+
 static void suggestion(buf *b, const rsan_report_info *r, const char *obj) {
   char here[300];
   site_short(here, sizeof here, r->site);
@@ -513,6 +528,7 @@ static void suggestion(buf *b, const rsan_report_info *r, const char *obj) {
       b_printf(b, ", and one in thread %d right after %s (the %s %s %s that SC requires it to see)",
                r->forced.tid, fsite, op_name(r->forced.op, r->forced.rmw_op), op_prep(r->forced.op), obj);
     }
+    b_printf(b, ": %s", fence_why(r));
     return;
   }
   b_printf(b, "strengthen the %s at %s (currently %s)", op, here, rsan_order_name(r->order));
@@ -522,11 +538,53 @@ static void suggestion(buf *b, const rsan_report_info *r, const char *obj) {
     b_printf(b, " and the %s at %s (currently %s)", op_name(r->prev.op, r->prev.rmw_op), there,
              rsan_order_name(r->prev.order));
   }
-  b_printf(b,
-           " to memory_order_seq_cst: thread %d has no earlier atomic access to another location to "
-           "separate it from with a fence, so only stronger orders can make it see the write SC "
-           "requires (verify with sc_accesses=ra)",
-           r->tid);
+  b_printf(b, " to memory_order_seq_cst: %s", order_why());
+}
+
+/* {"site": ..., "operation": ..., "order": ..., "file": ..., "line": ..., "column": ..., "function": ...}
+ * of an access the repair names (its primary frame only). order < 0: not known. */
+static void json_repair_site(buf *b, uint64_t site, int op, int rmw_op, int order) {
+  frames fr;
+  frames_build(&fr, site, NULL, 0);
+  const rsan_frame *p = frames_primary(&fr);
+  b_printf(b, "{\"site\": \"0x%016llx\", \"operation\": \"%s\"", (unsigned long long)site, op_name(op, rmw_op));
+  if (order >= 0) b_printf(b, ", \"order\": \"%s\"", rsan_order_name(order));
+  if (p) {
+    b_puts(b, ", \"file\": ");
+    b_json_str(b, p->file ? p->file : "");
+    b_printf(b, ", \"line\": %u, \"column\": %u, \"function\": ", p->line, p->column);
+    b_json_str(b, p->function ? p->function : "");
+  }
+  b_puts(b, "}");
+}
+
+/* The structured twin of the suggestion (docs/interfaces.md §2, "repair"): what `pyrsan fix`
+ * tries first for this report. */
+static void json_repair(buf *b, const rsan_report_info *r) {
+  if (r->have_before) {
+    b_printf(b, "{\"kind\": \"fence\", \"thread\": %d, \"after\": ", r->tid);
+    json_repair_site(b, r->before.site, r->before.op, r->before.rmw_op, -1);
+    b_puts(b, ", \"before\": ");
+    json_repair_site(b, r->site, r->op, r->rmw_op, r->order);
+    if (r->forced_state == 1 && r->forced.tid != r->tid) {
+      b_printf(b, ", \"writer\": {\"thread\": %d, \"after\": ", r->forced.tid);
+      json_repair_site(b, r->forced.site, r->forced.op, r->forced.rmw_op, r->forced.order);
+      b_puts(b, "}");
+    }
+    b_puts(b, ", \"why\": ");
+    b_json_str(b, fence_why(r));
+    b_puts(b, "}");
+    return;
+  }
+  b_puts(b, "{\"kind\": \"order\", \"order\": \"seq_cst\", \"accesses\": [");
+  json_repair_site(b, r->site, r->op, r->rmw_op, r->order);
+  if (r->prev_state == 1) {
+    b_puts(b, ", ");
+    json_repair_site(b, r->prev.site, r->prev.op, r->prev.rmw_op, r->prev.order);
+  }
+  b_puts(b, "], \"why\": ");
+  b_json_str(b, order_why());
+  b_puts(b, "}");
 }
 
 void rsan_report_robustness(rsan_report_info *r) {
@@ -617,6 +675,8 @@ void rsan_report_robustness(rsan_report_info *r) {
   b_printf(&j, ", \"timestamps\": {\"hb\": %llu, \"sc\": %llu}, \"suggestion\": ",
            (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
   b_json_str(&j, sug.p);
+  b_puts(&j, ", \"repair\": ");
+  json_repair(&j, r);
   if (r->strong_cas) b_puts(&j, ", \"note\": \"strong CAS, value tracking off\"");
   b_printf(&j, ", \"key\": \"0x%016llx/0x%016llx/%s\", \"text\": ", (unsigned long long)r->site,
            (unsigned long long)prev_site, type);

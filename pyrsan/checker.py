@@ -1,0 +1,183 @@
+"""How `pyrsan fix` checks a candidate: build the program with a set of repairs, run it, and
+return the distinct robustness reports.
+
+One function, ``check_program``, with the method as a parameter: today the OS scheduler for
+N runs (the litmus suite's experience: about 60 runs show these violations when the program's
+threads start in a revealing order), stopping at the first run that reports. When schedule
+control (issue 5) lands, ``CheckMethod(scheduler="pct")`` or ``"explore"`` plug in here and
+``CheckOutcome.complete`` can become a proof (Thm 3.1); the fix loop does not change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .build import BuildRequest, build_program
+from .errors import InternalError, UsageError
+from .reports import Report
+from .runner import RunOptions, run_program
+
+#: Runs per check under the OS scheduler (testsuite/litmus: ~60 runs find these violations).
+DEFAULT_RUNS = 60
+#: A repair that strengthens orders is verified with seq_cst as release/acquire
+#: (architecture.md "Fix loop": the fenced model is stronger than C11 and could hide what the
+#: strengthening leaves).
+MODEL_WITH_FENCES = "fenced"
+MODEL_WITH_ORDERS = "ra"
+ACCESS_KINDS = ("load", "store", "rmw", "cas")
+
+
+@dataclass(frozen=True)
+class Program:
+    """What to build and run: the user's sources, compiler flags, program arguments."""
+    sources: tuple[str, ...]
+    compiler_flags: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
+    cc: str | None = None
+
+    def module_id(self, source: str) -> str:
+        """The module id the build gives a source (build.instrument: its absolute path)."""
+        return os.path.abspath(source)
+
+
+@dataclass(frozen=True)
+class SiteFrame:
+    file: str
+    line: int
+    column: int
+    function: str
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    """One row of a module's site table (passes/sitesjson.py)."""
+    id: int
+    module: str                  # module id
+    index: int
+    kind: str                    # load store rmw cas fence call
+    order: str
+    order_fail: str
+    frames: tuple[SiteFrame, ...]
+
+    @property
+    def is_access(self) -> bool:
+        return self.kind in ACCESS_KINDS
+
+    @property
+    def primary(self) -> SiteFrame | None:
+        """The innermost frame not in a system header (docs/interfaces.md §2)."""
+        for frame in self.frames:
+            if not is_system_file(frame.file):
+                return frame
+        return self.frames[0] if self.frames else None
+
+
+def is_system_file(path: str) -> bool:
+    return path.startswith(("/usr/include/", "/usr/lib/", "/usr/local/include/"))
+
+
+@dataclass(frozen=True)
+class Repair:
+    """A repair at an atomic access of the unrepaired program (module id, site index):
+    ``fence`` before/after it, or ``order``: the access made seq_cst."""
+    kind: str                    # "fence" or "order"
+    module: str
+    index: int
+    position: str = ""           # fence: "before" / "after"
+    thread: int | None = field(default=None, compare=False)  # the thread it was meant for
+
+    def to_json(self) -> dict:
+        entry: dict = {"kind": self.kind, "site": {"module": self.module, "index": self.index}}
+        if self.kind == "fence":
+            entry["position"] = self.position
+        else:
+            entry["order"] = "seq_cst"
+        return entry
+
+
+@dataclass(frozen=True)
+class CheckMethod:
+    scheduler: str = "os"        # later "pct" / "explore" (issue 5)
+    runs: int = DEFAULT_RUNS
+    timeout: float | None = 60.0
+
+    def describe(self, sc_accesses: str, runs_made: int) -> str:
+        return (f"{runs_made} run{'s' if runs_made != 1 else ''} under the OS scheduler "
+                f"(at most {self.runs}, stopping at the first report), sc_accesses={sc_accesses}")
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    reports: tuple[Report, ...]  # distinct robustness reports
+    runs: int                    # runs made
+    sc_accesses: str
+    method: CheckMethod
+    sites: tuple[SiteInfo, ...] = ()
+    failure: str | None = None   # a crash or a timeout with nothing reported
+    complete: bool = False       # exhaustive exploration without a report: a proof (issue 5)
+
+    @property
+    def violations(self) -> tuple[Report, ...]:
+        return tuple(r for r in self.reports if r.kind == "robustness")
+
+    @property
+    def clean(self) -> bool:
+        return not self.violations and self.failure is None
+
+    def description(self) -> str:
+        return self.method.describe(self.sc_accesses, self.runs)
+
+
+def model_for(repairs: tuple[Repair, ...] | list[Repair]) -> str:
+    return MODEL_WITH_ORDERS if any(r.kind == "order" for r in repairs) else MODEL_WITH_FENCES
+
+
+def read_site_tables(paths: tuple[Path, ...]) -> tuple[SiteInfo, ...]:
+    sites = []
+    for path in paths:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        for row in document["sites"]:
+            sites.append(SiteInfo(
+                id=int(row["id"], 16), module=document["module"], index=row["index"],
+                kind=row["kind"], order=row["order"], order_fail=row.get("order_fail", ""),
+                frames=tuple(SiteFrame(f["file"], f["line"], f["column"], f["function"])
+                             for f in row["frames"])))
+    return tuple(sites)
+
+
+def check_program(program: Program, repairs: tuple[Repair, ...], method: CheckMethod,
+                  work_dir: str, sc_accesses: str | None = None) -> CheckOutcome:
+    """Build ``program`` with ``repairs`` in ``work_dir`` (a fresh directory) and run it.
+    sc_accesses: the model (default: ``ra`` when a repair strengthens an order)."""
+    if method.scheduler != "os":
+        raise UsageError(f"checking with the {method.scheduler} scheduler is not available yet")
+    model = sc_accesses or model_for(repairs)
+    os.makedirs(work_dir, exist_ok=True)
+    repairs_path = None
+    if repairs:
+        repairs_path = os.path.join(work_dir, "repairs.json")
+        Path(repairs_path).write_text(json.dumps({"repairs": [r.to_json() for r in repairs]}),
+                                      encoding="utf-8")
+    executable = os.path.join(work_dir, "program")
+    built = build_program(BuildRequest(
+        sources=program.sources, output=executable, temp_dir=work_dir,
+        compiler_flags=program.compiler_flags, cc=program.cc, repairs=repairs_path,
+        site_tables=True,
+        module_ids=tuple(program.module_id(s) for s in program.sources)))
+    session = run_program(executable, program.args, RunOptions(
+        runs=method.runs, timeout=method.timeout, sc_accesses=model,
+        work_dir=os.path.join(work_dir, "reports"), quiet=True))
+    failure = None
+    if not session.reports and (session.crashes or session.timeouts):
+        run = (session.crashes or session.timeouts)[0]
+        failure = (f"the program crashed with {run.signal} in run {run.index}" if run.crashed
+                   else f"the program timed out after {method.timeout:g} s in run {run.index}")
+    try:
+        sites = read_site_tables(built.site_tables)
+    except (OSError, ValueError, KeyError) as exc:
+        raise InternalError(f"internal error: unreadable site table ({exc})") from None
+    return CheckOutcome(tuple(d.report for d in session.reports), len(session.runs), model, method,
+                        sites, failure)

@@ -1,0 +1,314 @@
+"""Source patches for the repairs of `pyrsan fix`: each IR-level repair becomes a line-level
+edit of the source (a fence statement on its own line before or after the statement of the
+access, or the access's order token replaced), and the edits become one unified diff that
+`patch -p1` and `git apply` accept (a/ and b/ paths relative to the current directory).
+
+Where a source edit would not be the repair that was checked, no edit is made and the plan
+carries a manual instruction instead, with the reason: the access is in a system header, in a
+macro expansion (no atomic operation is written at its position), on a line with several
+atomic operations, in a statement whose boundaries are not plain (a condition, an unbraced
+body, a continuation line), or in a file outside the current directory.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+
+from .checker import Repair, SiteFrame, SiteInfo, is_system_file
+from .toolchain import is_cxx_source
+
+C_FENCE = "atomic_thread_fence(memory_order_seq_cst);"
+CXX_FENCE = "std::atomic_thread_fence(std::memory_order_seq_cst);"
+C_INCLUDE = "#include <stdatomic.h>"
+
+# The names of the operations an atomic access is written with, at the position clang's debug
+# information gives it: C11 generic functions (stdatomic.h macros: the expansion position is
+# the name), GNU/clang builtins, and C++ member or free functions (`x.store(`, `x->load(`,
+# `std::atomic_store_explicit(`).
+_C_OPERATION_RE = re.compile(
+    r"(?:std::)?(?:atomic_(?:load|store|exchange|compare_exchange_(?:weak|strong)|fetch_\w+|flag_\w+)"
+    r"(?:_explicit)?|__c11_atomic_\w+|__atomic_\w+|__sync_\w+)\s*\(")
+_CXX_MEMBER_RE = re.compile(
+    r"[\w\]\)]+(?:\s*(?:\.|->)\s*)(?:load|store|exchange|compare_exchange_(?:weak|strong)"
+    r"|fetch_\w+|test_and_set|clear|wait)\s*\(")
+_CXX_OPERATOR_RE = re.compile(r"[\w\]\)]+\s*(?:\+\+|--|[-+&|^]?=)")
+# `memory_order_relaxed`, `std::memory_order_relaxed`, `std::memory_order::relaxed`
+_ORDER_TOKEN_RE = re.compile(
+    r"\b(?:std::)?memory_order(?:_|::)(relaxed|consume|acquire|release|acq_rel|seq_cst)\b")
+_CONTROL_RE = re.compile(r"^(?:if|while|for|switch|do|else|case|default|return|break|continue"
+                         r"|goto)\b")
+# `STORE_REL(y, 1)`: what the debug position of an access inside a macro expansion shows
+_MACRO_CALL_RE = re.compile(r"([A-Za-z_]\w*)\s*\(")
+# a line that continues a statement begun above it: nothing can be inserted before it
+_NO_STATEMENT_BEFORE_RE = re.compile(r"^(?:else|case|default|do)\b")
+_INCLUDE_RE = re.compile(r'^\s*#\s*include\s*[<"]stdatomic\.h[>"]')
+
+
+@dataclass(frozen=True)
+class SourceEdit:
+    repair: Repair
+    file: str                   # absolute path
+    line: int                   # 1-based line of the access
+    action: str                 # insert_before / insert_after / replace_order
+    anchor: int                 # 1-based line the insertion goes before/after, or that is replaced
+    text: str                   # the inserted line, or the new line
+
+
+@dataclass(frozen=True)
+class ManualStep:
+    repair: Repair
+    reason: str
+    instruction: str
+
+
+@dataclass(frozen=True)
+class PatchPlan:
+    edits: tuple[SourceEdit, ...]
+    manual: tuple[ManualStep, ...]
+    new_texts: dict = field(default_factory=dict)   # absolute path -> patched text
+    diff: str = ""
+
+
+class _Unsafe(Exception):
+    """A repair with no safe source edit (the message is the reason)."""
+
+
+def describe_site(site: SiteInfo | None) -> str:
+    frame = site.primary if site else None
+    if frame is None:
+        return "an atomic access with no source position"
+    return f"{os.path.basename(frame.file)}:{frame.line}:{frame.column} in {frame.function}"
+
+
+def manual_instruction(repair: Repair, site: SiteInfo | None, cxx: bool) -> str:
+    where = describe_site(site)
+    if repair.kind == "fence":
+        fence = CXX_FENCE if cxx else C_FENCE
+        return f"insert {fence} immediately {repair.position} the atomic {site.kind if site else 'access'} at {where}"
+    return f"make the atomic {site.kind if site else 'access'} at {where} memory_order_seq_cst"
+
+
+def _code(line: str) -> str:
+    """The line without a trailing // comment and surrounding blanks (good enough for
+    statement boundaries; strings with // are rare on such lines and only make us refuse)."""
+    return line.split("//", 1)[0].strip()
+
+
+def _statement_start(lines: list[str], index: int) -> int:
+    """0-based index of the first line of the statement that contains line ``index``."""
+    i = index
+    while i > 0:
+        previous = _code(lines[i - 1])
+        if previous == "" or previous.startswith("#") or previous.endswith((";", "{", "}", "*/")):
+            break
+        i -= 1
+    return i
+
+
+def _is_comment(code: str) -> bool:
+    return code.startswith(("/*", "*")) or code.endswith("*/")
+
+
+def _previous_code(lines: list[str], index: int) -> str:
+    """The code of the nearest line above ``index`` that is neither blank nor a comment."""
+    for i in range(index - 1, -1, -1):
+        code = _code(lines[i])
+        if code and not _is_comment(code):
+            return code
+    return ""
+
+
+def _statement_end(lines: list[str], start: int) -> int:
+    """0-based index of the line holding the `;` that ends the statement starting at
+    ``start`` (parentheses balanced), or raise _Unsafe."""
+    depth = 0
+    for i in range(start, min(len(lines), start + 40)):
+        code = _code(lines[i])
+        for position, char in enumerate(code):
+            if char in "([":
+                depth += 1
+            elif char in ")]":
+                depth -= 1
+            elif char == "{" and depth == 0:
+                raise _Unsafe("the access is in a statement with a block")
+            elif char == ";" and depth == 0:
+                if code[position + 1:].strip():
+                    raise _Unsafe("another statement follows on the same line")
+                return i
+    raise _Unsafe("the end of the statement was not found")
+
+
+def _indentation(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _check_operation(lines: list[str], frame: SiteFrame) -> None:
+    text = lines[frame.line - 1]
+    at = text[max(frame.column - 1, 0):]
+    if frame.column <= 0 or not (_C_OPERATION_RE.match(at) or _CXX_MEMBER_RE.match(at)
+                                 or _CXX_OPERATOR_RE.match(at) or _member_call_at(text, frame.column)):
+        macro = _MACRO_CALL_RE.match(at) if frame.column > 0 else None
+        if macro:
+            raise _Unsafe(f"the access is in the expansion of macro {macro.group(1)}")
+        raise _Unsafe("no atomic operation is written at that position (a macro expansion?)")
+
+
+def _member_call_at(text: str, column: int) -> bool:
+    """clang may place a C++ member call at the member name: `x.store(` with column at `store`."""
+    before = text[: max(column - 1, 0)].rstrip()
+    return before.endswith((".", "->")) and _CXX_MEMBER_RE.match(
+        "o." + text[column - 1:]) is not None
+
+
+def _order_span(lines: list[str], frame: SiteFrame) -> tuple[int, int]:
+    """The lines (0-based, inclusive) of the call at the access, parentheses balanced."""
+    first = frame.line - 1
+    depth = 0
+    opened = False
+    for i in range(first, min(len(lines), first + 20)):
+        code = _code(lines[i])
+        start = frame.column - 1 if i == first else 0
+        for char in code[start:] if i == first else code:
+            if char == "(":
+                depth += 1
+                opened = True
+            elif char == ")":
+                depth -= 1
+                if opened and depth == 0:
+                    return first, i
+    raise _Unsafe("the end of the call was not found")
+
+
+class _FilePatch:
+    def __init__(self, path: str, cxx: bool):
+        self.path = path
+        self.cxx = cxx
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            self.text = handle.read()
+        self.lines = self.text.split("\n")
+        self.before: dict[int, list[str]] = {}
+        self.after: dict[int, list[str]] = {}
+        self.replaced: dict[int, str] = {}
+
+    def fence_line(self, statement_first: int) -> str:
+        return _indentation(self.lines[statement_first]) + (CXX_FENCE if self.cxx else C_FENCE)
+
+    def plan_fence(self, repair: Repair, frame: SiteFrame) -> SourceEdit:
+        index = frame.line - 1
+        start = _statement_start(self.lines, index)
+        first = _code(self.lines[start])
+        if start != index and repair.position == "before":
+            raise _Unsafe("the access is on a continuation line of its statement")
+        if repair.position == "before":
+            if first.startswith("}") or _NO_STATEMENT_BEFORE_RE.match(first):
+                raise _Unsafe("no statement boundary before the access's line")
+            previous = _previous_code(self.lines, start)
+            if previous and not previous.endswith((";", "{", "}")) and not previous.startswith("#"):
+                raise _Unsafe("the line before is not the end of a statement")
+            line = self.fence_line(start)
+            self.before.setdefault(start, []).append(line)
+            return SourceEdit(repair, self.path, frame.line, "insert_before", start + 1, line)
+        if _CONTROL_RE.match(first):
+            raise _Unsafe("the access is in a condition or a jump, not in a statement of its own")
+        end = _statement_end(self.lines, start)
+        line = self.fence_line(start)
+        self.after.setdefault(end, []).append(line)
+        return SourceEdit(repair, self.path, frame.line, "insert_after", end + 1, line)
+
+    def plan_order(self, repair: Repair, site: SiteInfo, frame: SiteFrame) -> SourceEdit:
+        first, last = _order_span(self.lines, frame)
+        if first != last:
+            raise _Unsafe("the call spans several lines")
+        text = self.replaced.get(first, self.lines[first])
+        tokens = list(_ORDER_TOKEN_RE.finditer(text, frame.column - 1))
+        wanted = 2 if site.kind == "cas" else 1
+        if len(tokens) != wanted:
+            raise _Unsafe(f"expected {wanted} memory order argument{'s' if wanted > 1 else ''} on the line, "
+                          f"found {len(tokens)}")
+        new = text
+        for token in reversed(tokens):
+            spelled = token.group(0)
+            new = new[:token.start()] + spelled[: len(spelled) - len(token.group(1))] + "seq_cst" \
+                + new[token.end():]
+        self.replaced[first] = new
+        return SourceEdit(repair, self.path, frame.line, "replace_order", first + 1, new)
+
+    def patched(self) -> str:
+        out: list[str] = []
+        needs_include = not self.cxx and (self.before or self.after) and not any(
+            _INCLUDE_RE.match(line) for line in self.lines)
+        for i, line in enumerate(self.lines):
+            out.extend(self.before.get(i, ()))
+            out.append(self.replaced.get(i, line))
+            out.extend(self.after.get(i, ()))
+        if needs_include:
+            includes = [i for i, line in enumerate(out) if line.lstrip().startswith("#include")]
+            at = includes[-1] + 1 if includes else 0
+            out.insert(at, C_INCLUDE)
+        return "\n".join(out)
+
+
+def _relative(path: str, root: str) -> str | None:
+    relative = os.path.relpath(path, root)
+    return None if relative.startswith("..") or os.path.isabs(relative) else relative
+
+
+def unified_diff(old: str, new: str, relative: str) -> str:
+    """A unified diff (a/, b/ paths) that patch -p1 and git apply accept, with the
+    `\\ No newline at end of file` marker where the text has no final newline."""
+    chunks = []
+    for line in difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                     fromfile="a/" + relative, tofile="b/" + relative):
+        chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(chunks)
+
+
+def plan_patch(repairs: tuple[Repair, ...], sites: tuple[SiteInfo, ...], root: str) -> PatchPlan:
+    """Source edits for ``repairs`` (sites: the unrepaired program's site tables; root: the
+    directory the diff's paths are relative to)."""
+    by_key = {(s.module, s.index): s for s in sites}
+    accesses_per_line: dict[tuple[str, int], set[int]] = {}
+    for site in sites:
+        frame = site.primary
+        if site.is_access and frame is not None:
+            accesses_per_line.setdefault((os.path.realpath(frame.file), frame.line), set()).add(frame.column)
+    files: dict[str, _FilePatch] = {}
+    edits: list[SourceEdit] = []
+    manual: list[ManualStep] = []
+    for repair in repairs:
+        site = by_key.get((repair.module, repair.index))
+        cxx = is_cxx_source(repair.module)
+        try:
+            if site is None or site.primary is None:
+                raise _Unsafe("the access has no source position")
+            frame = site.primary
+            if is_system_file(frame.file):
+                raise _Unsafe("the access is in a system header")
+            path = os.path.realpath(frame.file)
+            if not os.path.isfile(path):
+                raise _Unsafe(f"{frame.file} is not readable")
+            if _relative(path, root) is None:
+                raise _Unsafe(f"{frame.file} is outside the current directory")
+            if len(accesses_per_line.get((path, frame.line), ())) > 1:
+                raise _Unsafe("the line has several atomic operations")
+            patch = files.get(path)
+            if patch is None:
+                patch = files[path] = _FilePatch(path, cxx)
+            if frame.line > len(patch.lines):
+                raise _Unsafe("the line is past the end of the file")
+            _check_operation(patch.lines, frame)
+            edits.append(patch.plan_fence(repair, frame) if repair.kind == "fence"
+                         else patch.plan_order(repair, site, frame))
+        except _Unsafe as why:
+            manual.append(ManualStep(repair, str(why), manual_instruction(repair, site, cxx)))
+    new_texts = {}
+    diff = []
+    for path, patch in sorted(files.items()):
+        new = patch.patched()
+        if new != patch.text:
+            new_texts[path] = new
+            diff.append(unified_diff(patch.text, new, _relative(path, root) or path))
+    return PatchPlan(tuple(edits), tuple(manual), new_texts, "".join(diff))

@@ -1,0 +1,97 @@
+"""fix.fix_program's decisions with a stand-in checker (no build, no run): which repairs it
+adds round by round, which it drops when minimising, when it switches to sc_accesses=ra, and
+when it gives up."""
+
+from __future__ import annotations
+
+import pyrsan.fix as fix
+from pyrsan.checker import CheckMethod, CheckOutcome, Program, Repair, SiteFrame, SiteInfo, model_for
+from pyrsan.reports import Report
+
+SITES = tuple(SiteInfo(id=0x10 + i, module="sb.c", index=i, kind=kind, order=order, order_fail="",
+                       frames=(SiteFrame("sb.c", 5 + i, 3, "t"),))
+              for i, (kind, order) in enumerate([("store", "release"), ("load", "acquire"),
+                                                 ("store", "release"), ("load", "acquire")]))
+
+
+def _report(with_earlier_access: bool = True) -> Report:
+    ids = {s.index: "0x%016x" % s.id for s in SITES}
+    fields = {"kind": "robustness", "type": "read", "key": "k",
+              "access": {"site": ids[3], "thread": 2}, "previous": {"initial": True},
+              "forced": {"site": ids[0], "thread": 1}}
+    fields["repair"] = ({"kind": "fence", "after": {"site": ids[2]}, "before": {"site": ids[3]}}
+                        if with_earlier_access else {"kind": "order", "accesses": [{"site": ids[3]}]})
+    return Report.from_json(fields)
+
+
+def _install(monkeypatch, robust_when, report=_report):
+    """check_program answers: robust iff robust_when(repairs, model)."""
+    calls = []
+
+    def fake_check(program, repairs, method, work_dir, sc_accesses=None):
+        model = sc_accesses or model_for(repairs)
+        calls.append((tuple(repairs), model))
+        reports = () if robust_when(set(repairs), model) else (report(),)
+        return CheckOutcome(reports, 1, model, method, SITES)
+
+    monkeypatch.setattr(fix, "check_program", fake_check)
+    return calls
+
+
+def _fence(index, position="after"):
+    return Repair("fence", "sb.c", index, position)
+
+
+def _run(tmp_path, max_rounds=10):
+    options = fix.FixOptions(method=CheckMethod(runs=1), max_rounds=max_rounds, root=str(tmp_path),
+                             verify_patch=False)
+    return fix.fix_program(Program(("sb.c",)), options, str(tmp_path))
+
+
+def test_sb_shape_gets_a_fence_in_each_thread_and_nothing_more(monkeypatch, tmp_path):
+    _install(monkeypatch, lambda repairs, model: {_fence(2), _fence(0)} <= repairs)
+    result = _run(tmp_path)
+    assert result.status == "fixed"
+    assert [r.added for r in result.rounds] == [(_fence(2),), (_fence(0),)]
+    assert set(result.repairs) == {_fence(0), _fence(2)}
+    assert all(removal.needed for removal in result.removals)
+    assert (result.cost.fences, result.cost.orders, result.cost.all_seq_cst) == (2, 0, 4)
+
+
+def test_repairs_that_turn_out_unneeded_are_dropped(monkeypatch, tmp_path):
+    # only the fence right before the access (3rd candidate) matters
+    _install(monkeypatch, lambda repairs, model: _fence(3, "before") in repairs)
+    result = _run(tmp_path)
+    assert result.status == "fixed" and result.repairs == (_fence(3, "before"),)
+    assert sorted((r.repair.index, r.needed) for r in result.removals) == [(0, False), (2, False), (3, True)]
+    assert result.final.sc_accesses == "fenced"
+
+
+def test_order_repairs_are_checked_with_sc_accesses_ra(monkeypatch, tmp_path):
+    order = Repair("order", "sb.c", 3)
+    calls = _install(monkeypatch, lambda repairs, model: order in repairs and model == "ra",
+                     report=lambda: _report(with_earlier_access=False))
+    result = _run(tmp_path)
+    assert result.status == "fixed" and result.repairs == (order,)
+    assert result.final.sc_accesses == "ra"
+    assert all(model == "ra" for repairs, model in calls if order in repairs)
+    assert (result.cost.fences, result.cost.orders) == (0, 1)
+
+
+def test_giving_up_after_max_rounds_keeps_the_remaining_violations(monkeypatch, tmp_path):
+    _install(monkeypatch, lambda repairs, model: False)
+    result = _run(tmp_path, max_rounds=2)
+    assert result.status == "not_fixed" and "2 rounds" in result.reason
+    assert result.final.violations and result.repairs == ()
+
+
+def test_running_out_of_candidates_is_not_fixed(monkeypatch, tmp_path):
+    _install(monkeypatch, lambda repairs, model: False)
+    result = _run(tmp_path, max_rounds=50)
+    assert result.status == "not_fixed" and result.reason.startswith("no candidate repair is left")
+
+
+def test_a_clean_program_is_checked_once(monkeypatch, tmp_path):
+    calls = _install(monkeypatch, lambda repairs, model: True)
+    result = _run(tmp_path)
+    assert result.status == "robust" and len(calls) == 1 and result.plan is None
