@@ -8,14 +8,15 @@ or, as the driver does (in a subprocess, since llvmlite aborts on LLVM assertion
     python -m pyrsan.passes app.bc -o app.rsan.o --module-id /abs/path/app.c [--emit-ll x.ll]
 
 Layout: syntax (every IR regex), model (the module -> functions -> lines model), debuginfo
-(frames from !DILocation), sites (site ids and rows), the passes atomics, calls (shadow call
-stack) and registration (site table, globals, module constructor), repairs (the IR repairs of
-`pyrsan fix`), sitesjson (the site table as JSON), instrument (the pipeline),
+(frames from !DILocation), sites (site ids and rows), the passes atomics (with spinloops: spin
+and CAS retry loops as wait / BCAS), annotations (site ids of pyrsan.h's runtime calls), calls
+(shadow call stack) and registration (site table, globals, module constructor), repairs (the IR
+repairs of `pyrsan fix`), sitesjson (the site table as JSON), instrument (the pipeline),
 codegen (reading IR files, emitting objects).
 """
 from .codegen import emit_object
 from .instrument import instrument_ir
-from .results import Frame, InstrumentResult, Site, UnsupportedIRError
+from .results import Frame, InstrumentResult, RecognisedLoop, Site, UnsupportedIRError
 
 __all__ = ["instrument_ir", "emit_object", "InstrumentResult", "Site", "Frame",
-           "UnsupportedIRError"]
+           "RecognisedLoop", "UnsupportedIRError"]

@@ -1,7 +1,9 @@
 """python -m pyrsan.passes INPUT.bc -o OUTPUT.o --module-id ID [--emit-ll OUT.ll] [--codegen-opt N]
-    [--no-spin-loops] [--repairs FILE.json] [--sites-json FILE.json]
+    [--no-spin-loops] [--list-loops] [--repairs FILE.json] [--sites-json FILE.json]
 
-Exit 0 on success, 2 with one `error: ...` line for unsupported IR or unreadable input."""
+Exit 0 on success, 2 with one `error: ...` line for unsupported IR or unreadable input.
+--list-loops prints one line per recognised spin / CAS retry loop on stdout
+(RecognisedLoop.describe(): `spin loop at f.c:12 (wait for f == 1)`)."""
 from __future__ import annotations
 
 import argparse
@@ -33,6 +35,8 @@ def main(argv=None) -> int:
                         help="fences to insert and orders to strengthen (pyrsan fix; passes/repairs.py)")
     parser.add_argument("--sites-json", metavar="FILE.json",
                         help="also write the module's site table as JSON (pyrsan fix)")
+    parser.add_argument("--list-loops", action="store_true",
+                        help="print the recognised spin and CAS retry loops on stdout")
     args = parser.parse_args(argv)
     try:
         repairs = load_repairs(args.repairs) if args.repairs else []
@@ -55,6 +59,9 @@ def main(argv=None) -> int:
     except (UnsupportedIRError, RepairError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
+    if args.list_loops:
+        for loop in result.loops:
+            print(loop.describe())
     if args.emit_ll:
         with open(args.emit_ll, "w") as f:
             f.write(result.ir_text)

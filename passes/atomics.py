@@ -6,9 +6,10 @@ import re
 
 from .debuginfo import primary_frame
 from .model import IRFunction, IRLine, IRModule
-from .results import Site, UnsupportedIRError
+from .registration import module_globals
+from .results import RecognisedLoop, Site, UnsupportedIRError
 from .sites import RMW_OP_NUMBER, SiteTable
-from .spinloops import find_spin_loads
+from .spinloops import LoopMatch, find_spin_loops
 from .syntax import ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level
 
 # value type -> (size in bytes, how it crosses the ABI as i64)
@@ -126,17 +127,40 @@ class _Rewriter:
         self.call_with_result(ty, self.line.result,
                               "%s(%s, i32 %d, i64 %s)" % (fn, ptr, order, i64_literal(sid)))
 
-    def spin_load(self, rest: str, expected: int) -> None:
-        """The load of a recognised spin loop (spinloops.py): one attempt of a wait."""
+    def spin_load(self, rest: str, loop: LoopMatch) -> str:
+        """The load of a recognised spin loop (spinloops.py): one attempt of a wait for
+        loop.value (__rsan_spin_load_N) or for any other value (__rsan_spin_load_ne_N)."""
         parts = split_top_level(_strip_words(rest, ("atomic",)))
         ty = parts[0]
         size, _ = self.value_type(ty, "atomic load")
         ptr, (order,), _ = self.orders(parts[1], "atomic load", 1)
         self.pointer(ptr, "atomic load")
         sid = self.table.add(self.fn, self.line, "load", order, size)
-        fn = self.use("__rsan_spin_load_%d" % size)
+        fn = self.use("__rsan_spin_load_%s%d" % ("ne_" if loop.negated else "", size))
         self.call_with_result(ty, self.line.result, "%s(%s, i64 %s, i32 %d, i64 %s)" % (
-            fn, ptr, i64_literal(expected), order, i64_literal(sid)))
+            fn, ptr, i64_literal(loop.value), order, i64_literal(sid)))
+        return ptr
+
+    def bcas_loop(self, rest: str, loop: LoopMatch) -> str:
+        """The cmpxchg of a recognised CAS retry loop (spinloops.py): one blocking BCAS
+        (papers/002 §4.3) with the success order; its result is the success pair
+        {expected, true}, so the loop leaves at once."""
+        parts = split_top_level(_strip_words(rest, ("weak",)))
+        ptr = self.pointer(parts[0], "cmpxchg")
+        ty, _ = read_type(parts[1])
+        _, (succ, fail), _ = self.orders(parts[2], "cmpxchg", 2)
+        size, _ = self.value_type(ty, "cmpxchg")
+        sid = self.table.add(self.fn, self.line, "cas", succ, size, order_fail=fail,
+                             weak=rest.startswith("weak "))
+        fn = self.use("__rsan_bcas_%d" % size)
+        self.emit("notail call void %s(%s, i64 %s, i64 %s, i32 %d, i64 %s)" % (
+            fn, ptr, i64_literal(loop.value), i64_literal(loop.desired), succ, i64_literal(sid)))
+        if self.line.result is not None:
+            pair = "{ %s, i1 }" % ty
+            partial = self.module.fresh()
+            self.emit("%s = insertvalue %s poison, %s %d, 0" % (partial, pair, ty, loop.value))
+            self.emit("%s = insertvalue %s %s, i1 true, 1" % (self.line.result, pair, partial))
+        return ptr
 
     def store(self, rest: str) -> None:
         parts = split_top_level(_strip_words(rest, ("atomic", "volatile")))
@@ -226,6 +250,14 @@ _NOT_ACCESSES = {"__atomic_is_lock_free", "__atomic_always_lock_free"}
 _NEEDLES = ("atomic", "cmpxchg", "fence", "@__sync_", '@"__sync_')
 
 
+def _object_name(ptr: str, names: dict[str, str]) -> str:
+    """`ptr @f` -> the source name of @f; another pointer -> `*%3`."""
+    operand = ptr.split(" ", 1)[1].strip()
+    if operand.startswith("@"):
+        return names.get(operand) or operand[1:].strip('"')
+    return "*" + operand
+
+
 def atomic_instructions(fn: IRFunction, table: SiteTable):
     """The atomic instructions of fn that rewrite_atomics turns into sites, in site order
     (passes/repairs.py numbers them the same way)."""
@@ -246,17 +278,31 @@ def atomic_instructions(fn: IRFunction, table: SiteTable):
         yield line
 
 
-def rewrite_atomics(module: IRModule, table: SiteTable,
-                    spin_loops: bool = False) -> tuple[IRModule, list[Site]]:
+def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False,
+                    loops: list[RecognisedLoop] | None = None) -> tuple[IRModule, list[Site]]:
+    """loops: when given, gets one RecognisedLoop per loop the spin-loop pass recognised."""
     first = len(table.sites)
+    names: dict[str, str] | None = None
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
-        spins = find_spin_loads(fn) if spin_loops else {}
+        spins = find_spin_loops(fn) if spin_loops else {}
         for line in atomic_instructions(fn, table):
             op = line.opcode
             rw = _Rewriter(module, table, fn, line)
             if line.index in spins:
-                rw.spin_load(line.rest, spins[line.index])
+                loop = spins[line.index]
+                if loop.kind == "wait":
+                    ptr = rw.spin_load(line.rest, loop)
+                else:
+                    ptr = rw.bcas_loop(line.rest, loop)
+                if loops is not None:
+                    if names is None:
+                        names = {ir: src for ir, _, src in module_globals(module, table.debug)}
+                    frame = primary_frame(table.sites[-1].frames)
+                    loops.append(RecognisedLoop(
+                        loop.kind, _object_name(ptr, names), loop.value,
+                        frame.file if frame else "", frame.line if frame else 0,
+                        loop.desired, loop.negated))
             else:
                 getattr(rw, op)(line.rest)
             edits[line.index] = rw.out

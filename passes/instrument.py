@@ -1,6 +1,7 @@
 """instrument_ir: parse the IR text once, run the passes, print it (docs/interfaces.md §1)."""
 from __future__ import annotations
 
+from .annotations import annotation_sites
 from .atomics import rewrite_atomics
 from .calls import shadow_call_stack
 from .debuginfo import DebugInfo
@@ -25,8 +26,11 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
     debug = DebugInfo(module.top_level_lines())
     table = SiteTable(module_id, debug)
     insert_repairs(module, table, module_id, repairs or [])
-    module, _ = rewrite_atomics(module, table, spin_loops)
-    number_repair_fences(module, table)
+    loops: list = []
+    module, _ = rewrite_atomics(module, table, spin_loops, loops)
+    module, _ = annotation_sites(module, table)
+    number_repair_fences(module, table)  # after every site of the program's own
     module, _ = shadow_call_stack(module, table)
     module = emit_registration(module, table, debug, module_id)
-    return InstrumentResult(print_module(module), tuple(table.sites))
+    loops.sort(key=lambda loop: (loop.file, loop.line))
+    return InstrumentResult(print_module(module), tuple(table.sites), tuple(loops))

@@ -31,9 +31,35 @@ class Site:
 
 
 @dataclass(frozen=True)
+class RecognisedLoop:
+    """A loop the spin-loop pass treats as one blocking operation (spinloops.py).
+
+    kind: "wait" (a spin loop: leaves when the location holds `value`, or, with `negated`,
+    any other value) or "bcas" (a CAS retry loop: `value` -> `desired`). obj names the
+    atomic object (its source name when it is a global, else "*<IR pointer>")."""
+    kind: str
+    obj: str
+    value: int
+    file: str
+    line: int
+    desired: int = 0
+    negated: bool = False
+
+    def describe(self) -> str:
+        """`spin loop at f.c:12 (wait for f == 1)`, `CAS retry loop at f.c:20 (bcas x: 0 -> 1)`."""
+        where = "%s:%d" % (self.file.rsplit("/", 1)[-1] or "?", self.line)
+        if self.kind == "bcas":
+            return "CAS retry loop at %s (bcas %s: %d -> %d)" % (where, self.obj, self.value,
+                                                                 self.desired)
+        return "spin loop at %s (wait for %s %s %d)" % (where, self.obj,
+                                                        "!=" if self.negated else "==", self.value)
+
+
+@dataclass(frozen=True)
 class InstrumentResult:
     ir_text: str
     sites: tuple[Site, ...]
+    loops: tuple[RecognisedLoop, ...] = ()
 
 
 class UnsupportedIRError(Exception):

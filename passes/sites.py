@@ -46,7 +46,9 @@ class SiteTable:
         return frames or self.debug.subprogram_frames(fn.subprogram)
 
     def add(self, fn: IRFunction, line: IRLine, kind: str, order: int = 0, size: int = 0,
-            order_fail: int = 0, op: str = "", weak: bool = False) -> int:
+            order_fail: int = 0, op: str = "", weak: bool = False,
+            frames: tuple[Frame, ...] | None = None) -> int:
+        """frames: the site's frames when not those of `line` (annotations.py)."""
         index = len(self.sites)
         if index >= 1 << 32:
             raise OverflowError("more than 2**32 sites in one module")
@@ -55,7 +57,7 @@ class SiteTable:
         self.entries.append(SiteEntry(KIND_NUMBER[kind], order, order_fail, size, op_number))
         self.sites.append(Site(
             id=site_id, kind=kind, order="" if kind == "call" else ORDER_NAME[order], size=size,
-            frames=self.frames_at(fn, line),
+            frames=self.frames_at(fn, line) if frames is None else frames,
             order_fail=ORDER_NAME[order_fail] if kind == "cas" else "",
             op=op if kind == "rmw" else "", weak=weak))
         return site_id

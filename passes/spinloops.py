@@ -1,79 +1,486 @@
-"""Spin-loop recognition (issue 3 item 3): a block that only re-reads one atomic location
-until it holds a constant,
+"""Spin-loop recognition (issue 3 item 3; papers/002 §4.3 leaves it to future work).
 
-    1:                                    ; preds = %1, %0
-      %2 = load atomic i32, ptr @f acquire, align 4
-      %3 = icmp eq i32 %2, 1
-      br i1 %3, label %4, label %1
+A loop whose only effect is re-reading one atomic location until it holds a value is a
+wait; a loop that retries one compare-exchange with constant operands until it succeeds is a
+BCAS. Failed iterations of such a loop change nothing (papers/002 §4.3: failed attempts of a
+wait / BCAS create no events), so the analysis may drop them:
 
-is a wait(f = 1) (papers/002 §4.3). Its load becomes `__rsan_spin_load_N(p, 1, order, site)`:
-one attempt that makes no event unless it reads the constant. The loop itself is unchanged.
-Only loops that leave exactly when the value equals the constant are recognised (a loop
-that leaves on "any other value" is not a wait for one value and is left alone)."""
+    while (atomic_load(&f) != 1);          wait(f == 1)
+    while (!atomic_load(&f));              wait(f != 0)   (also do {} while, and == 0)
+    while (!atomic_compare_exchange_strong(&x, &e, 1)) e = 0;     BCAS(x: 0 -> 1) (weak too)
+
+The recognition works on the IR shape, at -O1 (a one-block self-loop) and -O0 (the value
+goes through a stack temporary, the loop body is a block of its own, `!` is an `xor`): the
+loop region (the blocks on a cycle through the atomic instruction's block) is executed
+symbolically, with the value read as the one unknown, and every path is either a back edge
+or an exit together with what it assumes about that value (or about the CAS outcome).
+
+Soundness (why a loop is recognised, and what is left alone):
+- The region may contain the one atomic instruction, branches, comparisons of the value with
+  constants, `!` (xor with true), i1 <-> integer casts, and loads / stores of the function's
+  own stack slots that never escape (clang -O0 temporaries). Anything else (another atomic,
+  a plain access to other memory, a call other than a pause hint, a phi, a volatile access)
+  is an effect of a failed iteration, and the loop is left alone.
+- A stack slot written in the loop must either hold at every back edge the value it held on
+  entry (the CAS expected value `e = 0` at -O0, whose entry value is the constant the block
+  before the loop stores), or never be read before it is written in an iteration and be
+  either used only inside the loop (a temporary) or written again on every exit path (`v` in
+  `while ((v = atomic_load(&f)) == 0);`). So a failed iteration leaves nothing behind.
+- A wait needs the exit condition to be "the value equals C" (`__rsan_spin_load_N`, as
+  papers/002's wait(x = C)) or "the value differs from C" (`__rsan_spin_load_ne_N`). The
+  latter is checked exactly: the successful read reads some value other than C, so it may be
+  stale iff a write of another value lies in [Tc(x), Tsc(x)) (algorithm.md §4's read check of
+  a failing strong CAS). Any other exit condition (two constants, `<`, a value from
+  elsewhere) is left alone: it is not a wait for one value.
+- A CAS loop needs constant expected and desired values on every iteration and the exit
+  condition "the CAS succeeded" exactly (a loop that also leaves on the old value read is left
+  alone). It becomes one blocking BCAS (`__rsan_bcas_N`, its success order; the failure
+  order never matters since failed attempts create no events), whose result is the success
+  pair {expected, true}; the loop then leaves at once.
+"""
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 from .model import IRFunction
 
 ENV_OFF = "PYRSAN_NO_SPIN_LOOPS"
 
+MAX_REGION_BLOCKS = 8
+MAX_PATH_BLOCKS = 16
+
+# `1:                                                ; preds = %1, %0`   `"while.cond":`
 _LABEL_RE = re.compile(r'^("[^"]+"|[-\w.$]+):')
-_LOAD_RE = re.compile(r'^\s+(%[-\w.$]+) = load atomic (i8|i16|i32|i64), ptr ')
-_ICMP_RE = re.compile(r'^\s+(%[-\w.$]+) = icmp (eq|ne) (i8|i16|i32|i64) (%[-\w.$]+), (-?\d+)(,|$)')
-_BR_RE = re.compile(r'^\s+br i1 (%[-\w.$]+), label (%[-\w.$"]+), label (%[-\w.$"]+)(,|$)')
+_NAME = r'%[-\w.$]+|%"[^"]*"'
+# `  %2 = load atomic i32, ptr @f acquire, align 4`
+_ATOMIC_LOAD_RE = re.compile(
+    r'^  (%s) = load atomic (i8|i16|i32|i64), ptr (@[-\w.$]+|@"[^"]*"|%s) (\w+), align' % (
+        _NAME, _NAME))
+# `  %7 = cmpxchg weak ptr @x, i32 %5, i32 %6 acquire monotonic, align 4`
+_CMPXCHG_RE = re.compile(
+    r'^  (%s) = cmpxchg (weak )?ptr (@[-\w.$]+|@"[^"]*"|%s), (i8|i16|i32|i64) ([^,]+), '
+    r'(i8|i16|i32|i64) (\S+) (\w+) (\w+), align' % (_NAME, _NAME))
+# `  store i32 %3, ptr %1, align 4`
+_STORE_RE = re.compile(r'^  store (i1|i8|i16|i32|i64) ([^,]+), ptr (%s), align' % _NAME)
+# `  %4 = load i32, ptr %1, align 4`
+_LOAD_RE = re.compile(r'^  (%s) = load (i1|i8|i16|i32|i64), ptr (%s), align' % (_NAME, _NAME))
+# `  %5 = icmp ne i32 %4, 1`
+_ICMP_RE = re.compile(r'^  (%s) = icmp (eq|ne) (i1|i8|i16|i32|i64) ([^,]+), (\S+)$' % _NAME)
+# `  %6 = xor i1 %5, true`
+_XOR_RE = re.compile(r'^  (%s) = xor i1 (\S+), (\S+)$' % _NAME)
+# `  %12 = zext i1 %9 to i8`   `  %14 = trunc i8 %13 to i1`   `  %6 = sext i8 %5 to i32`
+_CAST_RE = re.compile(r'^  (%s) = (zext|sext|trunc) (i1|i8|i16|i32|i64) (\S+) to (i1|i8|i16|i32|i64)$'
+                      % _NAME)
+# `  %9 = extractvalue { i32, i1 } %7, 1`
+_EXTRACT_RE = re.compile(r'^  (%s) = extractvalue \{ (?:i8|i16|i32|i64), i1 \} (\S+), ([01])$'
+                         % _NAME)
+# `  br i1 %5, label %6, label %7, !llvm.loop !6`   `  br label %2`
+_BR_COND_RE = re.compile(r'^  br i1 (\S+), label (%s), label (%s)$' % (_NAME, _NAME))
+_BR_RE = re.compile(r'^  br label (%s)$' % _NAME)
+# `  %1 = alloca i32, align 4`
+_ALLOCA_RE = re.compile(r'^  (%s) = alloca ' % _NAME)
+# a spin-wait hint with no memory effect: `  call void @llvm.x86.sse2.pause()`
+_HINT_RE = re.compile(r'^  (?:tail )?call void @llvm\.(?:x86\.sse2\.pause|aarch64\.hint)\(')
+_TRAILER_RE = re.compile(r'(?:, (?:!dbg|!llvm\.loop|!\w[\w.]*) ![0-9]+)+$')
+_LABEL_REF_RE = re.compile(r'\blabel (%s)' % _NAME)
+_ATOMIC_WORDS = ("atomic", "cmpxchg", "fence")
 
 
 def enabled_by_default() -> bool:
     return os.environ.get(ENV_OFF, "") in ("", "0")
 
 
-def _instructions(lines: list[str], start: int):
-    """(index, text) of the instructions of the block whose label is lines[start]."""
-    out = []
-    for i in range(start + 1, len(lines)):
-        text = lines[i]
+@dataclass(frozen=True)
+class LoopMatch:
+    """What a recognised loop's atomic instruction (body line `index`) becomes.
+    kind "wait": wait for `value` (negated: for any other value); "bcas": value -> desired."""
+    index: int
+    kind: str
+    value: int
+    desired: int = 0
+    negated: bool = False
+
+
+class _NotALoop(Exception):
+    """The region does something a failed iteration must not (or that we cannot follow)."""
+
+
+@dataclass
+class _Block:
+    name: str                           # `%1`, `%"while.cond"`; the entry block: ""
+    lines: list[tuple[int, str]]        # (body index, instruction text without metadata)
+    succs: tuple[str, ...]
+
+
+def _blocks(fn: IRFunction) -> list[_Block]:
+    blocks: list[_Block] = []
+    cur = _Block("", [], ())
+    for i, text in enumerate(fn.lines):
+        m = _LABEL_RE.match(text)
+        if m:
+            blocks.append(cur)
+            cur = _Block("%" + m.group(1), [], ())
+            continue
         stripped = text.strip()
         if not stripped or stripped.startswith((";", "#dbg_")):
             continue
-        if not text.startswith(" ") or text.startswith("   "):
-            # next label, or a continuation line (never part of a recognised loop)
-            if text.startswith("   "):
-                return None
-            break
-        out.append((i, text))
-        if len(out) > 3:
-            return None
-    return out
+        if text.startswith("   ") and cur.lines:   # continuation line of the instruction
+            j, prev = cur.lines[-1]
+            cur.lines[-1] = (j, prev + " " + stripped)
+            continue
+        cur.lines.append((i, _TRAILER_RE.sub("", text.rstrip())))
+    blocks.append(cur)
+    for b in blocks:
+        refs = []
+        for _, text in b.lines[-1:]:
+            refs = _LABEL_REF_RE.findall(text)
+        b.succs = tuple(refs)
+    return blocks
 
 
-def find_spin_loads(fn: IRFunction) -> dict[int, int]:
-    """Body line index of each recognised spin-loop load -> the value the loop waits for."""
-    found: dict[int, int] = {}
-    lines = fn.lines
-    for start, text in enumerate(lines):
-        m = _LABEL_RE.match(text)
+def _reach(start: str, edges: dict[str, tuple[str, ...]]) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for s in edges.get(todo.pop(), ()):
+            if s not in seen:
+                seen.add(s)
+                todo.append(s)
+    return seen
+
+
+def _private_slots(fn: IRFunction) -> set[str]:
+    """Allocas used only as the address of plain loads and stores (never escape)."""
+    slots = {m.group(1) for m in map(_ALLOCA_RE.match, fn.lines) if m}
+    if not slots:
+        return slots
+    use_re = re.compile(r'(%[-\w.$]+|%"[^"]*")')
+    for text in fn.lines:
+        if text.lstrip().startswith("#dbg_") or _ALLOCA_RE.match(text):
+            continue
+        names = set(use_re.findall(text)) & slots
+        if not names:
+            continue
+        ms, ml = _STORE_RE.match(text), _LOAD_RE.match(text)
+        ok = set()
+        if ms and ms.group(2).strip() not in slots:
+            ok = {ms.group(3)}
+        elif ml:
+            ok = {ml.group(3)}
+        if "volatile" in text.split(",")[0]:
+            ok = set()
+        slots -= names - ok
+    return slots
+
+
+# symbolic values: ("int", n) a constant; ("V",) the value read (the CAS's old value);
+# ("OK",) the CAS success bit; ("PAIR",) the cmpxchg result; ("pred", what, C, positive) a
+# condition: what "V" -> (V == C) if positive else (V != C); what "OK" -> OK or !OK;
+# ("entry", slot) what a stack slot held when the loop was entered; ("ext", name) an SSA
+# value defined before the loop (loop-invariant).
+_TRUE, _FALSE = ("int", 1), ("int", 0)
+
+
+def _literal(text: str):
+    text = text.strip()
+    if text == "true":
+        return _TRUE
+    if text == "false":
+        return _FALSE
+    if re.fullmatch(r"-?\d+", text):
+        return ("int", int(text))
+    return None
+
+
+class _Function:
+    """What every candidate loop of one function needs: its blocks, edges and stack slots."""
+
+    def __init__(self, fn: IRFunction):
+        self.blocks = _blocks(fn)
+        self.by_name = {b.name: b for b in self.blocks}
+        self.edges = {b.name: b.succs for b in self.blocks}
+        preds: dict[str, list[str]] = {}
+        for b in self.blocks:
+            for s in b.succs:
+                preds.setdefault(s, []).append(b.name)
+        self.preds = {k: tuple(v) for k, v in preds.items()}
+        self.slots = _private_slots(fn)
+        # slot -> the blocks that mention it
+        self.slot_blocks: dict[str, set[str]] = {s: set() for s in self.slots}
+        if self.slots:
+            name_re = re.compile(r'(%[-\w.$]+|%"[^"]*")')
+            for b in self.blocks:
+                for _, text in b.lines:
+                    if _ALLOCA_RE.match(text):
+                        continue
+                    for name in set(name_re.findall(text)) & self.slots:
+                        self.slot_blocks[name].add(b.name)
+        self.block_at = {i: b for b in self.blocks for i, _ in b.lines}
+
+    def block_of(self, index: int) -> _Block | None:
+        return self.block_at.get(index)
+
+
+class _Region:
+    def __init__(self, info: _Function, head: _Block, target: int):
+        self.by_name = info.by_name
+        self.head = head
+        self.target = target            # body index of the atomic instruction
+        if head.name not in _reach(head.name, info.edges):
+            raise _NotALoop("not in a loop")
+        back = {head.name} | _reach(head.name, info.preds)
+        self.members = {head.name} | (_reach(head.name, info.edges) & back)
+        if len(self.members) > MAX_REGION_BLOCKS or "" in self.members:
+            raise _NotALoop("loop too large")
+        self.slots = info.slots
+        self.used_outside = {s for s, where in info.slot_blocks.items() if where - self.members}
+        outside = [p for p in info.preds.get(head.name, ()) if p not in self.members]
+        self.entry = self._entry_values(outside)
+        self.expected = self.desired = None
+        self.bits = 64                  # width of the value read
+        self.exits: list[tuple] = []    # assumptions of the exit paths
+        self.backs: list[tuple] = []    # assumptions of the back edges
+        self.back_states: list[dict] = []
+        self.exit_written: list[frozenset] = []   # the slots each exit path wrote
+        self.entry_read: set[str] = set()
+
+    def _entry_values(self, outside: list[str]) -> dict[str, tuple]:
+        """Slot -> the constant the single block entering the loop stores last (else unknown)."""
+        values: dict[str, tuple] = {}
+        if len(outside) != 1:
+            return values
+        for _, text in self.by_name[outside[0]].lines:
+            m = _STORE_RE.match(text)
+            if m and m.group(3) in self.slots:
+                lit = _literal(m.group(2))
+                values[m.group(3)] = lit if lit is not None else ("entry", m.group(3))
+        return values
+
+    # --- symbolic execution ---------------------------------------------------------------
+
+    def run(self) -> None:
+        mem = {s: self.entry.get(s, ("entry", s)) for s in self.slots}
+        self._walk(self.head, {}, mem, (None, None), 0, frozenset())
+        if not self.exits or not self.backs:
+            raise _NotALoop("no exit or no back edge")
+        # a failed iteration must leave every slot that is read before written, or used after
+        # the loop, as it found it
+        # what every exit path writes (the last iteration overwrites what failed ones wrote)
+        overwritten = frozenset.intersection(*self.exit_written)
+        for state in self.back_states:
+            for s in self.slots:
+                if state[s] == self.entry.get(s, ("entry", s)):
+                    continue
+                if s in self.entry_read or (s in self.used_outside and s not in overwritten):
+                    raise _NotALoop("a failed iteration changes " + s)
+
+    def _value(self, env, text: str):
+        lit = _literal(text)
+        if lit is not None:
+            return lit
+        text = text.strip()
+        if text.startswith("%"):
+            return env.get(text, ("ext", text))
+        if text.startswith("@"):
+            return ("ext", text)
+        raise _NotALoop("operand " + text)
+
+    def _walk(self, block: _Block, env, mem, assume, depth, written) -> None:
+        if depth > MAX_PATH_BLOCKS:
+            raise _NotALoop("path too long")
+        env, mem, written = dict(env), dict(mem), set(written)
+        for index, text in block.lines[:-1]:
+            self._step(index, text, env, mem, written)
+        written = frozenset(written)
+        index, term = block.lines[-1]
+        m = _BR_RE.match(term)
+        if m:
+            return self._edge(m.group(1), env, mem, assume, depth, written)
+        m = _BR_COND_RE.match(term)
         if not m:
+            raise _NotALoop("terminator " + term.strip())
+        cond = self._value(env, m.group(1))
+        for taken, target in ((True, m.group(2)), (False, m.group(3))):
+            narrowed = _assume(cond, taken, assume)
+            if narrowed is not None:
+                self._edge(target, env, mem, narrowed, depth, written)
+
+    def _edge(self, target, env, mem, assume, depth, written) -> None:
+        if target == self.head.name:
+            self.back_states.append(mem)
+            self.backs.append(assume)
+        elif target in self.members:
+            self._walk(self.by_name[target], env, mem, assume, depth + 1, written)
+        else:
+            self.exits.append(assume)
+            self.exit_written.append(written)
+
+    def _step(self, index: int, text: str, env, mem, written) -> None:
+        if index == self.target:
+            m = _ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
+            if m.re is _ATOMIC_LOAD_RE:
+                env[m.group(1)] = ("V",)
+                self.bits = int(m.group(2)[1:])
+            else:
+                self.bits = int(m.group(4)[1:])
+                env[m.group(1)] = ("PAIR",)
+                self.expected = self._value(env, m.group(5))
+                self.desired = self._value(env, m.group(7))
+            return
+        if any(w in text for w in _ATOMIC_WORDS) or "volatile" in text:
+            raise _NotALoop("another atomic or volatile access")
+        if _HINT_RE.match(text):
+            return
+        m = _STORE_RE.match(text)
+        if m:
+            if m.group(3) not in self.slots:
+                raise _NotALoop("a store to memory that is not a private stack slot")
+            mem[m.group(3)] = self._value(env, m.group(2))
+            written.add(m.group(3))
+            return
+        m = _LOAD_RE.match(text)
+        if m:
+            if m.group(3) not in self.slots:
+                raise _NotALoop("a read of memory that is not a private stack slot")
+            v = mem[m.group(3)]
+            if v == ("entry", m.group(3)):
+                self.entry_read.add(m.group(3))
+            env[m.group(1)] = v
+            return
+        m = _ICMP_RE.match(text)
+        if m:
+            env[m.group(1)] = _compare(self._value(env, m.group(4)), self._value(env, m.group(5)),
+                                       m.group(2) == "eq", self.bits)
+            return
+        m = _XOR_RE.match(text)
+        if m:
+            a, b = self._value(env, m.group(2)), self._value(env, m.group(3))
+            if b != _TRUE:
+                a, b = b, a
+            if b != _TRUE:
+                raise _NotALoop("xor")
+            env[m.group(1)] = _negate(a)
+            return
+        m = _CAST_RE.match(text)
+        if m:
+            v = self._value(env, m.group(4))
+            if v == ("V",) and m.group(2) != "trunc":
+                env[m.group(1)] = ("VX", m.group(2))     # the value read, widened
+                return
+            if m.group(2) == "sext" or (m.group(2) == "zext" and m.group(3) != "i1"):
+                raise _NotALoop("extension")
+            if m.group(2) == "trunc" and not (v[0] == "pred" or v in (_TRUE, _FALSE)):
+                raise _NotALoop("truncation of a non-boolean")
+            env[m.group(1)] = v
+            return
+        m = _EXTRACT_RE.match(text)
+        if m:
+            if self._value(env, m.group(2)) != ("PAIR",):
+                raise _NotALoop("extractvalue")
+            env[m.group(1)] = ("V",) if m.group(3) == "0" else ("pred", "OK", 0, True)
+            return
+        raise _NotALoop("instruction " + text.strip())
+
+
+def _negate(v):
+    if v[0] == "pred":
+        return ("pred", v[1], v[2], not v[3])
+    if v in (_TRUE, _FALSE):
+        return _FALSE if v == _TRUE else _TRUE
+    raise _NotALoop("negation of a non-boolean")
+
+
+def _signed(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >= 1 << (bits - 1) else value
+
+
+def _compare(a, b, eq: bool, bits: int):
+    """icmp eq/ne of two symbolic values (bits: the width of the value read). Constants
+    compared with the value read are kept as LLVM prints them: signed, at that width."""
+    if a[0] == "int" and b[0] != "int":
+        a, b = b, a
+    if b[0] != "int":
+        raise _NotALoop("comparison without a constant")
+    if a[0] == "int":
+        return _TRUE if (a[1] == b[1]) == eq else _FALSE
+    if a == ("V",):
+        return ("pred", "V", _signed(b[1], bits), eq)
+    if a[0] == "VX":
+        # the value read, sign- or zero-extended: equal to C iff C is in the range of the
+        # extension and the value equals C at its own width
+        c = b[1]
+        lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if a[1] == "sext" else (0, 1 << bits)
+        if not lo <= c < hi:
+            return _FALSE if eq else _TRUE
+        return ("pred", "V", _signed(c, bits), eq)
+    if a[0] == "pred" and b[1] in (0, 1):
+        # a boolean compared with 0 / 1 (clang -O0: `icmp ne i8 %b, 0`)
+        return a if (b[1] == 1) == eq else _negate(a)
+    raise _NotALoop("comparison")
+
+
+def _assume(cond, taken: bool, assume):
+    """The assumption (on V, on OK) under which the branch goes `taken`, None if impossible.
+    On V: None (unknown), ("eq", C) or ("ne", frozenset of constants)."""
+    on_v, on_ok = assume
+    if cond in (_TRUE, _FALSE):
+        return assume if (cond == _TRUE) == taken else None
+    if cond[0] != "pred":
+        raise _NotALoop("branch on a non-boolean")
+    want = cond[3] == taken          # the compared fact must hold (True) or fail (False)
+    if cond[1] == "OK":
+        if on_ok is not None and on_ok != want:
+            return None
+        return (on_v, want)
+    c = cond[2]
+    if want:                          # V == C
+        if on_v is None or (on_v[0] == "ne" and c not in on_v[1]) or on_v == ("eq", c):
+            return (("eq", c), on_ok)
+        return None
+    if on_v is not None and on_v[0] == "eq":
+        return assume if on_v[1] != c else None
+    return (("ne", (on_v[1] if on_v else frozenset()) | {c}), on_ok)
+
+
+def _classify(region: _Region) -> LoopMatch:
+    exits_v = {a[0] for a in region.exits}
+    backs_v = {a[0] for a in region.backs}
+    index = region.target
+    if region.expected is not None:                  # a CAS
+        if None not in exits_v or None not in backs_v or len(exits_v | backs_v) != 1:
+            raise _NotALoop("the loop looks at the old value")
+        if {a[1] for a in region.exits} != {True} or {a[1] for a in region.backs} != {False}:
+            raise _NotALoop("the loop does not leave exactly when the CAS succeeds")
+        if region.expected[0] != "int" or region.desired[0] != "int":
+            raise _NotALoop("expected or desired value not constant")
+        return LoopMatch(index, "bcas", region.expected[1], region.desired[1])
+    if len(exits_v) == 1 and next(iter(exits_v)) and next(iter(exits_v))[0] == "eq":
+        return LoopMatch(index, "wait", next(iter(exits_v))[1])
+    if len(backs_v) == 1 and next(iter(backs_v)) and next(iter(backs_v))[0] == "eq":
+        return LoopMatch(index, "wait", next(iter(backs_v))[1], negated=True)
+    raise _NotALoop("the loop does not wait for one value")
+
+
+def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
+    """Body line index of the atomic instruction of each recognised loop -> what it waits for."""
+    if not any(("load atomic" in t or "cmpxchg" in t) for t in fn.lines):
+        return {}
+    info = None
+    found: dict[int, LoopMatch] = {}
+    for i, text in enumerate(fn.lines):
+        if not (_ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)):
             continue
-        label = "%" + m.group(1)
-        insns = _instructions(lines, start)
-        if not insns or len(insns) != 3:
+        if info is None:
+            info = _Function(fn)
+        head = info.block_of(i)
+        if head is None:
             continue
-        (li, load), (_, icmp), (_, br) = insns
-        ml, mc, mb = _LOAD_RE.match(load), _ICMP_RE.match(icmp), _BR_RE.match(br)
-        if not (ml and mc and mb):
+        try:
+            region = _Region(info, head, i)
+            region.run()
+            found[i] = _classify(region)
+        except _NotALoop:
             continue
-        if mc.group(3) != ml.group(2) or mc.group(4) != ml.group(1) or mb.group(1) != mc.group(1):
-            continue
-        if "volatile" in load:
-            continue
-        on_true, on_false = mb.group(2), mb.group(3)
-        if (on_true == label) == (on_false == label):
-            continue  # not a self-loop (or both edges to itself)
-        exits_on_true = on_false == label
-        # the loop must leave exactly when the value equals the constant
-        if exits_on_true != (mc.group(2) == "eq"):
-            continue
-        found[li] = int(mc.group(5))
     return found

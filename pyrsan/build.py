@@ -42,6 +42,7 @@ class BuildResult:
     runtime: RuntimeLibrary
     objects: tuple[Path, ...]
     site_tables: tuple[Path, ...] = ()   # when requested, per source
+    loops: tuple[str, ...] = ()          # the recognised spin / CAS retry loops, one line each
 
 
 def check_sources(sources: tuple[str, ...]) -> None:
@@ -99,9 +100,10 @@ def compile_to_bitcode(toolchain: Toolchain, source: str, bitcode: Path, flags: 
 
 def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
                module_id: str | None = None, repairs: str | None = None,
-               sites_json: Path | None = None) -> None:
+               sites_json: Path | None = None) -> tuple[str, ...]:
     """Instrument ``bitcode`` into the object ``obj`` (module id: the absolute source path
-    unless given; it must be unique per translation unit)."""
+    unless given; it must be unique per translation unit). Returns the lines that describe
+    the spin and CAS retry loops the passes recognised (``--list-loops``)."""
     cmd = [sys.executable, "-m", "pyrsan.passes", str(bitcode), "-o", str(obj),
            "--module-id", module_id or os.path.abspath(source)]
     if emit_ll is not None:
@@ -110,9 +112,10 @@ def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
         cmd += ["--repairs", repairs]
     if sites_json is not None:
         cmd += ["--sites-json", str(sites_json)]
+    cmd.append("--list-loops")
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=_passes_env())
     if proc.returncode == 0 and obj.is_file():
-        return
+        return tuple(line for line in proc.stdout.splitlines() if line.strip())
     if proc.returncode == 2:
         raise InstrumentationError(f"{source}: {_unsupported_message(proc.stderr)}")
     how = f"crashed with {_signal_name(proc.returncode)}" if proc.returncode < 0 else (
@@ -146,18 +149,21 @@ def build_program(request: BuildRequest) -> BuildResult:
     temp = Path(request.temp_dir)
     objects: list[Path] = []
     tables: list[Path] = []
+    loops: list[str] = []
     for index, source in enumerate(request.sources):
         stem = f"{index}_{Path(source).name.replace('.', '_')}"
         bitcode = temp / f"{stem}.bc"
         obj = temp / f"{stem}.rsan.o"
         sites_json = temp / f"{stem}.sites.json" if request.site_tables else None
         compile_to_bitcode(toolchain, source, bitcode, request.compiler_flags, runtime.include_dir)
-        instrument(bitcode, obj, source, temp / f"{stem}.rsan.ll" if request.keep_temps else None,
-                   module_id=request.module_ids[index] if request.module_ids else None,
-                   repairs=request.repairs, sites_json=sites_json)
+        loops += instrument(bitcode, obj, source,
+                            temp / f"{stem}.rsan.ll" if request.keep_temps else None,
+                            module_id=request.module_ids[index] if request.module_ids else None,
+                            repairs=request.repairs, sites_json=sites_json)
         objects.append(obj)
         if sites_json is not None:
             tables.append(sites_json)
     cxx = any(is_cxx_source(s) for s in request.sources)
     link(toolchain, objects, runtime, request.output, cxx)
-    return BuildResult(Path(request.output), toolchain, runtime, tuple(objects), tuple(tables))
+    return BuildResult(Path(request.output), toolchain, runtime, tuple(objects), tuple(tables),
+                       tuple(loops))

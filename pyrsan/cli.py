@@ -91,6 +91,11 @@ def _common_build_options(function):
     return function
 
 
+_verbose_option = click.option("-v", "--verbose", is_flag=True,
+                               help="List the spin loops and CAS retry loops analysed as "
+                                    "waits / BCAS, with their source lines.")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="pyrsan")
 def cli() -> None:
@@ -115,10 +120,11 @@ def cli() -> None:
 @click.option("--suppressions", "suppressions", metavar="FILE",
               help="Suppressions file (robustness:PATTERN / race:PATTERN lines; runtime option suppressions).")
 @_common_build_options
+@_verbose_option
 @click.pass_context
 def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: bool,
         timeout: float | None, json_path: str | None, sc_accesses: str | None,
-        suppressions: str | None, cc: str | None, keep_temps: bool) -> int:
+        suppressions: str | None, cc: str | None, keep_temps: bool, verbose: bool) -> int:
     """Build SOURCE... with instrumentation and run the program, then report.
 
     Example: pyrsan run --runs 20 --json out.json app.c -- arg1
@@ -131,10 +137,12 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
             _use_suppressions(suppressions)
         os.mkdir(os.path.join(temp_dir, "bin"))
         executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
-        build_program(BuildRequest(
+        built = build_program(BuildRequest(
             sources=sources, output=executable, temp_dir=temp_dir,
             compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
         ))
+        if verbose:
+            _list_loops(built.loops)
         result = run_program(
             executable, ctx.meta["pyrsan.program_args"],
             RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
@@ -166,19 +174,22 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
 @click.option("-o", "output", default="a.out", show_default=True, metavar="OUT",
               help="The instrumented executable to write.")
 @_common_build_options
+@_verbose_option
 @click.pass_context
 def build(ctx: click.Context, sources: tuple[str, ...], output: str, cc: str | None,
-          keep_temps: bool) -> int:
+          keep_temps: bool, verbose: bool) -> int:
     """Build SOURCE... into an instrumented executable that reports on its own
     (text reports on stderr, exit status 66 when it reported)."""
     if ctx.meta["pyrsan.program_args"]:
         raise UsageError("pyrsan build takes no program arguments (after --)")
     temp_dir = tempfile.mkdtemp(prefix="pyrsan-")
     try:
-        build_program(BuildRequest(
+        built = build_program(BuildRequest(
             sources=sources, output=output, temp_dir=temp_dir,
             compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
         ))
+        if verbose:
+            _list_loops(built.loops)
         return 0
     finally:
         if keep_temps:
@@ -326,6 +337,14 @@ def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, s
     sys.stdout.write(render_suppressions(merged) if print_suppressions else render_merged_text(merged))
     sys.stdout.flush()
     return EXIT_REPORTS if merged.reports else EXIT_CLEAN
+
+
+def _list_loops(loops: tuple[str, ...]) -> None:
+    """-v: the loops the passes analyse as one wait / BCAS (passes/spinloops.py)."""
+    for line in loops:
+        click.echo(f"pyrsan: {line}", err=True)
+    if not loops:
+        click.echo("pyrsan: no spin loop or CAS retry loop recognised", err=True)
 
 
 def _write_text(path: str, text: str) -> None:

@@ -39,11 +39,15 @@ extern "C" {
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PYRSAN__WEAK __attribute__((weak))
-/* a real call, so that pyrsan's shadow call stack names the annotation's source line */
-#define PYRSAN__FN static __attribute__((noinline, unused))
+/* Inlined even at -O0, so that the runtime call lands in the annotated function with the
+ * annotation's source line: pyrsan's passes give it a site id of its own (the header's
+ * frames dropped), and reports name that line. */
+#define PYRSAN__FN static inline __attribute__((always_inline, unused))
+#define PYRSAN__INLINE inline __attribute__((always_inline))
 #else
 #define PYRSAN__WEAK
 #define PYRSAN__FN static inline
+#define PYRSAN__INLINE inline
 #endif
 
 void __rsan_wait_1(void *p, uint64_t v, int32_t order, uint64_t site) PYRSAN__WEAK;
@@ -124,17 +128,17 @@ inline std::memory_order fail_order(std::memory_order mo) {
 } // namespace pyrsan_detail
 
 template <class T>
-inline void pyrsan_wait_explicit(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type value,
+PYRSAN__INLINE void pyrsan_wait_explicit(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type value,
                                  std::memory_order order) {
   if (pyrsan__rt_wait(obj, sizeof(T), pyrsan_detail::bits(value), static_cast<int>(order))) return;
   while (obj->load(order) != value) sched_yield();
 }
 template <class T>
-inline void pyrsan_wait(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type value) {
+PYRSAN__INLINE void pyrsan_wait(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type value) {
   pyrsan_wait_explicit(obj, value, std::memory_order_seq_cst);
 }
 template <class T>
-inline void pyrsan_bcas_explicit(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type expected,
+PYRSAN__INLINE void pyrsan_bcas_explicit(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type expected,
                                  typename pyrsan_detail::same<T>::type desired,
                                  std::memory_order order) {
   if (pyrsan__rt_bcas(obj, sizeof(T), pyrsan_detail::bits(expected), pyrsan_detail::bits(desired),
@@ -147,12 +151,12 @@ inline void pyrsan_bcas_explicit(std::atomic<T> *obj, typename pyrsan_detail::sa
   }
 }
 template <class T>
-inline void pyrsan_bcas(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type expected,
+PYRSAN__INLINE void pyrsan_bcas(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type expected,
                         typename pyrsan_detail::same<T>::type desired) {
   pyrsan_bcas_explicit(obj, expected, desired, std::memory_order_seq_cst);
 }
 template <class T>
-inline void pyrsan_track(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type value) {
+PYRSAN__INLINE void pyrsan_track(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type value) {
   pyrsan__rt_track(obj, sizeof(T), pyrsan_detail::bits(value));
 }
 

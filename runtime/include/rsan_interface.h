@@ -165,6 +165,14 @@ uint64_t __rsan_spin_load_1(void *p, uint64_t expected, int32_t order, uint64_t 
 uint64_t __rsan_spin_load_2(void *p, uint64_t expected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_4(void *p, uint64_t expected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_8(void *p, uint64_t expected, int32_t order, uint64_t site);
+/* The load of a recognised loop that leaves on any value but one (`while (!atomic_load(p));`):
+ * one attempt of wait(p != unexpected). Returns the value read; makes no event and no check
+ * unless it reads another value, when it is the wait's successful read (checked: stale iff a
+ * write of another value may still be read). */
+uint64_t __rsan_spin_load_ne_1(void *p, uint64_t unexpected, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_ne_2(void *p, uint64_t unexpected, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_ne_4(void *p, uint64_t unexpected, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_ne_8(void *p, uint64_t unexpected, int32_t order, uint64_t site);
 void __rsan_track_1(void *p, uint64_t v, uint64_t site);
 void __rsan_track_2(void *p, uint64_t v, uint64_t site);
 void __rsan_track_4(void *p, uint64_t v, uint64_t site);

@@ -680,8 +680,12 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
  * blocking matters: in BARW₀,₀ one wait blocks forever in every SC run. The successful read
  * is a Load(mo). block: 1 blocks; 0 (tests) one attempt, checked; WAIT_SPIN one attempt of a
  * recognised spin loop (__rsan_spin_load_N): no check and no event unless it reads v (the
- * check is then made at the successful read); *seen gets the value read. */
+ * check is then made at the successful read); *seen gets the value read. WAIT_SPIN_NE: the
+ * same for a loop that leaves on any value other than v (wait(x != v)): its successful read
+ * reads some value other than v, so it is stale iff a known write of another value has a
+ * timestamp in [Tc(x), Tsc(x)) (the read check of a failing strong CAS). */
 #define WAIT_SPIN 2
+#define WAIT_SPIN_NE 3
 static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa, int block,
                    uint64_t *seen) {
   rsan_ensure_init();
@@ -690,11 +694,12 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
   uint64_t m = size_mask(size);
   v &= m;
-  if (fenced && block == WAIT_SPIN) { /* the fence belongs to the event: only when it may happen */
+  int spin = block == WAIT_SPIN || block == WAIT_SPIN_NE, ne = block == WAIT_SPIN_NE;
+  if (fenced && spin) { /* the fence belongs to the event: only when it may happen */
     rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
     uint64_t got = mem_load(p, size);
     rsan_loc_release(l);
-    if (got != v) {
+    if ((got == v) == ne) {
       *seen = got;
       return 0;
     }
@@ -705,10 +710,9 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
     loc_touch(l, p, size);
     rsan_report_info rep;
     uint64_t got = mem_load(p, size);
-    int ok = got == v;
-    if (block == WAIT_SPIN) *seen = got;
-    int bad = first && (ok || block != WAIT_SPIN) && checks_on(l) &&
-              stale_value_read(t, l, v, m, 1);
+    int ok = (got == v) != ne;
+    if (spin) *seen = got;
+    int bad = first && (ok || !spin) && checks_on(l) && stale_value_read(t, l, v, m, !ne);
     if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 0, RSAN_OP_WAIT, 0, order, size, site, fa);
     if (ok) {
       sc_load(t, l);
@@ -809,6 +813,13 @@ static void op_track(void *p, int size) {
                                                           int32_t order, uint64_t site) {        \
     uint64_t seen = 0;                                                                           \
     op_wait(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN,       \
+            &seen);                                                                              \
+    return seen;                                                                                 \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_ne_##N(void *p, uint64_t unexpected,       \
+                                                             int32_t order, uint64_t site) {     \
+    uint64_t seen = 0;                                                                           \
+    op_wait(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE,  \
             &seen);                                                                              \
     return seen;                                                                                 \
   }                                                                                              \

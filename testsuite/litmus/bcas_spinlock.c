@@ -31,3 +31,9 @@ int main(void) {
   printf("counter=%d plain=%d\n", atomic_load_explicit(&counter, memory_order_relaxed), plain_counter);
   return plain_counter == 9 ? 0 : 1;
 }
+
+// The reference model's transcription (litmus_model.py): three workers, each three lock/unlock rounds; the
+// counter's stored value (c + 1) is written as 1: no operation on counter depends on values.
+// model: T1: bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel); bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel); bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel)
+// model: T2: bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel); bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel); bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel)
+// model: T3: bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel); bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel); bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel)

@@ -31,3 +31,9 @@ int main(void) {
   printf("counter=%d plain=%d\n", atomic_load_explicit(&counter, memory_order_relaxed), plain_counter);
   return 0;
 }
+
+// The reference model's transcription (litmus_model.py): the weak-CAS retry loop with e reset to 0 is a
+// BCAS (passes/spinloops.py recognises it); the counter's stored value (c + 1) is written as 1.
+// model: T1: bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel)
+// model: T2: bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel)
+// model: T3: bcas(lock, 0, 1, acq); ld(counter, rlx); st(counter, 1, rlx); st(lock, 0, rel)

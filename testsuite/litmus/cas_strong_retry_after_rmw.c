@@ -38,3 +38,5 @@ int main(void) {
   printf("r0=%d r1=%d\n", r0, r1);
   return 0;
 }
+
+// model-none: the retry's expected value is what the failed attempt read (a value-dependent loop, no BCAS), which the straight-line model cannot express

@@ -44,3 +44,8 @@ int main(void) {
   printf("counter=%d\n", atomic_load_explicit(&counter, memory_order_relaxed));
   return 0;
 }
+
+// The reference model's transcription (litmus_model.py), a prefix of every run: each thread up to its first read of
+// the other's flag (a non-robust prefix makes the program non-robust).
+// model-prefix: T1: st(flag0, 1, rel); ld(flag1, acq)
+// model-prefix: T2: st(flag1, 1, rel); ld(flag0, acq)

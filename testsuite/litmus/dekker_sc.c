@@ -43,3 +43,5 @@ int main(void) {
   printf("counter=%d\n", atomic_load_explicit(&counter, memory_order_relaxed));
   return 0;
 }
+
+// model-none: the waiting loop leaves on a condition over two locations (flag and turn), which neither a wait nor the straight-line model expresses

@@ -28,6 +28,12 @@ the check, no event), as the real runtime checks before blocking. A blocked wait
 enabledness changes only through ops on its location, which are dependent with it, so the
 sleep sets stay sound; its check reads only its thread's clocks, unchanged while it is
 blocked, and writes below its Tsc, which are all there already.
+
+wait(x != v) ("waitne": the loop `while (!atomic_load(&x));` the passes recognise) runs as
+__rsan_spin_load_ne_N, the entry point the recognised loop calls: enabled when memory holds
+another value. Its failed attempts make no check (a recognised loop that blocks for good is
+not checked: a miss), so Verdict.blocked_spin tells the caller that some run ended with a
+thread blocked on one, where the model may see a violation the runtime cannot.
 """
 from __future__ import annotations
 
@@ -60,8 +66,9 @@ def split_fenced(threads):
                 ms = "ar" if op[4] == "sc" else op[4]
                 mf = "acq" if op[5] in ("sc", "ar") else op[5]
                 ops += [("fence", "sc"), op[:4] + (ms, mf, op[6]), ("fence", "sc")]
-            elif op[0] in ("ld", "st", "rmw", "wait", "bcas") and op[-1] == "sc":
-                low = {"ld": "acq", "st": "rel", "rmw": "ar", "wait": "acq", "bcas": "ar"}[op[0]]
+            elif op[0] in ("ld", "st", "rmw", "wait", "waitne", "bcas") and op[-1] == "sc":
+                low = {"ld": "acq", "st": "rel", "rmw": "ar", "wait": "acq", "waitne": "acq",
+                       "bcas": "ar"}[op[0]]
                 ops += [("fence", "sc"), op[:-1] + (low,), ("fence", "sc")]
             else:
                 ops.append(op)
@@ -94,6 +101,9 @@ def schedules(threads, sc: str = "fenced", spurious: bool = True):
             op = threads[k][pos[k]]
             if op[0] in ("wait", "bcas"):  # blocking: enabled when memory holds the value
                 if mem.get(op[1], 0) == op[2]:
+                    out.append((k, None))
+            elif op[0] == "waitne":  # enabled when memory holds another value
+                if mem.get(op[1], 0) != op[2]:
                     out.append((k, None))
             elif op[0] == "cas":
                 if mem.get(op[1], 0) == op[2]:
@@ -157,6 +167,8 @@ def load_engine():
 
     ffi = cffi.FFI()
     ffi.cdef(harness.CDEF)
+    ffi.cdef("uint64_t __rsan_spin_load_ne_4(void *p, uint64_t unexpected, int32_t order, "
+             "uint64_t site);")
     return ffi, ffi.dlopen(str(harness.build_engine_lib()))
 
 
@@ -166,6 +178,7 @@ class Verdict:
     runs: int
     schedule: list | None = None
     reports: list = field(default_factory=list)
+    blocked_spin: bool = False   # some run ended with a thread blocked on a waitne
 
 
 class Engine:
@@ -219,6 +232,11 @@ class Engine:
                     shadow[op[1]] = op[3]
             elif kind == "fence":
                 rt.fence(op[1], rt.site("fence", line, fn, op[1]))
+            elif kind == "waitne":
+                assert shadow[op[1]] != op[2], "a blocked wait(x != v) was scheduled"
+                seen = getattr(self.lib, "__rsan_spin_load_ne_4")(
+                    mem[op[1]], op[2], harness.ORDERS[op[3]], rt.site("ld", line, fn, op[3]))
+                assert seen == shadow[op[1]], "engine memory differs from the SC simulation"
             elif kind in ("wait", "bcas"):
                 assert shadow[op[1]] == op[2], "a blocked wait / BCAS was scheduled"
                 assert self._value_op(mem, op, line, fn) == 1
@@ -233,6 +251,8 @@ class Engine:
                 rs.test_set_current(ths[k])
                 op = t[pos[k]]
                 assert self._value_op(mem, op, harness.line_of(k + 1, pos[k]), f"t{k + 1}") == 0
+            elif pos[k] < len(t) and t[pos[k]][0] == "waitne":
+                self.blocked_spin = True   # a recognised loop that spins for good: unchecked
         rs.test_set_current(main)
         return int(rs.test_report_count())
 
@@ -254,6 +274,7 @@ class Engine:
             threads = split_fenced(threads)
         runs = 0
         first = None
+        self.blocked_spin = False
         for sched in schedules(threads, sc, spurious):
             runs += 1
             if self.run(threads, sched, sc):
@@ -264,4 +285,4 @@ class Engine:
         if first is not None:
             first.runs = runs
             return first
-        return Verdict(True, runs)
+        return Verdict(True, runs, blocked_spin=self.blocked_spin)

@@ -40,6 +40,8 @@ Project decisions (architecture.md, algorithm.md §3.3, §6):
                      failure: R with the failure order (seq_cst/acq_rel -> acq, release -> rlx);
                      a weak CAS may fail whatever value it reads, a strong one only on a
                      different value.
+  wait(x != v)       ("waitne", x, v, order): a spin loop that leaves on any value but v
+                     (passes/spinloops.py): one R that reads only writes of other values
   wait(x = v)        papers/002 §4.3: blocks until it reads v; failed attempts create no
                      events, so it is one R (acq if order ⊒ acq) that reads only writes of v
                      (a thread blocked on it has no further events: prefix graphs)
@@ -89,6 +91,7 @@ class Tmpl:
     facq: bool = False        # C: acquire on failure
     src: int = -1             # index of the program op this event comes from (-1: none)
     need: int | None = None   # wait / BCAS: the only value the event may read
+    avoid: int | None = None  # wait(x != v): the one value the event may not read
 
 
 def _sc_fence(src: int) -> list[Tmpl]:
@@ -130,6 +133,8 @@ def expand_thread(ops, sc: str = "fenced") -> list[Tmpl]:
                            op=op[2], src=i)]
             elif kind == "wait":
                 ev = [Tmpl("R", op[1], acq=order in ACQ, need=op[2], src=i)]
+            elif kind == "waitne":
+                ev = [Tmpl("R", op[1], acq=order in ACQ, avoid=op[2], src=i)]
             elif kind == "bcas":
                 ev = [Tmpl("U", op[1], acq=order in ACQ, rel=order in REL, value=op[3],
                            op="bcas", need=op[2], src=i)]
@@ -336,8 +341,12 @@ def _cas_ok(lay, ids, kinds, rval):
 
 def _need_ok(lay, ids, kinds, rval):
     """wait / BCAS events read only their value (failed attempts are no events)."""
-    return all(lay.tmpl[i].need is None or rval[i] == lay.tmpl[i].need
-               for i in ids if kinds[i] in ("R", "U"))
+    return all(_may_read(lay.tmpl[i], rval[i]) for i in ids if kinds[i] in ("R", "U"))
+
+
+def _may_read(t: Tmpl, value: int) -> bool:
+    """wait(x = v) / BCAS read only v; wait(x != v) reads anything but v."""
+    return (t.need is None or value == t.need) and (t.avoid is None or value != t.avoid)
 
 
 def _with_mo(lay, ids, kinds, rf, rval, wval, writes):
@@ -487,7 +496,7 @@ class Enumerator:
                 yield from self._add(s, k, e, "F", None, None)
             elif t.kind == "R":
                 for w in s.mo[t.loc]:
-                    if t.need is None or s.wval[w] == t.need:
+                    if _may_read(t, s.wval[w]):
                         yield from self._add(s, k, e, "R", w, None)
             elif t.kind == "W":
                 for pos in range(1, len(s.mo[t.loc]) + 1):
