@@ -1,4 +1,4 @@
-"""Run the three pyrsan benchmarks one after the other (each prints its own table).
+"""Run the pyrsan benchmarks one after the other (each prints its own table).
 
     python benchmarks/run_all.py [--quick]
 
@@ -21,6 +21,7 @@ SCRIPTS = (
     ("build_time.py", ["--repeat", "1", "--lines", "2000"]),
     ("overhead.py", ["--runs", "1", "--scale", "0.2"]),
     ("memory_growth.py", ["--runs", "1", "--large", "1000000"]),
+    ("race_overhead.py", ["--runs", "1", "--scale", "0.2"]),
 )
 
 

@@ -8,11 +8,12 @@ or, as the driver does (in a subprocess, since llvmlite aborts on LLVM assertion
     python -m pyrsan.passes app.bc -o app.rsan.o --module-id /abs/path/app.c [--emit-ll x.ll]
 
 Layout: syntax (every IR regex), model (the module -> functions -> lines model), debuginfo
-(frames from !DILocation), sites (site ids and rows), the passes atomics (with spinloops: spin
-and CAS retry loops as wait / BCAS), annotations (site ids of pyrsan.h's runtime calls), calls
-(shadow call stack) and registration (site table, globals, module constructor), repairs (the IR
-repairs of `pyrsan fix`), sitesjson (the site table as JSON), instrument (the pipeline),
-codegen (reading IR files, emitting objects).
+(frames from !DILocation), sites (site ids and rows), layout (type sizes from the data layout),
+escape (private stack slots, the object a pointer comes from), the passes plain (non-atomic
+accesses, for races), atomics (with spinloops: spin and CAS retry loops as wait / BCAS),
+annotations (site ids of pyrsan.h's runtime calls), calls (shadow call stack) and registration
+(site table, globals, module constructor), repairs (the IR repairs of `pyrsan fix`), sitesjson
+(the site table as JSON), instrument (the pipeline), codegen (reading IR files, emitting objects).
 """
 from .codegen import emit_object
 from .instrument import instrument_ir

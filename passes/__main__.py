@@ -1,5 +1,5 @@
 """python -m pyrsan.passes INPUT.bc -o OUTPUT.o --module-id ID [--emit-ll OUT.ll] [--codegen-opt N]
-    [--no-spin-loops] [--list-loops] [--repairs FILE.json] [--sites-json FILE.json]
+    [--no-spin-loops] [--no-plain-accesses] [--list-loops] [--repairs FILE.json] [--sites-json FILE.json]
 
 Exit 0 on success, 2 with one `error: ...` line for unsupported IR or unreadable input.
 --list-loops prints one line per recognised spin / CAS retry loop on stdout
@@ -31,6 +31,8 @@ def main(argv=None) -> int:
                         help="codegen optimisation level (default 0)")
     parser.add_argument("--no-spin-loops", action="store_true",
                         help="do not treat spin loops on one atomic location as waits")
+    parser.add_argument("--no-plain-accesses", action="store_true",
+                        help="do not instrument non-atomic accesses (no race detection)")
     parser.add_argument("--repairs", metavar="FILE.json",
                         help="fences to insert and orders to strengthen (pyrsan fix; passes/repairs.py)")
     parser.add_argument("--sites-json", metavar="FILE.json",
@@ -55,7 +57,8 @@ def main(argv=None) -> int:
     try:
         result = instrument_ir(text, args.module_id,
                                spin_loops=False if args.no_spin_loops else None,
-                               repairs=repairs)
+                               repairs=repairs,
+                               plain_accesses=not args.no_plain_accesses)
     except (UnsupportedIRError, RepairError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2

@@ -10,7 +10,8 @@ from .registration import module_globals
 from .results import RecognisedLoop, Site, UnsupportedIRError
 from .sites import RMW_OP_NUMBER, SiteTable
 from .spinloops import LoopMatch, find_spin_loops
-from .syntax import ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level
+from .syntax import (ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level,
+                     strip_keywords)
 
 # value type -> (size in bytes, how it crosses the ABI as i64)
 _VALUE_TYPES = {
@@ -117,7 +118,7 @@ class _Rewriter:
     # --- the instruction families -------------------------------------------------
 
     def load(self, rest: str) -> None:
-        parts = split_top_level(_strip_words(rest, ("atomic", "volatile")))
+        parts = split_top_level(strip_keywords(rest, ("atomic", "volatile")))
         ty = parts[0]
         size, _ = self.value_type(ty, "atomic load")
         ptr, (order,), _ = self.orders(parts[1], "atomic load", 1)
@@ -130,7 +131,7 @@ class _Rewriter:
     def spin_load(self, rest: str, loop: LoopMatch) -> str:
         """The load of a recognised spin loop (spinloops.py): one attempt of a wait for
         loop.value (__rsan_spin_load_N) or for any other value (__rsan_spin_load_ne_N)."""
-        parts = split_top_level(_strip_words(rest, ("atomic",)))
+        parts = split_top_level(strip_keywords(rest, ("atomic",)))
         ty = parts[0]
         size, _ = self.value_type(ty, "atomic load")
         ptr, (order,), _ = self.orders(parts[1], "atomic load", 1)
@@ -145,7 +146,7 @@ class _Rewriter:
         """The cmpxchg of a recognised CAS retry loop (spinloops.py): one blocking BCAS
         (papers/002 §4.3) with the success order; its result is the success pair
         {expected, true}, so the loop leaves at once."""
-        parts = split_top_level(_strip_words(rest, ("weak",)))
+        parts = split_top_level(strip_keywords(rest, ("weak",)))
         ptr = self.pointer(parts[0], "cmpxchg")
         ty, _ = read_type(parts[1])
         _, (succ, fail), _ = self.orders(parts[2], "cmpxchg", 2)
@@ -163,7 +164,7 @@ class _Rewriter:
         return ptr
 
     def store(self, rest: str) -> None:
-        parts = split_top_level(_strip_words(rest, ("atomic", "volatile")))
+        parts = split_top_level(strip_keywords(rest, ("atomic", "volatile")))
         ty, value = read_type(parts[0])
         size, _ = self.value_type(ty, "atomic store")
         ptr, (order,), _ = self.orders(parts[1], "atomic store", 1)
@@ -174,7 +175,7 @@ class _Rewriter:
         self.emit("notail call void %s(%s, %s, i32 %d, i64 %s)" % (fn, ptr, v, order, i64_literal(sid)))
 
     def atomicrmw(self, rest: str) -> None:
-        rest = _strip_words(rest, ("volatile",))
+        rest = strip_keywords(rest, ("volatile",))
         op, _, rest = rest.partition(" ")
         if op not in RMW_OP_NUMBER:
             self.fail("atomicrmw %s" % op)
@@ -191,7 +192,7 @@ class _Rewriter:
 
     def cmpxchg(self, rest: str) -> None:
         weak = rest.startswith("weak ")
-        parts = split_top_level(_strip_words(rest, ("weak", "volatile")))
+        parts = split_top_level(strip_keywords(rest, ("weak", "volatile")))
         ptr = self.pointer(parts[0], "cmpxchg")
         ty, expected = read_type(parts[1])
         desired_part, (succ, fail), _ = self.orders(parts[2], "cmpxchg", 2)
@@ -231,18 +232,6 @@ class _Rewriter:
         sid = self.table.add(self.fn, self.line, "fence", order, 0)
         fn = self.use("__rsan_fence")
         self.emit("notail call void %s(i32 %d, i32 %d, i64 %s)" % (fn, order, singlethread, i64_literal(sid)))
-
-
-def _strip_words(text: str, words: tuple[str, ...]) -> str:
-    """Drop leading keywords (`atomic`, `volatile`, `weak`) in any order."""
-    changed = True
-    while changed:
-        changed = False
-        for w in words:
-            if text.startswith(w + " "):
-                text = text[len(w) + 1:]
-                changed = True
-    return text
 
 
 # library calls that only ask a question: no memory access to model

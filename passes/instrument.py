@@ -6,6 +6,7 @@ from .atomics import rewrite_atomics
 from .calls import shadow_call_stack
 from .debuginfo import DebugInfo
 from .model import parse_module, print_module
+from .plain import instrument_plain_accesses
 from .registration import emit_registration
 from .repairs import IRRepair, insert_repairs, number_repair_fences
 from .results import InstrumentResult, UnsupportedIRError
@@ -14,10 +15,12 @@ from .spinloops import enabled_by_default
 
 
 def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
-                  repairs: list[IRRepair] | None = None) -> InstrumentResult:
+                  repairs: list[IRRepair] | None = None,
+                  plain_accesses: bool = True) -> InstrumentResult:
     """spin_loops: recognise spin loops (spinloops.py); None: on unless $PYRSAN_NO_SPIN_LOOPS.
-    repairs: fences and orders of `pyrsan fix` (repairs.py); the program's atomic sites keep
-    the numbers they have without them, the repair fences come after."""
+    repairs: fences and orders of `pyrsan fix` (repairs.py); the program's sites keep
+    the numbers they have without them, the repair fences come after.
+    plain_accesses: instrument non-atomic accesses for race detection (plain.py)."""
     if spin_loops is None:
         spin_loops = enabled_by_default()
     module = parse_module(ir_text)
@@ -25,6 +28,10 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
         raise UnsupportedIRError("module that is already instrumented (@__rsan.module)")
     debug = DebugInfo(module.top_level_lines())
     table = SiteTable(module_id, debug)
+    if plain_accesses:
+        # first: its escape check reads the atomics as they are (a rewritten atomic is a
+        # call, which would count as an escape of its pointer)
+        module, _ = instrument_plain_accesses(module, table)
     insert_repairs(module, table, module_id, repairs or [])
     loops: list = []
     module, _ = rewrite_atomics(module, table, spin_loops, loops)

@@ -2,8 +2,8 @@
 `fence seq_cst` inserted before or after an atomic instruction, or an instruction's memory
 order strengthened.
 
-An atomic instruction is named by its site in the unrepaired module (`index`: the n-th atomic
-instruction rewrite_atomics numbers, so the site id `id_prefix | index` of a report) or by its
+An atomic instruction is named by its site in the unrepaired module (`index`: the site index
+rewrite_atomics gives it, so the site id `id_prefix | index` of a report) or by its
 source position (every atomic instruction whose primary frame is at that file:line[:column]).
 Inserted fences must not renumber the program's own sites, or the driver could not match the
 reports of a repaired build to those of the original: `insert_repairs` leaves a placeholder
@@ -177,10 +177,10 @@ def _strengthened(line: IRLine, order: str) -> str:
 def insert_repairs(module: IRModule, table: SiteTable, module_id: str,
                    repairs: list[IRRepair]) -> int:
     """Strengthen orders in place and leave fence placeholders; returns how many atomic
-    instructions were repaired. Run before any pass (site numbering as rewrite_atomics')."""
+    instructions were repaired. Run just before rewrite_atomics (same site numbering)."""
     if not repairs:
         return 0
-    index = 0
+    index = len(table.sites)  # the first atomic site comes after the plain-access sites
     repaired = 0
     for fn in module.functions():
         edits: dict[int, list[str]] = {}

@@ -14,9 +14,12 @@ class Frame:
 
 @dataclass(frozen=True)
 class Site:
-    """One instrumented instruction. kind: load, store, rmw, cas, fence, call.
+    """One instrumented instruction. kind: load, store, rmw, cas, fence, call, and read /
+    write for plain accesses (size: the access size; for a range, its length when constant,
+    else 0).
 
-    order is the C11 order name (relaxed, acquire, release, acq_rel, seq_cst; "" for calls).
+    order is the C11 order name (relaxed, acquire, release, acq_rel, seq_cst; "" for calls
+    and plain accesses).
     The fields after `frames` are additions with defaults: the CAS failure order, the
     RMW operation (LLVM name, e.g. "add") and the CAS weak flag.
     """

@@ -20,6 +20,12 @@ for _n in (1, 2, 4, 8):
     DECLARATIONS["__rsan_cas_%d" % _n] = (
         "declare { i64, i64 } @__rsan_cas_%d(ptr, i64, i64, i32, i32, i32, i64)" % _n)
 
+for _n in (1, 2, 4, 8, 16):
+    DECLARATIONS["__rsan_read_%d" % _n] = "declare void @__rsan_read_%d(ptr, i64)" % _n
+    DECLARATIONS["__rsan_write_%d" % _n] = "declare void @__rsan_write_%d(ptr, i64)" % _n
+DECLARATIONS["__rsan_read_range"] = "declare void @__rsan_read_range(ptr, i64, i64)"
+DECLARATIONS["__rsan_write_range"] = "declare void @__rsan_write_range(ptr, i64, i64)"
+
 ABI_VERSION = 1
 # IR types of the structs of rsan_interface.h
 FRAME_TYPE = "{ ptr, ptr, i32, i32 }"

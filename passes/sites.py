@@ -56,7 +56,7 @@ class SiteTable:
         op_number = RMW_OP_NUMBER[op] if kind == "rmw" else (1 if weak else 0)
         self.entries.append(SiteEntry(KIND_NUMBER[kind], order, order_fail, size, op_number))
         self.sites.append(Site(
-            id=site_id, kind=kind, order="" if kind == "call" else ORDER_NAME[order], size=size,
+            id=site_id, kind=kind, order="" if kind in ("call", "read", "write") else ORDER_NAME[order], size=size,
             frames=self.frames_at(fn, line) if frames is None else frames,
             order_fail=ORDER_NAME[order_fail] if kind == "cas" else "",
             op=op if kind == "rmw" else "", weak=weak))

@@ -91,6 +91,18 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
     return parts
 
 
+def strip_keywords(text: str, words: tuple[str, ...]) -> str:
+    """Drop leading keywords in any order: `volatile atomic i32 ...` -> `i32 ...`."""
+    changed = True
+    while changed:
+        changed = False
+        for w in words:
+            if text.startswith(w + " "):
+                text = text[len(w) + 1:]
+                changed = True
+    return text
+
+
 def read_type(text: str) -> tuple[str, str]:
     """Split `T rest` into the leading type and the rest: `{ i32 } { i32 1 }` -> (`{ i32 }`, `{ i32 1 }`).
 
@@ -154,3 +166,9 @@ ASM_CALL_RE = re.compile(r'\b(?:call|invoke|callbr)\b[^@%"]*\basm\b')
 
 # `attributes #0 = { noinline naked nounwind "frame-pointer"="all" }`
 ATTRIBUTE_GROUP_RE = re.compile(r"^attributes (#\d+) = \{(.*)\}\s*$")
+
+# `%struct.S = type { i64, i32, [5 x i8] }`   `%"class.std::a" = type <{ ptr, i8 }>`
+# `%struct.opaque = type opaque`
+NAMED_TYPE_RE = re.compile(r'^(%"[^"]*"|%[-\w.$]+) = type (.*)$')
+# a local value or label: `%5`, `%arrayidx`, `%"x.y"`
+LOCAL_NAME_RE = re.compile(r'%"[^"]*"|%[-\w.$]+')

@@ -33,6 +33,7 @@ class BuildRequest:
     repairs: str | None = None           # pyrsan fix: repairs file for the passes (--repairs)
     site_tables: bool = False            # pyrsan fix: write each module's site table (--sites-json)
     module_ids: tuple[str, ...] = ()     # per source (default: its absolute path)
+    plain_accesses: bool = True          # instrument non-atomic accesses (off: --no-races)
 
 
 @dataclass(frozen=True)
@@ -100,12 +101,15 @@ def compile_to_bitcode(toolchain: Toolchain, source: str, bitcode: Path, flags: 
 
 def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
                module_id: str | None = None, repairs: str | None = None,
-               sites_json: Path | None = None) -> tuple[str, ...]:
+               sites_json: Path | None = None, plain_accesses: bool = True) -> tuple[str, ...]:
     """Instrument ``bitcode`` into the object ``obj`` (module id: the absolute source path
-    unless given; it must be unique per translation unit). Returns the lines that describe
-    the spin and CAS retry loops the passes recognised (``--list-loops``)."""
+    unless given; it must be unique per translation unit). ``plain_accesses`` False leaves
+    non-atomic accesses alone (no race detection, a faster program). Returns the lines that
+    describe the spin and CAS retry loops the passes recognised (``--list-loops``)."""
     cmd = [sys.executable, "-m", "pyrsan.passes", str(bitcode), "-o", str(obj),
            "--module-id", module_id or os.path.abspath(source)]
+    if not plain_accesses:
+        cmd.append("--no-plain-accesses")
     if emit_ll is not None:
         cmd += ["--emit-ll", str(emit_ll)]
     if repairs is not None:
@@ -159,7 +163,8 @@ def build_program(request: BuildRequest) -> BuildResult:
         loops += instrument(bitcode, obj, source,
                             temp / f"{stem}.rsan.ll" if request.keep_temps else None,
                             module_id=request.module_ids[index] if request.module_ids else None,
-                            repairs=request.repairs, sites_json=sites_json)
+                            repairs=request.repairs, sites_json=sites_json,
+                            plain_accesses=request.plain_accesses)
         objects.append(obj)
         if sites_json is not None:
             tables.append(sites_json)

@@ -76,8 +76,8 @@ C sources: .c; C++ sources: .cc .cpp .cxx .C .c++ (linked with clang++).
 EXIT_HELP = """
 \b
 Exit status:
-   0  no robustness violation found
-  66  violations reported (also when the program crashed or timed out after reporting)
+   0  no robustness violation and no data race found
+  66  violations or races reported (also when the program crashed or timed out after reporting)
    2  usage, toolchain, build or instrumentation error
    3  the program crashed, hung or deadlocked and nothing was reported
 """
@@ -96,13 +96,20 @@ _verbose_option = click.option("-v", "--verbose", is_flag=True,
                                     "waits / BCAS, with their source lines.")
 
 
+def _races_option(extra: str = ""):
+    return click.option(
+        "--no-races", is_flag=True,
+        help="No data-race detection: plain (non-atomic) accesses are not instrumented" + extra + ".")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="pyrsan")
 def cli() -> None:
     """pyrsan: robustness sanitizer for C11/C++11 atomics.
 
     Reports atomic accesses that can behave in a way sequential consistency forbids
-    under the C11 memory model (RC20: release/acquire, relaxed, fences).
+    under the C11 memory model (RC20: release/acquire, relaxed, fences), and data races
+    on non-atomic memory under C11's happens-before.
     """
 
 
@@ -119,12 +126,16 @@ def cli() -> None:
               help="How seq_cst accesses are modelled (default fenced; ra = as in RSAN).")
 @click.option("--suppressions", "suppressions", metavar="FILE",
               help="Suppressions file (robustness:PATTERN / race:PATTERN lines; runtime option suppressions).")
+@click.option("--no-robustness", is_flag=True,
+              help="No robustness reports, races only (runtime option report_robustness=0).")
+@_races_option(" and race reports are off (runtime option report_races=0)")
 @_common_build_options
 @_verbose_option
 @click.pass_context
 def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: bool,
         timeout: float | None, json_path: str | None, sc_accesses: str | None,
-        suppressions: str | None, cc: str | None, keep_temps: bool, verbose: bool) -> int:
+        suppressions: str | None, no_robustness: bool, no_races: bool, cc: str | None,
+        keep_temps: bool, verbose: bool) -> int:
     """Build SOURCE... with instrumentation and run the program, then report.
 
     Example: pyrsan run --runs 20 --json out.json app.c -- arg1
@@ -133,13 +144,20 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
     try:
         known_options = runtime_option_names()
         check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), known_options)
+        if no_races and no_robustness:
+            raise UsageError("--no-races and --no-robustness together leave nothing to check")
         if suppressions is not None:
             _use_suppressions(suppressions)
+        if no_races:
+            _add_runtime_option("report_races", "0")
+        if no_robustness:
+            _add_runtime_option("report_robustness", "0")
         os.mkdir(os.path.join(temp_dir, "bin"))
         executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
         built = build_program(BuildRequest(
             sources=sources, output=executable, temp_dir=temp_dir,
             compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
+            plain_accesses=not no_races,
         ))
         if verbose:
             _list_loops(built.loops)
@@ -173,11 +191,12 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
 @click.option("-o", "output", default="a.out", show_default=True, metavar="OUT",
               help="The instrumented executable to write.")
+@_races_option()
 @_common_build_options
 @_verbose_option
 @click.pass_context
-def build(ctx: click.Context, sources: tuple[str, ...], output: str, cc: str | None,
-          keep_temps: bool, verbose: bool) -> int:
+def build(ctx: click.Context, sources: tuple[str, ...], output: str, no_races: bool,
+          cc: str | None, keep_temps: bool, verbose: bool) -> int:
     """Build SOURCE... into an instrumented executable that reports on its own
     (text reports on stderr, exit status 66 when it reported)."""
     if ctx.meta["pyrsan.program_args"]:
@@ -187,6 +206,7 @@ def build(ctx: click.Context, sources: tuple[str, ...], output: str, cc: str | N
         built = build_program(BuildRequest(
             sources=sources, output=output, temp_dir=temp_dir,
             compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
+            plain_accesses=not no_races,
         ))
         if verbose:
             _list_loops(built.loops)
@@ -297,9 +317,14 @@ def _use_suppressions(path: str) -> None:
         raise UsageError(f"{path}: no such suppressions file")
     if any(c in path for c in ": \t\n"):
         raise UsageError(f"{path}: a suppressions file path cannot contain ':' or white space")
+    _add_runtime_option("suppressions", os.path.abspath(path))
+
+
+def _add_runtime_option(name: str, value: str) -> None:
+    """Set a runtime option for the runs: appended to the user's PYRSAN_OPTIONS, so it wins
+    (runner.runtime_options keeps the last value of a name)."""
     user = os.environ.get("PYRSAN_OPTIONS", "")
-    os.environ["PYRSAN_OPTIONS"] = f"{user}:suppressions={os.path.abspath(path)}" if user else \
-        f"suppressions={os.path.abspath(path)}"
+    os.environ["PYRSAN_OPTIONS"] = f"{user}:{name}={value}" if user else f"{name}={value}"
 
 
 @cli.command(context_settings={"help_option_names": ["-h", "--help"]})

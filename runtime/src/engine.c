@@ -86,13 +86,6 @@ void rsan_init_slow(void) {
   rsan_spin_unlock(&init_lock);
 }
 
-/* ---- memory orders (algorithm.md §2 "Modes"; consume is treated as acquire) ---- */
-static inline int mo_acq(int mo) {
-  return mo == RSAN_ACQUIRE || mo == RSAN_CONSUME || mo == RSAN_ACQ_REL || mo == RSAN_SEQ_CST;
-}
-static inline int mo_rel(int mo) {
-  return mo == RSAN_RELEASE || mo == RSAN_ACQ_REL || mo == RSAN_SEQ_CST;
-}
 
 /* ---- invariants (algorithm.md §3.4), debug builds only ---- */
 static inline void loc_check_invariants(const rsan_loc *l) {
@@ -206,10 +199,12 @@ static void hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts) {
 /* Tc := Ta (U alike): shares Ta's buffer, nothing when they are already equal */
 static void fence_acq(rsan_thread *t) {
   if (!rsan_clk_same(&t->Tc, &t->Ta)) rsan_clk_assign(&t->Tc, &t->Ta);
+  rsan_race_fence_acq(t); /* algorithm.md §5, fence acq */
 }
 /* Tr := Tc (U alike) */
 static void fence_rel(rsan_thread *t) {
   if (!rsan_clk_same(&t->Tr, &t->Tc)) rsan_clk_assign(&t->Tr, &t->Tc);
+  rsan_race_fence_rel(t); /* algorithm.md §5, fence rel */
 }
 /* acquire part; RMW(F, acq_rel) on both sides under the global SC lock (F's entry lives
  * inline in every clock, so bumping it copies nothing; joins with F's clocks are skipped when
@@ -221,6 +216,7 @@ static void fence_sc(rsan_thread *t) {
   uint64_t ts = ++f->stamp; /* RMW on F: no check, no U increment */
   sc_write(t, f, ts, 0);
   hb_rmw(t, f, RSAN_ACQ_REL, ts);
+  rsan_race_rmw(t, f, RSAN_ACQ_REL); /* algorithm.md §5, fence sc: RMW acq_rel on F */
   loc_check_invariants(f);
   rsan_spin_unlock(&f->lock);
   fence_rel(t);
@@ -541,6 +537,16 @@ static inline int write_violation(const rsan_thread *t, const rsan_loc *l) {
 
 static inline int checks_on(const rsan_loc *l) { return rsan_flag.report_robustness && !l->nocheck; }
 
+/* The shadow part of an atomic access (algorithm.md §5: atomics are recorded too, so that
+ * mixed atomic / plain races are found). Made under the location lock: a thread that
+ * synchronises with this access (it takes the lock later) must find the cell already there,
+ * or its own plain access would be checked first and this one then reported against it. A
+ * race report made here takes only leaf locks (report, sites, threads, heap blocks). */
+static inline void race_atomic(rsan_thread *t, const void *p, int size, int wr, uint64_t epoch,
+                               uint64_t site, uintptr_t fa) {
+  if (rsan_flag.report_races) rsan_race_access(t, (uintptr_t)p, (uint64_t)size, wr, 1, epoch, site, fa);
+}
+
 /* ---- the operations ---- */
 static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t fa) {
   rsan_ensure_init();
@@ -555,9 +561,11 @@ static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t f
   if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
   sc_load(t, l);
   hb_load(t, l, mo);
+  rsan_race_load(t, l, mo);
   uint64_t v = mem_load(p, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_LOAD, 0, size);
   loc_check_invariants(l);
+  race_atomic(t, p, size, 0, rsan_race_epoch(t), site, fa);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
@@ -579,11 +587,13 @@ static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, ui
   uint64_t ts = ++l->stamp, tU = ++l->stampU;
   sc_write(t, l, ts, tU);
   hb_store(t, l, mo, ts, tU);
+  uint64_t race_epoch = rsan_race_store(t, l, mo);
   v &= size_mask(size);
   hist_record(l, t, fa, ts, 0, site, v, order, RSAN_OP_STORE, 0, size);
   mem_store(p, v, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_STORE, 0, size);
   loc_check_invariants(l);
+  race_atomic(t, p, size, 1, race_epoch, site, fa);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
@@ -604,11 +614,13 @@ static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_
   uint64_t ts = ++l->stamp; /* no U increment for RMW */
   sc_write(t, l, ts, 0);
   hb_rmw(t, l, mo, ts);
+  uint64_t race_epoch = rsan_race_rmw(t, l, mo);
   uint64_t newv;
   uint64_t old = mem_rmw(p, op, v, size, &newv);
   hist_record(l, t, fa, ts, 1, site, newv, order, RSAN_OP_RMW, op, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_RMW, op, size);
   loc_check_invariants(l);
+  race_atomic(t, p, size, 1, race_epoch, site, fa);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) {
@@ -653,17 +665,22 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
   }
   uint64_t old = expected & m;
   int ok = mem_cas(p, &old, desired & m, weak != 0, size);
+  uint64_t race_epoch;
   if (ok) { /* success: RMW(mo_s) */
     uint64_t ts = ++l->stamp;
     sc_write(t, l, ts, 0);
     hb_rmw(t, l, ms, ts);
+    race_epoch = rsan_race_rmw(t, l, ms);
     hist_record(l, t, fa, ts, 1, site, desired & m, succ, opk, 0, size);
   } else { /* failure: Load(mo_f) */
     sc_load(t, l);
     hb_load(t, l, mf);
+    rsan_race_load(t, l, mf);
+    race_epoch = rsan_race_epoch(t);
   }
   rsan_thread_note_access(t, site, l, opk, 0, size);
   loc_check_invariants(l);
+  race_atomic(t, p, size, ok, race_epoch, site, fa);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
@@ -717,9 +734,11 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
     if (ok) {
       sc_load(t, l);
       hb_load(t, l, mo);
+      rsan_race_load(t, l, mo);
       rsan_thread_note_access(t, site, l, RSAN_OP_WAIT, 0, size);
       loc_check_invariants(l);
     }
+    if (ok) race_atomic(t, p, size, 0, rsan_race_epoch(t), site, fa);
     rsan_loc_release(l);
     if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
     if (ok) break;
@@ -751,16 +770,18 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
     rsan_report_info rep;
     int bad = first && checks_on(l) && stale_value_rmw(t, l, e, m);
     if (RSAN_UNLIKELY(bad)) fill_report(&rep, t, l, 1, RSAN_OP_BCAS, 0, order, size, site, fa);
-    uint64_t old = e;
+    uint64_t old = e, race_epoch = 0;
     int ok = mem_cas(p, &old, d, 0, size);
     if (ok) {
       uint64_t ts = ++l->stamp; /* an RMW: no U increment */
       sc_write(t, l, ts, 0);
       hb_rmw(t, l, mo, ts);
+      race_epoch = rsan_race_rmw(t, l, mo);
       hist_record(l, t, fa, ts, 1, site, d, order, RSAN_OP_BCAS, 0, size);
       rsan_thread_note_access(t, site, l, RSAN_OP_BCAS, 0, size);
       loc_check_invariants(l);
     }
+    if (ok) race_atomic(t, p, size, 1, race_epoch, site, fa);
     rsan_loc_release(l);
     if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
     if (ok) break;
@@ -882,6 +903,7 @@ void rsan_sync_acquire(rsan_thread *t, const void *addr) {
   uint64_t ts = ++l->stamp;
   sc_write(t, l, ts, 0);
   hb_rmw(t, l, RSAN_ACQUIRE, ts);
+  rsan_race_rmw(t, l, RSAN_ACQUIRE);
   loc_check_invariants(l);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
@@ -894,6 +916,7 @@ void rsan_sync_acquire_load(rsan_thread *t, const void *addr) {
   l->nocheck = 1;
   sc_load(t, l);
   hb_load(t, l, RSAN_ACQUIRE);
+  rsan_race_load(t, l, RSAN_ACQUIRE);
   loc_check_invariants(l);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
@@ -907,6 +930,7 @@ void rsan_sync_release(rsan_thread *t, const void *addr) {
   uint64_t ts = ++l->stamp, tU = ++l->stampU;
   sc_write(t, l, ts, tU);
   hb_store(t, l, RSAN_RELEASE, ts, tU);
+  rsan_race_store(t, l, RSAN_RELEASE);
   loc_check_invariants(l);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);

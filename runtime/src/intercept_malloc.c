@@ -1,25 +1,69 @@
 /* free / cfree / realloc: memory reuse retires the locations of the block
  * (architecture.md "Decisions and pitfalls", memory reuse), so that an atomic that later
- * lives at the same address starts a new location with its own history.
+ * lives at the same address starts a new location with its own history, and empties its
+ * race-detector shadow (reuse is not a race).
+ * malloc / calloc / realloc / the aligned allocators: the block is registered with where it
+ * was allocated (rsan_heap_alloc), so that race reports can name it.
  *
- * The real functions are glibc's exported __libc_free / __libc_realloc / __libc_malloc
- * (dlsym itself allocates, so it cannot be used here). malloc is not interposed.
+ * The real functions are glibc's exported __libc_free / __libc_realloc / __libc_malloc /
+ * __libc_calloc / __libc_memalign (dlsym itself allocates, so it cannot be used here).
  * A block is always retired BEFORE its memory goes back to the allocator: once freed it may
  * be handed to another thread at once, and retiring then would erase that thread's new
  * locations. Frees made inside the runtime (guard set) are the runtime's own memory: they
  * are passed straight through.
  */
+#include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "intercept_internal.h"
 
+void *__libc_calloc(size_t n, size_t k);
+void *__libc_memalign(size_t align, size_t n);
+
 static void retire_block(void *p) {
   size_t n = malloc_usable_size(p);
   rsan_icpt_enter();
+  rsan_race_free(p, n); /* named while the block is still registered */
+  rsan_heap_free(p);
   rsan_memory_retire(p, n);
   rsan_icpt_leave();
+}
+
+/* A block the program asked for: noted unless the runtime allocates for itself. */
+static void *note_block(void *p, size_t n) {
+  if (p && !rsan_icpt_inside()) {
+    rsan_icpt_enter();
+    rsan_heap_alloc(p, n);
+    rsan_icpt_leave();
+  }
+  return p;
+}
+
+void *malloc(size_t n) { return note_block(__libc_malloc(n), n); }
+
+void *calloc(size_t n, size_t k) {
+  void *p = __libc_calloc(n, k);
+  return p ? note_block(p, n * k) : NULL; /* __libc_calloc checked the product */
+}
+
+void *memalign(size_t align, size_t n) { return note_block(__libc_memalign(align, n), n); }
+
+void *aligned_alloc(size_t align, size_t n) {
+  if (align == 0 || (align & (align - 1))) { /* as glibc: a power of two or EINVAL */
+    errno = EINVAL;
+    return NULL;
+  }
+  return note_block(__libc_memalign(align, n), n);
+}
+
+int posix_memalign(void **out, size_t align, size_t n) {
+  if (align < sizeof(void *) || (align & (align - 1))) return EINVAL;
+  void *p = __libc_memalign(align, n);
+  if (!p) return ENOMEM;
+  *out = note_block(p, n);
+  return 0;
 }
 
 void free(void *p) {
@@ -33,7 +77,8 @@ void cfree(void *p);
 void cfree(void *p) { free(p); }
 
 void *realloc(void *p, size_t n) {
-  if (p == NULL || rsan_icpt_inside()) return __libc_realloc(p, n);
+  if (rsan_icpt_inside()) return __libc_realloc(p, n);
+  if (p == NULL) return note_block(__libc_realloc(NULL, n), n);
   if (n == 0) { /* glibc: realloc(p, 0) frees p and returns NULL */
     free(p);
     return NULL;
@@ -47,13 +92,16 @@ void *realloc(void *p, size_t n) {
     rsan_icpt_enter();
     if (n < old) rsan_memory_retire((char *)p + n, old - n);
     rsan_icpt_leave();
+    rsan_icpt_enter();
+    rsan_heap_free(p);
+    rsan_icpt_leave();
     void *q = __libc_realloc(p, n);
     if (q != NULL && q != p) {
       rsan_icpt_enter();
       rsan_memory_retire(p, n);
       rsan_icpt_leave();
     }
-    return q;
+    return note_block(q ? q : p, q ? n : old);
   }
   /* Growing: move by hand so the old block is retired before the allocator sees it again. */
   void *q = __libc_malloc(n);
@@ -61,5 +109,5 @@ void *realloc(void *p, size_t n) {
   memcpy(q, p, old);
   retire_block(p);
   __libc_free(p);
-  return q;
+  return note_block(q, n);
 }

@@ -145,11 +145,33 @@ static void abandon_child(start_info *si) {
   __libc_free(si);
 }
 
-/* First thing in the child (before the user routine). */
+/* The calling thread's stack block (with glibc, its static TLS too); 0, 0 when unknown.
+ * Called with the guard set. */
+static void current_stack(const void **lo, const void **hi) {
+  pthread_attr_t attr;
+  *lo = *hi = NULL;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void *addr;
+    size_t size;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+      *lo = addr;
+      *hi = (const char *)addr + size;
+    }
+    pthread_attr_destroy(&attr);
+  }
+}
+
+/* First thing in the child (before the user routine). The stack block (stack and static
+ * TLS) is also retired here, not only at exit: what ran on it after the previous owner's exit
+ * (TLS destructors, pthread's exit path) must not look like that thread's accesses to the new
+ * one. Nothing of the new thread lives there yet: its instrumented code has not run. */
 static void child_begin(thread_node *node) {
   self_node = node;
   rsan_icpt_enter();
   rsan_thread_start(node->thread);
+  const void *lo, *hi;
+  current_stack(&lo, &hi);
+  if (lo && hi > lo) rsan_memory_retire(lo, (size_t)((const char *)hi - (const char *)lo));
   rsan_icpt_leave();
 }
 
@@ -158,18 +180,9 @@ void rsan_icpt_thread_exit_current(void) {
   if (node == NULL) return;
   self_node = NULL; /* once only, and never touch the node again after this */
 
-  const void *lo = NULL, *hi = NULL;
-  pthread_attr_t attr;
+  const void *lo, *hi;
   rsan_icpt_enter();
-  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-    void *addr;
-    size_t size;
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-      lo = addr;
-      hi = (const char *)addr + size;
-    }
-    pthread_attr_destroy(&attr);
-  }
+  current_stack(&lo, &hi);
   rsan_thread_finish(node->thread, lo, hi);
   rsan_icpt_leave();
 

@@ -71,6 +71,7 @@ static void loc_clear_state(rsan_loc *l) {
   l->init_value = 0;
   rsan_free(l->hist);
   l->hist = NULL;
+  rsan_vc_free(&l->S);
 }
 
 /* A fresh location for addr: W = Wsc = Msc = ⊥ (the init write has timestamp 0). */
@@ -184,6 +185,7 @@ static int page_retire(bucket *b, page_rec *pg, uintptr_t lo, uintptr_t hi) {
 void rsan_memory_retire(const void *p, size_t n) {
   uintptr_t lo = (uintptr_t)p, hi = lo + n;
   if (n == 0 || hi < lo) return;
+  rsan_shadow_reset(lo, n); /* reuse is not a race (algorithm.md §5, architecture.md) */
   uintptr_t first = lo >> PAGE_SHIFT, last = (hi - 1) >> PAGE_SHIFT;
   uint64_t span = (uint64_t)(last - first) + 1;
   if (span > __atomic_load_n(&npages, __ATOMIC_RELAXED) + NBUCKETS / 64) {

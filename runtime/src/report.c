@@ -1,4 +1,4 @@
-/* Robustness reports: deduplication, suppressions (ThreadSanitizer-style file, option
+/* Robustness and data-race reports: deduplication, suppressions (ThreadSanitizer-style file, option
  * suppressions=), the ThreadSanitizer-style text block (stderr, or <log_path>.<pid>, when
  * print_reports=1) and the JSON line of docs/interfaces.md §2 (appended to json_path and
  * written with one write(2) per report), halt_on_error and the exit status at exit.
@@ -697,11 +697,180 @@ void rsan_report_robustness(rsan_report_info *r) {
   }
 }
 
+/* ---- race reports (algorithm.md §5; docs/interfaces.md §2, "kind": "race") ---- */
+static uint64_t nraces;
+
+/* "Atomic write", "Read", ... ("atomic write", "read" after "Previous") */
+static const char *access_noun(int is_write, int is_atomic, int capital) {
+  static const char *names[2][4] = {{"read", "write", "atomic read", "atomic write"},
+                                    {"Read", "Write", "Atomic read", "Atomic write"}};
+  return names[capital != 0][2 * (is_atomic != 0) + (is_write != 0)];
+}
+
+/* The object of a race: a global's name, a heap block with where it was allocated, or the
+ * bare address. *kind: "global", "heap" or "unknown"; blk filled for "heap". */
+static void race_object(char *out, size_t n, uintptr_t addr, const char **kind, rsan_block_info *blk) {
+  int known;
+  object_name(out, n, addr, &known);
+  if (known) {
+    *kind = "global";
+    return;
+  }
+  if (rsan_heap_find(addr, blk)) {
+    char where[300];
+    if (blk->site) site_short(where, sizeof where, blk->site);
+    else snprintf(where, sizeof where, "an unknown site");
+    if (blk->tid >= 0)
+      snprintf(out, n, "heap block of size %llu at 0x%llx allocated by thread T%d at %s",
+               (unsigned long long)blk->size, (unsigned long long)blk->addr, blk->tid, where);
+    else
+      snprintf(out, n, "heap block of size %llu at 0x%llx", (unsigned long long)blk->size,
+               (unsigned long long)blk->addr);
+    *kind = "heap";
+    return;
+  }
+  *kind = "unknown";
+}
+
+/* "Thread T2 (created by thread T0 at:" + its creation stack; the main thread has none */
+static void text_thread(buf *b, int tid) {
+  rsan_thread *th = rsan_thread_by_tid(tid);
+  if (!th || th->parent_tid < 0) {
+    b_printf(b, "  Thread T%d (%s)\n", tid, tid == 0 ? "main thread" : "creation unknown");
+    return;
+  }
+  b_printf(b, "  Thread T%d created by thread T%d at:\n", tid, th->parent_tid);
+  frames fr;
+  frames_build(&fr, 0, th->create_stack, th->ncreate);
+  text_frames(b, &fr);
+}
+
+static void json_thread(buf *b, int tid) {
+  rsan_thread *th = rsan_thread_by_tid(tid);
+  b_printf(b, "{\"thread\": %d", tid);
+  if (th && th->parent_tid >= 0) {
+    frames fr;
+    frames_build(&fr, 0, th->create_stack, th->ncreate);
+    b_printf(b, ", \"created_by\": %d", th->parent_tid);
+    json_frame_fields(b, &fr);
+  }
+  b_puts(b, "}");
+}
+
+static void json_race_side(buf *b, uint64_t site, int tid, int is_write, int is_atomic, int is_free,
+                           int size, const frames *fr) {
+  b_printf(b, "{\"site\": \"0x%016llx\", \"thread\": %d, \"type\": \"%s\", \"atomic\": %s, \"size\": %d",
+           (unsigned long long)site, tid, is_write ? "write" : "read", is_atomic ? "true" : "false", size);
+  if (is_free) b_puts(b, ", \"free\": true");
+  json_frame_fields(b, fr);
+  b_puts(b, "}");
+}
+
+void rsan_report_race(rsan_race_info *r) {
+  const char *type = r->is_write ? "write" : "read";
+  /* one report per pair of sites, in either order */
+  uint64_t a = r->site < r->prev_site ? r->site : r->prev_site;
+  uint64_t bsite = r->site < r->prev_site ? r->prev_site : r->site;
+  rsan_spin_lock(&report_lock);
+  if (!dedup_insert(a, bsite, 3)) {
+    rsan_spin_unlock(&report_lock);
+    return;
+  }
+  frames acc, prev;
+  frames_build(&acc, r->site, r->stack, r->nstack);
+  frames_build(&prev, r->prev_site, r->prev_stack, r->prev_nstack);
+  if (nsupps) {
+    const frames *stacks[2] = {&acc, &prev};
+    supp *sp = supp_find(SUPP_RACE, stacks, 2);
+    if (sp) {
+      sp->hits++;
+      nsuppressed++;
+      json_suppressed("race", type, sp, a, bsite);
+      rsan_spin_unlock(&report_lock);
+      return;
+    }
+  }
+  nreports++;
+  nraces++;
+  int pid = (int)getpid();
+  char obj[600];
+  const char *obj_kind;
+  rsan_block_info blk;
+  race_object(obj, sizeof obj, r->addr, &obj_kind, &blk);
+  const rsan_frame *prim = frames_primary(&acc);
+
+  buf t = {0};
+  b_puts(&t, "==================\n");
+  b_printf(&t, "WARNING: pyrsan: data race (pid=%d)\n", pid);
+  b_printf(&t, "  %s of size %d at 0x%llx by thread T%d:\n",
+           r->is_free ? "Free of a block" : access_noun(r->is_write, r->is_atomic, 1), r->size,
+           (unsigned long long)r->addr, r->tid);
+  text_frames(&t, &acc);
+  b_printf(&t, "  Previous %s of size %d at 0x%llx by thread T%d:\n", access_noun(r->prev_is_write, r->prev_is_atomic, 0),
+           r->prev_size, (unsigned long long)r->addr, r->prev_tid);
+  text_frames(&t, &prev);
+  if (!strcmp(obj_kind, "global")) b_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
+  else if (!strcmp(obj_kind, "heap")) b_printf(&t, "  Location is %s\n", obj);
+  else b_printf(&t, "  Location is 0x%llx (not a known global or heap block)\n", (unsigned long long)r->addr);
+  text_thread(&t, r->tid);
+  if (r->prev_tid != r->tid) text_thread(&t, r->prev_tid);
+  b_puts(&t, "  Model: C11 happens-before with fences (RC20)\n");
+  if (prim)
+    b_printf(&t, "SUMMARY: pyrsan: data race %s:%u in %s\n", prim->file ? prim->file : "??", prim->line,
+             prim->function ? prim->function : "??");
+  else
+    b_printf(&t, "SUMMARY: pyrsan: data race at site 0x%016llx\n", (unsigned long long)r->site);
+  b_puts(&t, "==================\n");
+
+  buf j = {0};
+  b_printf(&j, "{\"kind\": \"race\", \"type\": \"%s\", \"pid\": %d, \"model\": \"RC20\"", type, pid);
+  b_printf(&j, ", \"location\": {\"address\": \"0x%llx\", \"object\": \"%s\"", (unsigned long long)r->addr, obj_kind);
+  if (strcmp(obj_kind, "unknown")) {
+    b_puts(&j, ", \"name\": ");
+    b_json_str(&j, obj);
+  }
+  if (!strcmp(obj_kind, "heap")) {
+    frames af;
+    frames_build(&af, 0, blk.stack, 4);
+    b_printf(&j, ", \"block\": {\"address\": \"0x%llx\", \"size\": %llu, \"thread\": %d", (unsigned long long)blk.addr,
+             (unsigned long long)blk.size, blk.tid);
+    json_frame_fields(&j, &af);
+    b_puts(&j, "}");
+  }
+  b_puts(&j, "}, \"access\": ");
+  json_race_side(&j, r->site, r->tid, r->is_write, r->is_atomic, r->is_free, r->size, &acc);
+  b_puts(&j, ", \"previous\": ");
+  json_race_side(&j, r->prev_site, r->prev_tid, r->prev_is_write, r->prev_is_atomic, 0, r->prev_size, &prev);
+  b_puts(&j, ", \"threads\": [");
+  json_thread(&j, r->tid);
+  if (r->prev_tid != r->tid) {
+    b_puts(&j, ", ");
+    json_thread(&j, r->prev_tid);
+  }
+  b_printf(&j, "], \"key\": \"0x%016llx/0x%016llx/race\", \"text\": ", (unsigned long long)a,
+           (unsigned long long)bsite);
+  b_json_str(&j, t.p);
+  b_puts(&j, "}\n");
+
+  if (rsan_flag.print_reports) write_all(text_fd(), t.p, t.n);
+  json_open();
+  if (json_fd >= 0) write_all(json_fd, j.p, j.n);
+  b_free(&t);
+  b_free(&j);
+  int halt = rsan_flag.halt_on_error && !rsan_test_mode;
+  rsan_spin_unlock(&report_lock);
+  if (halt) {
+    rsan_report_at_exit();
+    _exit(rsan_flag.exitcode);
+  }
+}
+
 uint64_t rsan_report_count(void) { return __atomic_load_n(&nreports, __ATOMIC_RELAXED); }
 
 void rsan_report_reset(void) {
   rsan_spin_lock(&report_lock);
   nreports = 0;
+  nraces = 0;
   nsuppressed = 0;
   rsan_free(dtab);
   dtab = NULL;
@@ -735,7 +904,10 @@ void rsan_report_at_exit(void) {
   }
   if (!n) return;
   if (rsan_flag.print_reports) {
-    int k = snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s)\n", (unsigned long long)n);
+    uint64_t nr = __atomic_load_n(&nraces, __ATOMIC_RELAXED);
+    int k = nr ? snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s) and %llu data race(s)\n",
+                          (unsigned long long)(n - nr), (unsigned long long)nr)
+               : snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s)\n", (unsigned long long)n);
     if (k > 0) write_all(text_fd(), msg, (size_t)k);
   }
   fflush(NULL);

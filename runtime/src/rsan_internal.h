@@ -3,7 +3,9 @@
  * Files: clock.c (location clocks), location.c (location table), thread.c (thread state,
  * shadow call stack), engine.c (the algorithm and the __rsan_* entry points), sites.c
  * (module registry), flags.c (PYRSAN_OPTIONS), report.c (reports), test.c (test hooks,
- * see rsan_test.h). The interceptors only see rsan_sync.h.
+ * see rsan_test.h); race detection (algorithm.md §5): vclock.c (vector clocks), race.c (the
+ * §5 rules and the checks of plain accesses), shadow.c (shadow cells), heap.c (heap blocks,
+ * for naming objects). The interceptors only see rsan_sync.h.
  *
  * Locking: the engine never calls intercepted functions (pthread_mutex_*, malloc/free) with a
  * lock held; its own locks are spin locks with sched_yield backoff and its memory comes from
@@ -33,6 +35,14 @@
 #define RSAN_ASSERT(c) ((void)0)
 #endif
 void rsan_die_assert(const char *cond, const char *file, int line) __attribute__((noreturn));
+
+/* ---- memory orders (algorithm.md §2 "Modes"; consume is treated as acquire) ---- */
+static inline int mo_acq(int mo) {
+  return mo == RSAN_ACQUIRE || mo == RSAN_CONSUME || mo == RSAN_ACQ_REL || mo == RSAN_SEQ_CST;
+}
+static inline int mo_rel(int mo) {
+  return mo == RSAN_RELEASE || mo == RSAN_ACQ_REL || mo == RSAN_SEQ_CST;
+}
 
 /* ---- memory (never the interposed malloc/free) ---- */
 void *rsan_alloc(size_t n);   /* zeroed; aborts on failure */
@@ -157,6 +167,18 @@ void rsan_clk_test_free(rsan_clk *c);
 void *rsan_alloc_raw(size_t n); /* not zeroed; aborts on failure */
 
 
+/* ---- vector clocks of the race detector (vclock.c), indexed by thread id ---- */
+typedef struct rsan_vc {
+  uint32_t n, cap; /* entries >= n are 0 */
+  uint64_t *e;
+} rsan_vc;
+static inline uint64_t rsan_vc_get(const rsan_vc *v, uint32_t tid) { return tid < v->n ? v->e[tid] : 0; }
+void rsan_vc_set(rsan_vc *v, uint32_t tid, uint64_t c);
+void rsan_vc_join(rsan_vc *dst, const rsan_vc *src);   /* dst ⊔= src */
+void rsan_vc_assign(rsan_vc *dst, const rsan_vc *src); /* dst := src */
+int rsan_vc_leq(const rsan_vc *a, const rsan_vc *b);
+void rsan_vc_free(rsan_vc *v); /* v := ⊥, memory released */
+
 /* ---- per-location write history (for reports) ---- */
 /* writes remembered per location: the exact window of the value checks (algorithm.md §4,
  * architecture.md "Value tracking"); older writes are assumed not to exist (a miss) */
@@ -193,6 +215,7 @@ typedef struct rsan_loc {
   uint32_t init_known;         /* init_value holds the value of the timestamp-0 write */
   uint64_t init_value;         /* memory's value when the location was first touched */
   rsan_hist *hist; /* RSAN_HIST entries, allocated at the first write */
+  rsan_vc S;       /* race detector: the sync clock S_x (algorithm.md §5) */
   struct rsan_loc *free_next;
 } rsan_loc;
 
@@ -208,6 +231,9 @@ uint64_t rsan_loc_peek_id(uintptr_t addr);
 /* ---- thread state (thread.c) ---- */
 #define RSAN_SHADOW_MAX 64
 #define RSAN_RECENT 4
+#define RSAN_CREATE_STACK 8
+#define RSAN_SITE_STACKS 16 /* race reports: per-thread call stacks of recent access sites */
+#define RSAN_SITE_STACK_DEPTH 4
 
 enum rsan_opkind {
   RSAN_OP_LOAD = 0,
@@ -238,6 +264,19 @@ struct rsan_thread {
   uintptr_t shadow_frame[RSAN_SHADOW_MAX];
   uint32_t recent_next;
   rsan_recent recent[RSAN_RECENT];
+  /* race detector (algorithm.md §5): current, released-by-fence, pending-acquire */
+  rsan_vc C, R, A;
+  uint64_t race_epoch; /* C[tid], kept here for the hot path */
+  /* the call stack of the latest execution of recent plain-access sites, direct-mapped by
+   * site: the previous side of a race report (race.c) */
+  struct {
+    uint64_t site;
+    uint32_t depth; /* shadow stack depth when recorded */
+    uint64_t stack[RSAN_SITE_STACK_DEPTH];
+  } site_stack[RSAN_SITE_STACKS];
+  int parent_tid;  /* -1: a root thread */
+  uint32_t ncreate; /* the creator's call stack at the creation, innermost first */
+  uint64_t create_stack[RSAN_CREATE_STACK];
   struct rsan_thread *all_next;
 };
 
@@ -252,6 +291,76 @@ uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, uint64_t id);
 uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t *out, uint32_t max);
 void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op,
                              int size);
+/* the thread with id tid (NULL when unknown), and the calling thread's state without
+ * registering it (NULL when the OS thread is not known yet) */
+rsan_thread *rsan_thread_by_tid(int tid);
+rsan_thread *rsan_thread_peek_current(void);
+/* rsan_thread_current with its common case inlined (the hot path of plain accesses) */
+extern __thread rsan_thread *rsan_tls_current;
+extern __thread uint64_t rsan_tls_epoch;
+extern uint64_t rsan_thread_generation;
+static inline rsan_thread *rsan_thread_fast(void) {
+  rsan_thread *t = rsan_tls_current;
+  if (RSAN_LIKELY(t && rsan_tls_epoch == __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED))) return t;
+  return rsan_thread_current();
+}
+
+/* ---- race detection (race.c): algorithm.md §5 ----
+ * The clock rules run under the location lock of the atomic (S_x lives there); the shadow
+ * checks run without any lock (rsan_race_access). Every entry point is a no-op with
+ * report_races=0. Epoch of an access: the thread's own entry C[tid] at the access. */
+void rsan_race_thread_init(rsan_thread *t);                     /* a root thread: C[t] := 1 */
+void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child);
+void rsan_race_thread_join(rsan_thread *joiner, rsan_thread *joinee);
+void rsan_race_thread_free(rsan_thread *t);
+void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo);        /* after the seq_cst mapping */
+uint64_t rsan_race_store(rsan_thread *t, rsan_loc *l, int mo);   /* returns the access's epoch */
+uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo);     /* returns the access's epoch */
+void rsan_race_fence_acq(rsan_thread *t);
+void rsan_race_fence_rel(rsan_thread *t);
+static inline uint64_t rsan_race_epoch(const rsan_thread *t) { return t->race_epoch; }
+/* A memory access of [addr, addr + size) by t at epoch (plain: the current one), checked
+ * against the shadow and recorded there; reports a race. fa: the hook's frame address. */
+void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int is_write, int is_atomic,
+                      uint64_t epoch, uint64_t site, uintptr_t fa);
+
+/* ---- shadow cells (shadow.c): RSAN_SHADOW_CELLS per 8-byte granule ----
+ * A cell is one word (the packed access, race.c; 0: empty). The site id of the access in a
+ * cell lives at the same index in a parallel array (rsan_cell_site), so that the checks of the
+ * hot path touch 32 bytes per granule and the sites only when a cell is stored or reported. */
+#define RSAN_SHADOW_CELLS 4
+#define RSAN_SHADOW_REGION_SHIFT 20
+#define RSAN_SHADOW_USER_BITS 47
+#define RSAN_SHADOW_REGION_CELLS ((1ull << (RSAN_SHADOW_REGION_SHIFT - 3)) * RSAN_SHADOW_CELLS)
+typedef uint64_t rsan_cell;
+static inline uint64_t *rsan_cell_site(rsan_cell *c) { return c + RSAN_SHADOW_REGION_CELLS; }
+/* The cells of the granule containing addr (allocated on first use); NULL outside the
+ * user address space. */
+rsan_cell *rsan_shadow_cells(uintptr_t addr);
+/* the inlined common case of rsan_shadow_cells: the region is mapped */
+extern rsan_cell **rsan_shadow_directory;
+static inline rsan_cell *rsan_shadow_cells_fast(uintptr_t addr) {
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
+  uintptr_t r = addr >> RSAN_SHADOW_REGION_SHIFT;
+  rsan_cell *c;
+  if (RSAN_LIKELY(d && r < (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT)) &&
+                  (c = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE))))
+    return c + ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+  return rsan_shadow_cells(addr);
+}
+void rsan_shadow_reset(uintptr_t addr, size_t n); /* empties the cells of [addr, addr + n) */
+void rsan_shadow_reset_all(void);                 /* tests */
+
+/* ---- heap blocks (heap.c), to name the object of a race ---- */
+typedef struct rsan_block_info {
+  uintptr_t addr;
+  uint64_t size;
+  int tid;          /* allocating thread, -1 unknown */
+  uint64_t site;    /* innermost call site of the allocation (0 unknown) */
+  uint64_t stack[4];
+} rsan_block_info;
+int rsan_heap_find(uintptr_t addr, rsan_block_info *out); /* 1 when a live block contains addr */
+void rsan_heap_reset_all(void);
 
 /* ---- sites (sites.c) ---- */
 const rsan_site *rsan_site_lookup(uint64_t site);
@@ -315,6 +424,24 @@ typedef struct rsan_report_info {
 } rsan_report_info;
 
 void rsan_report_robustness(rsan_report_info *r);
+
+/* a data race: the current access and the previous one from the shadow */
+typedef struct rsan_race_info {
+  uintptr_t addr; /* first byte both accesses touch */
+  /* the current access */
+  uint64_t site;
+  int tid, is_write, is_atomic, size;
+  int is_free; /* the access is free() of the block (a write of all of it) */
+  uint32_t nstack;
+  uint64_t stack[RSAN_SHADOW_MAX];
+  /* the previous access (from its shadow cell; its call stack from its thread's recent
+   * site stacks when still there) */
+  uint64_t prev_site;
+  uint32_t prev_nstack;
+  uint64_t prev_stack[RSAN_SITE_STACK_DEPTH];
+  int prev_tid, prev_is_write, prev_is_atomic, prev_size;
+} rsan_race_info;
+void rsan_report_race(rsan_race_info *r);
 uint64_t rsan_report_count(void);
 void rsan_report_reset(void);
 void rsan_report_at_exit(void);

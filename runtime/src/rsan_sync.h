@@ -46,4 +46,15 @@ void rsan_sync_acquire_load(rsan_thread *t, const void *addr);
  * such an address starts a new location (new id, fresh clocks). No robustness check. */
 void rsan_memory_retire(const void *p, size_t n);
 
+/* Heap blocks, to name the object of a race report (heap.c): a block of n bytes at p was
+ * allocated by the calling thread (call before returning it to the program), or is freed
+ * (call before the memory goes back to the allocator). Safe before initialisation (ignored). */
+void rsan_heap_alloc(const void *p, size_t n);
+void rsan_heap_free(const void *p);
+
+/* free() of the n bytes at p, before rsan_memory_retire: for race detection a write of the
+ * whole block, checked against the accesses the shadow holds (an access that does not happen
+ * before the free is a race: a use after free in another thread). Nothing is recorded. */
+void rsan_race_free(const void *p, size_t n);
+
 #endif /* RSAN_SYNC_H */

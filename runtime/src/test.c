@@ -13,6 +13,8 @@ RSAN_EXPORT void __rsan_test_reset(void) {
   rsan_thread_reset_all();
   rsan_report_reset();
   rsan_sites_reset();
+  rsan_shadow_reset_all();
+  rsan_heap_reset_all();
   rsan_flags_defaults();
 }
 

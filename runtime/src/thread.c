@@ -6,9 +6,11 @@
 
 #include "rsan_internal.h"
 
-static __thread rsan_thread *tls_current;
-static __thread uint64_t tls_epoch; /* tests: a reset invalidates every thread's TLS */
-static uint64_t epoch = 1;
+/* rsan_internal.h (rsan_thread_fast): the calling thread's state, valid while rsan_tls_epoch equals
+ * the generation (tests: a reset invalidates every thread's TLS) */
+__thread rsan_thread *rsan_tls_current;
+__thread uint64_t rsan_tls_epoch;
+uint64_t rsan_thread_generation = 1;
 static int next_tid;
 static rsan_spin all_lock;
 static rsan_thread *all_threads;
@@ -27,6 +29,8 @@ static rsan_thread *thread_alloc(void) {
   rsan_clk_init(&t->Tc, self + RSAN_RANK_TC);
   rsan_clk_init(&t->Ta, self + RSAN_RANK_TA);
   rsan_clk_init(&t->Tsc, self + RSAN_RANK_TSC);
+  t->parent_tid = -1;
+  rsan_race_thread_init(t);
   rsan_spin_lock(&all_lock);
   t->all_next = all_threads;
   all_threads = t;
@@ -40,19 +44,32 @@ rsan_thread *rsan_thread_new_root(void) {
 }
 
 void rsan_thread_set_current(rsan_thread *t) {
-  tls_current = t;
-  tls_epoch = __atomic_load_n(&epoch, __ATOMIC_RELAXED);
+  rsan_tls_current = t;
+  rsan_tls_epoch = __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED);
 }
 
 rsan_thread *rsan_thread_current(void) {
-  rsan_thread *t = tls_current;
-  if (RSAN_LIKELY(t && tls_epoch == __atomic_load_n(&epoch, __ATOMIC_RELAXED))) return t;
+  rsan_thread *t = rsan_tls_current;
+  if (RSAN_LIKELY(t && rsan_tls_epoch == __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED))) return t;
   t = rsan_thread_new_root();
   rsan_thread_set_current(t);
   return t;
 }
 
 int rsan_thread_tid(const rsan_thread *t) { return t ? t->tid : -1; }
+
+rsan_thread *rsan_thread_peek_current(void) {
+  rsan_thread *t = rsan_tls_current;
+  return t && rsan_tls_epoch == __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED) ? t : NULL;
+}
+
+rsan_thread *rsan_thread_by_tid(int tid) {
+  rsan_spin_lock(&all_lock);
+  rsan_thread *t = all_threads;
+  while (t && t->tid != tid) t = t->all_next;
+  rsan_spin_unlock(&all_lock);
+  return t;
+}
 
 /* architecture.md: child Tc := Ta := parent Tc, Tsc := parent Tsc (U likewise), Tr := ⊥. */
 rsan_thread *rsan_thread_create(rsan_thread *parent) {
@@ -62,6 +79,12 @@ rsan_thread *rsan_thread_create(rsan_thread *parent) {
     rsan_clk_assign(&t->Tsc, &parent->Tsc); /* shares the parent's buffers (copy-on-write) */
     rsan_clk_assign(&t->Ta, &parent->Tc);
     rsan_clk_assign(&t->Tc, &parent->Tc);
+    rsan_race_thread_create(parent, t);
+    t->parent_tid = parent->tid;
+    /* where the thread was created, for race reports: the creator's call stack above the
+     * interceptor (whose frame is above this one) */
+    t->ncreate = rsan_thread_stack(parent, (uintptr_t)__builtin_frame_address(0), t->create_stack,
+                                   RSAN_CREATE_STACK);
   }
   rsan_thread_check_invariants(t);
   return t;
@@ -83,6 +106,7 @@ void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
   rsan_clk_join(&joiner->Tsc, &joinee->Tsc);
   rsan_clk_join(&joiner->Ta, &joinee->Tc);
   rsan_clk_join(&joiner->Tc, &joinee->Tc);
+  rsan_race_thread_join(joiner, joinee); /* algorithm.md §5, join */
   rsan_thread_check_invariants(joiner);
   /* A thread is joined once, after it has fully exited: its clocks are no longer needed
    * (the small record stays, a joined thread's clocks read as ⊥). */
@@ -105,6 +129,7 @@ static void thread_free_clocks(rsan_thread *t) {
   rsan_clk_release(&t->Tr);
   rsan_clk_release(&t->Ta);
   rsan_clk_release(&t->Tsc);
+  rsan_race_thread_free(t);
 }
 
 uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, uint64_t id) {
@@ -125,8 +150,8 @@ void rsan_thread_reset_all(void) {
     t = next;
   }
   next_tid = 0;
-  __atomic_fetch_add(&epoch, 1, __ATOMIC_RELAXED);
-  tls_current = NULL;
+  __atomic_fetch_add(&rsan_thread_generation, 1, __ATOMIC_RELAXED);
+  rsan_tls_current = NULL;
 }
 
 /* ---- shadow call stack (rsan_interface.h) ----

@@ -97,13 +97,32 @@ uint64_t __rsan_spin_load_1(void *p, uint64_t expected, int32_t order, uint64_t 
 uint64_t __rsan_spin_load_2(void *p, uint64_t expected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_4(void *p, uint64_t expected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_8(void *p, uint64_t expected, int32_t order, uint64_t site);
+/* race detection (issue 4): plain accesses, heap blocks, call-stack helpers (stack_helper.c) */
+void __rsan_read_1(void *p, uint64_t site);
+void __rsan_read_2(void *p, uint64_t site);
+void __rsan_read_4(void *p, uint64_t site);
+void __rsan_read_8(void *p, uint64_t site);
+void __rsan_read_16(void *p, uint64_t site);
+void __rsan_write_1(void *p, uint64_t site);
+void __rsan_write_2(void *p, uint64_t site);
+void __rsan_write_4(void *p, uint64_t site);
+void __rsan_write_8(void *p, uint64_t site);
+void __rsan_write_16(void *p, uint64_t site);
+void __rsan_read_range(void *p, uint64_t n, uint64_t site);
+void __rsan_write_range(void *p, uint64_t n, uint64_t site);
+void rsan_sync_acquire_load(rsan_thread *t, const void *addr);
+void rsan_heap_alloc(const void *p, size_t n);
+void rsan_heap_free(const void *p);
+void helper_outer_write(void *p, uint64_t call_site, uint64_t site);
+rsan_thread *helper_create(rsan_thread *parent, uint64_t call_site);
+void helper_alloc(void *p, unsigned long n, uint64_t call_site);
 """
 
 ORDERS = {"rlx": 0, "con": 1, "acq": 2, "rel": 3, "ar": 4, "sc": 5}
 RMW_OPS = ["xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin",
            "fadd", "fsub", "fmax", "fmin", "fmaximum", "fminimum", "uinc_wrap", "udec_wrap",
            "usub_cond", "usub_sat"]
-KIND = {"ld": 0, "st": 1, "rmw": 2, "cas": 3, "fence": 4, "call": 5}
+KIND = {"ld": 0, "st": 1, "rmw": 2, "cas": 3, "fence": 4, "call": 5, "read": 6, "write": 7}
 PREFIX = 0x9F3A12C400000000
 FILE = "/abs/litmus.c"
 
@@ -251,6 +270,16 @@ class Runtime:
 
     def fence(self, order="sc", site=0):
         self.rsan.fence(ORDERS[order], 0, site)
+
+    def read(self, p, site=0, size=4):
+        """A plain read of size bytes at p (race detection only)."""
+        getattr(self.lib, f"__rsan_read_{size}")(p, site)
+
+    def write(self, p, site=0, size=4):
+        getattr(self.lib, f"__rsan_write_{size}")(p, site)
+
+    def races(self) -> list:
+        return [r for r in self.reports() if r["kind"] == "race"]
 
 
 class Program:

@@ -24,3 +24,37 @@ __attribute__((noinline, disable_tail_calls)) uint64_t helper_deep_load(int n, u
   volatile uint64_t v = helper_deep_load(n - 1, p, call_site, load_site);
   return v; /* no func_exit: the next entry/exit resynchronises by frame address */
 }
+
+/* Race detection (issue 4): a plain write, a thread creation and a heap allocation made
+ * from inside a call, as instrumented code and the interceptors make them. */
+typedef struct rsan_thread rsan_thread;
+rsan_thread *rsan_thread_create(rsan_thread *parent);
+void rsan_heap_alloc(const void *p, unsigned long n);
+
+__attribute__((noinline, disable_tail_calls)) static void helper_inner_write(void *p, uint64_t site) {
+  __rsan_write_4(p, site);
+}
+__attribute__((noinline, disable_tail_calls)) void helper_outer_write(void *p, uint64_t call_site, uint64_t site) {
+  __rsan_func_entry(call_site);
+  helper_inner_write(p, site);
+  __rsan_func_exit();
+}
+
+__attribute__((noinline, disable_tail_calls)) static rsan_thread *helper_inner_create(rsan_thread *parent) {
+  return rsan_thread_create(parent);
+}
+__attribute__((noinline, disable_tail_calls)) rsan_thread *helper_create(rsan_thread *parent, uint64_t call_site) {
+  __rsan_func_entry(call_site);
+  rsan_thread *t = helper_inner_create(parent);
+  __rsan_func_exit();
+  return t;
+}
+
+__attribute__((noinline, disable_tail_calls)) static void helper_inner_alloc(void *p, unsigned long n) {
+  rsan_heap_alloc(p, n);
+}
+__attribute__((noinline, disable_tail_calls)) void helper_alloc(void *p, unsigned long n, uint64_t call_site) {
+  __rsan_func_entry(call_site);
+  helper_inner_alloc(p, n);
+  __rsan_func_exit();
+}

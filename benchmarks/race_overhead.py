@@ -1,0 +1,155 @@
+"""Race-detection overhead: native vs ThreadSanitizer vs pyrsan on a program dominated by
+non-atomic accesses (issue 4).
+
+programs/private_arrays.c (4 threads working on private heap arrays, reading a shared input,
+adding each round's result to a total under a mutex; race-free) is built
+
+  native            clang-22 -O1 -g prog.c -o prog -pthread
+  tsan              clang-22 -O1 -g -fsanitize=thread prog.c -o prog.tsan -pthread
+  pyrsan            python -m pyrsan build prog.c -o prog.rsan
+  pyrsan-no-races   python -m pyrsan build --no-races prog.c  (information: robustness only)
+
+and each is run --runs times, interleaved, in the same run of this script (median reported),
+with the conventions of overhead.py (its build, probing and budget helpers are reused). The
+program checks its own result and prints "ok ..."; pyrsan's JSON reports are counted: the
+program is race-free, so any report is a false alarm and is printed as such.
+
+Target: pyrsan time <= 2x ThreadSanitizer's.
+
+    python benchmarks/race_overhead.py [--runs 3] [--scale 1.0] [--budget 6] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from _bench import (PROGRAMS_DIR, BenchError, check_pyrsan, count_reports,
+                    find_clang, fmt_mb, fmt_s, is_instrumented, machine_load, main_guard,
+                    print_table, pyrsan_cmd, pyrsan_env, ratio, run_measured, workdir)
+from overhead import Measure, Program, build, estimate_seconds, last_line, tsan_prefix
+
+TARGET_VS_TSAN = 2.0
+PROGRAM = Program("private_arrays", "private heap arrays + shared input + mutex, 4 threads",
+                  1500)
+VARIANTS = ("native", "tsan", "pyrsan", "pyrsan-no-races")
+
+
+def build_variant(clang: str, variant: str, src, out) -> tuple[list[str] | None, str]:
+    if variant != "pyrsan-no-races":
+        return build(clang, variant, src, out)
+    res = run_measured(pyrsan_cmd("build", "--no-races", str(src), "-o", str(out)),
+                       env=pyrsan_env(), timeout=300)
+    if res.timed_out or res.returncode != 0:
+        return None, f"build failed: {last_line(res)}"
+    if not is_instrumented(out):
+        return None, "the binary from `pyrsan build` has no pyrsan runtime in it"
+    return [str(out)], ""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3, help="runs per variant (median)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply the program's work")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per run")
+    ap.add_argument("--budget", type=float, default=6.0,
+                    help="seconds the slowest variant may take per run; above it, every "
+                         "variant runs with less work")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = ap.parse_args()
+    if args.runs < 1 or args.scale <= 0 or args.budget <= 0:
+        raise BenchError("--runs must be >= 1, --scale and --budget > 0")
+
+    clang = find_clang()
+    check_pyrsan(("pyrsan",))
+    work = workdir(args.keep, "pyrsan-bench-race-")
+    src = PROGRAMS_DIR / f"{PROGRAM.name}.c"
+    if not src.is_file():
+        raise BenchError(f"missing benchmark program {src}")
+    print(f"race_overhead: {PROGRAM.name} ({PROGRAM.description}); {args.runs} runs per "
+          f"variant (median), scale {args.scale}; {machine_load()}")
+    if args.keep:
+        print(f"work directory: {work}")
+
+    base_env = dict(os.environ)
+    for var in ("PYRSAN_OPTIONS", "TSAN_OPTIONS"):
+        base_env.pop(var, None)
+    json_dir = work / "reports"
+    json_dir.mkdir()
+    pyrsan_options = ":".join(["print_reports=0", "halt_on_error=0",
+                               f"json_path={json_dir}/rsan.%p.jsonl"])
+    envs = {"native": base_env, "tsan": base_env,
+            "pyrsan": dict(base_env, PYRSAN_OPTIONS=pyrsan_options),
+            "pyrsan-no-races": dict(base_env, PYRSAN_OPTIONS=pyrsan_options)}
+    meas = {v: Measure() for v in VARIANTS}
+    for v in VARIANTS:
+        meas[v].exe, meas[v].note = build_variant(clang, v, src, work / f"{PROGRAM.name}.{v}")
+    if meas["tsan"].exe:
+        meas["tsan"].exe, meas["tsan"].note = tsan_prefix(meas["tsan"].exe[0], "1", base_env)
+
+    # the slowest variant decides the work of all (overhead.py: same work in every ratio)
+    requested = work_arg = max(1, int(PROGRAM.arg * args.scale))
+    reduced = ""
+    for v in ("pyrsan", "tsan"):
+        if meas[v].exe:
+            est, why = estimate_seconds(meas[v].exe, work_arg, envs[v], args.budget)
+            if est is None:
+                meas[v].exe, meas[v].note = None, why
+            elif est > args.budget:
+                work_arg = max(1, int(work_arg * 0.7 * args.budget / est))
+                reduced = (f"work reduced from {requested} to {work_arg} rounds: {v} would take "
+                           f"about {est:.0f} s per run")
+    for stale in json_dir.glob("*.jsonl"):  # count the reports of the measured runs only
+        stale.unlink()
+
+    for _ in range(args.runs):
+        for v in VARIANTS:
+            m = meas[v]
+            if m.exe is None:
+                continue
+            res = run_measured([*m.exe, str(work_arg)], env=envs[v], timeout=args.timeout, rss=True)
+            allowed = (0,) if v == "native" else (0, 66)
+            if res.timed_out:
+                m.exe, m.note = None, f"timed out after {args.timeout:.0f} s"
+            elif res.returncode not in allowed or not res.stdout.startswith("ok"):
+                m.exe, m.note = None, f"run failed (exit {res.returncode}): {last_line(res)}"
+            else:
+                m.walls.append(res.wall)
+                m.rss.append(res.maxrss_kb)
+                m.exits.add(res.returncode)
+    for m in meas.values():
+        if m.exe is None:  # a failed run leaves no partial numbers that look measured
+            m.walls.clear()
+            m.rss.clear()
+
+    n = meas["native"].time()
+    t = meas["tsan"].time()
+    print(f"\n{PROGRAM.name}, argument {work_arg} rounds\n")
+    print_table(["variant", "time", "x native", "x tsan", "peak RSS", "RSS x native"],
+                [[v, fmt_s(meas[v].time()), ratio(meas[v].time(), n), ratio(meas[v].time(), t),
+                  fmt_mb(meas[v].mem()), ratio(meas[v].mem(), meas["native"].mem())]
+                 for v in VARIANTS])
+    print()
+    lines, keys = count_reports(json_dir)
+    if lines:
+        print(f"pyrsan reported {lines} JSON lines ({keys} distinct) on this race-free program: "
+              "false alarms")
+    if 66 in meas["tsan"].exits:
+        print("ThreadSanitizer reported something (exit 66)")
+    if reduced:
+        print(reduced)
+    for v in VARIANTS:
+        if meas[v].note:
+            print(f"{v}: {meas[v].note}")
+    r = meas["pyrsan"].time()
+    if meas["pyrsan"].walls and meas["tsan"].walls:
+        print(f"target: pyrsan time <= {TARGET_VS_TSAN}x TSan: {r / t:.2f}x -> "
+              f"{'MET' if r / t <= TARGET_VS_TSAN else 'NOT MET'}")
+    else:
+        print(f"target: pyrsan time <= {TARGET_VS_TSAN}x TSan: not measured "
+              "(pyrsan or TSan missing; see above)")
+    return 0
+
+
+if __name__ == "__main__":
+    main_guard(main)

@@ -1,0 +1,361 @@
+/* Race detection for plain accesses with C11's happens-before (algorithm.md §5, papers/002
+ * §4.2 and Appendix B): the vector-clock rules of atomics and fences, thread create/join,
+ * and the shadow checks of plain and atomic accesses.
+ *
+ * Thread clocks: C (current), R (released by the last release fence), A (pending acquire:
+ * what a later acquire fence makes visible). Location clock: S_x, the sync clock of an
+ * atomic (in its rsan_loc, guarded by the location lock). An access's epoch is C[τ] at the
+ * access; C[τ] is bumped after every release, so an epoch e of thread u happens before a
+ * thread whose clock has C[u] >= e.
+ *
+ * Shadow cell (shadow.c): clock (38 bits) | tid (16) | byte mask (8) | write | atomic.
+ * A cell conflicts with an access when their byte masks overlap, one of them writes, they
+ * are not both atomic and the cell's epoch is not in the accessing thread's C. Cells are
+ * replaced only by accesses of the same thread or by accesses they happen before, so a cell
+ * always describes a real access: dropping one can only miss a race, never invent one. */
+#include <string.h>
+
+#include "rsan_internal.h"
+
+#define W_ATOMIC 1ull
+#define W_WRITE 2ull
+#define W_MASK_SHIFT 2
+#define W_TID_SHIFT 10
+#define W_CLOCK_SHIFT 26
+#define MAX_TID 0xffff
+
+static inline uint64_t w_pack(uint64_t clock, uint32_t tid, uint32_t mask, int wr, int at) {
+  return clock << W_CLOCK_SHIFT | (uint64_t)tid << W_TID_SHIFT | (uint64_t)mask << W_MASK_SHIFT |
+         (wr ? W_WRITE : 0) | (at ? W_ATOMIC : 0);
+}
+static inline uint64_t w_clock(uint64_t w) { return w >> W_CLOCK_SHIFT; }
+static inline uint32_t w_tid(uint64_t w) { return (uint32_t)(w >> W_TID_SHIFT) & MAX_TID; }
+static inline uint32_t w_mask(uint64_t w) { return (uint32_t)(w >> W_MASK_SHIFT) & 0xff; }
+
+static inline int on(void) { return rsan_flag.report_races; }
+static inline void bump(rsan_thread *t) {
+  RSAN_ASSERT(rsan_vc_get(&t->C, (uint32_t)t->tid) == t->race_epoch);
+  rsan_vc_set(&t->C, (uint32_t)t->tid, ++t->race_epoch);
+}
+
+/* ---- threads: algorithm.md §5 "create / join", architecture.md (R := ⊥ for the child) ---- */
+void rsan_race_thread_init(rsan_thread *t) {
+  t->race_epoch = 1;
+  rsan_vc_set(&t->C, (uint32_t)t->tid, 1);
+}
+
+void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
+  /* child C := A := parent C, R := ⊥; then bump both epochs, so that the parent's later
+   * accesses are not ordered before the child's */
+  rsan_vc_assign(&child->C, &parent->C);
+  rsan_vc_assign(&child->A, &parent->C);
+  child->race_epoch = 1;
+  rsan_vc_set(&child->C, (uint32_t)child->tid, 1);
+  bump(parent);
+}
+
+void rsan_race_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
+  /* joiner C ⊔= joinee C (and A, which must stay ⊒ what C saw) */
+  rsan_vc_join(&joiner->C, &joinee->C);
+  rsan_vc_join(&joiner->A, &joinee->C);
+}
+
+void rsan_race_thread_free(rsan_thread *t) {
+  rsan_vc_free(&t->C);
+  rsan_vc_free(&t->R);
+  rsan_vc_free(&t->A);
+}
+
+/* ---- atomics: algorithm.md §5 table, under the location lock ---- */
+/* rlx load: A ⊔= S_x; acq load: C ⊔= S_x, A ⊔= S_x */
+void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
+  if (!on()) return;
+  rsan_vc_join(&t->A, &l->S);
+  if (mo_acq(mo)) rsan_vc_join(&t->C, &l->S);
+  /* nobody knows a later epoch of this thread than the thread itself */
+  RSAN_ASSERT(rsan_vc_get(&t->C, (uint32_t)t->tid) == t->race_epoch);
+  RSAN_ASSERT(!mo_acq(mo) || rsan_vc_leq(&l->S, &t->C));
+}
+
+/* rlx store: S_x := R (a plain store breaks release sequences, C++20); rel store: S_x := C,
+ * then C[τ]++. Returns the store's epoch (before the bump). */
+uint64_t rsan_race_store(rsan_thread *t, rsan_loc *l, int mo) {
+  if (!on()) return 0;
+  uint64_t e = rsan_race_epoch(t);
+  if (mo_rel(mo)) {
+    rsan_vc_assign(&l->S, &t->C);
+    bump(t);
+  } else {
+    rsan_vc_assign(&l->S, &t->R);
+  }
+  return e;
+}
+
+/* RMW: read part as a load by mo; then S_x ⊔= (mo ⊒ rel ? C : R) (release sequences run
+ * through RMWs); if rel, C[τ]++. Returns the RMW's epoch (before the bump). */
+uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
+  if (!on()) return 0;
+  rsan_race_load(t, l, mo);
+  uint64_t e = rsan_race_epoch(t);
+  if (mo_rel(mo)) {
+    rsan_vc_join(&l->S, &t->C);
+    bump(t);
+  } else {
+    rsan_vc_join(&l->S, &t->R);
+  }
+  return e;
+}
+
+/* fence acq: C ⊔= A */
+void rsan_race_fence_acq(rsan_thread *t) {
+  if (on()) rsan_vc_join(&t->C, &t->A);
+}
+
+/* fence rel: R := C; C[τ]++ (an SC fence is acq; RMW acq_rel on F; rel: engine.c) */
+void rsan_race_fence_rel(rsan_thread *t) {
+  if (!on()) return;
+  rsan_vc_assign(&t->R, &t->C);
+  bump(t);
+}
+
+/* ---- shadow checks ---- */
+typedef struct hit {
+  int found;
+  uintptr_t addr;
+  uint64_t word, site;
+} hit;
+
+static inline __attribute__((always_inline)) void access_granule(rsan_thread *t, uintptr_t g, uint32_t mask,
+                                                                 int wr, int at, uint64_t epoch, uint64_t site,
+                                                                 hit *h) {
+  rsan_cell *c = rsan_shadow_cells_fast(g);
+  if (!c) return;
+  uint32_t tid = (uint32_t)t->tid;
+  uint64_t cur = w_pack(epoch, tid, mask, wr, at);
+  int slot = -1, empty = -1, read_cell = -1;
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    if (!w) {
+      if (empty < 0) empty = i;
+      continue;
+    }
+    if (w == cur) return; /* the same access again: nothing to check or record */
+    uint32_t cm = w_mask(w);
+    int cw = (w & W_WRITE) != 0, ca = (w & W_ATOMIC) != 0;
+    int covers = !(cm & ~mask) && (wr || !cw); /* this access subsumes the cell */
+    if (!cw && read_cell < 0) read_cell = i;
+    if (w_tid(w) == tid) {
+      /* the thread's own access at the same epoch that subsumes this one (a write covers a
+       * later read): every access that races with this one races with it too */
+      if (w_clock(w) == epoch && !(mask & ~cm) && cw >= wr && ca == at) return;
+      if (covers && ca == at) slot = i;
+      continue;
+    }
+    if (w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) { /* the cell happens before: no race */
+      if (covers && slot < 0) slot = i;
+      continue;
+    }
+    if ((cm & mask) && (cw || wr) && !(ca && at) && !h->found) {
+      h->found = 1;
+      h->addr = g + (uintptr_t)__builtin_ctz(cm & mask);
+      h->word = w;
+      h->site = __atomic_load_n(&rsan_cell_site(c)[i], __ATOMIC_RELAXED);
+    }
+  }
+  if (slot < 0) slot = empty;
+  if (slot < 0 && !wr) slot = read_cell; /* full: a read replaces a read, keeping the writes */
+  if (slot < 0) slot = (int)((epoch ^ (g >> 3)) % RSAN_SHADOW_CELLS);
+  __atomic_store_n(&rsan_cell_site(c)[slot], site, __ATOMIC_RELAXED);
+  __atomic_store_n(&c[slot], cur, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t site_slot(uint64_t site) {
+  return (uint32_t)((site * 0x9E3779B97F4A7C15ull) >> 60) % RSAN_SITE_STACKS;
+}
+
+/* Remembers the call stack of this execution of site (a cell is about to name it), unless the
+ * slot already holds the site at the same depth (most likely the same stack). */
+static inline void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa) {
+  uint32_t k = site_slot(site);
+  if (t->site_stack[k].site == site && t->site_stack[k].depth == t->depth) return;
+  uint32_t n = rsan_thread_stack(t, fa, t->site_stack[k].stack, RSAN_SITE_STACK_DEPTH);
+  for (uint32_t i = n; i < RSAN_SITE_STACK_DEPTH; i++) t->site_stack[k].stack[i] = 0;
+  t->site_stack[k].depth = t->depth;
+  t->site_stack[k].site = site;
+}
+
+/* The previous access's call stack, if its thread still remembers one for its site (read
+ * while that thread may run: a report may then show a stack of a later execution of the
+ * same site). */
+static void prev_stack(rsan_race_info *r) {
+  rsan_thread *u = r->prev_site ? rsan_thread_by_tid(r->prev_tid) : NULL;
+  if (!u) return;
+  uint32_t k = site_slot(r->prev_site);
+  if (__atomic_load_n(&u->site_stack[k].site, __ATOMIC_RELAXED) != r->prev_site) return;
+  for (uint32_t i = 0; i < RSAN_SITE_STACK_DEPTH; i++) {
+    uint64_t s = __atomic_load_n(&u->site_stack[k].stack[i], __ATOMIC_RELAXED);
+    if (!s) break;
+    r->prev_stack[r->prev_nstack++] = s;
+  }
+}
+
+static RSAN_NOINLINE void report(rsan_thread *t, const hit *h, uint64_t size, int wr, int at,
+                                 uint64_t site, uintptr_t fa) {
+  rsan_race_info r;
+  memset(&r, 0, sizeof r);
+  r.addr = h->addr;
+  r.site = site;
+  r.tid = t->tid;
+  r.is_write = wr;
+  r.is_atomic = at;
+  r.size = (int)size;
+  r.nstack = rsan_thread_stack(t, fa, r.stack, RSAN_SHADOW_MAX);
+  r.prev_site = h->site;
+  r.prev_tid = (int)w_tid(h->word);
+  prev_stack(&r);
+  r.prev_is_write = (h->word & W_WRITE) != 0;
+  r.prev_is_atomic = (h->word & W_ATOMIC) != 0;
+  r.prev_size = __builtin_popcount(w_mask(h->word));
+  rsan_report_race(&r);
+}
+
+void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
+                      uint64_t site, uintptr_t fa) {
+  if (!on() || !size || t->tid > MAX_TID) return;
+  if (site) note_site_stack(t, site, fa);
+  hit h = {0, 0, 0, 0};
+  uintptr_t end = addr + size;
+  if (end < addr) end = UINTPTR_MAX;
+  /* unaligned accesses and ranges: one mask per granule they touch */
+  for (uintptr_t p = addr; p < end;) {
+    uintptr_t g = p & ~(uintptr_t)7;
+    uintptr_t ge = g + 8 < end ? g + 8 : end;
+    uint32_t mask = (uint32_t)(((1u << (ge - g)) - 1) & ~((1u << (p - g)) - 1)) & 0xff;
+    access_granule(t, g, mask, wr, at, epoch, site, &h);
+    p = ge;
+  }
+  if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
+}
+
+/* rsan_sync.h: free() as a write of the whole block, checked only (its shadow is reset right
+ * after). Regions never touched by instrumented code have no shadow: skipped, not mapped. */
+void rsan_race_free(const void *p, size_t n) {
+  if (!on() || !n || !__atomic_load_n(&rsan_inited, __ATOMIC_ACQUIRE)) return;
+  rsan_thread *t = rsan_thread_peek_current();
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
+  if (!t || !d || t->tid > MAX_TID) return;
+  uintptr_t lo = (uintptr_t)p & ~(uintptr_t)7, hi = (uintptr_t)p + n;
+  hit h = {0, 0, 0, 0};
+  for (uintptr_t g = lo; g < hi && !h.found;) {
+    uintptr_t r = g >> RSAN_SHADOW_REGION_SHIFT;
+    uintptr_t next_region = (r + 1) << RSAN_SHADOW_REGION_SHIFT;
+    rsan_cell *c = r < (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT))
+                       ? __atomic_load_n(&d[r], __ATOMIC_ACQUIRE) : NULL;
+    if (!c) {
+      g = next_region;
+      continue;
+    }
+    uintptr_t end = hi < next_region ? hi : next_region;
+    for (; g < end && !h.found; g += 8) {
+      rsan_cell *cells = c + ((g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+      for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+        uint64_t w = __atomic_load_n(&cells[i], __ATOMIC_RELAXED);
+        if (!w || w_tid(w) == (uint32_t)t->tid || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
+        h.found = 1;
+        h.addr = g + (uintptr_t)__builtin_ctz(w_mask(w));
+        h.word = w;
+        h.site = __atomic_load_n(&rsan_cell_site(cells)[i], __ATOMIC_RELAXED);
+        break;
+      }
+    }
+  }
+  if (!h.found) return;
+  /* the free's own site is the call site on top of the shadow stack (free is not
+   * instrumented, its caller is) */
+  rsan_race_info ri;
+  memset(&ri, 0, sizeof ri);
+  uint64_t st[RSAN_SHADOW_MAX];
+  uint32_t k = rsan_thread_stack(t, (uintptr_t)__builtin_frame_address(0), st, RSAN_SHADOW_MAX);
+  ri.addr = h.addr;
+  ri.site = k ? st[0] : 0;
+  for (uint32_t i = 1; i < k; i++) ri.stack[ri.nstack++] = st[i];
+  ri.tid = t->tid;
+  ri.is_write = 1;
+  ri.is_free = 1;
+  rsan_block_info blk; /* the size the program asked for, not malloc_usable_size */
+  ri.size = rsan_heap_find((uintptr_t)p, &blk) && blk.addr == (uintptr_t)p ? (int)blk.size : (int)n;
+  ri.prev_site = h.site;
+  ri.prev_tid = (int)w_tid(h.word);
+  prev_stack(&ri);
+  ri.prev_is_write = (h.word & W_WRITE) != 0;
+  ri.prev_is_atomic = (h.word & W_ATOMIC) != 0;
+  ri.prev_size = __builtin_popcount(w_mask(h.word));
+  rsan_report_race(&ri);
+}
+
+/* ---- ABI: plain accesses (rsan_interface.h), called before the access ----
+ * The hook itself only tries the common case: a thread that already holds a cell for this
+ * granule at its current epoch that subsumes the access (a loop touching its own data
+ * again), which needs neither a check nor a store. Everything else is the out-of-line slow
+ * path, so that the hook stays small (no callee-saved registers to spill). */
+static RSAN_NOINLINE void plain_slow(void *p, uint64_t n, int wr, uint64_t site, uintptr_t fa) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_fast();
+  if (site) note_site_stack(t, site, fa);
+  uintptr_t a = (uintptr_t)p;
+  if (RSAN_LIKELY(n && (a & 7) + n <= 8 && t->tid <= MAX_TID)) { /* one granule */
+    hit h = {0, 0, 0, 0};
+    uint32_t mask = (uint32_t)(((1u << n) - 1) << (a & 7)) & 0xff;
+    access_granule(t, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch, site, &h);
+    if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
+    return;
+  }
+  rsan_race_access(t, a, n, wr, 0, rsan_race_epoch(t), site, fa);
+}
+
+/* 1 when the access needs no work: races off, or subsumed by a cell of the thread's own at
+ * the current epoch (same test as in access_granule) */
+static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n, int wr) {
+  if (RSAN_UNLIKELY(!on())) return 1;
+  rsan_thread *t = rsan_tls_current;
+  uintptr_t a = (uintptr_t)p;
+  if (RSAN_UNLIKELY(!t || rsan_tls_epoch != __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED) ||
+                    (a & 7) + n > 8))
+    return 0;
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
+  uintptr_t r = a >> RSAN_SHADOW_REGION_SHIFT;
+  rsan_cell *c;
+  if (RSAN_UNLIKELY(!d || r >= (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT)) ||
+                    !(c = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE))))
+    return 0;
+  c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+  uint64_t mask = (((1ull << n) - 1) << (a & 7)) & 0xff;
+  uint64_t me = w_pack(t->race_epoch, (uint32_t)t->tid, 0, 0, 0); /* clock and tid */
+  uint64_t need = (mask << W_MASK_SHIFT) | (wr ? W_WRITE : 0);
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    /* same clock and tid, plain, and every needed mask / write bit present */
+    if ((w >> W_TID_SHIFT) == (me >> W_TID_SHIFT) && !(w & W_ATOMIC) && !(need & ~w)) return 1;
+  }
+  return 0;
+}
+
+#define RSAN_DEF_PLAIN(N)                                                                  \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_read_##N(void *p, uint64_t site) {                 \
+    if (!plain_fast(p, N, 0)) plain_slow(p, N, 0, site, (uintptr_t)__builtin_frame_address(0)); \
+  }                                                                                        \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_write_##N(void *p, uint64_t site) {                \
+    if (!plain_fast(p, N, 1)) plain_slow(p, N, 1, site, (uintptr_t)__builtin_frame_address(0)); \
+  }
+RSAN_DEF_PLAIN(1)
+RSAN_DEF_PLAIN(2)
+RSAN_DEF_PLAIN(4)
+RSAN_DEF_PLAIN(8)
+RSAN_DEF_PLAIN(16)
+
+RSAN_EXPORT RSAN_NOINLINE void __rsan_read_range(void *p, uint64_t n, uint64_t site) {
+  if (on()) plain_slow(p, n, 0, site, (uintptr_t)__builtin_frame_address(0));
+}
+RSAN_EXPORT RSAN_NOINLINE void __rsan_write_range(void *p, uint64_t n, uint64_t site) {
+  if (on()) plain_slow(p, n, 1, site, (uintptr_t)__builtin_frame_address(0));
+}
