@@ -7,6 +7,7 @@ Every user-caused error is a PyrsanError, caught once in main() and printed as o
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import sys
@@ -22,7 +23,9 @@ from .render import (error_document, json_document, merged_json_document, render
                      render_suppressions, render_text)
 from .reports import find_log_files, merge_logs
 from .sarif import sarif_document
-from .runner import SC_ACCESS_MODES, RunOptions, check_user_options, run_program
+from .runner import (DEFAULT_SCHEDULE_DIR, EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, ExploreOptions,
+                     RunOptions, ScheduleOptions, check_user_options, explore_program, run_program)
+from .schedule import read_schedule
 from .runtime_build import runtime_option_names
 
 # Compiler flags passed through to clang. click cannot parse `-std=c11` or `-DX=1`, so they
@@ -129,16 +132,41 @@ def cli() -> None:
 @click.option("--no-robustness", is_flag=True,
               help="No robustness reports, races only (runtime option report_robustness=0).")
 @_races_option(" and race reports are off (runtime option report_races=0)")
+@click.option("--sched", type=click.Choice(SCHED_MODES),
+              help="Scheduler: os (default), or one thread at a time picked by random, pct or dfs.")
+@click.option("--seed", type=click.IntRange(0, (1 << 64) - 1), metavar="S",
+              help="Seed of --sched random|pct (default: a fresh one, printed); run k uses S+k-1.")
+@click.option("--pct-depth", type=click.IntRange(min=1), metavar="D",
+              help="--sched pct: depth D (D-1 priority change points; runtime default 3).")
+@click.option("--replay", metavar="FILE",
+              help="Run once following the schedule FILE (saved by an earlier report) under sched=dfs.")
+@click.option("--schedule-dir", metavar="DIR",
+              help=f"Where the schedules that reproduce reports are saved (default {DEFAULT_SCHEDULE_DIR}).")
+@click.option("--explore", is_flag=True,
+              help="Run every SC interleaving class (DPOR + sleep sets); complete without a report = proof.")
+@click.option("--max-schedules", type=click.IntRange(min=1), metavar="N",
+              help="--explore: stop after N schedules (default 10000).")
+@click.option("--preemption-bound", type=click.IntRange(min=0), metavar="K",
+              help="--explore: only schedules with at most K preemptions.")
+@click.option("--jobs", type=click.IntRange(min=1), metavar="N", help="--explore: N runs at a time.")
 @_common_build_options
 @_verbose_option
 @click.pass_context
 def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: bool,
         timeout: float | None, json_path: str | None, sc_accesses: str | None,
-        suppressions: str | None, no_robustness: bool, no_races: bool, cc: str | None,
-        keep_temps: bool, verbose: bool) -> int:
+        suppressions: str | None, no_robustness: bool, no_races: bool, sched: str | None,
+        seed: int | None, pct_depth: int | None, replay: str | None, schedule_dir: str | None,
+        explore: bool, max_schedules: int | None, preemption_bound: int | None, jobs: int | None,
+        cc: str | None, keep_temps: bool, verbose: bool) -> int:
     """Build SOURCE... with instrumentation and run the program, then report.
 
     Example: pyrsan run --runs 20 --json out.json app.c -- arg1
+
+    \b
+    Schedule control:
+      pyrsan run --sched pct --runs 10 app.c      (seeded; reports say how to reproduce)
+      pyrsan run --replay FILE app.c              (the same report again)
+      pyrsan run --explore app.c                  (all SC interleavings: a proof when complete)
     """
     temp_dir = tempfile.mkdtemp(prefix="pyrsan-")
     try:
@@ -146,6 +174,8 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), known_options)
         if no_races and no_robustness:
             raise UsageError("--no-races and --no-robustness together leave nothing to check")
+        schedule = _schedule_options(ctx, sources, runs, sched, seed, pct_depth, replay, schedule_dir, explore,
+                                     max_schedules, preemption_bound, jobs)
         if suppressions is not None:
             _use_suppressions(suppressions)
         if no_races:
@@ -161,13 +191,24 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         ))
         if verbose:
             _list_loops(built.loops)
-        result = run_program(
-            executable, ctx.meta["pyrsan.program_args"],
-            RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
-                       sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports")),
-            progress=_progress if runs > 1 else None,
-        )
-        _end_progress(runs)
+        options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
+                             sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
+                             schedule=schedule,
+                             command_args=_command_args(ctx, sources, sc_accesses, no_races, no_robustness))
+        if explore:
+            result = explore_program(
+                executable, ctx.meta["pyrsan.program_args"], options,
+                ExploreOptions(max_schedules=max_schedules or 10000, preemption_bound=preemption_bound,
+                               jobs=jobs or 1),
+                progress=_explore_progress,
+            )
+            _end_progress(2)
+        else:
+            result = run_program(
+                executable, ctx.meta["pyrsan.program_args"], options,
+                progress=_progress if runs > 1 else None,
+            )
+            _end_progress(runs)
         if not result.reports and result.runs and result.runs[0].returncode == EXIT_BAD_OPTIONS:
             raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
         sys.stderr.write(render_text(result))
@@ -307,7 +348,58 @@ def _end_fix_progress() -> None:
 
 
 #: The runtime's exit status for a bad option or suppressions file (docs/interfaces.md §2).
-EXIT_BAD_OPTIONS = 86
+EXIT_BAD_OPTIONS = EXIT_RUNTIME_BAD_OPTIONS
+
+
+def _schedule_options(ctx: click.Context, sources: tuple[str, ...], runs: int, sched: str | None,
+                      seed: int | None, pct_depth: int | None, replay: str | None, schedule_dir: str | None,
+                      explore: bool, max_schedules: int | None, preemption_bound: int | None,
+                      jobs: int | None) -> ScheduleOptions:
+    """Check the schedule options together (one line for a bad combination) and pick a
+    fresh seed when random/pct got none."""
+    runs_given = ctx.get_parameter_source("runs") == click.core.ParameterSource.COMMANDLINE
+    if not explore:
+        for name, value in (("--max-schedules", max_schedules), ("--preemption-bound", preemption_bound),
+                            ("--jobs", jobs)):
+            if value is not None:
+                raise UsageError(f"{name} applies to --explore only")
+    if replay is not None or explore:
+        what = "--replay" if replay is not None else "--explore"
+        if replay is not None and explore:
+            raise UsageError("--replay and --explore cannot be combined")
+        if sched not in (None, "dfs"):
+            raise UsageError(f"{what} runs under --sched dfs, not --sched {sched}")
+        if seed is not None or pct_depth is not None:
+            raise UsageError(f"{what} takes no --seed or --pct-depth (its schedules are not random)")
+        if runs_given:
+            raise UsageError(f"{what} decides the number of runs itself (no --runs)")
+        sched = "dfs"
+        if replay is not None:
+            read_schedule(replay)   # a one-line error now rather than the runtime's at start-up
+    sched = sched or "os"
+    if sched not in ("random", "pct") and seed is not None:
+        raise UsageError(f"--seed applies to --sched random or pct (not {sched})")
+    if sched != "pct" and pct_depth is not None:
+        raise UsageError("--pct-depth applies to --sched pct only")
+    if sched in ("random", "pct") and seed is None:
+        seed = secrets.randbits(32)
+    return ScheduleOptions(sched=sched, seed=seed or 0, pct_depth=pct_depth, replay=replay,
+                           schedule_dir=schedule_dir or DEFAULT_SCHEDULE_DIR,
+                           program_name=Path(sources[0]).stem or "program")
+
+
+def _command_args(ctx: click.Context, sources: tuple[str, ...], sc_accesses: str | None,
+                  no_races: bool, no_robustness: bool) -> tuple[str, ...]:
+    """What a reproduce line repeats after `pyrsan run --replay FILE`: the options that
+    change the program or its analysis, the sources, and the program's arguments."""
+    args: list[str] = []
+    if sc_accesses is not None:
+        args += ["--sc-accesses", sc_accesses]
+    args += ["--no-races"] * no_races + ["--no-robustness"] * no_robustness
+    args += [*ctx.meta["pyrsan.compiler_flags"], *sources]
+    if ctx.meta["pyrsan.program_args"]:
+        args += ["--", *ctx.meta["pyrsan.program_args"]]
+    return tuple(args)
 
 
 def _use_suppressions(path: str) -> None:
@@ -382,6 +474,12 @@ def _write_text(path: str, text: str) -> None:
 def _progress(index: int, total: int) -> None:
     if sys.stderr.isatty():
         sys.stderr.write(f"\rpyrsan: run {index}/{total} ")
+        sys.stderr.flush()
+
+
+def _explore_progress(schedules: int, queued: int) -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write(f"\rpyrsan: explored {schedules} schedules, {queued} queued ")
         sys.stderr.flush()
 
 

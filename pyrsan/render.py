@@ -6,8 +6,11 @@ import json
 from typing import Any
 
 from . import __version__
-from .reports import DistinctReport, MergedReports, RunResult, suppressed_count, suppression_for
-from .runner import SessionResult
+import shlex
+
+from .reports import (DistinctReport, MergedReports, Report, Reproduction, RunResult, suppressed_count,
+                      suppression_for)
+from .runner import SEEDED_SCHEDS, SessionResult
 
 
 def _plural(count: int, word: str) -> str:
@@ -38,7 +41,87 @@ def run_problem_lines(result: SessionResult) -> list[str]:
             lines.append(f"pyrsan: the program crashed with {run.signal} in run {run.index}")
         elif run.timed_out:
             lines.append(f"pyrsan: the program timed out after {_seconds(result.timeout)} s in run {run.index}")
+        elif run.reached_bound:
+            lines.append(f"pyrsan: the program hung in run {run.index}: the scheduler stopped it at its step "
+                         "bound (max_steps; a livelock, or raise max_steps in PYRSAN_OPTIONS)")
+        else:
+            continue
+        if run.reproduction is not None:
+            lines.append(reproduce_line(result, run.reproduction))
     return lines
+
+
+def reproduce_line(result: SessionResult, reproduction: Reproduction) -> str:
+    """How to get the same run again: the saved schedule, and the --sched/--seed pair."""
+    args = " ".join(shlex.quote(a) for a in result.command_args) or "<sources>"
+    parts = []
+    if reproduction.schedule_file:
+        parts.append(f"pyrsan run --replay {shlex.quote(reproduction.schedule_file)} {args}")
+    if reproduction.seed is not None:
+        parts.append(f"pyrsan run --sched {reproduction.sched} --seed {reproduction.seed} {args}")
+    return "pyrsan: reproduce: " + ("\n  or: ".join(parts) if parts else "(no schedule was recorded)")
+
+
+def deadlock_blocks(result: SessionResult) -> list[str]:
+    """The runtime's text of each deadlocked run (each thread, what it waits for, its stack),
+    once per distinct text, with how to reproduce it."""
+    blocks: list[str] = []
+    seen: set[str] = set()
+    for run in result.deadlocked:
+        for report in run.deadlocks:
+            text = report.text or _deadlock_fallback_text(report)
+            key = report.text or repr(report.fields.get("threads"))
+            if key in seen:
+                continue
+            seen.add(key)
+            block = text if text.endswith("\n") else text + "\n"
+            if run.reproduction is not None:
+                block += reproduce_line(result, run.reproduction) + "\n"
+            blocks.append(block)
+    return blocks
+
+
+def _deadlock_fallback_text(report: Report) -> str:
+    lines = ["==================", "WARNING: pyrsan: deadlock: no thread can run"]
+    for thread in report.fields.get("threads") or []:
+        lines.append(f"  Thread T{thread.get('thread', '?')} waits for {thread.get('waiting_for', '?')}:")
+        for frame in thread.get("stack") or []:
+            lines.append(f"    {frame.get('function', '?')} {frame.get('file', '?')}:{frame.get('line', '?')}")
+    lines.append("==================")
+    return "\n".join(lines) + "\n"
+
+
+def schedule_line(result: SessionResult) -> str | None:
+    """Which strategy and seeds the runs used (a fresh seed must be visible to be reused)."""
+    schedule = result.schedule
+    if schedule is None or not schedule.controlled or result.exploration is not None:
+        return None
+    if schedule.replay:
+        return f"pyrsan: replayed {schedule.replay}"
+    if schedule.sched not in SEEDED_SCHEDS:
+        return f"pyrsan: sched={schedule.sched}"
+    first = schedule.seed_of_run(1)
+    last = schedule.seed_of_run(len(result.runs))
+    seeds = f"seed {first}" if first == last else f"seeds {first}..{last}"
+    depth = f", depth {schedule.pct_depth}" if schedule.sched == "pct" and schedule.pct_depth else ""
+    return f"pyrsan: sched={schedule.sched}{depth}, {seeds}"
+
+
+def exploration_line(result: SessionResult) -> str | None:
+    exploration = result.exploration
+    if exploration is None:
+        return None
+    runs = _plural(exploration.schedules, "schedule")
+    if exploration.complete and result.verdict == "robust":
+        return (f"pyrsan: exploration complete: {runs} cover every SC interleaving (up to reordering of "
+                "independent operations) without a report: the program is robust for this input "
+                "(a proof by Thm 3.1 of the RSAN paper: robust iff no SC run has a violation)")
+    if exploration.complete:
+        return f"pyrsan: exploration complete: {runs} run"
+    if exploration.stopped:
+        return f"pyrsan: exploration stopped at the first problem after {runs} (--keep-going to go on)"
+    return (f"pyrsan: exploration incomplete: bound {exploration.bound} reached after {runs}; "
+            "only these were covered, so this is not a proof")
 
 
 def session_suppressed(result: SessionResult) -> int:
@@ -49,6 +132,9 @@ def summary_line(result: SessionResult) -> str:
     runs = _plural(len(result.runs), "run")
     suppressed = session_suppressed(result)
     tail = f" ({suppressed} suppressed)" if suppressed else ""
+    deadlocks = len(result.deadlocked)
+    if deadlocks:
+        tail += f" ({_plural(deadlocks, 'run')} deadlocked)"
     if not result.reports:
         return f"pyrsan: no robustness violation found in {runs}{tail}"
     counts: dict[str, int] = {}
@@ -62,12 +148,20 @@ def summary_line(result: SessionResult) -> str:
 
 
 def render_text(result: SessionResult) -> str:
-    """Each distinct report's text once, crash/timeout lines, then the summary line."""
+    """Each distinct report's text once (with how to reproduce it under a controlled
+    scheduler), deadlocks, crash/timeout lines, the schedule and exploration lines, then the
+    summary line."""
     chunks = []
     for report in result.reports:
         text = report.report.text or _fallback_text(report)
         chunks.append(text if text.endswith("\n") else text + "\n")
+        if report.reproduction is not None:
+            chunks.append(reproduce_line(result, report.reproduction) + "\n")
+    chunks.extend(deadlock_blocks(result))
     chunks.extend(line + "\n" for line in run_problem_lines(result))
+    for line in (schedule_line(result), exploration_line(result)):
+        if line:
+            chunks.append(line + "\n")
     chunks.append(summary_line(result) + "\n")
     return "".join(chunks)
 
@@ -76,21 +170,42 @@ def _run_entry(run: RunResult, **extra: Any) -> dict[str, Any]:
     return {"run": run.index, **extra}
 
 
+def _reproduce(run_or_report: RunResult | DistinctReport) -> dict[str, Any]:
+    reproduction = run_or_report.reproduction
+    return {"reproduce": reproduction.public_fields()} if reproduction is not None else {}
+
+
 def json_document(result: SessionResult) -> dict[str, Any]:
     reports = []
     for report in result.reports:
         fields = report.report.public_fields()
         fields["runs_seen"] = report.runs_seen
+        fields.update(_reproduce(report))
         reports.append(fields)
-    return {
+    document = {
         "verdict": result.verdict,
         "runs": len(result.runs),
         "reports": reports,
-        "crashes": [_run_entry(r, signal=r.signal) for r in result.crashes],
-        "timeouts": [_run_entry(r, seconds=result.timeout) for r in result.timeouts],
+        "crashes": [_run_entry(r, signal=r.signal, **_reproduce(r)) for r in result.crashes],
+        "timeouts": [_run_entry(r, seconds=result.timeout) for r in result.timeouts] +
+                    [_run_entry(r, bound="max_steps", **_reproduce(r)) for r in result.bounded],
+        "deadlocks": [_run_entry(r, threads=d.fields.get("threads", []), **_reproduce(r))
+                      for r in result.deadlocked for d in r.deadlocks[:1]],
         "suppressed": session_suppressed(result),
         "tool": {"name": "pyrsan", "version": __version__},
     }
+    schedule = result.schedule
+    if schedule is not None and schedule.controlled:
+        seeded = schedule.sched in SEEDED_SCHEDS and not schedule.replay
+        document["schedule"] = {"sched": schedule.sched, "seed": schedule.seed if seeded else None,
+                                "replay": schedule.replay}
+    if result.exploration is not None:
+        exploration = result.exploration
+        document["exploration"] = {"complete": exploration.complete, "schedules": exploration.schedules,
+                                   "bound": exploration.bound, "stopped_at_report": exploration.stopped,
+                                   "sleep_blocked": exploration.sleep_blocked,
+                                   "diverged": exploration.diverged}
+    return document
 
 
 def error_document(message: str) -> dict[str, Any]:

@@ -104,6 +104,18 @@ def read_report_dir(directory: str | os.PathLike) -> list[Report]:
 
 
 @dataclass(frozen=True)
+class Reproduction:
+    """How to run a controlled schedule again (docs/scheduling.md, "Driver side")."""
+
+    sched: str
+    seed: int | None
+    schedule_file: str | None        # the saved decisions of the run (pyrsan run --replay FILE)
+
+    def public_fields(self) -> dict[str, Any]:
+        return {"sched": self.sched, "seed": self.seed, "schedule_file": self.schedule_file}
+
+
+@dataclass(frozen=True)
 class RunResult:
     """One execution of the instrumented program."""
 
@@ -112,40 +124,59 @@ class RunResult:
     signal: str | None               # "SIGSEGV" when killed by a signal (not by us)
     timed_out: bool
     reports: tuple[Report, ...]
+    reached_bound: bool = False      # the controlled scheduler's max_steps (a livelock guard)
+    reproduction: Reproduction | None = None
 
     @property
     def crashed(self) -> bool:
         return self.signal is not None and not self.timed_out
 
     @property
+    def hung(self) -> bool:
+        """Killed on timeout, or stopped by the scheduler's step bound: both are hangs."""
+        return self.timed_out or self.reached_bound
+
+    @property
+    def deadlocks(self) -> tuple[Report, ...]:
+        return tuple(r for r in self.reports if r.kind == DEADLOCK_KIND)
+
+    @property
     def reported(self) -> bool:
-        """Whether the run made a report that was not suppressed."""
-        return any(r.kind != SUPPRESSED_KIND for r in self.reports)
+        """Whether the run made a report that was not suppressed (deadlocks aside)."""
+        return any(r.kind not in NOT_VIOLATION_KINDS for r in self.reports)
 
 
 @dataclass(frozen=True)
 class DistinctReport:
     report: Report                  # the first occurrence
     runs_seen: int                  # in how many runs its key occurred
+    reproduction: Reproduction | None = None   # of the run of the first occurrence
 
 
 #: The runtime's line for a report a suppressions file silenced (docs/interfaces.md §2):
 #: counted, never shown as a report.
 SUPPRESSED_KIND = "suppressed"
+#: The runtime's line for a deadlock under the controlled scheduler (docs/scheduling.md):
+#: rendered, but not a violation (exit status 3 when alone).
+DEADLOCK_KIND = "deadlock"
+NOT_VIOLATION_KINDS = frozenset({SUPPRESSED_KIND, DEADLOCK_KIND})
 
 
 def deduplicate(runs: Iterable[RunResult]) -> tuple[DistinctReport, ...]:
     """Distinct reports by key, in order of first appearance, with the runs they occurred in
-    (suppressed ones left out)."""
+    (suppressed ones and deadlocks left out)."""
     first: dict[str, Report] = {}
+    reproduction: dict[str, Reproduction | None] = {}
     seen_in: dict[str, set[int]] = {}
     for run in runs:
         for report in run.reports:
-            if report.kind == SUPPRESSED_KIND:
+            if report.kind in NOT_VIOLATION_KINDS:
                 continue
-            first.setdefault(report.key, report)
+            if report.key not in first:
+                first[report.key] = report
+                reproduction[report.key] = run.reproduction
             seen_in.setdefault(report.key, set()).add(run.index)
-    return tuple(DistinctReport(first[k], len(seen_in[k])) for k in first)
+    return tuple(DistinctReport(first[k], len(seen_in[k]), reproduction[k]) for k in first)
 
 
 def suppressed_count(reports: Iterable[Report]) -> int:
@@ -201,8 +232,9 @@ def merge_logs(files: Iterable[Path]) -> MergedReports:
         for report in read_report_file(path):
             process = (index, report.fields.get("pid"))
             processes.add(process)
-            if report.kind == SUPPRESSED_KIND:
-                suppressed.add(report.key)
+            if report.kind in NOT_VIOLATION_KINDS:
+                if report.kind == SUPPRESSED_KIND:
+                    suppressed.add(report.key)
                 continue
             first.setdefault(report.key, report)
             seen_in.setdefault(report.key, set()).add(process)

@@ -7,17 +7,60 @@ after each run. Nothing here prints (the CLI passes a progress callback).
 
 from __future__ import annotations
 
+import itertools
 import os
+import shutil
 import signal
 import subprocess
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .errors import EXIT_CLEAN, EXIT_PROGRAM_FAILED, EXIT_REPORTS, InternalError, UsageError
-from .reports import DistinctReport, RunResult, deduplicate, read_report_dir
+from .explore import Exploration, explore
+from .reports import DistinctReport, Reproduction, RunResult, deduplicate, read_report_dir
+from .schedule import Trace, TraceFormatError, read_trace, write_schedule
 
 SC_ACCESS_MODES = ("fenced", "ra")
+#: docs/scheduling.md, "Options": os is the default; the others run one thread at a time.
+SCHED_MODES = ("os", "random", "pct", "dfs")
+#: The strategies a seed drives.
+SEEDED_SCHEDS = ("random", "pct")
+#: The runtime's exit statuses for a deadlock and for max_steps under the controlled
+#: scheduler (docs/scheduling.md), told apart from the program's own statuses.
+EXIT_RUNTIME_BAD_OPTIONS = 86
+EXIT_RUNTIME_DEADLOCK = 87
+EXIT_RUNTIME_BOUND = 88
+#: Where the schedules that reproduce a report are saved, relative to the working directory.
+DEFAULT_SCHEDULE_DIR = os.path.join(".pyrsan", "schedules")
+
+
+@dataclass(frozen=True)
+class ScheduleOptions:
+    """How the runtime schedules threads (docs/scheduling.md). Run k of ``--runs`` uses
+    ``seed + k - 1``; ``replay`` is a schedule file to follow (``--replay``)."""
+
+    sched: str = "os"
+    seed: int = 0
+    pct_depth: int | None = None
+    replay: str | None = None
+    schedule_dir: str = DEFAULT_SCHEDULE_DIR
+    program_name: str = "program"
+
+    @property
+    def controlled(self) -> bool:
+        return self.sched != "os"
+
+    def seed_of_run(self, index: int) -> int:
+        return (self.seed + index - 1) % (1 << 64)
+
+
+@dataclass(frozen=True)
+class ExploreOptions:
+    max_schedules: int = 10000
+    preemption_bound: int | None = None
+    jobs: int = 1
 
 
 @dataclass(frozen=True)
@@ -28,6 +71,8 @@ class RunOptions:
     sc_accesses: str | None = None
     work_dir: str = "."               # where the per-run report directories go
     quiet: bool = False               # the program's stdin/stdout/stderr on /dev/null (pyrsan fix)
+    schedule: ScheduleOptions = field(default_factory=ScheduleOptions)
+    command_args: tuple[str, ...] = ()   # sources, flags and `-- args`: for the reproduce line
 
 
 @dataclass(frozen=True)
@@ -35,6 +80,9 @@ class SessionResult:
     runs: tuple[RunResult, ...]
     reports: tuple[DistinctReport, ...]
     timeout: float | None = None
+    schedule: ScheduleOptions | None = None
+    exploration: Exploration | None = None
+    command_args: tuple[str, ...] = ()
 
     @property
     def crashes(self) -> tuple[RunResult, ...]:
@@ -45,11 +93,27 @@ class SessionResult:
         return tuple(r for r in self.runs if r.timed_out)
 
     @property
+    def bounded(self) -> tuple[RunResult, ...]:
+        """Runs the scheduler stopped at max_steps (reported like hangs)."""
+        return tuple(r for r in self.runs if r.reached_bound and not r.timed_out)
+
+    @property
+    def deadlocked(self) -> tuple[RunResult, ...]:
+        return tuple(r for r in self.runs if r.deadlocks)
+
+    @property
+    def problems(self) -> bool:
+        """A run crashed, hung or deadlocked."""
+        return bool(self.crashes or self.timeouts or self.bounded or self.deadlocked)
+
+    @property
     def verdict(self) -> str:
         if self.reports:
             return "violations"
-        if self.crashes or self.timeouts:
+        if self.problems:
             return "error"
+        if self.exploration is not None and self.exploration.complete:
+            return "robust"
         return "clean"
 
     @property
@@ -57,7 +121,7 @@ class SessionResult:
         """Decided from the reports, never from the program's own exit status."""
         if self.reports:
             return EXIT_REPORTS
-        if self.crashes or self.timeouts:
+        if self.problems:
             return EXIT_PROGRAM_FAILED
         return EXIT_CLEAN
 
@@ -83,14 +147,16 @@ def check_user_options(user: str, known: frozenset[str] | None) -> None:
             raise UsageError(f"option '{name}' in PYRSAN_OPTIONS needs a value (name=value)")
 
 
-def runtime_options(user: str, json_path: str, sc_accesses: str | None) -> str:
+def runtime_options(user: str, json_path: str, sc_accesses: str | None,
+                    schedule: Mapping[str, str] = {}) -> str:
     """The user's PYRSAN_OPTIONS with the driver's json_path/print_reports (and sc_accesses
-    when --sc-accesses was given) winning."""
+    when --sc-accesses was given, and the scheduler's options) winning."""
     options = dict(parse_options_string(user))
     options["json_path"] = json_path
     options["print_reports"] = "0"
     if sc_accesses is not None:
         options["sc_accesses"] = sc_accesses
+    options.update(schedule)
     return ":".join(f"{k}={v}" for k, v in options.items())
 
 
@@ -101,12 +167,30 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def run_once(executable: str, args: Sequence[str], index: int, options: RunOptions) -> RunResult:
-    report_dir = Path(options.work_dir) / f"run{index}"
+def run_once(executable: str, args: Sequence[str], index: int, options: RunOptions,
+             pct_steps: int | None = None, prefix: Sequence[int] | None = None) -> tuple[RunResult, Trace | None]:
+    """One run; under a controlled scheduler also its trace. ``prefix``: a schedule for the
+    runtime to follow (``--explore``); otherwise ``--replay``'s file, if any."""
+    report_dir = _run_dir(options, index)
     report_dir.mkdir(parents=True, exist_ok=True)
+    schedule = options.schedule
+    scheduler: dict[str, str] = {}
+    trace_path = report_dir / "trace.jsonl"
+    if schedule.controlled:
+        scheduler = {"sched": schedule.sched, "seed": str(schedule.seed_of_run(index)),
+                     "trace_path": str(trace_path)}
+        if schedule.pct_depth is not None:
+            scheduler["pct_depth"] = str(schedule.pct_depth)
+        if pct_steps:
+            scheduler["pct_steps"] = str(pct_steps)
+        if prefix is not None:
+            write_schedule(report_dir / "prefix.sched", prefix)
+            scheduler["schedule"] = str(report_dir / "prefix.sched")
+        elif schedule.replay is not None:
+            scheduler["schedule"] = os.path.abspath(schedule.replay)
     env = dict(os.environ)
     env["PYRSAN_OPTIONS"] = runtime_options(
-        env.get("PYRSAN_OPTIONS", ""), str(report_dir / "reports.%p.jsonl"), options.sc_accesses
+        env.get("PYRSAN_OPTIONS", ""), str(report_dir / "reports.%p.jsonl"), options.sc_accesses, scheduler
     )
     # A session of its own, so that a timeout can kill the whole process group.
     try:
@@ -134,13 +218,75 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
             sig = signal.Signals(-returncode).name
         except ValueError:
             sig = f"signal {-returncode}"
-    return RunResult(
+    trace = _read_trace(trace_path) if schedule.controlled else None
+    reports = tuple(read_report_dir(report_dir))
+    reached_bound = (trace is not None and trace.end == "bound") or \
+        (schedule.controlled and returncode == EXIT_RUNTIME_BOUND)
+    result = RunResult(
         index=index,
         returncode=None if timed_out else returncode,
         signal=sig,
         timed_out=timed_out,
-        reports=tuple(read_report_dir(report_dir)),
+        reports=reports,
+        reached_bound=reached_bound,
     )
+    if schedule.controlled and (result.reported or result.deadlocks or result.crashed or result.hung):
+        result = _with_reproduction(result, trace, options, index, prefix is not None)
+    return result, trace
+
+
+def _run_dir(options: RunOptions, index: int) -> Path:
+    """Fixed width: the runs of an exploration must see environments of one size, or the
+    main thread's stack (and the addresses its trace names) moves from run to run."""
+    return Path(options.work_dir) / f"run{index:07d}"
+
+
+def _disable_address_randomisation() -> None:
+    """personality(ADDR_NO_RANDOMIZE) for the programs this process starts from now on (it
+    is inherited through fork and exec): the explorer compares operations of different runs
+    by address (sleep sets), which is only sound when the addresses are the same in every
+    run (docs/scheduling.md, "Runtime notes", Addresses)."""
+    import ctypes
+
+    addr_no_randomize = 0x0040000
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        current = libc.personality(0xFFFFFFFF)
+        if current != -1 and not current & addr_no_randomize:
+            libc.personality(current | addr_no_randomize)
+    except (OSError, AttributeError):
+        pass
+
+
+def _read_trace(path: Path) -> Trace | None:
+    """The run's trace; None when the runtime wrote none (it failed at start-up)."""
+    try:
+        return read_trace(path)
+    except (OSError, TraceFormatError):
+        return None
+
+
+def _with_reproduction(result: RunResult, trace: Trace | None, options: RunOptions, index: int,
+                       explored: bool) -> RunResult:
+    """Save the decisions of the run (from its trace) where --replay can find them."""
+    schedule = options.schedule
+    seeded = schedule.sched in SEEDED_SCHEDS and not (explored or schedule.replay)
+    seed = schedule.seed_of_run(index) if seeded else None
+    schedule_file = os.path.abspath(schedule.replay) if schedule.replay else None
+    if trace is not None and trace.steps and not schedule.replay:
+        label = f"explore-{index}" if explored else (
+            f"{schedule.sched}-{seed}" if seeded else f"{schedule.sched}-{index}")
+        path = Path(schedule.schedule_dir) / f"{schedule.program_name}-{label}.sched"
+        comments = {"program": schedule.program_name,
+                    "sched": "dfs" if explored else schedule.sched, "seed": seed if seed is not None else "-"}
+        try:
+            write_schedule(path, trace.decisions, comments)
+            schedule_file = str(path)
+        except OSError as exc:
+            raise UsageError(f"cannot write the schedule {path}: {exc.strerror or exc}") from None
+    sched = "dfs" if explored else schedule.sched
+    return RunResult(result.index, result.returncode, result.signal, result.timed_out, result.reports,
+                     result.reached_bound, Reproduction(sched, seed, schedule_file))
 
 
 def run_program(
@@ -149,16 +295,65 @@ def run_program(
     options: RunOptions,
     progress: Callable[[int, int], None] | None = None,
 ) -> SessionResult:
-    """Run up to ``options.runs`` times; stop at the first run that reported, crashed or
-    timed out, unless ``keep_going``."""
+    """Run up to ``options.runs`` times; stop at the first run that reported, crashed,
+    hung or deadlocked, unless ``keep_going``. Under pct, each run after the first places
+    its change points over the step count the previous run had (pct_steps)."""
     if options.runs < 1:
         raise UsageError("--runs must be at least 1")
     results: list[RunResult] = []
+    steps: int | None = None
     for index in range(1, options.runs + 1):
         if progress is not None:
             progress(index, options.runs)
-        result = run_once(executable, args, index, options)
+        result, trace = run_once(executable, args, index, options, pct_steps=steps)
+        if trace is not None and trace.steps:
+            steps = len(trace.steps)
         results.append(result)
-        if not options.keep_going and (result.reported or result.crashed or result.timed_out):
+        if not options.keep_going and _stops(result):
             break
-    return SessionResult(tuple(results), deduplicate(results), options.timeout)
+    return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
+                         None, options.command_args)
+
+
+def _stops(result: RunResult) -> bool:
+    return result.reported or result.crashed or result.hung or bool(result.deadlocks)
+
+
+def explore_program(
+    executable: str,
+    args: Sequence[str],
+    options: RunOptions,
+    explore_options: ExploreOptions,
+    progress: Callable[[int, int], None] | None = None,
+) -> SessionResult:
+    """Stateless exploration (explore.py): every run re-executes the program with
+    ``sched=dfs`` and a schedule prefix. Stops at the first run that reported (or crashed,
+    hung, deadlocked) unless ``keep_going``. Each run's directory is removed once read."""
+    options = replace(options, schedule=ScheduleOptions(
+        "dfs", 0, None, None, options.schedule.schedule_dir, options.schedule.program_name))
+    _disable_address_randomisation()
+    counter = itertools.count(1)
+    counter_lock = threading.Lock()
+    results: list[RunResult] = []
+
+    def run(prefix: tuple[int, ...]) -> tuple[Trace, RunResult]:
+        with counter_lock:
+            index = next(counter)
+        result, trace = run_once(executable, args, index, options, prefix=prefix)
+        shutil.rmtree(_run_dir(options, index), ignore_errors=True)
+        if trace is None and result.returncode == EXIT_RUNTIME_BAD_OPTIONS:
+            raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
+        if trace is None:
+            raise InternalError("the runtime wrote no trace under sched=dfs (was it built with the scheduler?)")
+        return trace, result
+
+    def on_run(prefix: tuple[int, ...], trace: Trace, result: RunResult) -> bool:
+        results.append(result)
+        return not options.keep_going and _stops(result)
+
+    exploration = explore(run, on_run=on_run, max_schedules=explore_options.max_schedules,
+                          preemption_bound=explore_options.preemption_bound, jobs=explore_options.jobs,
+                          progress=progress)
+    results.sort(key=lambda r: r.index)
+    return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
+                         exploration, options.command_args)

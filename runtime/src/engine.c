@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "rsan_internal.h"
+#include "rsan_sched.h"
 
 int rsan_inited;
 int rsan_test_mode;
@@ -76,6 +77,7 @@ void rsan_init_slow(void) {
       _exit(2);
     }
     if (rsan_flag.help) rsan_flags_print_help();
+    rsan_sched_init();
     if (rsan_flag.verbosity >= 1) {
       static const char msg[] = "pyrsan: runtime started\n";
       (void)!write(2, msg, sizeof msg - 1);
@@ -221,6 +223,14 @@ static void fence_sc(rsan_thread *t) {
   rsan_spin_unlock(&f->lock);
   fence_rel(t);
   rsan_thread_check_invariants(t);
+}
+
+/* The SC fence of a seq_cst access under sc_accesses=fenced, as its own scheduling point:
+ * a controlled scheduler must be able to preempt between the leading fence, the access and
+ * the trailing fence (docs/scheduling.md; testsuite/reference FENCED_SC_STORE). */
+static void fence_sc_step(rsan_thread *t) {
+  RSAN_SCHED_POINT(RSAN_SK_FENCE_SC, NULL, 0);
+  fence_sc(t);
 }
 
 /* ---- the real memory operations (seq_cst hardware atomics) ---- */
@@ -553,7 +563,8 @@ static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t f
   rsan_thread *t = rsan_thread_current();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
-  if (fenced) fence_sc(t);
+  if (fenced) fence_sc_step(t);
+  RSAN_SCHED_POINT(RSAN_SK_LOAD, p, 0);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   loc_touch(l, p, size);
   rsan_report_info rep;
@@ -569,7 +580,8 @@ static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t f
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
-  if (fenced) fence_sc(t);
+  if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, v, 0);
+  if (fenced) fence_sc_step(t);
   return v;
 }
 
@@ -578,7 +590,8 @@ static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, ui
   rsan_thread *t = rsan_thread_current();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int mo = order == RSAN_SEQ_CST ? RSAN_RELEASE : order;
-  if (fenced) fence_sc(t);
+  if (fenced) fence_sc_step(t);
+  RSAN_SCHED_POINT(RSAN_SK_STORE, p, 1);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   loc_touch(l, p, size);
   rsan_report_info rep;
@@ -597,7 +610,8 @@ static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, ui
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
-  if (fenced) fence_sc(t);
+  if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, v, 1);
+  if (fenced) fence_sc_step(t);
 }
 
 static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_t site, uintptr_t fa) {
@@ -605,7 +619,8 @@ static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_
   rsan_thread *t = rsan_thread_current();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQ_REL : order;
-  if (fenced) fence_sc(t);
+  if (fenced) fence_sc_step(t);
+  RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   loc_touch(l, p, size);
   rsan_report_info rep;
@@ -627,7 +642,9 @@ static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_
     rep.rmw_op = op;
     rsan_report_robustness(&rep);
   }
-  if (fenced) fence_sc(t);
+  /* an RMW that leaves memory as it was (test-and-set on a held flag) may be a spin loop */
+  if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, old, newv != (old & size_mask(size)));
+  if (fenced) fence_sc_step(t);
   return old;
 }
 
@@ -640,7 +657,8 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
   int mf = fail == RSAN_SEQ_CST || fail == RSAN_ACQ_REL ? RSAN_ACQUIRE : fail;
   if (mf == RSAN_RELEASE) mf = RSAN_RELAXED; /* not a valid failure order */
   int opk = weak ? RSAN_OP_CAS_WEAK : RSAN_OP_CAS_STRONG;
-  if (fenced) fence_sc(t);
+  if (fenced) fence_sc_step(t);
+  RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   loc_touch(l, p, size);
   rsan_report_info rep;
@@ -684,7 +702,9 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
-  if (fenced) fence_sc(t);
+  /* a failed CAS writes nothing: a CAS retry loop is a spin loop */
+  if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, old, ok);
+  if (fenced) fence_sc_step(t);
   rsan_cas_ret r = {old, (uint64_t)ok};
   return r;
 }
@@ -713,16 +733,20 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
   v &= m;
   int spin = block == WAIT_SPIN || block == WAIT_SPIN_NE, ne = block == WAIT_SPIN_NE;
   if (fenced && spin) { /* the fence belongs to the event: only when it may happen */
+    RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
     rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
     uint64_t got = mem_load(p, size);
     rsan_loc_release(l);
     if ((got == v) == ne) {
       *seen = got;
+      /* a failed attempt: no point in retrying before another thread writes x */
+      if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_retry_after_write(p);
       return 0;
     }
   }
-  if (fenced) fence_sc(t);
+  if (fenced) fence_sc_step(t);
   for (int first = 1;; first = 0) {
+    RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
     rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
     loc_touch(l, p, size);
     rsan_report_info rep;
@@ -742,11 +766,13 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
     rsan_loc_release(l);
     if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
     if (ok) break;
+    /* controlled scheduler: the thread is disabled until another thread writes x */
+    if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_retry_after_write(p);
     if (block != 1) return 0; /* tests, spin loads: one attempt, no event */
-    sched_yield();
+    if (!rsan_sched_on) sched_yield();
   }
   rsan_thread_check_invariants(t);
-  if (fenced) fence_sc(t);
+  if (fenced) fence_sc_step(t);
   return 1;
 }
 
@@ -763,8 +789,9 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
   uint64_t m = size_mask(size);
   e &= m;
   d &= m;
-  if (fenced) fence_sc(t);
+  if (fenced) fence_sc_step(t);
   for (int first = 1;; first = 0) {
+    RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
     rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
     loc_touch(l, p, size);
     rsan_report_info rep;
@@ -784,12 +811,16 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
     if (ok) race_atomic(t, p, size, 1, race_epoch, site, fa);
     rsan_loc_release(l);
     if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
-    if (ok) break;
+    if (ok) {
+      if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, d, 1);
+      break;
+    }
+    if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_retry_after_write(p);
     if (!block) return 0; /* tests: one attempt, no event */
-    sched_yield();
+    if (!rsan_sched_on) sched_yield();
   }
   rsan_thread_check_invariants(t);
-  if (fenced) fence_sc(t);
+  if (fenced) fence_sc_step(t);
   return 1;
 }
 
@@ -879,6 +910,7 @@ RSAN_EXPORT void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site
   (void)site;
   if (singlethread) return; /* syncscope("singlethread"): a compiler barrier only */
   rsan_ensure_init();
+  RSAN_SCHED_POINT(order == RSAN_SEQ_CST ? RSAN_SK_FENCE_SC : RSAN_SK_FENCE, NULL, 0);
   rsan_thread *t = rsan_thread_current();
   switch (order) {
   case RSAN_CONSUME:

@@ -23,9 +23,8 @@ rsan_flags rsan_flag;
 static struct {
   char log_path[RSAN_FLAG_STRING_MAX];
   char suppressions[RSAN_FLAG_STRING_MAX];
-  int sched;
-  unsigned long long seed;
 } flag_ext;
+rsan_sched_flags rsan_sched_flag;
 
 const char *rsan_flags_log_path(void) { return flag_ext.log_path; }
 const char *rsan_flags_suppressions(void) { return flag_ext.suppressions; }
@@ -58,8 +57,20 @@ static const flag_desc flag_table[] = {
          "write text reports to <log_path>.<pid> instead of stderr", flag_ext),
     FLAG(suppressions, F_STRING, "",
          "suppressions file: lines robustness:PATTERN or race:PATTERN, # comments", flag_ext),
-    FLAG(sched, F_SCHED, "os", "scheduler; only os (the OS scheduler) is available yet", flag_ext),
-    FLAG(seed, F_U64, "0", "seed of the controlled schedulers (accepted, unused with sched=os)", flag_ext),
+    FLAG(sched, F_SCHED, "os",
+         "os: the OS scheduler; random, pct, dfs: one thread at a time, a strategy picks it at every scheduling point",
+         rsan_sched_flag),
+    FLAG(seed, F_U64, "0", "seed of sched=random and sched=pct", rsan_sched_flag),
+    FLAG(pct_depth, F_INT, "3", "sched=pct: depth d (d-1 priority change points)", rsan_sched_flag),
+    FLAG(pct_steps, F_U64, "0",
+         "sched=pct: the expected number of scheduling points, where change points are placed (0: 1000)",
+         rsan_sched_flag),
+    FLAG(schedule, F_STRING, "", "schedule file (pyrsan-schedule 1) to follow first; then the strategy of sched",
+         rsan_sched_flag),
+    FLAG(trace_path, F_STRING, "", "controlled schedulers: write the schedule trace (JSON lines) here; %p expands to the pid",
+         rsan_sched_flag),
+    FLAG(max_steps, F_U64, "1000000",
+         "controlled schedulers: stop a run after this many scheduling points (end \"bound\", exit 88)", rsan_sched_flag),
     FLAG(verbosity, F_INT, "0", "1: start/exit lines and counters on stderr", rsan_flag),
     FLAG(help, F_BOOL, "0", "print the options and their defaults on stderr", rsan_flag),
 };
@@ -71,7 +82,7 @@ static void err_line(char *err, size_t errn, const char *what, const char *name,
   snprintf(err, errn, "pyrsan: %s '%.*s' in PYRSAN_OPTIONS%s\n", what, (int)namelen, name, tail);
 }
 
-/* 0; -1 bad value; -2 a value that will exist but is not available yet */
+/* 0, or -1 for a bad value */
 static int set_flag(const flag_desc *f, const char *v, size_t vn) {
   char *base = (char *)f->field;
   switch (f->type) {
@@ -104,11 +115,11 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
     if (vn == 6 && !strncmp(v, "fenced", 6)) { *(int *)base = RSAN_SC_FENCED; return 0; }
     if (vn == 2 && !strncmp(v, "ra", 2)) { *(int *)base = RSAN_SC_RA; return 0; }
     return -1;
-  case F_SCHED:
+  case F_SCHED: /* enum rsan_sched_mode */
     if (vn == 2 && !strncmp(v, "os", 2)) { *(int *)base = 0; return 0; }
-    if ((vn == 6 && !strncmp(v, "random", 6)) || (vn == 3 && !strncmp(v, "pct", 3)) ||
-        (vn == 3 && !strncmp(v, "dfs", 3)))
-      return -2;
+    if (vn == 6 && !strncmp(v, "random", 6)) { *(int *)base = 1; return 0; }
+    if (vn == 3 && !strncmp(v, "pct", 3)) { *(int *)base = 2; return 0; }
+    if (vn == 3 && !strncmp(v, "dfs", 3)) { *(int *)base = 3; return 0; }
     return -1;
   case F_U64: {
     if (vn == 0 || vn > 20) return -1;
@@ -129,6 +140,7 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
 void rsan_flags_defaults(void) {
   memset(&rsan_flag, 0, sizeof rsan_flag);
   memset(&flag_ext, 0, sizeof flag_ext);
+  memset(&rsan_sched_flag, 0, sizeof rsan_sched_flag);
   for (size_t i = 0; i < NFLAGS; i++) set_flag(&flag_table[i], flag_table[i].def, strlen(flag_table[i].def));
 }
 
@@ -171,13 +183,6 @@ static int parse_options(const char *s, char *err, size_t errn) {
     const char *v = ++p;
     while (*p && !is_sep(*p)) p++;
     int rc = set_flag(f, v, (size_t)(p - v));
-    if (rc == -2) {
-      char tail[200];
-      snprintf(tail, sizeof tail, ": '%.*s' is not available yet (only %s=os)",
-               (int)((p - v) > 100 ? 100 : (p - v)), v, f->name);
-      err_line(err, errn, "option", name, nn, tail);
-      return -1;
-    }
     if (rc != 0) {
       char tail[200];
       snprintf(tail, sizeof tail, " has a bad value '%.*s'", (int)((p - v) > 100 ? 100 : (p - v)), v);

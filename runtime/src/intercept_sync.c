@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "intercept_internal.h"
+#include "rsan_sched.h"
 
 RSAN_REAL_DECL(int, pthread_mutex_lock, NULL, pthread_mutex_t *)
 RSAN_REAL_DECL(int, pthread_mutex_trylock, NULL, pthread_mutex_t *)
@@ -55,6 +56,8 @@ RSAN_REAL_DECL(int, pthread_cond_broadcast, COND_VERSION, pthread_cond_t *)
 RSAN_REAL_DECL(int, pthread_cond_clockwait, NULL, pthread_cond_t *, pthread_mutex_t *,
                clockid_t, const struct timespec *)
 
+RSAN_REAL_DECL(int, pthread_barrier_init, NULL, pthread_barrier_t *, const pthread_barrierattr_t *,
+               unsigned)
 RSAN_REAL_DECL(int, pthread_barrier_wait, NULL, pthread_barrier_t *)
 RSAN_REAL_DECL(int, pthread_spin_lock, NULL, pthread_spinlock_t *)
 RSAN_REAL_DECL(int, pthread_spin_trylock, NULL, pthread_spinlock_t *)
@@ -82,33 +85,88 @@ RSAN_REAL_DECL(int, sem_clockwait, NULL, sem_t *__restrict, clockid_t,
 /* A lock call returned `rc`; it holds the lock iff acquired(rc). */
 static int mutex_acquired(int rc) { return rc == 0 || rc == EOWNERDEAD; }
 
+/* ---- under the controlled scheduler (rsan_sched.h) ----
+ * A managed thread never calls a blocking real primitive: a lock is a scheduling point that
+ * is enabled when the scheduler's model says the lock is free (or held by the caller: a
+ * recursive mutex), then the real try-variant; should it fail after all (a normal mutex
+ * locked again by its owner, a lock taken outside the model), the thread is disabled until
+ * another thread's operation on the lock, and tries again. */
+typedef int (*try_fn)(void *);
+static int try_mutex(void *m) { return REAL(pthread_mutex_trylock)(m); }
+static int try_mtx(void *m) { return REAL(mtx_trylock)(m); }
+static int try_spin(void *s) { return REAL(pthread_spin_trylock)(s); }
+static int try_rdlock(void *rw) { return REAL(pthread_rwlock_tryrdlock)(rw); }
+static int try_wrlock(void *rw) { return REAL(pthread_rwlock_trywrlock)(rw); }
+static int try_sem(void *s) { return REAL(sem_trywait)(s) == 0 ? 0 : EBUSY; }
+
+/* Takes obj; returns the try-variant's result, or timedout when a timed lock timed out. */
+static int controlled_lock(void *obj, int block, try_fn try_lock, int busy, int timed, int timedout) {
+  for (;;) {
+    int kind = block == RSAN_SB_SEM ? RSAN_SK_SYNC_ACQUIRE : RSAN_SK_LOCK;
+    if (!rsan_sched_point_blocking(kind, obj, 1, block, timed)) return timedout;
+    int rc = try_lock(obj);
+    if (rc != busy) {
+      if (mutex_acquired(rc) && block != RSAN_SB_SEM)
+        rsan_sched_lock_acquired(obj, block != RSAN_SB_RDLOCK);
+      return rc;
+    }
+    rsan_sched_retry_after_write(obj);
+  }
+}
+
+/* A try-variant: a scheduling point, then the real call (it never blocks). */
+static int controlled_trylock(void *obj, int block, try_fn try_lock) {
+  rsan_sched_point(block == RSAN_SB_SEM ? RSAN_SK_SYNC_ACQUIRE : RSAN_SK_LOCK, obj, 1);
+  int rc = try_lock(obj);
+  if (mutex_acquired(rc) && block != RSAN_SB_SEM) rsan_sched_lock_acquired(obj, block != RSAN_SB_RDLOCK);
+  return rc;
+}
+
+/* An unlock: a scheduling point, the model's release, the real unlock. */
+#define CONTROLLED_UNLOCK(obj, model_release, real_unlock)                             \
+  do {                                                                                 \
+    rsan_sched_point(RSAN_SK_UNLOCK, (obj), 1);                                        \
+    model_release;                                                                     \
+    int rc_ = (real_unlock);                                                           \
+    rsan_sched_lock_released(obj);                                                     \
+    return rc_;                                                                        \
+  } while (0)
+
+static int controlled(void) {
+  return !rsan_icpt_inside() && rsan_sched_active() && rsan_sched_manages_current();
+}
+
 /* ---- mutex ---- */
 
 int pthread_mutex_lock(pthread_mutex_t *m) {
-  int rc = REAL(pthread_mutex_lock)(m);
+  int rc = controlled() ? controlled_lock(m, RSAN_SB_MUTEX, try_mutex, EBUSY, 0, 0)
+                        : REAL(pthread_mutex_lock)(m);
   if (!rsan_icpt_inside() && mutex_acquired(rc)) rsan_icpt_acquire(m);
   return rc;
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *m) {
-  int rc = REAL(pthread_mutex_trylock)(m);
+  int rc = controlled() ? controlled_trylock(m, RSAN_SB_MUTEX, try_mutex) : REAL(pthread_mutex_trylock)(m);
   if (!rsan_icpt_inside() && mutex_acquired(rc)) rsan_icpt_acquire(m);
   return rc;
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime) {
-  int rc = REAL(pthread_mutex_timedlock)(m, abstime);
+  int rc = controlled() ? controlled_lock(m, RSAN_SB_MUTEX, try_mutex, EBUSY, 1, ETIMEDOUT)
+                        : REAL(pthread_mutex_timedlock)(m, abstime);
   if (!rsan_icpt_inside() && mutex_acquired(rc)) rsan_icpt_acquire(m);
   return rc;
 }
 
 int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime) {
-  int rc = REAL(pthread_mutex_clocklock)(m, clock, abstime);
+  int rc = controlled() ? controlled_lock(m, RSAN_SB_MUTEX, try_mutex, EBUSY, 1, ETIMEDOUT)
+                        : REAL(pthread_mutex_clocklock)(m, clock, abstime);
   if (!rsan_icpt_inside() && mutex_acquired(rc)) rsan_icpt_acquire(m);
   return rc;
 }
 
 int pthread_mutex_unlock(pthread_mutex_t *m) {
+  if (controlled()) CONTROLLED_UNLOCK(m, rsan_icpt_release(m), REAL(pthread_mutex_unlock)(m));
   /* Release before the real unlock, so the next owner's acquire sees it. */
   if (!rsan_icpt_inside()) rsan_icpt_release(m);
   return REAL(pthread_mutex_unlock)(m);
@@ -123,30 +181,40 @@ int pthread_mutex_unlock(pthread_mutex_t *m) {
     return rc_;                                                  \
   } while (0)
 
-int pthread_rwlock_rdlock(pthread_rwlock_t *rw) { RWLOCK_ACQUIRE(REAL(pthread_rwlock_rdlock)(rw)); }
+#define RD_LOCK(timed) controlled_lock(rw, RSAN_SB_RDLOCK, try_rdlock, EBUSY, timed, ETIMEDOUT)
+#define WR_LOCK(timed) controlled_lock(rw, RSAN_SB_WRLOCK, try_wrlock, EBUSY, timed, ETIMEDOUT)
+
+int pthread_rwlock_rdlock(pthread_rwlock_t *rw) {
+  RWLOCK_ACQUIRE(controlled() ? RD_LOCK(0) : REAL(pthread_rwlock_rdlock)(rw));
+}
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw) {
-  RWLOCK_ACQUIRE(REAL(pthread_rwlock_tryrdlock)(rw));
+  RWLOCK_ACQUIRE(controlled() ? controlled_trylock(rw, RSAN_SB_RDLOCK, try_rdlock)
+                              : REAL(pthread_rwlock_tryrdlock)(rw));
 }
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *abstime) {
-  RWLOCK_ACQUIRE(REAL(pthread_rwlock_timedrdlock)(rw, abstime));
+  RWLOCK_ACQUIRE(controlled() ? RD_LOCK(1) : REAL(pthread_rwlock_timedrdlock)(rw, abstime));
 }
 int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clock,
                                const struct timespec *abstime) {
-  RWLOCK_ACQUIRE(REAL(pthread_rwlock_clockrdlock)(rw, clock, abstime));
+  RWLOCK_ACQUIRE(controlled() ? RD_LOCK(1) : REAL(pthread_rwlock_clockrdlock)(rw, clock, abstime));
 }
-int pthread_rwlock_wrlock(pthread_rwlock_t *rw) { RWLOCK_ACQUIRE(REAL(pthread_rwlock_wrlock)(rw)); }
+int pthread_rwlock_wrlock(pthread_rwlock_t *rw) {
+  RWLOCK_ACQUIRE(controlled() ? WR_LOCK(0) : REAL(pthread_rwlock_wrlock)(rw));
+}
 int pthread_rwlock_trywrlock(pthread_rwlock_t *rw) {
-  RWLOCK_ACQUIRE(REAL(pthread_rwlock_trywrlock)(rw));
+  RWLOCK_ACQUIRE(controlled() ? controlled_trylock(rw, RSAN_SB_WRLOCK, try_wrlock)
+                              : REAL(pthread_rwlock_trywrlock)(rw));
 }
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime) {
-  RWLOCK_ACQUIRE(REAL(pthread_rwlock_timedwrlock)(rw, abstime));
+  RWLOCK_ACQUIRE(controlled() ? WR_LOCK(1) : REAL(pthread_rwlock_timedwrlock)(rw, abstime));
 }
 int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clock,
                                const struct timespec *abstime) {
-  RWLOCK_ACQUIRE(REAL(pthread_rwlock_clockwrlock)(rw, clock, abstime));
+  RWLOCK_ACQUIRE(controlled() ? WR_LOCK(1) : REAL(pthread_rwlock_clockwrlock)(rw, clock, abstime));
 }
 
 int pthread_rwlock_unlock(pthread_rwlock_t *rw) {
+  if (controlled()) CONTROLLED_UNLOCK(rw, rsan_icpt_acq_rel(rw), REAL(pthread_rwlock_unlock)(rw));
   /* Readers unlock concurrently: join, do not overwrite, the view released so far. */
   if (!rsan_icpt_inside()) rsan_icpt_acq_rel(rw);
   return REAL(pthread_rwlock_unlock)(rw);
@@ -162,8 +230,35 @@ static void cond_wait_after(const void *c, const void *m, int woken) {
   if (woken) rsan_icpt_acquire_load(c);
 }
 
+/* Controlled: the mutex is released at a scheduling point, the thread waits in the
+ * scheduler for a signal (never in the real cond), then takes the mutex again as a lock.
+ * Returns ok_rc, or timeout_rc when a timed wait timed out. */
+static int controlled_cond_wait(const void *c, void *m, int timed, int (*unlock)(void *),
+                                try_fn try_lock, int busy, int ok_rc, int timeout_rc) {
+  rsan_sched_point(RSAN_SK_UNLOCK, m, 1);
+  cond_wait_before(m);
+  unlock(m);
+  rsan_sched_lock_released(m);
+  int woken = rsan_sched_cond_wait(c, timed);
+  controlled_lock(m, RSAN_SB_MUTEX, try_lock, busy, 0, 0);
+  cond_wait_after(c, m, woken);
+  return woken ? ok_rc : timeout_rc;
+}
+static int unlock_mutex(void *m) { return REAL(pthread_mutex_unlock)(m); }
+static int unlock_mtx(void *m) { return REAL(mtx_unlock)(m); }
+#define PTHREAD_COND_WAIT(timed) controlled_cond_wait(c, m, timed, unlock_mutex, try_mutex, EBUSY, 0, ETIMEDOUT)
+
+/* Controlled signal / broadcast: a scheduling point, the model, the waiters the scheduler
+ * keeps; the real call only matters for threads the scheduler does not manage. */
+static void controlled_signal(const void *c, int all) {
+  rsan_sched_point(RSAN_SK_SYNC_RELEASE, c, 1);
+  rsan_icpt_acq_rel(c);
+  rsan_sched_cond_signal(c, all);
+}
+
 int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) {
   if (rsan_icpt_inside()) return REAL(pthread_cond_wait)(c, m);
+  if (controlled()) return PTHREAD_COND_WAIT(0);
   cond_wait_before(m);
   int rc = REAL(pthread_cond_wait)(c, m);
   cond_wait_after(c, m, rc == 0);
@@ -172,6 +267,7 @@ int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) {
 
 int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime) {
   if (rsan_icpt_inside()) return REAL(pthread_cond_timedwait)(c, m, abstime);
+  if (controlled()) return PTHREAD_COND_WAIT(1);
   cond_wait_before(m);
   int rc = REAL(pthread_cond_timedwait)(c, m, abstime);
   cond_wait_after(c, m, rc == 0);
@@ -181,6 +277,7 @@ int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct t
 int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
                            const struct timespec *abstime) {
   if (rsan_icpt_inside()) return REAL(pthread_cond_clockwait)(c, m, clock, abstime);
+  if (controlled()) return PTHREAD_COND_WAIT(1);
   cond_wait_before(m);
   int rc = REAL(pthread_cond_clockwait)(c, m, clock, abstime);
   cond_wait_after(c, m, rc == 0);
@@ -188,19 +285,44 @@ int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t cloc
 }
 
 int pthread_cond_signal(pthread_cond_t *c) {
+  if (controlled()) {
+    controlled_signal(c, 0);
+    return REAL(pthread_cond_signal)(c);
+  }
   if (!rsan_icpt_inside()) rsan_icpt_acq_rel(c);
   return REAL(pthread_cond_signal)(c);
 }
 
 int pthread_cond_broadcast(pthread_cond_t *c) {
+  if (controlled()) {
+    controlled_signal(c, 1);
+    return REAL(pthread_cond_broadcast)(c);
+  }
   if (!rsan_icpt_inside()) rsan_icpt_acq_rel(c);
   return REAL(pthread_cond_broadcast)(c);
 }
 
 /* ---- barrier, spinlock ---- */
 
+int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr, unsigned count) {
+  int rc = REAL(pthread_barrier_init)(b, attr, count);
+  if (rc == 0 && controlled()) rsan_sched_barrier_init(b, count);
+  return rc;
+}
+
+/* glibc's struct pthread_barrier {in, current_round, count, ...}: the count of a barrier
+ * whose init the scheduler did not see */
+static unsigned barrier_count_fallback(const pthread_barrier_t *b) { return ((const unsigned *)b)[2]; }
+
 int pthread_barrier_wait(pthread_barrier_t *b) {
   if (rsan_icpt_inside()) return REAL(pthread_barrier_wait)(b);
+  if (controlled()) { /* the scheduler keeps the rounds; the real barrier is never entered */
+    rsan_sched_point(RSAN_SK_SYNC_RELEASE, b, 1);
+    rsan_icpt_acq_rel(b);
+    int serial = rsan_sched_barrier_wait(b, barrier_count_fallback(b));
+    rsan_icpt_acquire_load(b);
+    return serial ? PTHREAD_BARRIER_SERIAL_THREAD : 0;
+  }
   rsan_icpt_acq_rel(b); /* entry: every arriving thread's view accumulates */
   int rc = REAL(pthread_barrier_wait)(b);
   if (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD) rsan_icpt_acquire_load(b); /* exit */
@@ -208,18 +330,21 @@ int pthread_barrier_wait(pthread_barrier_t *b) {
 }
 
 int pthread_spin_lock(pthread_spinlock_t *s) {
-  int rc = REAL(pthread_spin_lock)(s);
+  int rc = controlled() ? controlled_lock((void *)s, RSAN_SB_MUTEX, try_spin, EBUSY, 0, 0)
+                        : REAL(pthread_spin_lock)(s);
   if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire((const void *)s);
   return rc;
 }
 
 int pthread_spin_trylock(pthread_spinlock_t *s) {
-  int rc = REAL(pthread_spin_trylock)(s);
+  int rc = controlled() ? controlled_trylock((void *)s, RSAN_SB_MUTEX, try_spin) : REAL(pthread_spin_trylock)(s);
   if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire((const void *)s);
   return rc;
 }
 
 int pthread_spin_unlock(pthread_spinlock_t *s) {
+  if (controlled())
+    CONTROLLED_UNLOCK((void *)s, rsan_icpt_release((const void *)s), REAL(pthread_spin_unlock)(s));
   if (!rsan_icpt_inside()) rsan_icpt_release((const void *)s);
   return REAL(pthread_spin_unlock)(s);
 }
@@ -244,7 +369,10 @@ int pthread_once(pthread_once_t *o, void (*routine)(void)) {
   const void *saved_control = once_control;
   once_routine = routine;
   once_control = o;
+  int sched = controlled();
+  if (sched) rsan_sched_once_enter(o); /* waits while another thread runs the routine */
   int rc = REAL(pthread_once)(o, once_trampoline);
+  if (sched) rsan_sched_once_done(o);
   once_routine = saved_routine;
   once_control = saved_control;
   if (rc == 0) rsan_icpt_acquire_load(o); /* every caller, the initialiser included */
@@ -260,7 +388,10 @@ void call_once(once_flag *o, void (*routine)(void)) {
   const void *saved_control = once_control;
   once_routine = routine;
   once_control = o;
+  int sched = controlled();
+  if (sched) rsan_sched_once_enter(o);
   REAL(call_once)(o, once_trampoline);
+  if (sched) rsan_sched_once_done(o);
   once_routine = saved_routine;
   once_control = saved_control;
   rsan_icpt_acquire_load(o);
@@ -269,30 +400,34 @@ void call_once(once_flag *o, void (*routine)(void)) {
 /* ---- C11 mtx_* / cnd_* ---- */
 
 int mtx_lock(mtx_t *m) {
-  int rc = REAL(mtx_lock)(m);
+  int rc = controlled() ? controlled_lock(m, RSAN_SB_MUTEX, try_mtx, thrd_busy, 0, 0) : REAL(mtx_lock)(m);
   if (!rsan_icpt_inside() && rc == thrd_success) rsan_icpt_acquire(m);
   return rc;
 }
 
 int mtx_timedlock(mtx_t *__restrict m, const struct timespec *__restrict abstime) {
-  int rc = REAL(mtx_timedlock)(m, abstime);
+  int rc = controlled() ? controlled_lock(m, RSAN_SB_MUTEX, try_mtx, thrd_busy, 1, thrd_timedout)
+                        : REAL(mtx_timedlock)(m, abstime);
   if (!rsan_icpt_inside() && rc == thrd_success) rsan_icpt_acquire(m);
   return rc;
 }
 
 int mtx_trylock(mtx_t *m) {
-  int rc = REAL(mtx_trylock)(m);
+  int rc = controlled() ? controlled_trylock(m, RSAN_SB_MUTEX, try_mtx) : REAL(mtx_trylock)(m);
   if (!rsan_icpt_inside() && rc == thrd_success) rsan_icpt_acquire(m);
   return rc;
 }
 
 int mtx_unlock(mtx_t *m) {
+  if (controlled()) CONTROLLED_UNLOCK(m, rsan_icpt_release(m), REAL(mtx_unlock)(m));
   if (!rsan_icpt_inside()) rsan_icpt_release(m);
   return REAL(mtx_unlock)(m);
 }
 
 int cnd_wait(cnd_t *c, mtx_t *m) {
   if (rsan_icpt_inside()) return REAL(cnd_wait)(c, m);
+  if (controlled())
+    return controlled_cond_wait(c, m, 0, unlock_mtx, try_mtx, thrd_busy, thrd_success, thrd_timedout);
   cond_wait_before(m);
   int rc = REAL(cnd_wait)(c, m);
   cond_wait_after(c, m, rc == thrd_success);
@@ -302,6 +437,8 @@ int cnd_wait(cnd_t *c, mtx_t *m) {
 int cnd_timedwait(cnd_t *__restrict c, mtx_t *__restrict m,
                   const struct timespec *__restrict abstime) {
   if (rsan_icpt_inside()) return REAL(cnd_timedwait)(c, m, abstime);
+  if (controlled())
+    return controlled_cond_wait(c, m, 1, unlock_mtx, try_mtx, thrd_busy, thrd_success, thrd_timedout);
   cond_wait_before(m);
   int rc = REAL(cnd_timedwait)(c, m, abstime);
   cond_wait_after(c, m, rc == thrd_success);
@@ -309,11 +446,19 @@ int cnd_timedwait(cnd_t *__restrict c, mtx_t *__restrict m,
 }
 
 int cnd_signal(cnd_t *c) {
+  if (controlled()) {
+    controlled_signal(c, 0);
+    return REAL(cnd_signal)(c);
+  }
   if (!rsan_icpt_inside()) rsan_icpt_acq_rel(c);
   return REAL(cnd_signal)(c);
 }
 
 int cnd_broadcast(cnd_t *c) {
+  if (controlled()) {
+    controlled_signal(c, 1);
+    return REAL(cnd_broadcast)(c);
+  }
   if (!rsan_icpt_inside()) rsan_icpt_acq_rel(c);
   return REAL(cnd_broadcast)(c);
 }
@@ -324,30 +469,40 @@ int cnd_broadcast(cnd_t *c) {
  * before one waits), successful wait = acquire RMW. ---- */
 
 int sem_post(sem_t *s) {
+  if (controlled()) rsan_sched_point(RSAN_SK_SYNC_RELEASE, s, 1);
   if (!rsan_icpt_inside()) rsan_icpt_acq_rel(s);
   return REAL(sem_post)(s);
 }
 
+/* Controlled: enabled while sem_getvalue > 0, then the real trywait; 0 or -1 with errno. */
+static int controlled_sem_wait(sem_t *s, int timed) {
+  int rc = controlled_lock(s, RSAN_SB_SEM, try_sem, EBUSY, timed, ETIMEDOUT);
+  if (rc == 0) return 0;
+  errno = rc;
+  return -1;
+}
+
 int sem_wait(sem_t *s) {
-  int rc = REAL(sem_wait)(s);
+  int rc = controlled() ? controlled_sem_wait(s, 0) : REAL(sem_wait)(s);
   if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire(s);
   return rc;
 }
 
 int sem_trywait(sem_t *s) {
+  if (controlled()) rsan_sched_point(RSAN_SK_SYNC_ACQUIRE, s, 1);
   int rc = REAL(sem_trywait)(s);
   if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire(s);
   return rc;
 }
 
 int sem_timedwait(sem_t *__restrict s, const struct timespec *__restrict abstime) {
-  int rc = REAL(sem_timedwait)(s, abstime);
+  int rc = controlled() ? controlled_sem_wait(s, 1) : REAL(sem_timedwait)(s, abstime);
   if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire(s);
   return rc;
 }
 
 int sem_clockwait(sem_t *__restrict s, clockid_t clock, const struct timespec *__restrict abstime) {
-  int rc = REAL(sem_clockwait)(s, clock, abstime);
+  int rc = controlled() ? controlled_sem_wait(s, 1) : REAL(sem_clockwait)(s, clock, abstime);
   if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire(s);
   return rc;
 }

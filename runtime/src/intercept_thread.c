@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "intercept_internal.h"
+#include "rsan_sched.h"
 
 RSAN_REAL_DECL(int, pthread_create, NULL, pthread_t *, const pthread_attr_t *,
                void *(*)(void *), void *)
@@ -117,6 +118,7 @@ static start_info *prepare_child(int detached) {
   rsan_icpt_enter();
   rsan_thread *parent = rsan_thread_current();
   node->thread = rsan_thread_create(parent);
+  if (rsan_sched_on) rsan_sched_child_created(node->thread);
   rsan_icpt_leave();
   node->next = NULL;
   node->inserted = 0;
@@ -177,8 +179,16 @@ static void child_begin(thread_node *node) {
 
 void rsan_icpt_thread_exit_current(void) {
   thread_node *node = self_node;
-  if (node == NULL) return;
+  if (node == NULL) {
+    /* the main thread's pthread_exit: the others go on without it */
+    if (rsan_sched_on) {
+      rsan_sched_exit_point();
+      rsan_sched_exit_done();
+    }
+    return;
+  }
   self_node = NULL; /* once only, and never touch the node again after this */
+  if (rsan_sched_on) rsan_sched_exit_point();
 
   const void *lo, *hi;
   rsan_icpt_enter();
@@ -194,6 +204,7 @@ void rsan_icpt_thread_exit_current(void) {
   }
   /* not inserted yet: publish_child frees it when detached, or inserts it for a join */
   map_unlock();
+  if (rsan_sched_on) rsan_sched_exit_done(); /* the next thread runs; this one only leaves */
 }
 
 static void child_cleanup(void *unused) {
@@ -229,37 +240,47 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
   if (rsan_icpt_inside()) return REAL(pthread_create)(th, attr, fn, arg);
   int detach_state = PTHREAD_CREATE_JOINABLE;
   if (attr != NULL) pthread_attr_getdetachstate(attr, &detach_state);
+  if (rsan_sched_active()) rsan_sched_spawn();
   start_info *si = prepare_child(detach_state == PTHREAD_CREATE_DETACHED);
   if (si == NULL) return EAGAIN;
   si->posix_fn = fn;
   si->c11_fn = NULL;
   si->arg = arg;
   thread_node *node = si->node; /* si belongs to the child once it runs */
+  rsan_thread *child = node->thread;
   int rc = REAL(pthread_create)(th, attr, posix_trampoline, si);
   if (rc != 0)
     abandon_child(si);
   else
     publish_child(node, *th);
+  if (rsan_sched_on) rsan_sched_spawn_done(child, rc == 0);
   return rc;
 }
 
 int thrd_create(thrd_t *th, thrd_start_t fn, void *arg) {
   if (rsan_icpt_inside()) return REAL(thrd_create)(th, fn, arg);
+  if (rsan_sched_active()) rsan_sched_spawn();
   start_info *si = prepare_child(0);
   if (si == NULL) return thrd_nomem;
   si->posix_fn = NULL;
   si->c11_fn = fn;
   si->arg = arg;
   thread_node *node = si->node;
+  rsan_thread *child = node->thread;
   int rc = REAL(thrd_create)(th, c11_trampoline, si);
   if (rc != thrd_success)
     abandon_child(si);
   else
     publish_child(node, *th);
+  if (rsan_sched_on) rsan_sched_spawn_done(child, rc == thrd_success);
   return rc;
 }
 
 /* ---- join / detach ---- */
+
+/* Under the controlled scheduler and for a thread it manages (rsan_sched.h): joins wait in
+ * the scheduler; the real join only waits for the joinee's last steps in libc. */
+static int controlled(void) { return rsan_sched_active() && rsan_sched_manages_current(); }
 
 /* Before a real join: the joinee's state (NULL when unknown: main thread, not created
  * through us, or already joined). */
@@ -290,6 +311,7 @@ static void join_done(pthread_t th, rsan_thread *joinee) {
 int pthread_join(pthread_t th, void **ret) {
   if (rsan_icpt_inside()) return REAL(pthread_join)(th, ret);
   rsan_thread *joinee = join_lookup(th);
+  if (controlled()) rsan_sched_join(joinee, RSAN_JOIN_WAIT);
   int rc = REAL(pthread_join)(th, ret);
   if (rc == 0) join_done(th, joinee);
   return rc;
@@ -298,7 +320,14 @@ int pthread_join(pthread_t th, void **ret) {
 int pthread_tryjoin_np(pthread_t th, void **ret) {
   if (rsan_icpt_inside()) return REAL(pthread_tryjoin_np)(th, ret);
   rsan_thread *joinee = join_lookup(th);
-  int rc = REAL(pthread_tryjoin_np)(th, ret);
+  int rc;
+  /* the scheduler's view, not the OS thread's progress, decides (for a joinee it knows) */
+  if (joinee && controlled()) {
+    rsan_sched_join(joinee, RSAN_JOIN_TRY);
+    rc = rsan_sched_thread_exited(joinee) ? REAL(pthread_join)(th, ret) : EBUSY;
+  } else {
+    rc = REAL(pthread_tryjoin_np)(th, ret);
+  }
   if (rc == 0) join_done(th, joinee);
   return rc;
 }
@@ -306,7 +335,11 @@ int pthread_tryjoin_np(pthread_t th, void **ret) {
 int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime) {
   if (rsan_icpt_inside()) return REAL(pthread_timedjoin_np)(th, ret, abstime);
   rsan_thread *joinee = join_lookup(th);
-  int rc = REAL(pthread_timedjoin_np)(th, ret, abstime);
+  int rc;
+  if (joinee && controlled()) /* times out only when no other thread can run */
+    rc = rsan_sched_join(joinee, RSAN_JOIN_TIMED) ? REAL(pthread_join)(th, ret) : ETIMEDOUT;
+  else
+    rc = REAL(pthread_timedjoin_np)(th, ret, abstime);
   if (rc == 0) join_done(th, joinee);
   return rc;
 }
@@ -315,7 +348,11 @@ int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock,
                          const struct timespec *abstime) {
   if (rsan_icpt_inside()) return REAL(pthread_clockjoin_np)(th, ret, clock, abstime);
   rsan_thread *joinee = join_lookup(th);
-  int rc = REAL(pthread_clockjoin_np)(th, ret, clock, abstime);
+  int rc;
+  if (joinee && controlled())
+    rc = rsan_sched_join(joinee, RSAN_JOIN_TIMED) ? REAL(pthread_join)(th, ret) : ETIMEDOUT;
+  else
+    rc = REAL(pthread_clockjoin_np)(th, ret, clock, abstime);
   if (rc == 0) join_done(th, joinee);
   return rc;
 }
@@ -323,6 +360,7 @@ int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock,
 int thrd_join(thrd_t th, int *res) {
   if (rsan_icpt_inside()) return REAL(thrd_join)(th, res);
   rsan_thread *joinee = join_lookup(th);
+  if (controlled()) rsan_sched_join(joinee, RSAN_JOIN_WAIT);
   int rc = REAL(thrd_join)(th, res);
   if (rc == thrd_success) join_done(th, joinee);
   return rc;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rsan_internal.h"
+#include "rsan_sched.h"
 
 static rsan_spin report_lock;
 static uint64_t nreports;
@@ -246,19 +247,23 @@ static int dedup_insert(uint64_t a, uint64_t b, uint64_t type) {
 }
 
 /* ---- JSON output file ---- */
+void rsan_expand_pid(const char *in, char *out, size_t n) {
+  size_t k = 0;
+  for (const char *s = in; *s && k + 24 < n; s++) {
+    if (s[0] == '%' && s[1] == 'p') {
+      k += (size_t)snprintf(out + k, n - k, "%d", (int)getpid());
+      s++;
+    } else {
+      out[k++] = *s;
+    }
+  }
+  out[k] = 0;
+}
+
 static void json_open(void) {
   if (json_fd >= 0 || json_failed || !rsan_flag.json_path[0]) return;
   char path[600];
-  size_t n = 0;
-  for (const char *s = rsan_flag.json_path; *s && n < sizeof path - 24; s++) {
-    if (s[0] == '%' && s[1] == 'p') {
-      n += (size_t)snprintf(path + n, sizeof path - n, "%d", (int)getpid());
-      s++;
-    } else {
-      path[n++] = *s;
-    }
-  }
-  path[n] = 0;
+  rsan_expand_pid(rsan_flag.json_path, path, sizeof path);
   json_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (json_fd < 0) {
     json_failed = 1;
@@ -266,6 +271,14 @@ static void json_open(void) {
     int k = snprintf(msg, sizeof msg, "pyrsan: cannot open json_path '%s' for writing\n", path);
     if (k > 0) write_all(2, msg, (size_t)k);
   }
+}
+
+/* Under a controlled scheduler, the step a report was raised at and the strategy that
+ * reproduces it (docs/scheduling.md "Trace file"). */
+static void json_schedule_fields(buf *j) {
+  if (!rsan_sched_reports_schedule()) return;
+  b_printf(j, ", \"step\": %llu, \"schedule\": {\"sched\": \"%s\", \"seed\": %llu}",
+           (unsigned long long)rsan_sched_step(), rsan_sched_name(), (unsigned long long)rsan_sched_seed());
 }
 
 /* ---- text output: stderr, or <log_path>.<pid> like the sanitizers' log_path ---- */
@@ -678,6 +691,7 @@ void rsan_report_robustness(rsan_report_info *r) {
   b_puts(&j, ", \"repair\": ");
   json_repair(&j, r);
   if (r->strong_cas) b_puts(&j, ", \"note\": \"strong CAS, value tracking off\"");
+  json_schedule_fields(&j);
   b_printf(&j, ", \"key\": \"0x%016llx/0x%016llx/%s\", \"text\": ", (unsigned long long)r->site,
            (unsigned long long)prev_site, type);
   b_json_str(&j, t.p);
@@ -881,7 +895,44 @@ void rsan_report_reset(void) {
   rsan_spin_unlock(&report_lock);
 }
 
+/* docs/scheduling.md "Scheduling points": no thread can run while some have not exited. */
+void rsan_report_deadlock(const rsan_deadlock_thread *th, int n) {
+  int pid = (int)getpid();
+  rsan_spin_lock(&report_lock);
+  buf t = {0}, j = {0};
+  b_puts(&t, "==================\n");
+  b_printf(&t, "WARNING: pyrsan: deadlock (pid=%d): no thread can run at step %llu (sched=%s, seed=%llu)\n",
+           pid, (unsigned long long)rsan_sched_step(), rsan_sched_name(), (unsigned long long)rsan_sched_seed());
+  b_printf(&j, "{\"kind\": \"deadlock\", \"pid\": %d", pid);
+  json_schedule_fields(&j);
+  b_puts(&j, ", \"threads\": [");
+  for (int i = 0; i < n; i++) {
+    uint64_t stack[RSAN_SHADOW_MAX];
+    uint32_t ns = rsan_thread_stack(th[i].thread, 0, stack, RSAN_SHADOW_MAX);
+    frames fr;
+    fr.n = 0;
+    frames_build(&fr, 0, stack, ns);
+    b_printf(&t, "  Thread T%d waits for %s:\n", th[i].tid, th[i].waiting_for);
+    text_frames(&t, &fr);
+    b_printf(&j, "%s{\"thread\": %d, \"waiting_for\": ", i ? ", " : "", th[i].tid);
+    b_json_str(&j, th[i].waiting_for);
+    json_frame_fields(&j, &fr);
+    b_puts(&j, "}");
+  }
+  b_puts(&t, "SUMMARY: pyrsan: deadlock\n==================\n");
+  b_puts(&j, "], \"text\": ");
+  b_json_str(&j, t.p);
+  b_puts(&j, "}\n");
+  if (rsan_flag.print_reports) write_all(text_fd(), t.p, t.n);
+  json_open();
+  if (json_fd >= 0) write_all(json_fd, j.p, j.n);
+  b_free(&t);
+  b_free(&j);
+  rsan_spin_unlock(&report_lock);
+}
+
 void rsan_report_at_exit(void) {
+  rsan_sched_at_exit(); /* the trace's end line, before any _exit below */
   if (rsan_test_mode) return;
   uint64_t n = rsan_report_count();
   uint64_t ns = __atomic_load_n(&nsuppressed, __ATOMIC_RELAXED);

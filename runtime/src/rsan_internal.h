@@ -277,10 +277,12 @@ struct rsan_thread {
   int parent_tid;  /* -1: a root thread */
   uint32_t ncreate; /* the creator's call stack at the creation, innermost first */
   uint64_t create_stack[RSAN_CREATE_STACK];
+  void *sched; /* the controlled scheduler's slot (sched.c), NULL when not managed */
   struct rsan_thread *all_next;
 };
 
 rsan_thread *rsan_thread_new_root(void);
+int rsan_thread_next_tid(void); /* the tid the next new thread gets */
 void rsan_thread_set_current(rsan_thread *t);
 void rsan_thread_reset_all(void);
 void rsan_thread_check_invariants(const rsan_thread *t);
@@ -382,6 +384,17 @@ typedef struct rsan_flags {
   int help;
 } rsan_flags;
 extern rsan_flags rsan_flag;
+/* the controlled scheduler's options (docs/scheduling.md "Options") */
+typedef struct rsan_sched_flags {
+  int sched; /* enum rsan_sched_mode (rsan_sched.h) */
+  unsigned long long seed;
+  int pct_depth;
+  unsigned long long pct_steps;
+  char schedule[512];
+  char trace_path[512];
+  unsigned long long max_steps;
+} rsan_sched_flags;
+extern rsan_sched_flags rsan_sched_flag;
 /* Parses s into rsan_flag (on top of the defaults). Returns 0, or -1 after writing a one-line
  * message to err (size errn). */
 int rsan_flags_parse(const char *s, char *err, size_t errn);
@@ -442,6 +455,15 @@ typedef struct rsan_race_info {
   int prev_tid, prev_is_write, prev_is_atomic, prev_size;
 } rsan_race_info;
 void rsan_report_race(rsan_race_info *r);
+/* the controlled scheduler's deadlock report (text and JSON line, docs/scheduling.md) */
+typedef struct rsan_deadlock_thread {
+  int tid;
+  const rsan_thread *thread;
+  char waiting_for[160];
+} rsan_deadlock_thread;
+void rsan_report_deadlock(const rsan_deadlock_thread *threads, int n);
+/* copies a path option to out, `%p` replaced by the pid */
+void rsan_expand_pid(const char *path, char *out, size_t n);
 uint64_t rsan_report_count(void);
 void rsan_report_reset(void);
 void rsan_report_at_exit(void);

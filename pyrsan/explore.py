@@ -1,0 +1,387 @@
+"""Stateless exploration of the SC interleavings of a program: dynamic partial-order
+reduction (Flanagan & Godefroid, POPL'05) with sleep sets, computed from traces.
+
+Each run re-executes the program from the start with a schedule prefix (``sched=dfs
+schedule=<prefix>``); after the prefix the runtime keeps running the same thread while it
+can (docs/scheduling.md, "Default continuation"). The run's trace lists, at every scheduling
+point, the pending operation of every enabled thread. From it the explorer finds the pairs of
+dependent operations of different threads that are not ordered by happens-before (races,
+"Dependency" in docs/scheduling.md) and adds the later thread to the backtrack set of the
+state before the earlier operation, so that the next runs reverse each race. Sleep sets keep
+it from re-running an order equivalent to one already run. When the search ends without
+hitting a bound, every Mazurkiewicz trace class of the program's SC executions has been run
+once at least, which with Thm 3.1 of the RSAN paper (robust iff no SC run has a violation)
+makes "no report" a proof for this input.
+
+The core is independent of the runtime: ``explore`` takes a function that runs one prefix
+and returns its trace (tests drive it with a simulated program).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from .schedule import Op, Step, Trace
+
+#: Operations whose address field names a thread, not memory.
+THREAD_KINDS = frozenset({"spawn", "join", "exit"})
+#: Operations that wait for another thread (a lock held, a thread not ended, a wait for a
+#: write): one whose thread could not run before an operation it depends on cannot be moved
+#: before it (the two are never co-enabled, FG'05 §3).
+BLOCKING_KINDS = frozenset({"lock", "sync_acquire", "join", "wait"})
+
+
+def dependent(tid_a: int, a: Op, tid_b: int, b: Op) -> bool:
+    """docs/scheduling.md, "Trace file": different threads and (same address with a write,
+    or both SC fences, or a spawn/join/exit involving the other thread). Non-SC fences are
+    independent of everything."""
+    if tid_a == tid_b:
+        return False
+    if a.kind == "fence" or b.kind == "fence":
+        return False
+    if a.kind == "fence_sc" or b.kind == "fence_sc":
+        return a.kind == b.kind
+    if a.kind in THREAD_KINDS or b.kind in THREAD_KINDS:
+        return _involves(a, tid_b) or _involves(b, tid_a)
+    return a.addr == b.addr and a.addr != "0x0" and (a.writes or b.writes)
+
+
+def _involves(op: Op, tid: int) -> bool:
+    """A join (or spawn, when the runtime names the child) of thread ``tid``."""
+    if op.kind not in ("join", "spawn"):
+        return False
+    try:
+        return int(op.addr, 16) == tid
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Exploration:
+    complete: bool             # every trace class ran (no bound hit, no divergence)
+    schedules: int             # runs made
+    bound: str | None          # which bound stopped it: "max-schedules=N", "preemption-bound=K", ...
+    stopped: bool              # the caller asked to stop (a report) before the end
+    sleep_blocked: int = 0     # runs whose tail was equivalent to one already run
+    diverged: int = 0          # runs whose schedule prefix the program did not follow
+
+
+class _Node:
+    """A state of the search: the one after a schedule prefix."""
+
+    __slots__ = ("enabled", "backtrack", "done", "sleep", "children", "preemptions", "last_tid")
+
+    def __init__(self, enabled: Mapping[int, Op], sleep: dict[int, Op], preemptions: int,
+                 last_tid: int | None) -> None:
+        self.enabled = enabled
+        self.backtrack: set[int] = set()
+        self.done: set[int] = set()
+        self.sleep = sleep
+        self.children: dict[int, _Node] = {}
+        self.preemptions = preemptions    # preemptions on the path to this state
+        self.last_tid = last_tid          # the thread that ran the step into this state
+
+    def preemption_cost(self, tid: int) -> int:
+        """1 when running ``tid`` here switches away from a thread that could go on."""
+        return int(self.last_tid is not None and tid != self.last_tid and self.last_tid in self.enabled)
+
+
+@dataclass
+class _Item:
+    node: _Node
+    prefix: tuple[int, ...]    # the decisions leading to node
+    tid: int                   # the thread to run next
+
+
+RunFunction = Callable[[tuple[int, ...]], tuple[Trace, Any]]
+OnRun = Callable[[tuple[int, ...], Trace, Any], bool]
+
+
+class _Search:
+    def __init__(self, run: RunFunction, on_run: OnRun, max_schedules: int,
+                 preemption_bound: int | None, jobs: int,
+                 progress: Callable[[int, int], None] | None) -> None:
+        self.run = run
+        self.on_run = on_run
+        self.max_schedules = max_schedules
+        self.preemption_bound = preemption_bound
+        self.jobs = max(1, jobs)
+        self.progress = progress
+        self.root: _Node | None = None
+        self.stack: list[_Item] = []
+        self.schedules = 0
+        self.bound: str | None = None
+        self.stopped = False
+        self.sleep_blocked = 0
+        self.diverged = 0
+
+    # --- the work list -------------------------------------------------------------------
+
+    def add_backtrack(self, node: _Node, prefix: tuple[int, ...], tid: int) -> None:
+        if tid in node.backtrack or tid in node.sleep:
+            return
+        if self.preemption_bound is not None and \
+                node.preemptions + node.preemption_cost(tid) > self.preemption_bound:
+            self.bound = self.bound or f"preemption-bound={self.preemption_bound}"
+            return
+        node.backtrack.add(tid)
+        self.stack.append(_Item(node, prefix, tid))
+
+    def start(self, item: _Item) -> dict[int, Op] | None:
+        """Mark the item's thread done at its state; the sleep set of the child state
+        (FG'05 sleep sets: threads explored from here before, whose next operation is
+        independent of the one now run). None when already done."""
+        node, tid = item.node, item.tid
+        if tid in node.done:
+            return None
+        op = node.enabled[tid]
+        asleep = {t: o for t, o in node.sleep.items() if not dependent(t, o, tid, op)}
+        for t in node.done:
+            if not dependent(t, node.enabled[t], tid, op):
+                asleep[t] = node.enabled[t]
+        node.done.add(tid)
+        return asleep
+
+    # --- one run's trace -------------------------------------------------------------------
+
+    def absorb(self, prefix: tuple[int, ...], child_sleep: dict[int, Op], trace: Trace) -> None:
+        """Extend the tree along the run's trace and add the backtrack points its races
+        need. ``prefix`` ends with the thread the run was started for."""
+        steps = trace.steps
+        decisions = trace.decisions
+        if decisions[:len(prefix)] != prefix or trace.diverged is not None:
+            # The program did not follow the prefix (it is not deterministic under the
+            # scheduler): the run proves nothing about the state it was meant for.
+            self.diverged += 1
+            self.bound = self.bound or "nondeterminism"
+            return
+        if not steps:
+            return
+        if self.root is None:
+            self.root = _Node(steps[0].enabled, {}, 0, None)
+        path = [self.root]
+        for depth in range(len(prefix) - 1):
+            path.append(path[-1].children[decisions[depth]])
+        start = len(prefix) - 1 if prefix else 0
+        sleep = child_sleep
+        cut = len(steps)
+        for depth in range(start, len(steps)):
+            step = steps[depth]
+            node = path[depth]
+            if depth > start or not prefix:
+                if step.tid in node.sleep:
+                    # Sleep-blocked: from here the run is equivalent to one already run.
+                    # A sleep-aware scheduler would have run another thread: queue the first.
+                    self.sleep_blocked += 1
+                    awake = sorted(t for t in node.enabled if t not in node.sleep and t not in node.done)
+                    if awake:
+                        self.add_backtrack(node, decisions[:depth], awake[0])
+                    cut = depth
+                    break
+                node.done.add(step.tid)
+                node.backtrack.add(step.tid)
+                sleep = {t: o for t, o in node.sleep.items() if not dependent(t, o, step.tid, step.op)}
+            if depth + 1 < len(steps):
+                child = node.children.get(step.tid)
+                if child is None:
+                    child = _Node(steps[depth + 1].enabled, sleep, node.preemptions + node.preemption_cost(step.tid),
+                                  step.tid)
+                    node.children[step.tid] = child
+                path.append(child)
+        self.add_race_backtracks(steps, decisions, path, max(start, 0), cut)
+
+    def add_race_backtracks(self, steps: tuple[Step, ...], decisions: tuple[int, ...],
+                            path: list[_Node], first: int, cut: int) -> None:
+        """Backtracking from the trace (FG'05, with the race reversal of source-DPOR, Abdulla
+        et al. POPL'14, which stays complete with sleep sets): for every operation j at or
+        after ``first`` and every earlier operation i of another thread that is dependent
+        with it and does not happen before j's thread's previous operation, the sequence v =
+        (the operations after i that do not happen after i) + j must be able to start at
+        the state before i: unless one of its initials (threads whose first operation in v
+        nothing in v happens before) is already in that state's backtrack or sleep set, add
+        one (j's thread when it is one). Races between two operations before ``first`` were
+        handled by an earlier run, which shares them."""
+        clocks: list[dict[int, int]] = []       # vector clock of each operation
+        position: list[int] = []                # 1-based index of each operation in its thread
+        thread_last: dict[int, int] = {}        # tid -> index of its latest operation
+        spawned_by: dict[int, int] = {}         # child tid -> index of the spawn that made it
+        # Only the immediate predecessors in the dependency order matter (source-DPOR races
+        # are between operations with nothing ordered in between; the earlier ones happen
+        # before those): per address the last write and the reads since, the last SC fence.
+        # A blocking operation (a lock) is the exception: the race that matters is with the
+        # previous acquisition, before the release that enabled it, so it sees every write.
+        last_write: dict[str, int] = {}
+        writes: dict[str, list[int]] = {}
+        reads_since: dict[str, list[int]] = {}
+        last_sc_fence: list[int] = []
+        thread_ops: list[int] = []              # spawn/join/exit operations
+        known = set(steps[0].enabled) if steps else set()
+        for j, step in enumerate(steps[:cut]):
+            tid, op = step.tid, step.op
+            previous = thread_last.get(tid)
+            if previous is not None:
+                base = clocks[previous]
+            elif tid in spawned_by:
+                base = clocks[spawned_by[tid]]
+            else:
+                base = {}
+            count = position[previous] + 1 if previous is not None else 1
+            candidates = self._dependent_earlier(tid, op, last_write, writes, reads_since, last_sc_fence,
+                                                 thread_ops, steps)
+            clock = dict(base)
+            for i in candidates:
+                for t, c in clocks[i].items():
+                    if clock.get(t, 0) < c:
+                        clock[t] = c
+            clock[tid] = count
+            clocks.append(clock)
+            position.append(count)
+            if j >= first:
+                for i in candidates:
+                    if not _happens_before(i, steps[i].tid, position, base):
+                        self._reverse_race(i, j, steps, decisions, path, clocks, position)
+            thread_last[tid] = j
+            if j + 1 < len(steps):
+                for new_tid in steps[j + 1].enabled:
+                    if new_tid not in known:
+                        known.add(new_tid)
+                        if op.kind == "spawn":
+                            spawned_by[new_tid] = j
+            if op.kind == "fence_sc":
+                last_sc_fence[:] = [j]
+            elif op.kind in THREAD_KINDS:
+                thread_ops.append(j)
+            elif op.kind != "fence" and op.addr != "0x0":
+                if op.writes:
+                    last_write[op.addr] = j
+                    writes.setdefault(op.addr, []).append(j)
+                    reads_since[op.addr] = []
+                else:
+                    reads_since.setdefault(op.addr, []).append(j)
+
+    def _reverse_race(self, i: int, j: int, steps: tuple[Step, ...], decisions: tuple[int, ...],
+                      path: list[_Node], clocks: list[dict[int, int]], position: list[int]) -> None:
+        node = path[i]
+        if steps[j].op.kind in BLOCKING_KINDS and steps[j].tid not in node.enabled:
+            return
+        tid_i = steps[i].tid
+        v = [k for k in range(i + 1, j) if not _happens_before(i, tid_i, position, clocks[k])]
+        v.append(j)
+        initials = []
+        seen_threads: set[int] = set()
+        for index, k in enumerate(v):
+            t = steps[k].tid
+            if t in seen_threads:
+                continue
+            seen_threads.add(t)
+            if not any(_happens_before(a, steps[a].tid, position, clocks[k]) for a in v[:index]):
+                initials.append(t)
+        if any(t in node.backtrack or t in node.sleep for t in initials):
+            return
+        # An initial that is not enabled before i (a lock held there) cannot go first: the
+        # reversal is not feasible from that state.
+        feasible = [t for t in initials if t in node.enabled]
+        if not feasible:
+            return
+        choice = steps[j].tid if steps[j].tid in feasible else min(feasible)
+        if self.within_bound(node, choice):
+            self.add_backtrack(node, decisions[:i], choice)
+            return
+        # Over the preemption bound: the reversal is out of reach, but running the thread at
+        # the latest earlier state where that is no preemption still covers schedules inside
+        # the bound that the reversal would have led to (bounded POR, Coons et al. OOPSLA'13).
+        self.bound = self.bound or f"preemption-bound={self.preemption_bound}"
+        for k in range(i - 1, -1, -1):
+            if choice in path[k].enabled and self.within_bound(path[k], choice):
+                self.add_backtrack(path[k], decisions[:k], choice)
+                return
+
+    def within_bound(self, node: _Node, tid: int) -> bool:
+        return self.preemption_bound is None or \
+            node.preemptions + node.preemption_cost(tid) <= self.preemption_bound
+
+    @staticmethod
+    def _dependent_earlier(tid: int, op: Op, last_write: dict[str, int], writes: dict[str, list[int]],
+                           reads_since: dict[str, list[int]], last_sc_fence: list[int], thread_ops: list[int],
+                           steps: tuple[Step, ...]) -> list[int]:
+        if op.kind == "fence":
+            return []
+        if op.kind == "fence_sc":
+            pool = last_sc_fence
+        elif op.kind in THREAD_KINDS:
+            pool = thread_ops
+        elif op.kind in BLOCKING_KINDS:
+            pool = writes.get(op.addr, []) + (reads_since.get(op.addr, []) if op.writes else [])
+        else:
+            pool = [last_write[op.addr]] if op.addr in last_write else []
+            if op.writes:
+                pool = pool + reads_since.get(op.addr, [])
+        return [i for i in pool if dependent(steps[i].tid, steps[i].op, tid, op)]
+
+    # --- the loop -------------------------------------------------------------------------
+
+    def explore(self) -> Exploration:
+        first_trace = self.execute(())
+        if first_trace is not None and not self.stopped:
+            self.absorb((), {}, first_trace)
+        lock = threading.Lock()
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            running: dict[Future, tuple[tuple[int, ...], dict[int, Op]]] = {}
+            while (self.stack or running) and not self.stopped:
+                while self.stack and len(running) < self.jobs and not self.stopped:
+                    if self.schedules + len(running) >= self.max_schedules:
+                        self.bound = f"max-schedules={self.max_schedules}"
+                        self.stack.clear()
+                        break
+                    item = self.stack.pop()
+                    child_sleep = self.start(item)
+                    if child_sleep is None:
+                        continue
+                    prefix = item.prefix + (item.tid,)
+                    running[pool.submit(self.run, prefix)] = (prefix, child_sleep)
+                if not running:
+                    break
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    prefix, child_sleep = running.pop(future)
+                    trace, payload = future.result()
+                    with lock:
+                        self.schedules += 1
+                        if self.progress is not None:
+                            self.progress(self.schedules, len(self.stack))
+                        if self.on_run(prefix, trace, payload):
+                            self.stopped = True
+                        if not self.stopped:
+                            self.absorb(prefix, child_sleep, trace)
+            for future in running:
+                future.cancel()
+        complete = self.bound is None and not self.stopped
+        return Exploration(complete, self.schedules, None if complete else self.bound, self.stopped,
+                           self.sleep_blocked, self.diverged)
+
+    def execute(self, prefix: tuple[int, ...]) -> Trace | None:
+        trace, payload = self.run(prefix)
+        self.schedules += 1
+        if self.progress is not None:
+            self.progress(self.schedules, 0)
+        if self.on_run(prefix, trace, payload):
+            self.stopped = True
+        return trace
+
+
+def _happens_before(i: int, tid_i: int, position: list[int], clock: Mapping[int, int]) -> bool:
+    return clock.get(tid_i, 0) >= position[i]
+
+
+def explore(run: RunFunction, *, on_run: OnRun = lambda prefix, trace, payload: False,
+            max_schedules: int = 10000, preemption_bound: int | None = None, jobs: int = 1,
+            progress: Callable[[int, int], None] | None = None) -> Exploration:
+    """Run the program under every schedule class DPOR needs. ``run(prefix)`` executes one
+    run that follows ``prefix`` and then the default continuation, returning (trace,
+    payload); ``on_run`` sees each run and returns True to stop (a report). ``progress``
+    gets (runs made, runs queued). With ``jobs`` > 1 up to that many runs go at once."""
+    search = _Search(run, on_run, max_schedules, preemption_bound, jobs, progress)
+    return search.explore()

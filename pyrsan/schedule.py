@@ -1,0 +1,178 @@
+"""Schedule files and trace files of the controlled scheduler (docs/scheduling.md).
+
+A *trace* is what the runtime wrote for one run (``trace_path=``): every scheduling point
+with the thread chosen and the pending operation of every enabled thread. A *schedule* is
+the list of chosen thread ids, the file ``schedule=`` makes the runtime follow. The driver
+turns the trace of a run that reported into a schedule file, so ``pyrsan run --replay``
+reproduces the report. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from .errors import UsageError
+
+SCHEDULE_MAGIC = "pyrsan-schedule 1"
+TRACE_VERSION = 1
+
+#: Operation kinds of a trace's ``enabled`` entries (docs/scheduling.md, "Trace file").
+OP_KINDS = frozenset({"load", "store", "rmw", "fence", "fence_sc", "spawn", "join", "exit", "lock",
+                      "unlock", "sync_acquire", "sync_release", "wait"})
+
+
+@dataclass(frozen=True)
+class Op:
+    """The pending operation of a thread at a scheduling point."""
+
+    kind: str
+    addr: str                 # hex string; "0x0" when none; for join the joinee's tid
+    writes: bool
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scheduling point: the thread that ran and every enabled thread's pending op."""
+
+    tid: int
+    enabled: Mapping[int, Op]
+
+    @property
+    def op(self) -> Op:
+        return self.enabled[self.tid]
+
+
+@dataclass(frozen=True)
+class Trace:
+    steps: tuple[Step, ...]
+    end: str | None                 # "exit" | "deadlock" | "bound"; None: crashed or killed
+    diverged: int | None = None     # the step at which a replayed schedule stopped matching
+    sched: str | None = None
+    seed: int | None = None
+
+    @property
+    def decisions(self) -> tuple[int, ...]:
+        return tuple(step.tid for step in self.steps)
+
+
+class TraceFormatError(ValueError):
+    """A trace file that does not follow docs/scheduling.md."""
+
+
+def parse_trace(lines: Iterable[str]) -> Trace:
+    """A trace from its JSON lines. A truncated last line (the program was killed while the
+    runtime wrote it) is dropped; any other malformed line raises TraceFormatError."""
+    steps: list[Step] = []
+    header: dict = {}
+    end: dict | None = None
+    pending_error: str | None = None
+    for number, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line:
+            continue
+        if pending_error is not None:  # a bad line that was not the last one
+            raise TraceFormatError(pending_error)
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            pending_error = f"line {number} is not JSON"
+            continue
+        if not isinstance(obj, dict):
+            raise TraceFormatError(f"line {number} is not an object")
+        if "pyrsan_trace" in obj:
+            if obj["pyrsan_trace"] != TRACE_VERSION:
+                raise TraceFormatError(f"unsupported trace version {obj['pyrsan_trace']!r}")
+            header = obj
+        elif "end" in obj:
+            end = obj
+        elif "step" in obj:
+            steps.append(_parse_step(obj, number, len(steps)))
+        else:
+            raise TraceFormatError(f"line {number}: neither header, step nor end")
+    seed = header.get("seed")
+    return Trace(
+        steps=tuple(steps),
+        end=str(end["end"]) if end else None,
+        diverged=end.get("diverged") if end else None,
+        sched=header.get("sched"),
+        seed=int(seed) if isinstance(seed, (int, str)) and str(seed).isdigit() else None,
+    )
+
+
+def _parse_step(obj: dict, number: int, expected_index: int) -> Step:
+    try:
+        if obj["step"] != expected_index:
+            raise TraceFormatError(f"line {number}: step {obj['step']}, expected {expected_index}")
+        enabled = {}
+        for tid, kind, addr, writes in obj["enabled"]:
+            enabled[int(tid)] = Op(str(kind), str(addr), bool(writes))
+        tid = int(obj["tid"])
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, TraceFormatError):
+            raise
+        raise TraceFormatError(f"line {number}: malformed step ({exc})") from None
+    if tid not in enabled:
+        raise TraceFormatError(f"line {number}: thread {tid} ran but is not listed as enabled")
+    return Step(tid, enabled)
+
+
+def read_trace(path: str | os.PathLike) -> Trace:
+    with open(path, "r", encoding="utf-8", errors="replace") as handle:
+        return parse_trace(handle)
+
+
+def format_schedule(decisions: Sequence[int], comments: Mapping[str, object] = {}) -> str:
+    """The text of a schedule file: magic line, ``# name: value`` comments, then the tids
+    (twenty per line, so long schedules stay readable)."""
+    lines = [SCHEDULE_MAGIC]
+    lines += [f"# {name}: {value}" for name, value in comments.items()]
+    for start in range(0, len(decisions), 20):
+        lines.append(" ".join(str(t) for t in decisions[start:start + 20]))
+    return "\n".join(lines) + "\n"
+
+
+def write_schedule(path: str | os.PathLike, decisions: Sequence[int],
+                   comments: Mapping[str, object] = {}) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(format_schedule(decisions, comments), encoding="utf-8")
+
+
+def parse_schedule(text: str, name: str = "schedule") -> tuple[int, ...]:
+    """The decisions of a schedule file; UsageError (one line) when it is not one."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != SCHEDULE_MAGIC:
+        raise UsageError(f"{name}: not a pyrsan schedule file (first line must be '{SCHEDULE_MAGIC}')")
+    decisions = []
+    for number, line in enumerate(lines[1:], 2):
+        if line.lstrip().startswith("#"):
+            continue
+        for word in line.split():
+            if not word.isdigit():
+                raise UsageError(f"{name}:{number}: '{word}' is not a thread id")
+            decisions.append(int(word))
+    return tuple(decisions)
+
+
+def read_schedule(path: str | os.PathLike) -> tuple[int, ...]:
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read schedule {path}: {exc.strerror or exc}") from None
+    return parse_schedule(text, str(path))
+
+
+def schedule_comments(path: str | os.PathLike) -> dict[str, str]:
+    """The ``# name: value`` comments of a schedule file (sched, seed, program)."""
+    comments = {}
+    try:
+        for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[1:]:
+            if line.startswith("#") and ":" in line:
+                name, _, value = line[1:].partition(":")
+                comments[name.strip()] = value.strip()
+    except OSError:
+        pass
+    return comments

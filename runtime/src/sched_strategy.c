@@ -1,0 +1,85 @@
+/* Scheduling strategies (docs/scheduling.md): which enabled thread runs the next step.
+ *
+ *  - random: uniform among the enabled threads, from a seeded splitmix64 stream.
+ *  - pct: probabilistic concurrency testing (Burckhardt et al., ASPLOS'10): every thread gets
+ *    a random initial priority above pct_depth; pct_depth-1 change points are drawn uniformly
+ *    among the first pct_steps steps; at change point i the thread that ran the previous step
+ *    drops to priority i (below every initial one); the highest-priority enabled thread runs.
+ *  - dfs: the default continuation (the previous thread while it is enabled, else the lowest
+ *    tid); the driver explores by giving schedule prefixes.
+ * Everything is a function of the seed and of the order of calls, which a controlled run
+ * makes deterministic. Called by sched.c under its lock. */
+#include <stdint.h>
+
+#include "rsan_internal.h"
+#include "rsan_sched.h"
+
+#define PCT_MAX_DEPTH 64
+#define PCT_DEFAULT_STEPS 1000 /* pct_steps=0: a small program's typical number of steps */
+#define MAX_PRIO_TIDS 4096
+
+static int mode;
+static uint64_t rng_state;
+static int pct_changes; /* number of change points (depth - 1) */
+static uint64_t pct_change_step[PCT_MAX_DEPTH];
+static uint64_t prio[MAX_PRIO_TIDS]; /* by tid; 0: not yet assigned */
+
+/* splitmix64 (Steele, Lea, Flood 2014): a full-period 64-bit generator, one add per call */
+static uint64_t rng_next(void) {
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* uniform in [0, n) without modulo bias */
+static uint64_t rng_below(uint64_t n) {
+  if (n <= 1) return 0;
+  uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  uint64_t r;
+  do r = rng_next(); while (r >= limit);
+  return r % n;
+}
+
+void rsan_strategy_init(int m, uint64_t seed, int pct_depth, uint64_t pct_steps) {
+  mode = m;
+  rng_state = seed;
+  if (pct_depth < 1) pct_depth = 1;
+  if (pct_depth > PCT_MAX_DEPTH) pct_depth = PCT_MAX_DEPTH;
+  pct_changes = pct_depth - 1;
+  uint64_t k = pct_steps ? pct_steps : PCT_DEFAULT_STEPS;
+  for (int i = 0; i < pct_changes; i++) pct_change_step[i] = 1 + rng_below(k);
+  for (int i = 0; i < MAX_PRIO_TIDS; i++) prio[i] = 0;
+}
+
+void rsan_strategy_thread_added(int tid) {
+  if (mode != RSAN_SCHED_PCT || tid < 0 || tid >= MAX_PRIO_TIDS) return;
+  /* initial priorities lie above every change-point priority (1 .. depth-1) */
+  prio[tid] = (uint64_t)pct_changes + 1 + (rng_next() >> 2);
+}
+
+int rsan_strategy_continue(const int *cand, int n, int last) {
+  for (int i = 0; i < n; i++)
+    if (cand[i] == last) return last;
+  return cand[0];
+}
+
+static int pct_pick(const int *cand, int n, int last, uint64_t step) {
+  for (int i = 0; i < pct_changes; i++)
+    if (pct_change_step[i] == step && last >= 0 && last < MAX_PRIO_TIDS) prio[last] = (uint64_t)i + 1;
+  int best = cand[0];
+  for (int i = 1; i < n; i++) {
+    int t = cand[i];
+    uint64_t pt = t < MAX_PRIO_TIDS ? prio[t] : 0, pb = best < MAX_PRIO_TIDS ? prio[best] : 0;
+    if (pt > pb) best = t; /* ties: the lower tid (cand is ascending) */
+  }
+  return best;
+}
+
+int rsan_strategy_pick(const int *cand, int n, int last, uint64_t step) {
+  switch (mode) {
+  case RSAN_SCHED_RANDOM: return cand[rng_below((uint64_t)n)];
+  case RSAN_SCHED_PCT: return pct_pick(cand, n, last, step);
+  default: return rsan_strategy_continue(cand, n, last);
+  }
+}

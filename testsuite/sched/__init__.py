@@ -1,0 +1,1 @@
+"""Schedule control: DPOR core, schedule/trace files, and the --sched/--replay/--explore CLI."""

@@ -1,0 +1,120 @@
+"""A tiny simulated program for testing the explorer without the runtime: threads are lists of
+(kind, addr, writes) operations; `lock`/`unlock` act on a mutex (a lock is disabled while another
+thread holds it). `simulate` follows docs/scheduling.md exactly as the runtime does: the prefix,
+then the default continuation, and returns the trace the runtime would write."""
+
+from __future__ import annotations
+
+from pyrsan.explore import dependent
+from pyrsan.schedule import Op, Step, Trace
+
+Program = tuple[tuple[tuple[str, str, bool], ...], ...]
+
+
+def with_main_thread(threads: Program, main_ops: tuple = ()) -> Program:
+    """Thread 0 spawns the others (tids 1..n, in order), runs ``main_ops``, joins them;
+    each spawned thread ends with its exit step, as the runtime traces it."""
+    children = range(1, len(threads) + 1)
+    main = tuple(("spawn", hex(t), True) for t in children) + tuple(main_ops) + \
+        tuple(("join", hex(t), False) for t in children)
+    return (main,) + tuple(tuple(ops) + (("exit", "0x0", False),) for ops in threads)
+
+
+class _State:
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.position = [0] * len(program)
+        self.holder: dict[str, int] = {}
+        # With a spawning thread 0, the others start when spawned.
+        spawns = {int(addr, 16) for kind, addr, _ in program[0] if kind == "spawn"}
+        self.started = {t for t in range(len(program)) if t not in spawns}
+
+    def pending(self, tid: int) -> Op | None:
+        ops = self.program[tid]
+        if self.position[tid] >= len(ops):
+            return None
+        kind, addr, writes = ops[self.position[tid]]
+        return Op(kind, addr, writes)
+
+    def enabled(self) -> dict[int, Op]:
+        result = {}
+        for tid in range(len(self.program)):
+            op = self.pending(tid)
+            if op is None or tid not in self.started or (op.kind == "lock" and op.addr in self.holder):
+                continue
+            if op.kind == "join" and self.pending(int(op.addr, 16)) is not None:
+                continue
+            result[tid] = op
+        return result
+
+    def execute(self, tid: int) -> None:
+        op = self.pending(tid)
+        if op.kind == "lock":
+            self.holder[op.addr] = tid
+        elif op.kind == "unlock":
+            self.holder.pop(op.addr, None)
+        elif op.kind == "spawn":
+            self.started.add(int(op.addr, 16))
+        self.position[tid] += 1
+
+    def finished(self) -> bool:
+        return all(self.position[t] == len(ops) for t, ops in enumerate(self.program))
+
+
+def simulate(program: Program, prefix: tuple[int, ...] = ()) -> Trace:
+    state = _State(program)
+    steps: list[Step] = []
+    diverged = None
+    last = None
+    while True:
+        enabled = state.enabled()
+        if not enabled:
+            break
+        index = len(steps)
+        if index < len(prefix) and diverged is None and prefix[index] in enabled:
+            tid = prefix[index]
+        else:
+            if index < len(prefix) and diverged is None:
+                diverged = index
+            tid = last if last in enabled else min(enabled)
+        steps.append(Step(tid, enabled))
+        state.execute(tid)
+        last = tid
+    return Trace(tuple(steps), "exit" if state.finished() else "deadlock", diverged, "dfs", 0)
+
+
+def trace_class(trace: Trace) -> frozenset:
+    """The Mazurkiewicz class of a run: its events and the order of every dependent pair."""
+    events = []
+    count: dict[int, int] = {}
+    for step in trace.steps:
+        count[step.tid] = count.get(step.tid, 0) + 1
+        events.append((step.tid, count[step.tid], step.op))
+    ordered = set()
+    for i, (ti, ki, oi) in enumerate(events):
+        for tj, kj, oj in events[i + 1:]:
+            if dependent(ti, oi, tj, oj):
+                ordered.add(((ti, ki), (tj, kj)))
+    return frozenset([frozenset((t, k) for t, k, _ in events), frozenset(ordered)])
+
+
+def all_classes(program: Program) -> tuple[set, int]:
+    """Brute force: the classes of every maximal interleaving, and how many interleavings."""
+    classes: set = set()
+    runs = 0
+
+    def walk(prefix: tuple[int, ...]) -> None:
+        nonlocal runs
+        state = _State(program)
+        for tid in prefix:
+            state.execute(tid)
+        enabled = state.enabled()
+        if not enabled:
+            runs += 1
+            classes.add(trace_class(simulate(program, prefix)))
+            return
+        for tid in sorted(enabled):
+            walk(prefix + (tid,))
+
+    walk(())
+    return classes, runs

@@ -1,0 +1,127 @@
+"""The DPOR core (pyrsan/explore.py) against a simulated program: it must run every
+Mazurkiewicz trace class that brute-force enumeration of all interleavings finds."""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings, strategies as st
+
+from pyrsan.explore import explore
+
+from .program_model import all_classes, simulate, trace_class, with_main_thread
+
+
+def dpor_classes(program, **options):
+    classes = set()
+
+    def on_run(prefix, trace, payload):
+        assert trace.diverged is None, "the explorer asked for a prefix the program cannot follow"
+        classes.add(trace_class(trace))
+        return False
+
+    result = explore(lambda prefix: (simulate(program, prefix), None), on_run=on_run, **options)
+    return classes, result
+
+
+def store(addr):
+    return ("store", addr, True)
+
+
+def load(addr):
+    return ("load", addr, False)
+
+
+def test_two_threads_storing_to_distinct_variables_need_one_schedule():
+    classes, result = dpor_classes(((store("x"),), (store("y"),)))
+    assert result.complete and result.schedules == 1 and len(classes) == 1
+
+
+def test_two_threads_storing_to_the_same_variable_need_two_schedules():
+    classes, result = dpor_classes(((store("x"),), (store("x"),)))
+    assert result.complete and result.schedules == 2 and len(classes) == 2
+
+
+def test_store_buffering_has_three_sc_classes_and_each_runs():
+    sb = ((store("x"), load("y")), (store("y"), load("x")))
+    expected, _ = all_classes(sb)
+    classes, result = dpor_classes(sb)
+    assert len(expected) == 3  # both loads reading 0 is not SC
+    assert classes == expected and result.complete
+
+
+def test_lock_acquisition_order_is_explored_both_ways():
+    critical = (("lock", "m", True), store("x"), ("unlock", "m", True))
+    program = (critical, critical)
+    expected, _ = all_classes(program)
+    classes, result = dpor_classes(program)
+    assert len(expected) == 2 and classes == expected and result.schedules == 2
+
+
+def test_threads_spawned_and_joined_by_main_storing_to_one_variable_need_two_schedules():
+    program = with_main_thread(((store("x"),), (store("x"),)))
+    expected, _ = all_classes(program)
+    classes, result = dpor_classes(program)
+    assert len(expected) == 2 and classes == expected and result.schedules == 2
+
+
+def test_sc_fences_are_ordered_and_plain_fences_are_not():
+    program = ((("fence_sc", "0x0", False), ("fence", "0x0", False)),
+               (("fence_sc", "0x0", False), ("fence", "0x0", False)))
+    classes, result = dpor_classes(program)
+    assert len(classes) == 2 and result.schedules == 2
+
+
+def test_max_schedules_stops_the_search_and_says_so():
+    program = tuple((store("x"), store("x")) for _ in range(3))
+    _, result = dpor_classes(program, max_schedules=3)
+    assert not result.complete and result.schedules == 3 and result.bound == "max-schedules=3"
+
+
+def test_preemption_bound_zero_runs_threads_to_completion_only():
+    program = ((store("x"), store("x")), (store("x"), store("x")))
+    _, unbounded = dpor_classes(program)
+    classes, bounded = dpor_classes(program, preemption_bound=0)
+    assert unbounded.complete and unbounded.schedules == 6
+    assert not bounded.complete and bounded.bound == "preemption-bound=0"
+    assert bounded.schedules == 2 and len(classes) == 2
+
+
+def test_stopping_at_the_first_run_a_caller_rejects():
+    program = ((store("x"),), (store("x"),), (store("x"),))
+    runs = []
+    result = explore(lambda prefix: (simulate(program, prefix), None),
+                     on_run=lambda prefix, trace, payload: runs.append(prefix) or len(runs) == 2)
+    assert result.stopped and not result.complete and result.schedules == 2
+
+
+OPS = st.one_of(
+    st.tuples(st.just("load"), st.sampled_from(["x", "y"]), st.just(False)),
+    st.tuples(st.sampled_from(["store", "rmw"]), st.sampled_from(["x", "y"]), st.just(True)),
+    st.tuples(st.just("fence_sc"), st.just("0x0"), st.just(False)),
+)
+
+
+@st.composite
+def programs(draw):
+    """2-3 threads of 1-3 operations; some threads wrap one operation in a critical section."""
+    threads = []
+    for _ in range(draw(st.integers(2, 3))):
+        ops = draw(st.lists(OPS, min_size=1, max_size=3))
+        if draw(st.booleans()):
+            mutex = draw(st.sampled_from(["m", "n"]))
+            where = draw(st.integers(0, len(ops) - 1))
+            ops = ops[:where] + [("lock", mutex, True), ops[where], ("unlock", mutex, True)] + ops[where + 1:]
+        threads.append(tuple(ops))
+    if draw(st.booleans()):
+        return with_main_thread(tuple(threads[:2]), tuple(draw(st.lists(OPS, max_size=1))))
+    return tuple(threads)
+
+
+@settings(max_examples=120, deadline=None, database=None)
+@given(programs(), st.sampled_from([1, 2]))
+def test_dpor_runs_every_trace_class_of_random_programs(program, jobs):
+    assume(sum(map(len, program)) <= 11)   # brute force stays fast
+    expected, interleavings = all_classes(program)
+    classes, result = dpor_classes(program, jobs=jobs)
+    assert result.complete
+    assert classes == expected
+    assert result.schedules <= interleavings
