@@ -125,48 +125,62 @@ typedef struct hit {
   uint64_t word, site;
 } hit;
 
-static inline __attribute__((always_inline)) void access_granule(rsan_thread *t, uintptr_t g, uint32_t mask,
-                                                                 int wr, int at, uint64_t epoch, uint64_t site,
-                                                                 hit *h) {
-  rsan_cell *c = rsan_shadow_cells_fast(g);
-  if (!c) return;
+static inline void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa);
+
+/* Checks an access of the bytes `mask` of granule g (whose cells are c) against the cells and
+ * records it. fa != 0: the call stack of site is remembered first when a cell is stored (the
+ * plain-access hooks; rsan_race_access remembers it once for all its granules). */
+static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, rsan_cell *c, uintptr_t g,
+                                                               uint32_t mask, int wr, int at, uint64_t epoch,
+                                                               uint64_t site, uintptr_t fa, hit *h) {
   uint32_t tid = (uint32_t)t->tid;
   uint64_t cur = w_pack(epoch, tid, mask, wr, at);
-  int slot = -1, empty = -1, read_cell = -1;
-  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+rescan:;
+  int slot = -1, i;
+  uint64_t slot_w = 0; /* what the scan saw in the chosen cell */
+#pragma GCC unroll 4 /* both compilers: straight-line code for the four cells */
+  for (i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
-    if (!w) {
-      if (empty < 0) empty = i;
-      continue;
-    }
+    /* cells are filled first empty first and emptied a whole granule at a time (shadow.c):
+     * the first empty cell ends the used ones */
+    if (!w) break;
     if (w == cur) return; /* the same access again: nothing to check or record */
-    uint32_t cm = w_mask(w);
+    uint32_t cm = w_mask(w), u = w_tid(w);
     int cw = (w & W_WRITE) != 0, ca = (w & W_ATOMIC) != 0;
     int covers = !(cm & ~mask) && (wr || !cw); /* this access subsumes the cell */
-    if (!cw && read_cell < 0) read_cell = i;
-    if (w_tid(w) == tid) {
+    if (u == tid) {
       /* the thread's own access at the same epoch that subsumes this one (a write covers a
        * later read): every access that races with this one races with it too */
       if (w_clock(w) == epoch && !(mask & ~cm) && cw >= wr && ca == at) return;
-      if (covers && ca == at) slot = i;
+      if (covers && ca == at) slot = i, slot_w = w;
       continue;
     }
-    if (w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) { /* the cell happens before: no race */
-      if (covers && slot < 0) slot = i;
+    int conflicting = (cm & mask) && (cw || wr) && !(ca && at);
+    if (!conflicting && (!covers || slot >= 0)) continue; /* its clock would tell nothing */
+    if (w_clock(w) <= rsan_vc_get(&t->C, u)) { /* the cell happens before: no race */
+      if (covers && slot < 0) slot = i, slot_w = w;
       continue;
     }
-    if ((cm & mask) && (cw || wr) && !(ca && at) && !h->found) {
+    if (conflicting && !h->found) {
       h->found = 1;
       h->addr = g + (uintptr_t)__builtin_ctz(cm & mask);
       h->word = w;
       h->site = __atomic_load_n(&rsan_cell_site(c)[i], __ATOMIC_RELAXED);
     }
   }
-  if (slot < 0) slot = empty;
-  if (slot < 0 && !wr) slot = read_cell; /* full: a read replaces a read, keeping the writes */
+  if (slot < 0 && i < RSAN_SHADOW_CELLS) slot = i; /* the first empty cell */
+  if (slot < 0 && !wr) /* full: a read replaces a read, keeping the writes */
+    for (int j = 0; j < RSAN_SHADOW_CELLS && slot < 0; j++)
+      if (!(__atomic_load_n(&c[j], __ATOMIC_RELAXED) & W_WRITE)) slot = j;
   if (slot < 0) slot = (int)((epoch ^ (g >> 3)) % RSAN_SHADOW_CELLS);
+  /* Two threads accessing the granule at the same moment would both pick the first empty
+   * cell, and the later store would erase the earlier access unseen (a missed race): the cell
+   * is replaced only if it still holds what this scan saw, else the granule is scanned again. */
+  if (slot_w == 0 && slot < i) slot_w = __atomic_load_n(&c[slot], __ATOMIC_RELAXED); /* evicted */
+  if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    goto rescan;
+  if (fa && site) note_site_stack(t, site, fa);
   __atomic_store_n(&rsan_cell_site(c)[slot], site, __ATOMIC_RELAXED);
-  __atomic_store_n(&c[slot], cur, __ATOMIC_RELAXED);
 }
 
 static inline uint32_t site_slot(uint64_t site) {
@@ -175,13 +189,17 @@ static inline uint32_t site_slot(uint64_t site) {
 
 /* Remembers the call stack of this execution of site (a cell is about to name it), unless the
  * slot already holds the site at the same depth (most likely the same stack). */
-static inline void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa) {
-  uint32_t k = site_slot(site);
-  if (t->site_stack[k].site == site && t->site_stack[k].depth == t->depth) return;
+static RSAN_NOINLINE void record_site_stack(rsan_thread *t, uint32_t k, uint64_t site, uintptr_t fa) {
   uint32_t n = rsan_thread_stack(t, fa, t->site_stack[k].stack, RSAN_SITE_STACK_DEPTH);
   for (uint32_t i = n; i < RSAN_SITE_STACK_DEPTH; i++) t->site_stack[k].stack[i] = 0;
   t->site_stack[k].depth = t->depth;
   t->site_stack[k].site = site;
+}
+
+static inline void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa) {
+  uint32_t k = site_slot(site);
+  if (RSAN_UNLIKELY(t->site_stack[k].site != site || t->site_stack[k].depth != t->depth))
+    record_site_stack(t, k, site, fa);
 }
 
 /* The previous access's call stack, if its thread still remembers one for its site (read
@@ -219,6 +237,30 @@ static RSAN_NOINLINE void report(rsan_thread *t, const hit *h, uint64_t size, in
   rsan_report_race(&r);
 }
 
+/* The granules of [addr, end), one mask per granule; the cells of one shadow region are
+ * contiguous, so they are looked up once per region. Inlined once per (wr, at), so that the
+ * check of each granule is specialised (a memcpy's destination runs through here). */
+static inline __attribute__((always_inline)) void access_span(rsan_thread *t, uintptr_t addr, uintptr_t end,
+                                                              int wr, int at, uint64_t epoch, uint64_t site,
+                                                              hit *h) {
+  rsan_cell *c = NULL;
+  for (uintptr_t p = addr; p < end;) {
+    uintptr_t g = p & ~(uintptr_t)7;
+    if (!c || !(g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1))) c = rsan_shadow_cells_fast(g);
+    else c += RSAN_SHADOW_CELLS;
+    if (!c) break; /* outside the user address space */
+    if (p == g && end - g >= 8) { /* a whole granule: the common case of a long range */
+      access_cells(t, c, g, 0xff, wr, at, epoch, site, 0, h);
+      p = g + 8;
+      continue;
+    }
+    uintptr_t ge = end - g < 8 ? end : g + 8;
+    uint32_t mask = (uint32_t)(((1u << (ge - g)) - 1) & ~((1u << (p - g)) - 1)) & 0xff;
+    access_cells(t, c, g, mask, wr, at, epoch, site, 0, h);
+    p = ge;
+  }
+}
+
 void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
                       uint64_t site, uintptr_t fa) {
   if (!on() || !size || t->tid > MAX_TID) return;
@@ -226,14 +268,9 @@ void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int
   hit h = {0, 0, 0, 0};
   uintptr_t end = addr + size;
   if (end < addr) end = UINTPTR_MAX;
-  /* unaligned accesses and ranges: one mask per granule they touch */
-  for (uintptr_t p = addr; p < end;) {
-    uintptr_t g = p & ~(uintptr_t)7;
-    uintptr_t ge = g + 8 < end ? g + 8 : end;
-    uint32_t mask = (uint32_t)(((1u << (ge - g)) - 1) & ~((1u << (p - g)) - 1)) & 0xff;
-    access_granule(t, g, mask, wr, at, epoch, site, &h);
-    p = ge;
-  }
+  if (at) access_span(t, addr, end, wr, 1, epoch, site, &h);
+  else if (wr) access_span(t, addr, end, 1, 0, epoch, site, &h);
+  else access_span(t, addr, end, 0, 0, epoch, site, &h);
   if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
 }
 
@@ -294,58 +331,58 @@ void rsan_race_free(const void *p, size_t n) {
 }
 
 /* ---- ABI: plain accesses (rsan_interface.h), called before the access ----
- * The hook itself only tries the common case: a thread that already holds a cell for this
- * granule at its current epoch that subsumes the access (a loop touching its own data
- * again), which needs neither a check nor a store. Everything else is the out-of-line slow
- * path, so that the hook stays small (no callee-saved registers to spill). */
+ * The hook handles the common case itself, in one scan of the granule's cells: a registered
+ * thread, an access inside one granule, shadow already mapped. That is also the case of a
+ * loop touching its own data again after a lock round (every release bumps the epoch, so
+ * such accesses miss the same-epoch shortcut of access_cells and must re-record the cell):
+ * checking it inline costs the cells' loads and one store, no vector-clock work (an own
+ * cell needs no clock, another thread's cell one entry of C). Everything else (first use,
+ * ranges, unaligned accesses, reports) is the out-of-line slow path. */
 static RSAN_NOINLINE void plain_slow(void *p, uint64_t n, int wr, uint64_t site, uintptr_t fa) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
-  if (site) note_site_stack(t, site, fa);
   uintptr_t a = (uintptr_t)p;
   if (RSAN_LIKELY(n && (a & 7) + n <= 8 && t->tid <= MAX_TID)) { /* one granule */
-    hit h = {0, 0, 0, 0};
+    rsan_cell *c = rsan_shadow_cells_fast(a);
+    if (!c) return;
+    hit h;
+    h.found = 0; /* the other fields are set with it */
     uint32_t mask = (uint32_t)(((1u << n) - 1) << (a & 7)) & 0xff;
-    access_granule(t, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch, site, &h);
+    access_cells(t, c, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch, site, fa, &h);
     if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
     return;
   }
   rsan_race_access(t, a, n, wr, 0, rsan_race_epoch(t), site, fa);
 }
 
-/* 1 when the access needs no work: races off, or subsumed by a cell of the thread's own at
- * the current epoch (same test as in access_granule) */
-static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n, int wr) {
-  if (RSAN_UNLIKELY(!on())) return 1;
+static inline __attribute__((always_inline)) void plain_access(void *p, uint32_t n, int wr, uint64_t site,
+                                                               uintptr_t fa) {
+  if (RSAN_UNLIKELY(!on())) return;
   rsan_thread *t = rsan_tls_current;
-  uintptr_t a = (uintptr_t)p;
-  if (RSAN_UNLIKELY(!t || rsan_tls_epoch != __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED) ||
-                    (a & 7) + n > 8))
-    return 0;
+  uintptr_t a = (uintptr_t)p, r = a >> RSAN_SHADOW_REGION_SHIFT;
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
-  uintptr_t r = a >> RSAN_SHADOW_REGION_SHIFT;
   rsan_cell *c;
-  if (RSAN_UNLIKELY(!d || r >= (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT)) ||
-                    !(c = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE))))
-    return 0;
-  c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
-  uint64_t mask = (((1ull << n) - 1) << (a & 7)) & 0xff;
-  uint64_t me = w_pack(t->race_epoch, (uint32_t)t->tid, 0, 0, 0); /* clock and tid */
-  uint64_t need = (mask << W_MASK_SHIFT) | (wr ? W_WRITE : 0);
-  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
-    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
-    /* same clock and tid, plain, and every needed mask / write bit present */
-    if ((w >> W_TID_SHIFT) == (me >> W_TID_SHIFT) && !(w & W_ATOMIC) && !(need & ~w)) return 1;
+  if (RSAN_UNLIKELY(!t || rsan_tls_epoch != __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED) ||
+                    (a & 7) + n > 8 || t->tid > MAX_TID || !d ||
+                    r >= (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT)) ||
+                    !(c = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE)))) {
+    plain_slow(p, n, wr, site, fa);
+    return;
   }
-  return 0;
+  c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+  hit h;
+  h.found = 0; /* the other fields are set with it */
+  access_cells(t, c, a & ~(uintptr_t)7, (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff, wr, 0,
+               t->race_epoch, site, fa, &h);
+  if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
 }
 
 #define RSAN_DEF_PLAIN(N)                                                                  \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_read_##N(void *p, uint64_t site) {                 \
-    if (!plain_fast(p, N, 0)) plain_slow(p, N, 0, site, (uintptr_t)__builtin_frame_address(0)); \
+    plain_access(p, N, 0, site, (uintptr_t)__builtin_frame_address(0));                   \
   }                                                                                        \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_write_##N(void *p, uint64_t site) {                \
-    if (!plain_fast(p, N, 1)) plain_slow(p, N, 1, site, (uintptr_t)__builtin_frame_address(0)); \
+    plain_access(p, N, 1, site, (uintptr_t)__builtin_frame_address(0));                   \
   }
 RSAN_DEF_PLAIN(1)
 RSAN_DEF_PLAIN(2)

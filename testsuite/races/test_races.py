@@ -6,6 +6,8 @@ A program starts with `//` comment lines:
     // robust: yes|no        expected robustness verdict (required)
     // env: NAME=VALUE ...   environment of the run (optional)
     // runs: N               executions (optional, default 1)
+    // opt: -O0 -O1          optimisation levels, one run of the test each (optional, default:
+                             the CLI's default)
     // reason: ...           why the verdict holds (C11 / algorithm.md §5)
     // One line describing the test.
 
@@ -37,6 +39,7 @@ class RaceProgram:
     robust: bool
     env: dict
     runs: int
+    opts: tuple
     description: str
     race_lines: frozenset
 
@@ -48,7 +51,7 @@ def parse(path: Path) -> RaceProgram:
         if not line.startswith("//"):
             break
         m = _FIELD.match(line)
-        if m and m.group(1) in ("race", "robust", "env", "runs", "reason"):
+        if m and m.group(1) in ("race", "robust", "env", "runs", "opt", "reason"):
             fields[m.group(1)] = m.group(2)
         elif not description:
             description = line[2:].strip()
@@ -59,22 +62,27 @@ def parse(path: Path) -> RaceProgram:
     race = fields["race"] == "yes"
     assert race == bool(marks), f"{path.name}: a racy program marks its racing lines, a race-free one none"
     env = dict(item.split("=", 1) for item in fields.get("env", "").split())
+    opts = tuple(fields.get("opt", "").split())
+    assert all(re.fullmatch(r"-O[0-3s]", o) for o in opts), f"{path.name}: bad '// opt:' field"
     return RaceProgram(path, race, fields["robust"] == "yes", env, int(fields.get("runs", "1")),
-                       description, marks)
+                       opts or ("",), description, marks)
 
 
-@pytest.mark.parametrize("path", PROGRAMS, ids=[p.name for p in PROGRAMS])
-def test_race_verdict_and_reported_lines(path, run_pyrsan, tmp_path):
+CASES = [(p, opt) for p in PROGRAMS for opt in parse(p).opts]
+
+
+@pytest.mark.parametrize("path,opt", CASES, ids=[p.name + opt for p, opt in CASES])
+def test_race_verdict_and_reported_lines(path, opt, run_pyrsan, tmp_path):
     prog = parse(path)
     out = tmp_path / "result.json"
-    proc = run_pyrsan("run", "--runs", prog.runs, "--timeout", 60, "--json", out, path,
-                      env=prog.env, timeout=300)
+    proc = run_pyrsan("run", "--runs", prog.runs, "--timeout", 60, "--json", out,
+                      *([opt] if opt else []), path, env=prog.env, timeout=300)
     assert out.exists(), proc.stderr[-3000:]
     doc = json.loads(out.read_text())
     reports = doc["reports"]
     races = [r for r in reports if r["kind"] == "race"]
     robustness = [r for r in reports if r["kind"] == "robustness"]
-    context = f"{path.name} ({prog.description})\n{proc.stderr[-3000:]}"
+    context = f"{path.name}{opt} ({prog.description})\n{proc.stderr[-3000:]}"
     assert bool(races) == prog.race, context
     assert (not robustness) == prog.robust, context
     assert proc.returncode == (66 if reports else 0), context
@@ -179,3 +187,16 @@ def test_no_robustness_option_keeps_race_reports(run_pyrsan, tmp_path):
     proc = run_pyrsan("run", "--no-robustness", "--json", out, HERE / "counter_unprotected.c", timeout=300)
     assert proc.returncode == 66, proc.stderr
     assert {r["kind"] for r in json.loads(out.read_text())["reports"]} == {"race"}
+
+
+@pytest.mark.parametrize("sched", ["random", "pct", "dfs"])
+def test_static_local_initialisation_terminates_cleanly_under_controlled_schedulers(sched, run_pyrsan,
+                                                                                    tmp_path):
+    # a second thread must wait for the initialiser in the scheduler, not in libstdc++'s futex
+    out = tmp_path / "out.json"
+    seed = () if sched == "dfs" else ("--seed", 7)
+    proc = run_pyrsan("run", "--sched", sched, *seed, "--runs", 3, "--timeout", 60, "--json", out,
+                      HERE / "static_local_yielding_ctor.cpp", timeout=300)
+    document = json.loads(out.read_text())
+    assert proc.returncode == 0, proc.stderr
+    assert document["verdict"] == "clean" and not document["timeouts"]
