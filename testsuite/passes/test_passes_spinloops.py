@@ -198,7 +198,9 @@ def test_bar_is_reported_only_without_recognition(tmp_path, off, pyrsan_env):
     env.pop("PYRSAN_NO_SPIN_LOOPS", None)
     if off:
         env["PYRSAN_NO_SPIN_LOOPS"] = "1"
-    r = subprocess.run([sys.executable, "-m", "pyrsan", "run", "-v", "--runs", "20", str(BAR)],
+    # a controlled scheduler: the OS one rarely lets the two spinning threads overlap
+    r = subprocess.run([sys.executable, "-m", "pyrsan", "run", "-v", "--sched", "random", "--seed", "1",
+                        "--runs", "20", str(BAR)],
                        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert "both passed the barrier" in r.stdout
     listed = re.findall(r"^pyrsan: spin loop at (bar_spin\.c:\d+) \((.*)\)$", r.stderr, re.M)
