@@ -421,6 +421,17 @@ static sched_thread *decide(void) {
       write_all(2, msg, (size_t)k);
     }
   }
+  if (chosen < 0 && level_of(threads[cand[0]]) == LEVEL_YIELDED) {
+    /* Every runnable thread spins (candidates() only mixes levels when none is better): staying
+     * with the last one, as dfs's continuation and PCT's priorities would, lets it re-read for
+     * ever while the thread it waits for never runs. Round-robin gives each spinner a turn. */
+    chosen = cand[0];
+    for (int i = 0; i < n; i++)
+      if (cand[i] > last) {
+        chosen = cand[i];
+        break;
+      }
+  }
   if (chosen < 0)
     chosen = diverged >= 0 ? rsan_strategy_continue(cand, n, last)
                            : rsan_strategy_pick(cand, n, last, step);

@@ -88,6 +88,16 @@ def test_exploration_proves_store_buffering_with_seq_cst_robust(run_pyrsan, tmp_
     assert document["exploration"]["complete"] is True and document["exploration"]["schedules"] > 3
 
 
+@pytest.mark.parametrize("name", ["dekker_fenced.c", "peterson_fenced.c"])
+def test_exploration_proves_mutual_exclusion_with_two_spinning_threads_robust(name, run_pyrsan, tmp_path):
+    # both threads may spin at once, each re-reading two locations: the scheduler must give each
+    # spinner a turn (round-robin), or the default continuation re-reads for ever (max_steps)
+    proc, document = run_json(run_pyrsan, tmp_path, "--explore", "--jobs", "2", LITMUS / name)
+    assert proc.returncode == 0, proc.stderr
+    assert document["verdict"] == "robust" and document["exploration"]["complete"] is True
+    assert not document["timeouts"]
+
+
 def test_a_schedule_bound_makes_the_exploration_a_sample_not_a_proof(run_pyrsan, tmp_path):
     proc, document = run_json(run_pyrsan, tmp_path, "--explore", "--max-schedules", "2", LITMUS / "sb_sc.c")
     assert proc.returncode == 0, proc.stderr
