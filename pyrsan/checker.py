@@ -1,27 +1,33 @@
 """How `pyrsan fix` checks a candidate: build the program with a set of repairs, run it, and
 return the distinct robustness reports.
 
-One function, ``check_program``, with the method as a parameter: today the OS scheduler for
-N runs (the litmus suite's experience: about 60 runs show these violations when the program's
-threads start in a revealing order), stopping at the first run that reports. When schedule
-control (issue 5) lands, ``CheckMethod(scheduler="pct")`` or ``"explore"`` plug in here and
-``CheckOutcome.complete`` can become a proof (Thm 3.1); the fix loop does not change.
+One function, ``check_program``, with the method as a parameter (issue 6: "exploration when
+the program is small enough, else N runs under pct"):
+- ``explore``: every SC interleaving class (runner.explore_program); a complete exploration
+  without a report is a proof (Thm 3.1): ``CheckOutcome.complete``;
+- ``auto`` (the default): explore up to ``max_schedules``; when that bound is hit without a
+  report, N runs under ``pct`` as well;
+- ``pct``: N seeded PCT runs; ``os``: N runs under the OS scheduler.
+Every method stops at the first report.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .build import BuildRequest, build_program
 from .errors import InternalError, UsageError
 from .reports import Report
-from .runner import RunOptions, run_program
+from .runner import (ExploreOptions, RunOptions, ScheduleOptions, SessionResult, explore_program,
+                     run_program)
 
 #: Runs per check under the OS scheduler (testsuite/litmus: ~60 runs find these violations).
 DEFAULT_RUNS = 60
+#: Schedules an ``auto`` / ``explore`` check may take before it counts as a sample.
+DEFAULT_MAX_SCHEDULES = 500
 #: A repair that strengthens orders is verified with seq_cst as release/acquire
 #: (architecture.md "Fix loop": the fenced model is stronger than C11 and could hide what the
 #: strengthening leaves).
@@ -98,15 +104,28 @@ class Repair:
         return entry
 
 
+CHECK_METHODS = ("auto", "explore", "pct", "os")
+
+
 @dataclass(frozen=True)
 class CheckMethod:
-    scheduler: str = "os"        # later "pct" / "explore" (issue 5)
-    runs: int = DEFAULT_RUNS
+    scheduler: str = "auto"      # one of CHECK_METHODS
+    runs: int = DEFAULT_RUNS     # pct / os runs
     timeout: float | None = 60.0
+    max_schedules: int = DEFAULT_MAX_SCHEDULES  # explore / auto
+    seed: int = 1                # pct: run k uses seed + k - 1 (reproducible checks)
 
-    def describe(self, sc_accesses: str, runs_made: int) -> str:
-        return (f"{runs_made} run{'s' if runs_made != 1 else ''} under the OS scheduler "
-                f"(at most {self.runs}, stopping at the first report), sc_accesses={sc_accesses}")
+    def describe(self, sc_accesses: str, runs_made: int, complete: bool = False,
+                 explored: int = 0) -> str:
+        parts = []
+        if explored:
+            parts.append(f"exploration of {explored} schedule{'s' if explored != 1 else ''} "
+                         + ("(complete: a proof)" if complete else f"(bound {self.max_schedules})"))
+        rest = runs_made - explored
+        if rest or not explored:
+            how = "the OS scheduler" if self.scheduler == "os" else f"pct (seeds {self.seed}..)"
+            parts.append(f"{rest} run{'s' if rest != 1 else ''} under {how} (at most {self.runs})")
+        return ", then ".join(parts) + f", stopping at the first report, sc_accesses={sc_accesses}"
 
 
 @dataclass(frozen=True)
@@ -118,6 +137,7 @@ class CheckOutcome:
     sites: tuple[SiteInfo, ...] = ()
     failure: str | None = None   # a crash or a timeout with nothing reported
     complete: bool = False       # exhaustive exploration without a report: a proof (issue 5)
+    explored: int = 0            # of ``runs``, the schedules of an exploration
 
     @property
     def violations(self) -> tuple[Report, ...]:
@@ -128,7 +148,7 @@ class CheckOutcome:
         return not self.violations and self.failure is None
 
     def description(self) -> str:
-        return self.method.describe(self.sc_accesses, self.runs)
+        return self.method.describe(self.sc_accesses, self.runs, self.complete, self.explored)
 
 
 def model_for(repairs: tuple[Repair, ...] | list[Repair]) -> str:
@@ -152,8 +172,8 @@ def check_program(program: Program, repairs: tuple[Repair, ...], method: CheckMe
                   work_dir: str, sc_accesses: str | None = None) -> CheckOutcome:
     """Build ``program`` with ``repairs`` in ``work_dir`` (a fresh directory) and run it.
     sc_accesses: the model (default: ``ra`` when a repair strengthens an order)."""
-    if method.scheduler != "os":
-        raise UsageError(f"checking with the {method.scheduler} scheduler is not available yet")
+    if method.scheduler not in CHECK_METHODS:
+        raise UsageError(f"unknown check method {method.scheduler!r} (one of {', '.join(CHECK_METHODS)})")
     model = sc_accesses or model_for(repairs)
     os.makedirs(work_dir, exist_ok=True)
     repairs_path = None
@@ -167,9 +187,7 @@ def check_program(program: Program, repairs: tuple[Repair, ...], method: CheckMe
         compiler_flags=program.compiler_flags, cc=program.cc, repairs=repairs_path,
         site_tables=True,
         module_ids=tuple(program.module_id(s) for s in program.sources)))
-    session = run_program(executable, program.args, RunOptions(
-        runs=method.runs, timeout=method.timeout, sc_accesses=model,
-        work_dir=os.path.join(work_dir, "reports"), quiet=True))
+    session, explored, complete = _run_checks(executable, program.args, method, model, work_dir)
     failure = None
     if not session.reports and (session.crashes or session.timeouts):
         run = (session.crashes or session.timeouts)[0]
@@ -180,4 +198,26 @@ def check_program(program: Program, repairs: tuple[Repair, ...], method: CheckMe
     except (OSError, ValueError, KeyError) as exc:
         raise InternalError(f"internal error: unreadable site table ({exc})") from None
     return CheckOutcome(tuple(d.report for d in session.reports), len(session.runs), model, method,
-                        sites, failure)
+                        sites, failure, complete, explored)
+
+
+def _run_checks(executable: str, args: tuple[str, ...], method: CheckMethod, model: str,
+                work_dir: str) -> tuple[SessionResult, int, bool]:
+    """(the session, how many of its runs were explored schedules, whether the exploration was
+    complete with nothing found)."""
+    def options(sched: str, directory: str) -> RunOptions:
+        return RunOptions(runs=method.runs, timeout=method.timeout, sc_accesses=model,
+                          work_dir=os.path.join(work_dir, directory), quiet=True,
+                          schedule=ScheduleOptions(sched=sched, seed=method.seed,
+                                                   schedule_dir=os.path.join(work_dir, "schedules")))
+    if method.scheduler in ("os", "pct"):
+        return run_program(executable, args, options(method.scheduler, "reports")), 0, False
+    explored = explore_program(executable, args, options("dfs", "explore"),
+                               ExploreOptions(max_schedules=method.max_schedules))
+    found = explored.reports or explored.crashes or explored.timeouts
+    complete = bool(explored.exploration and explored.exploration.complete) and not found
+    if found or complete or method.scheduler == "explore":
+        return explored, len(explored.runs), complete
+    sampled = run_program(executable, args, options("pct", "reports"))
+    merged = replace(sampled, runs=explored.runs + sampled.runs)
+    return merged, len(explored.runs), False

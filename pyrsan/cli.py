@@ -18,6 +18,7 @@ import click
 
 from . import __version__
 from .build import BuildRequest, build_program
+from .checker import CHECK_METHODS, DEFAULT_MAX_SCHEDULES
 from .errors import EXIT_CLEAN, EXIT_ERROR, EXIT_REPORTS, PyrsanError, UsageError
 from .render import (error_document, json_document, merged_json_document, render_json, render_merged_text,
                      render_suppressions, render_text)
@@ -282,10 +283,17 @@ Exit status:
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               metavar="S", help="Kill a run after S seconds.")
 @click.option("--json", "json_path", metavar="PATH", help="Write the machine-readable result to PATH.")
+@click.option("--check", "check", type=click.Choice(CHECK_METHODS), default="auto", show_default=True,
+              help="How each candidate is checked: explore (every SC interleaving class; complete = proof), "
+                   "pct (--runs seeded PCT runs), os (--runs runs under the OS scheduler), auto (explore up "
+                   "to --max-schedules, then pct runs if that was not complete).")
+@click.option("--max-schedules", type=click.IntRange(min=1), default=DEFAULT_MAX_SCHEDULES, show_default=True,
+              metavar="N", help="--check explore/auto: schedules per check before it counts as a sample.")
 @_common_build_options
 @click.pass_context
 def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in_place: bool, runs: int,
-        max_rounds: int, timeout: float, json_path: str | None, cc: str | None, keep_temps: bool) -> int:
+        max_rounds: int, timeout: float, json_path: str | None, check: str, max_schedules: int,
+        cc: str | None, keep_temps: bool) -> int:
     """Make SOURCE... robust: find violations, add seq_cst fences (or strengthen orders) at the
     IR level, re-check until none is left, keep only the repairs that are needed, and print
     (or write with --patch / --in-place) the source changes. The sources are not modified
@@ -300,7 +308,8 @@ def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in
     try:
         check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), runtime_option_names())
         program = Program(sources, ctx.meta["pyrsan.compiler_flags"], ctx.meta["pyrsan.program_args"], cc)
-        options = FixOptions(method=CheckMethod(runs=runs, timeout=timeout), max_rounds=max_rounds,
+        method = CheckMethod(scheduler=check, runs=runs, timeout=timeout, max_schedules=max_schedules)
+        options = FixOptions(method=method, max_rounds=max_rounds,
                              root=os.getcwd(), keep_checks=keep_temps)
         result = fix_program(program, options, temp_dir, progress=_fix_progress)
         _end_fix_progress()

@@ -393,7 +393,8 @@ def _repair_json(result: FixResult, repair: Repair) -> dict:
 
 def _check_json(outcome: CheckOutcome) -> dict:
     return {"scheduler": outcome.method.scheduler, "runs": outcome.runs,
-            "max_runs": outcome.method.runs, "sc_accesses": outcome.sc_accesses,
+            "max_runs": outcome.method.runs, "explored": outcome.explored,
+            "max_schedules": outcome.method.max_schedules, "sc_accesses": outcome.sc_accesses,
             "complete": outcome.complete,
             "verdict": "clean" if outcome.clean else "violations" if outcome.violations else "error"}
 
