@@ -175,12 +175,16 @@ rescan:;
   if (slot < 0) slot = (int)((epoch ^ (g >> 3)) % RSAN_SHADOW_CELLS);
   /* Two threads accessing the granule at the same moment would both pick the first empty
    * cell, and the later store would erase the earlier access unseen (a missed race): the cell
-   * is replaced only if it still holds what this scan saw, else the granule is scanned again. */
+   * is replaced only if it still holds what this scan saw, else the granule is scanned again.
+   * The site goes first (a reader finds it beside any non-empty cell, shadow.c) and again
+   * after winning, in case a losing thread's site landed in between. */
   if (slot_w == 0 && slot < i) slot_w = __atomic_load_n(&c[slot], __ATOMIC_RELAXED); /* evicted */
-  if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+  uint64_t *cell_site = &rsan_cell_site(c)[slot];
+  __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
     goto rescan;
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   if (fa && site) note_site_stack(t, site, fa);
-  __atomic_store_n(&rsan_cell_site(c)[slot], site, __ATOMIC_RELAXED);
 }
 
 static inline uint32_t site_slot(uint64_t site) {

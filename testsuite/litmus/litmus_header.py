@@ -107,10 +107,13 @@ def parse_program(path: Path) -> LitmusProgram:
 
 def run_through_cli(run_pyrsan: Callable, program: LitmusProgram, out: Path,
                     run_timeout: float = 20) -> tuple[int, dict, str]:
-    """`pyrsan run --runs N --timeout S --json OUT [options] FILE` through the CLI
+    """`pyrsan run --runs N --timeout S --json OUT --sched random --seed 1 [options] FILE`
     (testsuite/conftest.py's run_pyrsan) -> (exit status, the --json document, stderr)."""
+    # a seeded controlled scheduler: the verdict must not depend on how the OS happens to start
+    # the threads (a program's `options` may choose another one)
+    sched = () if "--sched" in program.options else ("--sched", "random", "--seed", "1")
     proc = run_pyrsan("run", "--runs", program.runs, "--timeout", run_timeout, "--json", out,
-                      *program.options, program.path, timeout=600)
+                      *sched, *program.options, program.path, timeout=600)
     if not out.exists():
         raise AssertionError(f"{program.name}: no --json output (exit {proc.returncode}); "
                              f"stderr:\n{proc.stderr[-3000:]}")
