@@ -129,20 +129,29 @@ def geomean(values: list[float]) -> float:
     return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_run_options(ap: argparse.ArgumentParser) -> None:
+    """The options of the native / TSan / pyrsan comparisons (here and race_overhead.py)."""
     ap.add_argument("--runs", type=int, default=3, help="runs per variant (median)")
-    ap.add_argument("--scale", type=float, default=1.0, help="multiply every program's work")
-    ap.add_argument("--only", action="append", choices=[p.name for p in PROGRAMS],
-                    help="run only this program (repeatable)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply the programs' work")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per run")
     ap.add_argument("--budget", type=float, default=6.0,
-                    help="seconds the slowest variant may take per run; a program whose "
-                         "pyrsan or TSan run would take longer runs with less work")
+                    help="seconds the slowest variant may take per run; above it, a program "
+                         "runs with less work in every variant")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
-    args = ap.parse_args()
+
+
+def check_run_options(args: argparse.Namespace) -> None:
     if args.runs < 1 or args.scale <= 0 or args.budget <= 0:
         raise BenchError("--runs must be >= 1, --scale and --budget > 0")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_run_options(ap)
+    ap.add_argument("--only", action="append", choices=[p.name for p in PROGRAMS],
+                    help="run only this program (repeatable)")
+    args = ap.parse_args()
+    check_run_options(args)
 
     clang = find_clang()
     check_pyrsan(("pyrsan",))

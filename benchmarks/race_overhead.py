@@ -27,7 +27,8 @@ import os
 from _bench import (PROGRAMS_DIR, BenchError, check_pyrsan, count_reports,
                     find_clang, fmt_mb, fmt_s, is_instrumented, machine_load, main_guard,
                     print_table, pyrsan_cmd, pyrsan_env, ratio, run_measured, workdir)
-from overhead import Measure, Program, build, estimate_seconds, last_line, tsan_prefix
+from overhead import (Measure, Program, add_run_options, build, check_run_options, estimate_seconds,
+                      last_line, tsan_prefix)
 
 TARGET_VS_TSAN = 2.0
 PROGRAM = Program("private_arrays", "private heap arrays + shared input + mutex, 4 threads",
@@ -49,16 +50,9 @@ def build_variant(clang: str, variant: str, src, out) -> tuple[list[str] | None,
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=3, help="runs per variant (median)")
-    ap.add_argument("--scale", type=float, default=1.0, help="multiply the program's work")
-    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per run")
-    ap.add_argument("--budget", type=float, default=6.0,
-                    help="seconds the slowest variant may take per run; above it, every "
-                         "variant runs with less work")
-    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    add_run_options(ap)
     args = ap.parse_args()
-    if args.runs < 1 or args.scale <= 0 or args.budget <= 0:
-        raise BenchError("--runs must be >= 1, --scale and --budget > 0")
+    check_run_options(args)
 
     clang = find_clang()
     check_pyrsan(("pyrsan",))

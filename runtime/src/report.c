@@ -600,6 +600,23 @@ static void json_repair(buf *b, const rsan_report_info *r) {
   b_puts(b, "}");
 }
 
+/* The end of every report, called with report_lock held: the text block (unless the driver
+ * turned it off) and the JSON line, then the lock released; halt_on_error ends the process
+ * when the report may halt (violations and races; a deadlock ends it anyway). */
+static void publish_and_unlock(buf *t, buf *j, int may_halt) {
+  if (rsan_flag.print_reports) write_all(text_fd(), t->p, t->n);
+  json_open();
+  if (json_fd >= 0) write_all(json_fd, j->p, j->n);
+  b_free(t);
+  b_free(j);
+  int halt = may_halt && rsan_flag.halt_on_error && !rsan_test_mode;
+  rsan_spin_unlock(&report_lock);
+  if (halt) {
+    rsan_report_at_exit();
+    _exit(rsan_flag.exitcode);
+  }
+}
+
 void rsan_report_robustness(rsan_report_info *r) {
   const char *type = r->is_write ? "write" : "read";
   uint64_t prev_site = r->prev_state == 1 ? r->prev.site : 0;
@@ -697,18 +714,8 @@ void rsan_report_robustness(rsan_report_info *r) {
   b_json_str(&j, t.p);
   b_puts(&j, "}\n");
 
-  if (rsan_flag.print_reports) write_all(text_fd(), t.p, t.n);
-  json_open();
-  if (json_fd >= 0) write_all(json_fd, j.p, j.n);
-  b_free(&t);
-  b_free(&j);
   b_free(&sug);
-  int halt = rsan_flag.halt_on_error && !rsan_test_mode;
-  rsan_spin_unlock(&report_lock);
-  if (halt) {
-    rsan_report_at_exit();
-    _exit(rsan_flag.exitcode);
-  }
+  publish_and_unlock(&t, &j, 1);
 }
 
 /* ---- race reports (algorithm.md §5; docs/interfaces.md §2, "kind": "race") ---- */
@@ -866,17 +873,7 @@ void rsan_report_race(rsan_race_info *r) {
   b_json_str(&j, t.p);
   b_puts(&j, "}\n");
 
-  if (rsan_flag.print_reports) write_all(text_fd(), t.p, t.n);
-  json_open();
-  if (json_fd >= 0) write_all(json_fd, j.p, j.n);
-  b_free(&t);
-  b_free(&j);
-  int halt = rsan_flag.halt_on_error && !rsan_test_mode;
-  rsan_spin_unlock(&report_lock);
-  if (halt) {
-    rsan_report_at_exit();
-    _exit(rsan_flag.exitcode);
-  }
+  publish_and_unlock(&t, &j, 1);
 }
 
 uint64_t rsan_report_count(void) { return __atomic_load_n(&nreports, __ATOMIC_RELAXED); }
@@ -923,12 +920,7 @@ void rsan_report_deadlock(const rsan_deadlock_thread *th, int n) {
   b_puts(&j, "], \"text\": ");
   b_json_str(&j, t.p);
   b_puts(&j, "}\n");
-  if (rsan_flag.print_reports) write_all(text_fd(), t.p, t.n);
-  json_open();
-  if (json_fd >= 0) write_all(json_fd, j.p, j.n);
-  b_free(&t);
-  b_free(&j);
-  rsan_spin_unlock(&report_lock);
+  publish_and_unlock(&t, &j, 0);
 }
 
 void rsan_report_at_exit(void) {
