@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rsan_internal.h"
+#include "rsan_report.h"
 
 #define RSAN_EXIT_BAD_OPTIONS 86
 #define RSAN_FLAG_STRING_MAX 512
@@ -30,7 +30,6 @@ const char *rsan_flags_log_path(void) { return flag_ext.log_path; }
 const char *rsan_flags_suppressions(void) { return flag_ext.suppressions; }
 
 /* report.c: reads the suppressions file; 0, or -1 with a one-line message in err. */
-int rsan_suppressions_load(const char *path, char *err, size_t errn);
 
 enum flag_type { F_BOOL, F_INT, F_STRING, F_SC_MODE, F_SCHED, F_U64 };
 

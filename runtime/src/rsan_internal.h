@@ -1,11 +1,13 @@
 /* pyrsan runtime: what the engine's files share (internal; not an ABI).
  *
  * Files: clock.c (location clocks), location.c (location table), thread.c (thread state,
- * shadow call stack), engine.c (the algorithm and the __rsan_* entry points), sites.c
- * (module registry), flags.c (PYRSAN_OPTIONS), report.c (reports), test.c (test hooks,
- * see rsan_test.h); race detection (algorithm.md §5): vclock.c (vector clocks), race.c (the
- * §5 rules and the checks of plain accesses), shadow.c (shadow cells), heap.c (heap blocks,
- * for naming objects). The interceptors only see rsan_sync.h.
+ * shadow call stack); the engine (rsan_engine.h): rules.c (the clock rules), atomic.c (the
+ * __rsan_* atomic entry points), history.c, value.c (value checks), memop.c, sync.c
+ * (rsan_sync.h), alloc.c, init.c; sites.c (module registry), flags.c (PYRSAN_OPTIONS),
+ * report.c, report_robustness.c, report_race.c, suppressions.c, textbuf.c (reports;
+ * rsan_report.h), test.c (test hooks, see rsan_test.h); race detection (algorithm.md §5):
+ * vclock.c (vector clocks), race.c (the §5 rules and the checks of plain accesses), shadow.c
+ * (shadow cells), heap.c (heap blocks, for naming objects). The interceptors only see rsan_sync.h.
  *
  * Locking: the engine never calls intercepted functions (pthread_mutex_*, malloc/free) with a
  * lock held; its own locks are spin locks with sched_yield backoff and its memory comes from
@@ -401,7 +403,7 @@ int rsan_flags_parse(const char *s, char *err, size_t errn);
 void rsan_flags_defaults(void);
 void rsan_flags_print_help(void);
 
-/* ---- initialisation (engine.c) ---- */
+/* ---- initialisation (init.c) ---- */
 extern int rsan_inited;
 void rsan_init_slow(void);
 static inline void rsan_ensure_init(void) {

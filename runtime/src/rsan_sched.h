@@ -67,7 +67,7 @@ static inline int rsan_sched_active(void) {
     if (__builtin_expect(rsan_sched_on, 0)) rsan_sched_point((kind), (addr), (w));     \
   } while (0)
 
-/* start-up (engine.c rsan_init_slow, after the options): opens the trace, reads the
+/* start-up (init.c rsan_init_slow, after the options): opens the trace, reads the
  * schedule file (a bad one: one line on stderr and exit 86, like a bad option) */
 void rsan_sched_init(void);
 /* at exit (report.c, before the exit status is decided): the trace's end line */

@@ -55,7 +55,7 @@ FLOC = "__F"
 
 def split_fenced(threads):
     """Each seq_cst access as the three engine steps it is made of with sc_accesses=fenced
-    (engine.c op_load & co.): SC fence, the access with the lowered order, SC fence, so that
+    (atomic.c op_load & co.): SC fence, the access with the lowered order, SC fence, so that
     other threads can run between them, as they can in a real run (the runtime holds no
     lock across the three)."""
     out = []

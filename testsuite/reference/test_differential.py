@@ -256,7 +256,7 @@ def test_fenced_sc_store_split_by_a_preemption_is_not_robust(engine):
 
 # The same program with each seq_cst access as ONE __rsan_* call, run on real threads: the
 # violation is reached only because the engine makes a scheduling point after the leading
-# SC fence and before the trailing one inside the call (engine.c fence_sc_step), where a
+# SC fence and before the trailing one inside the call (rules.c rsan_fence_sc_step), where a
 # controlled scheduler (sched=dfs/pct) can switch threads; explore.run_on_threads also checks
 # that the engine's points are exactly the three steps.
 def test_fenced_sc_store_violation_found_with_seq_cst_accesses_as_single_steps(engine):

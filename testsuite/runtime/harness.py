@@ -78,7 +78,7 @@ uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *a
 
 uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site);
 uint64_t helper_deep_load(int n, uint32_t *p, uint64_t call_site, uint64_t load_site);
-/* value tracking and spin loops (rsan_interface.h), one-attempt test hooks (engine.c) */
+/* value tracking and spin loops (rsan_interface.h), one-attempt test hooks (atomic.c) */
 void __rsan_wait_1(void *p, uint64_t v, int32_t order, uint64_t site);
 void __rsan_wait_2(void *p, uint64_t v, int32_t order, uint64_t site);
 void __rsan_wait_4(void *p, uint64_t v, int32_t order, uint64_t site);

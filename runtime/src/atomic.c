@@ -1,0 +1,389 @@
+/* The atomic entry points of rsan_interface.h (loads, stores, RMWs, CAS, wait, BCAS, track,
+ * fences): each takes the location lock, checks, applies the clock rules (rules.c), records the
+ * write (history.c), performs the real memory operation with a seq_cst hardware atomic while
+ * still holding the lock (so the lock order per location is mo and rf: the observed run is SC,
+ * algorithm.md §3 "Order per op"), and renders any report after unlocking. */
+#include <sched.h>
+#include <string.h>
+
+#include "rsan_engine.h"
+#include "rsan_sched.h"
+
+/* The shadow part of an atomic access (algorithm.md §5: atomics are recorded too, so that
+ * mixed atomic / plain races are found). Made under the location lock: a thread that
+ * synchronises with this access (it takes the lock later) must find the cell already there,
+ * or its own plain access would be checked first and this one then reported against it. A
+ * race report made here takes only leaf locks (report, sites, threads, heap blocks). */
+static inline void race_atomic(rsan_thread *t, const void *p, int size, int wr, uint64_t epoch,
+                               uint64_t site, uintptr_t fa) {
+  if (rsan_flag.report_races) rsan_race_access(t, (uintptr_t)p, (uint64_t)size, wr, 1, epoch, site, fa);
+}
+
+/* ---- the operations ---- */
+static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t fa) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
+  if (fenced) rsan_fence_sc_step(t);
+  RSAN_SCHED_POINT(RSAN_SK_LOAD, p, 0);
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_loc_touch(l, p, size);
+  rsan_report_info rep;
+  int bad = rsan_checks_on(l) && rsan_read_violation(t, l);
+  if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
+  rsan_sc_load(t, l);
+  rsan_hb_load(t, l, mo);
+  rsan_race_load(t, l, mo);
+  uint64_t v = mem_load(p, size);
+  rsan_thread_note_access(t, site, l, RSAN_OP_LOAD, 0, size);
+  rsan_loc_check_invariants(l);
+  race_atomic(t, p, size, 0, rsan_race_epoch(t), site, fa);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+  if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
+  if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, v, 0);
+  if (fenced) rsan_fence_sc_step(t);
+  return v;
+}
+
+static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int mo = order == RSAN_SEQ_CST ? RSAN_RELEASE : order;
+  if (fenced) rsan_fence_sc_step(t);
+  RSAN_SCHED_POINT(RSAN_SK_STORE, p, 1);
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_loc_touch(l, p, size);
+  rsan_report_info rep;
+  int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
+  if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_STORE, 0, order, size, site, fa);
+  uint64_t ts = ++l->stamp, tU = ++l->stampU;
+  rsan_sc_write(t, l, ts, tU);
+  rsan_hb_store(t, l, mo, ts, tU);
+  uint64_t race_epoch = rsan_race_store(t, l, mo);
+  v &= size_mask(size);
+  rsan_hist_record(l, t, fa, ts, 0, site, v, order, RSAN_OP_STORE, 0, size);
+  mem_store(p, v, size);
+  rsan_thread_note_access(t, site, l, RSAN_OP_STORE, 0, size);
+  rsan_loc_check_invariants(l);
+  race_atomic(t, p, size, 1, race_epoch, site, fa);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+  if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
+  if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, v, 1);
+  if (fenced) rsan_fence_sc_step(t);
+}
+
+static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_t site, uintptr_t fa) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int mo = order == RSAN_SEQ_CST ? RSAN_ACQ_REL : order;
+  if (fenced) rsan_fence_sc_step(t);
+  RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_loc_touch(l, p, size);
+  rsan_report_info rep;
+  int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
+  if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_RMW, op, order, size, site, fa);
+  uint64_t ts = ++l->stamp; /* no U increment for RMW */
+  rsan_sc_write(t, l, ts, 0);
+  rsan_hb_rmw(t, l, mo, ts);
+  uint64_t race_epoch = rsan_race_rmw(t, l, mo);
+  uint64_t newv;
+  uint64_t old = rsan_mem_rmw(p, op, v, size, &newv);
+  rsan_hist_record(l, t, fa, ts, 1, site, newv, order, RSAN_OP_RMW, op, size);
+  rsan_thread_note_access(t, site, l, RSAN_OP_RMW, op, size);
+  rsan_loc_check_invariants(l);
+  race_atomic(t, p, size, 1, race_epoch, site, fa);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+  if (RSAN_UNLIKELY(bad)) {
+    rep.rmw_op = op;
+    rsan_report_robustness(&rep);
+  }
+  /* an RMW that leaves memory as it was (test-and-set on a held flag) may be a spin loop */
+  if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, old, newv != (old & size_mask(size)));
+  if (fenced) rsan_fence_sc_step(t);
+  return old;
+}
+
+static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int size, int succ, int fail,
+                           int weak, uint64_t site, uintptr_t fa) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = (succ == RSAN_SEQ_CST || fail == RSAN_SEQ_CST) && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int ms = succ == RSAN_SEQ_CST ? RSAN_ACQ_REL : succ;
+  int mf = fail == RSAN_SEQ_CST || fail == RSAN_ACQ_REL ? RSAN_ACQUIRE : fail;
+  if (mf == RSAN_RELEASE) mf = RSAN_RELAXED; /* not a valid failure order */
+  int opk = weak ? RSAN_OP_CAS_WEAK : RSAN_OP_CAS_STRONG;
+  if (fenced) rsan_fence_sc_step(t);
+  RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_loc_touch(l, p, size);
+  rsan_report_info rep;
+  uint64_t m = size_mask(size);
+  /* weak CAS: the read check (it may fail reading any stale write). Strong CAS, exact
+   * (algorithm.md §4, architecture.md "Value tracking"): write-type if it can succeed reading
+   * a stale write of the expected value, read-type if it can fail reading a stale write of
+   * another value. */
+  int bad = 0, bad_write = 0;
+  if (rsan_checks_on(l)) {
+    if (weak) {
+      bad = rsan_read_violation(t, l);
+    } else if (rsan_stale_value_rmw(t, l, expected, m)) {
+      bad = bad_write = 1;
+    } else {
+      bad = rsan_stale_value_read(t, l, expected, m, 0);
+    }
+  }
+  if (RSAN_UNLIKELY(bad)) {
+    rsan_fill_report(&rep, t, l, bad_write, opk, 0, succ, size, site, fa);
+    rep.strong_cas = 0; /* the check is exact: no "value tracking off" note */
+  }
+  uint64_t old = expected & m;
+  int ok = mem_cas(p, &old, desired & m, weak != 0, size);
+  uint64_t race_epoch;
+  if (ok) { /* success: RMW(mo_s) */
+    uint64_t ts = ++l->stamp;
+    rsan_sc_write(t, l, ts, 0);
+    rsan_hb_rmw(t, l, ms, ts);
+    race_epoch = rsan_race_rmw(t, l, ms);
+    rsan_hist_record(l, t, fa, ts, 1, site, desired & m, succ, opk, 0, size);
+  } else { /* failure: Load(mo_f) */
+    rsan_sc_load(t, l);
+    rsan_hb_load(t, l, mf);
+    rsan_race_load(t, l, mf);
+    race_epoch = rsan_race_epoch(t);
+  }
+  rsan_thread_note_access(t, site, l, opk, 0, size);
+  rsan_loc_check_invariants(l);
+  race_atomic(t, p, size, ok, race_epoch, site, fa);
+  rsan_loc_release(l);
+  rsan_thread_check_invariants(t);
+  if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
+  /* a failed CAS writes nothing: a CAS retry loop is a spin loop */
+  if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, old, ok);
+  if (fenced) rsan_fence_sc_step(t);
+  rsan_cas_ret r = {old, (uint64_t)ok};
+  return r;
+}
+
+/* wait(x = v) (papers/002 §4.3, algorithm.md §4): blocks until x holds v. Failed attempts
+ * create no events: each attempt re-reads memory under the location lock and, when the value
+ * differs, drops the lock and yields. The thread's clocks do not change between attempts
+ * (it makes no event), so the check is made once, at the first attempt, before blocking: a
+ * stale write of v with a timestamp in [Tc(x), Tsc(x)) (Tc(x) <= Tval(x,v)). Checking before
+ * blocking matters: in BARW₀,₀ one wait blocks forever in every SC run. The successful read
+ * is a Load(mo). block: 1 blocks; 0 (tests) one attempt, checked; WAIT_SPIN one attempt of a
+ * recognised spin loop (__rsan_spin_load_N): no check and no event unless it reads v (the
+ * check is then made at the successful read); *seen gets the value read. WAIT_SPIN_NE: the
+ * same for a loop that leaves on any value other than v (wait(x != v)): its successful read
+ * reads some value other than v, so it is stale iff a known write of another value has a
+ * timestamp in [Tc(x), Tsc(x)) (the read check of a failing strong CAS). */
+#define WAIT_SPIN 2
+#define WAIT_SPIN_NE 3
+static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa, int block,
+                   uint64_t *seen) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
+  uint64_t m = size_mask(size);
+  v &= m;
+  int spin = block == WAIT_SPIN || block == WAIT_SPIN_NE, ne = block == WAIT_SPIN_NE;
+  if (fenced && spin) { /* the fence belongs to the event: only when it may happen */
+    RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
+    rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+    uint64_t got = mem_load(p, size);
+    rsan_loc_release(l);
+    if ((got == v) == ne) {
+      *seen = got;
+      /* a failed attempt: no point in retrying before another thread writes x */
+      if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_retry_after_write(p);
+      return 0;
+    }
+  }
+  if (fenced) rsan_fence_sc_step(t);
+  for (int first = 1;; first = 0) {
+    RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
+    rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+    rsan_loc_touch(l, p, size);
+    rsan_report_info rep;
+    uint64_t got = mem_load(p, size);
+    int ok = (got == v) != ne;
+    if (spin) *seen = got;
+    int bad = first && (ok || !spin) && rsan_checks_on(l) && rsan_stale_value_read(t, l, v, m, !ne);
+    if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 0, RSAN_OP_WAIT, 0, order, size, site, fa);
+    if (ok) {
+      rsan_sc_load(t, l);
+      rsan_hb_load(t, l, mo);
+      rsan_race_load(t, l, mo);
+      rsan_thread_note_access(t, site, l, RSAN_OP_WAIT, 0, size);
+      rsan_loc_check_invariants(l);
+    }
+    if (ok) race_atomic(t, p, size, 0, rsan_race_epoch(t), site, fa);
+    rsan_loc_release(l);
+    if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
+    if (ok) break;
+    /* controlled scheduler: the thread is disabled until another thread writes x */
+    if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_retry_after_write(p);
+    if (block != 1) return 0; /* tests, spin loads: one attempt, no event */
+    if (!rsan_sched_on) sched_yield();
+  }
+  rsan_thread_check_invariants(t);
+  if (fenced) rsan_fence_sc_step(t);
+  return 1;
+}
+
+/* BCAS(x, e -> d) (papers/002 §4.3, algorithm.md §4): a strong CAS retried until it succeeds;
+ * failed attempts create no events, success is one RMW(mo). Checked once at the first
+ * attempt (as wait): write-type iff it can succeed reading a stale write of e that ends a
+ * block (TcU(x) <= TvalU(x,e)). */
+static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_t site,
+                   uintptr_t fa, int block) {
+  rsan_ensure_init();
+  rsan_thread *t = rsan_thread_current();
+  int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
+  int mo = order == RSAN_SEQ_CST ? RSAN_ACQ_REL : order;
+  uint64_t m = size_mask(size);
+  e &= m;
+  d &= m;
+  if (fenced) rsan_fence_sc_step(t);
+  for (int first = 1;; first = 0) {
+    RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
+    rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+    rsan_loc_touch(l, p, size);
+    rsan_report_info rep;
+    int bad = first && rsan_checks_on(l) && rsan_stale_value_rmw(t, l, e, m);
+    if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_BCAS, 0, order, size, site, fa);
+    uint64_t old = e, race_epoch = 0;
+    int ok = mem_cas(p, &old, d, 0, size);
+    if (ok) {
+      uint64_t ts = ++l->stamp; /* an RMW: no U increment */
+      rsan_sc_write(t, l, ts, 0);
+      rsan_hb_rmw(t, l, mo, ts);
+      race_epoch = rsan_race_rmw(t, l, mo);
+      rsan_hist_record(l, t, fa, ts, 1, site, d, order, RSAN_OP_BCAS, 0, size);
+      rsan_thread_note_access(t, site, l, RSAN_OP_BCAS, 0, size);
+      rsan_loc_check_invariants(l);
+    }
+    if (ok) race_atomic(t, p, size, 1, race_epoch, site, fa);
+    rsan_loc_release(l);
+    if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
+    if (ok) {
+      if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, d, 1);
+      break;
+    }
+    if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_retry_after_write(p);
+    if (!block) return 0; /* tests: one attempt, no event */
+    if (!rsan_sched_on) sched_yield();
+  }
+  rsan_thread_check_invariants(t);
+  if (fenced) rsan_fence_sc_step(t);
+  return 1;
+}
+
+/* track(x, v): declares (x, v) critical. With the equivalent reading of value tracking
+ * (architecture.md) every value is tracked exactly inside the history window, so this only
+ * records the location's initial value if x was never touched. */
+static void op_track(void *p, int size) {
+  rsan_ensure_init();
+  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_loc_touch(l, p, size);
+  rsan_loc_release(l);
+}
+
+/* ---- ABI entry points (rsan_interface.h). Each records its own frame address for the
+ * shadow call stack before calling the shared implementation. ---- */
+#define RSAN_DEF_SIZE(N)                                                                         \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_load_##N(void *p, int32_t order, uint64_t site) {    \
+    return op_load(p, N, order, site, (uintptr_t)__builtin_frame_address(0));                    \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_store_##N(void *p, uint64_t v, int32_t order,           \
+                                                  uint64_t site) {                               \
+    op_store(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0));                       \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_rmw_##N(void *p, uint64_t v, int32_t op,             \
+                                                    int32_t order, uint64_t site) {              \
+    return op_rmw(p, v, op, N, order, site, (uintptr_t)__builtin_frame_address(0));              \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE rsan_cas_ret __rsan_cas_##N(void *p, uint64_t expected,              \
+                                                        uint64_t desired, int32_t succ,          \
+                                                        int32_t fail, int32_t weak,              \
+                                                        uint64_t site) {                         \
+    return op_cas(p, expected, desired, N, succ, fail, weak, site,                               \
+                  (uintptr_t)__builtin_frame_address(0));                                        \
+  }
+
+#define RSAN_DEF_VALUE(N)                                                                        \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_wait_##N(void *p, uint64_t v, int32_t order,             \
+                                                 uint64_t site) {                                \
+    op_wait(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0), 1, NULL);               \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_##N(void *p, uint64_t expected,            \
+                                                          int32_t order, uint64_t site) {        \
+    uint64_t seen = 0;                                                                           \
+    op_wait(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN,       \
+            &seen);                                                                              \
+    return seen;                                                                                 \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_ne_##N(void *p, uint64_t unexpected,       \
+                                                             int32_t order, uint64_t site) {     \
+    uint64_t seen = 0;                                                                           \
+    op_wait(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE,  \
+            &seen);                                                                              \
+    return seen;                                                                                 \
+  }                                                                                              \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_bcas_##N(void *p, uint64_t expected, uint64_t desired,   \
+                                                 int32_t order, uint64_t site) {                 \
+    op_bcas(p, expected, desired, N, order, site, (uintptr_t)__builtin_frame_address(0), 1);     \
+  }                                                                                              \
+  RSAN_EXPORT void __rsan_track_##N(void *p, uint64_t v, uint64_t site) {                        \
+    (void)v;                                                                                     \
+    (void)site;                                                                                  \
+    op_track(p, N);                                                                              \
+  }
+
+RSAN_DEF_VALUE(1)
+RSAN_DEF_VALUE(2)
+RSAN_DEF_VALUE(4)
+RSAN_DEF_VALUE(8)
+
+/* Tests (testsuite/reference/explore.py drives one thread at a time and cannot block): one
+ * attempt of wait / BCAS, with its check and, when memory holds the value, the operation
+ * (1); otherwise nothing happens after the check (0): the attempt creates no event. */
+RSAN_EXPORT int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site) {
+  return op_wait(p, v, size, order, site, (uintptr_t)__builtin_frame_address(0), 0, NULL);
+}
+RSAN_EXPORT int __rsan_test_bcas_once(void *p, uint64_t expected, uint64_t desired, int32_t size,
+                                      int32_t order, uint64_t site) {
+  return op_bcas(p, expected, desired, size, order, site, (uintptr_t)__builtin_frame_address(0), 0);
+}
+
+RSAN_DEF_SIZE(1)
+RSAN_DEF_SIZE(2)
+RSAN_DEF_SIZE(4)
+RSAN_DEF_SIZE(8)
+
+RSAN_EXPORT void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site) {
+  (void)site;
+  if (singlethread) return; /* syncscope("singlethread"): a compiler barrier only */
+  rsan_ensure_init();
+  RSAN_SCHED_POINT(order == RSAN_SEQ_CST ? RSAN_SK_FENCE_SC : RSAN_SK_FENCE, NULL, 0);
+  rsan_thread *t = rsan_thread_current();
+  switch (order) {
+  case RSAN_CONSUME:
+  case RSAN_ACQUIRE: rsan_fence_acq(t); break;
+  case RSAN_RELEASE: rsan_fence_rel(t); break;
+  case RSAN_ACQ_REL:
+    rsan_fence_acq(t);
+    rsan_fence_rel(t);
+    break;
+  case RSAN_SEQ_CST: rsan_fence_sc(t); break; /* both models: SC fences are RMWs on F */
+  default: break;
+  }
+  rsan_thread_check_invariants(t);
+}

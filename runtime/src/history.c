@@ -1,0 +1,73 @@
+/* Per-location write history (for reports and the value checks) and the report record of a
+ * robustness violation (rsan_report_info), filled under the location lock. */
+#include <string.h>
+
+#include "rsan_engine.h"
+
+void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw,
+                        uint64_t site, uint64_t value, int order, int op, int rmw_op, int size) {
+  if (RSAN_UNLIKELY(!l->hist)) l->hist = rsan_alloc(RSAN_HIST * sizeof(rsan_hist));
+  rsan_hist *h = &l->hist[l->hist_next++ % RSAN_HIST];
+  h->ts = ts;
+  h->tsU = l->stampU;
+  h->site = site;
+  h->value = value;
+  uint32_t n = rsan_thread_stack(t, fa, h->stack, RSAN_HIST_STACK);
+  for (uint32_t i = n; i < RSAN_HIST_STACK; i++) h->stack[i] = 0;
+  h->tid = t->tid;
+  h->order = (uint8_t)order;
+  h->op = (uint8_t)op;
+  h->rmw_op = (uint8_t)rmw_op;
+  h->rmw = (uint8_t)rmw;
+  h->size = (uint8_t)size;
+}
+
+/* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when
+ * is_write). Returns 0 initial value, 1 found, 2 out of the window. */
+static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *out) {
+  if (ts == 0) return 0;
+  if (!l->hist) return 2;
+  for (int i = 0; i < RSAN_HIST; i++) {
+    const rsan_hist *h = &l->hist[i];
+    if (!h->ts) continue;
+    if (is_write ? (!h->rmw && h->tsU == ts) : (h->ts == ts)) {
+      *out = *h;
+      return 1;
+    }
+  }
+  return 2;
+}
+
+void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op,
+                        int rmw_op, int order, int size, uint64_t site, uintptr_t fa) {
+  memset(r, 0, sizeof *r);
+  r->is_write = is_write;
+  r->strong_cas = op == RSAN_OP_CAS_STRONG;
+  r->addr = l->addr;
+  r->loc_id = l->id;
+  r->site = site;
+  r->tid = t->tid;
+  r->op = op;
+  r->rmw_op = rmw_op;
+  r->order = order;
+  r->size = size;
+  r->nstack = rsan_thread_stack(t, fa, r->stack, RSAN_SHADOW_MAX);
+  if (is_write) {
+    r->ts_hb = rsan_clk_getU(&t->Tc, l->id);
+    r->ts_sc = rsan_clk_getU(&t->Tsc, l->id);
+  } else {
+    r->ts_hb = rsan_clk_get(&t->Tc, l->id);
+    r->ts_sc = rsan_clk_get(&t->Tsc, l->id);
+  }
+  r->prev_state = hist_find(l, is_write, r->ts_hb, &r->prev);
+  r->forced_state = hist_find(l, is_write, r->ts_sc, &r->forced);
+  /* the thread's latest earlier access to another location */
+  for (uint32_t k = 1; k <= RSAN_RECENT && k <= t->recent_next; k++) {
+    const rsan_recent *a = &t->recent[(t->recent_next - k) % RSAN_RECENT];
+    if (a->loc_id != l->id || a->addr != l->addr) {
+      r->have_before = 1;
+      r->before = *a;
+      break;
+    }
+  }
+}

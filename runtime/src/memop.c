@@ -1,0 +1,107 @@
+/* The new value of an atomic read-modify-write (integer and floating-point operations of
+ * LLVM's atomicrmw), performed on memory with a compare-and-swap loop. */
+#include <string.h>
+
+#include "rsan_engine.h"
+
+static double fmaxnum(double a, double b) {
+  if (__builtin_isnan(a)) return b;
+  if (__builtin_isnan(b)) return a;
+  if (a == b) return __builtin_signbit(a) ? b : a; /* max(-0, +0) = +0 */
+  return a > b ? a : b;
+}
+static double fminnum(double a, double b) {
+  if (__builtin_isnan(a)) return b;
+  if (__builtin_isnan(b)) return a;
+  if (a == b) return __builtin_signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+static double fmaximum(double a, double b) {
+  if (__builtin_isnan(a) || __builtin_isnan(b)) return a + b;
+  return fmaxnum(a, b);
+}
+static double fminimum(double a, double b) {
+  if (__builtin_isnan(a) || __builtin_isnan(b)) return a + b;
+  return fminnum(a, b);
+}
+
+static double bits_to_fp(uint64_t v, int size) {
+  if (size == 8) {
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+  }
+  if (size == 4) {
+    uint32_t u = (uint32_t)v;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  uint16_t u = (uint16_t)v; /* size 2: IEEE half */
+  _Float16 h;
+  memcpy(&h, &u, 2);
+  return (double)h;
+}
+
+static uint64_t fp_to_bits(double d, int size) {
+  if (size == 8) {
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    return v;
+  }
+  if (size == 4) {
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+  }
+  _Float16 h = (_Float16)d;
+  uint16_t u;
+  memcpy(&u, &h, 2);
+  return u;
+}
+
+/* The new value of an atomicrmw (rsan_interface.h, enum rsan_rmw_op), at the access size. */
+static uint64_t rmw_apply(int op, uint64_t old, uint64_t v, int size) {
+  uint64_t m = size_mask(size);
+  old &= m;
+  v &= m;
+  uint64_t r;
+  switch (op) {
+  case RSAN_RMW_XCHG: r = v; break;
+  case RSAN_RMW_ADD: r = old + v; break;
+  case RSAN_RMW_SUB: r = old - v; break;
+  case RSAN_RMW_AND: r = old & v; break;
+  case RSAN_RMW_NAND: r = ~(old & v); break;
+  case RSAN_RMW_OR: r = old | v; break;
+  case RSAN_RMW_XOR: r = old ^ v; break;
+  case RSAN_RMW_MAX: r = sext(old, size) >= sext(v, size) ? old : v; break;
+  case RSAN_RMW_MIN: r = sext(old, size) <= sext(v, size) ? old : v; break;
+  case RSAN_RMW_UMAX: r = old >= v ? old : v; break;
+  case RSAN_RMW_UMIN: r = old <= v ? old : v; break;
+  case RSAN_RMW_FADD: r = fp_to_bits(bits_to_fp(old, size) + bits_to_fp(v, size), size); break;
+  case RSAN_RMW_FSUB: r = fp_to_bits(bits_to_fp(old, size) - bits_to_fp(v, size), size); break;
+  case RSAN_RMW_FMAX: r = fp_to_bits(fmaxnum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
+  case RSAN_RMW_FMIN: r = fp_to_bits(fminnum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
+  case RSAN_RMW_FMAXIMUM: r = fp_to_bits(fmaximum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
+  case RSAN_RMW_FMINIMUM: r = fp_to_bits(fminimum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
+  case RSAN_RMW_UINC_WRAP: r = old >= v ? 0 : old + 1; break;
+  case RSAN_RMW_UDEC_WRAP: r = (old == 0 || old > v) ? v : old - 1; break;
+  case RSAN_RMW_USUB_COND: r = old >= v ? old - v : old; break;
+  case RSAN_RMW_USUB_SAT: r = old >= v ? old - v : 0; break;
+  default: r = old; break; /* unknown op: leave memory unchanged */
+  }
+  return r & m;
+}
+
+/* Performs the RMW with a CAS loop (correct even against uninstrumented writers). */
+uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv) {
+  uint64_t old = mem_load(p, size);
+  for (;;) {
+    uint64_t n = rmw_apply(op, old, v, size);
+    if (mem_cas(p, &old, n, 0, size)) {
+      *newv = n;
+      return old;
+    }
+  }
+}

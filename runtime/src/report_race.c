@@ -1,0 +1,165 @@
+/* Data-race reports (algorithm.md §5; docs/interfaces.md §2, "kind": "race"). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rsan_report.h"
+
+/* ---- race reports (algorithm.md §5; docs/interfaces.md §2, "kind": "race") ---- */
+uint64_t rsan_nraces;
+
+/* "Atomic write", "Read", ... ("atomic write", "read" after "Previous") */
+static const char *access_noun(int is_write, int is_atomic, int capital) {
+  static const char *names[2][4] = {{"read", "write", "atomic read", "atomic write"},
+                                    {"Read", "Write", "Atomic read", "Atomic write"}};
+  return names[capital != 0][2 * (is_atomic != 0) + (is_write != 0)];
+}
+
+/* The object of a race: a global's name, a heap block with where it was allocated, or the
+ * bare address. *kind: "global", "heap" or "unknown"; blk filled for "heap". */
+static void race_object(char *out, size_t n, uintptr_t addr, const char **kind, rsan_block_info *blk) {
+  int known;
+  rsan_object_name(out, n, addr, &known);
+  if (known) {
+    *kind = "global";
+    return;
+  }
+  if (rsan_heap_find(addr, blk)) {
+    char where[300];
+    if (blk->site) rsan_site_short(where, sizeof where, blk->site);
+    else snprintf(where, sizeof where, "an unknown site");
+    if (blk->tid >= 0)
+      snprintf(out, n, "heap block of size %llu at 0x%llx allocated by thread T%d at %s",
+               (unsigned long long)blk->size, (unsigned long long)blk->addr, blk->tid, where);
+    else
+      snprintf(out, n, "heap block of size %llu at 0x%llx", (unsigned long long)blk->size,
+               (unsigned long long)blk->addr);
+    *kind = "heap";
+    return;
+  }
+  *kind = "unknown";
+}
+
+/* "Thread T2 (created by thread T0 at:" + its creation stack; the main thread has none */
+static void text_thread(rsan_buf *b, int tid) {
+  rsan_thread *th = rsan_thread_by_tid(tid);
+  if (!th || th->parent_tid < 0) {
+    rsan_buf_printf(b, "  Thread T%d (%s)\n", tid, tid == 0 ? "main thread" : "creation unknown");
+    return;
+  }
+  rsan_buf_printf(b, "  Thread T%d created by thread T%d at:\n", tid, th->parent_tid);
+  rsan_frames fr;
+  rsan_frames_build(&fr, 0, th->create_stack, th->ncreate);
+  rsan_text_frames(b, &fr);
+}
+
+static void json_thread(rsan_buf *b, int tid) {
+  rsan_thread *th = rsan_thread_by_tid(tid);
+  rsan_buf_printf(b, "{\"thread\": %d", tid);
+  if (th && th->parent_tid >= 0) {
+    rsan_frames fr;
+    rsan_frames_build(&fr, 0, th->create_stack, th->ncreate);
+    rsan_buf_printf(b, ", \"created_by\": %d", th->parent_tid);
+    rsan_json_frame_fields(b, &fr);
+  }
+  rsan_buf_puts(b, "}");
+}
+
+static void json_race_side(rsan_buf *b, uint64_t site, int tid, int is_write, int is_atomic, int is_free,
+                           int size, const rsan_frames *fr) {
+  rsan_buf_printf(b, "{\"site\": \"0x%016llx\", \"thread\": %d, \"type\": \"%s\", \"atomic\": %s, \"size\": %d",
+           (unsigned long long)site, tid, is_write ? "write" : "read", is_atomic ? "true" : "false", size);
+  if (is_free) rsan_buf_puts(b, ", \"free\": true");
+  rsan_json_frame_fields(b, fr);
+  rsan_buf_puts(b, "}");
+}
+
+void rsan_report_race(rsan_race_info *r) {
+  const char *type = r->is_write ? "write" : "read";
+  /* one report per pair of sites, in either order */
+  uint64_t a = r->site < r->prev_site ? r->site : r->prev_site;
+  uint64_t bsite = r->site < r->prev_site ? r->prev_site : r->site;
+  rsan_spin_lock(&rsan_report_lock);
+  if (!rsan_dedup_insert(a, bsite, 3)) {
+    rsan_spin_unlock(&rsan_report_lock);
+    return;
+  }
+  rsan_frames acc, prev;
+  rsan_frames_build(&acc, r->site, r->stack, r->nstack);
+  rsan_frames_build(&prev, r->prev_site, r->prev_stack, r->prev_nstack);
+  if (rsan_nsupps) {
+    const rsan_frames *stacks[2] = {&acc, &prev};
+    rsan_supp *sp = rsan_supp_find(RSAN_SUPP_RACE, stacks, 2);
+    if (sp) {
+      sp->hits++;
+      rsan_nsuppressed++;
+      rsan_json_suppressed("race", type, sp, a, bsite);
+      rsan_spin_unlock(&rsan_report_lock);
+      return;
+    }
+  }
+  rsan_nreports++;
+  rsan_nraces++;
+  int pid = (int)getpid();
+  char obj[600];
+  const char *obj_kind;
+  rsan_block_info blk;
+  race_object(obj, sizeof obj, r->addr, &obj_kind, &blk);
+  const rsan_frame *prim = rsan_frames_primary(&acc);
+
+  rsan_buf t = {0};
+  rsan_buf_puts(&t, "==================\n");
+  rsan_buf_printf(&t, "WARNING: pyrsan: data race (pid=%d)\n", pid);
+  rsan_buf_printf(&t, "  %s of size %d at 0x%llx by thread T%d:\n",
+           r->is_free ? "Free of a block" : access_noun(r->is_write, r->is_atomic, 1), r->size,
+           (unsigned long long)r->addr, r->tid);
+  rsan_text_frames(&t, &acc);
+  rsan_buf_printf(&t, "  Previous %s of size %d at 0x%llx by thread T%d:\n", access_noun(r->prev_is_write, r->prev_is_atomic, 0),
+           r->prev_size, (unsigned long long)r->addr, r->prev_tid);
+  rsan_text_frames(&t, &prev);
+  if (!strcmp(obj_kind, "global")) rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
+  else if (!strcmp(obj_kind, "heap")) rsan_buf_printf(&t, "  Location is %s\n", obj);
+  else rsan_buf_printf(&t, "  Location is 0x%llx (not a known global or heap block)\n", (unsigned long long)r->addr);
+  text_thread(&t, r->tid);
+  if (r->prev_tid != r->tid) text_thread(&t, r->prev_tid);
+  rsan_buf_puts(&t, "  Model: C11 happens-before with fences (RC20)\n");
+  if (prim)
+    rsan_buf_printf(&t, "SUMMARY: pyrsan: data race %s:%u in %s\n", prim->file ? prim->file : "??", prim->line,
+             prim->function ? prim->function : "??");
+  else
+    rsan_buf_printf(&t, "SUMMARY: pyrsan: data race at site 0x%016llx\n", (unsigned long long)r->site);
+  rsan_buf_puts(&t, "==================\n");
+
+  rsan_buf j = {0};
+  rsan_buf_printf(&j, "{\"kind\": \"race\", \"type\": \"%s\", \"pid\": %d, \"model\": \"RC20\"", type, pid);
+  rsan_buf_printf(&j, ", \"location\": {\"address\": \"0x%llx\", \"object\": \"%s\"", (unsigned long long)r->addr, obj_kind);
+  if (strcmp(obj_kind, "unknown")) {
+    rsan_buf_puts(&j, ", \"name\": ");
+    rsan_buf_json_str(&j, obj);
+  }
+  if (!strcmp(obj_kind, "heap")) {
+    rsan_frames af;
+    rsan_frames_build(&af, 0, blk.stack, 4);
+    rsan_buf_printf(&j, ", \"block\": {\"address\": \"0x%llx\", \"size\": %llu, \"thread\": %d", (unsigned long long)blk.addr,
+             (unsigned long long)blk.size, blk.tid);
+    rsan_json_frame_fields(&j, &af);
+    rsan_buf_puts(&j, "}");
+  }
+  rsan_buf_puts(&j, "}, \"access\": ");
+  json_race_side(&j, r->site, r->tid, r->is_write, r->is_atomic, r->is_free, r->size, &acc);
+  rsan_buf_puts(&j, ", \"previous\": ");
+  json_race_side(&j, r->prev_site, r->prev_tid, r->prev_is_write, r->prev_is_atomic, 0, r->prev_size, &prev);
+  rsan_buf_puts(&j, ", \"threads\": [");
+  json_thread(&j, r->tid);
+  if (r->prev_tid != r->tid) {
+    rsan_buf_puts(&j, ", ");
+    json_thread(&j, r->prev_tid);
+  }
+  rsan_buf_printf(&j, "], \"key\": \"0x%016llx/0x%016llx/race\", \"text\": ", (unsigned long long)a,
+           (unsigned long long)bsite);
+  rsan_buf_json_str(&j, t.p);
+  rsan_buf_puts(&j, "}\n");
+
+  rsan_publish_and_unlock(&t, &j, 1);
+}
+

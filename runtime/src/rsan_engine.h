@@ -1,0 +1,109 @@
+/* pyrsan runtime: what the files of the clock engine share (alloc.c, init.c, rules.c,
+ * memop.c, history.c, value.c, atomic.c, sync.c). Internal; not an ABI. */
+#ifndef RSAN_ENGINE_H
+#define RSAN_ENGINE_H
+
+#include "rsan_internal.h"
+
+/* ---- clock rules (rules.c): algorithm.md §3.2, §3.3; the caller holds l's lock ---- */
+void rsan_loc_check_invariants(const rsan_loc *l); /* algorithm.md §3.4, debug builds */
+void rsan_sc_load(rsan_thread *t, rsan_loc *l);
+void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU); /* tU == 0: an RMW */
+void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo);
+void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU);
+void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts);
+void rsan_fence_acq(rsan_thread *t);
+void rsan_fence_rel(rsan_thread *t);
+void rsan_fence_sc(rsan_thread *t);
+void rsan_fence_sc_step(rsan_thread *t); /* a scheduling point, then rsan_fence_sc */
+
+/* ---- the real memory operations (seq_cst hardware atomics) ---- */
+/* ---- the real memory operations (seq_cst hardware atomics) ---- */
+static inline uint64_t mem_load(const void *p, int size) {
+  switch (size) {
+  case 1: return __atomic_load_n((const uint8_t *)p, __ATOMIC_SEQ_CST);
+  case 2: return __atomic_load_n((const uint16_t *)p, __ATOMIC_SEQ_CST);
+  case 4: return __atomic_load_n((const uint32_t *)p, __ATOMIC_SEQ_CST);
+  default: return __atomic_load_n((const uint64_t *)p, __ATOMIC_SEQ_CST);
+  }
+}
+
+static inline void mem_store(void *p, uint64_t v, int size) {
+  switch (size) {
+  case 1: __atomic_store_n((uint8_t *)p, (uint8_t)v, __ATOMIC_SEQ_CST); break;
+  case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_SEQ_CST); break;
+  case 4: __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_SEQ_CST); break;
+  default: __atomic_store_n((uint64_t *)p, v, __ATOMIC_SEQ_CST); break;
+  }
+}
+
+/* Returns 1 on success; *old receives the value read. */
+static inline int mem_cas(void *p, uint64_t *old, uint64_t des, int weak, int size) {
+  switch (size) {
+  case 1: {
+    uint8_t e = (uint8_t)*old;
+    int ok = __atomic_compare_exchange_n((uint8_t *)p, &e, (uint8_t)des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    *old = e;
+    return ok;
+  }
+  case 2: {
+    uint16_t e = (uint16_t)*old;
+    int ok = __atomic_compare_exchange_n((uint16_t *)p, &e, (uint16_t)des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    *old = e;
+    return ok;
+  }
+  case 4: {
+    uint32_t e = (uint32_t)*old;
+    int ok = __atomic_compare_exchange_n((uint32_t *)p, &e, (uint32_t)des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    *old = e;
+    return ok;
+  }
+  default: {
+    uint64_t e = *old;
+    int ok = __atomic_compare_exchange_n((uint64_t *)p, &e, des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    *old = e;
+    return ok;
+  }
+  }
+}
+
+static inline uint64_t size_mask(int size) { return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1; }
+static inline int64_t sext(uint64_t v, int size) {
+  int sh = 64 - 8 * size;
+  return sh ? (int64_t)(v << sh) >> sh : (int64_t)v;
+}
+
+
+static inline void rsan_loc_touch(rsan_loc *l, const void *p, int size) {
+  if (RSAN_UNLIKELY(!l->init_known)) {
+    l->init_value = mem_load(p, size);
+    l->init_known = 1;
+  }
+}
+
+
+/* algorithm.md §3.1 */
+static inline int rsan_read_violation(const rsan_thread *t, const rsan_loc *l) {
+  return rsan_clk_get(&t->Tsc, l->id) > rsan_clk_get(&t->Tc, l->id);
+}
+static inline int rsan_write_violation(const rsan_thread *t, const rsan_loc *l) {
+  return rsan_clk_getU(&t->Tsc, l->id) > rsan_clk_getU(&t->Tc, l->id);
+}
+
+static inline int rsan_checks_on(const rsan_loc *l) { return rsan_flag.report_robustness && !l->nocheck; }
+
+/* memop.c: performs the RMW op (enum rsan_rmw_op) with a CAS loop (correct even against
+ * uninstrumented writers); returns the old value, *newv the new one. */
+uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv);
+
+/* ---- history.c ---- */
+void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw, uint64_t site,
+                      uint64_t value, int order, int op, int rmw_op, int size);
+void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op,
+                      int rmw_op, int order, int size, uint64_t site, uintptr_t fa);
+
+/* ---- value.c: the value checks (algorithm.md §4) ---- */
+int rsan_stale_value_read(const rsan_thread *t, const rsan_loc *l, uint64_t v, uint64_t m, int want_eq);
+int rsan_stale_value_rmw(const rsan_thread *t, const rsan_loc *l, uint64_t e, uint64_t m);
+
+#endif /* RSAN_ENGINE_H */

@@ -1,0 +1,67 @@
+/* A growable text buffer (the runtime's own memory) and write(2) of all of it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rsan_report.h"
+
+void rsan_buf_need(rsan_buf *b, size_t k) {
+  if (b->n + k + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 1024;
+  while (cap < b->n + k + 1) cap *= 2;
+  b->p = rsan_realloc(b->p, cap);
+  b->cap = cap;
+}
+void rsan_buf_putn(rsan_buf *b, const char *s, size_t k) {
+  rsan_buf_need(b, k);
+  memcpy(b->p + b->n, s, k);
+  b->n += k;
+  b->p[b->n] = 0;
+}
+void rsan_buf_puts(rsan_buf *b, const char *s) { rsan_buf_putn(b, s, strlen(s)); }
+void rsan_buf_printf(rsan_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char tmp[512];
+  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (k < 0) return;
+  if ((size_t)k < sizeof tmp) {
+    rsan_buf_putn(b, tmp, (size_t)k);
+    return;
+  }
+  rsan_buf_need(b, (size_t)k);
+  va_start(ap, fmt);
+  vsnprintf(b->p + b->n, (size_t)k + 1, fmt, ap);
+  va_end(ap);
+  b->n += (size_t)k;
+}
+void rsan_buf_json_str(rsan_buf *b, const char *s) {
+  rsan_buf_puts(b, "\"");
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"') rsan_buf_puts(b, "\\\"");
+    else if (c == '\\') rsan_buf_puts(b, "\\\\");
+    else if (c == '\n') rsan_buf_puts(b, "\\n");
+    else if (c == '\t') rsan_buf_puts(b, "\\t");
+    else if (c == '\r') rsan_buf_puts(b, "\\r");
+    else if (c < 0x20) rsan_buf_printf(b, "\\u%04x", c);
+    else rsan_buf_putn(b, (const char *)&c, 1);
+  }
+  rsan_buf_puts(b, "\"");
+}
+void rsan_buf_free(rsan_buf *b) {
+  rsan_free(b->p);
+  b->p = NULL;
+  b->n = b->cap = 0;
+}
+
+void rsan_write_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t k = write(fd, p, n);
+    if (k <= 0) return;
+    p += k;
+    n -= (size_t)k;
+  }
+}
