@@ -139,7 +139,9 @@ def check_file(root: Path, path: Path) -> list[Unresolved]:
                 continue  # another folder's markdown file (e.g. testsuite/x/README.md)
             why = resolve(document(root, cited), cited, section, name)
             if why:
-                text = m.group(0).strip() if not name or m.group("name") else f'{m.group(0).strip()} "{name}"'
+                text = m.group(0).strip()
+                if name and not m.group("name"):
+                    text += f' "{name}"'
                 found.append(Unresolved(rel, i + 1, " ".join(text.split()), why))
     return found
 
