@@ -316,11 +316,14 @@ Exit status:
                    "to --max-schedules, then pct runs if that was not complete).")
 @click.option("--max-schedules", type=click.IntRange(min=1), default=DEFAULT_MAX_SCHEDULES, show_default=True,
               metavar="N", help="--check explore/auto: schedules per check before it counts as a sample.")
+@click.option("--cluster", "cluster_address", metavar="ADDRESS",
+              help="Run each check's schedules or seeded runs on the workers of the Dask scheduler at ADDRESS "
+                   "(tcp://HOST:PORT; not with --check os); needs pyrsan[cluster].")
 @_common_build_options
 @click.pass_context
 def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in_place: bool, runs: int,
         max_rounds: int, timeout: float, json_path: str | None, check: str, max_schedules: int,
-        cc: str | None, keep_temps: bool) -> int:
+        cluster_address: str | None, cc: str | None, keep_temps: bool) -> int:
     """Make SOURCE... robust: find violations, add seq_cst fences (or strengthen orders) at the
     IR level, re-check until none is left, keep only the repairs that are needed, and print
     (or write with --patch / --in-place) the source changes. The sources are not modified
@@ -335,7 +338,10 @@ def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in
     try:
         check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), runtime_option_names())
         program = Program(sources, ctx.meta["pyrsan.compiler_flags"], ctx.meta["pyrsan.program_args"], cc)
-        method = CheckMethod(scheduler=check, runs=runs, timeout=timeout, max_schedules=max_schedules)
+        if cluster_address and check == "os":
+            raise UsageError("--cluster runs seeded or explored checks (--check auto|explore|pct), not --check os")
+        method = CheckMethod(scheduler=check, runs=runs, timeout=timeout, max_schedules=max_schedules,
+                             cluster=cluster_address)
         options = FixOptions(method=method, max_rounds=max_rounds,
                              root=os.getcwd(), keep_checks=keep_temps)
         result = fix_program(program, options, temp_dir, progress=_fix_progress)

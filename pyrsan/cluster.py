@@ -24,6 +24,7 @@ below. `pyrsan report` merges the shards' JSON documents into one verdict.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import shutil
@@ -134,6 +135,10 @@ class Cluster:
     def __init__(self, address: str, executable: str) -> None:
         try:
             from distributed import Client
+            # the driver reports cluster failures itself, in one line
+            for name in ["distributed", *logging.root.manager.loggerDict]:
+                if name.startswith("distributed"):
+                    logging.getLogger(name).setLevel(logging.CRITICAL + 1)
         except ImportError:
             raise UsageError(f"--cluster needs the optional dependency 'distributed': {INSTALL_HINT}") from None
         try:
@@ -186,7 +191,8 @@ class Cluster:
         return self.result(self.submit(args, index, options, pct_steps, prefix), options, index, prefix)
 
     def _failure(self, exc: Exception) -> str:
-        if self.client.status not in ("running", "connecting"):
+        lost = "connection-lost" in str(exc) or isinstance(exc, (OSError, TimeoutError))
+        if lost or self.client.status not in ("running", "connecting"):
             return f"the Dask scheduler at {self.address} went away ({type(exc).__name__})"
         return f"a unit failed on the cluster at {self.address}: {type(exc).__name__}: {exc}".splitlines()[0]
 
@@ -237,7 +243,7 @@ def _run_units(executable: str, args: Sequence[str], options: RunOptions, cluste
 
     futures = {cluster.submit(args, k, options, pct_steps): k for k in indices}
     try:
-        for done, future in enumerate(as_completed(list(futures)), 1):
+        for done, future in enumerate(as_completed(list(futures), loop=cluster.client.loop), 1):
             if progress is not None:
                 progress(done, len(indices))
             result, _ = cluster.result(future, options, futures[future], None)
@@ -383,3 +389,64 @@ def _explore_shard(executable: str, args: Sequence[str], options: RunOptions, ex
             break
     return _session(results, exploration_options(options),
                     Exploration(complete, schedules, bound, stopped, sleep_blocked, diverged))
+
+
+# --- a cluster on this machine (tests, benchmarks, trying a setup) ------------------------------
+
+
+class LocalCluster:
+    """A Dask scheduler and ``workers`` single-threaded workers on the loopback address, each
+    a process of its own (started and stopped by pid, so a test can kill one)."""
+
+    def __init__(self, workers: int, log: str | os.PathLike, timeout: float = 60) -> None:
+        import socket
+        import subprocess
+        import sys
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.address = f"tcp://127.0.0.1:{port}"
+        self.log = log
+
+        def start(module: str, *args: str) -> subprocess.Popen:
+            with open(log, "a") as out:
+                return subprocess.Popen([sys.executable, "-m", module, *args], stdout=out, stderr=out,
+                                        start_new_session=True)
+
+        self.scheduler = start("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--dashboard-address", ":0")
+        self.workers = [start("distributed.cli.dask_worker", self.address, "--nthreads", "1", "--host",
+                              "127.0.0.1", "--dashboard-address", ":0", "--no-nanny") for _ in range(workers)]
+        self.wait_for_workers(workers, timeout)
+
+    def wait_for_workers(self, count: int, timeout: float) -> None:
+        import time
+
+        from distributed import Client
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with Client(self.address, timeout="5s") as client:
+                    if len(client.scheduler_info()["workers"]) >= count:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.5)
+        self.stop()
+        raise RuntimeError(f"the local Dask cluster did not start (log: {self.log})")
+
+    @staticmethod
+    def kill(proc: Any) -> None:
+        import signal
+
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+    def stop(self) -> None:
+        for proc in self.workers + [self.scheduler]:
+            self.kill(proc)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from pyrsan.cluster import SUBTREES_PER_SHARD, split_tree
 from pyrsan.explore import explore
@@ -80,12 +80,13 @@ OPS = st.sampled_from([("load", "0x10", False), ("store", "0x10", True), ("load"
                        ("store", "0x20", True), ("rmw", "0x10", True)])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None, database=None)
 @given(threads=st.lists(st.lists(OPS, min_size=1, max_size=3), min_size=2, max_size=3),
        shards=st.integers(min_value=1, max_value=5))
 def test_shards_together_run_every_trace_class(threads, shards):
     """The subtrees of split_tree, each explored with its sleep set, run every Mazurkiewicz
     class that brute force finds (simulated programs, no runtime)."""
+    assume(sum(map(len, threads)) <= 7)   # brute force stays fast
     program = with_main_thread(tuple(map(tuple, threads)))
     expected, _ = all_classes(program)
 
