@@ -21,8 +21,8 @@ from pathlib import Path
 from .build import BuildRequest, build_program
 from .errors import InternalError, UsageError
 from .reports import Report
-from .runner import (ExploreOptions, RunOptions, ScheduleOptions, SessionResult, explore_program,
-                     run_program)
+from .cluster import Cluster, explore_campaign, run_campaign
+from .runner import ExploreOptions, RunOptions, ScheduleOptions, SessionResult, run_program
 
 #: Runs per check under the OS scheduler (testsuite/litmus: ~60 runs find these violations).
 DEFAULT_RUNS = 60
@@ -114,6 +114,7 @@ class CheckMethod:
     timeout: float | None = 60.0
     max_schedules: int = DEFAULT_MAX_SCHEDULES  # explore / auto
     seed: int = 1                # pct: run k uses seed + k - 1 (reproducible checks)
+    cluster: str | None = None   # a Dask scheduler's address: the runs go to its workers
 
     def describe(self, sc_accesses: str, runs_made: int, complete: bool = False,
                  explored: int = 0) -> str:
@@ -210,14 +211,19 @@ def _run_checks(executable: str, args: tuple[str, ...], method: CheckMethod, mod
                           work_dir=os.path.join(work_dir, directory), quiet=True,
                           schedule=ScheduleOptions(sched=sched, seed=method.seed,
                                                    schedule_dir=os.path.join(work_dir, "schedules")))
-    if method.scheduler in ("os", "pct"):
+    def cluster() -> Cluster | None:
+        return Cluster(method.cluster, executable) if method.cluster else None
+
+    if method.scheduler == "os":
         return run_program(executable, args, options(method.scheduler, "reports")), 0, False
-    explored = explore_program(executable, args, options("dfs", "explore"),
-                               ExploreOptions(max_schedules=method.max_schedules))
+    if method.scheduler == "pct":
+        return run_campaign(executable, args, options("pct", "reports"), cluster=cluster()), 0, False
+    explored = explore_campaign(executable, args, options("dfs", "explore"),
+                                ExploreOptions(max_schedules=method.max_schedules), cluster=cluster())
     found = explored.reports or explored.crashes or explored.timeouts
     complete = bool(explored.exploration and explored.exploration.complete) and not found
     if found or complete or method.scheduler == "explore":
         return explored, len(explored.runs), complete
-    sampled = run_program(executable, args, options("pct", "reports"))
+    sampled = run_campaign(executable, args, options("pct", "reports"), cluster=cluster())
     merged = replace(sampled, runs=explored.runs + sampled.runs)
     return merged, len(explored.runs), False

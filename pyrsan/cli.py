@@ -19,13 +19,14 @@ import click
 from . import __version__
 from .build import BuildRequest, build_program
 from .checker import CHECK_METHODS, DEFAULT_MAX_SCHEDULES
-from .errors import EXIT_CLEAN, EXIT_ERROR, EXIT_REPORTS, PyrsanError, UsageError
+from .cluster import Cluster, ClusterError, Shard, explore_campaign, parse_shard, run_campaign
+from .errors import EXIT_CLEAN, EXIT_ERROR, EXIT_PROGRAM_FAILED, EXIT_REPORTS, PyrsanError, UsageError
 from .render import (error_document, json_document, merged_json_document, render_json, render_merged_text,
                      render_suppressions, render_text)
 from .reports import find_log_files, merge_logs
 from .sarif import sarif_document
-from .runner import (DEFAULT_SCHEDULE_DIR, EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, ExploreOptions,
-                     RunOptions, ScheduleOptions, check_user_options, explore_program, run_program)
+from .runner import (DEFAULT_SCHEDULE_DIR, EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, SEEDED_SCHEDS,
+                     ExploreOptions, RunOptions, ScheduleOptions, check_user_options)
 from .schedule import read_schedule
 from .runtime_build import runtime_option_names
 
@@ -150,6 +151,12 @@ def cli() -> None:
 @click.option("--preemption-bound", type=click.IntRange(min=0), metavar="K",
               help="--explore: only schedules with at most K preemptions.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help="--explore: N runs at a time.")
+@click.option("--cluster", "cluster_address", metavar="ADDRESS",
+              help="Run the units (the seeded runs of --sched random|pct, or --explore's schedules) on the "
+                   "workers of the Dask scheduler at ADDRESS (tcp://HOST:PORT); needs pyrsan[cluster].")
+@click.option("--shard", "shard_spec", metavar="K/N",
+              help="Run part K of N of the same campaign (seeded runs or --explore), e.g. in a CI matrix; "
+                   "`pyrsan report` merges the N --json documents into one verdict.")
 @_common_build_options
 @_verbose_option
 @click.pass_context
@@ -158,7 +165,8 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         suppressions: str | None, no_robustness: bool, no_races: bool, sched: str | None,
         seed: int | None, pct_depth: int | None, replay: str | None, schedule_dir: str | None,
         explore: bool, max_schedules: int | None, preemption_bound: int | None, jobs: int | None,
-        cc: str | None, keep_temps: bool, verbose: bool) -> int:
+        cluster_address: str | None, shard_spec: str | None, cc: str | None, keep_temps: bool,
+        verbose: bool) -> int:
     """Build SOURCE... with instrumentation and run the program, then report.
 
     Example: pyrsan run --runs 20 --json out.json app.c -- arg1
@@ -168,6 +176,11 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
       pyrsan run --sched pct --runs 10 app.c      (seeded; reports say how to reproduce)
       pyrsan run --replay FILE app.c              (the same report again)
       pyrsan run --explore app.c                  (all SC interleavings: a proof when complete)
+
+    \b
+    Scaling out:
+      pyrsan run --explore --cluster tcp://HOST:8786 app.c
+      pyrsan run --explore --shard 2/4 --json shard2.json app.c   (then: pyrsan report shard*.json)
     """
     temp_dir = tempfile.mkdtemp(prefix="pyrsan-")
     try:
@@ -177,6 +190,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
             raise UsageError("--no-races and --no-robustness together leave nothing to check")
         schedule = _schedule_options(ctx, sources, runs, sched, seed, pct_depth, replay, schedule_dir, explore,
                                      max_schedules, preemption_bound, jobs)
+        shard = _campaign_options(schedule, explore, seed, cluster_address, shard_spec)
         if suppressions is not None:
             _use_suppressions(suppressions)
         if no_races:
@@ -196,20 +210,33 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
                              schedule=schedule,
                              command_args=_command_args(ctx, sources, sc_accesses, no_races, no_robustness))
-        if explore:
-            result = explore_program(
-                executable, ctx.meta["pyrsan.program_args"], options,
-                ExploreOptions(max_schedules=max_schedules or 10000, preemption_bound=preemption_bound,
-                               jobs=jobs or 1),
-                progress=_explore_progress,
-            )
+        cluster = Cluster(cluster_address, executable) if cluster_address else None
+        try:
+            if explore:
+                result = explore_campaign(
+                    executable, ctx.meta["pyrsan.program_args"], options,
+                    ExploreOptions(max_schedules=max_schedules or 10000, preemption_bound=preemption_bound,
+                                   jobs=jobs or 1),
+                    cluster=cluster, shard=shard, progress=_explore_progress,
+                )
+                _end_progress(2)
+            else:
+                result = run_campaign(
+                    executable, ctx.meta["pyrsan.program_args"], options, cluster=cluster, shard=shard,
+                    progress=_progress if runs > 1 else None,
+                )
+                _end_progress(runs)
+        except ClusterError as error:
             _end_progress(2)
-        else:
-            result = run_program(
-                executable, ctx.meta["pyrsan.program_args"], options,
-                progress=_progress if runs > 1 else None,
-            )
-            _end_progress(runs)
+            if error.partial is not None:   # what was found before the cluster failed
+                sys.stderr.write(render_text(error.partial))
+                if json_path:
+                    _write_json(json_path, {**json_document(error.partial), "verdict": "error",
+                                            "error": error.message})
+                    json_path = None
+                if error.partial.reports:
+                    error.exit_code = EXIT_REPORTS
+            raise
         if not result.reports and result.runs and result.runs[0].returncode == EXIT_BAD_OPTIONS:
             raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
         sys.stderr.write(render_text(result))
@@ -289,11 +316,14 @@ Exit status:
                    "to --max-schedules, then pct runs if that was not complete).")
 @click.option("--max-schedules", type=click.IntRange(min=1), default=DEFAULT_MAX_SCHEDULES, show_default=True,
               metavar="N", help="--check explore/auto: schedules per check before it counts as a sample.")
+@click.option("--cluster", "cluster_address", metavar="ADDRESS",
+              help="Run each check's schedules or seeded runs on the workers of the Dask scheduler at ADDRESS "
+                   "(tcp://HOST:PORT; not with --check os); needs pyrsan[cluster].")
 @_common_build_options
 @click.pass_context
 def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in_place: bool, runs: int,
         max_rounds: int, timeout: float, json_path: str | None, check: str, max_schedules: int,
-        cc: str | None, keep_temps: bool) -> int:
+        cluster_address: str | None, cc: str | None, keep_temps: bool) -> int:
     """Make SOURCE... robust: find violations, add seq_cst fences (or strengthen orders) at the
     IR level, re-check until none is left, keep only the repairs that are needed, and print
     (or write with --patch / --in-place) the source changes. The sources are not modified
@@ -308,7 +338,10 @@ def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in
     try:
         check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), runtime_option_names())
         program = Program(sources, ctx.meta["pyrsan.compiler_flags"], ctx.meta["pyrsan.program_args"], cc)
-        method = CheckMethod(scheduler=check, runs=runs, timeout=timeout, max_schedules=max_schedules)
+        if cluster_address and check == "os":
+            raise UsageError("--cluster runs seeded or explored checks (--check auto|explore|pct), not --check os")
+        method = CheckMethod(scheduler=check, runs=runs, timeout=timeout, max_schedules=max_schedules,
+                             cluster=cluster_address)
         options = FixOptions(method=method, max_rounds=max_rounds,
                              root=os.getcwd(), keep_checks=keep_temps)
         result = fix_program(program, options, temp_dir, progress=_fix_progress)
@@ -397,6 +430,19 @@ def _schedule_options(ctx: click.Context, sources: tuple[str, ...], runs: int, s
                            program_name=Path(sources[0]).stem or "program")
 
 
+def _campaign_options(schedule: ScheduleOptions, explore: bool, seed: int | None, cluster_address: str | None,
+                      shard_spec: str | None) -> Shard | None:
+    """--cluster and --shard apply to campaigns whose units are reproducible: seeded runs
+    and explorations. Shards must agree on the seeds, so a seeded one needs --seed."""
+    shard = parse_shard(shard_spec) if shard_spec is not None else None
+    for name, given in (("--cluster", cluster_address is not None), ("--shard", shard is not None)):
+        if given and not explore and schedule.sched not in SEEDED_SCHEDS:
+            raise UsageError(f"{name} applies to --explore or to seeded runs (--sched random|pct)")
+    if shard is not None and not explore and seed is None:
+        raise UsageError("--shard needs --seed S: every shard must run the same seeds")
+    return shard
+
+
 def _command_args(ctx: click.Context, sources: tuple[str, ...], sc_accesses: str | None,
                   no_races: bool, no_robustness: bool) -> tuple[str, ...]:
     """What a reproduce line repeats after `pyrsan run --replay FILE`: the options that
@@ -440,9 +486,11 @@ def _add_runtime_option(name: str, value: str) -> None:
               help="Write the suppressions that would silence these reports to FILE.")
 def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, source_root: str | None,
            print_suppressions: bool, suppressions_out: str | None) -> int:
-    """Merge the JSON-lines logs (PYRSAN_OPTIONS=json_path=...) of many processes into one
-    deduplicated report. LOG is a file, a directory (its *.jsonl and *.json files) or a
-    glob pattern. Exit status: 0 no report, 66 reports, 2 error.
+    """Merge the JSON-lines logs (PYRSAN_OPTIONS=json_path=...) of many processes, or the
+    `pyrsan run --json` documents of many runs (e.g. the N shards of one --shard K/N
+    campaign), into one deduplicated report and one verdict. LOG is a file, a directory (its
+    *.jsonl and *.json files) or a glob pattern. Exit status: 0 no report, 66 reports,
+    3 a merged run failed (crash, hang, deadlock), 2 error.
 
     Example: pyrsan report build/rsan-logs --sarif pyrsan.sarif --source-root .
     """
@@ -462,7 +510,9 @@ def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, s
         _write_text(suppressions_out, render_suppressions(merged))
     sys.stdout.write(render_suppressions(merged) if print_suppressions else render_merged_text(merged))
     sys.stdout.flush()
-    return EXIT_REPORTS if merged.reports else EXIT_CLEAN
+    if merged.reports:
+        return EXIT_REPORTS
+    return EXIT_PROGRAM_FAILED if merged.verdict == "error" else EXIT_CLEAN
 
 
 def _list_loops(loops: tuple[str, ...]) -> None:

@@ -103,8 +103,9 @@ OnRun = Callable[[tuple[int, ...], Trace, Any], bool]
 class _Search:
     def __init__(self, run: RunFunction, on_run: OnRun, max_schedules: int,
                  preemption_bound: int | None, jobs: int,
-                 progress: Callable[[int, int], None] | None) -> None:
+                 progress: Callable[[int, int], None] | None, sleep: Mapping[int, Op]) -> None:
         self.run = run
+        self.root_sleep = dict(sleep)
         self.on_run = on_run
         self.max_schedules = max_schedules
         self.preemption_bound = preemption_bound
@@ -161,7 +162,7 @@ class _Search:
         if not steps:
             return
         if self.root is None:
-            self.root = _Node(steps[0].enabled, {}, 0, None)
+            self.root = _Node(steps[0].enabled, dict(self.root_sleep), 0, None)
         path = [self.root]
         for depth in range(len(prefix) - 1):
             path.append(path[-1].children[decisions[depth]])
@@ -378,10 +379,12 @@ def _happens_before(i: int, tid_i: int, position: list[int], clock: Mapping[int,
 
 def explore(run: RunFunction, *, on_run: OnRun = lambda prefix, trace, payload: False,
             max_schedules: int = 10000, preemption_bound: int | None = None, jobs: int = 1,
-            progress: Callable[[int, int], None] | None = None) -> Exploration:
+            progress: Callable[[int, int], None] | None = None, sleep: Mapping[int, Op] = {}) -> Exploration:
     """Run the program under every schedule class DPOR needs. ``run(prefix)`` executes one
     run that follows ``prefix`` and then the default continuation, returning (trace,
     payload); ``on_run`` sees each run and returns True to stop (a report). ``progress``
-    gets (runs made, runs queued). With ``jobs`` > 1 up to that many runs go at once."""
-    search = _Search(run, on_run, max_schedules, preemption_bound, jobs, progress)
+    gets (runs made, runs queued). With ``jobs`` > 1 up to that many runs go at once.
+    ``sleep``: the sleep set of the initial state (threads whose orders from there were
+    explored elsewhere, e.g. in another shard's subtree)."""
+    search = _Search(run, on_run, max_schedules, preemption_bound, jobs, progress, sleep)
     return search.explore()

@@ -112,6 +112,10 @@ def exploration_line(result: SessionResult) -> str | None:
     if exploration is None:
         return None
     runs = _plural(exploration.schedules, "schedule")
+    if exploration.complete and result.shard is not None and not result.reports:
+        index, count = result.shard
+        return (f"pyrsan: shard {index}/{count}: its part of the exploration is complete ({runs}) without a "
+                f"report; `pyrsan report` over the {count} shards' --json documents gives the verdict")
     if exploration.complete and result.verdict == "robust":
         return (f"pyrsan: exploration complete: {runs} cover every SC interleaving (up to reordering of "
                 "independent operations) without a report: the program is robust for this input "
@@ -199,6 +203,8 @@ def json_document(result: SessionResult) -> dict[str, Any]:
         seeded = schedule.sched in SEEDED_SCHEDS and not schedule.replay
         document["schedule"] = {"sched": schedule.sched, "seed": schedule.seed if seeded else None,
                                 "replay": schedule.replay}
+    if result.shard is not None:
+        document["shard"] = {"index": result.shard[0], "count": result.shard[1]}
     if result.exploration is not None:
         exploration = result.exploration
         document["exploration"] = {"complete": exploration.complete, "schedules": exploration.schedules,
@@ -231,6 +237,12 @@ def render_json(document: dict[str, Any]) -> str:
 def merged_summary_line(merged: MergedReports) -> str:
     processes = f"{merged.processes} process{'' if merged.processes == 1 else 'es'}"
     tail = f" ({merged.suppressed} suppressed)" if merged.suppressed else ""
+    if merged.missing_shards:
+        tail += f" (shards missing: {', '.join(map(str, merged.missing_shards))}: not a proof)"
+    if not merged.reports and merged.verdict == "robust":
+        return f"pyrsan: robust: every document is a complete exploration without a report{tail}"
+    if not merged.reports and merged.verdict == "error":
+        return f"pyrsan: no robustness violation found in {processes}, but a run failed{tail}"
     if not merged.reports:
         return f"pyrsan: no robustness violation found in {processes}{tail}"
     counts: dict[str, int] = {}
@@ -259,7 +271,7 @@ def merged_json_document(merged: MergedReports) -> dict[str, Any]:
         fields["processes_seen"] = report.runs_seen
         reports.append(fields)
     return {
-        "verdict": "violations" if merged.reports else "clean",
+        "verdict": merged.verdict,
         "processes": merged.processes,
         "reports": reports,
         "suppressed": merged.suppressed,

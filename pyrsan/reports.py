@@ -50,6 +50,14 @@ class Report:
         """The report as --json shows it: the runtime's fields without text and pid."""
         return {k: v for k, v in self.fields.items() if k not in RUNTIME_ONLY_FIELDS}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # a read-only mapping does not pickle; reports cross processes (cluster.py)
+        return (_report_of, (self.key, self.kind, self.type, self.text, dict(self.fields)))
+
+
+def _report_of(key: str, kind: str, type: str, text: str, fields: dict[str, Any]) -> Report:
+    return Report(key, kind, type, text, MappingProxyType(fields))
+
 
 def _as_int(value: Any) -> Any:
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
@@ -191,14 +199,54 @@ LOG_PATTERNS = ("*.jsonl", "*.json")
 
 
 @dataclass(frozen=True)
+class RunDocument:
+    """What `pyrsan report` keeps of a `pyrsan run --json` document (a shard's, typically)."""
+
+    path: Path
+    verdict: str
+    shard: tuple[int, int] | None   # (K, N)
+    complete: bool                  # its exploration (or its part of one) completed
+
+
+@dataclass(frozen=True)
 class MergedReports:
     """The distinct reports of many processes' JSON lines (``runs_seen``: in how many
-    processes, i.e. distinct (file, pid) pairs, a key occurred)."""
+    processes, i.e. distinct (file, pid) pairs, a key occurred), and of `pyrsan run --json`
+    documents (one process each)."""
 
     reports: tuple[DistinctReport, ...]
     suppressed: int                 # distinct suppressed reports
     processes: int                  # distinct (file, pid) pairs that wrote a line
     files: tuple[Path, ...]
+    documents: tuple[RunDocument, ...] = ()
+
+    @property
+    def missing_shards(self) -> tuple[int, ...]:
+        """Shards of the split the documents belong to that are not among them."""
+        shards = {d.shard for d in self.documents if d.shard is not None}
+        counts = {count for _, count in shards}
+        if len(counts) != 1:
+            return ()
+        count = counts.pop()
+        return tuple(k for k in range(1, count + 1) if (k, count) not in shards)
+
+    @property
+    def verdict(self) -> str:
+        """violations; error when a run failed; robust only when every document is a proof,
+        or the documents are all N shards of one split, each complete and clean."""
+        if self.reports:
+            return "violations"
+        documents = self.documents
+        if any(d.verdict == "error" for d in documents):
+            return "error"
+        if not documents or len(documents) != len(self.files):
+            return "clean"
+        sharded = [d for d in documents if d.shard is not None]
+        if not sharded:
+            return "robust" if all(d.verdict == "robust" for d in documents) else "clean"
+        counts = {d.shard[1] for d in sharded if d.shard is not None}
+        whole = len(sharded) == len(documents) and len(counts) == 1 and not self.missing_shards
+        return "robust" if whole and all(d.complete for d in documents) else "clean"
 
 
 def find_log_files(paths: Iterable[str]) -> list[Path]:
@@ -228,8 +276,13 @@ def merge_logs(files: Iterable[Path]) -> MergedReports:
     seen_in: dict[str, set[tuple[int, Any]]] = {}
     processes: set[tuple[int, Any]] = set()
     suppressed: set[str] = set()
+    documents: list[RunDocument] = []
     for index, path in enumerate(files):
-        for report in read_report_file(path):
+        document = read_run_document(path)
+        if document is not None:
+            documents.append(document[0])
+            processes.add((index, None))
+        for report in document[1] if document is not None else read_report_file(path):
             process = (index, report.fields.get("pid"))
             processes.add(process)
             if report.kind in NOT_VIOLATION_KINDS:
@@ -239,7 +292,37 @@ def merge_logs(files: Iterable[Path]) -> MergedReports:
             first.setdefault(report.key, report)
             seen_in.setdefault(report.key, set()).add(process)
     reports = tuple(DistinctReport(first[k], len(seen_in[k])) for k in first)
-    return MergedReports(reports, len(suppressed), len(processes), files)
+    return MergedReports(reports, len(suppressed), len(processes), files, tuple(documents))
+
+
+def read_run_document(path: Path) -> tuple[RunDocument, list[Report]] | None:
+    """A `pyrsan run --json` document and its reports; None when ``path`` is not one (a
+    JSON-lines log)."""
+    try:
+        with open(path, "r", encoding="utf-8", errors="replace") as handle:
+            head = handle.read(1)
+            if head != "{":
+                return None
+            obj = json.loads(head + handle.read())
+    except ValueError:
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("verdict"), str) or "reports" not in obj:
+        return None
+    shard = obj.get("shard")
+    exploration = obj.get("exploration")
+    document = RunDocument(
+        path=path,
+        verdict=obj["verdict"],
+        shard=(int(shard["index"]), int(shard["count"])) if isinstance(shard, dict) else None,
+        complete=bool(isinstance(exploration, dict) and exploration.get("complete")),
+    )
+    reports = []
+    for item in obj.get("reports") or []:
+        try:
+            reports.append(Report.from_json(item))
+        except ValueError:
+            continue
+    return document, reports
 
 
 def suppression_for(report: Report) -> str:

@@ -20,7 +20,7 @@ from typing import Callable, Mapping, Sequence
 from .errors import EXIT_CLEAN, EXIT_PROGRAM_FAILED, EXIT_REPORTS, InternalError, UsageError
 from .explore import Exploration, explore
 from .reports import DistinctReport, Reproduction, RunResult, deduplicate, read_report_dir
-from .schedule import Trace, TraceFormatError, read_trace, write_schedule
+from .schedule import Op, Trace, TraceFormatError, read_trace, write_schedule
 
 SC_ACCESS_MODES = ("fenced", "ra")
 #: docs/scheduling.md, "Options": os is the default; the others run one thread at a time.
@@ -83,6 +83,7 @@ class SessionResult:
     schedule: ScheduleOptions | None = None
     exploration: Exploration | None = None
     command_args: tuple[str, ...] = ()
+    shard: tuple[int, int] | None = None   # (K, N): part K of N of a split campaign (cluster.py)
 
     @property
     def crashes(self) -> tuple[RunResult, ...]:
@@ -112,8 +113,8 @@ class SessionResult:
             return "violations"
         if self.problems:
             return "error"
-        if self.exploration is not None and self.exploration.complete:
-            return "robust"
+        if self.exploration is not None and self.exploration.complete and self.shard is None:
+            return "robust"   # a shard's complete part is not a proof: `pyrsan report` merges them
         return "clean"
 
     @property
@@ -168,9 +169,11 @@ def _kill_group(pid: int) -> None:
 
 
 def run_once(executable: str, args: Sequence[str], index: int, options: RunOptions,
-             pct_steps: int | None = None, prefix: Sequence[int] | None = None) -> tuple[RunResult, Trace | None]:
+             pct_steps: int | None = None, prefix: Sequence[int] | None = None,
+             environ: Mapping[str, str] | None = None) -> tuple[RunResult, Trace | None]:
     """One run; under a controlled scheduler also its trace. ``prefix``: a schedule for the
-    runtime to follow (``--explore``); otherwise ``--replay``'s file, if any."""
+    runtime to follow (``--explore``); otherwise ``--replay``'s file, if any. ``environ``:
+    the program's environment (default: this process's)."""
     report_dir = _run_dir(options, index)
     report_dir.mkdir(parents=True, exist_ok=True)
     schedule = options.schedule
@@ -188,7 +191,7 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
             scheduler["schedule"] = str(report_dir / "prefix.sched")
         elif schedule.replay is not None:
             scheduler["schedule"] = os.path.abspath(schedule.replay)
-    env = dict(os.environ)
+    env = dict(os.environ if environ is None else environ)
     env["PYRSAN_OPTIONS"] = runtime_options(
         env.get("PYRSAN_OPTIONS", ""), str(report_dir / "reports.%p.jsonl"), options.sc_accesses, scheduler
     )
@@ -289,6 +292,10 @@ def _with_reproduction(result: RunResult, trace: Trace | None, options: RunOptio
                      result.reached_bound, Reproduction(sched, seed, schedule_file))
 
 
+#: Runs the program once: ``run_once``'s signature (a cluster runs it on a worker).
+Execute = Callable[..., "tuple[RunResult, Trace | None]"]
+
+
 def run_program(
     executable: str,
     args: Sequence[str],
@@ -325,27 +332,32 @@ def explore_program(
     options: RunOptions,
     explore_options: ExploreOptions,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    execute: Execute = run_once,
+    root: tuple[int, ...] = (),
+    root_sleep: Mapping[int, Op] = {},
+    first_index: int = 1,
 ) -> SessionResult:
     """Stateless exploration (explore.py): every run re-executes the program with
     ``sched=dfs`` and a schedule prefix. Stops at the first run that reported (or crashed,
-    hung, deadlocked) unless ``keep_going``. Each run's directory is removed once read."""
-    options = replace(options, schedule=ScheduleOptions(
-        "dfs", 0, None, None, options.schedule.schedule_dir, options.schedule.program_name))
+    hung, deadlocked) unless ``keep_going``. Each run's directory is removed once read.
+    ``root``: explore only the schedules that start with these decisions (a shard's
+    subtree, cluster.py); the explorer then sees the traces from the end of ``root`` on,
+    starting with the sleep set ``root_sleep``.
+    ``execute`` runs one schedule (run_once, or a cluster's remote run); run indices start
+    at ``first_index``."""
+    options = exploration_options(options)
     _disable_address_randomisation()
-    counter = itertools.count(1)
+    counter = itertools.count(first_index)
     counter_lock = threading.Lock()
     results: list[RunResult] = []
 
     def run(prefix: tuple[int, ...]) -> tuple[Trace, RunResult]:
         with counter_lock:
             index = next(counter)
-        result, trace = run_once(executable, args, index, options, prefix=prefix)
+        result, trace = execute(executable, args, index, options, prefix=root + prefix)
         shutil.rmtree(_run_dir(options, index), ignore_errors=True)
-        if trace is None and result.returncode == EXIT_RUNTIME_BAD_OPTIONS:
-            raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
-        if trace is None:
-            raise InternalError("the runtime wrote no trace under sched=dfs (was it built with the scheduler?)")
-        return trace, result
+        return subtree_trace(checked_trace(trace, result), len(root)), result
 
     def on_run(prefix: tuple[int, ...], trace: Trace, result: RunResult) -> bool:
         results.append(result)
@@ -353,7 +365,31 @@ def explore_program(
 
     exploration = explore(run, on_run=on_run, max_schedules=explore_options.max_schedules,
                           preemption_bound=explore_options.preemption_bound, jobs=explore_options.jobs,
-                          progress=progress)
+                          progress=progress, sleep=root_sleep)
     results.sort(key=lambda r: r.index)
     return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
                          exploration, options.command_args)
+
+
+def exploration_options(options: RunOptions) -> RunOptions:
+    """The run options of an exploration: every run under sched=dfs with a prefix."""
+    return replace(options, schedule=ScheduleOptions(
+        "dfs", 0, None, None, options.schedule.schedule_dir, options.schedule.program_name))
+
+
+def checked_trace(trace: Trace | None, result: RunResult) -> Trace:
+    """The trace of an exploration run; a one-line error when the runtime wrote none."""
+    if trace is None and result.returncode == EXIT_RUNTIME_BAD_OPTIONS:
+        raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
+    if trace is None:
+        raise InternalError("the runtime wrote no trace under sched=dfs (was it built with the scheduler?)")
+    return trace
+
+
+def subtree_trace(trace: Trace, skip: int) -> Trace:
+    """``trace`` as seen from the state after its first ``skip`` steps (the root of a
+    subtree): races with the root's steps are the business of whoever branches there."""
+    if not skip:
+        return trace
+    diverged = trace.diverged - skip if trace.diverged is not None and trace.diverged >= skip else trace.diverged
+    return replace(trace, steps=trace.steps[skip:], diverged=0 if diverged is not None and diverged < 0 else diverged)
