@@ -100,6 +100,16 @@ _verbose_option = click.option("-v", "--verbose", is_flag=True,
                                     "waits / BCAS, with their source lines.")
 
 
+def _explain_options(function):
+    function = click.option("--graph", metavar="DIR",
+                            help="Write each report's execution graph to DIR (report-N.dot, and .svg with "
+                                 "Graphviz's dot); implies the explain log.")(function)
+    function = click.option("--explain", is_flag=True,
+                            help="Explain each report: the run's events as a timeline per thread, the weak "
+                                 "outcome and the cycle (runtime option explain_path).")(function)
+    return function
+
+
 def _races_option(extra: str = ""):
     return click.option(
         "--no-races", is_flag=True,
@@ -150,6 +160,7 @@ def cli() -> None:
 @click.option("--preemption-bound", type=click.IntRange(min=0), metavar="K",
               help="--explore: only schedules with at most K preemptions.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N", help="--explore: N runs at a time.")
+@_explain_options
 @_common_build_options
 @_verbose_option
 @click.pass_context
@@ -158,7 +169,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         suppressions: str | None, no_robustness: bool, no_races: bool, sched: str | None,
         seed: int | None, pct_depth: int | None, replay: str | None, schedule_dir: str | None,
         explore: bool, max_schedules: int | None, preemption_bound: int | None, jobs: int | None,
-        cc: str | None, keep_temps: bool, verbose: bool) -> int:
+        cc: str | None, keep_temps: bool, verbose: bool, explain: bool, graph: str | None) -> int:
     """Build SOURCE... with instrumentation and run the program, then report.
 
     Example: pyrsan run --runs 20 --json out.json app.c -- arg1
@@ -194,7 +205,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
             _list_loops(built.loops)
         options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
-                             schedule=schedule,
+                             schedule=schedule, explain=explain or graph is not None,
                              command_args=_command_args(ctx, sources, sc_accesses, no_races, no_robustness))
         if explore:
             result = explore_program(
@@ -213,6 +224,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         if not result.reports and result.runs and result.runs[0].returncode == EXIT_BAD_OPTIONS:
             raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
         sys.stderr.write(render_text(result))
+        _show_explanations([r.report.public_fields() for r in result.reports], explain, graph)
         sys.stderr.flush()
         if json_path:
             _write_json(json_path, json_document(result))
@@ -342,6 +354,42 @@ def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in
             click.echo(f"pyrsan: temporary files kept in {temp_dir}", err=True)
         else:
             shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def _show_explanations(reports: list[dict], timelines: bool, graph: str | None, out=None) -> None:
+    """--explain: the timelines (on stderr, or out); --graph DIR: the pictures."""
+    from .explain_render import GRAPHVIZ_MISSING, render_explanations, write_graphs
+
+    if timelines and reports:
+        (out or sys.stderr).write("\n" + render_explanations(reports))
+    if graph is not None and reports:
+        written, have_dot = write_graphs(reports, graph)
+        if not have_dot:
+            click.echo(GRAPHVIZ_MISSING, err=True)
+        for path in written:
+            click.echo(f"pyrsan: wrote {path}", err=True)
+
+
+@cli.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("source", metavar="REPORT")
+@click.argument("key", required=False)
+@click.option("--graph", metavar="DIR", help="Also write the execution graph of each report (DIR/report-N.dot, .svg).")
+def explain(source: str, key: str | None, graph: str | None) -> int:
+    """Explain saved reports: the execution that shows each one, as a timeline (and a graph).
+
+    REPORT is a `pyrsan run --explain --json` document, or runtime JSON-lines logs (a file or
+    a directory) written with PYRSAN_OPTIONS=json_path=...:explain_path=... (the explain logs
+    may sit in the same directory). KEY picks one report: its key (or a prefix of it), or its
+    number N as listed. Exit status: 0 explained, 2 error.
+
+    Example: pyrsan run --sched random --explain --json out.json sb.c; pyrsan explain out.json
+    """
+    from .explain import load_explained, select_report
+
+    reports = select_report(load_explained(source), key)
+    _show_explanations(reports, True, graph, sys.stdout)
+    sys.stdout.flush()
+    return EXIT_CLEAN
 
 
 def _fix_progress(what: str) -> None:
