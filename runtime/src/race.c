@@ -365,6 +365,7 @@ static inline __attribute__((always_inline)) void plain_access(void *p, uint32_t
                                                                uintptr_t fa) {
   if (RSAN_UNLIKELY(!on())) return;
   rsan_thread *t = rsan_tls_current;
+  RSAN_EXPLAIN(rsan_explain_plain(t, (uintptr_t)p, n, wr, site));
   uintptr_t a = (uintptr_t)p, r = a >> RSAN_SHADOW_REGION_SHIFT;
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
   rsan_cell *c;
