@@ -505,7 +505,8 @@ def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, s
     if json_out:
         _write_json(json_out, merged_json_document(merged))
     if sarif_out:
-        _write_json(sarif_out, sarif_document(merged.reports, source_root))
+        from .explain import with_log_explanations
+        _write_json(sarif_out, sarif_document(with_log_explanations(merged.reports, files), source_root))
     if suppressions_out:
         _write_text(suppressions_out, render_suppressions(merged))
     sys.stdout.write(render_suppressions(merged) if print_suppressions else render_merged_text(merged))

@@ -765,3 +765,28 @@ def select_report(reports: list[dict[str, Any]], key: str | None) -> list[dict[s
         known = ", ".join(f"{i} {r.get('key')}" for i, r in enumerate(reports, 1))
         raise UsageError(f"no single report with key {key!r} (reports: {known})")
     return matches
+
+
+def with_log_explanations(reports: Iterable[Any], files: Iterable[str | os.PathLike]) -> tuple[Any, ...]:
+    """`pyrsan report`: the distinct reports, each with an ``explanation`` when an explain log
+    of its process is among ``files`` (matched by pid); the others unchanged."""
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    from .reports import Report
+
+    reports = tuple(reports)
+    logs = read_event_logs(files)
+    if not logs:
+        return reports
+    found = attach_explanations([d.report for d in reports], logs)
+    out = []
+    for d in reports:
+        explanation = found.get(d.report.key)
+        if explanation is None or explanation.get("error"):
+            out.append(d)
+            continue
+        r = d.report
+        fields = MappingProxyType({**r.fields, "explanation": explanation})
+        out.append(replace(d, report=Report(r.key, r.kind, r.type, r.text, fields)))
+    return tuple(out)
