@@ -356,14 +356,15 @@ def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in
             shutil.rmtree(temp_dir, ignore_errors=True)
 
 
-def _show_explanations(reports: list[dict], timelines: bool, graph: str | None, out=None) -> None:
+def _show_explanations(reports: list[dict], timelines: bool, graph: str | None, out=None,
+                       numbers: list[int] | None = None) -> None:
     """--explain: the timelines (on stderr, or out); --graph DIR: the pictures."""
     from .explain_render import GRAPHVIZ_MISSING, render_explanations, write_graphs
 
     if timelines and reports:
-        (out or sys.stderr).write("\n" + render_explanations(reports))
+        (out or sys.stderr).write("\n" + render_explanations(reports, numbers))
     if graph is not None and reports:
-        written, have_dot = write_graphs(reports, graph)
+        written, have_dot = write_graphs(reports, graph, numbers)
         if not have_dot:
             click.echo(GRAPHVIZ_MISSING, err=True)
         for path in written:
@@ -386,8 +387,9 @@ def explain(source: str, key: str | None, graph: str | None) -> int:
     """
     from .explain import load_explained, select_report
 
-    reports = select_report(load_explained(source), key)
-    _show_explanations(reports, True, graph, sys.stdout)
+    every = load_explained(source)
+    reports = select_report(every, key)
+    _show_explanations(reports, True, graph, sys.stdout, [every.index(r) + 1 for r in reports])
     sys.stdout.flush()
     return EXIT_CLEAN
 

@@ -408,6 +408,8 @@ def _explain_robustness(report: Mapping[str, Any], log: EventLog, position: int,
     is_write = report.get("type") == "write"
     e = _find_access(log, position, tid, access.get("site"), addr, plain_ok=False)
     prefix = log.events[:log.events.index(e)] if e is not None else list(log.events[:position])
+    # plain accesses are no events of the robustness model (papers/002 §5: atomics, fences)
+    prefix = [x for x in prefix if x.op not in ("read", "write")]
     if e is None:   # checked before it could happen (a wait that blocks): the next access of tid
         op = str(access.get("operation", "load"))
         e = Event(id=max((x.id for x in log.events), default=0) + 1, tid=tid, op=op, atomic=True,

@@ -158,20 +158,22 @@ def _title(index: int, fields: Mapping[str, Any]) -> str:
     return f"pyrsan explain #{index}: {what} at {where}  [{fields.get('key', '?')}]"
 
 
-def render_explanations(reports: list[Mapping[str, Any]]) -> str:
-    """The timelines of reports (their fields, with an ``explanation``), numbered from 1."""
+def render_explanations(reports: list[Mapping[str, Any]], numbers: list[int] | None = None) -> str:
+    """The timelines of reports (their fields, with an ``explanation``), numbered from 1 (or
+    by ``numbers``)."""
     blocks = []
-    for index, fields in enumerate(reports, 1):
+    for index, fields in zip(numbers or range(1, len(reports) + 1), reports):
         explanation = fields.get("explanation") or {"error": "this report carries no explanation "
                                                              "(run with --explain or explain_path)"}
         blocks.append(render_timeline(explanation, _title(index, fields)))
     return "\n".join(blocks)
 
 
-def write_graphs(reports: list[Mapping[str, Any]], directory: str) -> tuple[list[Path], bool]:
+def write_graphs(reports: list[Mapping[str, Any]], directory: str,
+                 numbers: list[int] | None = None) -> tuple[list[Path], bool]:
     """report-N.dot (and .svg) per report with an explanation; (paths, dot was found)."""
     written: list[Path] = []
-    for index, fields in enumerate(reports, 1):
+    for index, fields in zip(numbers or range(1, len(reports) + 1), reports):
         explanation = fields.get("explanation")
         if not explanation or explanation.get("error"):
             continue
