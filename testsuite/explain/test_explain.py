@@ -131,6 +131,7 @@ def test_a_shape_the_code_was_not_written_for(run_pyrsan, tmp_path):
         assert len(ex["threads"]) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["wrc_rlx.c", "scfence_3t.c", "peterson_relacq.c", "2p2w_rlx.c",
                                   "cas_strong_succ_sb.c", "mp_relseq_broken.c", "barw_stale_wait.c", "sb_sc_ra.c",
                                   "mp_spin_rlx.c"])
