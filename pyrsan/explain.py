@@ -33,6 +33,9 @@ from typing import Any, Iterable, Mapping
 HEADER_KEY = "pyrsan_events"
 ACQUIRE_ORDERS = frozenset({"acquire", "consume", "acq_rel", "seq_cst"})
 RELEASE_ORDERS = frozenset({"release", "acq_rel", "seq_cst"})
+#: At most this many ordering events (fences, synchronising accesses of the threads involved)
+#: in a timeline: those nearest the access.
+MAX_ORDERING = 24
 #: Edge kinds of hb_SC (papers/002 Def. 2.1) plus the SC-fence order and thread edges.
 SC_EDGE_KINDS = ("po", "rf", "mo", "fr", "sc", "spawn", "join")
 
@@ -374,19 +377,32 @@ def _find_access(log: EventLog, position: int, tid: int, site: str | None, addr:
     return None
 
 
-def _nth_write(graph: Graph, addr: str, ts: int, non_rmw: bool) -> int | None:
-    """The write to addr with timestamp ts (0: the initial write); non_rmw: U timestamps."""
+def _nth_write(graph: Graph, addr: str, ts: int, non_rmw: bool, side: Mapping[str, Any] | None = None) -> int | None:
+    """The write to addr with timestamp ts (0: the initial write); non_rmw: U timestamps. When
+    the report describes the write (``side``: site, thread, value) and the write at ts is not
+    it (the location's record was retired and restarted its timestamps), the last write that
+    matches the description."""
     if ts == 0:
         return graph.init_write(addr)
     count = 0
+    found = None
     for w in graph.writes.get(addr, []):
         e = graph.by_id[w]
         if non_rmw and e.is_read:
             continue
         count += 1
         if count == ts:
-            return w
-    return None
+            found = w
+            break
+    if side and side.get("site"):
+        def fits(w: int) -> bool:
+            e = graph.by_id[w]
+            return e.site == side.get("site") and e.tid == side.get("thread") and e.written == side.get("value")
+
+        if found is None or not fits(found):
+            matching = [w for w in graph.writes.get(addr, []) if fits(w)]
+            return matching[-1] if matching else None
+    return found
 
 
 def explain_report(report: Mapping[str, Any], log: EventLog) -> dict[str, Any]:
@@ -419,8 +435,8 @@ def _explain_robustness(report: Mapping[str, Any], log: EventLog, position: int,
     graph = Graph(log, prefix, _sc_fenced(report))
     graph.by_id[e.id] = e
     ts = report.get("timestamps") or {}
-    forced = _nth_write(graph, addr, int(ts.get("sc", 0)), is_write) if addr else None
-    stale = _nth_write(graph, addr, int(ts.get("hb", 0)), is_write) if addr else None
+    forced = _nth_write(graph, addr, int(ts.get("sc", 0)), is_write, report.get("forced")) if addr else None
+    stale = _nth_write(graph, addr, int(ts.get("hb", 0)), is_write, report.get("previous")) if addr else None
     if forced is None or forced < 0:
         raise ExplainError("the write SC forces is not in the explain log")
     own = {x.id for x in prefix if x.tid == tid}
@@ -445,9 +461,9 @@ def _explain_robustness(report: Mapping[str, Any], log: EventLog, position: int,
     reason = _first_non_hb(graph, d, [forced] + [n for n, _ in steps], [k for _, k in steps])
     last_own = graph.by_id[steps[-1][0]]
     if is_write:
-        outcome = (f"{_tname(tid)}'s {e.op} to {x} ({d.short(e)}) may be ordered before {d.phrase(fe)} in {x}'s "
-                   f"modification order, right after {stale_what}, although under SC {fe.op if fe.op != 'store' else 'the store'} "
-                   f"comes first: {_tname(fe.tid)} wrote {x} = {fe.written} before {d.phrase(last_own)}")
+        outcome = (f"{d.phrase(e)} may take effect before {d.phrase(fe)}, right after {stale_what} in {x}'s "
+                   f"modification order, although {_tname(fe.tid)} already wrote {x} = {fe.written} before "
+                   f"{d.phrase(last_own)}")
     else:
         outcome = (f"{_tname(tid)} may read {stale_what} at {d.short(e)} although {_tname(fe.tid)} already wrote "
                    f"{x} = {fe.written} ({d.short(fe)}) before {d.phrase(last_own)}")
@@ -545,9 +561,25 @@ def _timeline_events(graph: Graph, d: Describer, involved: set[int], access: Eve
     threads = {graph.by_id[i].tid for i in involved if i >= 0 and i in graph.by_id}
     first = min((graph.pos[i] for i in involved if i >= 0 and i in graph.pos), default=0)
     chosen: list[Event] = []
+    repeats: dict[int, int] = {}
+    # a loop's ordering events since the thread's last involved event: shown once, counted
+    shown: dict[int, dict[tuple[Any, str], int]] = {}
     for e in graph.events[first:]:
-        if e.id in involved or (e.tid in threads and _orders(e)):
+        if e.id in involved:
+            shown[e.tid] = {}
             chosen.append(e)
+        elif e.tid in threads and _orders(e):
+            key = (e.site, d.label(e))
+            mine = shown.setdefault(e.tid, {})
+            if key in mine:
+                repeats[mine[key]] = repeats.get(mine[key], 1) + 1
+                continue
+            mine[key] = e.id
+            chosen.append(e)
+    ordering = [e for e in chosen if e.id not in involved]
+    if len(ordering) > MAX_ORDERING:    # keep the ones nearest the access
+        dropped = {e.id for e in ordering[:len(ordering) - MAX_ORDERING]}
+        chosen = [e for e in chosen if e.id not in dropped]
     if access.pending or access.id not in graph.pos:
         chosen.append(access)
     out = []
@@ -557,7 +589,8 @@ def _timeline_events(graph: Graph, d: Describer, involved: set[int], access: Eve
                         + (f"={d.init_value(init_addr)}" if d.init_value(init_addr) is not None else ""),
                         "location": d.location(init_addr), "role": roles.get(init_id, "cycle")})
     for e in chosen:
-        item: dict[str, Any] = {"id": e.id, "tid": e.tid, "op": e.op, "label": d.label(e),
+        label = d.label(e) + (f" ({repeats[e.id]} times)" if e.id in repeats else "")
+        item: dict[str, Any] = {"id": e.id, "tid": e.tid, "op": e.op, "label": label,
                                 "role": roles.get(e.id, "cycle" if e.id in involved else "ordering")}
         if e.order:
             item["order"] = e.order
