@@ -13,7 +13,7 @@ int rsan_explain_on;
 
 /* A bound on the log of one process: past it, one "truncated" line and nothing more (an
  * explanation needs the events up to its report; a long run keeps its first ones). */
-#define MAX_EVENTS (1ull << 22)
+#define MAX_EVENTS (1ull << 20)
 #define BUF_SIZE 65536
 #define SEEN_SLOTS 65536 /* sites and locations described so far (open addressing) */
 #define PLAIN_SLOTS 8
