@@ -389,6 +389,10 @@ def explain(source: str, key: str | None, graph: str | None) -> int:
 
     every = load_explained(source)
     reports = select_report(every, key)
+    if not any(isinstance(r.get("explanation"), dict) and not r["explanation"].get("error") for r in reports):
+        first = (reports[0].get("explanation") or {}).get("error") or "no explanation saved"
+        raise UsageError(f"{source}: nothing to explain ({first}; run pyrsan run with --explain, or set the "
+                         f"runtime option explain_path)")
     _show_explanations(reports, True, graph, sys.stdout, [every.index(r) + 1 for r in reports])
     sys.stdout.flush()
     return EXIT_CLEAN

@@ -168,6 +168,12 @@ def test_explain_command_reads_a_saved_document(run_pyrsan, tmp_path):
     assert f"#{len(document['reports'])}:" in one.stdout
     bad = run_pyrsan("explain", saved, "nosuchkey")
     assert bad.returncode == 2 and bad.stderr.startswith("pyrsan: no single report") and "Traceback" not in bad.stderr
+    plain = tmp_path / "plain.json"
+    assert run_pyrsan("run", "--sched", "pct", "--seed", "1", "--runs", "40", "--json", plain, LITMUS / "sb_rlx.c",
+                      cwd=tmp_path).returncode == 66
+    unexplained = run_pyrsan("explain", plain)
+    assert unexplained.returncode == 2 and "nothing to explain" in unexplained.stderr
+    assert len(unexplained.stderr.strip().splitlines()) == 1
     missing = run_pyrsan("explain", tmp_path / "nothing.json")
     assert missing.returncode == 2 and "no such file" in missing.stderr
 
