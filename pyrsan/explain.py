@@ -479,8 +479,8 @@ def _explain_robustness(report: Mapping[str, Any], log: EventLog, position: int,
     cycle_edges = list(zip(cycle, cycle[1:], kinds))
     for a, b, k in cycle_edges:
         _mark_edge(edges, a, b, k)
-    if stale is not None and not is_write:
-        edges.append({"from": stale, "to": e.id, "kind": "rf", "weak": True, "cycle": False})
+    if stale is not None:   # the weak execution's own edge: e reads from (is mo-after) the stale write
+        edges.append({"from": stale, "to": e.id, "kind": "mo" if is_write else "rf", "weak": True, "cycle": False})
     return {
         "kind": "robustness",
         "threads": sorted({ev["tid"] for ev in events if ev["tid"] is not None and ev["tid"] >= 0}),

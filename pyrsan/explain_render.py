@@ -108,7 +108,7 @@ def render_dot(explanation: Mapping[str, Any], title: str = "") -> str:
         style = EDGE_STYLE.get(edge["kind"], "")
         extra = ', penwidth=2.5, color="red"' if edge.get("cycle") else ""
         if edge.get("weak"):
-            extra += ', style="dashed", label="rf (weak)"'
+            extra += f', style="dashed", label="{edge["kind"]} (weak)"'
             out.append(f"  n{_node(edge['from'])} -> n{_node(edge['to'])} [{style}{extra}];")
             continue
         constraint = "" if edge["kind"] in ("po", "spawn", "join") else ", constraint=false"
