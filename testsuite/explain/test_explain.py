@@ -43,6 +43,26 @@ def _explained(run_pyrsan, tmp_path: Path, source: Path, *extra: str, sched=("--
     return document
 
 
+@pytest.fixture(scope="module")
+def explained(pyrsan_cli, pyrsan_env, tmp_path_factory):
+    """explained(source, *extra) -> (document, its directory): one `pyrsan run --explain --graph`
+    per program and module (the timeline, picture and command tests share it)."""
+    cache: dict = {}
+
+    def run_pyrsan(*args, cwd=None, env=None):
+        return subprocess.run([*pyrsan_cli, *map(str, args)], cwd=cwd, env={**pyrsan_env, **(env or {})},
+                              capture_output=True, text=True, timeout=300, check=False)
+
+    def get(source: Path, *extra: str):
+        key = (source, extra)
+        if key not in cache:
+            directory = tmp_path_factory.mktemp(source.stem)
+            cache[key] = (_explained(run_pyrsan, directory, source, *extra), directory)
+        return cache[key]
+
+    return get
+
+
 def _where(event: dict) -> str:
     return f"{os.path.basename(event.get('file', ''))}:{event.get('line')}"
 
@@ -94,8 +114,8 @@ ROBUSTNESS = [("sb_rlx.c", ["fr", "fr", "po", "po"]),
 
 
 @pytest.mark.parametrize("name,kinds", ROBUSTNESS, ids=[n for n, _ in ROBUSTNESS])
-def test_explanation_is_the_runs_cycle(run_pyrsan, tmp_path, name, kinds):
-    document = _explained(run_pyrsan, tmp_path, LITMUS / name)
+def test_explanation_is_the_runs_cycle(explained, name, kinds):
+    document, _ = explained(LITMUS / name)
     for report in document["reports"]:
         ex = check_cycle(report)
         if kinds is not None:
@@ -116,8 +136,8 @@ def test_explanation_is_the_runs_cycle(run_pyrsan, tmp_path, name, kinds):
     assert _where(check_cycle(first)["events"][-1]) in stderr
 
 
-def test_mp_without_acquire_names_the_missing_acquire(run_pyrsan, tmp_path):
-    ex = check_cycle(_explained(run_pyrsan, tmp_path, LITMUS / "mp_rel_rlx.c")["reports"][0])
+def test_mp_without_acquire_names_the_missing_acquire(explained):
+    ex = check_cycle(explained(LITMUS / "mp_rel_rlx.c")[0]["reports"][0])
     assert "the read is relaxed with no acquire fence after it" in ex["why"]
     assert "the write is" not in ex["why"]          # the store is release: only the acquire is missing
 
@@ -156,9 +176,9 @@ def test_race_explanation_names_the_missing_release_acquire(run_pyrsan, tmp_path
     assert any(e["kind"] == "race" for e in ex["edges"])
 
 
-def test_explain_command_reads_a_saved_document(run_pyrsan, tmp_path):
-    document = _explained(run_pyrsan, tmp_path, LITMUS / "sb_rlx.c")
-    saved = tmp_path / "sb_rlx.json"
+def test_explain_command_reads_a_saved_document(run_pyrsan, explained, tmp_path):
+    document, directory = explained(LITMUS / "sb_rlx.c")
+    saved = directory / "sb_rlx.json"
     every = run_pyrsan("explain", saved)
     assert every.returncode == 0, every.stderr
     assert every.stdout.count("pyrsan explain #") == len(document["reports"])
@@ -198,10 +218,10 @@ def svg_to_png(svg: Path) -> tuple[int, int]:
 @needs_dot
 @needs_rsvg
 @pytest.mark.parametrize("name", ["sb_rlx.c", "mp_rel_rlx.c", "iriw_rlx.c", "dekker_rlx.c"])
-def test_graph_pictures_show_the_cycle_with_source_lines(run_pyrsan, tmp_path, name):
-    document = _explained(run_pyrsan, tmp_path, LITMUS / name)
+def test_graph_pictures_show_the_cycle_with_source_lines(explained, name):
+    document, directory = explained(LITMUS / name)
     for index, report in enumerate(document["reports"], 1):
-        svg = tmp_path / f"g-{Path(name).stem}" / f"report-{index}.svg"
+        svg = directory / f"g-{Path(name).stem}" / f"report-{index}.svg"
         assert (svg.with_suffix(".dot")).is_file() and svg.is_file()
         width, height = svg_to_png(svg)
         assert width > 100 and height > 100
