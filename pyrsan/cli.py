@@ -101,6 +101,16 @@ _verbose_option = click.option("-v", "--verbose", is_flag=True,
                                     "waits / BCAS, with their source lines.")
 
 
+def _explain_options(function):
+    function = click.option("--graph", metavar="DIR",
+                            help="Write each report's execution graph to DIR (report-N.dot, and .svg with "
+                                 "Graphviz's dot); implies the explain log.")(function)
+    function = click.option("--explain", is_flag=True,
+                            help="Explain each report: the run's events as a timeline per thread, the weak "
+                                 "outcome and the cycle (runtime option explain_path).")(function)
+    return function
+
+
 def _races_option(extra: str = ""):
     return click.option(
         "--no-races", is_flag=True,
@@ -157,6 +167,7 @@ def cli() -> None:
 @click.option("--shard", "shard_spec", metavar="K/N",
               help="Run part K of N of the same campaign (seeded runs or --explore), e.g. in a CI matrix; "
                    "`pyrsan report` merges the N --json documents into one verdict.")
+@_explain_options
 @_common_build_options
 @_verbose_option
 @click.pass_context
@@ -166,7 +177,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         seed: int | None, pct_depth: int | None, replay: str | None, schedule_dir: str | None,
         explore: bool, max_schedules: int | None, preemption_bound: int | None, jobs: int | None,
         cluster_address: str | None, shard_spec: str | None, cc: str | None, keep_temps: bool,
-        verbose: bool) -> int:
+        verbose: bool, explain: bool, graph: str | None) -> int:
     """Build SOURCE... with instrumentation and run the program, then report.
 
     Example: pyrsan run --runs 20 --json out.json app.c -- arg1
@@ -208,7 +219,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
             _list_loops(built.loops)
         options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
-                             schedule=schedule,
+                             schedule=schedule, explain=explain or graph is not None,
                              command_args=_command_args(ctx, sources, sc_accesses, no_races, no_robustness))
         cluster = Cluster(cluster_address, executable) if cluster_address else None
         try:
@@ -240,6 +251,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         if not result.reports and result.runs and result.runs[0].returncode == EXIT_BAD_OPTIONS:
             raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
         sys.stderr.write(render_text(result))
+        _show_explanations([r.report.public_fields() for r in result.reports], explain, graph)
         sys.stderr.flush()
         if json_path:
             _write_json(json_path, json_document(result))
@@ -377,6 +389,48 @@ def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in
             shutil.rmtree(temp_dir, ignore_errors=True)
 
 
+def _show_explanations(reports: list[dict], timelines: bool, graph: str | None, out=None,
+                       numbers: list[int] | None = None) -> None:
+    """--explain: the timelines (on stderr, or out); --graph DIR: the pictures."""
+    from .explain_render import GRAPHVIZ_MISSING, render_explanations, write_graphs
+
+    if timelines and reports:
+        (out or sys.stderr).write("\n" + render_explanations(reports, numbers))
+    if graph is not None and reports:
+        written, have_dot = write_graphs(reports, graph, numbers)
+        if not have_dot:
+            click.echo(GRAPHVIZ_MISSING, err=True)
+        for path in written:
+            click.echo(f"pyrsan: wrote {path}", err=True)
+
+
+@cli.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("source", metavar="REPORT")
+@click.argument("key", required=False)
+@click.option("--graph", metavar="DIR", help="Also write the execution graph of each report (DIR/report-N.dot, .svg).")
+def explain(source: str, key: str | None, graph: str | None) -> int:
+    """Explain saved reports: the execution that shows each one, as a timeline (and a graph).
+
+    REPORT is a `pyrsan run --explain --json` document, or runtime JSON-lines logs (a file or
+    a directory) written with PYRSAN_OPTIONS=json_path=...:explain_path=... (the explain logs
+    may sit in the same directory). KEY picks one report: its key (or a prefix of it), or its
+    number N as listed. Exit status: 0 explained, 2 error.
+
+    Example: pyrsan run --sched random --explain --json out.json sb.c; pyrsan explain out.json
+    """
+    from .explain import load_explained, select_report
+
+    every = load_explained(source)
+    reports = select_report(every, key)
+    if not any(isinstance(r.get("explanation"), dict) and not r["explanation"].get("error") for r in reports):
+        first = (reports[0].get("explanation") or {}).get("error") or "no explanation saved"
+        raise UsageError(f"{source}: nothing to explain ({first}; run pyrsan run with --explain, or set the "
+                         f"runtime option explain_path)")
+    _show_explanations(reports, True, graph, sys.stdout, [every.index(r) + 1 for r in reports])
+    sys.stdout.flush()
+    return EXIT_CLEAN
+
+
 def _fix_progress(what: str) -> None:
     if sys.stderr.isatty():
         sys.stderr.write(f"\r\x1b[Kpyrsan fix: {what}")
@@ -505,7 +559,8 @@ def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, s
     if json_out:
         _write_json(json_out, merged_json_document(merged))
     if sarif_out:
-        _write_json(sarif_out, sarif_document(merged.reports, source_root))
+        from .explain import with_log_explanations
+        _write_json(sarif_out, sarif_document(with_log_explanations(merged.reports, files), source_root))
     if suppressions_out:
         _write_text(suppressions_out, render_suppressions(merged))
     sys.stdout.write(render_suppressions(merged) if print_suppressions else render_merged_text(merged))

@@ -73,6 +73,7 @@ class RunOptions:
     quiet: bool = False               # the program's stdin/stdout/stderr on /dev/null (pyrsan fix)
     schedule: ScheduleOptions = field(default_factory=ScheduleOptions)
     command_args: tuple[str, ...] = ()   # sources, flags and `-- args`: for the reproduce line
+    explain: bool = False             # explain log per run; each report gets its "explanation"
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,8 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
             scheduler["schedule"] = str(report_dir / "prefix.sched")
         elif schedule.replay is not None:
             scheduler["schedule"] = os.path.abspath(schedule.replay)
+    if options.explain:
+        scheduler["explain_path"] = str(report_dir / "events.%p.jsonl")
     env = dict(os.environ if environ is None else environ)
     env["PYRSAN_OPTIONS"] = runtime_options(
         env.get("PYRSAN_OPTIONS", ""), str(report_dir / "reports.%p.jsonl"), options.sc_accesses, scheduler
@@ -223,6 +226,9 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
             sig = f"signal {-returncode}"
     trace = _read_trace(trace_path) if schedule.controlled else None
     reports = tuple(read_report_dir(report_dir))
+    if options.explain:
+        from .explain import explained_reports
+        reports = explained_reports(reports, report_dir)
     reached_bound = (trace is not None and trace.end == "bound") or \
         (schedule.controlled and returncode == EXIT_RUNTIME_BOUND)
     result = RunResult(

@@ -2,7 +2,9 @@
 
 One run, tool ``pyrsan`` with one rule per kind of finding; each result's location is the
 access, its related locations are the write it may still see (``previous``) and the write SC
-forces it to see (``forced``); the message carries the fix suggestion.
+forces it to see (``forced``); the message carries the fix suggestion. A report with an
+``explanation`` (explain.py) also gets ``codeFlows``: one ``threadFlow`` per thread of the
+execution that shows it (SARIF 2.1.0 §3.36-3.38), its events in execution order.
 """
 
 from __future__ import annotations
@@ -126,7 +128,46 @@ def _result(distinct: DistinctReport, source_root: str | None) -> dict[str, Any]
             related.append(location)
     if related:
         result["relatedLocations"] = related
+    flows = code_flows(f.get("explanation"), source_root)
+    if flows:
+        result["codeFlows"] = flows
     return result
+
+
+def code_flows(explanation: Any, source_root: str | None) -> list[dict[str, Any]]:
+    """One codeFlow: a threadFlow per thread, its events as threadFlowLocations. executionOrder
+    numbers the events across threads in the order the run performed them (§3.38.11), so a
+    viewer can replay the interleaving; the weak outcome is the flow's message."""
+    if not isinstance(explanation, dict) or explanation.get("error") or not explanation.get("events"):
+        return []
+    flows: dict[Any, list[dict[str, Any]]] = {}
+    roles = {"access": "the access", "forced": "the write SC forces", "stale": "the write it may still see",
+             "previous": "the earlier racing access"}
+    cycle = set(explanation.get("cycle") or [])
+    for order, event in enumerate(explanation["events"], 1):
+        physical = _physical(event, source_root)
+        if physical is None:
+            continue
+        text = str(event.get("label", ""))
+        note = roles.get(str(event.get("role", "")))
+        if note:
+            text += f" ({note})"
+        elif event.get("id") in cycle:
+            text += " (on the cycle)"
+        location: dict[str, Any] = {"physicalLocation": physical, "message": {"text": text}}
+        if event.get("function"):
+            location["logicalLocations"] = [{"name": str(event["function"]), "kind": "function"}]
+        step: dict[str, Any] = {"location": location, "executionOrder": order,
+                                "importance": "essential" if note or event.get("id") in cycle else "important"}
+        flows.setdefault(event.get("tid"), []).append(step)
+    thread_flows = [{"id": f"T{tid}", "message": {"text": f"thread T{tid}"}, "locations": steps}
+                    for tid, steps in flows.items() if tid is not None]
+    if not thread_flows:
+        return []
+    flow: dict[str, Any] = {"message": {"text": str(explanation.get("outcome", ""))}, "threadFlows": thread_flows}
+    if explanation.get("cycle_text"):
+        flow["properties"] = {"cycle": explanation["cycle_text"]}
+    return [flow]
 
 
 def sarif_document(reports: Iterable[DistinctReport], source_root: str | None = None) -> dict[str, Any]:

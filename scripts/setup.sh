@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up pyrsan on a Debian 12 machine (run as root, from the repository root or anywhere):
-#   - apt: clang-22 libclang-rt-22-dev llvm-22 cmake, only when missing;
+#   - apt: clang-22 libclang-rt-22-dev llvm-22 cmake, graphviz (dot: pyrsan --graph) and
+#     librsvg2-bin (rsvg-convert: the tests render the SVG pictures to PNG), only when missing;
 #   - pip: this package, editable, with its test extra (pytest, hypothesis).
 # Uses $PYTHON (default python3). Idempotent: a second run installs nothing new.
 set -euo pipefail
@@ -12,6 +13,8 @@ missing=()
 command -v clang-22 >/dev/null 2>&1 || missing+=(clang-22)
 command -v llvm-symbolizer-22 >/dev/null 2>&1 || missing+=(llvm-22)
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+command -v rsvg-convert >/dev/null 2>&1 || missing+=(librsvg2-bin)
 compgen -G "/usr/lib/llvm-22/lib/clang/*/lib/*/libclang_rt.tsan*.a" >/dev/null || missing+=(libclang-rt-22-dev)
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]} with apt-get" >&2

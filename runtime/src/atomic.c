@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rsan_engine.h"
+#include "rsan_explain.h"
 #include "rsan_sched.h"
 
 /* The shadow part of an atomic access (algorithm.md §5: atomics are recorded too, so that
@@ -37,6 +38,7 @@ static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t f
   rsan_race_load(t, l, mo);
   uint64_t v = mem_load(p, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_LOAD, 0, size);
+  RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_LOAD, 0, order, size, 1, v, 0, 0, site));
   rsan_loc_check_invariants(l);
   race_atomic(t, p, size, 0, rsan_race_epoch(t), site, fa);
   rsan_loc_release(l);
@@ -67,6 +69,7 @@ static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, ui
   rsan_hist_record(l, t, fa, ts, 0, site, v, order, RSAN_OP_STORE, 0, size);
   mem_store(p, v, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_STORE, 0, size);
+  RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_STORE, 0, order, size, 0, 0, 1, v, site));
   rsan_loc_check_invariants(l);
   race_atomic(t, p, size, 1, race_epoch, site, fa);
   rsan_loc_release(l);
@@ -96,6 +99,7 @@ static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_
   uint64_t old = rsan_mem_rmw(p, op, v, size, &newv);
   rsan_hist_record(l, t, fa, ts, 1, site, newv, order, RSAN_OP_RMW, op, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_RMW, op, size);
+  RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_RMW, op, order, size, 1, old, 1, newv, site));
   rsan_loc_check_invariants(l);
   race_atomic(t, p, size, 1, race_epoch, site, fa);
   rsan_loc_release(l);
@@ -159,6 +163,7 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
     race_epoch = rsan_race_epoch(t);
   }
   rsan_thread_note_access(t, site, l, opk, 0, size);
+  RSAN_EXPLAIN(rsan_explain_access(t, l, opk, 0, ok ? succ : fail, size, 1, old, ok, desired & m, site));
   rsan_loc_check_invariants(l);
   race_atomic(t, p, size, ok, race_epoch, site, fa);
   rsan_loc_release(l);
@@ -222,6 +227,7 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
       rsan_hb_load(t, l, mo);
       rsan_race_load(t, l, mo);
       rsan_thread_note_access(t, site, l, RSAN_OP_WAIT, 0, size);
+      RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_WAIT, 0, order, size, 1, got, 0, 0, site));
       rsan_loc_check_invariants(l);
     }
     if (ok) race_atomic(t, p, size, 0, rsan_race_epoch(t), site, fa);
@@ -268,6 +274,7 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
       race_epoch = rsan_race_rmw(t, l, mo);
       rsan_hist_record(l, t, fa, ts, 1, site, d, order, RSAN_OP_BCAS, 0, size);
       rsan_thread_note_access(t, site, l, RSAN_OP_BCAS, 0, size);
+      RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_BCAS, 0, order, size, 1, e, 1, d, site));
       rsan_loc_check_invariants(l);
     }
     if (ok) race_atomic(t, p, size, 1, race_epoch, site, fa);
@@ -369,11 +376,11 @@ RSAN_DEF_SIZE(4)
 RSAN_DEF_SIZE(8)
 
 RSAN_EXPORT void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site) {
-  (void)site;
   if (singlethread) return; /* syncscope("singlethread"): a compiler barrier only */
   rsan_ensure_init();
   RSAN_SCHED_POINT(order == RSAN_SEQ_CST ? RSAN_SK_FENCE_SC : RSAN_SK_FENCE, NULL, 0);
   rsan_thread *t = rsan_thread_current();
+  RSAN_EXPLAIN(rsan_explain_fence(t, order, site));
   switch (order) {
   case RSAN_CONSUME:
   case RSAN_ACQUIRE: rsan_fence_acq(t); break;

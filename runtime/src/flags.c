@@ -23,11 +23,13 @@ rsan_flags rsan_flag;
 static struct {
   char log_path[RSAN_FLAG_STRING_MAX];
   char suppressions[RSAN_FLAG_STRING_MAX];
+  char explain_path[RSAN_FLAG_STRING_MAX];
 } flag_ext;
 rsan_sched_flags rsan_sched_flag;
 
 const char *rsan_flags_log_path(void) { return flag_ext.log_path; }
 const char *rsan_flags_suppressions(void) { return flag_ext.suppressions; }
+const char *rsan_flags_explain_path(void) { return flag_ext.explain_path; }
 
 /* report.c: reads the suppressions file; 0, or -1 with a one-line message in err. */
 
@@ -70,6 +72,9 @@ static const flag_desc flag_table[] = {
          rsan_sched_flag),
     FLAG(max_steps, F_U64, "1000000",
          "controlled schedulers: stop a run after this many scheduling points (end \"bound\", exit 88)", rsan_sched_flag),
+    FLAG(explain_path, F_STRING, "",
+         "write the explain log (the run's events, JSON lines) here, for pyrsan explain; %p expands to the pid",
+         flag_ext),
     FLAG(verbosity, F_INT, "0", "1: start/exit lines and counters on stderr", rsan_flag),
     FLAG(help, F_BOOL, "0", "print the options and their defaults on stderr", rsan_flag),
 };

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "rsan_internal.h"
+#include "rsan_explain.h"
 #include "rsan_sched.h"
 
 int rsan_inited;
@@ -26,6 +27,7 @@ void rsan_init_slow(void) {
     }
     if (rsan_flag.help) rsan_flags_print_help();
     rsan_sched_init();
+    rsan_explain_init();
     if (rsan_flag.verbosity >= 1) {
       static const char msg[] = "pyrsan: runtime started\n";
       (void)!write(2, msg, sizeof msg - 1);

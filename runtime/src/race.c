@@ -15,6 +15,7 @@
  * always describes a real access: dropping one can only miss a race, never invent one. */
 #include <string.h>
 
+#include "rsan_explain.h"
 #include "rsan_internal.h"
 
 #define W_ATOMIC 1ull
@@ -269,6 +270,7 @@ void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int
                       uint64_t site, uintptr_t fa) {
   if (!on() || !size || t->tid > MAX_TID) return;
   if (site) note_site_stack(t, site, fa);
+  if (!at) RSAN_EXPLAIN(rsan_explain_plain(t, addr, size, wr, site));
   hit h = {0, 0, 0, 0};
   uintptr_t end = addr + size;
   if (end < addr) end = UINTPTR_MAX;
@@ -363,6 +365,7 @@ static inline __attribute__((always_inline)) void plain_access(void *p, uint32_t
                                                                uintptr_t fa) {
   if (RSAN_UNLIKELY(!on())) return;
   rsan_thread *t = rsan_tls_current;
+  RSAN_EXPLAIN(rsan_explain_plain(t, (uintptr_t)p, n, wr, site));
   uintptr_t a = (uintptr_t)p, r = a >> RSAN_SHADOW_REGION_SHIFT;
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
   rsan_cell *c;

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rsan_explain.h"
 #include "rsan_report.h"
 
 /* ---- race reports (algorithm.md §5; docs/interfaces.md §2, "kind": "race") ---- */
@@ -159,6 +160,7 @@ void rsan_report_race(rsan_race_info *r) {
            (unsigned long long)bsite);
   rsan_buf_json_str(&j, t.p);
   rsan_buf_puts(&j, "}\n");
+  RSAN_EXPLAIN(rsan_explain_report(r->tid, a, bsite, "race"));
 
   rsan_publish_and_unlock(&t, &j, 1);
 }

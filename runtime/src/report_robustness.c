@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rsan_explain.h"
 #include "rsan_report.h"
 #include "rsan_sched.h"
 
@@ -260,6 +261,7 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_buf_puts(&j, "}\n");
 
   rsan_buf_free(&sug);
+  RSAN_EXPLAIN(rsan_explain_report(r->tid, r->site, prev_site, type));
   rsan_publish_and_unlock(&t, &j, 1);
 }
 

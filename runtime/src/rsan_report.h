@@ -71,6 +71,7 @@ void rsan_json_suppressed(const char *kind, const char *type, const rsan_supp *s
 
 /* ---- flags.c: options rsan_flags has no field for ---- */
 const char *rsan_flags_log_path(void);
+const char *rsan_flags_explain_path(void);
 const char *rsan_flags_suppressions(void);
 
 #endif /* RSAN_REPORT_H */

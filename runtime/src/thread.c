@@ -4,6 +4,7 @@
  * last few accesses (for report suggestions). */
 #include <string.h>
 
+#include "rsan_explain.h"
 #include "rsan_internal.h"
 
 /* rsan_internal.h (rsan_thread_fast): the calling thread's state, valid while rsan_tls_epoch equals
@@ -82,6 +83,7 @@ rsan_thread *rsan_thread_create(rsan_thread *parent) {
     rsan_clk_assign(&t->Ta, &parent->Tc);
     rsan_clk_assign(&t->Tc, &parent->Tc);
     rsan_race_thread_create(parent, t);
+    RSAN_EXPLAIN(rsan_explain_thread(parent, "spawn", t));
     t->parent_tid = parent->tid;
     /* where the thread was created, for race reports: the creator's call stack above the
      * interceptor (whose frame is above this one) */
@@ -109,6 +111,7 @@ void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
   rsan_clk_join(&joiner->Ta, &joinee->Tc);
   rsan_clk_join(&joiner->Tc, &joinee->Tc);
   rsan_race_thread_join(joiner, joinee); /* algorithm.md §5, join */
+  RSAN_EXPLAIN(rsan_explain_thread(joiner, "join", joinee));
   rsan_thread_check_invariants(joiner);
   /* A thread is joined once, after it has fully exited: its clocks are no longer needed
    * (the small record stays, a joined thread's clocks read as ⊥). */
