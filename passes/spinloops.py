@@ -44,6 +44,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from .casloops import find_cas_loops
 from .model import IRFunction
 
 ENV_OFF = "PYRSAN_NO_SPIN_LOOPS"
@@ -95,12 +96,15 @@ def enabled_by_default() -> bool:
 @dataclass(frozen=True)
 class LoopMatch:
     """What a recognised loop's atomic instruction (body line `index`) becomes.
-    kind "wait": wait for `value` (negated: for any other value); "bcas": value -> desired."""
+    kind "wait": wait for `value` (negated: for any other value); "bcas": value -> desired;
+    "casloop_load" / "casloop_cas": the first read / an attempt of a CAS retry loop that is
+    an atomic read-modify-write (casloops.py); `listed`: the instruction the loop is listed at."""
     index: int
     kind: str
     value: int
     desired: int = 0
     negated: bool = False
+    listed: bool = True
 
 
 class _NotALoop(Exception):
@@ -483,4 +487,10 @@ def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
             found[i] = _classify(region)
         except _NotALoop:
             continue
+    for loop in find_cas_loops(fn.lines, fn.header, set(found)):
+        if any(a in found for a in loop.attempts):
+            continue
+        found[loop.load] = LoopMatch(loop.load, "casloop_load", 0, listed=False)
+        for k, a in enumerate(loop.attempts):
+            found[a] = LoopMatch(a, "casloop_cas", 0, listed=k == 0)
     return found

@@ -173,6 +173,19 @@ uint64_t __rsan_spin_load_ne_1(void *p, uint64_t unexpected, int32_t order, uint
 uint64_t __rsan_spin_load_ne_2(void *p, uint64_t unexpected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_ne_4(void *p, uint64_t unexpected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_ne_8(void *p, uint64_t unexpected, int32_t order, uint64_t site);
+/* A CAS retry loop recognised by the passes as an atomic read-modify-write (passes/casloops.py,
+ * docs/algorithm.md §4.1): `old = load(p); do { new = f(old); } while (!CAS(p, &old, new));`
+ * with no other effect. casloop_load is its first read: the real load, no event, no check.
+ * casloop_cas is one attempt (same arguments and result as __rsan_cas_N): a failed attempt
+ * makes no event and no check; the successful one is one RMW with `succ`, checked as an RMW. */
+uint64_t __rsan_casloop_load_1(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_casloop_load_2(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_casloop_load_4(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_casloop_load_8(void *p, int32_t order, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_1(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_2(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_4(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_8(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
 void __rsan_track_1(void *p, uint64_t v, uint64_t site);
 void __rsan_track_2(void *p, uint64_t v, uint64_t site);
 void __rsan_track_4(void *p, uint64_t v, uint64_t site);

@@ -44,6 +44,7 @@ const char *rsan_op_name(int op, int rmw_op) {
   case RSAN_OP_CAS_STRONG: return "compare_exchange_strong";
   case RSAN_OP_WAIT: return "wait";
   case RSAN_OP_BCAS: return "bcas";
+  case RSAN_OP_CASLOOP: return "cas_loop";
   default: return "sync";
   }
 }

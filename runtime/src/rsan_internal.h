@@ -246,6 +246,7 @@ enum rsan_opkind {
   RSAN_OP_SYNC,
   RSAN_OP_WAIT,  /* pyrsan_wait: a load that blocks until the value is seen */
   RSAN_OP_BCAS,  /* pyrsan_bcas: a CAS retried until it succeeds */
+  RSAN_OP_CASLOOP, /* the successful attempt of a CAS retry loop: one RMW (casloop.c) */
 };
 
 typedef struct rsan_recent {
