@@ -43,6 +43,7 @@ from dataclasses import dataclass
 MAX_PATH_BLOCKS = 24
 MAX_PATHS = 256
 MAX_WIDEN = 3
+MAX_STATES = 6
 
 _NAME = r'%[-\w.$]+|%"[^"]*"'
 _NAME_RE = re.compile(_NAME)
@@ -403,6 +404,7 @@ class _Walk:
                 if not self._attempt(block, index, rest, env, mem, last):
                     return          # the state was seen at this attempt already
                 last += 1
+                depth = 0           # the path limit is per segment between attempts
                 if result:
                     env[result] = ("pair", last)
                 continue
@@ -430,8 +432,9 @@ class _Walk:
                     continue
                 narrowed = dict(ok)
                 narrowed[k] = holds
-                if k == last and holds:
-                    continue        # the latest attempt succeeded: the loop is done
+                if k == last and holds:     # the latest attempt succeeded: the loop is done
+                    self._check_exit(target, block, env, mem, last)
+                    continue
                 self._edge(target, block, env, mem, last, narrowed, depth)
                 continue
             self._edge(target, block, env, mem, last, ok, depth)
@@ -456,6 +459,67 @@ class _Walk:
             ok = dict(ok)
             ok[last] = None
         self._walk(block, pos, env, mem, last, ok, depth + 1)
+
+    def _check_exit(self, target, source, env, mem, last) -> None:
+        """After the success of attempt `last`, what the code after it may use is a function
+        of the value that attempt read (read `last`, or `last - 1`, which it equals), never of
+        an older read or of a counter. The success path is followed while it stays in the
+        loop's blocks and its branches are decided (at -O0 it runs through the loop's
+        condition block); the check is made where it leaves them (liveness over-approximates
+        the uses, so checking earlier is only stricter)."""
+        ok = {("read", last), ("read", last - 1), ("pair", last)}
+        known = {last: True}
+        in_loop = _reaching(self.fn, {self.fn.block_of[a].name for a in self.attempts})
+        for _ in range(MAX_PATH_BLOCKS):
+            block = self.fn.by_name.get(target)
+            if block is None:
+                raise _Reject("unknown block")
+            env = dict(env)
+            phis = set()
+            pos = 0
+            for pos, (_, text) in enumerate(block.lines):
+                m = _INSTR_RE.match(text)
+                if not m or m.group(2) != "phi":
+                    break
+                incoming = {p: v for v, p in _PHI_RE.findall(m.group(3))}
+                if source.name in incoming:
+                    env[m.group(1)] = self.value(env, incoming[source.name])
+                    phis.add(m.group(1))
+            live = self.fn.live_in[target] | phis
+            nxt = None
+            if target in in_loop and target != self.start.name:
+                mem = dict(mem)
+                try:
+                    for index, text in block.lines[pos:-1]:
+                        m = _INSTR_RE.match(text)
+                        if not m or m.group(2) == "cmpxchg":
+                            raise _Reject("stop")
+                        self._step(m.group(1), m.group(2), m.group(3), env, mem)
+                    m = _INSTR_RE.match(block.lines[-1][1])
+                    mc = _BR_COND_RE.match(m.group(3)) if m and m.group(2) == "br" else None
+                    mb = _BR_RE.match(m.group(3)) if m and m.group(2) == "br" else None
+                    if mb:
+                        nxt = mb.group(1)
+                    elif mc:
+                        cond = self.value(env, mc.group(1))
+                        if cond[0] == "ok" and cond[1] in known:
+                            nxt = mc.group(2) if known[cond[1]] == cond[2] else mc.group(3)
+                        elif cond[0] == "int":
+                            nxt = mc.group(2) if cond[1] else mc.group(3)
+                except _Reject:
+                    nxt = None
+            if nxt is not None:
+                source, target = block, nxt
+                continue
+            for key in live:
+                v = mem.get(key[1]) if isinstance(key, tuple) else env.get(key)
+                if v is None:
+                    continue
+                if _contains(v, lambda x: x[0] == "top" or (_is_read(x) and x[:2] not in ok
+                                                             and x[0] != "ok")):
+                    raise _Reject("the loop hands on a value of an earlier attempt or a counter")
+            return
+        raise _Reject("success path too long")
 
     def _step(self, result, op, rest, env, mem) -> None:
         if op in _PURE:
@@ -496,12 +560,14 @@ class _Walk:
         if self.load_rank > succ or fail > succ:
             raise _Reject("a read of the loop is ordered more strongly than its success")
         live = self.fn.live_before(block, index)
-        ren = {("read", last): ("R",), ("ok", last, True): ("OKR", True),
+        ren = {("read", last): ("R",), ("pair", last): ("PAIRR",), ("ok", last, True): ("OKR", True),
                ("ok", last, False): ("OKR", False)}
         state = {}
         for key in live:
             v = mem[key[1]] if isinstance(key, tuple) else env.get(key, ("ext", key))
             state[key] = _subst(v, ren)
+            if _contains(state[key], _is_read):
+                raise _Reject("a value read by an earlier attempt is still live")
         for key in self.widen.get(index, ()):
             state[key] = ("top", key)
             if isinstance(key, tuple):
@@ -513,19 +579,35 @@ class _Walk:
             raise _Reject("the desired value depends on a counter")
         if index not in self.attempts:
             self.attempts.append(index)
-        before = self.seen.get(index)
-        if before is None:
-            self.seen[index] = state
-            return True
-        if before == state:
+        frozen = frozenset(state.items())
+        states = self.seen.setdefault(index, set())
+        if frozen in states:
             return False
-        differ = {k for k in set(before) | set(state) if before.get(k) != state.get(k)}
+        if len(states) < MAX_STATES:
+            states.add(frozen)
+            return True
+        # more and more states: values that change from iteration to iteration (a counter)
+        # become unknown, unless they carry a value read
+        known = [dict(st) for st in states] + [state]
+        differ = {k for st in known for k in st if any(o.get(k) != st[k] for o in known)}
         for k in differ:
-            for v in (before.get(k), state.get(k)):
+            for st in known:
+                v = st.get(k)
                 if v is not None and _contains(v, lambda x: _is_read(x) or x[0] in ("R", "OKR")):
                     raise _Reject("a failed iteration leaves a value read behind")
         self.widen.setdefault(index, set()).update(differ)
         raise _Widen()
+
+
+def _reaching(fn: _Fn, targets: set[str]) -> set[str]:
+    """Blocks from which one of targets is reachable (targets included)."""
+    seen, todo = set(targets), list(targets)
+    while todo:
+        for p in fn.preds.get(todo.pop(), ()):
+            if p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
 
 
 class _Widen(Exception):

@@ -19,7 +19,8 @@ Soundness (why a loop is recognised, and what is left alone):
 - The region may contain the one atomic instruction, branches, comparisons of the value with
   constants, `!` (xor with true), i1 <-> integer casts, and loads / stores of the function's
   own stack slots that never escape (clang -O0 temporaries). Anything else (another atomic,
-  a plain access to other memory, a call other than a pause hint, a phi, a volatile access)
+  a plain access to other memory, a call other than a pause hint or a yield (sched_yield,
+  thrd_yield, pthread_yield, usleep, std::this_thread::yield), a phi, a volatile access)
   is an effect of a failed iteration, and the loop is left alone.
 - A stack slot written in the loop must either hold at every back edge the value it held on
   entry (the CAS expected value `e = 0` at -O0, whose entry value is the constant the block
@@ -84,6 +85,10 @@ _BR_RE = re.compile(r'^  br label (%s)$' % _NAME)
 _ALLOCA_RE = re.compile(r'^  (%s) = alloca ' % _NAME)
 # a spin-wait hint with no memory effect: `  call void @llvm.x86.sse2.pause()`
 _HINT_RE = re.compile(r'^  (?:tail )?call void @llvm\.(?:x86\.sse2\.pause|aarch64\.hint)\(')
+# a yield or back-off between attempts: no effect on memory the program can see
+# (`  %5 = tail call i32 @sched_yield()`, `  call void @_ZNSt11this_thread5yieldEv()`)
+_YIELD_RE = re.compile(r'^  (?:(?:%s) = )?(?:tail )?call (?:[\w()]+ )*@(?:sched_yield|thrd_yield|'
+                       r'pthread_yield|usleep|_ZNSt11this_thread5yieldEv|__gthread_yield)\(' % _NAME)
 _TRAILER_RE = re.compile(r'(?:, (?:!dbg|!llvm\.loop|!\w[\w.]*) ![0-9]+)+$')
 _LABEL_REF_RE = re.compile(r'\blabel (%s)' % _NAME)
 _ATOMIC_WORDS = ("atomic", "cmpxchg", "fence")
@@ -334,7 +339,7 @@ class _Region:
             return
         if any(w in text for w in _ATOMIC_WORDS) or "volatile" in text:
             raise _NotALoop("another atomic or volatile access")
-        if _HINT_RE.match(text):
+        if _HINT_RE.match(text) or _YIELD_RE.match(text):
             return
         m = _STORE_RE.match(text)
         if m:
