@@ -191,7 +191,7 @@ class _Rewriter:
         self.call_with_result(ty, self.line.result, "%s(%s, %s, i32 %d, i32 %d, i64 %s)" % (
             fn, ptr, v, RMW_OP_NUMBER[op], order, i64_literal(sid)))
 
-    def cmpxchg(self, rest: str, runtime: str = "__rsan_cas_%d") -> str:
+    def cmpxchg(self, rest: str, runtime: str = "__rsan_cas_%d", retry_only: bool = False) -> str:
         weak = rest.startswith("weak ")
         parts = split_top_level(strip_keywords(rest, ("weak", "volatile")))
         ptr = self.pointer(parts[0], "cmpxchg")
@@ -201,7 +201,8 @@ class _Rewriter:
         size, kind = self.value_type(ty, "cmpxchg")
         if ty2 != ty or kind == "float":
             self.fail("cmpxchg of type %s" % ty)
-        sid = self.table.add(self.fn, self.line, "cas", succ, size, order_fail=fail, weak=weak)
+        sid = self.table.add(self.fn, self.line, "cas", succ, size, order_fail=fail, weak=weak,
+                             retry_only=retry_only)
         e = self.to_i64(ty, expected)
         d = self.to_i64(ty, desired)
         fn = self.use(runtime % size)
@@ -288,8 +289,10 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
                     ptr = rw.bcas_loop(line.rest, loop)
                 elif loop.kind == "casloop_load":   # casloops.py: the RMW's first read
                     ptr = rw.load(line.rest, "__rsan_casloop_load_%d")
-                else:                               # casloops.py: one attempt of the RMW
+                elif loop.kind == "casloop_cas":    # casloops.py: one attempt of the RMW
                     ptr = rw.cmpxchg(line.rest, "__rsan_casloop_cas_%d")
+                else:                               # casloops.py: failure only feeds a retry
+                    ptr = rw.cmpxchg(line.rest, retry_only=True)
                 if loops is not None and loop.listed:
                     if names is None:
                         names = {ir: src for ir, _, src in module_globals(module, table.debug)}

@@ -260,6 +260,7 @@ class _Walk:
         self.start = fn.block_of[load_index]
         self.widen: dict[int, set] = {}
         self.paths = 0
+        self.retry_only = False     # _RetryWalk: starts at an attempt, may come back to it
 
     def value(self, env, text: str):
         text = text.strip()
@@ -440,7 +441,7 @@ class _Walk:
             self._edge(target, block, env, mem, last, ok, depth)
 
     def _edge(self, target, source, env, mem, last, ok, depth) -> None:
-        if target == self.start.name:
+        if target == self.start.name and not self.retry_only:
             raise _Reject("back to the first read")
         block = self.fn.by_name.get(target)
         if block is None:
@@ -612,6 +613,88 @@ def _reaching(fn: _Fn, targets: set[str]) -> set[str]:
 
 class _Widen(Exception):
     pass
+
+
+class _RetryWalk(_Walk):
+    """From a compare-exchange: does its failure only feed a retry? Every path after a
+    failure must reach another attempt on the same location that expects the value the
+    failure read, with only pure code (no effect) in between and no older read live."""
+
+    def run(self) -> CasLoop:
+        self.retry_only = True
+        block = self.start
+        env: dict = {}
+        mem = {s: ("entry", s) for s in self.fn.slots}
+        self.seen, self.attempts, self.walked, self.paths = {}, [], set(), 0
+        pos = 0
+        for i, (index, text) in enumerate(block.lines):
+            m = _INSTR_RE.match(text)
+            if not m:
+                continue
+            result, op, rest = m.groups()
+            if index == self.load_index:
+                pos = i
+                mc = _CMPXCHG_RE.match(rest)
+                if not mc:
+                    raise _Reject("not a cmpxchg")
+                self.pointer = self.value(env, mc.group(2))
+                if result:
+                    env[result] = ("pair", 1)
+                break
+            if op == "store":
+                ms = _STORE_RE.match(rest)
+                if ms and ms.group(3) in self.fn.slots:
+                    mem[ms.group(3)] = self.value(env, ms.group(2))
+            elif op == "load" and result:
+                ml = _LOAD_RE.match(rest)
+                if ml and ml.group(2) in self.fn.slots:
+                    env[result] = mem[ml.group(2)]
+            elif op in _PURE and result:
+                env[result] = self.pure(env, op, rest)
+        self._walk(block, pos + 1, env, mem, 1, {}, 0)
+        if not self.attempts:
+            raise _Reject("no retry")
+        return CasLoop(self.load_index, tuple(self.attempts))
+
+    def _check_exit(self, target, source, env, mem, last) -> None:
+        return
+
+    def _attempt(self, block, index, rest, env, mem, last) -> bool:
+        m = _CMPXCHG_RE.match(rest)
+        if not m or self.value(env, m.group(2)) != self.pointer:
+            raise _Reject("another location")
+        if self.value(env, m.group(4)) != ("read", last):
+            raise _Reject("the retry does not expect the value read")
+        live = self.fn.live_before(block, index)
+        for key in live:
+            v = mem[key[1]] if isinstance(key, tuple) else env.get(key, ("ext", key))
+            if _contains(v, lambda x: _is_read(x) and x[:2] not in (("read", last), ("pair", last))
+                         and x[0] != "ok"):
+                raise _Reject("an older value read is still live")
+        self.attempts.append(index)
+        return False
+
+
+def find_retry_cas(lines: list[str], header: str, skip: set[int] = frozenset()) -> list[int]:
+    """Compare-exchanges whose failure only feeds a retry of the same location (a report
+    that can only be a failure of such a CAS has no consequence: `failed-cas`)."""
+    if not any("cmpxchg" in t for t in lines):
+        return []
+    fn = None
+    found = []
+    for i, text in enumerate(lines):
+        if i in skip or "cmpxchg" not in text:
+            continue
+        if fn is None:
+            fn = _Fn(lines, header)
+        if i not in fn.block_of:
+            continue
+        try:
+            _RetryWalk(fn, i).run()
+        except (_Reject, _Widen, KeyError, IndexError, AttributeError):
+            continue
+        found.append(i)
+    return found
 
 
 def find_cas_loops(lines: list[str], header: str, skip: set[int] = frozenset()) -> list[CasLoop]:

@@ -45,7 +45,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from .casloops import find_cas_loops
+from .casloops import find_cas_loops, find_retry_cas
 from .model import IRFunction
 
 ENV_OFF = "PYRSAN_NO_SPIN_LOOPS"
@@ -103,7 +103,9 @@ class LoopMatch:
     """What a recognised loop's atomic instruction (body line `index`) becomes.
     kind "wait": wait for `value` (negated: for any other value); "bcas": value -> desired;
     "casloop_load" / "casloop_cas": the first read / an attempt of a CAS retry loop that is
-    an atomic read-modify-write (casloops.py); `listed`: the instruction the loop is listed at."""
+    an atomic read-modify-write (casloops.py); "cas_retry": a compare-exchange left as it is
+    whose failure only feeds a retry (its site says so); `listed`: the instruction the loop
+    is listed at."""
     index: int
     kind: str
     value: int
@@ -498,4 +500,7 @@ def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
         found[loop.load] = LoopMatch(loop.load, "casloop_load", 0, listed=False)
         for k, a in enumerate(loop.attempts):
             found[a] = LoopMatch(a, "casloop_cas", 0, listed=k == 0)
+    # the other compare-exchanges whose failure only feeds a retry (reports: failed-cas)
+    for index in find_retry_cas(fn.lines, fn.header, set(found)):
+        found[index] = LoopMatch(index, "cas_retry", 0, listed=False)
     return found

@@ -84,10 +84,14 @@ typedef struct rsan_site {
   uint32_t order;      /* enum rsan_order (success order for CAS) */
   uint32_t order_fail; /* CAS failure order, else 0 */
   uint32_t size;       /* access size in bytes, 0 for fences and calls */
-  uint32_t op;         /* enum rsan_rmw_op for RMW; for CAS 1 = weak, 0 = strong; else 0 */
+  uint32_t op;         /* enum rsan_rmw_op for RMW; for CAS the RSAN_SITE_CAS_* bits; else 0 */
   uint32_t nframes;    /* >= 1 when debug info exists, may be 0 */
   const rsan_frame *frames; /* frames[0] = innermost (the access), then the inline chain outwards */
 } rsan_site; /* IR: { i32, i32, i32, i32, i32, i32, ptr } = 32 bytes */
+/* rsan_site.op of a CAS site (passes/sites.py CAS_WEAK, CAS_RETRY): weak; its failure only
+ * feeds a retry of the same location (passes/casloops.py find_retry_cas) */
+#define RSAN_SITE_CAS_WEAK 1u
+#define RSAN_SITE_CAS_RETRY 2u
 
 /* A global variable defined in the instrumented module, to name objects in reports. */
 typedef struct rsan_global {
