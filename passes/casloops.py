@@ -691,7 +691,7 @@ def find_retry_cas(lines: list[str], header: str, skip: set[int] = frozenset()) 
             continue
         try:
             _RetryWalk(fn, i).run()
-        except (_Reject, _Widen, KeyError, IndexError, AttributeError):
+        except Exception:   # anything not proved is analysed as written
             continue
         found.append(i)
     return found
@@ -714,7 +714,7 @@ def find_cas_loops(lines: list[str], header: str, skip: set[int] = frozenset()) 
             continue
         try:
             loop = _Walk(fn, i).run()
-        except (_Reject, KeyError, IndexError, AttributeError):
+        except Exception:   # anything not proved is analysed as written
             continue
         if taken & set(loop.attempts):
             continue

@@ -225,9 +225,10 @@ static const char *order_why(void) {
 }
 
 static const char *acquire_why(void) {
-  return "the thread already read a write that releases the write SC requires, but without acquire; with "
-         "acquire that read makes the required write happen before this access, so it can no longer read "
-         "an older one";
+  return "the thread has already read, without acquire, a write that releases the write SC requires (its "
+         "pending-acquire view has it); acquiring that read (the thread's latest read of another location is "
+         "named) or an acquire fence makes the required write happen before this access, so it can no longer "
+         "read an older one";
 }
 
 static const char *benign_why(void) {
@@ -290,7 +291,8 @@ static void suggestion(rsan_buf *b, const rsan_report_info *r, const char *obj, 
     if (fail) rsan_buf_printf(b, " with failure order memory_order_%s", fail);
     rsan_buf_printf(b, " (currently %s", rsan_order_name((int)bs->order));
     if (fail) rsan_buf_printf(b, "/%s", rsan_order_name((int)bs->order_fail));
-    rsan_buf_printf(b, "; cost: 1 order, no fence): %s", acquire_why());
+    rsan_buf_printf(b, "; cost: 1 order, no fence), or else insert atomic_thread_fence(memory_order_acquire) "
+                       "right before %s (cost: 1 acquire fence): %s", here, acquire_why());
     return;
   }
   if (kind == FIX_ACQUIRE_FENCE) {
