@@ -9,7 +9,7 @@ atomically: a stale `old` only makes an attempt fail, and the retry starts from 
 failed attempt read. The runtime therefore models the loop as one RMW event (the successful
 attempt, with its success order and the RMW write check); the first read and the failed
 attempts create no events (papers/002 §4.3: failed attempts of a BCAS create no events).
-docs/algorithm.md §4.1 has the argument; in short, running the loop's reads right before its
+docs/reports.md §1 has the argument; in short, running the loop's reads right before its
 successful attempt gives an SC execution of the program in which they read what the
 successful attempt reads, so the loop leaves the thread in the state the one RMW gives it,
 provided no read of the loop is ordered more strongly than the success order's read part

@@ -52,7 +52,7 @@ class Report:
 
     @property
     def consequence(self) -> str:
-        """docs/algorithm.md §4.2: "value" (the stale value can flow onward) or a benign class
+        """docs/reports.md §2: "value" (the stale value can flow onward) or a benign class
         ("failed-cas": only a CAS failure that feeds a retry can read it)."""
         value = self.fields.get("consequence")
         return value if isinstance(value, str) and value else "value"

@@ -178,7 +178,7 @@ uint64_t __rsan_spin_load_ne_2(void *p, uint64_t unexpected, int32_t order, uint
 uint64_t __rsan_spin_load_ne_4(void *p, uint64_t unexpected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_ne_8(void *p, uint64_t unexpected, int32_t order, uint64_t site);
 /* A CAS retry loop recognised by the passes as an atomic read-modify-write (passes/casloops.py,
- * docs/algorithm.md §4.1): `old = load(p); do { new = f(old); } while (!CAS(p, &old, new));`
+ * docs/reports.md §1): `old = load(p); do { new = f(old); } while (!CAS(p, &old, new));`
  * with no other effect. casloop_load is its first read: the real load, no event, no check.
  * casloop_cas is one attempt (same arguments and result as __rsan_cas_N): a failed attempt
  * makes no event and no check; the successful one is one RMW with `succ`, checked as an RMW. */

@@ -1,5 +1,5 @@
-/* CAS retry loops that are atomic read-modify-writes (passes/casloops.py; docs/algorithm.md
- * §4.1): `old = load(x); do { new = f(old); } while (!CAS(x, &old, new));` with no other
+/* CAS retry loops that are atomic read-modify-writes (passes/casloops.py; docs/reports.md
+ * §1): `old = load(x); do { new = f(old); } while (!CAS(x, &old, new));` with no other
  * effect is the RMW x := f(x). The first read and the failed attempts create no events and
  * are not checked (a stale value only makes an attempt fail; the retry starts from the value
  * the failed attempt read); the successful attempt is one RMW with the success order and the

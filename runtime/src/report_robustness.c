@@ -1,6 +1,6 @@
 /* The robustness report (docs/interfaces.md §2, "kind": "robustness"): text block, JSON line,
  * the writes it may still see, its consequence, the suggestion and the structured repair
- * (docs/algorithm.md §4.2: consequences; issue 19). */
+ * (docs/reports.md §2: consequences; issue 19). */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,7 +51,7 @@ static int is_read_op(int op) {
 /* A read-type report of a CAS can only be a failure: a successful CAS is an RMW, which reads
  * the latest write (its staleness is the write check). When the passes proved that the
  * failure only feeds a retry of the same CAS (RSAN_SITE_CAS_RETRY), the stale value has no
- * consequence: the retry starts from the value the failure read (docs/algorithm.md §4.2). */
+ * consequence: the retry starts from the value the failure read (docs/reports.md §2). */
 static int only_failure(const rsan_report_info *r) { return is_cas(r->op) && !r->is_write; }
 static const char *consequence(const rsan_report_info *r) {
   const rsan_site *s = rsan_site_lookup(r->site);

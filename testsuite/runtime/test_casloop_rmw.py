@@ -1,4 +1,4 @@
-"""A recognised CAS retry loop is one RMW (runtime/src/casloop.c, docs/algorithm.md §4.1):
+"""A recognised CAS retry loop is one RMW (runtime/src/casloop.c, docs/reports.md §1):
 its first read (__rsan_casloop_load_N) and its failed attempts (__rsan_casloop_cas_N that
 fail) make no events; the successful attempt is an RMW with the success order.
 
