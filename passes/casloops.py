@@ -156,7 +156,7 @@ class _Fn:
                 if m and m.group(1):
                     self.locals.add(m.group(1))
         self.slots = self._private_slots()
-        self._liveness()
+        self._live = None           # computed at the first attempt a walk reaches
 
     def _private_slots(self) -> set[str]:
         slots = {m.group(1) for b in self.blocks for _, t in b.lines for m in [_ALLOCA_RE.match(t)] if m}
@@ -203,6 +203,18 @@ class _Fn:
             return [], defs
         return [n for n in _NAME_RE.findall(rest) if n in self.locals], defs
 
+    @property
+    def live_in(self) -> dict:
+        if self._live is None:
+            self._liveness()
+        return self._live[0]
+
+    @property
+    def live_out(self) -> dict:
+        if self._live is None:
+            self._liveness()
+        return self._live[1]
+
     def _liveness(self) -> None:
         gen: dict[str, set] = {}
         kill: dict[str, set] = {}
@@ -219,18 +231,19 @@ class _Fn:
                 g |= {u for u in uses if u not in k}
                 k |= set(defs)
             gen[b.name], kill[b.name] = g, k
-        self.live_in = {b.name: set() for b in self.blocks}
-        self.live_out = {b.name: set() for b in self.blocks}
+        live_in = {b.name: set() for b in self.blocks}
+        live_out = {b.name: set() for b in self.blocks}
+        self._live = (live_in, live_out)
         changed = True
         while changed:
             changed = False
             for b in reversed(self.blocks):
                 out = set(phi_uses.get(b.name, ()))
                 for s in b.succs:
-                    out |= self.live_in.get(s, set())
+                    out |= live_in.get(s, set())
                 inn = gen[b.name] | (out - kill[b.name])
-                if out != self.live_out[b.name] or inn != self.live_in[b.name]:
-                    self.live_out[b.name], self.live_in[b.name] = out, inn
+                if out != live_out[b.name] or inn != live_in[b.name]:
+                    live_out[b.name], live_in[b.name] = out, inn
                     changed = True
 
     def live_before(self, block: _Block, index: int) -> set:
@@ -675,12 +688,17 @@ class _RetryWalk(_Walk):
         return False
 
 
-def find_retry_cas(lines: list[str], header: str, skip: set[int] = frozenset()) -> list[int]:
+def analyse(lines: list[str], header: str) -> "_Fn | None":
+    """The per-function analysis both finders share (None when the body has no cmpxchg)."""
+    return _Fn(lines, header) if any("cmpxchg" in t for t in lines) else None
+
+
+def find_retry_cas(lines: list[str], header: str, skip: set[int] = frozenset(),
+                   fn: "_Fn | None" = None) -> list[int]:
     """Compare-exchanges whose failure only feeds a retry of the same location (a report
     that can only be a failure of such a CAS has no consequence: `failed-cas`)."""
     if not any("cmpxchg" in t for t in lines):
         return []
-    fn = None
     found = []
     for i, text in enumerate(lines):
         if i in skip or "cmpxchg" not in text:
@@ -697,12 +715,12 @@ def find_retry_cas(lines: list[str], header: str, skip: set[int] = frozenset()) 
     return found
 
 
-def find_cas_loops(lines: list[str], header: str, skip: set[int] = frozenset()) -> list[CasLoop]:
+def find_cas_loops(lines: list[str], header: str, skip: set[int] = frozenset(),
+                   fn: "_Fn | None" = None) -> list[CasLoop]:
     """The CAS retry loops of one function body (module docstring); skip: atomic loads that
-    are already something else (a spin loop)."""
+    are already something else (a spin loop); fn: the function's analysis, when shared."""
     if not any("cmpxchg" in t for t in lines):
         return []
-    fn = None
     found: list[CasLoop] = []
     taken: set[int] = set()
     for i, text in enumerate(lines):

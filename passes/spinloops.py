@@ -45,7 +45,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from .casloops import find_cas_loops, find_retry_cas
+from .casloops import analyse as analyse_cas, find_cas_loops, find_retry_cas
 from .model import IRFunction
 
 ENV_OFF = "PYRSAN_NO_SPIN_LOOPS"
@@ -494,13 +494,16 @@ def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
             found[i] = _classify(region)
         except _NotALoop:
             continue
-    for loop in find_cas_loops(fn.lines, fn.header, set(found)):
+    shared = analyse_cas(fn.lines, fn.header)
+    if shared is None:
+        return found
+    for loop in find_cas_loops(fn.lines, fn.header, set(found), shared):
         if any(a in found for a in loop.attempts):
             continue
         found[loop.load] = LoopMatch(loop.load, "casloop_load", 0, listed=False)
         for k, a in enumerate(loop.attempts):
             found[a] = LoopMatch(a, "casloop_cas", 0, listed=k == 0)
     # the other compare-exchanges whose failure only feeds a retry (reports: failed-cas)
-    for index in find_retry_cas(fn.lines, fn.header, set(found)):
+    for index in find_retry_cas(fn.lines, fn.header, set(found), shared):
         found[index] = LoopMatch(index, "cas_retry", 0, listed=False)
     return found

@@ -112,3 +112,31 @@ def test_a_write_out_of_the_history_with_no_candidate_kept_is_named_by_timestamp
                      rt.site("st", line_of(1, 0), "writer"), known_first=False)
     rep2 = [r for r in rt.reports() if r["kind"] == "robustness" and r["previous"].get("initial")]
     assert rep2 and all(r["key"].split("/")[1] != initial_key for r in rep2)
+
+
+def _sb(rt, same_line: bool):
+    """SB (relaxed): t1: x = 1; r = y || t2: y = 1; r = x, t1's two accesses on one line (one
+    statement) or on two; t1 runs first, so t2's read of x is the stale one."""
+    x, y = rt.var("x"), rt.var("y")
+    t1, t2 = _threads(rt, 2)
+    rs = rt.rsan
+    rs.test_set_current(t1)
+    rt.store(x, 1, "rlx", rt.site("st", line_of(1, 0), "t1"))
+    rt.load(y, "rlx", rt.site("ld", line_of(1, 1), "t1"))
+    rs.test_set_current(t2)
+    rt.store(y, 1, "rlx", rt.site("st", line_of(2, 0), "t2", column=5))
+    rt.load(x, "rlx", rt.site("ld", line_of(2, 0) if same_line else line_of(2, 1), "t2", column=20))
+    (rep,) = [r for r in rt.reports() if r["kind"] == "robustness"]
+    return rep
+
+
+def test_a_fence_is_suggested_between_two_statements(rt):
+    rep = _sb(rt, same_line=False)
+    assert rep["repair"]["kind"] == "fence" and "between" in rep["suggestion"]
+    assert rep["repair"]["cost"] == {"fences": 2, "orders": 0}
+
+
+def test_no_fence_is_suggested_between_two_points_of_one_statement(rt):
+    rep = _sb(rt, same_line=True)
+    assert rep["repair"]["kind"] == "order" and "between" not in rep["suggestion"]
+    assert "memory_order_seq_cst" in rep["suggestion"]
