@@ -81,3 +81,18 @@ def test_the_reclaim_race_names_the_allocation_and_suggests_an_acquiring_cas(run
     # and the repair works
     r, doc = _run(run_pyrsan, tmp_path, "reclaim_free.c", "-DFREE_ACQUIRE", runs=20)
     assert r.returncode == 0 and doc["reports"] == []
+
+
+def test_pyrsan_fix_finds_the_suggested_acquire_first(run_pyrsan, tmp_path):
+    """The report's cheapest repair (the freeing CAS acq_rel, failure acquire) is what
+    `pyrsan fix` tries first and keeps: 1 order, no fence, checked by a complete exploration."""
+    for name in ("reclaim_free.c", "page_internal.h"):
+        (tmp_path / name).write_text((HERE / name).read_text())
+    out = tmp_path / "fix.json"
+    r = run_pyrsan("fix", "--check", "explore", "--json", out, "reclaim_free.c", cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    assert doc["verdict"] == "fixed" and doc["check"]["complete"] is True
+    assert [(rep["kind"], rep["order"], rep["line"], rep["was"]) for rep in doc["repairs"]] == [
+        ("order", "acq_rel", 33, "release")]
+    assert doc["cost"]["fences"] == 0 and doc["cost"]["orders"] == 1
