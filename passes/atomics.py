@@ -139,8 +139,17 @@ class _Rewriter:
         self.pointer(ptr, "atomic load")
         sid = self.table.add(self.fn, self.line, "load", order, size)
         fn = self.use("__rsan_spin_load_%s%d" % ("ne_" if loop.negated else "", size))
-        self.call_with_result(ty, self.line.result, "%s(%s, i64 %s, i32 %d, i64 %s)" % (
-            fn, ptr, i64_literal(loop.value), order, i64_literal(sid)))
+        if isinstance(loop.value, tuple):   # ("sym", ("ext", %v) | ("entry", %slot)): fixed before the loop
+            where, name = loop.value[1]
+            if where == "entry":
+                tmp = self.module.fresh()
+                self.emit("%s = load %s, ptr %s, align 1" % (tmp, ty, name))
+                name = tmp
+            expected = self.to_i64(ty, name)
+        else:
+            expected = "i64 " + i64_literal(loop.value)
+        self.call_with_result(ty, self.line.result, "%s(%s, %s, i32 %d, i64 %s)" % (
+            fn, ptr, expected, order, i64_literal(sid)))
         return ptr
 
     def bcas_loop(self, rest: str, loop: LoopMatch) -> str:

@@ -57,8 +57,9 @@ class RecognisedLoop:
         if self.kind == "bcas":
             return "CAS retry loop at %s (bcas %s: %d -> %d)" % (where, self.obj, self.value,
                                                                  self.desired)
-        return "spin loop at %s (wait for %s %s %d)" % (where, self.obj,
-                                                        "!=" if self.negated else "==", self.value)
+        value = self.value if isinstance(self.value, int) else "a value fixed before the loop"
+        return "spin loop at %s (wait for %s %s %s)" % (where, self.obj,
+                                                        "!=" if self.negated else "==", value)
 
 
 @dataclass(frozen=True)

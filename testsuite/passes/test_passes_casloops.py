@@ -158,3 +158,30 @@ def test_cpp_wait_loop_with_this_thread_yield(tmp_path):
             "void w(unsigned want) { while (rd.load(std::memory_order_acquire) != 3) std::this_thread::yield(); }\n")
     result = instrument(tmp_path, body, "-O1", name="t.cpp", head="")
     assert [loop.describe() for loop in result.loops] == ["spin loop at t.cpp:4 (wait for rd == 3)"]
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+def test_a_wait_for_a_value_fixed_before_the_loop_and_its_peeled_first_read(tmp_path, opt):
+    """`while (pos.load(acquire) != rd) yield();` (a bounded queue's turn wait): a wait for
+    rd; at -O1 the loop is rotated and its first read peeled off: that read is an attempt of
+    the same wait too. No plain load of the location is left."""
+    body = ("#include <atomic>\n#include <thread>\nstd::atomic<unsigned> m_read;\n"
+            "void wait_turn(unsigned rd) {\n"
+            "  while (m_read.load(std::memory_order_acquire) != rd) std::this_thread::yield();\n}\n")
+    name, head = ("t.cpp", "") if opt != "-O0" else ("t.c", HEAD)
+    if opt == "-O0":   # C++ std::atomic is a call at -O0: the C spelling
+        body = ("atomic_uint m_read;\nvoid wait_turn(unsigned rd) {\n"
+                "  while (atomic_load_explicit(&m_read, memory_order_acquire) != rd) sched_yield();\n}\n")
+    result = instrument(tmp_path, body, opt, name=name, head=head)
+    out = result.ir_text
+    assert [loop.describe().split(" at ")[0] for loop in result.loops] == ["spin loop"]
+    assert "a value fixed before the loop" in result.loops[0].describe()
+    assert len(re.findall(r"call i64 @__rsan_spin_load_4\(", out)) == (1 if opt == "-O0" else 2)
+    assert not re.findall(r"call i64 @__rsan_load_4\(", out)
+
+
+def test_a_wait_for_a_variable_that_is_also_compared_with_a_constant_is_left_alone(tmp_path):
+    body = ("void w(unsigned rd) { unsigned v; while ((v = atomic_load(&live)) != rd && v != 7)"
+            " sched_yield(); }")
+    result = instrument(tmp_path, body, "-O1")
+    assert not [loop for loop in result.loops if loop.kind == "wait"]

@@ -96,3 +96,14 @@ def test_pyrsan_fix_finds_the_suggested_acquire_first(run_pyrsan, tmp_path):
     assert [(rep["kind"], rep["order"], rep["line"], rep["was"]) for rep in doc["repairs"]] == [
         ("order", "acq_rel", 33, "release")]
     assert doc["cost"]["fences"] == 0 and doc["cost"]["orders"] == 1
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+def test_a_yielding_wait_for_a_ticket_is_a_wait(run_pyrsan, tmp_path, opt):
+    """`while (turn.load(acquire) != ticket) sched_yield();` inside the round loop: recognised
+    (a wait for a value fixed before the loop; the innermost loop, not the round loop; at -O1
+    the peeled first read too), and the program runs unchanged under the spin loads."""
+    r, doc = _run(run_pyrsan, tmp_path, "ticket_turns.c", "-v", opt, runs=5)
+    assert "spin loop at ticket_turns.c:16 (wait for turn == a value fixed before the loop)" in r.stderr
+    assert r.returncode == 0 and doc["reports"] == [], r.stderr[-3000:]
+    assert r.stdout.count("steps 10 10 10") == 5
