@@ -117,16 +117,17 @@ class _Rewriter:
 
     # --- the instruction families -------------------------------------------------
 
-    def load(self, rest: str) -> None:
+    def load(self, rest: str, runtime: str = "__rsan_load_%d") -> str:
         parts = split_top_level(strip_keywords(rest, ("atomic", "volatile")))
         ty = parts[0]
         size, _ = self.value_type(ty, "atomic load")
         ptr, (order,), _ = self.orders(parts[1], "atomic load", 1)
         self.pointer(ptr, "atomic load")
         sid = self.table.add(self.fn, self.line, "load", order, size)
-        fn = self.use("__rsan_load_%d" % size)
+        fn = self.use(runtime % size)
         self.call_with_result(ty, self.line.result,
                               "%s(%s, i32 %d, i64 %s)" % (fn, ptr, order, i64_literal(sid)))
+        return ptr
 
     def spin_load(self, rest: str, loop: LoopMatch) -> str:
         """The load of a recognised spin loop (spinloops.py): one attempt of a wait for
@@ -138,8 +139,17 @@ class _Rewriter:
         self.pointer(ptr, "atomic load")
         sid = self.table.add(self.fn, self.line, "load", order, size)
         fn = self.use("__rsan_spin_load_%s%d" % ("ne_" if loop.negated else "", size))
-        self.call_with_result(ty, self.line.result, "%s(%s, i64 %s, i32 %d, i64 %s)" % (
-            fn, ptr, i64_literal(loop.value), order, i64_literal(sid)))
+        if isinstance(loop.value, tuple):   # ("sym", ("ext", %v) | ("entry", %slot)): fixed before the loop
+            where, name = loop.value[1]
+            if where == "entry":
+                tmp = self.module.fresh()
+                self.emit("%s = load %s, ptr %s, align 1" % (tmp, ty, name))
+                name = tmp
+            expected = self.to_i64(ty, name)
+        else:
+            expected = "i64 " + i64_literal(loop.value)
+        self.call_with_result(ty, self.line.result, "%s(%s, %s, i32 %d, i64 %s)" % (
+            fn, ptr, expected, order, i64_literal(sid)))
         return ptr
 
     def bcas_loop(self, rest: str, loop: LoopMatch) -> str:
@@ -190,7 +200,7 @@ class _Rewriter:
         self.call_with_result(ty, self.line.result, "%s(%s, %s, i32 %d, i32 %d, i64 %s)" % (
             fn, ptr, v, RMW_OP_NUMBER[op], order, i64_literal(sid)))
 
-    def cmpxchg(self, rest: str) -> None:
+    def cmpxchg(self, rest: str, runtime: str = "__rsan_cas_%d", retry_only: bool = False) -> str:
         weak = rest.startswith("weak ")
         parts = split_top_level(strip_keywords(rest, ("weak", "volatile")))
         ptr = self.pointer(parts[0], "cmpxchg")
@@ -200,15 +210,16 @@ class _Rewriter:
         size, kind = self.value_type(ty, "cmpxchg")
         if ty2 != ty or kind == "float":
             self.fail("cmpxchg of type %s" % ty)
-        sid = self.table.add(self.fn, self.line, "cas", succ, size, order_fail=fail, weak=weak)
+        sid = self.table.add(self.fn, self.line, "cas", succ, size, order_fail=fail, weak=weak,
+                             retry_only=retry_only)
         e = self.to_i64(ty, expected)
         d = self.to_i64(ty, desired)
-        fn = self.use("__rsan_cas_%d" % size)
+        fn = self.use(runtime % size)
         ret = self.module.fresh()
         self.emit("%s = notail call { i64, i64 } %s(%s, %s, %s, i32 %d, i32 %d, i32 %d, i64 %s)" % (
             ret, fn, ptr, e, d, succ, fail, int(weak), i64_literal(sid)))
         if self.line.result is None:
-            return
+            return ptr
         old64 = self.module.fresh()
         self.emit("%s = extractvalue { i64, i64 } %s, 0" % (old64, ret))
         if ty == "i64":
@@ -224,6 +235,7 @@ class _Rewriter:
         pair = "{ %s, i1 }" % ty
         self.emit("%s = insertvalue %s poison, %s %s, 0" % (partial, pair, ty, old))
         self.emit("%s = insertvalue %s %s, i1 %s, 1" % (self.line.result, pair, partial, ok))
+        return ptr
 
     def fence(self, rest: str) -> None:
         parts = split_top_level(rest)
@@ -282,14 +294,21 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
                 loop = spins[line.index]
                 if loop.kind == "wait":
                     ptr = rw.spin_load(line.rest, loop)
-                else:
+                elif loop.kind == "bcas":
                     ptr = rw.bcas_loop(line.rest, loop)
-                if loops is not None:
+                elif loop.kind == "casloop_load":   # casloops.py: the RMW's first read
+                    ptr = rw.load(line.rest, "__rsan_casloop_load_%d")
+                elif loop.kind == "casloop_cas":    # casloops.py: one attempt of the RMW
+                    ptr = rw.cmpxchg(line.rest, "__rsan_casloop_cas_%d")
+                else:                               # casloops.py: failure only feeds a retry
+                    ptr = rw.cmpxchg(line.rest, retry_only=True)
+                if loops is not None and loop.listed:
                     if names is None:
                         names = {ir: src for ir, _, src in module_globals(module, table.debug)}
                     frame = primary_frame(table.sites[-1].frames)
                     loops.append(RecognisedLoop(
-                        loop.kind, _object_name(ptr, names), loop.value,
+                        "rmw" if loop.kind == "casloop_cas" else loop.kind,
+                        _object_name(ptr, names), loop.value,
                         frame.file if frame else "", frame.line if frame else 0,
                         loop.desired, loop.negated))
             else:

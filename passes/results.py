@@ -38,7 +38,8 @@ class RecognisedLoop:
     """A loop the spin-loop pass treats as one blocking operation (spinloops.py).
 
     kind: "wait" (a spin loop: leaves when the location holds `value`, or, with `negated`,
-    any other value) or "bcas" (a CAS retry loop: `value` -> `desired`). obj names the
+    any other value), "bcas" (a CAS retry loop: `value` -> `desired`) or "rmw" (a CAS
+    retry loop computing the new value from the old one: an atomic read-modify-write). obj names the
     atomic object (its source name when it is a global, else "*<IR pointer>")."""
     kind: str
     obj: str
@@ -51,11 +52,14 @@ class RecognisedLoop:
     def describe(self) -> str:
         """`spin loop at f.c:12 (wait for f == 1)`, `CAS retry loop at f.c:20 (bcas x: 0 -> 1)`."""
         where = "%s:%d" % (self.file.rsplit("/", 1)[-1] or "?", self.line)
+        if self.kind == "rmw":
+            return "CAS retry loop at %s (read-modify-write of %s)" % (where, self.obj)
         if self.kind == "bcas":
             return "CAS retry loop at %s (bcas %s: %d -> %d)" % (where, self.obj, self.value,
                                                                  self.desired)
-        return "spin loop at %s (wait for %s %s %d)" % (where, self.obj,
-                                                        "!=" if self.negated else "==", self.value)
+        value = self.value if isinstance(self.value, int) else "a value fixed before the loop"
+        return "spin loop at %s (wait for %s %s %s)" % (where, self.obj,
+                                                        "!=" if self.negated else "==", value)
 
 
 @dataclass(frozen=True)

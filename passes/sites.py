@@ -18,6 +18,12 @@ RMW_OP_NUMBER = {
 }
 
 
+# rsan_site.op of a CAS site: bit 0 weak, bit 1 its failure only feeds a retry of the same
+# location (passes/casloops.py; rsan_interface.h RSAN_SITE_CAS_WEAK / RSAN_SITE_CAS_RETRY)
+CAS_WEAK = 1
+CAS_RETRY = 2
+
+
 def id_prefix_for(module_id: str) -> int:
     """A stable 32-bit hash of the module id in the high half of a site id (never 0)."""
     h = int.from_bytes(hashlib.sha256(module_id.encode("utf-8")).digest()[:4], "little")
@@ -47,13 +53,14 @@ class SiteTable:
 
     def add(self, fn: IRFunction, line: IRLine, kind: str, order: int = 0, size: int = 0,
             order_fail: int = 0, op: str = "", weak: bool = False,
-            frames: tuple[Frame, ...] | None = None) -> int:
+            frames: tuple[Frame, ...] | None = None, retry_only: bool = False) -> int:
         """frames: the site's frames when not those of `line` (annotations.py)."""
         index = len(self.sites)
         if index >= 1 << 32:
             raise OverflowError("more than 2**32 sites in one module")
         site_id = self.id_prefix | index
-        op_number = RMW_OP_NUMBER[op] if kind == "rmw" else (1 if weak else 0)
+        op_number = (RMW_OP_NUMBER[op] if kind == "rmw" else
+                     (CAS_WEAK if weak else 0) | (CAS_RETRY if retry_only else 0))
         self.entries.append(SiteEntry(KIND_NUMBER[kind], order, order_fail, size, op_number))
         self.sites.append(Site(
             id=site_id, kind=kind, order="" if kind in ("call", "read", "write") else ORDER_NAME[order], size=size,

@@ -19,7 +19,8 @@ Soundness (why a loop is recognised, and what is left alone):
 - The region may contain the one atomic instruction, branches, comparisons of the value with
   constants, `!` (xor with true), i1 <-> integer casts, and loads / stores of the function's
   own stack slots that never escape (clang -O0 temporaries). Anything else (another atomic,
-  a plain access to other memory, a call other than a pause hint, a phi, a volatile access)
+  a plain access to other memory, a call other than a pause hint or a yield (sched_yield,
+  thrd_yield, pthread_yield, usleep, std::this_thread::yield), a phi, a volatile access)
   is an effect of a failed iteration, and the loop is left alone.
 - A stack slot written in the loop must either hold at every back edge the value it held on
   entry (the CAS expected value `e = 0` at -O0, whose entry value is the constant the block
@@ -44,6 +45,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from .casloops import analyse as analyse_cas, find_cas_loops, find_retry_cas
 from .model import IRFunction
 
 ENV_OFF = "PYRSAN_NO_SPIN_LOOPS"
@@ -83,6 +85,10 @@ _BR_RE = re.compile(r'^  br label (%s)$' % _NAME)
 _ALLOCA_RE = re.compile(r'^  (%s) = alloca ' % _NAME)
 # a spin-wait hint with no memory effect: `  call void @llvm.x86.sse2.pause()`
 _HINT_RE = re.compile(r'^  (?:tail )?call void @llvm\.(?:x86\.sse2\.pause|aarch64\.hint)\(')
+# a yield or back-off between attempts: no effect on memory the program can see
+# (`  %5 = tail call i32 @sched_yield()`, `  call void @_ZNSt11this_thread5yieldEv()`)
+_YIELD_RE = re.compile(r'^  (?:(?:%s) = )?(?:tail )?call (?:[\w()]+ )*@(?:sched_yield|thrd_yield|'
+                       r'pthread_yield|usleep|_ZNSt11this_thread5yieldEv|__gthread_yield)\(' % _NAME)
 _TRAILER_RE = re.compile(r'(?:, (?:!dbg|!llvm\.loop|!\w[\w.]*) ![0-9]+)+$')
 _LABEL_REF_RE = re.compile(r'\blabel (%s)' % _NAME)
 _ATOMIC_WORDS = ("atomic", "cmpxchg", "fence")
@@ -95,12 +101,17 @@ def enabled_by_default() -> bool:
 @dataclass(frozen=True)
 class LoopMatch:
     """What a recognised loop's atomic instruction (body line `index`) becomes.
-    kind "wait": wait for `value` (negated: for any other value); "bcas": value -> desired."""
+    kind "wait": wait for `value` (negated: for any other value); "bcas": value -> desired;
+    "casloop_load" / "casloop_cas": the first read / an attempt of a CAS retry loop that is
+    an atomic read-modify-write (casloops.py); "cas_retry": a compare-exchange left as it is
+    whose failure only feeds a retry (its site says so); `listed`: the instruction the loop
+    is listed at."""
     index: int
     kind: str
     value: int
     desired: int = 0
     negated: bool = False
+    listed: bool = True
 
 
 class _NotALoop(Exception):
@@ -198,7 +209,13 @@ class _Function:
 
     def __init__(self, fn: IRFunction):
         self.blocks = _blocks(fn)
+        # the entry block has no label: branches name it by its number, the one after the
+        # unnamed parameters (it can never be on a cycle: nothing branches to it)
+        params = fn.header[fn.header.find("("):]
+        unnamed = re.findall(r"%\d+(?=[,)])", params)
+        self.entry_name = "%%%d" % len(unnamed)
         self.by_name = {b.name: b for b in self.blocks}
+        self.by_name.setdefault(self.entry_name, self.blocks[0])
         self.edges = {b.name: b.succs for b in self.blocks}
         preds: dict[str, list[str]] = {}
         for b in self.blocks:
@@ -217,6 +234,50 @@ class _Function:
                     for name in set(name_re.findall(text)) & self.slots:
                         self.slot_blocks[name].add(b.name)
         self.block_at = {i: b for b in self.blocks for i, _ in b.lines}
+        self._loops: list[set[str]] | None = None
+
+    def innermost_loop(self, name: str) -> set[str]:
+        """The blocks of the smallest natural loop containing block `name` (empty if none):
+        a back edge u -> h is one whose target dominates its source; its loop is h and the
+        blocks that reach u without passing through h."""
+        if self._loops is None:
+            self._loops = self._natural_loops()
+        best: set[str] = set()
+        for body in self._loops:
+            if name in body and (not best or len(body) < len(best)):
+                best = body
+        return best
+
+    def _natural_loops(self) -> list[set[str]]:
+        names = [b.name for b in self.blocks]
+        if len(names) > 2000:
+            return []
+        entry = names[0]
+        reachable = {entry} | _reach(entry, self.edges)
+        dom = {n: set(reachable) for n in reachable}
+        dom[entry] = {entry}
+        changed = True
+        while changed:
+            changed = False
+            for n in names[1:]:
+                if n not in reachable:
+                    continue
+                ps = [dom[p] for p in self.preds.get(n, ()) if p in reachable]
+                new = {n} | (set.intersection(*ps) if ps else set())
+                if new != dom[n]:
+                    dom[n], changed = new, True
+        bodies: dict[str, set[str]] = {}
+        for u in reachable:
+            for h in self.edges.get(u, ()):
+                if h in dom[u]:                      # a back edge u -> h
+                    body = bodies.setdefault(h, {h})
+                    todo = [u]
+                    while todo:
+                        b = todo.pop()
+                        if b not in body:
+                            body.add(b)
+                            todo.extend(p for p in self.preds.get(b, ()) if p in reachable)
+        return list(bodies.values())
 
     def block_of(self, index: int) -> _Block | None:
         return self.block_at.get(index)
@@ -229,8 +290,11 @@ class _Region:
         self.target = target            # body index of the atomic instruction
         if head.name not in _reach(head.name, info.edges):
             raise _NotALoop("not in a loop")
-        back = {head.name} | _reach(head.name, info.preds)
-        self.members = {head.name} | (_reach(head.name, info.edges) & back)
+        # the innermost natural loop around the block: an outer loop's blocks (the code
+        # between two waits of a round) are not iterations of this one
+        self.members = info.innermost_loop(head.name)
+        if not self.members:
+            raise _NotALoop("not in a loop")
         if len(self.members) > MAX_REGION_BLOCKS or "" in self.members:
             raise _NotALoop("loop too large")
         self.slots = info.slots
@@ -244,6 +308,7 @@ class _Region:
         self.back_states: list[dict] = []
         self.exit_written: list[frozenset] = []   # the slots each exit path wrote
         self.entry_read: set[str] = set()
+        self.compared: set = set()      # what the value read is compared with
 
     def _entry_values(self, outside: list[str]) -> dict[str, tuple]:
         """Slot -> the constant the single block entering the loop stores last (else unknown)."""
@@ -330,7 +395,7 @@ class _Region:
             return
         if any(w in text for w in _ATOMIC_WORDS) or "volatile" in text:
             raise _NotALoop("another atomic or volatile access")
-        if _HINT_RE.match(text):
+        if _HINT_RE.match(text) or _YIELD_RE.match(text):
             return
         m = _STORE_RE.match(text)
         if m:
@@ -352,6 +417,8 @@ class _Region:
         if m:
             env[m.group(1)] = _compare(self._value(env, m.group(4)), self._value(env, m.group(5)),
                                        m.group(2) == "eq", self.bits)
+            if env[m.group(1)][:2] == ("pred", "V"):
+                self.compared.add(env[m.group(1)][2])
             return
         m = _XOR_RE.match(text)
         if m:
@@ -401,6 +468,10 @@ def _compare(a, b, eq: bool, bits: int):
     compared with the value read are kept as LLVM prints them: signed, at that width."""
     if a[0] == "int" and b[0] != "int":
         a, b = b, a
+    if a == ("V",) and b[0] in ("ext", "entry"):
+        # a value fixed before the loop (an SSA value defined outside it, or a stack slot
+        # no iteration writes): the loop waits for it (`while (load(&rd_pos) != rd)`)
+        return ("pred", "V", ("sym", b), eq)
     if b[0] != "int":
         raise _NotALoop("comparison without a constant")
     if a[0] == "int":
@@ -447,6 +518,9 @@ def _assume(cond, taken: bool, assume):
 def _classify(region: _Region) -> LoopMatch:
     exits_v = {a[0] for a in region.exits}
     backs_v = {a[0] for a in region.backs}
+    if len(region.compared) > 1 and any(isinstance(c, tuple) for c in region.compared):
+        # a value fixed before the loop may equal a constant: the paths are not told apart
+        raise _NotALoop("the value read is compared with a variable and something else")
     index = region.target
     if region.expected is not None:                  # a CAS
         if None not in exits_v or None not in backs_v or len(exits_v | backs_v) != 1:
@@ -461,6 +535,51 @@ def _classify(region: _Region) -> LoopMatch:
     if len(backs_v) == 1 and next(iter(backs_v)) and next(iter(backs_v))[0] == "eq":
         return LoopMatch(index, "wait", next(iter(backs_v))[1], negated=True)
     raise _NotALoop("the loop does not wait for one value")
+
+
+def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch]) -> dict[int, LoopMatch]:
+    """The first attempt of a recognised wait loop that the compiler peeled off the loop
+    (a loop with a body is rotated at -O1: `v = load(x); if (v != C) do { body; v = load(x);
+    } while (v != C);`): a load of the same location with the same order and type, in a block
+    that enters the loop, followed only by the comparison with the same value and a branch
+    that leaves exactly when the loop would and otherwise enters the loop's head. It is one
+    more attempt of the same wait."""
+    extra: dict[int, LoopMatch] = {}
+    for index, loop in found.items():
+        if loop.kind != "wait":
+            continue
+        head = info.block_of(index)
+        if head is None:
+            continue
+        members = info.innermost_loop(head.name)
+        key = _load_key(fn.lines[index])
+        for pred in info.preds.get(head.name, ()):
+            block = info.by_name.get(pred)
+            if pred in members or block is None or len(block.lines) < 3:
+                continue
+            (i0, t0), (_, t1), (_, t2) = block.lines[-3:]
+            m0, m1, m2 = _ATOMIC_LOAD_RE.match(t0), _ICMP_RE.match(t1), _BR_COND_RE.match(t2)
+            if not (m0 and m1 and m2) or i0 in found or _load_key(t0) != key:
+                continue
+            a, b = m1.group(4).strip(), m1.group(5).strip()
+            if a != m0.group(1) or m2.group(1) != m1.group(1):
+                continue
+            lit = _literal(b)
+            value = _signed(lit[1], int(m0.group(2)[1:])) if lit and lit[0] == "int" else \
+                ("sym", ("ext", b)) if b.startswith("%") else None
+            if value is None or value != loop.value:
+                continue
+            equal, unequal = (m2.group(2), m2.group(3)) if m1.group(2) == "eq" else (m2.group(3), m2.group(2))
+            leave, stay = (unequal, equal) if loop.negated else (equal, unequal)
+            if stay == head.name and leave not in members:
+                extra[i0] = LoopMatch(i0, "wait", loop.value, negated=loop.negated, listed=False)
+    return extra
+
+
+def _load_key(text: str) -> str:
+    """`load atomic i32, ptr @x acquire` of a load line (type, pointer, order)."""
+    m = _ATOMIC_LOAD_RE.match(text)
+    return "%s %s %s" % (m.group(2), m.group(3), m.group(4)) if m else ""
 
 
 def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
@@ -483,4 +602,18 @@ def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
             found[i] = _classify(region)
         except _NotALoop:
             continue
+    if info is not None:
+        found.update(_peeled_attempts(info, fn, found))
+    shared = analyse_cas(fn.lines, fn.header)
+    if shared is None:
+        return found
+    for loop in find_cas_loops(fn.lines, fn.header, set(found), shared):
+        if any(a in found for a in loop.attempts):
+            continue
+        found[loop.load] = LoopMatch(loop.load, "casloop_load", 0, listed=False)
+        for k, a in enumerate(loop.attempts):
+            found[a] = LoopMatch(a, "casloop_cas", 0, listed=k == 0)
+    # the other compare-exchanges whose failure only feeds a retry (reports: failed-cas)
+    for index in find_retry_cas(fn.lines, fn.header, set(found), shared):
+        found[index] = LoopMatch(index, "cas_retry", 0, listed=False)
     return found

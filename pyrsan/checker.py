@@ -88,19 +88,22 @@ def is_system_file(path: str) -> bool:
 @dataclass(frozen=True)
 class Repair:
     """A repair at an atomic access of the unrepaired program (module id, site index):
-    ``fence`` before/after it, or ``order``: the access made seq_cst."""
+    ``fence`` before/after it, or ``order``: the access's order raised to ``order`` (seq_cst,
+    or acquire / acq_rel when a report names that cheaper repair; a CAS's failure order is
+    raised with it, passes/repairs.py)."""
     kind: str                    # "fence" or "order"
     module: str
     index: int
     position: str = ""           # fence: "before" / "after"
     thread: int | None = field(default=None, compare=False)  # the thread it was meant for
+    order: str = "seq_cst"       # order: the new order
 
     def to_json(self) -> dict:
         entry: dict = {"kind": self.kind, "site": {"module": self.module, "index": self.index}}
         if self.kind == "fence":
             entry["position"] = self.position
         else:
-            entry["order"] = "seq_cst"
+            entry["order"] = self.order
         return entry
 
 

@@ -168,6 +168,9 @@ def cli() -> None:
               help="Run part K of N of the same campaign (seeded runs or --explore), e.g. in a CI matrix; "
                    "`pyrsan report` merges the N --json documents into one verdict.")
 @_explain_options
+@click.option("--all", "show_all", is_flag=True,
+              help="Also show (and count in the exit status) robustness reports whose consequence is "
+                   "benign, e.g. a CAS failure that only feeds a retry (runtime option report_benign=1).")
 @_common_build_options
 @_verbose_option
 @click.pass_context
@@ -176,8 +179,8 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         suppressions: str | None, no_robustness: bool, no_races: bool, sched: str | None,
         seed: int | None, pct_depth: int | None, replay: str | None, schedule_dir: str | None,
         explore: bool, max_schedules: int | None, preemption_bound: int | None, jobs: int | None,
-        cluster_address: str | None, shard_spec: str | None, cc: str | None, keep_temps: bool,
-        verbose: bool, explain: bool, graph: str | None) -> int:
+        cluster_address: str | None, shard_spec: str | None, show_all: bool, cc: str | None,
+        keep_temps: bool, verbose: bool, explain: bool, graph: str | None) -> int:
     """Build SOURCE... with instrumentation and run the program, then report.
 
     Example: pyrsan run --runs 20 --json out.json app.c -- arg1
@@ -208,6 +211,8 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
             _add_runtime_option("report_races", "0")
         if no_robustness:
             _add_runtime_option("report_robustness", "0")
+        if show_all:
+            _add_runtime_option("report_benign", "1")
         os.mkdir(os.path.join(temp_dir, "bin"))
         executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
         built = build_program(BuildRequest(
@@ -538,8 +543,10 @@ def _add_runtime_option(name: str, value: str) -> None:
               help="Print the suppressions that would silence these reports (instead of the reports).")
 @click.option("--suppressions-for", "suppressions_out", metavar="FILE",
               help="Write the suppressions that would silence these reports to FILE.")
+@click.option("--all", "show_all", is_flag=True,
+              help="Also show robustness reports whose consequence is benign (e.g. failed-cas).")
 def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, source_root: str | None,
-           print_suppressions: bool, suppressions_out: str | None) -> int:
+           print_suppressions: bool, suppressions_out: str | None, show_all: bool) -> int:
     """Merge the JSON-lines logs (PYRSAN_OPTIONS=json_path=...) of many processes, or the
     `pyrsan run --json` documents of many runs (e.g. the N shards of one --shard K/N
     campaign), into one deduplicated report and one verdict. LOG is a file, a directory (its
@@ -553,7 +560,7 @@ def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, s
     except ValueError as exc:
         raise UsageError(f"{exc}: no such log file (or nothing matched)") from None
     try:
-        merged = merge_logs(files)
+        merged = merge_logs(files, include_benign=show_all)
     except OSError as exc:
         raise UsageError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
     if json_out:

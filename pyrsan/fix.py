@@ -12,6 +12,8 @@ still misbehaves (architecture.md "Fix loop": prefer fences):
   4. the access made seq_cst, then the forced write, the stale write and the thread's earlier
      access (when not seq_cst already); any order repair makes every later check use
      sc_accesses=ra (the fenced model could hide what it leaves).
+Before all of them, a report whose own repair is an acquire on the thread's earlier read
+(docs/reports.md §5: cost one order) is tried first.
 Minimisation removes one repair at a time (orders first, then fences, newest first) and
 keeps the removal when the check stays clean, so every repair left is needed: without it a
 violation comes back in the check.
@@ -111,20 +113,26 @@ def candidates(report: Report, sites_by_id: dict[int, SiteInfo]) -> list[Repair]
     thread = (fields.get("access") or {}).get("thread")
     out: list[Repair] = []
 
-    def add(site_id: int | None, kind: str, position: str = "", who: object = thread) -> None:
+    def add(site_id: int | None, kind: str, position: str = "", who: object = thread,
+            order: str = "seq_cst") -> None:
         site = sites_by_id.get(site_id) if site_id is not None else None
         if site is None or not site.is_access:
             return
         if kind == "order" and site.order == "seq_cst" and site.order_fail in ("", "seq_cst"):
             return  # already as strong as an order gets
         repair = Repair(kind, site.module, site.index, position,
-                        who if isinstance(who, int) else None)
+                        who if isinstance(who, int) else None, order)
         if repair not in out:
             out.append(repair)
 
     access = _field_site(fields, "access", "site")
     forced = _field_site(fields, "forced", "site")
     writer = (fields.get("forced") or {}).get("thread")
+    # the report's own cheapest repair first when it is an acquire (docs/reports.md §5)
+    suggested = fields.get("repair") or {}
+    if suggested.get("kind") == "order" and suggested.get("order") in ("acquire", "acq_rel"):
+        for named in suggested.get("accesses") or []:
+            add(_site_id(named.get("site")), "order", order=suggested["order"])
     add(_field_site(fields, "repair", "after", "site"), "fence", "after")
     if writer != thread:
         add(forced, "fence", "after", writer)
@@ -298,7 +306,7 @@ def describe_repair(repair: Repair, site: SiteInfo | None) -> str:
     what = f"the {site.kind}" if site else "the access"
     if repair.kind == "fence":
         return f"seq_cst fence {repair.position} {what} at {describe_site(site)}{who}"
-    return f"{what} at {describe_site(site)} made seq_cst (was {site.order if site else '?'})"
+    return f"{what} at {describe_site(site)} made {repair.order} (was {site.order if site else '?'})"
 
 
 def _report_line(report: Report) -> str:
@@ -376,7 +384,7 @@ def _repair_json(result: FixResult, repair: Repair) -> dict:
     if site is not None:
         frame = site.primary
         entry["operation"] = site.kind
-        entry["order"] = "seq_cst" if repair.kind == "order" else site.order
+        entry["order"] = repair.order if repair.kind == "order" else site.order
         entry["was"] = site.order
         if frame is not None:
             entry.update(file=frame.file, line=frame.line, column=frame.column, function=frame.function)

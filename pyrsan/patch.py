@@ -83,12 +83,26 @@ def describe_site(site: SiteInfo | None) -> str:
     return f"{os.path.basename(frame.file)}:{frame.line}:{frame.column} in {frame.function}"
 
 
+# the failure order that goes with a CAS's new success order (never release / acq_rel)
+_FAILURE_ORDER = {"seq_cst": "seq_cst", "acq_rel": "acquire", "acquire": "acquire"}
+_ORDER_RANK = {"relaxed": 0, "consume": 1, "acquire": 1, "release": 1, "acq_rel": 2, "seq_cst": 3}
+
+
+def _raised_order(current: str, wanted: str) -> str:
+    """The weakest order at least as strong as both (release + acquire = acq_rel)."""
+    if "seq_cst" in (current, wanted):
+        return "seq_cst"
+    if {current, wanted} == {"release", "acquire"} or "acq_rel" in (current, wanted):
+        return "acq_rel"
+    return wanted if _ORDER_RANK[wanted] >= _ORDER_RANK[current] else current
+
+
 def manual_instruction(repair: Repair, site: SiteInfo | None, cxx: bool) -> str:
     where = describe_site(site)
     if repair.kind == "fence":
         fence = CXX_FENCE if cxx else C_FENCE
         return f"insert {fence} immediately {repair.position} the atomic {site.kind if site else 'access'} at {where}"
-    return f"make the atomic {site.kind if site else 'access'} at {where} memory_order_seq_cst"
+    return f"make the atomic {site.kind if site else 'access'} at {where} memory_order_{repair.order}"
 
 
 def _code(line: str) -> str:
@@ -229,9 +243,11 @@ class _FilePatch:
             raise _Unsafe(f"expected {wanted} memory order argument{'s' if wanted > 1 else ''} on the line, "
                           f"found {len(tokens)}")
         new = text
-        for token in reversed(tokens):
+        for k, token in reversed(list(enumerate(tokens))):
             spelled = token.group(0)
-            new = new[:token.start()] + spelled[: len(spelled) - len(token.group(1))] + "seq_cst" \
+            wanted_order = repair.order if k == 0 else _FAILURE_ORDER.get(repair.order, "seq_cst")
+            order = _raised_order(token.group(1), wanted_order)
+            new = new[:token.start()] + spelled[: len(spelled) - len(token.group(1))] + order \
                 + new[token.end():]
         self.replaced[first] = new
         return SourceEdit(repair, self.path, frame.line, "replace_order", first + 1, new)

@@ -8,8 +8,8 @@ from typing import Any
 from . import __version__
 import shlex
 
-from .reports import (DistinctReport, MergedReports, Report, Reproduction, RunResult, suppressed_count,
-                      suppression_for)
+from .reports import (DistinctReport, MergedReports, Report, Reproduction, RunResult, benign_count,
+                      benign_shown, suppressed_count, suppression_for)
 from .runner import SEEDED_SCHEDS, SessionResult
 
 
@@ -132,10 +132,25 @@ def session_suppressed(result: SessionResult) -> int:
     return suppressed_count(r for run in result.runs for r in run.reports)
 
 
+def session_benign(result: SessionResult) -> int:
+    """Distinct reports with a benign consequence that were not shown (0 with --all)."""
+    if benign_shown():
+        return 0
+    return benign_count(r for run in result.runs for r in run.reports)
+
+
+def _benign_tail(count: int) -> str:
+    if not count:
+        return ""
+    return (f" ({_plural(count, 'report')} with a benign consequence not shown: "
+            "pyrsan run --all / pyrsan report --all)")
+
+
 def summary_line(result: SessionResult) -> str:
     runs = _plural(len(result.runs), "run")
     suppressed = session_suppressed(result)
     tail = f" ({suppressed} suppressed)" if suppressed else ""
+    tail += _benign_tail(session_benign(result))
     deadlocks = len(result.deadlocked)
     if deadlocks:
         tail += f" ({_plural(deadlocks, 'run')} deadlocked)"
@@ -157,7 +172,7 @@ def render_text(result: SessionResult) -> str:
     summary line."""
     chunks = []
     for report in result.reports:
-        text = report.report.text or _fallback_text(report)
+        text = report.merged_text() or _fallback_text(report)
         chunks.append(text if text.endswith("\n") else text + "\n")
         if report.reproduction is not None:
             chunks.append(reproduce_line(result, report.reproduction) + "\n")
@@ -182,7 +197,7 @@ def _reproduce(run_or_report: RunResult | DistinctReport) -> dict[str, Any]:
 def json_document(result: SessionResult) -> dict[str, Any]:
     reports = []
     for report in result.reports:
-        fields = report.report.public_fields()
+        fields = report.public_fields()
         fields["runs_seen"] = report.runs_seen
         fields.update(_reproduce(report))
         reports.append(fields)
@@ -196,6 +211,7 @@ def json_document(result: SessionResult) -> dict[str, Any]:
         "deadlocks": [_run_entry(r, threads=d.fields.get("threads", []), **_reproduce(r))
                       for r in result.deadlocked for d in r.deadlocks[:1]],
         "suppressed": session_suppressed(result),
+        "benign": session_benign(result),
         "tool": {"name": "pyrsan", "version": __version__},
     }
     schedule = result.schedule
@@ -237,6 +253,7 @@ def render_json(document: dict[str, Any]) -> str:
 def merged_summary_line(merged: MergedReports) -> str:
     processes = f"{merged.processes} process{'' if merged.processes == 1 else 'es'}"
     tail = f" ({merged.suppressed} suppressed)" if merged.suppressed else ""
+    tail += _benign_tail(merged.benign)
     if merged.missing_shards:
         tail += f" (shards missing: {', '.join(map(str, merged.missing_shards))}: not a proof)"
     if not merged.reports and merged.verdict == "robust":
@@ -258,7 +275,7 @@ def merged_summary_line(merged: MergedReports) -> str:
 def render_merged_text(merged: MergedReports) -> str:
     chunks = []
     for report in merged.reports:
-        text = report.report.text or _fallback_text(report)
+        text = report.merged_text() or _fallback_text(report)
         chunks.append(text if text.endswith("\n") else text + "\n")
     chunks.append(merged_summary_line(merged) + "\n")
     return "".join(chunks)
@@ -267,7 +284,7 @@ def render_merged_text(merged: MergedReports) -> str:
 def merged_json_document(merged: MergedReports) -> dict[str, Any]:
     reports = []
     for report in merged.reports:
-        fields = report.report.public_fields()
+        fields = report.public_fields()
         fields["processes_seen"] = report.runs_seen
         reports.append(fields)
     return {
@@ -275,6 +292,7 @@ def merged_json_document(merged: MergedReports) -> dict[str, Any]:
         "processes": merged.processes,
         "reports": reports,
         "suppressed": merged.suppressed,
+        "benign": merged.benign,
         "logs": [str(p) for p in merged.files],
         "tool": {"name": "pyrsan", "version": __version__},
     }

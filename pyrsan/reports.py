@@ -54,6 +54,24 @@ class Report:
         # a read-only mapping does not pickle; reports cross processes (cluster.py)
         return (_report_of, (self.key, self.kind, self.type, self.text, dict(self.fields)))
 
+    @property
+    def consequence(self) -> str:
+        """docs/reports.md §2: "value" (the stale value can flow onward) or a benign class
+        ("failed-cas": only a CAS failure that feeds a retry can read it)."""
+        value = self.fields.get("consequence")
+        return value if isinstance(value, str) and value else "value"
+
+    @property
+    def benign(self) -> bool:
+        return self.kind == "robustness" and self.consequence != "value"
+
+    @property
+    def group(self) -> str:
+        """Reports of one access (source and inline stack) and type: one report listing the
+        stale writes of all (issue 19 item 4)."""
+        value = self.fields.get("group")
+        return value if isinstance(value, str) and value else self.key
+
 
 def _report_of(key: str, kind: str, type: str, text: str, fields: dict[str, Any]) -> Report:
     return Report(key, kind, type, text, MappingProxyType(fields))
@@ -150,15 +168,55 @@ class RunResult:
 
     @property
     def reported(self) -> bool:
-        """Whether the run made a report that was not suppressed (deadlocks aside)."""
-        return any(r.kind not in NOT_VIOLATION_KINDS for r in self.reports)
+        """Whether the run made a report that was not suppressed (deadlocks aside) and that
+        counts (a benign one only with report_benign=1)."""
+        shown = benign_shown()
+        return any(r.kind not in NOT_VIOLATION_KINDS and (shown or not r.benign) for r in self.reports)
 
 
 @dataclass(frozen=True)
 class DistinctReport:
     report: Report                  # the first occurrence
-    runs_seen: int                  # in how many runs its key occurred
+    runs_seen: int                  # in how many runs its group occurred
     reproduction: Reproduction | None = None   # of the run of the first occurrence
+    others: tuple[Report, ...] = ()  # the same access and type with other stale writes
+
+    def public_fields(self) -> dict[str, Any]:
+        """The first report's fields, with the stale writes of the whole group (each once)."""
+        fields = self.report.public_fields()
+        if self.others:
+            writes = list(fields.get("stale_writes") or [])
+            seen = {_write_id(w) for w in writes}
+            for other in self.others:
+                for w in list(other.fields.get("stale_writes") or []) + [other.fields.get("previous") or {}]:
+                    if isinstance(w, dict) and w and _write_id(w) not in seen:
+                        seen.add(_write_id(w))
+                        writes.append(w)
+            fields["stale_writes"] = writes
+            fields["merged_keys"] = [self.report.key] + [o.key for o in self.others]
+        return fields
+
+    def merged_text(self) -> str:
+        """The first report's text with a line naming the stale writes of the others."""
+        text = self.report.text
+        if not self.others or not text:
+            return text
+        names = []
+        for other in self.others:
+            previous = other.fields.get("previous") or {}
+            desc = previous.get("description") or "?"
+            where = previous.get("file")
+            line = f"{desc}" + (f" ({os.path.basename(str(where))}:{previous.get('line')})" if where else "")
+            if line not in names:
+                names.append(line)
+        extra = "  Also reported with other stale writes (merged): " + "; ".join(names) + "\n"
+        marker = "SUMMARY: "
+        at = text.rfind(marker)
+        return text[:at] + extra + text[at:] if at >= 0 else text + extra
+
+
+def _write_id(w: dict) -> tuple:
+    return (w.get("site") or w.get("description"), w.get("timestamp"), w.get("initial"))
 
 
 #: The runtime's line for a report a suppressions file silenced (docs/interfaces.md §2):
@@ -170,21 +228,56 @@ DEADLOCK_KIND = "deadlock"
 NOT_VIOLATION_KINDS = frozenset({SUPPRESSED_KIND, DEADLOCK_KIND})
 
 
-def deduplicate(runs: Iterable[RunResult]) -> tuple[DistinctReport, ...]:
-    """Distinct reports by key, in order of first appearance, with the runs they occurred in
-    (suppressed ones and deadlocks left out)."""
-    first: dict[str, Report] = {}
-    reproduction: dict[str, Reproduction | None] = {}
-    seen_in: dict[str, set[int]] = {}
-    for run in runs:
-        for report in run.reports:
-            if report.kind in NOT_VIOLATION_KINDS:
-                continue
-            if report.key not in first:
-                first[report.key] = report
-                reproduction[report.key] = run.reproduction
-            seen_in.setdefault(report.key, set()).add(run.index)
-    return tuple(DistinctReport(first[k], len(seen_in[k]), reproduction[k]) for k in first)
+def benign_shown() -> bool:
+    """Whether reports with a benign consequence count: the runtime option report_benign=1
+    (`--all`) in the PYRSAN_OPTIONS the runs use (the last value of the name wins)."""
+    value = "0"
+    for chunk in os.environ.get("PYRSAN_OPTIONS", "").replace(":", " ").split():
+        name, _, v = chunk.partition("=")
+        if name == "report_benign":
+            value = v
+    return value in ("1", "true")
+
+
+def _group(reports: Iterable[tuple[Report, Any]], include_benign: bool
+           ) -> tuple[list[str], dict[str, list[Report]], dict[str, set], dict[str, Any]]:
+    order: list[str] = []
+    members: dict[str, list[Report]] = {}
+    seen_in: dict[str, set] = {}
+    first_origin: dict[str, Any] = {}
+    keys: set[tuple[str, str]] = set()
+    for report, origin in reports:
+        if report.kind in NOT_VIOLATION_KINDS or (report.benign and not include_benign):
+            continue
+        group = report.group
+        if group not in members:
+            order.append(group)
+            members[group] = []
+            first_origin[group] = origin
+        if (group, report.key) not in keys:
+            keys.add((group, report.key))
+            members[group].append(report)
+        seen_in.setdefault(group, set()).add(origin)
+    return order, members, seen_in, first_origin
+
+
+def deduplicate(runs: Iterable[RunResult], include_benign: bool | None = None) -> tuple[DistinctReport, ...]:
+    """Distinct reports, one per group (the same access and type; other stale writes are
+    merged into it), in order of first appearance, with the runs they occurred in
+    (suppressed ones, deadlocks and, unless report_benign=1, benign ones left out)."""
+    if include_benign is None:
+        include_benign = benign_shown()
+    runs = list(runs)
+    pairs = [(r, run.index) for run in runs for r in run.reports]
+    order, members, seen_in, first = _group(pairs, include_benign)
+    reproduction = {run.index: run.reproduction for run in runs}
+    return tuple(DistinctReport(members[g][0], len(seen_in[g]), reproduction.get(first[g]),
+                                tuple(members[g][1:])) for g in order)
+
+
+def benign_count(reports: Iterable[Report]) -> int:
+    """Distinct benign reports (by group) among reports."""
+    return len({r.group for r in reports if r.kind not in NOT_VIOLATION_KINDS and r.benign})
 
 
 def suppressed_count(reports: Iterable[Report]) -> int:
@@ -211,13 +304,14 @@ class RunDocument:
 @dataclass(frozen=True)
 class MergedReports:
     """The distinct reports of many processes' JSON lines (``runs_seen``: in how many
-    processes, i.e. distinct (file, pid) pairs, a key occurred), and of `pyrsan run --json`
+    processes, i.e. distinct (file, pid) pairs, a group occurred), and of `pyrsan run --json`
     documents (one process each)."""
 
     reports: tuple[DistinctReport, ...]
     suppressed: int                 # distinct suppressed reports
     processes: int                  # distinct (file, pid) pairs that wrote a line
     files: tuple[Path, ...]
+    benign: int = 0                 # distinct reports with a benign consequence not shown
     documents: tuple[RunDocument, ...] = ()
 
     @property
@@ -268,12 +362,12 @@ def find_log_files(paths: Iterable[str]) -> list[Path]:
     return found
 
 
-def merge_logs(files: Iterable[Path]) -> MergedReports:
+def merge_logs(files: Iterable[Path], include_benign: bool = False) -> MergedReports:
     """One deduplicated set of reports from JSON-lines files (lines that are not reports,
-    e.g. a --json document or a truncated line, are skipped)."""
+    e.g. a --json document or a truncated line, are skipped); benign ones only counted unless
+    include_benign."""
     files = tuple(files)
-    first: dict[str, Report] = {}
-    seen_in: dict[str, set[tuple[int, Any]]] = {}
+    pairs: list[tuple[Report, Any]] = []
     processes: set[tuple[int, Any]] = set()
     suppressed: set[str] = set()
     documents: list[RunDocument] = []
@@ -285,14 +379,13 @@ def merge_logs(files: Iterable[Path]) -> MergedReports:
         for report in document[1] if document is not None else read_report_file(path):
             process = (index, report.fields.get("pid"))
             processes.add(process)
-            if report.kind in NOT_VIOLATION_KINDS:
-                if report.kind == SUPPRESSED_KIND:
-                    suppressed.add(report.key)
-                continue
-            first.setdefault(report.key, report)
-            seen_in.setdefault(report.key, set()).add(process)
-    reports = tuple(DistinctReport(first[k], len(seen_in[k])) for k in first)
-    return MergedReports(reports, len(suppressed), len(processes), files, tuple(documents))
+            if report.kind == SUPPRESSED_KIND:
+                suppressed.add(report.key)
+            pairs.append((report, process))
+    order, members, seen_in, _ = _group(pairs, include_benign)
+    reports = tuple(DistinctReport(members[g][0], len(seen_in[g]), None, tuple(members[g][1:])) for g in order)
+    benign = 0 if include_benign else benign_count(r for r, _ in pairs)
+    return MergedReports(reports, len(suppressed), len(processes), files, benign, tuple(documents))
 
 
 def read_run_document(path: Path) -> tuple[RunDocument, list[Report]] | None:

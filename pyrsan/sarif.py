@@ -91,7 +91,7 @@ def _describe(side: dict[str, Any]) -> str:
 
 def _result(distinct: DistinctReport, source_root: str | None) -> dict[str, Any]:
     report = distinct.report
-    f = report.fields
+    f = distinct.public_fields()        # the group's stale writes merged (reports.py)
     access = f.get("access") or {}
     previous = f.get("previous") or {}
     forced = f.get("forced") or {}
@@ -108,15 +108,18 @@ def _result(distinct: DistinctReport, source_root: str | None) -> dict[str, Any]
         text += f" Suggestion: {f['suggestion']}"
     if f.get("note"):
         text += f" Note: {f['note']}."
+    if report.kind != "race":
+        text += f" Consequence: {report.consequence}."
     result: dict[str, Any] = {
         "ruleId": rid,
         "ruleIndex": _RULE_INDEX[rid],
-        "level": "warning",
+        "level": "note" if report.benign else "warning",
         "message": {"text": text},
         "partialFingerprints": {"pyrsanKey/v1": report.key},
         "properties": {"kind": report.kind, "type": report.type, "model": f.get("model"),
                        "timestamps": f.get("timestamps"), "suggestion": f.get("suggestion"),
-                       "processesSeen": distinct.runs_seen},
+                       "processesSeen": distinct.runs_seen, "consequence": f.get("consequence"),
+                       "staleWrites": f.get("stale_writes")},
     }
     main = _location(access, source_root)
     result["locations"] = [main] if main else []

@@ -84,10 +84,14 @@ typedef struct rsan_site {
   uint32_t order;      /* enum rsan_order (success order for CAS) */
   uint32_t order_fail; /* CAS failure order, else 0 */
   uint32_t size;       /* access size in bytes, 0 for fences and calls */
-  uint32_t op;         /* enum rsan_rmw_op for RMW; for CAS 1 = weak, 0 = strong; else 0 */
+  uint32_t op;         /* enum rsan_rmw_op for RMW; for CAS the RSAN_SITE_CAS_* bits; else 0 */
   uint32_t nframes;    /* >= 1 when debug info exists, may be 0 */
   const rsan_frame *frames; /* frames[0] = innermost (the access), then the inline chain outwards */
 } rsan_site; /* IR: { i32, i32, i32, i32, i32, i32, ptr } = 32 bytes */
+/* rsan_site.op of a CAS site (passes/sites.py CAS_WEAK, CAS_RETRY): weak; its failure only
+ * feeds a retry of the same location (passes/casloops.py find_retry_cas) */
+#define RSAN_SITE_CAS_WEAK 1u
+#define RSAN_SITE_CAS_RETRY 2u
 
 /* A global variable defined in the instrumented module, to name objects in reports. */
 typedef struct rsan_global {
@@ -173,6 +177,19 @@ uint64_t __rsan_spin_load_ne_1(void *p, uint64_t unexpected, int32_t order, uint
 uint64_t __rsan_spin_load_ne_2(void *p, uint64_t unexpected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_ne_4(void *p, uint64_t unexpected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_ne_8(void *p, uint64_t unexpected, int32_t order, uint64_t site);
+/* A CAS retry loop recognised by the passes as an atomic read-modify-write (passes/casloops.py,
+ * docs/reports.md §1): `old = load(p); do { new = f(old); } while (!CAS(p, &old, new));`
+ * with no other effect. casloop_load is its first read: the real load, no event, no check.
+ * casloop_cas is one attempt (same arguments and result as __rsan_cas_N): a failed attempt
+ * makes no event and no check; the successful one is one RMW with `succ`, checked as an RMW. */
+uint64_t __rsan_casloop_load_1(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_casloop_load_2(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_casloop_load_4(void *p, int32_t order, uint64_t site);
+uint64_t __rsan_casloop_load_8(void *p, int32_t order, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_1(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_2(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_4(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_8(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
 void __rsan_track_1(void *p, uint64_t v, uint64_t site);
 void __rsan_track_2(void *p, uint64_t v, uint64_t site);
 void __rsan_track_4(void *p, uint64_t v, uint64_t site);

@@ -52,6 +52,7 @@ static const flag_desc flag_table[] = {
     FLAG(exitcode, F_INT, "66", "exit status at exit when reports were made", rsan_flag),
     FLAG(report_robustness, F_BOOL, "1", "robustness reports on/off", rsan_flag),
     FLAG(report_races, F_BOOL, "1", "data-race reports on/off (0: no race work at all, faster)", rsan_flag),
+    FLAG(report_benign, F_BOOL, "0", "also print robustness reports whose consequence is benign (failed-cas) and let them set the exit status", rsan_flag),
     FLAG(sc_accesses, F_SC_MODE, "fenced",
          "fenced: a seq_cst access is F_sc; access; F_sc. ra: seq_cst treated as acq/rel (RSAN)", rsan_flag),
     FLAG(log_path, F_STRING, "",

@@ -61,6 +61,7 @@ void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_w
   }
   r->prev_state = hist_find(l, is_write, r->ts_hb, &r->prev);
   r->forced_state = hist_find(l, is_write, r->ts_sc, &r->forced);
+  rsan_report_note_state(r, t, l); /* report_robustness.c: candidates, initial value */
   /* the thread's latest earlier access to another location */
   for (uint32_t k = 1; k <= RSAN_RECENT && k <= t->recent_next; k++) {
     const rsan_recent *a = &t->recent[(t->recent_next - k) % RSAN_RECENT];

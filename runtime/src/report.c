@@ -17,6 +17,7 @@ uint64_t rsan_nreports;
 static int json_fd = -1;
 static int json_failed;
 uint64_t rsan_nsuppressed;
+uint64_t rsan_nbenign;
 static int log_fd = -1, log_pid, log_failed;
 
 /* ---- names ---- */
@@ -44,6 +45,7 @@ const char *rsan_op_name(int op, int rmw_op) {
   case RSAN_OP_CAS_STRONG: return "compare_exchange_strong";
   case RSAN_OP_WAIT: return "wait";
   case RSAN_OP_BCAS: return "bcas";
+  case RSAN_OP_CASLOOP: return "cas_loop";
   default: return "sync";
   }
 }
@@ -130,7 +132,8 @@ void rsan_site_short_col(char *out, size_t n, uint64_t site, int with_col) {
 }
 void rsan_site_short(char *out, size_t n, uint64_t site) { rsan_site_short_col(out, n, site, 0); }
 
-/* ---- deduplication by (access site, previous site, type) ---- */
+/* ---- deduplication by (access key, previous key, type): robustness reports pass source
+ * keys (report_robustness.c), race reports site ids ---- */
 typedef struct dkey {
   uint64_t a, b, type; /* type 0: empty slot */
 } dkey;
@@ -265,6 +268,7 @@ void rsan_report_reset(void) {
   rsan_nreports = 0;
   rsan_nraces = 0;
   rsan_nsuppressed = 0;
+  rsan_nbenign = 0;
   rsan_free(dtab);
   dtab = NULL;
   dcap = dn = 0;
@@ -326,6 +330,12 @@ void rsan_report_at_exit(void) {
                    rsan_supps[i].kind == RSAN_SUPP_RACE ? "race" : "robustness", rsan_supps[i].pattern);
       if (k > 0) rsan_write_all(rsan_text_fd(), msg, (size_t)k);
     }
+  }
+  uint64_t nb = __atomic_load_n(&rsan_nbenign, __ATOMIC_RELAXED);
+  if (nb && rsan_flag.print_reports) {
+    int k = snprintf(msg, sizeof msg, "pyrsan: %llu robustness report(s) with a benign consequence not shown "
+                     "(report_benign=1 shows them)\n", (unsigned long long)nb);
+    if (k > 0) rsan_write_all(rsan_text_fd(), msg, (size_t)k);
   }
   if (!n) return;
   if (rsan_flag.print_reports) {

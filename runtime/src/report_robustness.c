@@ -1,5 +1,6 @@
 /* The robustness report (docs/interfaces.md §2, "kind": "robustness"): text block, JSON line,
- * the two writes, the suggestion and the structured repair. */
+ * the writes it may still see, its consequence, the suggestion and the structured repair
+ * (docs/reports.md §2: consequences; issue 19). */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,6 +8,131 @@
 #include "rsan_explain.h"
 #include "rsan_report.h"
 #include "rsan_sched.h"
+
+/* ---- what the report needs from the location, under its lock (from rsan_fill_report) ---- */
+void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, const rsan_loc *l) {
+  uint64_t lo = r->ts_hb, hi = r->ts_sc, oldest = ~0ull;
+  r->init_value = l->init_value;
+  r->cand_init = lo == 0 && l->init_known;
+  r->ncand = 0;
+  /* the known writes with a timestamp (U stamp of a non-RMW write for write-type reports)
+   * in [hb, sc): the writes the access may still read (or be placed before) */
+  for (int i = 0; l->hist && i < RSAN_HIST; i++) {
+    const rsan_hist *h = &l->hist[i];
+    if (!h->ts) continue;
+    if (h->ts < oldest) oldest = h->ts;
+    uint64_t ts = r->is_write ? h->tsU : h->ts;
+    if ((r->is_write && h->rmw) || ts < lo || ts >= hi) continue;
+    uint32_t k = r->ncand++;
+    while (k > 0 && (r->is_write ? r->cand[k - 1].tsU : r->cand[k - 1].ts) > ts) {
+      r->cand[k] = r->cand[k - 1];
+      k--;
+    }
+    r->cand[k] = *h;
+  }
+  /* complete when no write of the range can have left the history: the range starts at the
+   * initial write or at a write still kept (a read-type range in plain stamps) */
+  r->cand_complete = r->cand_init || (!r->is_write && lo >= oldest && oldest != ~0ull) ||
+                     (r->prev_state == 1);
+  if (r->prev_state == 2 && r->ncand) { /* name the oldest candidate still known */
+    r->prev = r->cand[0];
+    r->prev_state = 1;
+    r->prev_oldest_retained = 1;
+  }
+  uint64_t ta = r->is_write ? rsan_clk_getU(&t->Ta, l->id) : rsan_clk_get(&t->Ta, l->id);
+  r->ta_covers = ta >= r->ts_sc;
+}
+
+static int is_cas(int op) { return op == RSAN_OP_CAS_WEAK || op == RSAN_OP_CAS_STRONG; }
+static int is_read_op(int op) {
+  return op == RSAN_OP_LOAD || op == RSAN_OP_RMW || is_cas(op) || op == RSAN_OP_WAIT ||
+         op == RSAN_OP_BCAS || op == RSAN_OP_CASLOOP;
+}
+
+/* A read-type report of a CAS can only be a failure: a successful CAS is an RMW, which reads
+ * the latest write (its staleness is the write check). When the passes proved that the
+ * failure only feeds a retry of the same CAS (RSAN_SITE_CAS_RETRY), the stale value has no
+ * consequence: the retry starts from the value the failure read (docs/reports.md §2). */
+static int only_failure(const rsan_report_info *r) { return is_cas(r->op) && !r->is_write; }
+static const char *consequence(const rsan_report_info *r) {
+  const rsan_site *s = rsan_site_lookup(r->site);
+  if (only_failure(r) && s && (s->op & RSAN_SITE_CAS_RETRY)) return "failed-cas";
+  return "value";
+}
+static int benign(const rsan_report_info *r) { return strcmp(consequence(r), "value") != 0; }
+
+/* ---- source keys: reports of the same source merge (inlined copies, other site ids) ---- */
+static uint64_t fnv(uint64_t h, const char *s) {
+  for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return (h ^ 0xff) * 0x100000001b3ull;
+}
+static uint64_t fnv_u(uint64_t h, uint64_t v) {
+  char b[24];
+  snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+  return fnv(h, b);
+}
+/* the access: every frame of its site (file:line:column and function, the inline chain) */
+static uint64_t site_source_key(uint64_t site, int all_frames) {
+  const rsan_site *s = rsan_site_lookup(site);
+  uint64_t h = 0xcbf29ce484222325ull;
+  if (!s || !s->nframes) return fnv_u(fnv(h, "site"), site);
+  for (uint32_t i = 0; i < (all_frames ? s->nframes : 1); i++) {
+    h = fnv(h, s->frames[i].file);
+    h = fnv_u(fnv_u(h, s->frames[i].line), s->frames[i].column);
+    h = fnv(h, s->frames[i].function);
+  }
+  return h;
+}
+
+/* the initial value's object: a global, a heap block (by where it was allocated) or unknown */
+typedef struct init_obj {
+  int kind; /* 0 unknown, 1 global, 2 heap */
+  rsan_block_info blk;
+} init_obj;
+static void find_init_obj(init_obj *o, uintptr_t addr, int obj_known) {
+  memset(o, 0, sizeof *o);
+  if (obj_known) o->kind = 1;
+  else if (rsan_heap_find(addr, &o->blk)) o->kind = 2;
+}
+static void describe_initial(char *out, size_t n, const init_obj *o, const char *obj, uint64_t v) {
+  if (o->kind == 1) {
+    snprintf(out, n, "the initial value of global '%s' (value %llu)", obj, (unsigned long long)v);
+  } else if (o->kind == 2) {
+    char where[300];
+    if (o->blk.site) rsan_site_short(where, sizeof where, o->blk.site);
+    else snprintf(where, sizeof where, "an unknown site");
+    snprintf(out, n, "the value at allocation (value %llu) of heap block of size %llu at 0x%llx allocated by thread T%d at %s",
+             (unsigned long long)v, (unsigned long long)o->blk.size, (unsigned long long)o->blk.addr, o->blk.tid,
+             where);
+  } else {
+    snprintf(out, n, "the value %s held when first accessed (value %llu)", obj, (unsigned long long)v);
+  }
+}
+static uint64_t stale_key(const rsan_report_info *r, const init_obj *o, const char *obj) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  if (r->prev_state == 1) return site_source_key(r->prev.site, 0);
+  if (r->prev_state == 2) return fnv(h, "older write");
+  h = fnv(h, "initial");
+  if (o->kind == 1) return fnv(h, obj);
+  if (o->kind == 2) return fnv(h, "heap") ^ (o->blk.site ? site_source_key(o->blk.site, 0) : 0);
+  return fnv(h, "unknown");
+}
+
+/* Headline frame: the innermost frame outside the headers a helper is shared through (an
+ * inline helper in a header names its caller; the helper stays in the stack). */
+static int header_file(const char *f) {
+  const char *b = rsan_basename(f), *dot = strrchr(b, '.');
+  if (!dot) return f && f[0] == '/'; /* C++ standard headers have no extension */
+  return !strcmp(dot, ".h") || !strcmp(dot, ".hh") || !strcmp(dot, ".hpp") || !strcmp(dot, ".hxx") ||
+         !strcmp(dot, ".inc") || !strcmp(dot, ".inl");
+}
+static const rsan_frame *headline_frame(const rsan_frames *fr) {
+  const rsan_frame *p = rsan_frames_primary(fr);
+  if (!p || !header_file(p->file)) return p;
+  for (uint32_t i = 0; i < fr->n; i++)
+    if (fr->f[i]->file && !header_file(fr->f[i]->file)) return fr->f[i];
+  return p;
+}
 
 /* ---- the report ---- */
 static void describe_write(rsan_buf *b, const rsan_hist *h, const char *obj) {
@@ -17,36 +143,54 @@ static void describe_write(rsan_buf *b, const rsan_hist *h, const char *obj) {
 }
 
 static void text_write(rsan_buf *b, const char *title, int state, const rsan_hist *h, uint64_t ts,
-                       const char *obj, int is_write) {
+                       const char *init, int is_write, int oldest) {
   const char *unit = is_write ? "non-RMW write" : "write";
   if (state == 0) {
-    rsan_buf_printf(b, "  %s: the initial value of %s (%s timestamp 0)\n", title, obj, unit);
+    rsan_buf_printf(b, "  %s: %s (%s timestamp 0)\n", title, init, unit);
     return;
   }
   if (state == 2) {
-    rsan_buf_printf(b, "  %s: an older write (%s timestamp %llu, no longer in the history)\n", title, unit,
-             (unsigned long long)ts);
+    rsan_buf_printf(b, "  %s: an older write (%s timestamp %llu), beyond the last %d writes kept per location\n",
+                    title, unit, (unsigned long long)ts, RSAN_HIST);
     return;
   }
-  rsan_buf_printf(b, "  %s: atomic %s of size %u (%s, value %llu) by thread T%d, %s timestamp %llu:\n",
-           title, rsan_op_name(h->op, h->rmw_op), h->size, rsan_order_name(h->order),
-           (unsigned long long)h->value, h->tid, unit, (unsigned long long)ts);
+  if (oldest)
+    rsan_buf_printf(b, "  %s (the %s at timestamp %llu left the history; the oldest candidate still kept):\n"
+                       "    atomic %s of size %u (%s, value %llu) by thread T%d, %s timestamp %llu:\n",
+                    title, unit, (unsigned long long)ts, rsan_op_name(h->op, h->rmw_op), h->size,
+                    rsan_order_name(h->order), (unsigned long long)h->value, h->tid, unit,
+                    (unsigned long long)(is_write ? h->tsU : h->ts));
+  else
+    rsan_buf_printf(b, "  %s: atomic %s of size %u (%s, value %llu) by thread T%d, %s timestamp %llu:\n",
+             title, rsan_op_name(h->op, h->rmw_op), h->size, rsan_order_name(h->order),
+             (unsigned long long)h->value, h->tid, unit, (unsigned long long)ts);
   rsan_frames fr;
   rsan_frames_build(&fr, h->site, h->stack, RSAN_HIST_STACK);
   rsan_text_frames(b, &fr);
 }
 
-static void json_write(rsan_buf *b, int state, const rsan_hist *h, const char *obj) {
+static void json_write(rsan_buf *b, int state, const rsan_hist *h, const char *obj, const char *init,
+                       const init_obj *io, uint64_t ts, int oldest) {
   if (state == 0) {
     rsan_buf_puts(b, "{\"initial\": true, \"description\": ");
-    char d[300];
-    snprintf(d, sizeof d, "the initial value of %s", obj);
-    rsan_buf_json_str(b, d);
+    rsan_buf_json_str(b, init);
+    rsan_buf_puts(b, ", \"object\": ");
+    rsan_buf_json_str(b, io->kind == 1 ? "global" : io->kind == 2 ? "heap" : "unknown");
+    if (io->kind == 2) {
+      rsan_buf_printf(b, ", \"allocated_by\": %d", io->blk.tid);
+      if (io->blk.site) {
+        rsan_frames fr;
+        rsan_frames_build(&fr, io->blk.site, io->blk.stack, 4);
+        rsan_json_frame_fields(b, &fr);
+      }
+    }
     rsan_buf_puts(b, "}");
     return;
   }
   if (state == 2) {
-    rsan_buf_puts(b, "{\"description\": \"an older write\"}");
+    rsan_buf_printf(b, "{\"initial\": false, \"out_of_history\": true, \"timestamp\": %llu, "
+                       "\"description\": \"an older write (timestamp %llu), beyond the last %d writes kept\"}",
+                    (unsigned long long)ts, (unsigned long long)ts, RSAN_HIST);
     return;
   }
   rsan_frames fr;
@@ -55,7 +199,10 @@ static void json_write(rsan_buf *b, int state, const rsan_hist *h, const char *o
            (unsigned long long)h->site, h->tid, rsan_op_name(h->op, h->rmw_op), rsan_order_name(h->order),
            h->size);
   rsan_json_frame_fields(b, &fr);
-  rsan_buf_printf(b, ", \"value\": %llu, \"initial\": false, \"description\": ", (unsigned long long)h->value);
+  rsan_buf_printf(b, ", \"value\": %llu, \"timestamp\": %llu, \"initial\": false", (unsigned long long)h->value,
+                  (unsigned long long)h->ts);
+  if (oldest) rsan_buf_puts(b, ", \"oldest_retained\": true");
+  rsan_buf_puts(b, ", \"description\": ");
   rsan_buf d = {0};
   describe_write(&d, h, obj);
   rsan_buf_json_str(b, d.p);
@@ -78,13 +225,86 @@ static const char *order_why(void) {
          "fence, so only stronger orders can make it see the write SC requires (verify with sc_accesses=ra)";
 }
 
-static void suggestion(rsan_buf *b, const rsan_report_info *r, const char *obj) {
+static const char *acquire_why(void) {
+  return "the thread has already read, without acquire, a write that releases the write SC requires (its "
+         "pending-acquire view has it); acquiring that read (the thread's latest read of another location is "
+         "named) or an acquire fence makes the required write happen before this access, so it can no longer "
+         "read an older one";
+}
+
+static const char *benign_why(void) {
+  return "no change is needed: only a failing compare_exchange can read the stale value (a success reads "
+         "the latest write), and the failure only feeds a retry of the same compare_exchange, which starts "
+         "from the value the failure read";
+}
+
+/* The cheapest repair first (issue 19): how the suggestion is chosen. */
+enum { FIX_NONE, FIX_ACQUIRE, FIX_ACQUIRE_FENCE, FIX_FENCES, FIX_ORDERS };
+static int repair_kind(const rsan_report_info *r) {
+  if (benign(r)) return FIX_NONE;
+  /* MP shape: Ta already has the write SC requires. An acquire on the earlier read that
+   * brought it (the latest read of another location, when it lacks acquire), or an acquire
+   * fence right before the access (Tc := Ta), makes this access see it. */
+  if (!r->is_write && r->ta_covers) {
+    if (r->have_before && is_read_op(r->before.op) && r->before.site) {
+      const rsan_site *b = rsan_site_lookup(r->before.site);
+      int acq = b && (mo_acq((int)b->order) && (!is_cas(r->before.op) || mo_acq((int)b->order_fail)));
+      if (b && !acq) return FIX_ACQUIRE;
+    }
+    return FIX_ACQUIRE_FENCE;
+  }
+  if (r->have_before) {
+    char there[300], here[300];
+    rsan_site_short_col(there, sizeof there, r->before.site, 0);
+    rsan_site_short_col(here, sizeof here, r->site, 0);
+    /* a fence between two points of one statement is no repair a maintainer can write */
+    if (strcmp(there, here)) return FIX_FENCES;
+  }
+  return FIX_ORDERS;
+}
+
+/* "acquire" / "acq_rel" (with an acquire failure order for a CAS) for the earlier read */
+static void acquire_orders(const rsan_site *b, int op, const char **succ, const char **fail) {
+  int o = (int)b->order;
+  *succ = (o == RSAN_RELEASE || o == RSAN_ACQ_REL) ? "acq_rel" : o == RSAN_SEQ_CST ? "seq_cst" : "acquire";
+  if (op == RSAN_OP_LOAD || op == RSAN_OP_WAIT) *succ = o == RSAN_SEQ_CST ? "seq_cst" : "acquire";
+  *fail = is_cas(op) ? "acquire" : NULL;
+}
+
+static void suggestion(rsan_buf *b, const rsan_report_info *r, const char *obj, int kind) {
   char here[300];
   rsan_site_short(here, sizeof here, r->site);
   const char *op = rsan_op_name(r->op, r->rmw_op);
-  if (r->have_before) {
+  if (kind == FIX_NONE) {
+    rsan_buf_puts(b, benign_why());
+    return;
+  }
+  if (kind == FIX_ACQUIRE) {
     char there[300], bobj[300];
     int known;
+    const rsan_site *bs = rsan_site_lookup(r->before.site);
+    const char *succ, *fail;
+    acquire_orders(bs, r->before.op, &succ, &fail);
+    rsan_site_short(there, sizeof there, r->before.site);
+    rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
+    rsan_buf_printf(b, "make the %s %s %s at %s memory_order_%s", rsan_op_name(r->before.op, r->before.rmw_op),
+                    rsan_op_prep(r->before.op), bobj, there, succ);
+    if (fail) rsan_buf_printf(b, " with failure order memory_order_%s", fail);
+    rsan_buf_printf(b, " (currently %s", rsan_order_name((int)bs->order));
+    if (fail) rsan_buf_printf(b, "/%s", rsan_order_name((int)bs->order_fail));
+    rsan_buf_printf(b, "; cost: 1 order, no fence), or else insert atomic_thread_fence(memory_order_acquire) "
+                       "right before %s (cost: 1 acquire fence): %s", here, acquire_why());
+    return;
+  }
+  if (kind == FIX_ACQUIRE_FENCE) {
+    rsan_buf_printf(b, "insert atomic_thread_fence(memory_order_acquire) in thread %d right before %s (%s %s %s; "
+                       "cost: 1 acquire fence): %s",
+                    r->tid, here, op, rsan_op_prep(r->op), obj, acquire_why());
+    return;
+  }
+  if (kind == FIX_FENCES) {
+    char there[300], bobj[300];
+    int known, nf = 1;
     rsan_site_short(there, sizeof there, r->before.site);
     if (!strcmp(there, here)) { /* same line: tell them apart by column */
       rsan_site_short_col(there, sizeof there, r->before.site, 1);
@@ -103,18 +323,21 @@ static void suggestion(rsan_buf *b, const rsan_report_info *r, const char *obj) 
       rsan_site_short(fsite, sizeof fsite, r->forced.site);
       rsan_buf_printf(b, ", and one in thread %d right after %s (the %s %s %s that SC requires it to see)",
                r->forced.tid, fsite, rsan_op_name(r->forced.op, r->forced.rmw_op), rsan_op_prep(r->forced.op), obj);
+      nf = 2;
     }
-    rsan_buf_printf(b, ": %s", fence_why(r));
+    rsan_buf_printf(b, " (cost: %d seq_cst fence%s): %s", nf, nf > 1 ? "s" : "", fence_why(r));
     return;
   }
+  int no = 1;
   rsan_buf_printf(b, "strengthen the %s at %s (currently %s)", op, here, rsan_order_name(r->order));
-  if (r->prev_state == 1) {
+  if (r->prev_state == 1 && r->prev.site != r->site) {
     char there[300];
     rsan_site_short(there, sizeof there, r->prev.site);
     rsan_buf_printf(b, " and the %s at %s (currently %s)", rsan_op_name(r->prev.op, r->prev.rmw_op), there,
              rsan_order_name(r->prev.order));
+    no = 2;
   }
-  rsan_buf_printf(b, " to memory_order_seq_cst: %s", order_why());
+  rsan_buf_printf(b, " to memory_order_seq_cst (cost: %d order%s): %s", no, no > 1 ? "s" : "", order_why());
 }
 
 /* {"site": ..., "operation": ..., "order": ..., "file": ..., "line": ..., "column": ..., "function": ...}
@@ -135,39 +358,115 @@ static void json_repair_site(rsan_buf *b, uint64_t site, int op, int rmw_op, int
 }
 
 /* The structured twin of the suggestion (docs/interfaces.md §2, "repair"): what `pyrsan fix`
- * tries first for this report. */
-static void json_repair(rsan_buf *b, const rsan_report_info *r) {
-  if (r->have_before) {
+ * tries first for this report; "cost" counts fences and orders. */
+static void json_repair(rsan_buf *b, const rsan_report_info *r, int kind) {
+  if (kind == FIX_NONE) {
+    rsan_buf_puts(b, "{\"kind\": \"none\", \"cost\": {\"fences\": 0, \"orders\": 0}, \"why\": ");
+    rsan_buf_json_str(b, benign_why());
+    rsan_buf_puts(b, "}");
+    return;
+  }
+  if (kind == FIX_ACQUIRE) {
+    const rsan_site *bs = rsan_site_lookup(r->before.site);
+    const char *succ, *fail;
+    acquire_orders(bs, r->before.op, &succ, &fail);
+    rsan_buf_printf(b, "{\"kind\": \"order\", \"order\": \"%s\"", succ);
+    if (fail) rsan_buf_printf(b, ", \"order_fail\": \"%s\"", fail);
+    rsan_buf_puts(b, ", \"accesses\": [");
+    json_repair_site(b, r->before.site, r->before.op, r->before.rmw_op, (int)bs->order);
+    rsan_buf_puts(b, "], \"cost\": {\"fences\": 0, \"orders\": 1}, \"why\": ");
+    rsan_buf_json_str(b, acquire_why());
+    rsan_buf_puts(b, "}");
+    return;
+  }
+  if (kind == FIX_ACQUIRE_FENCE) {
+    rsan_buf_printf(b, "{\"kind\": \"fence\", \"order\": \"acquire\", \"thread\": %d, \"before\": ", r->tid);
+    json_repair_site(b, r->site, r->op, r->rmw_op, r->order);
+    rsan_buf_puts(b, ", \"cost\": {\"fences\": 1, \"orders\": 0}, \"why\": ");
+    rsan_buf_json_str(b, acquire_why());
+    rsan_buf_puts(b, "}");
+    return;
+  }
+  if (kind == FIX_FENCES) {
+    int two = r->forced_state == 1 && r->forced.tid != r->tid;
     rsan_buf_printf(b, "{\"kind\": \"fence\", \"thread\": %d, \"after\": ", r->tid);
     json_repair_site(b, r->before.site, r->before.op, r->before.rmw_op, -1);
     rsan_buf_puts(b, ", \"before\": ");
     json_repair_site(b, r->site, r->op, r->rmw_op, r->order);
-    if (r->forced_state == 1 && r->forced.tid != r->tid) {
+    if (two) {
       rsan_buf_printf(b, ", \"writer\": {\"thread\": %d, \"after\": ", r->forced.tid);
       json_repair_site(b, r->forced.site, r->forced.op, r->forced.rmw_op, r->forced.order);
       rsan_buf_puts(b, "}");
     }
-    rsan_buf_puts(b, ", \"why\": ");
+    rsan_buf_printf(b, ", \"cost\": {\"fences\": %d, \"orders\": 0}, \"why\": ", two ? 2 : 1);
     rsan_buf_json_str(b, fence_why(r));
     rsan_buf_puts(b, "}");
     return;
   }
+  int two = r->prev_state == 1 && r->prev.site != r->site;
   rsan_buf_puts(b, "{\"kind\": \"order\", \"order\": \"seq_cst\", \"accesses\": [");
   json_repair_site(b, r->site, r->op, r->rmw_op, r->order);
-  if (r->prev_state == 1) {
+  if (two) {
     rsan_buf_puts(b, ", ");
     json_repair_site(b, r->prev.site, r->prev.op, r->prev.rmw_op, r->prev.order);
   }
-  rsan_buf_puts(b, "], \"why\": ");
+  rsan_buf_printf(b, "], \"cost\": {\"fences\": 0, \"orders\": %d}, \"why\": ", two ? 2 : 1);
   rsan_buf_json_str(b, order_why());
   rsan_buf_puts(b, "}");
 }
 
+/* the candidate writes after the one named (JSON "stale_writes": every known write the access
+ * may still read or overwrite, oldest first) */
+static void json_candidates(rsan_buf *j, const rsan_report_info *r, const char *obj, const char *init) {
+  rsan_buf_puts(j, ", \"stale_writes\": [");
+  int first = 1;
+  if (r->cand_init) {
+    rsan_buf_puts(j, "{\"initial\": true, \"description\": ");
+    rsan_buf_json_str(j, init);
+    rsan_buf_printf(j, ", \"value\": %llu}", (unsigned long long)r->init_value);
+    first = 0;
+  }
+  for (uint32_t i = 0; i < r->ncand; i++) {
+    const rsan_hist *h = &r->cand[i];
+    rsan_frames fr;
+    rsan_frames_build(&fr, h->site, NULL, 0);
+    const rsan_frame *p = rsan_frames_primary(&fr);
+    rsan_buf_printf(j, "%s{\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", \"order\": \"%s\", "
+                       "\"value\": %llu, \"timestamp\": %llu",
+                    first ? "" : ", ", (unsigned long long)h->site, h->tid, rsan_op_name(h->op, h->rmw_op),
+                    rsan_order_name(h->order), (unsigned long long)h->value, (unsigned long long)h->ts);
+    if (p) {
+      rsan_buf_puts(j, ", \"file\": ");
+      rsan_buf_json_str(j, p->file ? p->file : "");
+      rsan_buf_printf(j, ", \"line\": %u, \"column\": %u", p->line, p->column);
+    }
+    rsan_buf_puts(j, ", \"description\": ");
+    rsan_buf d = {0};
+    describe_write(&d, h, obj);
+    rsan_buf_json_str(j, d.p);
+    rsan_buf_free(&d);
+    rsan_buf_puts(j, "}");
+    first = 0;
+  }
+  rsan_buf_printf(j, "], \"stale_writes_complete\": %s", r->cand_complete ? "true" : "false");
+}
+
 void rsan_report_robustness(rsan_report_info *r) {
   const char *type = r->is_write ? "write" : "read";
-  uint64_t prev_site = r->prev_state == 1 ? r->prev.site : 0;
+  char obj[300];
+  int obj_known;
+  rsan_object_name(obj, sizeof obj, r->addr, &obj_known);
+  init_obj io;
+  find_init_obj(&io, r->addr, obj_known); /* heap.c takes its own (leaf) lock */
+  char init[600];
+  describe_initial(init, sizeof init, &io, obj, r->init_value);
+  /* dedup by source (issue 19): the access's site frames, the stale write's source (the
+   * initial value of its object, an older write, or its site's innermost frame), the type */
+  uint64_t akey = site_source_key(r->site, 1), pkey = stale_key(r, &io, obj);
+  const char *cons = consequence(r);
+  int is_benign = benign(r);
   rsan_spin_lock(&rsan_report_lock);
-  if (!rsan_dedup_insert(r->site, prev_site, r->is_write ? 2 : 1)) {
+  if (!rsan_dedup_insert(akey, pkey, r->is_write ? 2 : 1)) {
     rsan_spin_unlock(&rsan_report_lock);
     return;
   }
@@ -183,29 +482,36 @@ void rsan_report_robustness(rsan_report_info *r) {
     if (sp) {
       sp->hits++;
       rsan_nsuppressed++;
-      rsan_json_suppressed("robustness", type, sp, r->site, prev_site);
+      rsan_json_suppressed("robustness", type, sp, akey, pkey);
       rsan_spin_unlock(&rsan_report_lock);
       return;
     }
   }
-  rsan_nreports++;
+  /* a benign report counts (exit status, halt_on_error, text) only with report_benign=1; its
+   * JSON line is always written so that the driver can count it */
+  int counts = !is_benign || rsan_flag.report_benign;
+  if (counts) rsan_nreports++;
+  else rsan_nbenign++;
   int pid = (int)getpid();
-  char obj[300];
-  int obj_known;
-  rsan_object_name(obj, sizeof obj, r->addr, &obj_known);
   char model[64];
   snprintf(model, sizeof model, "RC20 (sc_accesses=%s)", rsan_flag.sc_accesses == RSAN_SC_RA ? "ra" : "fenced");
   const rsan_frame *prim = rsan_frames_primary(&acc);
+  const rsan_frame *head = headline_frame(&acc);
   const char *opn = rsan_op_name(r->op, r->rmw_op);
+  int fix = repair_kind(r);
   rsan_buf sug = {0};
-  suggestion(&sug, r, obj);
+  suggestion(&sug, r, obj, fix);
 
   /* text block */
   rsan_buf t = {0};
   rsan_buf_puts(&t, "==================\n");
   rsan_buf_printf(&t, "WARNING: pyrsan: robustness violation (%s) (pid=%d)\n", type, pid);
-  rsan_buf_printf(&t, "  Atomic %s of size %d at 0x%llx (%s) by thread T%d:\n", opn, r->size,
+  rsan_buf_printf(&t, "  Atomic %s of size %d at 0x%llx (%s) by thread T%d", opn, r->size,
            (unsigned long long)r->addr, rsan_order_name(r->order), r->tid);
+  if (head && head != prim)
+    rsan_buf_printf(&t, " in %s at %s:%u (inlined %s)", head->function ? head->function : "??",
+                    rsan_basename(head->file), head->line, prim && prim->function ? prim->function : "??");
+  rsan_buf_puts(&t, ":\n");
   rsan_text_frames(&t, &acc);
   if (r->is_write)
     rsan_buf_printf(&t, "  may be ordered before writes to %s that SC places before it: thread T%d is hb-aware "
@@ -215,25 +521,44 @@ void rsan_report_robustness(rsan_report_info *r) {
     rsan_buf_printf(&t, "  may read a stale value of %s: thread T%d is hb-aware of write %llu only, but SC "
                  "forces it to see write %llu.\n",
              obj, r->tid, (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
+  if (only_failure(r))
+    rsan_buf_puts(&t, "  Only a failing compare_exchange can read the stale value (a success reads the latest "
+                      "write).\n");
   text_write(&t, r->is_write ? "Write it may overwrite out of order" : "Stale write it may still read",
-             r->prev_state, &r->prev, r->ts_hb, obj, r->is_write);
-  text_write(&t, "Write SC forces it to see", r->forced_state, &r->forced, r->ts_sc, obj, r->is_write);
+             r->prev_state, &r->prev, r->ts_hb, init, r->is_write, r->prev_oldest_retained);
+  text_write(&t, "Write SC forces it to see", r->forced_state, &r->forced, r->ts_sc, init, r->is_write, 0);
+  if (r->ncand + (uint32_t)r->cand_init > 1) {
+    rsan_buf_printf(&t, "  Writes it may still %s (oldest first):", r->is_write ? "be placed before" : "read");
+    if (r->cand_init) rsan_buf_printf(&t, " initial value %llu;", (unsigned long long)r->init_value);
+    for (uint32_t i = 0; i < r->ncand; i++) {
+      char where[300];
+      rsan_site_short(where, sizeof where, r->cand[i].site);
+      rsan_buf_printf(&t, " %s by T%d at %s (value %llu)%s", rsan_op_name(r->cand[i].op, r->cand[i].rmw_op),
+                      r->cand[i].tid, where, (unsigned long long)r->cand[i].value, i + 1 < r->ncand ? ";" : "");
+    }
+    rsan_buf_puts(&t, r->cand_complete ? "\n" : " (and older ones no longer kept)\n");
+  }
   if (obj_known) rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
+  else if (io.kind == 2)
+    rsan_buf_printf(&t, "  Location is 0x%llx in a heap block of size %llu at 0x%llx\n", (unsigned long long)r->addr,
+                    (unsigned long long)io.blk.size, (unsigned long long)io.blk.addr);
   else rsan_buf_printf(&t, "  Location is 0x%llx (not a known global)\n", (unsigned long long)r->addr);
   rsan_buf_printf(&t, "  Timestamps: hb %llu, sc %llu\n", (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
   rsan_buf_printf(&t, "  Model: %s\n", model);
+  rsan_buf_printf(&t, "  Consequence: %s\n", cons);
   if (r->strong_cas) rsan_buf_puts(&t, "  Note: strong CAS, value tracking off\n");
   rsan_buf_printf(&t, "  Suggestion: %s\n", sug.p);
-  if (prim)
-    rsan_buf_printf(&t, "SUMMARY: pyrsan: robustness violation %s:%u in %s\n", prim->file ? prim->file : "??",
-             prim->line, prim->function ? prim->function : "??");
+  if (head)
+    rsan_buf_printf(&t, "SUMMARY: pyrsan: robustness violation %s:%u in %s\n", head->file ? head->file : "??",
+             head->line, head->function ? head->function : "??");
   else
     rsan_buf_printf(&t, "SUMMARY: pyrsan: robustness violation at site 0x%016llx\n", (unsigned long long)r->site);
   rsan_buf_puts(&t, "==================\n");
 
   /* JSON line */
   rsan_buf j = {0};
-  rsan_buf_printf(&j, "{\"kind\": \"robustness\", \"type\": \"%s\", \"pid\": %d, \"model\": ", type, pid);
+  rsan_buf_printf(&j, "{\"kind\": \"robustness\", \"type\": \"%s\", \"consequence\": \"%s\", \"pid\": %d, \"model\": ",
+                  type, cons, pid);
   rsan_buf_json_str(&j, model);
   rsan_buf_printf(&j, ", \"location\": {\"address\": \"0x%llx\"", (unsigned long long)r->addr);
   if (obj_known) {
@@ -243,25 +568,39 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_buf_printf(&j, "}, \"access\": {\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", "
                "\"order\": \"%s\", \"size\": %d",
            (unsigned long long)r->site, r->tid, opn, rsan_order_name(r->order), r->size);
+  if (r->has_expected) rsan_buf_printf(&j, ", \"expected\": %llu", (unsigned long long)r->expected);
   rsan_json_frame_fields(&j, &acc);
+  if (head && head != prim) {
+    rsan_buf_puts(&j, ", \"caller\": {\"file\": ");
+    rsan_buf_json_str(&j, head->file ? head->file : "");
+    rsan_buf_printf(&j, ", \"line\": %u, \"column\": %u, \"function\": ", head->line, head->column);
+    rsan_buf_json_str(&j, head->function ? head->function : "");
+    rsan_buf_puts(&j, "}");
+  }
   rsan_buf_puts(&j, "}, \"previous\": ");
-  json_write(&j, r->prev_state, &r->prev, obj);
+  json_write(&j, r->prev_state, &r->prev, obj, init, &io, r->ts_hb, r->prev_oldest_retained);
   rsan_buf_puts(&j, ", \"forced\": ");
-  json_write(&j, r->forced_state, &r->forced, obj);
+  json_write(&j, r->forced_state, &r->forced, obj, init, &io, r->ts_sc, 0);
+  json_candidates(&j, r, obj, init);
+  rsan_buf_printf(&j, ", \"only_failure\": %s", only_failure(r) ? "true" : "false");
   rsan_buf_printf(&j, ", \"timestamps\": {\"hb\": %llu, \"sc\": %llu}, \"suggestion\": ",
            (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
   rsan_buf_json_str(&j, sug.p);
   rsan_buf_puts(&j, ", \"repair\": ");
-  json_repair(&j, r);
+  json_repair(&j, r, fix);
   if (r->strong_cas) rsan_buf_puts(&j, ", \"note\": \"strong CAS, value tracking off\"");
   rsan_json_schedule_fields(&j);
-  rsan_buf_printf(&j, ", \"key\": \"0x%016llx/0x%016llx/%s\", \"text\": ", (unsigned long long)r->site,
-           (unsigned long long)prev_site, type);
+  rsan_buf_printf(&j, ", \"key\": \"0x%016llx/0x%016llx/%s\", \"group\": \"0x%016llx/%s\", \"text\": ",
+                  (unsigned long long)akey, (unsigned long long)pkey, type, (unsigned long long)akey, type);
   rsan_buf_json_str(&j, t.p);
   rsan_buf_puts(&j, "}\n");
 
   rsan_buf_free(&sug);
+  if (!counts) { /* JSON only */
+    rsan_buf_free(&t);
+    t.p = NULL;
+    t.n = 0;
+  }
   RSAN_EXPLAIN(rsan_explain_report(r->tid, r->site, prev_site, type));
-  rsan_publish_and_unlock(&t, &j, 1);
+  rsan_publish_and_unlock(&t, &j, counts);
 }
-

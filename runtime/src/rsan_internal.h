@@ -246,6 +246,7 @@ enum rsan_opkind {
   RSAN_OP_SYNC,
   RSAN_OP_WAIT,  /* pyrsan_wait: a load that blocks until the value is seen */
   RSAN_OP_BCAS,  /* pyrsan_bcas: a CAS retried until it succeeds */
+  RSAN_OP_CASLOOP, /* the successful attempt of a CAS retry loop: one RMW (casloop.c) */
 };
 
 typedef struct rsan_recent {
@@ -381,6 +382,7 @@ typedef struct rsan_flags {
   int exitcode;
   int report_robustness;
   int report_races;
+  int report_benign; /* robustness reports with a benign consequence count and print too */
   int sc_accesses; /* enum rsan_sc_mode */
   int verbosity;
   int help;
@@ -436,9 +438,27 @@ typedef struct rsan_report_info {
   /* the thread's access before this one, for the suggestion */
   int have_before;
   rsan_recent before;
+  /* issue 19 (report_robustness.c rsan_report_note_state, called by rsan_fill_report under
+   * the location lock): the expected value of a CAS (set by op_cas); the known writes the
+   * access may still read / overwrite (timestamps in [hb, sc), oldest first) and whether that
+   * list is complete (no candidate left the bounded history); the location's initial value;
+   * whether the thread's pending-acquire view Ta already reaches the write SC requires (an
+   * acquire on its earlier read, or an acquire fence, would then make the access see it) */
+  int has_expected;
+  uint64_t expected;
+  uint32_t ncand;
+  int cand_complete;
+  int cand_init;
+  uint64_t init_value;
+  rsan_hist cand[RSAN_HIST];
+  int prev_oldest_retained; /* prev is the oldest retained candidate, not the write at hb */
+  int ta_covers;
 } rsan_report_info;
 
 void rsan_report_robustness(rsan_report_info *r);
+/* the part of a robustness report that needs the location's state (its lock held) */
+struct rsan_loc;
+void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, const struct rsan_loc *l);
 
 /* a data race: the current access and the previous one from the shadow */
 typedef struct rsan_race_info {

@@ -50,6 +50,7 @@ int rsan_text_fd(void); /* stderr, or <log_path>.<pid> */
 void rsan_publish_and_unlock(rsan_buf *t, rsan_buf *j, int may_halt);
 extern rsan_spin rsan_report_lock;
 extern uint64_t rsan_nreports, rsan_nsuppressed; /* report_lock */
+extern uint64_t rsan_nbenign; /* robustness reports with a benign consequence, not counted (report_lock) */
 extern uint64_t rsan_nraces;                      /* report_race.c */
 
 /* ---- suppressions.c ----

@@ -166,3 +166,13 @@ def test_statement_boundaries_decide_where_a_fence_can_go(tmp_path):
         1: "the access is in a condition or a jump, not in a statement of its own",
         2: "the access is in a condition or a jump, not in a statement of its own",
         3: "the call spans several lines"}
+
+
+def test_an_acquire_repair_raises_each_order_token_no_further_than_needed():
+    from pyrsan.patch import _raised_order
+    assert _raised_order("release", "acq_rel") == "acq_rel"
+    assert _raised_order("relaxed", "acquire") == "acquire"
+    assert _raised_order("release", "acquire") == "acq_rel"
+    assert _raised_order("seq_cst", "acquire") == "seq_cst"
+    assert _raised_order("acq_rel", "acquire") == "acq_rel"
+    assert _raised_order("relaxed", "seq_cst") == "seq_cst"

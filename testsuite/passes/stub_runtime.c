@@ -146,6 +146,12 @@ static uint64_t apply(int op, uint64_t old, uint64_t v, int size) {
   return r & mask;
 }
 
+/* the CAS site's "failure only feeds a retry" bit (passes/casloops.py), kept as recorded */
+static uint32_t retry_bit(uint64_t site) {
+  const rsan_site *s = find(site);
+  return s ? s->op & RSAN_SITE_CAS_RETRY : 0;
+}
+
 #define DEFINE_SIZE(N, T)                                                                     \
   uint64_t __rsan_load_##N(void *p, int32_t order, uint64_t site) {                           \
     COUNT(c_load); check(site, RSAN_SITE_LOAD, order, 0, N, 0);                                \
@@ -167,13 +173,21 @@ static uint64_t apply(int op, uint64_t old, uint64_t v, int size) {
   }                                                                                           \
   rsan_cas_ret __rsan_cas_##N(void *p, uint64_t e, uint64_t d, int32_t succ, int32_t fail,    \
                               int32_t weak, uint64_t site) {                                  \
-    COUNT(c_cas); check(site, RSAN_SITE_CAS, succ, fail, N, weak);                             \
+    COUNT(c_cas); check(site, RSAN_SITE_CAS, succ, fail, N, weak | retry_bit(site));           \
     T expected = (T)e;                                                                        \
     rsan_cas_ret r;                                                                           \
     r.ok = __atomic_compare_exchange_n((T *)p, &expected, (T)d, 0, __ATOMIC_SEQ_CST,          \
                                        __ATOMIC_SEQ_CST);                                     \
     r.old = (uint64_t)expected;                                                               \
     return r;                                                                                 \
+  }                                                                                           \
+  uint64_t __rsan_casloop_load_##N(void *p, int32_t order, uint64_t site) {                   \
+    COUNT(c_load); check(site, RSAN_SITE_LOAD, order, 0, N, 0);                                \
+    return __atomic_load_n((T *)p, __ATOMIC_SEQ_CST);                                         \
+  }                                                                                           \
+  rsan_cas_ret __rsan_casloop_cas_##N(void *p, uint64_t e, uint64_t d, int32_t succ,          \
+                                      int32_t fail, int32_t weak, uint64_t site) {            \
+    return __rsan_cas_##N(p, e, d, succ, fail, weak, site);                                   \
   }
 
 DEFINE_SIZE(1, uint8_t)

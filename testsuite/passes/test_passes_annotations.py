@@ -42,6 +42,11 @@ def test_annotation_calls_get_sites_at_the_annotation_line(tmp_path, opt, name, 
     assert {c[0] for c in calls} == {"track", "wait", "bcas"}
     sites = {s.id: s for s in result.sites}
     expected_line = {"track": 4, "wait": 5, "bcas": 6}
+    # the header's own fallback loops (dead code under pyrsan) may be recognised as spin
+    # loops since they yield between attempts: those are not annotation calls
+    fallback = {(loop.file, loop.line) for loop in result.loops if loop.file.endswith("pyrsan.h")}
+    calls = [c for c in calls if not fallback or not any(
+        (f.file, f.line) in fallback for f in sites[int(c[2]) & ((1 << 64) - 1)].frames)]
     for what, size, site in calls:
         site_id = int(site) & ((1 << 64) - 1)
         assert site_id in sites, f"{what}_{size} kept site {site}"

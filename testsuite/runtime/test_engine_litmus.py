@@ -24,7 +24,7 @@ def test_sb_paper_run_reports_the_load_of_x_against_the_initial_value(rt):
     assert r["location"]["name"] == "x"
     assert r["timestamps"] == {"hb": 0, "sc": 1}
     assert r["previous"]["initial"] is True
-    assert r["previous"]["description"] == "the initial value of x"
+    assert r["previous"]["description"] == "the initial value of global 'x' (value 0)"
     # the write SC forces it to see: T1's x := 1
     assert r["forced"]["thread"] == 1 and r["forced"]["line"] == line_of(1, 0)
     assert r["forced"]["value"] == 1

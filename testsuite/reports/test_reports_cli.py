@@ -1,0 +1,109 @@
+"""Reports a maintainer acts on (issue 19), end to end through `pyrsan run` on programs in the
+style of an allocator: CAS retry loops as RMWs, failed-CAS-only reports, the stale write of
+heap memory named, the cheapest repair suggested, the caller of a header helper named."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+RUN = ("run", "--sched", "random", "--seed", "1")
+
+
+def _run(run_pyrsan, tmp_path, source, *flags, runs=5, env=None):
+    out = tmp_path / "out.json"
+    r = run_pyrsan(*RUN, "--runs", runs, "--json", out, *flags, HERE / source, cwd=tmp_path,
+                   env={"PYRSAN_NO_SPIN_LOOPS": "", **(env or {})}, timeout=600)
+    assert r.returncode in (0, 66), r.stderr[-3000:]
+    return r, json.loads(out.read_text())
+
+
+def _lines(doc, line):
+    return [rep for rep in doc["reports"] if rep.get("access", {}).get("line") == line]
+
+
+FIRST_READ = 24   # page_flags.c: `old = atomic_load_explicit(&pg->flags, relaxed)`
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+def test_the_first_read_of_a_cas_loop_is_not_reported(run_pyrsan, tmp_path, opt):
+    r, doc = _run(run_pyrsan, tmp_path, "page_flags.c", "-v", opt)
+    assert "CAS retry loop at page_flags.c:31 (read-modify-write of" in r.stderr
+    assert not _lines(doc, FIRST_READ), r.stderr[-3000:]
+
+
+def test_the_first_read_is_reported_when_the_loop_has_an_effect_or_recognition_is_off(run_pyrsan, tmp_path):
+    _, doc = _run(run_pyrsan, tmp_path, "page_flags.c", "-O1", "-DPAGE_TRACE")
+    assert _lines(doc, FIRST_READ) and doc["verdict"] == "violations"
+    _, doc = _run(run_pyrsan, tmp_path, "page_flags.c", "-O1", env={"PYRSAN_NO_SPIN_LOOPS": "1"})
+    assert _lines(doc, FIRST_READ)
+
+
+def test_a_cas_failure_that_only_feeds_a_retry_is_counted_not_shown(run_pyrsan, tmp_path):
+    r, doc = _run(run_pyrsan, tmp_path, "optimistic_flags.c", runs=10)
+    assert r.returncode == 0 and doc["verdict"] == "clean" and doc["reports"] == []
+    assert doc["benign"] >= 1
+    assert "with a benign consequence not shown" in r.stderr
+    r, doc = _run(run_pyrsan, tmp_path, "optimistic_flags.c", "--all", runs=10)
+    assert r.returncode == 66
+    cas = _lines(doc, 22)
+    assert cas and all(rep["consequence"] == "failed-cas" and rep["only_failure"] for rep in cas)
+    assert all(rep["repair"]["kind"] == "none" and "no change is needed" in rep["suggestion"] for rep in cas)
+    assert "Consequence: failed-cas" in r.stderr
+    assert "Only a failing compare_exchange can read the stale value" in r.stderr
+
+
+def test_a_cas_failure_whose_value_flows_on_is_a_value_report(run_pyrsan, tmp_path):
+    r, doc = _run(run_pyrsan, tmp_path, "optimistic_flags.c", "-DSPAN_LOG_CONFLICTS", runs=10)
+    assert r.returncode == 66
+    cas = _lines(doc, 22)
+    assert cas and all(rep["consequence"] == "value" and rep["only_failure"] for rep in cas)
+
+
+def test_the_reclaim_race_names_the_allocation_and_suggests_an_acquiring_cas(run_pyrsan, tmp_path):
+    r, doc = _run(run_pyrsan, tmp_path, "reclaim_free.c", runs=20)
+    (rep,) = [rep for rep in doc["reports"] if rep["access"]["function"] == "page_heap"]
+    prev = rep["previous"]
+    assert prev["initial"] is True and prev["object"] == "heap" and prev["allocated_by"] == 0
+    assert "the value at allocation (value 0) of heap block of size 16" in prev["description"]
+    assert "allocated by thread T0 at reclaim_free.c:47" in prev["description"]
+    # the cheapest repair: the freeing CAS acquires (it read the flag released after the heap)
+    repair = rep["repair"]
+    assert repair["kind"] == "order" and repair["order"] == "acq_rel" and repair["order_fail"] == "acquire"
+    assert repair["accesses"][0]["line"] == 33 and repair["cost"] == {"fences": 0, "orders": 1}
+    assert "memory_order_acq_rel with failure order memory_order_acquire" in rep["suggestion"]
+    # the headline names the caller, the stack keeps the helper
+    assert rep["access"]["caller"]["function"] == "free_block" and rep["access"]["caller"]["line"] == 36
+    assert rep["access"]["stack"][0]["function"] == "page_heap"
+    assert "SUMMARY: pyrsan: robustness violation" in r.stderr and "reclaim_free.c:36 in free_block" in r.stderr
+    # and the repair works
+    r, doc = _run(run_pyrsan, tmp_path, "reclaim_free.c", "-DFREE_ACQUIRE", runs=20)
+    assert r.returncode == 0 and doc["reports"] == []
+
+
+def test_pyrsan_fix_finds_the_suggested_acquire_first(run_pyrsan, tmp_path):
+    """The report's cheapest repair (the freeing CAS acq_rel, failure acquire) is what
+    `pyrsan fix` tries first and keeps: 1 order, no fence, checked by a complete exploration."""
+    for name in ("reclaim_free.c", "page_internal.h"):
+        (tmp_path / name).write_text((HERE / name).read_text())
+    out = tmp_path / "fix.json"
+    r = run_pyrsan("fix", "--check", "explore", "--json", out, "reclaim_free.c", cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    assert doc["verdict"] == "fixed" and doc["check"]["complete"] is True
+    assert [(rep["kind"], rep["order"], rep["line"], rep["was"]) for rep in doc["repairs"]] == [
+        ("order", "acq_rel", 33, "release")]
+    assert doc["cost"]["fences"] == 0 and doc["cost"]["orders"] == 1
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+def test_a_yielding_wait_for_a_ticket_is_a_wait(run_pyrsan, tmp_path, opt):
+    """`while (turn.load(acquire) != ticket) sched_yield();` inside the round loop: recognised
+    (a wait for a value fixed before the loop; the innermost loop, not the round loop; at -O1
+    the peeled first read too), and the program runs unchanged under the spin loads."""
+    r, doc = _run(run_pyrsan, tmp_path, "ticket_turns.c", "-v", opt, runs=5)
+    assert "spin loop at ticket_turns.c:16 (wait for turn == a value fixed before the loop)" in r.stderr
+    assert r.returncode == 0 and doc["reports"] == [], r.stderr[-3000:]
+    assert r.stdout.count("steps 10 10 10") == 5
