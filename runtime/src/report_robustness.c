@@ -601,6 +601,6 @@ void rsan_report_robustness(rsan_report_info *r) {
     t.p = NULL;
     t.n = 0;
   }
-  RSAN_EXPLAIN(rsan_explain_report(r->tid, r->site, prev_site, type));
+  RSAN_EXPLAIN(rsan_explain_report(r->tid, akey, pkey, type)); /* the report's key */
   rsan_publish_and_unlock(&t, &j, counts);
 }
