@@ -111,7 +111,7 @@ void rsan_race_fence_acq(rsan_thread *t) {
   if (on()) rsan_vc_join(&t->C, &t->A);
 }
 
-/* fence rel: R := C; C[τ]++ (an SC fence is acq; RMW acq_rel on F; rel: rules.c) */
+/* fence rel: R := C; C[τ]++ (an SC fence is acq then rel for races, rules.c) */
 void rsan_race_fence_rel(rsan_thread *t) {
   if (!on()) return;
   rsan_vc_assign(&t->R, &t->C);
