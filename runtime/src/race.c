@@ -180,8 +180,11 @@ rescan:;
    * after winning, in case a losing thread's site landed in between. */
   if (slot_w == 0 && slot < i) slot_w = __atomic_load_n(&c[slot], __ATOMIC_RELAXED); /* evicted */
   uint64_t *cell_site = &rsan_cell_site(c)[slot];
-  __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-  if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+  /* a loop re-records its cells with the same sites: a site is written only when it changes,
+   * so that the line of sites stays shared between the threads that use the granule */
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  if (slot_w && w_tid(slot_w) == tid) __atomic_store_n(&c[slot], cur, __ATOMIC_RELEASE);
+  else if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
     goto rescan;
   if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   if (fa && site) note_site_stack(t, site, fa);
