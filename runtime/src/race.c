@@ -183,6 +183,10 @@ rescan:;
   /* a loop re-records its cells with the same sites: a site is written only when it changes,
    * so that the line of sites stays shared between the threads that use the granule */
   if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  /* The thread's own older cell is replaced by a plain store: the CAS (a full barrier) was
+   * most of the cost of a loop that re-records its cells after every release. Another thread
+   * writes this cell only when the cell happens before its access and it has no cell of its
+   * own here; losing that access is a miss, never a false report. */
   if (slot_w && w_tid(slot_w) == tid) __atomic_store_n(&c[slot], cur, __ATOMIC_RELEASE);
   else if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
     goto rescan;
