@@ -490,3 +490,39 @@ def test_the_writers_own_relaxed_store_also_ends_its_release_sequence(rt):
         assert rt.load(flag, "acq", site=rt.site("ld", 21, "t2")) == 2
         rt.read(data, site=rt.site("read", 22, "t2"))
         assert len(rt.races()) == (1 if second_store == "rlx" else 0), second_store
+
+
+@pytest.mark.parametrize("nreaders", [5, 8])
+def test_no_read_is_lost_when_more_threads_read_a_granule_than_it_has_cells(rt, nreaders):
+    """Issue 13: readers R0..Rn-1 read x unordered; a writer acquires from every reader but Rk,
+    then writes x: a race with Rk's read, whichever k (more readers than the 4 cells of a
+    granule: the others go to the granule's overflow cells, none is evicted)."""
+    for k in range(nreaders):
+        names = ("x",) + tuple(f"f{i}" for i in range(nreaders))
+        th, (x, *flags) = setup(rt, nvars=names)
+        readers = [th.spawn() for _ in range(nreaders)]
+        writer = th.spawn()
+        for i, r in enumerate(readers):
+            th.on(r)
+            rt.read(x, site=rt.site("read", 100 + i, f"r{i}"))
+            rt.store(flags[i], 1, "rel", site=rt.site("st", 200 + i, f"r{i}"))
+        th.on(writer)
+        for i in range(nreaders):
+            if i != k:
+                assert rt.load(flags[i], "acq", site=rt.site("ld", 300 + i, "w")) == 1
+        rt.write(x, site=rt.site("write", 400, "w"))
+        races = rt.races()
+        assert [r["previous"]["line"] for r in races] == [100 + k], (nreaders, k)
+        # and once every reader is acquired, no race
+        th2, (y, *flags2) = setup(rt, nvars=("y",) + names[1:])
+        readers = [th2.spawn() for _ in range(nreaders)]
+        w2 = th2.spawn()
+        for i, r in enumerate(readers):
+            th2.on(r)
+            rt.read(y, site=rt.site("read", 100 + i, f"r{i}"))
+            rt.store(flags2[i], 1, "rel", site=rt.site("st", 200 + i, f"r{i}"))
+        th2.on(w2)
+        for i in range(nreaders):
+            rt.load(flags2[i], "acq", site=rt.site("ld", 300 + i, "w"))
+        rt.write(y, site=rt.site("write", 400, "w"))
+        assert rt.races() == []
