@@ -152,6 +152,21 @@ static inline __attribute__((always_inline)) void scan_cells(rsan_thread *t, rsa
                                                              uint64_t site, uintptr_t fa, hit *h) {
   uint32_t tid = (uint32_t)t->tid;
   uint64_t cur = w_pack(epoch, tid, mask, wr, at);
+  if (main) {
+    /* the common case of private data: the granule's only cell is this thread's same kind of
+     * access at an older epoch (a loop after a lock round): nothing to check, the cell is
+     * renewed in place */
+    uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_RELAXED);
+    if (RSAN_LIKELY(!((w0 ^ cur) & ((1ull << W_CLOCK_SHIFT) - 1))) && w0 &&
+        !__atomic_load_n(&c[1], __ATOMIC_RELAXED)) {
+      if (w0 == cur) return;
+      uint64_t *cell_site = &sites[0];
+      if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+      __atomic_store_n(&c[0], cur, __ATOMIC_RELEASE);
+      if (fa && site) note_site_stack(t, site, fa);
+      return;
+    }
+  }
 rescan:;
   int slot = -1, i;
   uint64_t mark = 0; /* the mark cell, if any */
