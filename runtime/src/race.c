@@ -156,8 +156,13 @@ static inline __attribute__((always_inline)) void scan_cells(rsan_thread *t, rsa
     /* the common case of private data: the granule's only cell is this thread's same kind of
      * access at an older epoch (a loop after a lock round): nothing to check, the cell is
      * renewed in place */
-    uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_RELAXED);
-    if (RSAN_LIKELY(!((w0 ^ cur) & ((1ull << W_CLOCK_SHIFT) - 1))) && w0 &&
+    uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_RELAXED), d = w0 ^ cur;
+    /* the first cell is this thread's access at this epoch that subsumes this one (a read
+     * after a write, e.g. of a memcpy's destination): as in the scan below, nothing to do */
+    if (!(d >> W_TID_SHIFT) && !(mask & ~w_mask(w0)) && (w0 & W_WRITE) >= (wr ? W_WRITE : 0) &&
+        (w0 & W_ATOMIC) == (at ? W_ATOMIC : 0))
+      return;
+    if (RSAN_LIKELY(!(d & ((1ull << W_CLOCK_SHIFT) - 1))) && w0 &&
         !__atomic_load_n(&c[1], __ATOMIC_RELAXED)) {
       if (w0 == cur) return;
       uint64_t *cell_site = &sites[0];
