@@ -143,6 +143,29 @@ static inline void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa);
 static int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at,
                            uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark, int main_slot);
 
+/* The fast cases of an access to a granule's main cells c (no scan); 1 when it is done. */
+static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan_cell *c, uint32_t mask,
+                                                            int wr, int at, uint64_t epoch, uint64_t site,
+                                                            uintptr_t fa) {
+  uint64_t cur = w_pack(epoch, (uint32_t)t->tid, mask, wr, at);
+  uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_RELAXED), d = w0 ^ cur;
+  /* the first cell is this thread's access at this epoch that subsumes this one (a read
+   * after a write, e.g. of a memcpy's destination): as in scan_cells, nothing to do */
+  if (!(d >> W_TID_SHIFT) && !(mask & ~w_mask(w0)) && (w0 & W_WRITE) >= (wr ? W_WRITE : 0) &&
+      (w0 & W_ATOMIC) == (at ? W_ATOMIC : 0))
+    return 1;
+  /* private data: the granule's only cell is this thread's same kind of access at an older
+   * epoch (a loop after a lock round): nothing to check, the cell is renewed in place */
+  if (RSAN_LIKELY(!(d & ((1ull << W_CLOCK_SHIFT) - 1))) && w0 && !__atomic_load_n(&c[1], __ATOMIC_RELAXED)) {
+    uint64_t *cell_site = &rsan_cell_site(c)[0];
+    if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+    __atomic_store_n(&c[0], cur, __ATOMIC_RELEASE);
+    if (fa && site) note_site_stack(t, site, fa);
+    return 1;
+  }
+  return 0;
+}
+
 /* The scan and update of n cells (sites: their sites) for an access. record = 0: check only
  * (the overflow block of a granule whose main cells take the access). main: these are the
  * main cells of a granule (the mark and the overflow apply). */
@@ -152,26 +175,6 @@ static inline __attribute__((always_inline)) void scan_cells(rsan_thread *t, rsa
                                                              uint64_t site, uintptr_t fa, hit *h) {
   uint32_t tid = (uint32_t)t->tid;
   uint64_t cur = w_pack(epoch, tid, mask, wr, at);
-  if (main) {
-    /* the common case of private data: the granule's only cell is this thread's same kind of
-     * access at an older epoch (a loop after a lock round): nothing to check, the cell is
-     * renewed in place */
-    uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_RELAXED), d = w0 ^ cur;
-    /* the first cell is this thread's access at this epoch that subsumes this one (a read
-     * after a write, e.g. of a memcpy's destination): as in the scan below, nothing to do */
-    if (!(d >> W_TID_SHIFT) && !(mask & ~w_mask(w0)) && (w0 & W_WRITE) >= (wr ? W_WRITE : 0) &&
-        (w0 & W_ATOMIC) == (at ? W_ATOMIC : 0))
-      return;
-    if (RSAN_LIKELY(!(d & ((1ull << W_CLOCK_SHIFT) - 1))) && w0 &&
-        !__atomic_load_n(&c[1], __ATOMIC_RELAXED)) {
-      if (w0 == cur) return;
-      uint64_t *cell_site = &sites[0];
-      if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-      __atomic_store_n(&c[0], cur, __ATOMIC_RELEASE);
-      if (fa && site) note_site_stack(t, site, fa);
-      return;
-    }
-  }
 rescan:;
   int slot = -1, i;
   uint64_t mark = 0; /* the mark cell, if any */
@@ -260,7 +263,8 @@ rescan:;
 static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, rsan_cell *c, uintptr_t g,
                                                                uint32_t mask, int wr, int at, uint64_t epoch,
                                                                uint64_t site, uintptr_t fa, hit *h) {
-  scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, g, mask, wr, at, epoch, site, fa, h);
+  if (!cells_fast(t, c, mask, wr, at, epoch, site, fa))
+    scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, g, mask, wr, at, epoch, site, fa, h);
 }
 
 /* ---- overflow blocks (see the top of this file) ---- */
@@ -531,6 +535,20 @@ static RSAN_NOINLINE void plain_slow(void *p, uint64_t n, int wr, uint64_t site,
   rsan_race_access(t, a, n, wr, 0, rsan_race_epoch(t), site, fa);
 }
 
+/* The scan of an access of n bytes (mask) at a, whose cells c took no fast path. */
+static RSAN_NOINLINE void plain_scan(rsan_thread *t, rsan_cell *c, uintptr_t a, uint32_t mask, uint32_t n, int wr,
+                                     uint64_t site, uintptr_t fa) {
+  hit h;
+  h.found = 0; /* the other fields are set with it */
+  if (wr)
+    scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, 1, 0, t->race_epoch,
+               site, fa, &h);
+  else
+    scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, 0, 0, t->race_epoch,
+               site, fa, &h);
+  if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
+}
+
 static inline __attribute__((always_inline)) void plain_access(void *p, uint32_t n, int wr, uint64_t site,
                                                                uintptr_t fa) {
   if (RSAN_UNLIKELY(!on())) return;
@@ -546,11 +564,9 @@ static inline __attribute__((always_inline)) void plain_access(void *p, uint32_t
     return;
   }
   c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
-  hit h;
-  h.found = 0; /* the other fields are set with it */
-  access_cells(t, c, a & ~(uintptr_t)7, (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff, wr, 0,
-               t->race_epoch, site, fa, &h);
-  if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
+  uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
+  if (RSAN_LIKELY(cells_fast(t, c, mask, wr, 0, t->race_epoch, site, fa))) return;
+  plain_scan(t, c, a, mask, n, wr, site, fa); /* out of line: the fast path saves few registers */
 }
 
 #define RSAN_DEF_PLAIN(N)                                                                  \
