@@ -237,8 +237,10 @@ rescan:;
       uint64_t w = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
       if (!(w & W_WRITE) && w_tid(w) != MARK_TID) slot = j;
     }
-  if (slot < 0) slot = (int)((epoch ^ (g >> 3)) % (uint64_t)n);
-  if (main && w_tid(__atomic_load_n(&c[slot], __ATOMIC_RELAXED)) == MARK_TID) slot = (slot + 1) % n; /* one mark */
+  if (slot < 0) {
+    slot = (int)((epoch ^ (g >> 3)) % (uint64_t)n);
+    if (main && w_tid(__atomic_load_n(&c[slot], __ATOMIC_RELAXED)) == MARK_TID) slot = (slot + 1) % n; /* one mark */
+  }
   /* Two threads accessing the granule at the same moment would both pick the first empty
    * cell, and the later store would erase the earlier access unseen (a missed race): the cell
    * is replaced only if it still holds what this scan saw, else the granule is scanned again.
