@@ -144,6 +144,7 @@ static int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t m
                            uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark, int main_slot);
 
 /* The fast cases of an access to a granule's main cells c (no scan); 1 when it is done. */
+_Static_assert(RSAN_SHADOW_CELLS == 4, "cells_fast reads the four cells of a granule");
 static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan_cell *c, uint32_t mask,
                                                             int wr, int at, uint64_t epoch, uint64_t site,
                                                             uintptr_t fa) {
@@ -162,6 +163,24 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
     __atomic_store_n(&c[0], cur, __ATOMIC_RELEASE);
     if (fa && site) note_site_stack(t, site, fa);
     return 1;
+  }
+  /* shared data that is only read: no cell is a write (a read conflicts with nothing else)
+   * and one is this thread's same kind of read, which is renewed as the scan would */
+  if (!wr) {
+    const uint64_t low = (1ull << W_CLOCK_SHIFT) - 1;
+    uint64_t w1 = __atomic_load_n(&c[1], __ATOMIC_RELAXED), w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED),
+             w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
+    if (!((w0 | w1 | w2 | w3) & W_WRITE) && w0 && w_tid(w1) != MARK_TID && w_tid(w2) != MARK_TID &&
+        w_tid(w3) != MARK_TID) {
+      int k = !(d & low) ? 0 : !((w1 ^ cur) & low) ? 1 : !((w2 ^ cur) & low) ? 2 : !((w3 ^ cur) & low) ? 3 : -1;
+      if (k >= 0) {
+        uint64_t *cell_site = &rsan_cell_site(c)[k];
+        if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+        __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
+        if (fa && site) note_site_stack(t, site, fa);
+        return 1;
+      }
+    }
   }
   return 0;
 }
