@@ -135,7 +135,7 @@ typedef struct hit {
   uint64_t word, site;
 } hit;
 
-static inline void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa);
+static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa);
 
 /* Checks an access of the bytes `mask` of granule g (whose cells are c) against the cells and
  * records it. fa != 0: the call stack of site is remembered first when a cell is stored (the
@@ -396,7 +396,7 @@ static RSAN_NOINLINE void record_site_stack(rsan_thread *t, uint32_t k, uint64_t
   t->site_stack[k].site = site;
 }
 
-static inline void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa) {
+static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa) {
   uint32_t k = site_slot(site);
   if (RSAN_UNLIKELY(t->site_stack[k].site != site || t->site_stack[k].depth != t->depth))
     record_site_stack(t, k, site, fa);
