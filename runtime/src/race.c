@@ -170,8 +170,8 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
     const uint64_t low = (1ull << W_CLOCK_SHIFT) - 1;
     uint64_t w1 = __atomic_load_n(&c[1], __ATOMIC_RELAXED), w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED),
              w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
-    if (!((w0 | w1 | w2 | w3) & W_WRITE) && w0 && w_tid(w1) != MARK_TID && w_tid(w2) != MARK_TID &&
-        w_tid(w3) != MARK_TID) {
+    if (!((w0 | w1 | w2 | w3) & W_WRITE) && w0 && w_tid(w0) != MARK_TID && w_tid(w1) != MARK_TID &&
+        w_tid(w2) != MARK_TID && w_tid(w3) != MARK_TID) { /* no mark: no overflow cells to check */
       int k = !(d & low) ? 0 : !((w1 ^ cur) & low) ? 1 : !((w2 ^ cur) & low) ? 2 : !((w3 ^ cur) & low) ? 3 : -1;
       if (k >= 0) {
         uint64_t *cell_site = &rsan_cell_site(c)[k];

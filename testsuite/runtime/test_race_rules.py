@@ -526,3 +526,27 @@ def test_no_read_is_lost_when_more_threads_read_a_granule_than_it_has_cells(rt, 
             rt.load(flags2[i], "acq", site=rt.site("ld", 300 + i, "w"))
         rt.write(y, site=rt.site("write", 400, "w"))
         assert rt.races() == []
+
+
+def test_a_write_in_the_overflow_cells_is_found_by_a_later_reader(rt):
+    """Five unordered readers overflow x's granule; then an unordered write lands in the overflow
+    cells; every reader that reads x again at a new epoch (after a release; at the same epoch its
+    first read stands for it) must report the write."""
+    names = ("x",) + tuple(f"f{i}" for i in range(5))
+    th, (x, *flags) = setup(rt, nvars=names)
+    readers = [th.spawn() for _ in range(5)]
+    writer = th.spawn()
+    for i, r in enumerate(readers):
+        th.on(r)
+        rt.read(x, site=rt.site("read", 100 + i, f"r{i}"))
+    th.on(writer)
+    rt.write(x, site=rt.site("write", 400, "w"))
+    first = len(rt.races())
+    assert first >= 1  # the write races with the reads
+    for i, r in enumerate(readers):
+        th.on(r)
+        rt.store(flags[i], 1, "rel", site=rt.site("st", 200 + i, f"r{i}"))  # a new epoch
+        rt.read(x, site=rt.site("read", 500 + i, f"r{i}"))
+    later = [r for r in rt.races() if r["access"]["line"] >= 500]
+    assert sorted(r["access"]["line"] for r in later) == [500 + i for i in range(5)]
+    assert all(r["previous"]["line"] == 400 for r in later)
