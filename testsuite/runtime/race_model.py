@@ -213,6 +213,19 @@ def random_program(rng: random.Random, max_events: int = 8) -> list[list[tuple]]
     return [[random_op(rng) for _ in range(s)] for s in sizes]
 
 
+def random_crowded_program(rng: random.Random) -> list[list[tuple]]:
+    """5 to 8 readers of one plain location, each then publishing on its own flag; a last
+    thread acquires most flags and writes the location: more accessors than a granule has
+    cells, and a write ordered after all readers but a few (the shadow's overflow cells)."""
+    n = rng.randint(5, 8)
+    threads = [[("read", "d0"), ("st", "f%d" % i, 1, rng.choice(("rel", "rel", "sc", "rlx")))]
+               for i in range(n)]
+    acquired = rng.sample(range(n), n - rng.choice((1, 1, 2)))
+    threads.append([("ld", "f%d" % i, rng.choice(("acq", "acq", "sc", "rlx"))) for i in acquired]
+                   + [("write", "d0")])
+    return threads
+
+
 def random_schedules(rng: random.Random, threads: list[list[tuple]], count: int) -> list[tuple]:
     """Up to count distinct random interleavings."""
     seen: set[tuple] = set()

@@ -3,7 +3,8 @@ the execution graph of each run, no clocks): random small programs with plain an
 accesses and fences, a few random interleavings each, in every sc_accesses mode. The set of
 locations with a race report must equal the model's set of racy locations in every run.
 
-The default run checks 300 programs; `-m slow` runs test_many (2,000 programs, issue 13);
+The default run checks 300 programs and 100 with 5-8 threads on one location (more accessors
+than a granule has cells); `-m slow` runs test_many (2,000 programs, issue 13);
 PYRSAN_RACE_DIFF_COUNT overrides both counts."""
 import os
 import random
@@ -11,7 +12,7 @@ import random
 import pytest
 
 from harness import KIND
-from race_model import random_program, random_schedules, racy_locations
+from race_model import random_crowded_program, random_program, random_schedules, racy_locations
 
 MODES = ("", "sc_accesses=fenced", "sc_accesses=ra")
 
@@ -54,11 +55,11 @@ def run_detector(rt, threads, schedule, options):
     return {r["location"]["name"] for r in rt.races()}
 
 
-def check(rt, count, seed):
+def check(rt, count, seed, generate=random_program):
     rng = random.Random(seed)
     runs, racy, disagreements = 0, 0, []
     for _ in range(count):
-        threads = random_program(rng)
+        threads = generate(rng)
         for schedule in random_schedules(rng, threads, 3):
             expected = racy_locations(threads, schedule)
             racy += bool(expected)
@@ -95,6 +96,13 @@ def test_random_programs(rt):
     count = int(os.environ.get("PYRSAN_RACE_DIFF_COUNT", "300"))
     runs, racy = check(rt, count, seed=13)
     assert racy > runs // 12  # the generator makes both kinds of runs
+
+
+def test_crowded_granules(rt):
+    """5-8 threads on one location: more accessors than the 4 cells of a granule."""
+    count = int(os.environ.get("PYRSAN_RACE_DIFF_COUNT", "100"))
+    runs, racy = check(rt, count, seed=31, generate=random_crowded_program)
+    assert 0 < racy < runs
 
 
 @pytest.mark.slow
