@@ -226,6 +226,28 @@ def random_crowded_program(rng: random.Random) -> list[list[tuple]]:
     return threads
 
 
+def all_schedules(threads: list[list[tuple]]) -> list[tuple]:
+    """Every interleaving of the threads' ops (as thread indices)."""
+    left = [len(t) for t in threads]
+    out: list[tuple] = []
+    acc: list[int] = []
+
+    def rec() -> None:
+        if not any(left):
+            out.append(tuple(acc))
+            return
+        for i, c in enumerate(left):
+            if c:
+                left[i] -= 1
+                acc.append(i)
+                rec()
+                acc.pop()
+                left[i] += 1
+
+    rec()
+    return out
+
+
 def random_schedules(rng: random.Random, threads: list[list[tuple]], count: int) -> list[tuple]:
     """Up to count distinct random interleavings."""
     seen: set[tuple] = set()
