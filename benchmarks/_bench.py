@@ -123,6 +123,7 @@ class RunResult:
     timed_out: bool
     stdout: str
     stderr: str
+    cpu: float = -1.0  # user + system seconds of the process and the children it waited for
 
 
 # Peak RSS needs a small exec helper: a child forked from Python inherits Python's resident
@@ -232,7 +233,8 @@ def run_measured(cmd: list[str], *, env: dict[str, str] | None = None, timeout: 
             return RunResult(wall=wall, maxrss_kb=maxrss, returncode=returncode,
                              timed_out=timed_out.is_set(),
                              stdout=out.read().decode(errors="replace"),
-                             stderr=err.read().decode(errors="replace"))
+                             stderr=err.read().decode(errors="replace"),
+                             cpu=_usage.ru_utime + _usage.ru_stime)
     finally:
         rss_path.unlink(missing_ok=True)
 

@@ -1,5 +1,5 @@
 """python -m pyrsan.passes INPUT.bc -o OUTPUT.o --module-id ID [--emit-ll OUT.ll] [--codegen-opt N]
-    [--no-spin-loops] [--no-plain-accesses] [--list-loops] [--repairs FILE.json] [--sites-json FILE.json]
+    [--no-spin-loops] [--no-plain-accesses] [--optimise N [--optimiser CLANG]] [--list-loops] [--repairs FILE.json] [--sites-json FILE.json]
 
 Exit 0 on success, 2 with one `error: ...` line for unsupported IR or unreadable input.
 --list-loops prints one line per recognised spin / CAS retry loop on stdout
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .codegen import emit_object, read_ir
+from .codegen import OptimiserError, emit_object, read_ir
 from .instrument import instrument_ir
 from .repairs import RepairError, load_repairs
 from .results import UnsupportedIRError
@@ -29,6 +29,12 @@ def main(argv=None) -> int:
     # since the runtime hooks dominate an instrumented program's time.
     parser.add_argument("--codegen-opt", type=int, default=0, choices=(0, 1, 2, 3),
                         help="codegen optimisation level (default 0)")
+    parser.add_argument("--optimise", type=int, default=0, choices=(0, 1, 2, 3),
+                        help="INPUT is unoptimised (clang -Xclang -disable-llvm-passes): instrument "
+                             "the plain accesses, run LLVM's -O<N> pipeline, then instrument the atomics")
+    parser.add_argument("--optimiser", metavar="CLANG",
+                        help="with --optimise: the clang (same LLVM major as llvmlite) that runs the "
+                             "pipeline and the back end (default: llvmlite, slower)")
     parser.add_argument("--no-spin-loops", action="store_true",
                         help="do not treat spin loops on one atomic location as waits")
     parser.add_argument("--no-plain-accesses", action="store_true",
@@ -46,7 +52,7 @@ def main(argv=None) -> int:
         print("error: %s" % e, file=sys.stderr)
         return 2
     try:
-        text = read_ir(args.input)
+        text = read_ir(args.input, as_printed=bool(args.optimise and args.optimiser))
     except OSError as e:
         print("error: cannot read %s: %s" % (args.input, e.strerror), file=sys.stderr)
         return 2
@@ -58,8 +64,10 @@ def main(argv=None) -> int:
         result = instrument_ir(text, args.module_id,
                                spin_loops=False if args.no_spin_loops else None,
                                repairs=repairs,
-                               plain_accesses=not args.no_plain_accesses)
-    except (UnsupportedIRError, RepairError) as e:
+                               plain_accesses=not args.no_plain_accesses,
+                               optimise=0 if args.no_plain_accesses else args.optimise,
+                               optimiser=args.optimiser)
+    except (UnsupportedIRError, RepairError, OptimiserError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
     if args.list_loops:
@@ -70,7 +78,12 @@ def main(argv=None) -> int:
             f.write(result.ir_text)
     if args.sites_json:
         write_sites_json(args.sites_json, args.module_id, result.sites)
-    emit_object(result.ir_text, args.output, args.codegen_opt)
+    try:
+        emit_object(result.ir_text, args.output, args.codegen_opt,
+                    args.optimiser if args.optimise and not args.no_plain_accesses else None)
+    except OptimiserError as e:  # IR the passes wrote: an internal error, not bad input
+        print("internal error: %s" % e, file=sys.stderr)
+        return 1
     return 0
 
 

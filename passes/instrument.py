@@ -4,10 +4,11 @@ from __future__ import annotations
 from .annotations import annotation_sites
 from .atomics import rewrite_atomics
 from .calls import shadow_call_stack
+from .codegen import optimise_ir
 from .debuginfo import DebugInfo
 from .model import parse_module, print_module
 from .plain import instrument_plain_accesses
-from .registration import emit_registration
+from .registration import declare_used, emit_registration
 from .repairs import IRRepair, insert_repairs, number_repair_fences
 from .results import InstrumentResult, UnsupportedIRError
 from .sites import SiteTable
@@ -16,11 +17,17 @@ from .spinloops import enabled_by_default
 
 def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
                   repairs: list[IRRepair] | None = None,
-                  plain_accesses: bool = True) -> InstrumentResult:
+                  plain_accesses: bool = True, optimise: int = 0,
+                  optimiser: str | None = None) -> InstrumentResult:
     """spin_loops: recognise spin loops (spinloops.py); None: on unless $PYRSAN_NO_SPIN_LOOPS.
     repairs: fences and orders of `pyrsan fix` (repairs.py); the program's sites keep
     the numbers they have without them, the repair fences come after.
-    plain_accesses: instrument non-atomic accesses for race detection (plain.py)."""
+    plain_accesses: instrument non-atomic accesses for race detection (plain.py).
+    optimise: 1-3 when ir_text is clang's unoptimised output (`-Xclang -disable-llvm-passes`):
+    plain accesses are instrumented first, so the hooks of accesses that the optimiser
+    deletes (a dead racy read) stay, then LLVM's -O<optimise> pipeline runs, then the atomics
+    are instrumented as in optimised IR (their spin-loop recognition expects it).
+    optimiser: the clang that runs that pipeline (codegen.optimise_ir); None: llvmlite."""
     if spin_loops is None:
         spin_loops = enabled_by_default()
     module = parse_module(ir_text)
@@ -32,6 +39,9 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
         # first: its escape check reads the atomics as they are (a rewritten atomic is a
         # call, which would count as an escape of its pointer)
         module, _ = instrument_plain_accesses(module, table)
+    if optimise:
+        module = parse_module(optimise_ir(declare_used(module), optimise, optimiser))
+        debug = table.debug = DebugInfo(module.top_level_lines())
     insert_repairs(module, table, module_id, repairs or [])
     loops: list = []
     module, _ = rewrite_atomics(module, table, spin_loops, loops)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .debuginfo import DebugInfo
-from .model import IRModule
+from .model import IRModule, print_module
 from .results import Frame
 from .runtime_abi import (ABI_VERSION, DECLARATIONS, FRAME_TYPE, GLOBAL_TYPE, MODULE_TYPE,
                           SITE_TYPE)
@@ -103,6 +103,28 @@ def _append_ctor(module: IRModule) -> None:
         "@llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [%s]" % CTOR_ENTRY)
 
 
+def _missing_declarations(module: IRModule) -> list[str]:
+    """The declarations of the runtime functions that inserted code calls and the module
+    does not declare yet."""
+    declared = set()
+    for line in module.top_level_lines():
+        if line.startswith("declare"):
+            m = FUNC_NAME_RE.match(line)
+            if m:
+                declared.add(m.group(1).strip('"'))
+    for fn in module.functions():
+        m = FUNC_NAME_RE.match(fn.header)
+        if m:
+            declared.add(m.group(1).strip('"'))
+    return [DECLARATIONS[n] for n in sorted(module.used) if n not in declared]
+
+
+def declare_used(module: IRModule) -> str:
+    """The module's text with the runtime functions it calls declared (instrumentation in
+    two steps, instrument.py)."""
+    return print_module(module) + "\n" + "\n".join(_missing_declarations(module)) + "\n"
+
+
 def emit_registration(module: IRModule, table: SiteTable, debug: DebugInfo,
                       module_id: str) -> IRModule:
     strings = _Strings()
@@ -146,17 +168,7 @@ def emit_registration(module: IRModule, table: SiteTable, debug: DebugInfo,
     module.used.add("__rsan_register_module")
     _append_ctor(module)
 
-    declared = set()
-    for line in module.top_level_lines():
-        if line.startswith("declare"):
-            m = FUNC_NAME_RE.match(line)
-            if m:
-                declared.add(m.group(1).strip('"'))
-    for fn in module.functions():
-        m = FUNC_NAME_RE.match(fn.header)
-        if m:
-            declared.add(m.group(1).strip('"'))
     out.append("")
-    out.extend(DECLARATIONS[n] for n in sorted(module.used) if n not in declared)
+    out.extend(_missing_declarations(module))
     module.items.extend(out)
     return module

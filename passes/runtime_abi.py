@@ -24,11 +24,17 @@ for _n in (1, 2, 4, 8):
     DECLARATIONS["__rsan_cas_%d" % _n] = (
         "declare { i64, i64 } @__rsan_cas_%d(ptr, i64, i64, i32, i32, i32, i64)" % _n)
 
+# The plain-access hooks touch only the runtime's memory (shadow cells, thread state), never
+# the program's, and never unwind: so the optimiser keeps each call where it is (it writes
+# memory) but may still keep program values in registers across it (plain accesses are
+# instrumented before optimisation, instrument.py). They may end the process (halt_on_error),
+# hence no `willreturn`.
+_PLAIN_HOOK = "nounwind memory(inaccessiblemem: readwrite)"
 for _n in (1, 2, 4, 8, 16):
-    DECLARATIONS["__rsan_read_%d" % _n] = "declare void @__rsan_read_%d(ptr, i64)" % _n
-    DECLARATIONS["__rsan_write_%d" % _n] = "declare void @__rsan_write_%d(ptr, i64)" % _n
-DECLARATIONS["__rsan_read_range"] = "declare void @__rsan_read_range(ptr, i64, i64)"
-DECLARATIONS["__rsan_write_range"] = "declare void @__rsan_write_range(ptr, i64, i64)"
+    DECLARATIONS["__rsan_read_%d" % _n] = "declare void @__rsan_read_%d(ptr captures(none), i64) %s" % (_n, _PLAIN_HOOK)
+    DECLARATIONS["__rsan_write_%d" % _n] = "declare void @__rsan_write_%d(ptr captures(none), i64) %s" % (_n, _PLAIN_HOOK)
+DECLARATIONS["__rsan_read_range"] = "declare void @__rsan_read_range(ptr captures(none), i64, i64) " + _PLAIN_HOOK
+DECLARATIONS["__rsan_write_range"] = "declare void @__rsan_write_range(ptr captures(none), i64, i64) " + _PLAIN_HOOK
 
 ABI_VERSION = 1
 # IR types of the structs of rsan_interface.h

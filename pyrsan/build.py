@@ -3,6 +3,13 @@
 Per source: ``clang -g -O1 -c -emit-llvm``, then ``python -m pyrsan.passes`` in a
 subprocess (docs/interfaces.md §1: llvmlite aborts the process on an LLVM assertion), then
 one link of all objects with the runtime (docs/interfaces.md §3).
+
+Optimisation and races (README "Optimisation and races"): at -O1 and above, clang emits
+unoptimised IR (``-Xclang -disable-llvm-passes``, the -O level's attributes kept), the passes
+instrument the plain accesses, run LLVM's pipeline of that -O level, then instrument the
+atomics: a racy access the optimiser deletes (a dead read) keeps its hook.
+``PYRSAN_PLAIN_AFTER_OPT=1`` instruments everything after clang's own optimisation instead
+(faster programs, dead accesses unseen).
 """
 
 from __future__ import annotations
@@ -17,9 +24,31 @@ from typing import Sequence
 
 from .errors import BuildError, InstrumentationError, InternalError, UsageError
 from .runtime_build import RuntimeLibrary, ensure_runtime
-from .toolchain import C_EXTENSIONS, CXX_EXTENSIONS, Toolchain, find_toolchain, is_c_source, is_cxx_source
+from .toolchain import (C_EXTENSIONS, CXX_EXTENSIONS, Toolchain, find_toolchain, is_c_source,
+                        is_cxx_source, llvmlite_major)
 
 DEFAULT_OPT = "-O1"
+PLAIN_AFTER_OPT_ENV = "PYRSAN_PLAIN_AFTER_OPT"
+
+
+def optimisation_level(flags: Sequence[str]) -> int:
+    """LLVM's speed level (0-3) of the last -O flag (default -O1): -O/-Og 1, -Os/-Oz 2,
+    -Ofast and -O4+ 3."""
+    level = 1
+    for f in flags:
+        if f.startswith("-O"):
+            v = f[2:]
+            level = (int(v) if v.isdigit() else {"": 1, "g": 1, "s": 2, "z": 2}.get(v, 3))
+    return min(level, 3)
+
+
+def plain_first_level(flags: Sequence[str], plain_accesses: bool = True) -> int:
+    """The -O level at which the passes optimise after instrumenting the plain accesses; 0
+    when clang optimises (at -O0 nothing is optimised; without plain instrumentation there is
+    nothing to keep; or PYRSAN_PLAIN_AFTER_OPT=1)."""
+    if not plain_accesses or os.environ.get(PLAIN_AFTER_OPT_ENV, "") not in ("", "0"):
+        return 0
+    return optimisation_level(flags)
 
 
 @dataclass(frozen=True)
@@ -81,19 +110,32 @@ def _unsupported_message(stderr: str) -> str:
     return line[len("error:"):].strip() if line.startswith("error:") else line
 
 
+def pipeline_clang(toolchain: Toolchain) -> str | None:
+    """The clang that runs the optimisation pipeline after the plain accesses are instrumented:
+    the toolchain's, when its LLVM major is llvmlite's (it must read llvmlite's IR text); else
+    None (llvmlite's own pass builder: the same pipeline, slower)."""
+    return toolchain.cc if toolchain.major == llvmlite_major() else None
+
+
 def bitcode_command(toolchain: Toolchain, source: str, bitcode: Path | str, flags: Sequence[str],
-                    include_dir: Path, driver: Sequence[str] | None = None) -> list[str]:
+                    include_dir: Path, driver: Sequence[str] | None = None,
+                    plain_first: int = 0, text: bool = False) -> list[str]:
     """The clang command that compiles ``source`` to bitcode (``-g``; ``-O1`` unless flags
-    have an ``-O``). ``driver`` overrides the compiler chosen from the extension."""
+    have an ``-O``). ``driver`` overrides the compiler chosen from the extension.
+    ``plain_first`` (plain_first_level): leave the optimisation to the passes. ``text``: IR
+    text (-S) instead of bitcode (the passes read it without llvmlite when their optimiser is
+    a clang of llvmlite's LLVM major, which prints the same text)."""
     opt = () if any(f.startswith("-O") for f in flags) else (DEFAULT_OPT,)
     compiler = tuple(driver) if driver else toolchain.compiler_for(source)
-    return [*compiler, "-g", *opt, *flags, "-I", str(include_dir),
-            "-c", "-emit-llvm", source, "-o", str(bitcode)]
+    unoptimised = ("-Xclang", "-disable-llvm-passes") if plain_first else ()
+    return [*compiler, "-g", *opt, *flags, *unoptimised, "-I", str(include_dir),
+            "-S" if text else "-c", "-emit-llvm", source, "-o", str(bitcode)]
 
 
 def compile_to_bitcode(toolchain: Toolchain, source: str, bitcode: Path, flags: tuple[str, ...],
-                       include_dir: Path) -> None:
-    cmd = bitcode_command(toolchain, source, bitcode, flags, include_dir)
+                       include_dir: Path, plain_first: int = 0, text: bool = False) -> None:
+    cmd = bitcode_command(toolchain, source, bitcode, flags, include_dir, plain_first=plain_first,
+                          text=text)
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise BuildError(f"compilation of {source} failed", proc.stderr.rstrip())
@@ -101,15 +143,22 @@ def compile_to_bitcode(toolchain: Toolchain, source: str, bitcode: Path, flags: 
 
 def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
                module_id: str | None = None, repairs: str | None = None,
-               sites_json: Path | None = None, plain_accesses: bool = True) -> tuple[str, ...]:
+               sites_json: Path | None = None, plain_accesses: bool = True,
+               plain_first: int = 0, optimiser: str | None = None) -> tuple[str, ...]:
     """Instrument ``bitcode`` into the object ``obj`` (module id: the absolute source path
     unless given; it must be unique per translation unit). ``plain_accesses`` False leaves
     non-atomic accesses alone (no race detection, a faster program). Returns the lines that
-    describe the spin and CAS retry loops the passes recognised (``--list-loops``)."""
+    describe the spin and CAS retry loops the passes recognised (``--list-loops``).
+    ``plain_first``: the bitcode is unoptimised; optimise at this -O level after the plain
+    accesses are instrumented (plain_first_level), with ``optimiser`` (pipeline_clang)."""
     cmd = [sys.executable, "-m", "pyrsan.passes", str(bitcode), "-o", str(obj),
            "--module-id", module_id or os.path.abspath(source)]
     if not plain_accesses:
         cmd.append("--no-plain-accesses")
+    elif plain_first:
+        cmd += ["--optimise", str(plain_first)]
+        if optimiser:
+            cmd += ["--optimiser", optimiser]
     if emit_ll is not None:
         cmd += ["--emit-ll", str(emit_ll)]
     if repairs is not None:
@@ -156,15 +205,19 @@ def build_program(request: BuildRequest) -> BuildResult:
     loops: list[str] = []
     for index, source in enumerate(request.sources):
         stem = f"{index}_{Path(source).name.replace('.', '_')}"
-        bitcode = temp / f"{stem}.bc"
+        plain_first = plain_first_level(request.compiler_flags, request.plain_accesses)
+        optimiser = pipeline_clang(toolchain) if plain_first else None
+        bitcode = temp / (f"{stem}.ll" if optimiser else f"{stem}.bc")
         obj = temp / f"{stem}.rsan.o"
         sites_json = temp / f"{stem}.sites.json" if request.site_tables else None
-        compile_to_bitcode(toolchain, source, bitcode, request.compiler_flags, runtime.include_dir)
+        compile_to_bitcode(toolchain, source, bitcode, request.compiler_flags, runtime.include_dir,
+                           plain_first, text=optimiser is not None)
         loops += instrument(bitcode, obj, source,
                             temp / f"{stem}.rsan.ll" if request.keep_temps else None,
                             module_id=request.module_ids[index] if request.module_ids else None,
                             repairs=request.repairs, sites_json=sites_json,
-                            plain_accesses=request.plain_accesses)
+                            plain_accesses=request.plain_accesses, plain_first=plain_first,
+                            optimiser=optimiser)
         objects.append(obj)
         if sites_json is not None:
             tables.append(sites_json)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from .build import bitcode_command, instrument, runtime_link_args
+from .build import bitcode_command, instrument, pipeline_clang, plain_first_level, runtime_link_args
 from .errors import PyrsanError, UsageError
 from .runtime_build import ensure_runtime
 from .toolchain import Toolchain, find_toolchain, is_c_source, is_cxx_source
@@ -183,12 +183,16 @@ def _run(cmd: list[str]) -> int:
 def compile_source(toolchain: Toolchain, driver: Sequence[str], include_dir: Path, source: str,
                    output: str, flags: Sequence[str], temp_dir: Path) -> int:
     """One translation unit to one instrumented object; clang's exit status (0 on success)."""
-    bitcode = temp_dir / (Path(output).name + ".bc")
-    status = _run(bitcode_command(toolchain, source, bitcode, flags, include_dir, driver))
+    plain_first = plain_first_level(flags)
+    optimiser = pipeline_clang(toolchain) if plain_first else None
+    bitcode = temp_dir / (Path(output).name + (".ll" if optimiser else ".bc"))
+    status = _run(bitcode_command(toolchain, source, bitcode, flags, include_dir, driver, plain_first,
+                                  text=optimiser is not None))
     if status != 0:
         return status
     module_id = f"{os.path.abspath(source)}:{os.path.abspath(output)}"
-    instrument(bitcode, Path(output), source, None, module_id=module_id)
+    instrument(bitcode, Path(output), source, None, module_id=module_id, plain_first=plain_first,
+               optimiser=optimiser)
     return 0
 
 

@@ -12,7 +12,15 @@
  * A cell conflicts with an access when their byte masks overlap, one of them writes, they
  * are not both atomic and the cell's epoch is not in the accessing thread's C. Cells are
  * replaced only by accesses of the same thread or by accesses they happen before, so a cell
- * always describes a real access: dropping one can only miss a race, never invent one. */
+ * always describes a real access: dropping one can only miss a race, never invent one.
+ *
+ * Overflow: when every cell of a granule holds an access of another thread that this access
+ * may not replace (more than RSAN_SHADOW_CELLS concurrent accessors, e.g. 8 threads reading
+ * one variable), one cell moves to an overflow block of OVF_CELLS more cells (a small global
+ * table keyed by granule) and is replaced by a mark (tid MARK_TID): accesses of a marked
+ * granule are also checked against the block, and recorded there when the main cells are
+ * full. The mark is cleared with the main cells (free, thread exit), which orphans the block;
+ * a block is emptied when it is marked again. */
 #include <string.h>
 
 #include "rsan_explain.h"
@@ -23,14 +31,16 @@
 #define W_MASK_SHIFT 2
 #define W_TID_SHIFT 10
 #define W_CLOCK_SHIFT 26
-#define MAX_TID 0xffff
+#define TID_MASK 0xffffu
+#define MAX_TID 0xfffe /* tid 0xffff marks a granule with overflow cells */
+#define MARK_TID 0xffffu
 
 static inline uint64_t w_pack(uint64_t clock, uint32_t tid, uint32_t mask, int wr, int at) {
   return clock << W_CLOCK_SHIFT | (uint64_t)tid << W_TID_SHIFT | (uint64_t)mask << W_MASK_SHIFT |
          (wr ? W_WRITE : 0) | (at ? W_ATOMIC : 0);
 }
 static inline uint64_t w_clock(uint64_t w) { return w >> W_CLOCK_SHIFT; }
-static inline uint32_t w_tid(uint64_t w) { return (uint32_t)(w >> W_TID_SHIFT) & MAX_TID; }
+static inline uint32_t w_tid(uint64_t w) { return (uint32_t)(w >> W_TID_SHIFT) & TID_MASK; }
 static inline uint32_t w_mask(uint64_t w) { return (uint32_t)(w >> W_MASK_SHIFT) & 0xff; }
 
 static inline int on(void) { return rsan_flag.report_races; }
@@ -112,7 +122,7 @@ void rsan_race_fence_acq(rsan_thread *t) {
   if (on()) rsan_vc_join(&t->C, &t->A);
 }
 
-/* fence rel: R := C; C[τ]++ (an SC fence is acq; RMW acq_rel on F; rel: rules.c) */
+/* fence rel: R := C; C[τ]++ (an SC fence is acq then rel for races, rules.c) */
 void rsan_race_fence_rel(rsan_thread *t) {
   if (!on()) return;
   rsan_vc_assign(&t->R, &t->C);
@@ -126,27 +136,81 @@ typedef struct hit {
   uint64_t word, site;
 } hit;
 
-static inline void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa);
+static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa);
 
 /* Checks an access of the bytes `mask` of granule g (whose cells are c) against the cells and
  * records it. fa != 0: the call stack of site is remembered first when a cell is stored (the
  * plain-access hooks; rsan_race_access remembers it once for all its granules). */
-static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, rsan_cell *c, uintptr_t g,
-                                                               uint32_t mask, int wr, int at, uint64_t epoch,
-                                                               uint64_t site, uintptr_t fa, hit *h) {
+static int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at,
+                           uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark, int main_slot);
+
+/* The fast cases of an access to a granule's main cells c (no scan); 1 when it is done. */
+_Static_assert(RSAN_SHADOW_CELLS == 4, "cells_fast reads the four cells of a granule");
+static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan_cell *c, uint32_t mask,
+                                                            int wr, int at, uint64_t epoch, uint64_t site,
+                                                            uintptr_t fa) {
+  uint64_t cur = w_pack(epoch, (uint32_t)t->tid, mask, wr, at);
+  uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_RELAXED), d = w0 ^ cur;
+  /* the first cell is this thread's access at this epoch that subsumes this one (a read
+   * after a write, e.g. of a memcpy's destination): as in scan_cells, nothing to do */
+  if (!(d >> W_TID_SHIFT) && !(mask & ~w_mask(w0)) && (w0 & W_WRITE) >= (wr ? W_WRITE : 0) &&
+      (w0 & W_ATOMIC) == (at ? W_ATOMIC : 0))
+    return 1;
+  /* private data: the granule's only cell is this thread's same kind of access at an older
+   * epoch (a loop after a lock round): nothing to check, the cell is renewed in place */
+  if (RSAN_LIKELY(!(d & ((1ull << W_CLOCK_SHIFT) - 1))) && w0 && !__atomic_load_n(&c[1], __ATOMIC_RELAXED)) {
+    uint64_t *cell_site = &rsan_cell_site(c)[0];
+    if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+    __atomic_store_n(&c[0], cur, __ATOMIC_RELEASE);
+    if (fa && site) note_site_stack(t, site, fa);
+    return 1;
+  }
+  /* shared data that is only read: no cell is a write (a read conflicts with nothing else)
+   * and one is this thread's same kind of read, which is renewed as the scan would */
+  if (!wr) {
+    const uint64_t low = (1ull << W_CLOCK_SHIFT) - 1;
+    uint64_t w1 = __atomic_load_n(&c[1], __ATOMIC_RELAXED), w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED),
+             w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
+    if (!((w0 | w1 | w2 | w3) & W_WRITE) && w0 && w_tid(w0) != MARK_TID && w_tid(w1) != MARK_TID &&
+        w_tid(w2) != MARK_TID && w_tid(w3) != MARK_TID) { /* no mark: no overflow cells to check */
+      int k = !(d & low) ? 0 : !((w1 ^ cur) & low) ? 1 : !((w2 ^ cur) & low) ? 2 : !((w3 ^ cur) & low) ? 3 : -1;
+      if (k >= 0) {
+        uint64_t *cell_site = &rsan_cell_site(c)[k];
+        if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+        __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
+        if (fa && site) note_site_stack(t, site, fa);
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* The scan and update of n cells (sites: their sites) for an access. record = 0: check only
+ * (the overflow block of a granule whose main cells take the access). main: these are the
+ * main cells of a granule (the mark and the overflow apply). */
+static inline __attribute__((always_inline)) void scan_cells(rsan_thread *t, rsan_cell *c, uint64_t *sites,
+                                                             int n, int main, int record, uintptr_t g,
+                                                             uint32_t mask, int wr, int at, uint64_t epoch,
+                                                             uint64_t site, uintptr_t fa, hit *h) {
   uint32_t tid = (uint32_t)t->tid;
   uint64_t cur = w_pack(epoch, tid, mask, wr, at);
 rescan:;
   int slot = -1, i;
+  uint64_t mark = 0; /* the mark cell, if any */
   uint64_t slot_w = 0; /* what the scan saw in the chosen cell */
-#pragma GCC unroll 4 /* both compilers: straight-line code for the four cells */
-  for (i = 0; i < RSAN_SHADOW_CELLS; i++) {
+#pragma GCC unroll 4 /* both compilers: straight-line code for the four main cells */
+  for (i = 0; i < n; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
     /* cells are filled first empty first and emptied a whole granule at a time (shadow.c):
      * the first empty cell ends the used ones */
     if (!w) break;
     if (w == cur) return; /* the same access again: nothing to check or record */
     uint32_t cm = w_mask(w), u = w_tid(w);
+    if (main && RSAN_UNLIKELY(u == MARK_TID)) { /* more cells in the overflow block */
+      mark = w;
+      continue;
+    }
     int cw = (w & W_WRITE) != 0, ca = (w & W_ATOMIC) != 0;
     int covers = !(cm & ~mask) && (wr || !cw); /* this access subsumes the cell */
     if (u == tid) {
@@ -166,26 +230,158 @@ rescan:;
       h->found = 1;
       h->addr = g + (uintptr_t)__builtin_ctz(cm & mask);
       h->word = w;
-      h->site = __atomic_load_n(&rsan_cell_site(c)[i], __ATOMIC_RELAXED);
+      h->site = __atomic_load_n(&sites[i], __ATOMIC_RELAXED);
     }
   }
-  if (slot < 0 && i < RSAN_SHADOW_CELLS) slot = i; /* the first empty cell */
+  if (slot < 0 && i < n) slot = i; /* the first empty cell */
+  if (main && RSAN_UNLIKELY(slot < 0)) {
+    /* full: a cell whose access happens before this one goes (a read if possible; losing it
+     * can only hide a race with an access that is not ordered after it); only when every
+     * cell is concurrent with this access does the granule need overflow cells */
+    for (int j = 0; j < n; j++) {
+      uint64_t w = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
+      uint32_t u = w_tid(w);
+      if (!w || u == MARK_TID || (u != tid && w_clock(w) > rsan_vc_get(&t->C, u))) continue;
+      if (slot < 0 || !(w & W_WRITE)) slot = j, slot_w = w;
+      if (!(w & W_WRITE)) break;
+    }
+  }
+  if (main && RSAN_UNLIKELY(mark || slot < 0)) {
+    int r = overflow_access(t, c, g, mask, wr, at, epoch, site, fa, h, mark, slot);
+    if (r < 0) goto rescan;
+    if (r > 0) return; /* recorded in the overflow block */
+  }
+  if (!record) return;
   if (slot < 0 && !wr) /* full: a read replaces a read, keeping the writes */
-    for (int j = 0; j < RSAN_SHADOW_CELLS && slot < 0; j++)
-      if (!(__atomic_load_n(&c[j], __ATOMIC_RELAXED) & W_WRITE)) slot = j;
-  if (slot < 0) slot = (int)((epoch ^ (g >> 3)) % RSAN_SHADOW_CELLS);
+    for (int j = 0; j < n && slot < 0; j++) {
+      uint64_t w = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
+      if (!(w & W_WRITE) && w_tid(w) != MARK_TID) slot = j;
+    }
+  if (slot < 0) {
+    slot = (int)((epoch ^ (g >> 3)) % (uint64_t)n);
+    if (main && w_tid(__atomic_load_n(&c[slot], __ATOMIC_RELAXED)) == MARK_TID) slot = (slot + 1) % n; /* one mark */
+  }
   /* Two threads accessing the granule at the same moment would both pick the first empty
    * cell, and the later store would erase the earlier access unseen (a missed race): the cell
    * is replaced only if it still holds what this scan saw, else the granule is scanned again.
    * The site goes first (a reader finds it beside any non-empty cell, shadow.c) and again
    * after winning, in case a losing thread's site landed in between. */
   if (slot_w == 0 && slot < i) slot_w = __atomic_load_n(&c[slot], __ATOMIC_RELAXED); /* evicted */
-  uint64_t *cell_site = &rsan_cell_site(c)[slot];
-  __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-  if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+  uint64_t *cell_site = &sites[slot];
+  /* a loop re-records its cells with the same sites: a site is written only when it changes,
+   * so that the line of sites stays shared between the threads that use the granule */
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  /* The thread's own older cell is replaced by a plain store: the CAS (a full barrier) was
+   * most of the cost of a loop that re-records its cells after every release. Another thread
+   * writes this cell only when the cell happens before its access and it has no cell of its
+   * own here; losing that access is a miss, never a false report. */
+  if (slot_w && w_tid(slot_w) == tid) __atomic_store_n(&c[slot], cur, __ATOMIC_RELEASE);
+  else if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
     goto rescan;
   if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   if (fa && site) note_site_stack(t, site, fa);
+}
+
+static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, rsan_cell *c, uintptr_t g,
+                                                               uint32_t mask, int wr, int at, uint64_t epoch,
+                                                               uint64_t site, uintptr_t fa, hit *h) {
+  if (!cells_fast(t, c, mask, wr, at, epoch, site, fa))
+    scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, g, mask, wr, at, epoch, site, fa, h);
+}
+
+/* ---- overflow blocks (see the top of this file) ---- */
+#define OVF_CELLS 16
+#define OVF_SLOTS 4096 /* granules with overflow at any time, at most; beyond: eviction */
+typedef struct ovf_block {
+  uintptr_t g;
+  rsan_cell cells[OVF_CELLS];
+  uint64_t sites[OVF_CELLS];
+} ovf_block;
+static ovf_block *ovf_table[OVF_SLOTS]; /* open addressing; entries are only ever added */
+static rsan_spin ovf_lock;
+/* a mark: tid MARK_TID, the block's index in ovf_table in the clock bits */
+static inline uint64_t mark_word(uint32_t index) { return (uint64_t)index << W_CLOCK_SHIFT | (uint64_t)MARK_TID << W_TID_SHIFT; }
+static inline ovf_block *mark_block(uint64_t mark) {
+  return __atomic_load_n(&ovf_table[w_clock(mark) % OVF_SLOTS], __ATOMIC_ACQUIRE);
+}
+
+static uint32_t ovf_hash(uintptr_t g) { return (uint32_t)(((g >> 3) * 0x9E3779B97F4A7C15ull) >> 52) % OVF_SLOTS; }
+
+/* under ovf_lock: the index of g's block, created if needed (-1 when the table is full) */
+static int ovf_get(uintptr_t g) {
+  for (uint32_t k = 0, h = ovf_hash(g); k < OVF_SLOTS; k++, h = (h + 1) % OVF_SLOTS) {
+    ovf_block *b = ovf_table[h];
+    if (b && b->g == g) return (int)h;
+    if (!b) {
+      b = rsan_alloc(sizeof *b);
+      memset(b, 0, sizeof *b);
+      b->g = g;
+      __atomic_store_n(&ovf_table[h], b, __ATOMIC_RELEASE);
+      return (int)h;
+    }
+  }
+  return -1;
+}
+
+/* The granule's main cells c are marked or full (main_slot < 0: no cell this access may take).
+ * Checks the access against the overflow block; records it there when main_slot < 0 (marking
+ * the granule first if needed). 1: recorded in the block; 0: the caller records it in the main
+ * cells (at main_slot, or by eviction when no block can be had); -1: the main cells changed
+ * meanwhile, scan them again. */
+static RSAN_NOINLINE int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
+                                         int at, uint64_t epoch, uint64_t site, uintptr_t fa, hit *h,
+                                         uint64_t mark, int main_slot) {
+  ovf_block *b;
+  if (mark) {
+    b = mark_block(mark);
+  } else {
+    rsan_spin_lock(&ovf_lock);
+    int index = ovf_get(g);
+    if (index < 0) {
+      rsan_spin_unlock(&ovf_lock);
+      return 0;
+    }
+    b = ovf_table[index];
+    int v = -1;
+    for (int j = 0; j < RSAN_SHADOW_CELLS; j++)
+      if (w_tid(__atomic_load_n(&c[j], __ATOMIC_RELAXED)) == MARK_TID) v = -2; /* marked meanwhile */
+    if (v == -2) {
+      rsan_spin_unlock(&ovf_lock);
+      return -1;
+    }
+    /* the granule is not marked: the block is new or an orphan of a reset granule */
+    memset(b->cells, 0, sizeof b->cells);
+    for (int j = 0; j < RSAN_SHADOW_CELLS && v < 0; j++) /* move a read if there is one */
+      if (!(__atomic_load_n(&c[j], __ATOMIC_RELAXED) & W_WRITE)) v = j;
+    if (v < 0) v = (int)((epoch ^ (g >> 3)) % RSAN_SHADOW_CELLS);
+    uint64_t vw = __atomic_load_n(&c[v], __ATOMIC_RELAXED);
+    b->sites[0] = __atomic_load_n(&rsan_cell_site(c)[v], __ATOMIC_RELAXED);
+    __atomic_store_n(&b->cells[0], vw, __ATOMIC_RELEASE);
+    int won = vw && __atomic_compare_exchange_n(&c[v], &vw, mark_word((uint32_t)index), 0, __ATOMIC_ACQ_REL,
+                                                __ATOMIC_RELAXED);
+    if (!won) __atomic_store_n(&b->cells[0], 0, __ATOMIC_RELAXED);
+    rsan_spin_unlock(&ovf_lock);
+    if (!won) return -1;
+  }
+  if (!b) return 0;
+  int record = main_slot < 0;
+  scan_cells(t, b->cells, b->sites, OVF_CELLS, 0, record, g, mask, wr, at, epoch, site, fa, h);
+  return record;
+}
+
+/* rsan_race_free: the first cell of the overflow block of g that does not happen before t */
+static int overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, hit *h) {
+  ovf_block *b = mark_block(mark);
+  for (int i = 0; b && i < OVF_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&b->cells[i], __ATOMIC_ACQUIRE);
+    if (!w || w_tid(w) == (uint32_t)t->tid || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
+    h->found = 1;
+    h->addr = g + (uintptr_t)__builtin_ctz(w_mask(w));
+    h->word = w;
+    h->site = __atomic_load_n(&b->sites[i], __ATOMIC_RELAXED);
+    return 1;
+  }
+  return 0;
 }
 
 static inline uint32_t site_slot(uint64_t site) {
@@ -201,7 +397,7 @@ static RSAN_NOINLINE void record_site_stack(rsan_thread *t, uint32_t k, uint64_t
   t->site_stack[k].site = site;
 }
 
-static inline void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa) {
+static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa) {
   uint32_t k = site_slot(site);
   if (RSAN_UNLIKELY(t->site_stack[k].site != site || t->site_stack[k].depth != t->depth))
     record_site_stack(t, k, site, fa);
@@ -303,6 +499,7 @@ void rsan_race_free(const void *p, size_t n) {
       rsan_cell *cells = c + ((g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
       for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
         uint64_t w = __atomic_load_n(&cells[i], __ATOMIC_RELAXED);
+        if (w_tid(w) == MARK_TID && overflow_unordered(t, g, w, &h)) break;
         if (!w || w_tid(w) == (uint32_t)t->tid || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
         h.found = 1;
         h.addr = g + (uintptr_t)__builtin_ctz(w_mask(w));
@@ -361,6 +558,20 @@ static RSAN_NOINLINE void plain_slow(void *p, uint64_t n, int wr, uint64_t site,
   rsan_race_access(t, a, n, wr, 0, rsan_race_epoch(t), site, fa);
 }
 
+/* The scan of an access of n bytes (mask) at a, whose cells c took no fast path. */
+static RSAN_NOINLINE void plain_scan(rsan_thread *t, rsan_cell *c, uintptr_t a, uint32_t mask, uint32_t n, int wr,
+                                     uint64_t site, uintptr_t fa) {
+  hit h;
+  h.found = 0; /* the other fields are set with it */
+  if (wr)
+    scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, 1, 0, t->race_epoch,
+               site, fa, &h);
+  else
+    scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, 0, 0, t->race_epoch,
+               site, fa, &h);
+  if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
+}
+
 static inline __attribute__((always_inline)) void plain_access(void *p, uint32_t n, int wr, uint64_t site,
                                                                uintptr_t fa) {
   if (RSAN_UNLIKELY(!on())) return;
@@ -377,11 +588,9 @@ static inline __attribute__((always_inline)) void plain_access(void *p, uint32_t
     return;
   }
   c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
-  hit h;
-  h.found = 0; /* the other fields are set with it */
-  access_cells(t, c, a & ~(uintptr_t)7, (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff, wr, 0,
-               t->race_epoch, site, fa, &h);
-  if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
+  uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
+  if (RSAN_LIKELY(cells_fast(t, c, mask, wr, 0, t->race_epoch, site, fa))) return;
+  plain_scan(t, c, a, mask, n, wr, site, fa); /* out of line: the fast path saves few registers */
 }
 
 #define RSAN_DEF_PLAIN(N)                                                                  \

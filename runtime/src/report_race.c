@@ -123,7 +123,10 @@ void rsan_report_race(rsan_race_info *r) {
   else rsan_buf_printf(&t, "  Location is 0x%llx (not a known global or heap block)\n", (unsigned long long)r->addr);
   text_thread(&t, r->tid);
   if (r->prev_tid != r->tid) text_thread(&t, r->prev_tid);
-  rsan_buf_puts(&t, "  Model: C11 happens-before with fences (RC20)\n");
+  /* what the check is (algorithm.md §5): hb = (po ∪ sw)+ of the observed run, sw through
+   * reads-from only (psc adds nothing), whatever sc_accesses says for robustness */
+  rsan_buf_puts(&t, "  Model: C11 happens-before of this run (release/acquire, fences, C++20 release sequences; "
+                    "seq_cst accesses as acquire/release, SC fences as acq_rel fences)\n");
   if (prim)
     rsan_buf_printf(&t, "SUMMARY: pyrsan: data race %s:%u in %s\n", prim->file ? prim->file : "??", prim->line,
              prim->function ? prim->function : "??");
@@ -132,7 +135,7 @@ void rsan_report_race(rsan_race_info *r) {
   rsan_buf_puts(&t, "==================\n");
 
   rsan_buf j = {0};
-  rsan_buf_printf(&j, "{\"kind\": \"race\", \"type\": \"%s\", \"pid\": %d, \"model\": \"RC20\"", type, pid);
+  rsan_buf_printf(&j, "{\"kind\": \"race\", \"type\": \"%s\", \"pid\": %d, \"model\": \"C11 happens-before\"", type, pid);
   rsan_buf_printf(&j, ", \"location\": {\"address\": \"0x%llx\", \"object\": \"%s\"", (unsigned long long)r->addr, obj_kind);
   if (strcmp(obj_kind, "unknown")) {
     rsan_buf_puts(&j, ", \"name\": ");

@@ -15,7 +15,7 @@ void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts);
 void rsan_fence_acq(rsan_thread *t);
 void rsan_fence_rel(rsan_thread *t);
 void rsan_fence_sc(rsan_thread *t);
-void rsan_fence_sc_step(rsan_thread *t); /* a scheduling point, then rsan_fence_sc */
+void rsan_fence_sc_step(rsan_thread *t); /* a scheduling point, then rsan_fence_sc without its race part */
 
 /* ---- the real memory operations (seq_cst hardware atomics) ---- */
 /* ---- the real memory operations (seq_cst hardware atomics) ---- */

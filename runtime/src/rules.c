@@ -114,37 +114,43 @@ void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts) {
 }
 
 /* ---- fences: algorithm.md §3.3 and architecture.md (SC fence on both sides) ---- */
-/* Tc := Ta (U alike): shares Ta's buffer, nothing when they are already equal */
-void rsan_fence_acq(rsan_thread *t) {
+/* Tc := Ta (U alike): shares Ta's buffer, nothing when they are already equal. race: also the
+ * race detector's acquire fence (algorithm.md §5) */
+static void fence_acq(rsan_thread *t, int race) {
   if (!rsan_clk_same(&t->Tc, &t->Ta)) rsan_clk_assign(&t->Tc, &t->Ta);
-  rsan_race_fence_acq(t); /* algorithm.md §5, fence acq */
+  if (race) rsan_race_fence_acq(t); /* algorithm.md §5, fence acq */
 }
+void rsan_fence_acq(rsan_thread *t) { fence_acq(t, 1); }
 /* Tr := Tc (U alike) */
-void rsan_fence_rel(rsan_thread *t) {
+static void fence_rel(rsan_thread *t, int race) {
   if (!rsan_clk_same(&t->Tr, &t->Tc)) rsan_clk_assign(&t->Tr, &t->Tc);
-  rsan_race_fence_rel(t); /* algorithm.md §5, fence rel */
+  if (race) rsan_race_fence_rel(t); /* algorithm.md §5, fence rel */
 }
-/* acquire part; RMW(F, acq_rel) on both sides under the global SC lock (F's entry lives
- * inline in every clock, so bumping it copies nothing; joins with F's clocks are skipped when
- * they are known to be contained, e.g. when this thread made the last fence); release part */
-void rsan_fence_sc(rsan_thread *t) {
-  rsan_fence_acq(t);
+void rsan_fence_rel(rsan_thread *t) { fence_rel(t, 1); }
+/* acquire part; RMW(F, acq_rel) on both robustness sides under the global SC lock (F's entry
+ * lives inline in every clock, so bumping it copies nothing; joins with F's clocks are skipped
+ * when they are known to be contained, e.g. when this thread made the last fence); release
+ * part. For races (algorithm.md §5 row "fence sc") an SC fence is an acq_rel fence and F is
+ * not touched: C11/RC11 hb has no psc edges. race = 0 (the fences around a seq_cst access
+ * under sc_accesses=fenced): no race clock changes at all, the access itself is acq/rel. */
+static void fence_sc(rsan_thread *t, int race) {
+  fence_acq(t, race);
   rsan_loc *f = rsan_loc_fence(); /* its lock is the global SC lock */
   rsan_spin_lock(&f->lock);
   uint64_t ts = ++f->stamp; /* RMW on F: no check, no U increment */
   rsan_sc_write(t, f, ts, 0);
   rsan_hb_rmw(t, f, RSAN_ACQ_REL, ts);
-  rsan_race_rmw(t, f, RSAN_ACQ_REL); /* algorithm.md §5, fence sc: RMW acq_rel on F */
   rsan_loc_check_invariants(f);
   rsan_spin_unlock(&f->lock);
-  rsan_fence_rel(t);
+  fence_rel(t, race);
   rsan_thread_check_invariants(t);
 }
+void rsan_fence_sc(rsan_thread *t) { fence_sc(t, 1); }
 
 /* The SC fence of a seq_cst access under sc_accesses=fenced, as its own scheduling point:
  * a controlled scheduler must be able to preempt between the leading fence, the access and
  * the trailing fence (docs/scheduling.md; testsuite/reference FENCED_SC_STORE). */
 void rsan_fence_sc_step(rsan_thread *t) {
   RSAN_SCHED_POINT(RSAN_SK_FENCE_SC, NULL, 0);
-  rsan_fence_sc(t);
+  fence_sc(t, 0);
 }

@@ -200,3 +200,13 @@ def test_static_local_initialisation_terminates_cleanly_under_controlled_schedul
     document = json.loads(out.read_text())
     assert proc.returncode == 0, proc.stderr
     assert document["verdict"] == "clean" and not document["timeouts"]
+
+
+def test_the_dead_racy_read_is_unseen_when_plain_accesses_are_instrumented_after_opt(run_pyrsan, tmp_path):
+    """The contrast of dead_read_race.c: with PYRSAN_PLAIN_AFTER_OPT=1 (instrumentation after
+    clang's -O1, the pre-issue-13 pipeline) the load is gone before it could be hooked."""
+    out = tmp_path / "result.json"
+    proc = run_pyrsan("run", "--json", out, HERE / "dead_read_race.c",
+                      env={"PYRSAN_PLAIN_AFTER_OPT": "1"}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["reports"] == []

@@ -26,7 +26,10 @@ def racing_pair(rt, target):
 def test_race_json_names_both_accesses_the_stack_and_where_the_threads_were_created(rt):
     x = rt.var("x")
     (r,) = racing_pair(rt, x)
-    assert r["kind"] == "race" and r["type"] == "write" and r["model"] == "RC20"
+    assert r["kind"] == "race" and r["type"] == "write" and r["model"] == "C11 happens-before"
+    # the text says what was checked (issue 13): hb of the run, seq_cst and SC fences as in C11
+    assert "Model: C11 happens-before of this run" in r["text"]
+    assert "seq_cst accesses as acquire/release, SC fences as acq_rel fences" in r["text"]
     assert r["location"] == {"address": hex(int(rt.ffi.cast("uintptr_t", x))), "object": "global", "name": "x"}
     acc, prev = r["access"], r["previous"]
     assert (acc["thread"], acc["type"], acc["atomic"], acc["size"]) == (2, "write", False, 4)

@@ -165,12 +165,88 @@ def sc_fences(rt, fence_t1, fence_t2):
     return rt.races()
 
 
-def test_sc_fences_are_rmws_on_one_global_location(rt):
-    # algorithm.md §5: fence sc = acq; RMW acq_rel on F; rel -- the later fence synchronises
-    # with the earlier one (the project's SC-fence encoding)
-    assert sc_fences(rt, True, True) == []
+def test_sc_fences_without_reads_from_do_not_order_plain_accesses(rt):
+    # algorithm.md §5 row "fence sc": an SC fence is an acq_rel fence for races (C11 29.3,
+    # RC11: psc is not part of hb), so two SC fences with no atomic between them order nothing
+    assert len(sc_fences(rt, True, True)) == 1
     assert len(sc_fences(rt, True, False)) == 1
     assert len(sc_fences(rt, False, True)) == 1
+
+
+@pytest.mark.parametrize("opts", ["sc_accesses=fenced", "sc_accesses=ra"])
+@pytest.mark.parametrize("store,load", [("rlx", "rlx"), ("sc", "sc"), ("rel", "rlx"), ("rlx", "acq")])
+def test_sc_fences_synchronise_through_reads_from(rt, opts, store, load):
+    """T1: data = 1; fence sc; flag.store(1, store)  T2: flag.load(load) == 1; fence sc; read data
+    (fence-fence, fence-acquire and release-fence synchronisation: no race); without the reading
+    thread's fence and with a relaxed load, the same program races."""
+    for t2_fence in (True, False):
+        th, (data, flag) = setup(rt, opts)
+        t1, t2 = th.spawn(), th.spawn()
+        th.on(t1)
+        rt.write(data, site=rt.site("write", 11, "t1"))
+        rt.fence("sc", site=rt.site("fence", 12, "t1"))
+        rt.store(flag, 1, store, site=rt.site("st", 13, "t1"))
+        th.on(t2)
+        assert rt.load(flag, load, site=rt.site("ld", 21, "t2")) == 1
+        if t2_fence:
+            rt.fence("sc", site=rt.site("fence", 22, "t2"))
+        rt.read(data, site=rt.site("read", 23, "t2"))
+        synchronised = t2_fence or load in ("acq", "sc")
+        assert len(rt.races()) == (0 if synchronised else 1), (t2_fence, opts)
+
+
+@pytest.mark.parametrize("opts", ["", "sc_accesses=fenced", "sc_accesses=ra"])
+def test_seq_cst_accesses_to_different_locations_do_not_synchronise(rt, opts):
+    """Issue 13: t1: data = 1; a.store(1, sc)  main: b.load(sc); read data -- a C11 data race in
+    every sc_accesses mode (the fences of sc_accesses=fenced are the robustness model's, not
+    happens-before)."""
+    th, (data, a, b) = setup(rt, opts, nvars=("data", "a", "b"))
+    t1 = th.spawn()
+    th.on(t1)
+    rt.write(data, site=rt.site("write", 11, "t1"))
+    rt.store(a, 1, "sc", site=rt.site("st", 12, "t1"))
+    th.on(th.main)
+    rt.load(b, "sc", site=rt.site("ld", 21, "main"))
+    rt.read(data, site=rt.site("read", 22, "main"))
+    races = rt.races()
+    assert len(races) == 1 and races[0]["previous"]["line"] == 11 and races[0]["access"]["line"] == 22
+
+
+@pytest.mark.parametrize("opts", ["sc_accesses=fenced", "sc_accesses=ra"])
+def test_seq_cst_access_is_no_acquire_fence_for_an_earlier_relaxed_load(rt, opts):
+    """T2: flag.load(rlx) == 1; b.load(sc); read data -- the leading SC fence of a fenced
+    seq_cst load must not turn the earlier relaxed load into an acquire: a race. With an
+    acquire fence in place of the seq_cst load, no race."""
+    for with_fence in (False, True):
+        th, (data, flag, b) = setup(rt, opts, nvars=("data", "flag", "b"))
+        t1, t2 = th.spawn(), th.spawn()
+        th.on(t1)
+        rt.write(data, site=rt.site("write", 11, "t1"))
+        rt.store(flag, 1, "rel", site=rt.site("st", 12, "t1"))
+        th.on(t2)
+        assert rt.load(flag, "rlx", site=rt.site("ld", 21, "t2")) == 1
+        if with_fence:
+            rt.fence("acq", site=rt.site("fence", 22, "t2"))
+        else:
+            rt.load(b, "sc", site=rt.site("ld", 22, "t2"))
+        rt.read(data, site=rt.site("read", 23, "t2"))
+        assert len(rt.races()) == (0 if with_fence else 1), (opts, with_fence)
+
+
+@pytest.mark.parametrize("opts", ["sc_accesses=fenced", "sc_accesses=ra"])
+def test_seq_cst_store_is_no_release_fence_for_a_later_relaxed_store(rt, opts):
+    """T1: data = 1; b.store(1, sc); flag.store(1, rlx)  T2: flag.load(acq); read data -- the
+    trailing SC fence of a fenced seq_cst store must not make the relaxed store a release."""
+    th, (data, flag, b) = setup(rt, opts, nvars=("data", "flag", "b"))
+    t1, t2 = th.spawn(), th.spawn()
+    th.on(t1)
+    rt.write(data, site=rt.site("write", 11, "t1"))
+    rt.store(b, 1, "sc", site=rt.site("st", 12, "t1"))
+    rt.store(flag, 1, "rlx", site=rt.site("st", 13, "t1"))
+    th.on(t2)
+    assert rt.load(flag, "acq", site=rt.site("ld", 21, "t2")) == 1
+    rt.read(data, site=rt.site("read", 22, "t2"))
+    assert len(rt.races()) == 1
 
 
 def test_seq_cst_store_and_load_synchronise_in_both_sc_modes(rt):
@@ -414,3 +490,63 @@ def test_the_writers_own_relaxed_store_also_ends_its_release_sequence(rt):
         assert rt.load(flag, "acq", site=rt.site("ld", 21, "t2")) == 2
         rt.read(data, site=rt.site("read", 22, "t2"))
         assert len(rt.races()) == (1 if second_store == "rlx" else 0), second_store
+
+
+@pytest.mark.parametrize("nreaders", [5, 8])
+def test_no_read_is_lost_when_more_threads_read_a_granule_than_it_has_cells(rt, nreaders):
+    """Issue 13: readers R0..Rn-1 read x unordered; a writer acquires from every reader but Rk,
+    then writes x: a race with Rk's read, whichever k (more readers than the 4 cells of a
+    granule: the others go to the granule's overflow cells, none is evicted)."""
+    for k in range(nreaders):
+        names = ("x",) + tuple(f"f{i}" for i in range(nreaders))
+        th, (x, *flags) = setup(rt, nvars=names)
+        readers = [th.spawn() for _ in range(nreaders)]
+        writer = th.spawn()
+        for i, r in enumerate(readers):
+            th.on(r)
+            rt.read(x, site=rt.site("read", 100 + i, f"r{i}"))
+            rt.store(flags[i], 1, "rel", site=rt.site("st", 200 + i, f"r{i}"))
+        th.on(writer)
+        for i in range(nreaders):
+            if i != k:
+                assert rt.load(flags[i], "acq", site=rt.site("ld", 300 + i, "w")) == 1
+        rt.write(x, site=rt.site("write", 400, "w"))
+        races = rt.races()
+        assert [r["previous"]["line"] for r in races] == [100 + k], (nreaders, k)
+        # and once every reader is acquired, no race
+        th2, (y, *flags2) = setup(rt, nvars=("y",) + names[1:])
+        readers = [th2.spawn() for _ in range(nreaders)]
+        w2 = th2.spawn()
+        for i, r in enumerate(readers):
+            th2.on(r)
+            rt.read(y, site=rt.site("read", 100 + i, f"r{i}"))
+            rt.store(flags2[i], 1, "rel", site=rt.site("st", 200 + i, f"r{i}"))
+        th2.on(w2)
+        for i in range(nreaders):
+            rt.load(flags2[i], "acq", site=rt.site("ld", 300 + i, "w"))
+        rt.write(y, site=rt.site("write", 400, "w"))
+        assert rt.races() == []
+
+
+def test_a_write_in_the_overflow_cells_is_found_by_a_later_reader(rt):
+    """Five unordered readers overflow x's granule; then an unordered write lands in the overflow
+    cells; every reader that reads x again at a new epoch (after a release; at the same epoch its
+    first read stands for it) must report the write."""
+    names = ("x",) + tuple(f"f{i}" for i in range(5))
+    th, (x, *flags) = setup(rt, nvars=names)
+    readers = [th.spawn() for _ in range(5)]
+    writer = th.spawn()
+    for i, r in enumerate(readers):
+        th.on(r)
+        rt.read(x, site=rt.site("read", 100 + i, f"r{i}"))
+    th.on(writer)
+    rt.write(x, site=rt.site("write", 400, "w"))
+    first = len(rt.races())
+    assert first >= 1  # the write races with the reads
+    for i, r in enumerate(readers):
+        th.on(r)
+        rt.store(flags[i], 1, "rel", site=rt.site("st", 200 + i, f"r{i}"))  # a new epoch
+        rt.read(x, site=rt.site("read", 500 + i, f"r{i}"))
+    later = [r for r in rt.races() if r["access"]["line"] >= 500]
+    assert sorted(r["access"]["line"] for r in later) == [500 + i for i in range(5)]
+    assert all(r["previous"]["line"] == 400 for r in later)

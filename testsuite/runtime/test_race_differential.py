@@ -1,0 +1,119 @@
+"""Differential test of the race detector against race_model.py (happens-before computed from
+the execution graph of each run, no clocks): random small programs with plain and atomic
+accesses and fences, a few random interleavings each, in every sc_accesses mode. The set of
+locations with a race report must equal the model's set of racy locations in every run.
+
+The default run checks 300 programs and 100 with 5-8 threads on one location (more accessors
+than a granule has cells); `-m slow` runs test_many (2,000 programs, issue 13; every interleaving of those with at most
+30, 3 random ones of the others);
+PYRSAN_RACE_DIFF_COUNT overrides both counts."""
+import os
+import random
+
+import pytest
+
+from harness import KIND
+from race_model import (all_schedules, random_crowded_program, random_program, random_schedules,
+                        racy_locations)
+
+MODES = ("", "sc_accesses=fenced", "sc_accesses=ra")
+
+
+def run_detector(rt, threads, schedule, options):
+    """The locations named by race reports in this interleaving."""
+    rt.reset(options)
+    mem = {}
+    for t in threads:
+        for op in t:
+            if op[0] != "fence" and op[1] not in mem:
+                mem[op[1]] = rt.var(op[1])
+    lib = rt.lib
+    main = lib.__rsan_test_new_thread(rt.ffi.NULL)
+    lib.__rsan_test_set_current(main)
+    tids = [lib.__rsan_test_new_thread(main) for _ in threads]
+    pos = [0] * len(threads)
+    for k in schedule:
+        op, i = threads[k][pos[k]], pos[k]
+        pos[k] += 1
+        lib.__rsan_test_set_current(tids[k])
+        line, fn = 10 * (k + 1) + i, f"t{k + 1}"
+        kind = op[0]
+        if kind in ("read", "write"):
+            site = rt.site(kind, line, fn)
+            (rt.read if kind == "read" else rt.write)(mem[op[1]], site=site)
+        elif kind == "ld":
+            rt.load(mem[op[1]], op[2], rt.site("ld", line, fn, op[2]))
+        elif kind == "st":
+            rt.store(mem[op[1]], op[2], op[3], rt.site("st", line, fn, op[3]))
+        elif kind == "rmw":
+            rt.rmw(mem[op[1]], op[2], op[3], op[4], rt.site("rmw", line, fn, op[4]))
+        elif kind == "cas":
+            rt.cas(mem[op[1]], op[2], op[3], op[4], op[5], False, rt.site("cas", line, fn, op[4]))
+        elif kind == "fence":
+            rt.fence(op[1], rt.site("fence", line, fn, op[1]))
+        else:
+            raise ValueError(op)
+    lib.__rsan_test_set_current(main)
+    return {r["location"]["name"] for r in rt.races()}
+
+
+def check(rt, count, seed, generate=random_program, exhaustive=0):
+    """exhaustive: programs with at most this many interleavings run in all of them (every SC
+    execution), the others in 3 random ones."""
+    rng = random.Random(seed)
+    runs, racy, disagreements = 0, 0, []
+    for _ in range(count):
+        threads = generate(rng)
+        schedules = all_schedules(threads) if exhaustive else []
+        if not schedules or len(schedules) > exhaustive:
+            schedules = random_schedules(rng, threads, 3)
+        for schedule in schedules:
+            expected = racy_locations(threads, schedule)
+            racy += bool(expected)
+            for mode in MODES:
+                got = run_detector(rt, threads, schedule, mode)
+                runs += 1
+                if got != expected:
+                    disagreements.append((threads, schedule, mode or "default", expected, got))
+    assert not disagreements, "\n".join(
+        f"program {p} schedule {s} mode {m}: model {e}, detector {g}" for p, s, m, e, g in disagreements[:10])
+    return runs, racy
+
+
+def test_model_examples():
+    """The model itself, on the programs of issue 13 and classic message passing."""
+    sc_mp_other_loc = [[("write", "d0"), ("st", "x", 1, "sc")], [("ld", "y", "sc"), ("read", "d0")]]
+    assert racy_locations(sc_mp_other_loc, (0, 0, 1, 1)) == {"d0"}
+    fences_only = [[("write", "d0"), ("fence", "sc")], [("fence", "sc"), ("read", "d0")]]
+    assert racy_locations(fences_only, (0, 0, 1, 1)) == {"d0"}
+    fence_mp = [[("write", "d0"), ("fence", "sc"), ("st", "x", 1, "rlx")],
+                [("ld", "x", "rlx"), ("fence", "sc"), ("read", "d0")]]
+    assert racy_locations(fence_mp, (0, 0, 0, 1, 1, 1)) == set()
+    assert racy_locations(fence_mp, (1, 1, 1, 0, 0, 0)) == {"d0"}  # reads the initial value
+    # release sequence through another thread's RMW, broken by a plain store (C++20)
+    relseq = [[("write", "d0"), ("st", "x", 1, "rel")], [("rmw", "x", "add", 1, "rlx")],
+              [("ld", "x", "acq"), ("read", "d0")]]
+    assert racy_locations(relseq, (0, 0, 1, 2, 2)) == set()
+    broken = [[("write", "d0"), ("st", "x", 1, "rel")], [("st", "x", 2, "rlx")],
+              [("ld", "x", "acq"), ("read", "d0")]]
+    assert racy_locations(broken, (0, 0, 1, 2, 2)) == {"d0"}
+
+
+def test_random_programs(rt):
+    count = int(os.environ.get("PYRSAN_RACE_DIFF_COUNT", "300"))
+    runs, racy = check(rt, count, seed=13)
+    assert racy > runs // 12  # the generator makes both kinds of runs
+
+
+def test_crowded_granules(rt):
+    """5-8 threads on one location: more accessors than the 4 cells of a granule."""
+    count = int(os.environ.get("PYRSAN_RACE_DIFF_COUNT", "100"))
+    runs, racy = check(rt, count, seed=31, generate=random_crowded_program)
+    assert 0 < racy < runs
+
+
+@pytest.mark.slow
+def test_many(rt):
+    count = int(os.environ.get("PYRSAN_RACE_DIFF_COUNT", "2000"))
+    runs, racy = check(rt, count, seed=2013, exhaustive=30)
+    assert racy > runs // 12
