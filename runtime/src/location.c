@@ -60,17 +60,23 @@ static uint32_t page_lower_bound(const page_rec *pg, uintptr_t addr) {
   return lo;
 }
 
+/* A retired record keeps its clock memory for its next location (type-stable records):
+ * clearing is O(1) for the clocks and the facts, O(slots) for the evicted table. */
 static void loc_clear_state(rsan_loc *l) {
-  rsan_clk_release(&l->W);
-  rsan_clk_release(&l->Wsc);
-  rsan_clk_release(&l->Msc);
+  rsan_clk_clear(&l->W);
+  rsan_clk_clear(&l->Wsc);
+  rsan_clk_clear(&l->Msc);
+  l->nfacts = 0;
+  if (l->facts != l->facts_inline) rsan_free(l->facts); /* a grown window goes with x */
+  l->facts = l->facts_inline;
+  l->fcap = RSAN_FACTS;
+  if (l->ev) memset(l->ev, 0, l->nev * sizeof(rsan_evicted));
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
   l->hist_next = 0;
   l->init_known = 0;
   l->init_value = 0;
-  rsan_free(l->hist);
-  l->hist = NULL;
+  if (l->hist) memset(l->hist, 0, RSAN_HIST * sizeof(rsan_hist)); /* kept for the next location */
   rsan_vc_free(&l->S);
 }
 
@@ -217,6 +223,133 @@ void rsan_memory_retire(const void *p, size_t n) {
   }
 }
 
+/* ---- facts (rsan_internal.h, docs/design/clocks.md) ---- */
+uint64_t rsan_undecided_checks;
+uint64_t rsan_inexact_queries;
+
+static inline uint64_t win(const rsan_loc *l) { return l->nfacts < l->fcap ? l->nfacts : l->fcap; }
+static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1: the newest */
+  return &l->facts[(l->nfacts - i) % l->fcap];
+}
+
+int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
+  /* the facts with the current timestamps are the newest ones (timestamps never decrease) */
+  uint64_t k = win(l);
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = newest(l, i);
+    if (f->ts != l->stamp || f->tsU != l->stampU) return 0;
+    if (f->slot == slot) return 1;
+  }
+  return 0;
+}
+
+static void ev_grow(rsan_loc *l, uint32_t slot) {
+  uint32_t n = l->nev ? l->nev : 4;
+  while (n <= slot) n *= 2;
+  rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
+  if (l->nev) memcpy(ev, l->ev, l->nev * sizeof(rsan_evicted));
+  rsan_free(l->ev);
+  l->ev = ev;
+  l->nev = n;
+}
+
+/* doubles the window, keeping the facts' order (oldest first at the new positions) */
+static void window_grow(rsan_loc *l) {
+  uint32_t cap = 2 * l->fcap;
+  rsan_fact *nf = rsan_alloc(cap * sizeof(rsan_fact));
+  uint64_t n = l->nfacts;
+  for (uint64_t j = n - l->fcap; j < n; j++) nf[j % cap] = l->facts[j % l->fcap];
+  if (l->facts != l->facts_inline) rsan_free(l->facts);
+  l->facts = nf;
+  l->fcap = cap;
+}
+
+void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
+  if (RSAN_UNLIKELY(slot >= l->nev)) ev_grow(l, slot);
+  if (l->nfacts >= l->fcap) {
+    rsan_fact *old = &l->facts[l->nfacts % l->fcap];
+    rsan_evicted *e = &l->ev[old->slot];
+    if (e->inwin == 1 && l->fcap < RSAN_FACTS_MAX) {
+      /* the oldest fact is its slot's last one in the window: keep every recent slot
+       * represented (the window then covers a round of all the threads using x) */
+      window_grow(l);
+    } else { /* old leaves the window: keep it as its slot's newest evicted */
+      e->epoch = old->epoch;
+      e->ts = old->ts;
+      e->tsU = old->tsU;
+      e->inwin--;
+    }
+  }
+  rsan_fact *f = &l->facts[l->nfacts % l->fcap];
+  f->slot = slot;
+  f->epoch = epoch;
+  f->ts = l->stamp;
+  f->tsU = l->stampU;
+  rsan_evicted *me = &l->ev[slot];
+  me->inwin++;
+  if (!me->first) {
+    me->first = epoch;
+    me->firstts = l->stamp;
+    me->firsttsU = l->stampU;
+  }
+  l->nfacts++;
+}
+
+void rsan_loc_query(const rsan_loc *l, const rsan_clk *c, rsan_q *q) {
+  uint64_t k = win(l);
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = newest(l, i);
+    if (f->epoch <= rsan_clk_at(c, f->slot)) { /* the newest contained fact: the max, exact */
+      q->lo = q->hi = f->ts;
+      q->loU = q->hiU = f->tsU;
+      return;
+    }
+  }
+  q->lo = q->loU = q->hi = q->hiU = 0;
+  if (l->nfacts <= l->fcap) return; /* nothing evicted: no fact contained, exactly 0 */
+  for (uint32_t s = 0; s < l->nev; s++) {
+    const rsan_evicted *e = &l->ev[s];
+    uint64_t v = rsan_clk_at(c, s);
+    if (!e->epoch || v < e->first) continue; /* none of this slot's facts: contributes 0 */
+    /* contained: exactly this slot's newest evicted fact; else between its first fact on x
+     * and that one */
+    uint64_t lo = e->epoch <= v ? e->ts : e->firstts, loU = e->epoch <= v ? e->tsU : e->firsttsU;
+    if (lo > q->lo) q->lo = lo;
+    if (loU > q->loU) q->loU = loU;
+    if (e->ts > q->hi) q->hi = e->ts;
+    if (e->tsU > q->hiU) q->hiU = e->tsU;
+  }
+  if (RSAN_UNLIKELY(q->lo != q->hi || q->loU != q->hiU))
+    __atomic_fetch_add(&rsan_inexact_queries, 1, __ATOMIC_RELAXED);
+}
+
+rsan_loc *rsan_loc_peek(uintptr_t addr) {
+  uintptr_t pageno = addr >> PAGE_SHIFT;
+  bucket *b = bucket_of(pageno);
+  rsan_loc *l = NULL;
+  rsan_spin_lock(&b->lock);
+  for (page_rec *pg = b->head; pg; pg = pg->next) {
+    if (pg->pageno != pageno) continue;
+    uint32_t i = page_lower_bound(pg, addr);
+    if (i < pg->n && pg->ents[i].addr == addr) l = pg->ents[i].loc;
+  }
+  if (l) rsan_spin_lock(&l->lock); /* bucket -> location: the table's lock order */
+  rsan_spin_unlock(&b->lock);
+  return l;
+}
+
+static void loc_free_record(rsan_loc *l) {
+  loc_clear_state(l);
+  rsan_clk_release(&l->W);
+  rsan_clk_release(&l->Wsc);
+  rsan_clk_release(&l->Msc);
+  rsan_free(l->ev);
+  l->ev = NULL;
+  l->nev = 0;
+  rsan_free(l->hist);
+  l->hist = NULL;
+}
+
 void rsan_loc_reset_all(void) {
   for (uint32_t k = 0; k < NBUCKETS; k++) {
     bucket *b = &buckets[k];
@@ -224,7 +357,7 @@ void rsan_loc_reset_all(void) {
     while (pg) {
       page_rec *next = pg->next;
       for (uint32_t i = 0; i < pg->n; i++) {
-        loc_clear_state(pg->ents[i].loc);
+        loc_free_record(pg->ents[i].loc);
         rsan_free(pg->ents[i].loc);
       }
       rsan_free(pg->ents);
@@ -236,9 +369,10 @@ void rsan_loc_reset_all(void) {
   while (free_list) {
     rsan_loc *l = free_list;
     free_list = l->free_next;
+    loc_free_record(l);
     rsan_free(l);
   }
-  loc_clear_state(&fence_loc);
+  loc_free_record(&fence_loc);
   npages = 0;
   nlive = 0;
   next_id = 1;

@@ -74,6 +74,9 @@ uint64_t __rsan_test_report_count(void);
 uint64_t __rsan_test_location_id(const void *addr);
 uint64_t __rsan_test_location_count(void);
 uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *addr);
+uint64_t __rsan_test_undecided_count(void);
+uint64_t __rsan_test_inexact_count(void);
+uint32_t __rsan_test_slot_count(void);
 
 
 uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site);
