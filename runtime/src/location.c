@@ -66,7 +66,7 @@ static void loc_clear_state(rsan_loc *l) {
   rsan_clk_clear(&l->W);
   rsan_clk_clear(&l->Wsc);
   rsan_clk_clear(&l->Msc);
-  l->nfacts = 0;
+  l->nfacts = l->fold = 0;
   if (l->facts != l->facts_inline) rsan_free(l->facts); /* a grown window goes with x */
   l->facts = l->facts_inline;
   l->fcap = RSAN_FACTS;
@@ -227,7 +227,7 @@ void rsan_memory_retire(const void *p, size_t n) {
 uint64_t rsan_undecided_checks;
 uint64_t rsan_inexact_queries;
 
-static inline uint64_t win(const rsan_loc *l) { return l->nfacts < l->fcap ? l->nfacts : l->fcap; }
+static inline uint64_t win(const rsan_loc *l) { return l->nfacts - l->fold; }
 static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1: the newest */
   return &l->facts[(l->nfacts - i) % l->fcap];
 }
@@ -266,8 +266,8 @@ static void window_grow(rsan_loc *l) {
 
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
   if (RSAN_UNLIKELY(slot >= l->nev)) ev_grow(l, slot);
-  if (l->nfacts >= l->fcap) {
-    rsan_fact *old = &l->facts[l->nfacts % l->fcap];
+  if (l->nfacts - l->fold == l->fcap) { /* full */
+    rsan_fact *old = &l->facts[l->fold % l->fcap];
     rsan_evicted *e = &l->ev[old->slot];
     if (e->inwin == 1 && l->fcap < RSAN_FACTS_MAX) {
       /* the oldest fact is its slot's last one in the window: keep every recent slot
@@ -278,6 +278,7 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
       e->ts = old->ts;
       e->tsU = old->tsU;
       e->inwin--;
+      l->fold++;
     }
   }
   rsan_fact *f = &l->facts[l->nfacts % l->fcap];
@@ -306,7 +307,7 @@ void rsan_loc_query(const rsan_loc *l, const rsan_clk *c, rsan_q *q) {
     }
   }
   q->lo = q->loU = q->hi = q->hiU = 0;
-  if (l->nfacts <= l->fcap) return; /* nothing evicted: no fact contained, exactly 0 */
+  if (!l->fold) return; /* nothing evicted: no fact contained, exactly 0 */
   for (uint32_t s = 0; s < l->nev; s++) {
     const rsan_evicted *e = &l->ev[s];
     uint64_t v = rsan_clk_at(c, s);
