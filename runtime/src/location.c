@@ -273,10 +273,11 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
       /* the oldest fact is its slot's last one in the window: keep every recent slot
        * represented (the window then covers a round of all the threads using x) */
       window_grow(l);
-    } else { /* old leaves the window: keep it as its slot's newest evicted */
-      e->epoch = old->epoch;
-      e->ts = old->ts;
-      e->tsU = old->tsU;
+    } else { /* old leaves the window: keep it among its slot's newest evicted */
+      unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
+      e->h[k].epoch = old->epoch;
+      e->h[k].ts = old->ts;
+      e->h[k].tsU = old->tsU;
       e->inwin--;
       l->fold++;
     }
@@ -311,14 +312,31 @@ void rsan_loc_query(const rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   for (uint32_t s = 0; s < l->nev; s++) {
     const rsan_evicted *e = &l->ev[s];
     uint64_t v = rsan_clk_at(c, s);
-    if (!e->epoch || v < e->first) continue; /* none of this slot's facts: contributes 0 */
-    /* contained: exactly this slot's newest evicted fact; else between its first fact on x
-     * and that one */
-    uint64_t lo = e->epoch <= v ? e->ts : e->firstts, loU = e->epoch <= v ? e->tsU : e->firsttsU;
+    if (!e->nev || v < e->first) continue; /* none of this slot's evicted facts: nothing */
+    /* the newest remembered evicted fact c contains gives this slot's contribution exactly;
+     * if c contains only older ones, it lies between the slot's first fact and the oldest
+     * remembered one */
+    uint64_t k = e->nev < RSAN_EV_HIST ? e->nev : RSAN_EV_HIST, lo = 0, loU = 0, hi = 0, hiU = 0;
+    int found = 0;
+    for (uint64_t i = 1; i <= k; i++) {
+      unsigned j = (unsigned)((e->nev - i) % RSAN_EV_HIST);
+      if (e->h[j].epoch <= v) {
+        lo = hi = e->h[j].ts;
+        loU = hiU = e->h[j].tsU;
+        found = 1;
+        break;
+      }
+      hi = e->h[j].ts; /* the oldest remembered so far */
+      hiU = e->h[j].tsU;
+    }
+    if (!found) {
+      lo = e->firstts;
+      loU = e->firsttsU;
+    }
     if (lo > q->lo) q->lo = lo;
     if (loU > q->loU) q->loU = loU;
-    if (e->ts > q->hi) q->hi = e->ts;
-    if (e->tsU > q->hiU) q->hiU = e->tsU;
+    if (hi > q->hi) q->hi = hi;
+    if (hiU > q->hiU) q->hiU = hiU;
   }
   if (RSAN_UNLIKELY(q->lo != q->hi || q->loU != q->hiU))
     __atomic_fetch_add(&rsan_inexact_queries, 1, __ATOMIC_RELAXED);

@@ -118,10 +118,14 @@ typedef struct rsan_fact {
   uint64_t epoch, ts, tsU;
   uint32_t slot;
 } rsan_fact;
+#define RSAN_EV_HIST 4 /* evicted facts remembered per slot and location */
 typedef struct rsan_evicted {
-  uint64_t epoch, ts, tsU; /* epoch 0: none */
-  uint64_t inwin;          /* facts of this slot in the window */
+  uint64_t inwin;                    /* facts of this slot in the window */
+  uint64_t nev;                      /* facts of this slot evicted so far */
   uint64_t first, firstts, firsttsU; /* this slot's first fact on x (epoch 0: none yet) */
+  struct {
+    uint64_t epoch, ts, tsU;
+  } h[RSAN_EV_HIST]; /* its newest evicted facts, by nev % RSAN_EV_HIST */
 } rsan_evicted;
 /* A clock's value at a location: exact when lo == hi (both sides). */
 typedef struct rsan_q {
