@@ -244,8 +244,7 @@ int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
 }
 
 static void ev_grow(rsan_loc *l, uint32_t slot) {
-  uint32_t n = l->nev ? l->nev : 4;
-  while (n <= slot) n *= 2;
+  uint32_t n = (slot + 4) & ~3u; /* > slot, a multiple of 4 */
   rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
   if (l->nev) memcpy(ev, l->ev, l->nev * sizeof(rsan_evicted));
   rsan_free(l->ev);
@@ -264,21 +263,32 @@ static void window_grow(rsan_loc *l) {
   l->fcap = cap;
 }
 
+/* 1 when the window holds a fact of slot newer than the oldest one */
+static int slot_has_newer(const rsan_loc *l, uint32_t slot) {
+  for (uint64_t j = l->nfacts; j-- > l->fold + 1;)
+    if (l->facts[j % l->fcap].slot == slot) return 1;
+  return 0;
+}
+
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
-  if (RSAN_UNLIKELY(slot >= l->nev)) ev_grow(l, slot);
   if (l->nfacts - l->fold == l->fcap) { /* full */
-    rsan_fact *old = &l->facts[l->fold % l->fcap];
-    rsan_evicted *e = &l->ev[old->slot];
-    if (e->inwin == 1 && l->fcap < RSAN_FACTS_MAX) {
+    const rsan_fact *old = &l->facts[l->fold % l->fcap];
+    if (l->fcap < RSAN_FACTS_MAX && !slot_has_newer(l, old->slot)) {
       /* the oldest fact is its slot's last one in the window: keep every recent slot
        * represented (the window then covers a round of all the threads using x) */
       window_grow(l);
     } else { /* old leaves the window: keep it among its slot's newest evicted */
+      if (RSAN_UNLIKELY(old->slot >= l->nev)) ev_grow(l, old->slot);
+      rsan_evicted *e = &l->ev[old->slot];
+      if (!e->nev) { /* facts leave in order: the slot's first evicted is its first fact */
+        e->first = old->epoch;
+        e->firstts = old->ts;
+        e->firsttsU = old->tsU;
+      }
       unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
       e->h[k].epoch = old->epoch;
       e->h[k].ts = old->ts;
       e->h[k].tsU = old->tsU;
-      e->inwin--;
       l->fold++;
     }
   }
@@ -287,13 +297,6 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
   f->epoch = epoch;
   f->ts = l->stamp;
   f->tsU = l->stampU;
-  rsan_evicted *me = &l->ev[slot];
-  me->inwin++;
-  if (!me->first) {
-    me->first = epoch;
-    me->firstts = l->stamp;
-    me->firsttsU = l->stampU;
-  }
   l->nfacts++;
 }
 
@@ -313,6 +316,7 @@ void rsan_loc_query(const rsan_loc *l, const rsan_clk *c, rsan_q *q) {
     const rsan_evicted *e = &l->ev[s];
     uint64_t v = rsan_clk_at(c, s);
     if (!e->nev || v < e->first) continue; /* none of this slot's evicted facts: nothing */
+    /* (its facts in the window are not contained: they are newer than the evicted ones) */
     /* the newest remembered evicted fact c contains gives this slot's contribution exactly;
      * if c contains only older ones, it lies between the slot's first fact and the oldest
      * remembered one */

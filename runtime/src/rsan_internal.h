@@ -120,9 +120,8 @@ typedef struct rsan_fact {
 } rsan_fact;
 #define RSAN_EV_HIST 4 /* evicted facts remembered per slot and location */
 typedef struct rsan_evicted {
-  uint64_t inwin;                    /* facts of this slot in the window */
-  uint64_t nev;                      /* facts of this slot evicted so far */
-  uint64_t first, firstts, firsttsU; /* this slot's first fact on x (epoch 0: none yet) */
+  uint64_t nev;                      /* facts of this slot evicted so far (0: none) */
+  uint64_t first, firstts, firsttsU; /* the first of them (the slot's first fact on x) */
   struct {
     uint64_t epoch, ts, tsU;
   } h[RSAN_EV_HIST]; /* its newest evicted facts, by nev % RSAN_EV_HIST */
@@ -183,7 +182,7 @@ typedef struct rsan_loc {
   uint32_t fcap;     /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
   uint32_t nev;      /* entries of ev */
   rsan_fact *facts;  /* ring, by nfacts % fcap: facts_inline or a larger array */
-  rsan_evicted *ev;  /* by slot: facts in the window, newest fact evicted from it */
+  rsan_evicted *ev;  /* by slot: facts evicted from the window (NULL until one is) */
   rsan_fact facts_inline[RSAN_FACTS];
   uint32_t nocheck;            /* sync primitive address: checks off */
   uint32_t hist_next;
