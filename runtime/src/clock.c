@@ -20,8 +20,7 @@ void rsan_clk_release(rsan_clk *c) {
 void rsan_clk_grow(rsan_clk *c, uint32_t n) {
   if (n <= c->n) return;
   if (n > c->cap) {
-    uint32_t cap = c->cap ? c->cap : 4;
-    while (cap < n) cap *= 2;
+    uint32_t cap = (n + 3) & ~3u; /* exact (a multiple of 4): slot counts grow rarely */
     uint64_t *e = rsan_alloc(cap * sizeof(uint64_t));
     if (c->n) memcpy(e, c->e, c->n * sizeof(uint64_t));
     rsan_free(c->e);

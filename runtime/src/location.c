@@ -11,7 +11,9 @@
  * records are never returned to the system (type-stable memory): retired ones are recycled
  * through a free list, re-initialised under their own lock, so a stale pointer is harmless.
  */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rsan_internal.h"
 
@@ -67,10 +69,12 @@ static void loc_clear_state(rsan_loc *l) {
   rsan_clk_clear(&l->Wsc);
   rsan_clk_clear(&l->Msc);
   l->nfacts = l->fold = 0;
+  l->grow = 0;
   if (l->facts != l->facts_inline) rsan_free(l->facts); /* a grown window goes with x */
   l->facts = l->facts_inline;
   l->fcap = RSAN_FACTS;
-  if (l->ev) memset(l->ev, 0, l->nev * sizeof(rsan_evicted));
+  if (l->ev) memset(l->ev, 0, l->evn * sizeof(rsan_evicted));
+  l->dropts = l->droptsU = 0;
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
   l->hist_next = 0;
@@ -243,13 +247,45 @@ int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
   return 0;
 }
 
-static void ev_grow(rsan_loc *l, uint32_t slot) {
-  uint32_t n = (slot + 4) & ~3u; /* > slot, a multiple of 4 */
-  rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
-  if (l->nev) memcpy(ev, l->ev, l->nev * sizeof(rsan_evicted));
-  rsan_free(l->ev);
-  l->ev = ev;
-  l->nev = n;
+static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[(e->nev - 1) % RSAN_EV_HIST].ts; }
+
+/* the evicted-facts entry of slot. Made when missing: in a free entry; else, for a location
+ * whose window is at its largest (a hot one), in a table twice as large (up to RSAN_EV_MAX);
+ * else in place of the entry whose newest evicted fact is oldest, which is then only known
+ * as a bound (dropts/droptsU). */
+static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
+  if (RSAN_UNLIKELY(!l->ev)) {
+    l->ev = rsan_alloc(RSAN_EV_SLOTS * sizeof(rsan_evicted));
+    l->evn = RSAN_EV_SLOTS;
+  }
+  rsan_evicted *victim = NULL;
+  for (uint32_t i = 0; i < l->evn; i++) {
+    rsan_evicted *e = &l->ev[i];
+    if (e->used && e->slot == slot) return e;
+    if (!e->used) {
+      if (!victim || victim->used) victim = e;
+    } else if (!victim || (victim->used && newest_ts(e) < newest_ts(victim))) {
+      victim = e;
+    }
+  }
+  if (victim->used && l->fcap >= RSAN_FACTS_MAX && l->evn < RSAN_EV_MAX) {
+    uint32_t n = 2 * l->evn;
+    rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
+    memcpy(ev, l->ev, l->evn * sizeof(rsan_evicted));
+    rsan_free(l->ev);
+    l->ev = ev;
+    victim = &ev[l->evn];
+    l->evn = n;
+  }
+  if (victim->used) { /* the dropped slot's facts are now known only as a bound */
+    uint64_t j = (victim->nev - 1) % RSAN_EV_HIST;
+    if (victim->h[j].ts > l->dropts) l->dropts = victim->h[j].ts;
+    if (victim->h[j].tsU > l->droptsU) l->droptsU = victim->h[j].tsU;
+  }
+  memset(victim, 0, sizeof *victim);
+  victim->used = 1;
+  victim->slot = slot;
+  return victim;
 }
 
 /* doubles the window, keeping the facts' order (oldest first at the new positions) */
@@ -263,23 +299,17 @@ static void window_grow(rsan_loc *l) {
   l->fcap = cap;
 }
 
-/* 1 when the window holds a fact of slot newer than the oldest one */
-static int slot_has_newer(const rsan_loc *l, uint32_t slot) {
-  for (uint64_t j = l->nfacts; j-- > l->fold + 1;)
-    if (l->facts[j % l->fcap].slot == slot) return 1;
-  return 0;
-}
-
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
   if (l->nfacts - l->fold == l->fcap) { /* full */
     const rsan_fact *old = &l->facts[l->fold % l->fcap];
-    if (l->fcap < RSAN_FACTS_MAX && !slot_has_newer(l, old->slot)) {
-      /* the oldest fact is its slot's last one in the window: keep every recent slot
-       * represented (the window then covers a round of all the threads using x) */
+    if (l->grow && l->fcap < RSAN_FACTS_MAX) {
+      /* a query of x had to use the evicted facts since the last growth: the window is too
+       * short for how x is used; locations whose queries stay in the window keep the
+       * inline one */
       window_grow(l);
+      l->grow = 0;
     } else { /* old leaves the window: keep it among its slot's newest evicted */
-      if (RSAN_UNLIKELY(old->slot >= l->nev)) ev_grow(l, old->slot);
-      rsan_evicted *e = &l->ev[old->slot];
+      rsan_evicted *e = ev_entry(l, old->slot);
       if (!e->nev) { /* facts leave in order: the slot's first evicted is its first fact */
         e->first = old->epoch;
         e->firstts = old->ts;
@@ -300,7 +330,7 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
   l->nfacts++;
 }
 
-void rsan_loc_query(const rsan_loc *l, const rsan_clk *c, rsan_q *q) {
+void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   uint64_t k = win(l);
   for (uint64_t i = 1; i <= k; i++) {
     const rsan_fact *f = newest(l, i);
@@ -312,10 +342,12 @@ void rsan_loc_query(const rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   }
   q->lo = q->loU = q->hi = q->hiU = 0;
   if (!l->fold) return; /* nothing evicted: no fact contained, exactly 0 */
-  for (uint32_t s = 0; s < l->nev; s++) {
-    const rsan_evicted *e = &l->ev[s];
-    uint64_t v = rsan_clk_at(c, s);
-    if (!e->nev || v < e->first) continue; /* none of this slot's evicted facts: nothing */
+  l->grow = 1;
+  for (uint32_t i = 0; i < l->evn; i++) {
+    const rsan_evicted *e = &l->ev[i];
+    if (!e->used) continue;
+    uint64_t v = rsan_clk_at(c, e->slot);
+    if (v < e->first) continue; /* none of this slot's evicted facts: nothing */
     /* (its facts in the window are not contained: they are newer than the evicted ones) */
     /* the newest remembered evicted fact c contains gives this slot's contribution exactly;
      * if c contains only older ones, it lies between the slot's first fact and the oldest
@@ -342,8 +374,21 @@ void rsan_loc_query(const rsan_loc *l, const rsan_clk *c, rsan_q *q) {
     if (hi > q->hi) q->hi = hi;
     if (hiU > q->hiU) q->hiU = hiU;
   }
+  /* slots dropped from ev: at most their newest evicted facts */
+  if (l->dropts > q->hi) q->hi = l->dropts;
+  if (l->droptsU > q->hiU) q->hiU = l->droptsU;
   if (RSAN_UNLIKELY(q->lo != q->hi || q->loU != q->hiU))
     __atomic_fetch_add(&rsan_inexact_queries, 1, __ATOMIC_RELAXED);
+}
+
+/* verbosity >= 1, at exit: how often the bounded windows were not exact */
+void rsan_loc_print_stats(void) {
+  char buf[200];
+  int n = snprintf(buf, sizeof buf, "pyrsan: clocks: %llu undecided checks, %llu inexact queries, %u thread slots\n",
+                   (unsigned long long)__atomic_load_n(&rsan_undecided_checks, __ATOMIC_RELAXED),
+                   (unsigned long long)__atomic_load_n(&rsan_inexact_queries, __ATOMIC_RELAXED),
+                   rsan_thread_slot_count());
+  if (n > 0) (void)!write(2, buf, (size_t)n);
 }
 
 rsan_loc *rsan_loc_peek(uintptr_t addr) {
@@ -368,7 +413,7 @@ static void loc_free_record(rsan_loc *l) {
   rsan_clk_release(&l->Msc);
   rsan_free(l->ev);
   l->ev = NULL;
-  l->nev = 0;
+  l->evn = 0;
   rsan_free(l->hist);
   l->hist = NULL;
 }

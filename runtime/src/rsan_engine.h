@@ -89,7 +89,7 @@ static inline void rsan_loc_touch(rsan_loc *l, const void *p, int size) {
 typedef struct rsan_view {
   rsan_q c, sc; /* Tc and Tsc at x (and their U twins) */
 } rsan_view;
-static inline void rsan_view_get(const rsan_thread *t, const rsan_loc *l, rsan_view *v) {
+static inline void rsan_view_get(const rsan_thread *t, rsan_loc *l, rsan_view *v) {
   rsan_loc_query(l, &t->Tc, &v->c);
   rsan_loc_query(l, &t->Tsc, &v->sc);
 }
@@ -102,12 +102,12 @@ static inline int rsan_certainly_after(uint64_t sc_lo, uint64_t sc_hi, uint64_t 
   if (RSAN_UNLIKELY(sc_hi > c_lo)) __atomic_fetch_add(&rsan_undecided_checks, 1, __ATOMIC_RELAXED);
   return 0;
 }
-static inline int rsan_read_violation(const rsan_thread *t, const rsan_loc *l) {
+static inline int rsan_read_violation(const rsan_thread *t, rsan_loc *l) {
   rsan_view v;
   rsan_view_get(t, l, &v);
   return rsan_certainly_after(v.sc.lo, v.sc.hi, v.c.lo, v.c.hi);
 }
-static inline int rsan_write_violation(const rsan_thread *t, const rsan_loc *l) {
+static inline int rsan_write_violation(const rsan_thread *t, rsan_loc *l) {
   rsan_view v;
   rsan_view_get(t, l, &v);
   return rsan_certainly_after(v.sc.loU, v.sc.hiU, v.c.loU, v.c.hiU);
@@ -126,7 +126,7 @@ void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_w
                       int rmw_op, int order, int size, uint64_t site, uintptr_t fa);
 
 /* ---- value.c: the value checks (algorithm.md §4) ---- */
-int rsan_stale_value_read(const rsan_thread *t, const rsan_loc *l, uint64_t v, uint64_t m, int want_eq);
-int rsan_stale_value_rmw(const rsan_thread *t, const rsan_loc *l, uint64_t e, uint64_t m);
+int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_t m, int want_eq);
+int rsan_stale_value_rmw(const rsan_thread *t, rsan_loc *l, uint64_t e, uint64_t m);
 
 #endif /* RSAN_ENGINE_H */

@@ -112,15 +112,18 @@ int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b);    /* a ⊑ b pointwise 
 #define RSAN_FACTS 8 /* the window's initial size, inline in the location */
 #endif
 #ifndef RSAN_FACTS_MAX
-#define RSAN_FACTS_MAX 128 /* it doubles, up to this, rather than evict a slot's last fact */
+#define RSAN_FACTS_MAX 128 /* it doubles, up to this, when queries need older facts */
 #endif
 typedef struct rsan_fact {
   uint64_t epoch, ts, tsU;
   uint32_t slot;
 } rsan_fact;
-#define RSAN_EV_HIST 4 /* evicted facts remembered per slot and location */
+#define RSAN_EV_HIST 4  /* evicted facts remembered per slot */
+#define RSAN_EV_SLOTS 4 /* slots remembered per location; beyond, only a bound */
+#define RSAN_EV_MAX 256 /* ... except for hot locations (window at RSAN_FACTS_MAX): up to this */
 typedef struct rsan_evicted {
-  uint64_t nev;                      /* facts of this slot evicted so far (0: none) */
+  uint32_t slot, used;
+  uint64_t nev;                      /* facts of this slot evicted so far */
   uint64_t first, firstts, firsttsU; /* the first of them (the slot's first fact on x) */
   struct {
     uint64_t epoch, ts, tsU;
@@ -180,9 +183,11 @@ typedef struct rsan_loc {
   uint64_t nfacts;   /* facts ever added; the window is [fold, nfacts), at most fcap */
   uint64_t fold;     /* facts evicted so far */
   uint32_t fcap;     /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
-  uint32_t nev;      /* entries of ev */
+  uint32_t grow;     /* a query needed the evicted facts: double the window at the next fact */
+  uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
+  uint32_t evn;      /* entries of ev */
   rsan_fact *facts;  /* ring, by nfacts % fcap: facts_inline or a larger array */
-  rsan_evicted *ev;  /* by slot: facts evicted from the window (NULL until one is) */
+  rsan_evicted *ev;  /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
   rsan_fact facts_inline[RSAN_FACTS];
   uint32_t nocheck;            /* sync primitive address: checks off */
   uint32_t hist_next;
@@ -209,10 +214,11 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
  * nothing (a repeated read of the same write) */
 int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot);
 /* c's value at x (bounds; exact unless the window overflowed, see rsan_q) */
-void rsan_loc_query(const rsan_loc *l, const rsan_clk *c, rsan_q *q);
+void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q); /* l locked (may set l->grow) */
 /* checks whose verdict the bounds could not decide (counted, never reported: a miss) */
 extern uint64_t rsan_undecided_checks;
 extern uint64_t rsan_inexact_queries; /* queries answered with bounds (lo < hi) */
+void rsan_loc_print_stats(void);      /* one line on stderr (verbosity >= 1, at exit) */
 
 /* ---- thread state (thread.c) ---- */
 #define RSAN_SHADOW_MAX 64
@@ -282,7 +288,7 @@ void rsan_thread_set_current(rsan_thread *t);
 void rsan_thread_reset_all(void);
 void rsan_thread_check_invariants(const rsan_thread *t);
 /* tests: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU; l locked */
-uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, const rsan_loc *l);
+uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, rsan_loc *l);
 uint32_t rsan_thread_slot_count(void); /* slots handed out (tests, benchmarks) */
 /* Shadow call stack: copies up to max call sites (innermost first) whose recorded frame is
  * above hook_frame; returns how many. */

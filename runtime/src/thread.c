@@ -174,7 +174,7 @@ static void thread_free_clocks(rsan_thread *t) {
   rsan_race_thread_free(t);
 }
 
-uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, const rsan_loc *l) {
+uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, rsan_loc *l) {
   const rsan_clk *c[] = {&t->Tc, &t->Tr, &t->Ta, &t->Tsc};
   if (which < 0 || which > 7) return 0;
   rsan_q q;
