@@ -290,6 +290,10 @@ void rsan_thread_check_invariants(const rsan_thread *t);
 /* tests: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU; l locked */
 uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, rsan_loc *l);
 uint32_t rsan_thread_slot_count(void); /* slots handed out (tests, benchmarks) */
+/* Race detection indexes threads by slot too (race.c): the tid of the thread that held slot
+ * when its race epoch was race_epoch (-1 unknown), for reports of a previous access. */
+static inline uint32_t rsan_race_index(const rsan_thread *t) { return t->slot; }
+int rsan_thread_tid_at(uint32_t slot, uint64_t race_epoch);
 /* Shadow call stack: copies up to max call sites (innermost first) whose recorded frame is
  * above hook_frame; returns how many. */
 uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t *out, uint32_t max);

@@ -27,6 +27,49 @@ static uint32_t next_slot;
 
 uint32_t rsan_thread_slot_count(void) { return __atomic_load_n(&next_slot, __ATOMIC_RELAXED); }
 
+/* The owners of each slot, in order, with the race epoch each started at (race reports name
+ * the thread of an old shadow cell: rsan_thread_tid_at). Under all_lock. */
+typedef struct owner {
+  uint64_t start;
+  int tid;
+} owner;
+typedef struct slot_owners {
+  uint32_t n, cap;
+  owner *v;
+} slot_owners;
+static slot_owners *owners;
+static uint32_t owners_cap;
+
+static void note_owner(uint32_t slot, uint64_t start, int tid) {
+  rsan_spin_lock(&all_lock);
+  if (slot >= owners_cap) {
+    uint32_t cap = owners_cap ? 2 * owners_cap : 64;
+    while (cap <= slot) cap *= 2;
+    slot_owners *o = rsan_alloc(cap * sizeof *o);
+    if (owners_cap) memcpy(o, owners, owners_cap * sizeof *o);
+    rsan_free(owners);
+    owners = o;
+    owners_cap = cap;
+  }
+  slot_owners *so = &owners[slot];
+  if (so->n == so->cap) {
+    so->cap = so->cap ? 2 * so->cap : 2;
+    so->v = rsan_realloc(so->v, so->cap * sizeof(owner));
+  }
+  so->v[so->n++] = (owner){start, tid};
+  rsan_spin_unlock(&all_lock);
+}
+
+int rsan_thread_tid_at(uint32_t slot, uint64_t race_epoch) {
+  int tid = -1;
+  rsan_spin_lock(&all_lock);
+  if (slot < owners_cap)
+    for (uint32_t i = 0; i < owners[slot].n && owners[slot].v[i].start <= race_epoch; i++)
+      tid = owners[slot].v[i].tid;
+  rsan_spin_unlock(&all_lock);
+  return tid;
+}
+
 static void push_free_slot(rsan_thread *t, uint32_t slot) {
   if (t->nfree_slots == t->cap_free_slots) {
     uint32_t cap = t->cap_free_slots ? 2 * t->cap_free_slots : 8;
@@ -53,6 +96,7 @@ static rsan_thread *thread_alloc(rsan_thread *parent) {
   }
   t->parent_tid = -1;
   rsan_race_thread_init(t);
+  if (!parent) note_owner(t->slot, t->race_epoch, t->tid);
   rsan_spin_lock(&all_lock);
   t->all_next = all_threads;
   all_threads = t;
@@ -108,6 +152,7 @@ rsan_thread *rsan_thread_create(rsan_thread *parent) {
     rsan_clk_set(&t->Ta, t->slot, t->epoch);
     rsan_clk_set(&t->Tc, t->slot, t->epoch);
     rsan_race_thread_create(parent, t);
+    note_owner(t->slot, t->race_epoch, t->tid);
     t->parent_tid = parent->tid;
     /* where the thread was created, for race reports: the creator's call stack above the
      * interceptor (whose frame is above this one) */
@@ -196,6 +241,10 @@ void rsan_thread_reset_all(void) {
   }
   next_tid = 0;
   next_slot = 0;
+  for (uint32_t i = 0; i < owners_cap; i++) rsan_free(owners[i].v);
+  rsan_free(owners);
+  owners = NULL;
+  owners_cap = 0;
   __atomic_fetch_add(&rsan_thread_generation, 1, __ATOMIC_RELAXED);
   rsan_tls_current = NULL;
 }
