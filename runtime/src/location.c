@@ -330,6 +330,9 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
   l->nfacts++;
 }
 
+/* the query's part beyond the window (no window fact is contained in c) */
+static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q);
+
 void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   uint64_t k = win(l);
   for (uint64_t i = 1; i <= k; i++) {
@@ -340,6 +343,30 @@ void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
       return;
     }
   }
+  query_evicted(l, c, q);
+}
+
+void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb) {
+  uint64_t k = win(l);
+  int fa = 0, fb = 0;
+  for (uint64_t i = 1; i <= k && !(fa && fb); i++) {
+    const rsan_fact *f = newest(l, i);
+    if (!fa && f->epoch <= rsan_clk_at(a, f->slot)) {
+      qa->lo = qa->hi = f->ts;
+      qa->loU = qa->hiU = f->tsU;
+      fa = 1;
+    }
+    if (!fb && f->epoch <= rsan_clk_at(b, f->slot)) {
+      qb->lo = qb->hi = f->ts;
+      qb->loU = qb->hiU = f->tsU;
+      fb = 1;
+    }
+  }
+  if (!fa) query_evicted(l, a, qa);
+  if (!fb) query_evicted(l, b, qb);
+}
+
+static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   q->lo = q->loU = q->hi = q->hiU = 0;
   if (!l->fold) return; /* nothing evicted: no fact contained, exactly 0 */
   l->grow = 1;

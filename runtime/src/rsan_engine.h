@@ -90,8 +90,7 @@ typedef struct rsan_view {
   rsan_q c, sc; /* Tc and Tsc at x (and their U twins) */
 } rsan_view;
 static inline void rsan_view_get(const rsan_thread *t, rsan_loc *l, rsan_view *v) {
-  rsan_loc_query(l, &t->Tc, &v->c);
-  rsan_loc_query(l, &t->Tsc, &v->sc);
+  rsan_loc_query2(l, &t->Tc, &t->Tsc, &v->c, &v->sc);
 }
 static inline int rsan_view_exact(const rsan_view *v) {
   return v->c.lo == v->c.hi && v->c.loU == v->c.hiU && v->sc.lo == v->sc.hi && v->sc.loU == v->sc.hiU;

@@ -215,6 +215,7 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
 int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot);
 /* c's value at x (bounds; exact unless the window overflowed, see rsan_q) */
 void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q); /* l locked (may set l->grow) */
+void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb); /* one scan */
 /* checks whose verdict the bounds could not decide (counted, never reported: a miss) */
 extern uint64_t rsan_undecided_checks;
 extern uint64_t rsan_inexact_queries; /* queries answered with bounds (lo < hi) */
