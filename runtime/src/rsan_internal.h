@@ -109,7 +109,7 @@ int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b);    /* a ⊑ b pointwise 
  * none, the evicted facts give exact bounds: a slot whose newest evicted fact is contained
  * contributes exactly its timestamps, any other at most them (docs/design/clocks.md). */
 #ifndef RSAN_FACTS
-#define RSAN_FACTS 8 /* the window's initial size, inline in the location */
+#define RSAN_FACTS 4 /* the window's initial size, inline in the location */
 #endif
 #ifndef RSAN_FACTS_MAX
 #define RSAN_FACTS_MAX 128 /* it doubles, up to this, when queries need older facts */
@@ -118,7 +118,7 @@ typedef struct rsan_fact {
   uint64_t epoch, ts, tsU;
   uint32_t slot;
 } rsan_fact;
-#define RSAN_EV_HIST 4  /* evicted facts remembered per slot */
+#define RSAN_EV_HIST 2  /* evicted facts remembered per slot */
 #define RSAN_EV_SLOTS 4 /* slots remembered per location; beyond, only a bound */
 #define RSAN_EV_MAX 256 /* ... except for hot locations (window at RSAN_FACTS_MAX): up to this */
 typedef struct rsan_evicted {
