@@ -300,6 +300,9 @@ static void window_grow(rsan_loc *l) {
 }
 
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
+  /* facts come in x's lock order: timestamps never decrease (what makes the newest contained
+   * fact the max) */
+  RSAN_ASSERT(l->nfacts == l->fold || (newest(l, 1)->ts <= l->stamp && newest(l, 1)->tsU <= l->stampU));
   if (l->nfacts - l->fold == l->fcap) { /* full */
     const rsan_fact *old = &l->facts[l->fold % l->fcap];
     if (l->grow && l->fcap < RSAN_FACTS_MAX) {
