@@ -3,6 +3,10 @@ reference model of RC20 robustness, on many random programs (the CI test runs 15
 
     python benchmarks/differential.py [--count 3000] [--seed 1] [--max-events 8]
         [--sc-budget 4] [--strong] [--blocking] [--no-spurious] [--graph-limit 300000]
+        [--threads N] [--locations M]
+
+--threads 4 --locations 64 --count 5000 --max-events 10: the engine-scaling run of issue 11
+(many distinct locations per program, most ops on two hot ones so that threads interact).
 
 Prints the number of programs checked, the time taken, and every disagreement (program,
 sc_accesses mode, both verdicts, the model's witness graph or the runtime's schedule).
@@ -39,10 +43,15 @@ def main(argv=None) -> int:
                     help="do not explore spurious failures of weak CAS in the runtime")
     ap.add_argument("--graph-limit", type=int, default=300_000,
                     help="skip a program whose model search exceeds this many graphs")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="threads per program (default: 2-4 at random)")
+    ap.add_argument("--locations", type=int, default=0,
+                    help="draw variables from this many locations (<= 64; default 1-3)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     a = ap.parse_args(argv)
-    if a.count < 1 or a.max_events < 2:
-        print("error: --count must be >= 1 and --max-events >= 2", file=sys.stderr)
+    if a.count < 1 or a.max_events < 2 or not 0 <= a.threads <= 8 or not 0 <= a.locations <= 64:
+        print("error: --count must be >= 1, --max-events >= 2, --threads <= 8, --locations <= 64",
+              file=sys.stderr)
         return 2
 
     rng = random.Random(a.seed)
@@ -55,7 +64,8 @@ def main(argv=None) -> int:
     for i in range(a.count):
         sc = rng.choice(("fenced", "ra"))
         prog = random_program(rng, max_events=a.max_events, weak=not a.strong, sc=sc,
-                              sc_budget=a.sc_budget, blocking=a.blocking)
+                              sc_budget=a.sc_budget, blocking=a.blocking, threads=a.threads,
+                              locations=a.locations)
         t = time.time()
         try:
             model = rc20.Enumerator(prog, sc, limit=a.graph_limit).run()

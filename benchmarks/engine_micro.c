@@ -3,8 +3,8 @@
  * Linked with the engine-only runtime (every runtime/src/*.c except intercept_*.c). Usage:
  *   engine_micro OP NLOCS NTHREADS MILLISECONDS
  * OP: rlx_load rlx_store relacq cas_ar sc_store sc_load sc_fence. Every thread first touches
- * all NLOCS locations (a release store to each, then an acquire load of each), so its clocks
- * hold NLOCS entries; then all threads run OP for MILLISECONDS over the locations (thread k
+ * all NLOCS locations (a release store to each, then an acquire load of each), so that clocks
+ * indexed by location would hold NLOCS entries (docs/design/clocks.md); then all threads run OP for MILLISECONDS over the locations (thread k
  * starts at a different offset, stride 7) and the program prints
  *   ns_per_op total_ops reports
  * where ns_per_op = wall time * NTHREADS / total ops (the cost of one operation, as seen by

@@ -3,8 +3,9 @@ number of live locations and number of threads.
 
 Builds benchmarks/engine_micro.c against the engine-only runtime (every runtime/src/*.c
 except intercept_*.c, with the production flags of docs/interfaces.md) and prints a table.
-Each cell: every thread first touches all the locations (so its clocks hold one entry per
-location), then all threads run the operation for --ms milliseconds; ns/op is wall time x
+Each cell: every thread first touches all the locations (with location-indexed clocks, as
+before issue 11, its clocks then hold one entry per location; docs/design/clocks.md), then
+all threads run the operation for --ms milliseconds; ns/op is wall time x
 threads / operations (what one operation costs one thread; with more threads than cores the
 waiting is included).
 

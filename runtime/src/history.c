@@ -52,13 +52,11 @@ void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_w
   r->order = order;
   r->size = size;
   r->nstack = rsan_thread_stack(t, fa, r->stack, RSAN_SHADOW_MAX);
-  if (is_write) {
-    r->ts_hb = rsan_clk_getU(&t->Tc, l->id);
-    r->ts_sc = rsan_clk_getU(&t->Tsc, l->id);
-  } else {
-    r->ts_hb = rsan_clk_get(&t->Tc, l->id);
-    r->ts_sc = rsan_clk_get(&t->Tsc, l->id);
-  }
+  /* exact, or (facts overflowed) the bounds that made the violation certain */
+  rsan_view v;
+  rsan_view_get(t, l, &v);
+  r->ts_hb = is_write ? v.c.hiU : v.c.hi;
+  r->ts_sc = is_write ? v.sc.loU : v.sc.lo;
   r->prev_state = hist_find(l, is_write, r->ts_hb, &r->prev);
   r->forced_state = hist_find(l, is_write, r->ts_sc, &r->forced);
   rsan_report_note_state(r, t, l); /* report_robustness.c: candidates, initial value */

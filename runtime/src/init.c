@@ -13,7 +13,10 @@ int rsan_inited;
 int rsan_test_mode;
 static rsan_spin init_lock;
 
-static void rsan_at_exit(void) { rsan_report_at_exit(); }
+static void rsan_at_exit(void) {
+  if (rsan_flag.verbosity >= 1) rsan_loc_print_stats(); /* docs/design/clocks.md */
+  rsan_report_at_exit();
+}
 
 void rsan_init_slow(void) {
   rsan_spin_lock(&init_lock);

@@ -11,7 +11,9 @@
  * records are never returned to the system (type-stable memory): retired ones are recycled
  * through a free list, re-initialised under their own lock, so a stale pointer is harmless.
  */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rsan_internal.h"
 
@@ -60,17 +62,25 @@ static uint32_t page_lower_bound(const page_rec *pg, uintptr_t addr) {
   return lo;
 }
 
+/* A retired record keeps its clock memory for its next location (type-stable records):
+ * clearing is O(1) for the clocks and the facts, O(slots) for the evicted table. */
 static void loc_clear_state(rsan_loc *l) {
-  rsan_clk_release(&l->W);
-  rsan_clk_release(&l->Wsc);
-  rsan_clk_release(&l->Msc);
+  rsan_clk_clear(&l->W);
+  rsan_clk_clear(&l->Wsc);
+  rsan_clk_clear(&l->Msc);
+  l->nfacts = l->fold = 0;
+  l->grow = 0;
+  if (l->facts != l->facts_inline) rsan_free(l->facts); /* a grown window goes with x */
+  l->facts = l->facts_inline;
+  l->fcap = RSAN_FACTS;
+  if (l->ev) memset(l->ev, 0, l->evn * sizeof(rsan_evicted));
+  l->dropts = l->droptsU = 0;
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
   l->hist_next = 0;
   l->init_known = 0;
   l->init_value = 0;
-  rsan_free(l->hist);
-  l->hist = NULL;
+  if (l->hist) memset(l->hist, 0, RSAN_HIST * sizeof(rsan_hist)); /* kept for the next location */
   rsan_vc_free(&l->S);
 }
 
@@ -217,6 +227,227 @@ void rsan_memory_retire(const void *p, size_t n) {
   }
 }
 
+/* ---- facts (rsan_internal.h, docs/design/clocks.md) ---- */
+uint64_t rsan_undecided_checks;
+uint64_t rsan_inexact_queries;
+
+static inline uint64_t win(const rsan_loc *l) { return l->nfacts - l->fold; }
+static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1: the newest */
+  return &l->facts[(l->nfacts - i) % l->fcap];
+}
+
+int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
+  /* the facts with the current timestamps are the newest ones (timestamps never decrease) */
+  uint64_t k = win(l);
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = newest(l, i);
+    if (f->ts != l->stamp || f->tsU != l->stampU) return 0;
+    if (f->slot == slot) return 1;
+  }
+  return 0;
+}
+
+static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[(e->nev - 1) % RSAN_EV_HIST].ts; }
+
+/* the evicted-facts entry of slot. Made when missing: in a free entry; else, for a location
+ * whose window is at its largest (a hot one), in a table twice as large (up to RSAN_EV_MAX);
+ * else in place of the entry whose newest evicted fact is oldest, which is then only known
+ * as a bound (dropts/droptsU). */
+static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
+  if (RSAN_UNLIKELY(!l->ev)) {
+    l->ev = rsan_alloc(RSAN_EV_SLOTS * sizeof(rsan_evicted));
+    l->evn = RSAN_EV_SLOTS;
+  }
+  rsan_evicted *victim = NULL;
+  for (uint32_t i = 0; i < l->evn; i++) {
+    rsan_evicted *e = &l->ev[i];
+    if (e->used && e->slot == slot) return e;
+    if (!e->used) {
+      if (!victim || victim->used) victim = e;
+    } else if (!victim || (victim->used && newest_ts(e) < newest_ts(victim))) {
+      victim = e;
+    }
+  }
+  if (victim->used && l->fcap >= RSAN_FACTS_MAX && l->evn < RSAN_EV_MAX) {
+    uint32_t n = 2 * l->evn;
+    rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
+    memcpy(ev, l->ev, l->evn * sizeof(rsan_evicted));
+    rsan_free(l->ev);
+    l->ev = ev;
+    victim = &ev[l->evn];
+    l->evn = n;
+  }
+  if (victim->used) { /* the dropped slot's facts are now known only as a bound */
+    uint64_t j = (victim->nev - 1) % RSAN_EV_HIST;
+    if (victim->h[j].ts > l->dropts) l->dropts = victim->h[j].ts;
+    if (victim->h[j].tsU > l->droptsU) l->droptsU = victim->h[j].tsU;
+  }
+  memset(victim, 0, sizeof *victim);
+  victim->used = 1;
+  victim->slot = slot;
+  return victim;
+}
+
+/* doubles the window, keeping the facts' order (oldest first at the new positions) */
+static void window_grow(rsan_loc *l) {
+  uint32_t cap = 2 * l->fcap;
+  rsan_fact *nf = rsan_alloc(cap * sizeof(rsan_fact));
+  uint64_t n = l->nfacts;
+  for (uint64_t j = n - l->fcap; j < n; j++) nf[j % cap] = l->facts[j % l->fcap];
+  if (l->facts != l->facts_inline) rsan_free(l->facts);
+  l->facts = nf;
+  l->fcap = cap;
+}
+
+void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
+  /* facts come in x's lock order: timestamps never decrease (what makes the newest contained
+   * fact the max) */
+  RSAN_ASSERT(l->nfacts == l->fold || (newest(l, 1)->ts <= l->stamp && newest(l, 1)->tsU <= l->stampU));
+  if (l->nfacts - l->fold == l->fcap) { /* full */
+    const rsan_fact *old = &l->facts[l->fold % l->fcap];
+    if (l->grow && l->fcap < RSAN_FACTS_MAX) {
+      /* a query of x had to use the evicted facts since the last growth: the window is too
+       * short for how x is used; locations whose queries stay in the window keep the
+       * inline one */
+      window_grow(l);
+      l->grow = 0;
+    } else { /* old leaves the window: keep it among its slot's newest evicted */
+      rsan_evicted *e = ev_entry(l, old->slot);
+      if (!e->nev) { /* facts leave in order: the slot's first evicted is its first fact */
+        e->first = old->epoch;
+        e->firstts = old->ts;
+        e->firsttsU = old->tsU;
+      }
+      unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
+      e->h[k].epoch = old->epoch;
+      e->h[k].ts = old->ts;
+      e->h[k].tsU = old->tsU;
+      l->fold++;
+    }
+  }
+  rsan_fact *f = &l->facts[l->nfacts % l->fcap];
+  f->slot = slot;
+  f->epoch = epoch;
+  f->ts = l->stamp;
+  f->tsU = l->stampU;
+  l->nfacts++;
+}
+
+/* the query's part beyond the window (no window fact is contained in c) */
+static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q);
+
+void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
+  uint64_t k = win(l);
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = newest(l, i);
+    if (f->epoch <= rsan_clk_at(c, f->slot)) { /* the newest contained fact: the max, exact */
+      q->lo = q->hi = f->ts;
+      q->loU = q->hiU = f->tsU;
+      return;
+    }
+  }
+  query_evicted(l, c, q);
+}
+
+void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb) {
+  uint64_t k = win(l);
+  int fa = 0, fb = 0;
+  for (uint64_t i = 1; i <= k && !(fa && fb); i++) {
+    const rsan_fact *f = newest(l, i);
+    if (!fa && f->epoch <= rsan_clk_at(a, f->slot)) {
+      qa->lo = qa->hi = f->ts;
+      qa->loU = qa->hiU = f->tsU;
+      fa = 1;
+    }
+    if (!fb && f->epoch <= rsan_clk_at(b, f->slot)) {
+      qb->lo = qb->hi = f->ts;
+      qb->loU = qb->hiU = f->tsU;
+      fb = 1;
+    }
+  }
+  if (!fa) query_evicted(l, a, qa);
+  if (!fb) query_evicted(l, b, qb);
+}
+
+static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
+  q->lo = q->loU = q->hi = q->hiU = 0;
+  if (!l->fold) return; /* nothing evicted: no fact contained, exactly 0 */
+  l->grow = 1;
+  for (uint32_t i = 0; i < l->evn; i++) {
+    const rsan_evicted *e = &l->ev[i];
+    if (!e->used) continue;
+    uint64_t v = rsan_clk_at(c, e->slot);
+    if (v < e->first) continue; /* none of this slot's evicted facts: nothing */
+    /* (its facts in the window are not contained: they are newer than the evicted ones) */
+    /* the newest remembered evicted fact c contains gives this slot's contribution exactly;
+     * if c contains only older ones, it lies between the slot's first fact and the oldest
+     * remembered one */
+    uint64_t k = e->nev < RSAN_EV_HIST ? e->nev : RSAN_EV_HIST, lo = 0, loU = 0, hi = 0, hiU = 0;
+    int found = 0;
+    for (uint64_t i = 1; i <= k; i++) {
+      unsigned j = (unsigned)((e->nev - i) % RSAN_EV_HIST);
+      if (e->h[j].epoch <= v) {
+        lo = hi = e->h[j].ts;
+        loU = hiU = e->h[j].tsU;
+        found = 1;
+        break;
+      }
+      hi = e->h[j].ts; /* the oldest remembered so far */
+      hiU = e->h[j].tsU;
+    }
+    if (!found) {
+      lo = e->firstts;
+      loU = e->firsttsU;
+    }
+    if (lo > q->lo) q->lo = lo;
+    if (loU > q->loU) q->loU = loU;
+    if (hi > q->hi) q->hi = hi;
+    if (hiU > q->hiU) q->hiU = hiU;
+  }
+  /* slots dropped from ev: at most their newest evicted facts */
+  if (l->dropts > q->hi) q->hi = l->dropts;
+  if (l->droptsU > q->hiU) q->hiU = l->droptsU;
+  if (RSAN_UNLIKELY(q->lo != q->hi || q->loU != q->hiU))
+    __atomic_fetch_add(&rsan_inexact_queries, 1, __ATOMIC_RELAXED);
+}
+
+/* verbosity >= 1, at exit: how often the bounded windows were not exact */
+void rsan_loc_print_stats(void) {
+  char buf[200];
+  int n = snprintf(buf, sizeof buf, "pyrsan: clocks: %llu undecided checks, %llu inexact queries, %u thread slots\n",
+                   (unsigned long long)__atomic_load_n(&rsan_undecided_checks, __ATOMIC_RELAXED),
+                   (unsigned long long)__atomic_load_n(&rsan_inexact_queries, __ATOMIC_RELAXED),
+                   rsan_thread_slot_count());
+  if (n > 0) (void)!write(2, buf, (size_t)n);
+}
+
+rsan_loc *rsan_loc_peek(uintptr_t addr) {
+  uintptr_t pageno = addr >> PAGE_SHIFT;
+  bucket *b = bucket_of(pageno);
+  rsan_loc *l = NULL;
+  rsan_spin_lock(&b->lock);
+  for (page_rec *pg = b->head; pg; pg = pg->next) {
+    if (pg->pageno != pageno) continue;
+    uint32_t i = page_lower_bound(pg, addr);
+    if (i < pg->n && pg->ents[i].addr == addr) l = pg->ents[i].loc;
+  }
+  if (l) rsan_spin_lock(&l->lock); /* bucket -> location: the table's lock order */
+  rsan_spin_unlock(&b->lock);
+  return l;
+}
+
+static void loc_free_record(rsan_loc *l) {
+  loc_clear_state(l);
+  rsan_clk_release(&l->W);
+  rsan_clk_release(&l->Wsc);
+  rsan_clk_release(&l->Msc);
+  rsan_free(l->ev);
+  l->ev = NULL;
+  l->evn = 0;
+  rsan_free(l->hist);
+  l->hist = NULL;
+}
+
 void rsan_loc_reset_all(void) {
   for (uint32_t k = 0; k < NBUCKETS; k++) {
     bucket *b = &buckets[k];
@@ -224,7 +455,7 @@ void rsan_loc_reset_all(void) {
     while (pg) {
       page_rec *next = pg->next;
       for (uint32_t i = 0; i < pg->n; i++) {
-        loc_clear_state(pg->ents[i].loc);
+        loc_free_record(pg->ents[i].loc);
         rsan_free(pg->ents[i].loc);
       }
       rsan_free(pg->ents);
@@ -236,9 +467,10 @@ void rsan_loc_reset_all(void) {
   while (free_list) {
     rsan_loc *l = free_list;
     free_list = l->free_next;
+    loc_free_record(l);
     rsan_free(l);
   }
-  loc_clear_state(&fence_loc);
+  loc_free_record(&fence_loc);
   npages = 0;
   nlive = 0;
   next_id = 1;

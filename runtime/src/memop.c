@@ -61,6 +61,22 @@ static uint64_t fp_to_bits(double d, int size) {
   return u;
 }
 
+/* The floating-point operations, out of line: inlined, the compiler may evaluate the
+ * (side-effect free, but slow: soft-float half conversions raise exceptions through x87
+ * instructions) conversions speculatively for every RMW, integer ones too. */
+static RSAN_NOINLINE uint64_t rmw_apply_fp(int op, uint64_t old, uint64_t v, int size) {
+  double a = bits_to_fp(old, size), b = bits_to_fp(v, size), r;
+  switch (op) {
+  case RSAN_RMW_FADD: r = a + b; break;
+  case RSAN_RMW_FSUB: r = a - b; break;
+  case RSAN_RMW_FMAX: r = fmaxnum(a, b); break;
+  case RSAN_RMW_FMIN: r = fminnum(a, b); break;
+  case RSAN_RMW_FMAXIMUM: r = fmaximum(a, b); break;
+  default: r = fminimum(a, b); break; /* RSAN_RMW_FMINIMUM */
+  }
+  return fp_to_bits(r, size);
+}
+
 /* The new value of an atomicrmw (rsan_interface.h, enum rsan_rmw_op), at the access size. */
 static uint64_t rmw_apply(int op, uint64_t old, uint64_t v, int size) {
   uint64_t m = size_mask(size);
@@ -79,12 +95,12 @@ static uint64_t rmw_apply(int op, uint64_t old, uint64_t v, int size) {
   case RSAN_RMW_MIN: r = sext(old, size) <= sext(v, size) ? old : v; break;
   case RSAN_RMW_UMAX: r = old >= v ? old : v; break;
   case RSAN_RMW_UMIN: r = old <= v ? old : v; break;
-  case RSAN_RMW_FADD: r = fp_to_bits(bits_to_fp(old, size) + bits_to_fp(v, size), size); break;
-  case RSAN_RMW_FSUB: r = fp_to_bits(bits_to_fp(old, size) - bits_to_fp(v, size), size); break;
-  case RSAN_RMW_FMAX: r = fp_to_bits(fmaxnum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
-  case RSAN_RMW_FMIN: r = fp_to_bits(fminnum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
-  case RSAN_RMW_FMAXIMUM: r = fp_to_bits(fmaximum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
-  case RSAN_RMW_FMINIMUM: r = fp_to_bits(fminimum(bits_to_fp(old, size), bits_to_fp(v, size)), size); break;
+  case RSAN_RMW_FADD:
+  case RSAN_RMW_FSUB:
+  case RSAN_RMW_FMAX:
+  case RSAN_RMW_FMIN:
+  case RSAN_RMW_FMAXIMUM:
+  case RSAN_RMW_FMINIMUM: r = rmw_apply_fp(op, old, v, size); break;
   case RSAN_RMW_UINC_WRAP: r = old >= v ? 0 : old + 1; break;
   case RSAN_RMW_UDEC_WRAP: r = (old == 0 || old > v) ? v : old - 1; break;
   case RSAN_RMW_USUB_COND: r = old >= v ? old - v : old; break;

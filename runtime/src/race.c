@@ -8,7 +8,9 @@
  * access; C[τ] is bumped after every release, so an epoch e of thread u happens before a
  * thread whose clock has C[u] >= e.
  *
- * Shadow cell (shadow.c): clock (38 bits) | tid (16) | byte mask (8) | write | atomic.
+ * Shadow cell (shadow.c): clock (38 bits) | thread slot (16) | byte mask (8) | write | atomic.
+ * Vector clocks and cells index threads by slot (rsan_race_index, thread.c: reused only when
+ * exact, epochs continuing), so only 65,535 threads alive at once are a limit.
  * A cell conflicts with an access when their byte masks overlap, one of them writes, they
  * are not both atomic and the cell's epoch is not in the accessing thread's C. Cells are
  * replaced only by accesses of the same thread or by accesses they happen before, so a cell
@@ -45,14 +47,14 @@ static inline uint32_t w_mask(uint64_t w) { return (uint32_t)(w >> W_MASK_SHIFT)
 
 static inline int on(void) { return rsan_flag.report_races; }
 static inline void bump(rsan_thread *t) {
-  RSAN_ASSERT(rsan_vc_get(&t->C, (uint32_t)t->tid) == t->race_epoch);
-  rsan_vc_set(&t->C, (uint32_t)t->tid, ++t->race_epoch);
+  RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
+  rsan_vc_set(&t->C, rsan_race_index(t), ++t->race_epoch);
 }
 
 /* ---- threads: algorithm.md §5 "create / join", architecture.md (R := ⊥ for the child) ---- */
 void rsan_race_thread_init(rsan_thread *t) {
   t->race_epoch = 1;
-  rsan_vc_set(&t->C, (uint32_t)t->tid, 1);
+  rsan_vc_set(&t->C, rsan_race_index(t), 1);
 }
 
 void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
@@ -60,8 +62,9 @@ void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
    * accesses are not ordered before the child's */
   rsan_vc_assign(&child->C, &parent->C);
   rsan_vc_assign(&child->A, &parent->C);
-  child->race_epoch = 1;
-  rsan_vc_set(&child->C, (uint32_t)child->tid, 1);
+  /* a reused slot continues after its previous owner's epochs (thread.c) */
+  child->race_epoch = rsan_vc_get(&parent->C, rsan_race_index(child)) + 1;
+  rsan_vc_set(&child->C, rsan_race_index(child), child->race_epoch);
   bump(parent);
 }
 
@@ -84,7 +87,7 @@ void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
   rsan_vc_join(&t->A, &l->S);
   if (mo_acq(mo)) rsan_vc_join(&t->C, &l->S);
   /* nobody knows a later epoch of this thread than the thread itself */
-  RSAN_ASSERT(rsan_vc_get(&t->C, (uint32_t)t->tid) == t->race_epoch);
+  RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
   RSAN_ASSERT(!mo_acq(mo) || rsan_vc_leq(&l->S, &t->C));
 }
 
@@ -149,7 +152,7 @@ _Static_assert(RSAN_SHADOW_CELLS == 4, "cells_fast reads the four cells of a gra
 static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan_cell *c, uint32_t mask,
                                                             int wr, int at, uint64_t epoch, uint64_t site,
                                                             uintptr_t fa) {
-  uint64_t cur = w_pack(epoch, (uint32_t)t->tid, mask, wr, at);
+  uint64_t cur = w_pack(epoch, rsan_race_index(t), mask, wr, at);
   uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_RELAXED), d = w0 ^ cur;
   /* the first cell is this thread's access at this epoch that subsumes this one (a read
    * after a write, e.g. of a memcpy's destination): as in scan_cells, nothing to do */
@@ -193,7 +196,7 @@ static inline __attribute__((always_inline)) void scan_cells(rsan_thread *t, rsa
                                                              int n, int main, int record, uintptr_t g,
                                                              uint32_t mask, int wr, int at, uint64_t epoch,
                                                              uint64_t site, uintptr_t fa, hit *h) {
-  uint32_t tid = (uint32_t)t->tid;
+  uint32_t tid = rsan_race_index(t);
   uint64_t cur = w_pack(epoch, tid, mask, wr, at);
 rescan:;
   int slot = -1, i;
@@ -374,7 +377,7 @@ static int overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, hit *h
   ovf_block *b = mark_block(mark);
   for (int i = 0; b && i < OVF_CELLS; i++) {
     uint64_t w = __atomic_load_n(&b->cells[i], __ATOMIC_ACQUIRE);
-    if (!w || w_tid(w) == (uint32_t)t->tid || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
+    if (!w || w_tid(w) == rsan_race_index(t) || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
     h->found = 1;
     h->addr = g + (uintptr_t)__builtin_ctz(w_mask(w));
     h->word = w;
@@ -430,7 +433,7 @@ static RSAN_NOINLINE void report(rsan_thread *t, const hit *h, uint64_t size, in
   r.size = (int)size;
   r.nstack = rsan_thread_stack(t, fa, r.stack, RSAN_SHADOW_MAX);
   r.prev_site = h->site;
-  r.prev_tid = (int)w_tid(h->word);
+  r.prev_tid = rsan_thread_tid_at(w_tid(h->word), w_clock(h->word));
   prev_stack(&r);
   r.prev_is_write = (h->word & W_WRITE) != 0;
   r.prev_is_atomic = (h->word & W_ATOMIC) != 0;
@@ -464,7 +467,7 @@ static inline __attribute__((always_inline)) void access_span(rsan_thread *t, ui
 
 void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
                       uint64_t site, uintptr_t fa) {
-  if (!on() || !size || t->tid > MAX_TID) return;
+  if (!on() || !size || rsan_race_index(t) > MAX_TID) return;
   if (site) note_site_stack(t, site, fa);
   if (!at) RSAN_EXPLAIN(rsan_explain_plain(t, addr, size, wr, site));
   hit h = {0, 0, 0, 0};
@@ -482,7 +485,7 @@ void rsan_race_free(const void *p, size_t n) {
   if (!on() || !n || !__atomic_load_n(&rsan_inited, __ATOMIC_ACQUIRE)) return;
   rsan_thread *t = rsan_thread_peek_current();
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
-  if (!t || !d || t->tid > MAX_TID) return;
+  if (!t || !d || rsan_race_index(t) > MAX_TID) return;
   uintptr_t lo = (uintptr_t)p & ~(uintptr_t)7, hi = (uintptr_t)p + n;
   hit h = {0, 0, 0, 0};
   for (uintptr_t g = lo; g < hi && !h.found;) {
@@ -500,7 +503,7 @@ void rsan_race_free(const void *p, size_t n) {
       for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
         uint64_t w = __atomic_load_n(&cells[i], __ATOMIC_RELAXED);
         if (w_tid(w) == MARK_TID && overflow_unordered(t, g, w, &h)) break;
-        if (!w || w_tid(w) == (uint32_t)t->tid || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
+        if (!w || w_tid(w) == rsan_race_index(t) || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
         h.found = 1;
         h.addr = g + (uintptr_t)__builtin_ctz(w_mask(w));
         h.word = w;
@@ -525,7 +528,7 @@ void rsan_race_free(const void *p, size_t n) {
   rsan_block_info blk; /* the size the program asked for, not malloc_usable_size */
   ri.size = rsan_heap_find((uintptr_t)p, &blk) && blk.addr == (uintptr_t)p ? (int)blk.size : (int)n;
   ri.prev_site = h.site;
-  ri.prev_tid = (int)w_tid(h.word);
+  ri.prev_tid = rsan_thread_tid_at(w_tid(h.word), w_clock(h.word));
   prev_stack(&ri);
   ri.prev_is_write = (h.word & W_WRITE) != 0;
   ri.prev_is_atomic = (h.word & W_ATOMIC) != 0;
@@ -545,7 +548,7 @@ static RSAN_NOINLINE void plain_slow(void *p, uint64_t n, int wr, uint64_t site,
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   uintptr_t a = (uintptr_t)p;
-  if (RSAN_LIKELY(n && (a & 7) + n <= 8 && t->tid <= MAX_TID)) { /* one granule */
+  if (RSAN_LIKELY(n && (a & 7) + n <= 8 && rsan_race_index(t) <= MAX_TID)) { /* one granule */
     rsan_cell *c = rsan_shadow_cells_fast(a);
     if (!c) return;
     hit h;
@@ -581,7 +584,7 @@ static inline __attribute__((always_inline)) void plain_access(void *p, uint32_t
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
   rsan_cell *c;
   if (RSAN_UNLIKELY(!t || rsan_tls_epoch != __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED) ||
-                    (a & 7) + n > 8 || t->tid > MAX_TID || !d ||
+                    (a & 7) + n > 8 || rsan_race_index(t) > MAX_TID || !d ||
                     r >= (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT)) ||
                     !(c = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE)))) {
     plain_slow(p, n, wr, site, fa);

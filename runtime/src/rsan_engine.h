@@ -82,12 +82,34 @@ static inline void rsan_loc_touch(rsan_loc *l, const void *p, int size) {
 }
 
 
-/* algorithm.md §3.1 */
-static inline int rsan_read_violation(const rsan_thread *t, const rsan_loc *l) {
-  return rsan_clk_get(&t->Tsc, l->id) > rsan_clk_get(&t->Tc, l->id);
+/* algorithm.md §3.1, on the thread's clocks at x (rsan_loc_query). With exact values the
+ * check is the rule itself. When the window of facts overflowed, a violation is reported only
+ * when certain (lo(Tsc) > hi(Tc)); a check the bounds cannot decide is counted in
+ * rsan_undecided_checks and not reported (a miss, never a false alarm). */
+typedef struct rsan_view {
+  rsan_q c, sc; /* Tc and Tsc at x (and their U twins) */
+} rsan_view;
+static inline void rsan_view_get(const rsan_thread *t, rsan_loc *l, rsan_view *v) {
+  rsan_loc_query2(l, &t->Tc, &t->Tsc, &v->c, &v->sc);
 }
-static inline int rsan_write_violation(const rsan_thread *t, const rsan_loc *l) {
-  return rsan_clk_getU(&t->Tsc, l->id) > rsan_clk_getU(&t->Tc, l->id);
+static inline int rsan_view_exact(const rsan_view *v) {
+  return v->c.lo == v->c.hi && v->c.loU == v->c.hiU && v->sc.lo == v->sc.hi && v->sc.loU == v->sc.hiU;
+}
+/* sc > c for certain; counts the undecided case */
+static inline int rsan_certainly_after(uint64_t sc_lo, uint64_t sc_hi, uint64_t c_lo, uint64_t c_hi) {
+  if (sc_lo > c_hi) return 1;
+  if (RSAN_UNLIKELY(sc_hi > c_lo)) __atomic_fetch_add(&rsan_undecided_checks, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+static inline int rsan_read_violation(const rsan_thread *t, rsan_loc *l) {
+  rsan_view v;
+  rsan_view_get(t, l, &v);
+  return rsan_certainly_after(v.sc.lo, v.sc.hi, v.c.lo, v.c.hi);
+}
+static inline int rsan_write_violation(const rsan_thread *t, rsan_loc *l) {
+  rsan_view v;
+  rsan_view_get(t, l, &v);
+  return rsan_certainly_after(v.sc.loU, v.sc.hiU, v.c.loU, v.c.hiU);
 }
 
 static inline int rsan_checks_on(const rsan_loc *l) { return rsan_flag.report_robustness && !l->nocheck; }
@@ -103,7 +125,7 @@ void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_w
                       int rmw_op, int order, int size, uint64_t site, uintptr_t fa);
 
 /* ---- value.c: the value checks (algorithm.md §4) ---- */
-int rsan_stale_value_read(const rsan_thread *t, const rsan_loc *l, uint64_t v, uint64_t m, int want_eq);
-int rsan_stale_value_rmw(const rsan_thread *t, const rsan_loc *l, uint64_t e, uint64_t m);
+int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_t m, int want_eq);
+int rsan_stale_value_rmw(const rsan_thread *t, rsan_loc *l, uint64_t e, uint64_t m);
 
 #endif /* RSAN_ENGINE_H */

@@ -76,96 +76,64 @@ static inline int rsan_spin_trylock(rsan_spin *l) {
 }
 static inline void rsan_spin_unlock(rsan_spin *l) { __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE); }
 
-/* ---- fused, copy-on-write location clocks: what the engine uses (clock.c) ----
- * Every clock of algorithm.md §2 comes with its U twin and every rule of §3.2/§3.3 applies the
- * same operation to both (a rule that gives one side x@t gives the other x@tU, or x@0 for an
- * RMW: max with 0 changes nothing), so one structure holds both: (id, ts, tsU).
- * Two levels, both reference-counted and copy-on-write: chunks of RSAN_CH_SLOTS consecutive ids
- * (dense), and a spine (rsan_cbuf): the sorted list of a clock's chunks. `dst := src` shares
- * src's spine (W(x) := Tc, Wsc(x) := Tsc, ...); a spine or chunk with more than one reference
- * is immutable; the holder that modifies it copies the spine (pointers only) and the one
- * chunk it writes. A join compares chunk pointers first, so shared chunks cost nothing.
- * The entry of the SC-fence location F (id 0), which every SC fence bumps, lives in the holder
- * itself (f, fU), so fences do not force copies.
- * Cheap containment, so that joins that change nothing neither scan nor copy (checked for the
- * whole spine, then chunk by chunk with the same stamps on chunks):
- *  - the same spine or chunk; src empty;
- *  - `origin`/`oseq`: a buffer made by a thread clock is its state number oseq. Thread clocks
- *    only grow (Tc := Ta and Tr := Tc too, since Tr ⊑ Tc ⊑ Ta ⊑ Tsc, §3.4), so such a buffer
- *    is contained in the same clock now, and in the thread's higher clocks (self encodes the
- *    thread and the rank Tr < Tc < Ta < Tsc; the engine grows a higher clock before a lower
- *    one, so the chain holds whenever a join looks);
- *  - memo pairs (origin, seq): "contains thread clock `origin`'s state seq", so every earlier
- *    state of it too; memo versions: buffers without an origin already joined (a buffer's
- *    version changes whenever its content does; versions are never reused).
- * Debug builds check every skipped join against a full comparison. */
-#define RSAN_CH_SLOTS 32
-typedef struct rsan_chunk { /* the entries of ids [k * RSAN_CH_SLOTS, (k + 1) * RSAN_CH_SLOTS) */
-  uint32_t ref;             /* atomic; > 1: shared and immutable */
-  uint32_t pad;
-  uint64_t origin, oseq;    /* as in rsan_cbuf: a part of state oseq of thread clock origin */
-  uint64_t ts[RSAN_CH_SLOTS], tsU[RSAN_CH_SLOTS]; /* by id % RSAN_CH_SLOTS; 0: absent */
-} rsan_chunk;
-
-typedef struct rsan_slot {
-  uint64_t key; /* id / RSAN_CH_SLOTS */
-  rsan_chunk *c;
-} rsan_slot;
-
-typedef struct rsan_cbuf { /* a spine: the chunks of one clock value */
-  uint32_t ref; /* atomic; > 1: shared and immutable */
-  uint32_t n, cap;
-  uint64_t ver;    /* unique per content state */
-  uint64_t origin; /* the thread clock (rsan_clk.self) this is a state of, 0 if none */
-  uint64_t oseq;   /* that clock's state number */
-  rsan_slot e[];   /* sorted by key */
-} rsan_cbuf;
-
-#define RSAN_MEMO_VER 2
-#define RSAN_MEMO_PAIR 8
-#define RSAN_RANK_TR 0 /* self = 4 * thread serial + rank */
-#define RSAN_RANK_TC 1
-#define RSAN_RANK_TA 2
-#define RSAN_RANK_TSC 3
-typedef struct rsan_memo_pair {
-  uint64_t origin, seq;
-} rsan_memo_pair;
+/* ---- clocks: thread-indexed vector clocks over per-location facts (clock.c) ----
+ * docs/design/clocks.md. Every clock of algorithm.md §2 with its U twin (thread Tc Tr Ta Tsc,
+ * location W Wsc Msc) is a vector clock V over thread slots: an entry per slot, the newest
+ * epoch of that slot's facts the clock contains. A fact is what a thread's atomic access to x
+ * adds (location.c): (slot, epoch, ts, tsU). The clock's value at x is
+ *     C(x) = max { ts(F) : F a fact on x, epoch(F) <= V[slot(F)] }   (tsU alike)
+ * so ⊔ on clocks is the pointwise max of vector clocks and := a copy: joins cost O(threads),
+ * never O(locations), and retiring a location leaves nothing in any clock. */
 typedef struct rsan_clk {
-  rsan_cbuf *b;   /* NULL: no entry besides F's */
-  uint64_t f, fU; /* entry of F (id 0) */
-  uint64_t self;  /* thread clocks: 4 * thread serial + rank (they only grow); locations: 0 */
-  uint64_t seq;   /* thread clocks: state number of the last buffer made */
-  uint64_t memo_ver[RSAN_MEMO_VER]; /* buffer versions known to be contained (0: empty) */
-  rsan_memo_pair memo[RSAN_MEMO_PAIR]; /* thread clock states known to be contained */
-  uint32_t memo_ver_next, memo_next;
+  uint32_t n, cap; /* entries >= n are 0 */
+  uint64_t *e;     /* by thread slot */
 } rsan_clk;
 
-void rsan_clk_init(rsan_clk *c, uint64_t self);
-void rsan_clk_release(rsan_clk *c); /* drops the buffer: c := ⊥ (self kept) */
-void rsan_clk_get2(const rsan_clk *c, uint64_t id, uint64_t *ts, uint64_t *tsU);
-static inline uint64_t rsan_clk_get(const rsan_clk *c, uint64_t id) {
-  uint64_t a, b;
-  rsan_clk_get2(c, id, &a, &b);
-  return a;
+void rsan_clk_init(rsan_clk *c);
+void rsan_clk_release(rsan_clk *c); /* c := ⊥, memory released */
+static inline void rsan_clk_clear(rsan_clk *c) { c->n = 0; } /* c := ⊥, memory kept */
+static inline uint64_t rsan_clk_at(const rsan_clk *c, uint32_t slot) { return slot < c->n ? c->e[slot] : 0; }
+void rsan_clk_grow(rsan_clk *c, uint32_t n); /* makes n entries (rare: the slot count grew) */
+static inline void rsan_clk_set(rsan_clk *c, uint32_t slot, uint64_t epoch) {
+  if (RSAN_UNLIKELY(slot >= c->n)) rsan_clk_grow(c, slot + 1);
+  c->e[slot] = epoch;
 }
-static inline uint64_t rsan_clk_getU(const rsan_clk *c, uint64_t id) {
-  uint64_t a, b;
-  rsan_clk_get2(c, id, &a, &b);
-  return b;
-}
-void rsan_clk_set_max(rsan_clk *c, uint64_t id, uint64_t ts, uint64_t tsU); /* c ⊔= id@(ts,tsU) */
-void rsan_clk_join(rsan_clk *dst, const rsan_clk *src);                     /* dst ⊔= src */
-void rsan_clk_join_restricted(rsan_clk *dst, const rsan_clk *src, uint64_t id); /* dst ⊔= src|id */
-void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src); /* dst := src (shares the buffer) */
-/* a ⊑ b on the plain side (which & 1) and/or the U side (which & 2) */
-int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b, int which);
-static inline int rsan_clk_same(const rsan_clk *a, const rsan_clk *b) {
-  return a->b == b->b && a->f == b->f && a->fU == b->fU;
-}
-/* tests: number of references of c's buffer (0 when it has none) */
-uint32_t rsan_clk_refs(const rsan_clk *c);
-rsan_clk *rsan_clk_test_new(uint64_t self); /* tests: a clock on the heap */
-void rsan_clk_test_free(rsan_clk *c);
+void rsan_clk_join(rsan_clk *dst, const rsan_clk *src);   /* dst ⊔= src */
+void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src); /* dst := src */
+int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b);    /* a ⊑ b pointwise */
+
+/* ---- per-location facts (location.c) ----
+ * The last RSAN_FACTS facts of a location in its lock order (timestamps non-decreasing), and
+ * per slot the newest fact evicted from that window. The query of a clock at x scans the
+ * window newest first and stops at the first fact the clock contains (it holds the max); if
+ * none, the evicted facts give exact bounds: a slot whose newest evicted fact is contained
+ * contributes exactly its timestamps, any other at most them (docs/design/clocks.md). */
+#ifndef RSAN_FACTS
+#define RSAN_FACTS 4 /* the window's initial size, inline in the location */
+#endif
+#ifndef RSAN_FACTS_MAX
+#define RSAN_FACTS_MAX 128 /* it doubles, up to this, when queries need older facts */
+#endif
+typedef struct rsan_fact {
+  uint64_t epoch, ts, tsU;
+  uint32_t slot;
+} rsan_fact;
+#define RSAN_EV_HIST 2  /* evicted facts remembered per slot */
+#define RSAN_EV_SLOTS 4 /* slots remembered per location; beyond, only a bound */
+#define RSAN_EV_MAX 256 /* ... except for hot locations (window at RSAN_FACTS_MAX): up to this */
+typedef struct rsan_evicted {
+  uint32_t slot, used;
+  uint64_t nev;                      /* facts of this slot evicted so far */
+  uint64_t first, firstts, firsttsU; /* the first of them (the slot's first fact on x) */
+  struct {
+    uint64_t epoch, ts, tsU;
+  } h[RSAN_EV_HIST]; /* its newest evicted facts, by nev % RSAN_EV_HIST */
+} rsan_evicted;
+/* A clock's value at a location: exact when lo == hi (both sides). */
+typedef struct rsan_q {
+  uint64_t lo, loU, hi, hiU;
+} rsan_q;
+
 void *rsan_alloc_raw(size_t n); /* not zeroed; aborts on failure */
 
 
@@ -210,8 +178,17 @@ typedef struct rsan_loc {
   uintptr_t addr;
   uint64_t id;
   uint64_t stamp, stampU;      /* algorithm.md §2 */
-  rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2) */
+  rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
+  uint64_t nfacts;   /* facts ever added; the window is [fold, nfacts), at most fcap */
+  uint64_t fold;     /* facts evicted so far */
+  uint32_t fcap;     /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
+  uint32_t grow;     /* a query needed the evicted facts: double the window at the next fact */
+  uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
+  uint32_t evn;      /* entries of ev */
+  rsan_fact *facts;  /* ring, by nfacts % fcap: facts_inline or a larger array */
+  rsan_evicted *ev;  /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
+  rsan_fact facts_inline[RSAN_FACTS];
   uint32_t nocheck;            /* sync primitive address: checks off */
   uint32_t hist_next;
   uint32_t init_known;         /* init_value holds the value of the timestamp-0 write */
@@ -229,6 +206,20 @@ uint64_t rsan_loc_count(void);  /* live locations in the table */
 void rsan_loc_reset_all(void);  /* tests: drop every location, restart ids at 1 */
 /* id of the location at addr if present, else 0 (tests) */
 uint64_t rsan_loc_peek_id(uintptr_t addr);
+/* the live location at addr, locked, or NULL (tests; never creates one) */
+rsan_loc *rsan_loc_peek(uintptr_t addr);
+/* Facts (docs/design/clocks.md): adds the fact (slot, epoch, stamp(x), stampU(x)) */
+void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
+/* 1 when slot already has a fact on x with the current (stamp, stampU): a new one would add
+ * nothing (a repeated read of the same write) */
+int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot);
+/* c's value at x (bounds; exact unless the window overflowed, see rsan_q) */
+void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q); /* l locked (may set l->grow) */
+void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb); /* one scan */
+/* checks whose verdict the bounds could not decide (counted, never reported: a miss) */
+extern uint64_t rsan_undecided_checks;
+extern uint64_t rsan_inexact_queries; /* queries answered with bounds (lo < hi) */
+void rsan_loc_print_stats(void);      /* one line on stderr (verbosity >= 1, at exit) */
 
 /* ---- thread state (thread.c) ---- */
 #define RSAN_SHADOW_MAX 64
@@ -261,7 +252,16 @@ typedef struct rsan_recent {
 struct rsan_thread {
   int tid;
   uint32_t finished;
-  rsan_clk Tc, Tr, Ta, Tsc; /* algorithm.md §2, each fused with its U twin */
+  rsan_clk Tc, Tr, Ta, Tsc; /* algorithm.md §2, each fused with its U twin (vector clocks) */
+  /* Thread slot: the index of this thread in every vector clock, and its fact epoch (the
+   * epoch of its newest fact; Tc, Ta and Tsc hold it at slot, Tr the one of the last release
+   * fence). A slot is reused (thread.c) only by a thread created by one whose clocks contain
+   * the previous owner's last epoch; epochs continue from there, never restart. */
+  uint32_t slot;
+  uint64_t epoch;
+  uint32_t finished_slot; /* joined: its slot went to the joiner's free_slots */
+  uint32_t nfree_slots, cap_free_slots; /* slots of threads this one joined: reusable by its */
+  uint32_t *free_slots;                 /* children (docs/design/clocks.md) */
   uint32_t depth; /* shadow call stack */
   uint64_t shadow_site[RSAN_SHADOW_MAX];
   uintptr_t shadow_frame[RSAN_SHADOW_MAX];
@@ -289,8 +289,13 @@ int rsan_thread_next_tid(void); /* the tid the next new thread gets */
 void rsan_thread_set_current(rsan_thread *t);
 void rsan_thread_reset_all(void);
 void rsan_thread_check_invariants(const rsan_thread *t);
-/* tests: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU */
-uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, uint64_t id);
+/* tests: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU; l locked */
+uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, rsan_loc *l);
+uint32_t rsan_thread_slot_count(void); /* slots handed out (tests, benchmarks) */
+/* Race detection indexes threads by slot too (race.c): the tid of the thread that held slot
+ * when its race epoch was race_epoch (-1 unknown), for reports of a previous access. */
+static inline uint32_t rsan_race_index(const rsan_thread *t) { return t->slot; }
+int rsan_thread_tid_at(uint32_t slot, uint64_t race_epoch);
 /* Shadow call stack: copies up to max call sites (innermost first) whose recorded frame is
  * above hook_frame; returns how many. */
 uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t *out, uint32_t max);

@@ -30,6 +30,11 @@ uint64_t __rsan_test_location_id(const void *addr);
 uint64_t __rsan_test_location_count(void);
 /* A thread clock entry: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU. */
 uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *addr);
+/* Checks the bounded window of facts could not decide (counted, not reported), and the
+ * number of thread slots handed out since the reset (docs/design/clocks.md). */
+uint64_t __rsan_test_undecided_count(void);
+uint64_t __rsan_test_inexact_count(void); /* queries answered with bounds */
+uint32_t __rsan_test_slot_count(void);
 
 /* Every scheduling point of the engine (rsan_sched.h: kind, address, may-write) calls hook
  * instead of a scheduler, in the calling OS thread, before the step it precedes; a test can

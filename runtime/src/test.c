@@ -13,6 +13,8 @@ RSAN_EXPORT void __rsan_test_reset(void) {
   rsan_sched_test_hook = NULL;
   rsan_sched_on = 0;
   rsan_loc_reset_all();
+  rsan_undecided_checks = 0;
+  rsan_inexact_queries = 0;
   rsan_thread_reset_all();
   rsan_report_reset();
   rsan_sites_reset();
@@ -48,10 +50,23 @@ RSAN_EXPORT uint64_t __rsan_test_location_id(const void *addr) { return rsan_loc
 RSAN_EXPORT uint64_t __rsan_test_location_count(void) { return rsan_loc_count(); }
 
 RSAN_EXPORT uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *addr) {
-  uint64_t id = addr ? rsan_loc_peek_id((uintptr_t)addr) : 0;
-  if (addr && !id) return 0;
-  return rsan_thread_clock_get(t, which, id);
+  /* F (addr NULL) keeps no facts: its entries are not observable */
+  rsan_loc *l = addr ? rsan_loc_peek((uintptr_t)addr) : NULL;
+  if (!l) return 0;
+  uint64_t v = rsan_thread_clock_get(t, which, l);
+  rsan_loc_release(l);
+  return v;
 }
+
+/* checks the bounded fact window could not decide (docs/design/clocks.md) and thread slots
+ * handed out */
+RSAN_EXPORT uint64_t __rsan_test_undecided_count(void) {
+  return __atomic_load_n(&rsan_undecided_checks, __ATOMIC_RELAXED);
+}
+RSAN_EXPORT uint64_t __rsan_test_inexact_count(void) {
+  return __atomic_load_n(&rsan_inexact_queries, __ATOMIC_RELAXED);
+}
+RSAN_EXPORT uint32_t __rsan_test_slot_count(void) { return rsan_thread_slot_count(); }
 
 RSAN_EXPORT void __rsan_test_set_sched_hook(void (*hook)(int kind, const void *addr, int w)) {
   rsan_sched_test_hook = hook;

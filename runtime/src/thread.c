@@ -18,20 +18,86 @@ static rsan_thread *all_threads;
 
 static void thread_free_clocks(rsan_thread *t);
 
-/* Unique ids of thread clocks (rsan_clk.self), never reused, not even across test resets:
- * a buffer made by a thread clock is known to be contained in it (rsan_internal.h). */
-static uint64_t next_clock_serial = 1;
+/* Thread slots (rsan_internal.h, docs/design/clocks.md): the index of a thread in every
+ * vector clock. A new thread takes a slot its creator holds in free_slots when there is one:
+ * the slot of a thread the creator (or a thread it joined) has joined. That is exact: the
+ * creator's Tc and Tsc contain the old owner's last epoch, the new owner's epochs continue
+ * after it, so "facts of slot s up to epoch e" still means one set of real facts for every
+ * clock, whichever incarnation made them. Otherwise a new slot. */
+static uint32_t next_slot;
 
-static rsan_thread *thread_alloc(void) {
+uint32_t rsan_thread_slot_count(void) { return __atomic_load_n(&next_slot, __ATOMIC_RELAXED); }
+
+/* The owners of each slot, in order, with the race epoch each started at (race reports name
+ * the thread of an old shadow cell: rsan_thread_tid_at). Under all_lock. */
+typedef struct owner {
+  uint64_t start;
+  int tid;
+} owner;
+typedef struct slot_owners {
+  uint32_t n, cap;
+  owner *v;
+} slot_owners;
+static slot_owners *owners;
+static uint32_t owners_cap;
+
+static void note_owner(uint32_t slot, uint64_t start, int tid) {
+  rsan_spin_lock(&all_lock);
+  if (slot >= owners_cap) {
+    uint32_t cap = owners_cap ? 2 * owners_cap : 64;
+    while (cap <= slot) cap *= 2;
+    slot_owners *o = rsan_alloc(cap * sizeof *o);
+    if (owners_cap) memcpy(o, owners, owners_cap * sizeof *o);
+    rsan_free(owners);
+    owners = o;
+    owners_cap = cap;
+  }
+  slot_owners *so = &owners[slot];
+  if (so->n == so->cap) {
+    so->cap = so->cap ? 2 * so->cap : 2;
+    so->v = rsan_realloc(so->v, so->cap * sizeof(owner));
+  }
+  so->v[so->n++] = (owner){start, tid};
+  rsan_spin_unlock(&all_lock);
+}
+
+int rsan_thread_tid_at(uint32_t slot, uint64_t race_epoch) {
+  int tid = -1;
+  rsan_spin_lock(&all_lock);
+  if (slot < owners_cap)
+    for (uint32_t i = 0; i < owners[slot].n && owners[slot].v[i].start <= race_epoch; i++)
+      tid = owners[slot].v[i].tid;
+  rsan_spin_unlock(&all_lock);
+  return tid;
+}
+
+static void push_free_slot(rsan_thread *t, uint32_t slot) {
+  if (t->nfree_slots == t->cap_free_slots) {
+    uint32_t cap = t->cap_free_slots ? 2 * t->cap_free_slots : 8;
+    t->free_slots = rsan_realloc(t->free_slots, cap * sizeof(uint32_t));
+    t->cap_free_slots = cap;
+  }
+  t->free_slots[t->nfree_slots++] = slot;
+}
+
+static rsan_thread *thread_alloc(rsan_thread *parent) {
   rsan_thread *t = rsan_alloc(sizeof(*t));
   t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
-  uint64_t self = 4 * __atomic_fetch_add(&next_clock_serial, 1, __ATOMIC_RELAXED);
-  rsan_clk_init(&t->Tr, self + RSAN_RANK_TR);
-  rsan_clk_init(&t->Tc, self + RSAN_RANK_TC);
-  rsan_clk_init(&t->Ta, self + RSAN_RANK_TA);
-  rsan_clk_init(&t->Tsc, self + RSAN_RANK_TSC);
+  rsan_clk_init(&t->Tr);
+  rsan_clk_init(&t->Tc);
+  rsan_clk_init(&t->Ta);
+  rsan_clk_init(&t->Tsc);
+  if (parent && parent->nfree_slots) {
+    t->slot = parent->free_slots[--parent->nfree_slots];
+    t->epoch = rsan_clk_at(&parent->Tc, t->slot); /* >= the old owner's last epoch */
+    RSAN_ASSERT(t->epoch == rsan_clk_at(&parent->Tsc, t->slot));
+  } else {
+    t->slot = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED);
+    t->epoch = 0;
+  }
   t->parent_tid = -1;
   rsan_race_thread_init(t);
+  if (!parent) note_owner(t->slot, t->race_epoch, t->tid);
   rsan_spin_lock(&all_lock);
   t->all_next = all_threads;
   all_threads = t;
@@ -41,7 +107,7 @@ static rsan_thread *thread_alloc(void) {
 
 rsan_thread *rsan_thread_new_root(void) {
   rsan_ensure_init();
-  return thread_alloc();
+  return thread_alloc(NULL);
 }
 
 void rsan_thread_set_current(rsan_thread *t) {
@@ -77,13 +143,18 @@ int rsan_thread_next_tid(void) { return __atomic_load_n(&next_tid, __ATOMIC_RELA
 /* architecture.md: child Tc := Ta := parent Tc, Tsc := parent Tsc (U likewise), Tr := ⊥. */
 rsan_thread *rsan_thread_create(rsan_thread *parent) {
   rsan_ensure_init();
-  rsan_thread *t = thread_alloc();
+  rsan_thread *t = thread_alloc(parent);
   if (parent) {
-    rsan_clk_assign(&t->Tsc, &parent->Tsc); /* shares the parent's buffers (copy-on-write) */
+    rsan_clk_assign(&t->Tsc, &parent->Tsc);
     rsan_clk_assign(&t->Ta, &parent->Tc);
     rsan_clk_assign(&t->Tc, &parent->Tc);
+    /* own entries: the slot's epoch (for a reused slot the parent holds it already) */
+    rsan_clk_set(&t->Tsc, t->slot, t->epoch);
+    rsan_clk_set(&t->Ta, t->slot, t->epoch);
+    rsan_clk_set(&t->Tc, t->slot, t->epoch);
     rsan_race_thread_create(parent, t);
     RSAN_EXPLAIN(rsan_explain_thread(parent, "spawn", t));
+    note_owner(t->slot, t->race_epoch, t->tid);
     t->parent_tid = parent->tid;
     /* where the thread was created, for race reports: the creator's call stack above the
      * interceptor (whose frame is above this one) */
@@ -113,6 +184,15 @@ void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
   rsan_race_thread_join(joiner, joinee); /* algorithm.md §5, join */
   RSAN_EXPLAIN(rsan_explain_thread(joiner, "join", joinee));
   rsan_thread_check_invariants(joiner);
+  /* the joinee has exited and the joiner's clocks now hold its last epoch (and those of the
+   * slots it could reuse): its children may take them (thread_alloc). Race detection still
+   * indexes by tid, so this recycling is exact for it too. */
+  if (!joinee->finished_slot) {
+    joinee->finished_slot = 1;
+    push_free_slot(joiner, joinee->slot);
+    for (uint32_t i = 0; i < joinee->nfree_slots; i++) push_free_slot(joiner, joinee->free_slots[i]);
+    joinee->nfree_slots = 0;
+  }
   /* A thread is joined once, after it has fully exited: its clocks are no longer needed
    * (the small record stays, a joined thread's clocks read as ⊥). */
   thread_free_clocks(joinee);
@@ -120,10 +200,15 @@ void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
 
 void rsan_thread_check_invariants(const rsan_thread *t) {
 #ifdef RSAN_DEBUG
-  /* algorithm.md §3.4 */
-  RSAN_ASSERT(rsan_clk_leq(&t->Tr, &t->Tc, 3)); /* and TrU ⊑ TcU, ... */
-  RSAN_ASSERT(rsan_clk_leq(&t->Tc, &t->Ta, 3));
-  RSAN_ASSERT(rsan_clk_leq(&t->Ta, &t->Tsc, 3));
+  /* algorithm.md §3.4, pointwise on the vector clocks; the own entries hold the epoch */
+  RSAN_ASSERT(rsan_clk_leq(&t->Tr, &t->Tc));
+  RSAN_ASSERT(rsan_clk_leq(&t->Tc, &t->Ta));
+  RSAN_ASSERT(rsan_clk_leq(&t->Ta, &t->Tsc));
+  if (t->Tc.n) { /* (a joined thread's clocks are released) */
+    RSAN_ASSERT(rsan_clk_at(&t->Tc, t->slot) == t->epoch);
+    RSAN_ASSERT(rsan_clk_at(&t->Ta, t->slot) == t->epoch);
+    RSAN_ASSERT(rsan_clk_at(&t->Tsc, t->slot) == t->epoch);
+  }
 #else
   (void)t;
 #endif
@@ -137,10 +222,12 @@ static void thread_free_clocks(rsan_thread *t) {
   rsan_race_thread_free(t);
 }
 
-uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, uint64_t id) {
+uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, rsan_loc *l) {
   const rsan_clk *c[] = {&t->Tc, &t->Tr, &t->Ta, &t->Tsc};
   if (which < 0 || which > 7) return 0;
-  return which < 4 ? rsan_clk_get(c[which], id) : rsan_clk_getU(c[which - 4], id);
+  rsan_q q;
+  rsan_loc_query(l, c[which % 4], &q);
+  return which < 4 ? q.hi : q.hiU;
 }
 
 void rsan_thread_reset_all(void) {
@@ -151,10 +238,16 @@ void rsan_thread_reset_all(void) {
   while (t) {
     rsan_thread *next = t->all_next;
     thread_free_clocks(t);
+    rsan_free(t->free_slots);
     rsan_free(t);
     t = next;
   }
   next_tid = 0;
+  next_slot = 0;
+  for (uint32_t i = 0; i < owners_cap; i++) rsan_free(owners[i].v);
+  rsan_free(owners);
+  owners = NULL;
+  owners_cap = 0;
   __atomic_fetch_add(&rsan_thread_generation, 1, __ATOMIC_RELAXED);
   rsan_tls_current = NULL;
 }

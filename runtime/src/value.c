@@ -35,10 +35,14 @@ static int known_write(const rsan_loc *l, uint64_t ts, uint64_t *value, uint64_t
 
 /* Read-type value check: a known write with a timestamp in [Tc(x), Tsc(x)) whose value is v
  * (want_eq) or differs from v (!want_eq): a read may still see it, SC forbids it. */
-int rsan_stale_value_read(const rsan_thread *t, const rsan_loc *l, uint64_t v, uint64_t m,
+int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_t m,
                             int want_eq) {
-  uint64_t tc = rsan_clk_get(&t->Tc, l->id), tsc = rsan_clk_get(&t->Tsc, l->id);
-  if (tsc <= tc) return 0;
+  /* [hi(Tc), lo(Tsc)) ⊆ [Tc(x), Tsc(x)): exact values, or a miss when the facts overflowed */
+  rsan_view vw;
+  rsan_view_get(t, l, &vw);
+  if (!rsan_certainly_after(vw.sc.lo, vw.sc.hi, vw.c.lo, vw.c.hi)) return 0;
+  uint64_t tc = vw.c.hi, tsc = vw.sc.lo;
+  if (RSAN_UNLIKELY(!rsan_view_exact(&vw))) __atomic_fetch_add(&rsan_undecided_checks, 1, __ATOMIC_RELAXED);
   if (tc == 0 && l->init_known && ((l->init_value & m) == (v & m)) == want_eq) return 1;
   if (!l->hist) return 0;
   for (int i = 0; i < RSAN_HIST; i++) {
@@ -62,9 +66,12 @@ static int block_ends_with(const rsan_loc *l, uint64_t ts, uint64_t tsU, uint64_
   return known_write(l, ts + 1, &nval, &nu, &nrmw) && !nrmw;
 }
 
-int rsan_stale_value_rmw(const rsan_thread *t, const rsan_loc *l, uint64_t e, uint64_t m) {
-  uint64_t tcU = rsan_clk_getU(&t->Tc, l->id), tscU = rsan_clk_getU(&t->Tsc, l->id);
-  if (tscU <= tcU) return 0;
+int rsan_stale_value_rmw(const rsan_thread *t, rsan_loc *l, uint64_t e, uint64_t m) {
+  rsan_view vw;
+  rsan_view_get(t, l, &vw);
+  if (!rsan_certainly_after(vw.sc.loU, vw.sc.hiU, vw.c.loU, vw.c.hiU)) return 0;
+  uint64_t tcU = vw.c.hiU, tscU = vw.sc.loU;
+  if (RSAN_UNLIKELY(!rsan_view_exact(&vw))) __atomic_fetch_add(&rsan_undecided_checks, 1, __ATOMIC_RELAXED);
   if (l->init_known && block_ends_with(l, 0, 0, l->init_value, tcU, tscU, e, m)) return 1;
   if (!l->hist) return 0;
   for (int i = 0; i < RSAN_HIST; i++) {

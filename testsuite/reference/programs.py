@@ -57,15 +57,24 @@ KINDS = ("ld", "st", "add", "xchg", "cas", "fence")
 BLOCKING_KINDS = KINDS + ("wait", "bcas")
 
 
+def var_names(n: int) -> tuple:
+    """n variable names: x, y, z, then v3, v4, ..."""
+    return VARS[:n] + tuple(f"v{i}" for i in range(len(VARS), n))
+
+
 def random_op(rng: random.Random, nvars: int, weak: bool = True, budget: int = 99,
-              sc: str = "fenced", relaxed_bias: bool = False, blocking: bool = False):
+              sc: str = "fenced", relaxed_bias: bool = False, blocking: bool = False,
+              many: int = 0):
     """A random op whose SC cost fits in budget (relaxed_bias: relaxed three times likelier,
     which makes non-robust programs common; blocking: waits and BCAS too)."""
     if blocking:
         kind = rng.choices(BLOCKING_KINDS, (4, 4, 1, 1, 2, 2, 3, 2))[0]
     else:
         kind = rng.choices(KINDS, (4, 4, 1, 1, 2, 2))[0]
-    var = rng.choice(VARS[:nvars])
+    if many:  # many locations: most ops on two hot ones (so that threads still interact)
+        var = rng.choice(VARS[:2]) if rng.random() < 0.75 else rng.choice(var_names(many))
+    else:
+        var = rng.choice(VARS[:nvars])
     a = rng.randint(1, 2)
     b = rng.randint(0, 2)
     orders = {"ld": LOAD_ORDERS, "wait": LOAD_ORDERS, "st": STORE_ORDERS,
@@ -81,9 +90,11 @@ def random_op(rng: random.Random, nvars: int, weak: bool = True, budget: int = 9
 
 
 def random_program(rng: random.Random, max_events: int = 8, weak: bool = True,
-                   sc: str = "fenced", sc_budget: int = 4, blocking: bool = False):
-    """2-4 threads, 3..max_events ops, at most sc_budget RMWs on F after lowering."""
-    nthreads = rng.choice((2, 2, 3, 3, 4))
+                   sc: str = "fenced", sc_budget: int = 4, blocking: bool = False,
+                   threads: int = 0, locations: int = 0):
+    """2-4 threads (exactly `threads` when given), 3..max_events ops, at most sc_budget RMWs
+    on F after lowering; locations > 3: variables drawn from that many (75% on two hot ones)."""
+    nthreads = threads or rng.choice((2, 2, 3, 3, 4))
     total = rng.randint(max(nthreads, 3), max(max_events, nthreads))
     nvars = rng.choice((1, 2, 2, 2, 3))
     sizes = [1] * nthreads
@@ -95,7 +106,8 @@ def random_program(rng: random.Random, max_events: int = 8, weak: bool = True,
     for n in sizes:
         ops = []
         for _ in range(n):
-            op = random_op(rng, nvars, weak, budget, sc, bias, blocking)
+            op = random_op(rng, nvars, weak, budget, sc, bias, blocking,
+                           many=locations if locations > len(VARS) else 0)
             budget -= sc_cost(op, sc)
             ops.append(op)
         threads.append(ops)

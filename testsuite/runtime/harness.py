@@ -26,6 +26,8 @@ INC = ROOT / "runtime" / "include"
 CFLAGS = ["-std=c11", "-O1", "-g", "-fPIC", "-shared", "-fno-omit-frame-pointer",
           "-D_GNU_SOURCE", "-DRSAN_DEBUG", "-pthread", f"-I{INC}", f"-I{SRC}"]
 
+MAX_SITES = 1024  # per run (Runtime.reset)
+
 CDEF = r"""
 typedef struct rsan_frame { const char *file; const char *function; uint32_t line; uint32_t column; } rsan_frame;
 typedef struct rsan_site { uint32_t kind, order, order_fail, size, op, nframes; const rsan_frame *frames; } rsan_site;
@@ -74,6 +76,9 @@ uint64_t __rsan_test_report_count(void);
 uint64_t __rsan_test_location_id(const void *addr);
 uint64_t __rsan_test_location_count(void);
 uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *addr);
+uint64_t __rsan_test_undecided_count(void);
+uint64_t __rsan_test_inexact_count(void);
+uint32_t __rsan_test_slot_count(void);
 
 
 uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site);
@@ -203,8 +208,8 @@ class Runtime:
         rc = self.rsan.test_set_options(f"json_path={self.json} print_reports=0 {options}".encode())
         assert rc == 0, ffi.string(self.rsan.test_last_error()).decode()
         self._keep = []
-        self._frames = ffi.new("rsan_frame[512]")
-        self._sites = ffi.new("rsan_site[512]")
+        self._frames = ffi.new(f"rsan_frame[{2 * MAX_SITES}]")  # up to 2 frames a site
+        self._sites = ffi.new(f"rsan_site[{MAX_SITES}]")
         self._globals = ffi.new("rsan_global[64]")
         self._mod = ffi.new("rsan_module *")
         self._mod.abi_version = 1
@@ -225,6 +230,7 @@ class Runtime:
              file: str = FILE, column: int = 5, inline_of=None) -> int:
         """A new site (with an optional outer inline frame (file, line, function)); returns its id."""
         i = self.nsites
+        assert i < MAX_SITES, "too many sites in one run"
         self.nsites += 1
         f = self._frames + 2 * i
         f[0].file, f[0].function = self._cstr(file), self._cstr(function)

@@ -550,3 +550,33 @@ def test_a_write_in_the_overflow_cells_is_found_by_a_later_reader(rt):
     later = [r for r in rt.races() if r["access"]["line"] >= 500]
     assert sorted(r["access"]["line"] for r in later) == [500 + i for i in range(5)]
     assert all(r["previous"]["line"] == 400 for r in later)
+
+
+@pytest.mark.parametrize("synced", [False, True])
+def test_a_reused_thread_slot_keeps_races_with_its_previous_owner_exact(rt, synced):
+    """T1 writes data and is joined by main; T3, created by main after the join, takes T1's
+    slot (docs/design/clocks.md). T2, created before the join, reads data: a race with T1's
+    write unless T2 learnt it (synced through main's release after the join), and the report
+    names T1, not T3. T3's own write after T2's synchronisation is a race either way."""
+    th, (data, flag) = setup(rt)
+    t1, t2 = th.spawn(), th.spawn()
+    slots = rt.lib.__rsan_test_slot_count()
+    th.on(t1)
+    rt.write(data, site=rt.site("write", 11, "t1"))
+    th.on(th.main)
+    rt.lib.rsan_thread_join(th.main, t1)
+    rt.store(flag, 1, "rel", site=rt.site("st", 1, "main"))
+    t3 = th.spawn()
+    assert rt.lib.__rsan_test_slot_count() == slots  # T1's slot, reused
+    th.on(t2)
+    if synced:
+        assert rt.load(flag, "acq", site=rt.site("ld", 21, "t2")) == 1
+    rt.read(data, site=rt.site("read", 22, "t2"))
+    th.on(t3)
+    rt.write(data, site=rt.site("write", 31, "t3"))
+    races = rt.races()
+    first = [(r["access"]["thread"], r["previous"]["thread"]) for r in races]
+    if synced:
+        assert first == [(3, 2)]
+    else:
+        assert first == [(2, 1), (3, 2)]

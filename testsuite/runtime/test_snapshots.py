@@ -1,151 +1,100 @@
-"""Fused copy-on-write clocks (runtime/src/clock.c, rsan_clk): shared snapshots must behave
-exactly like private copies, joins must be exact whatever shortcut they take, and the engine
-must never let a thread's later writes leak into a snapshot it shared (W(x) := Tc,
-Wsc(x) := Tsc, a child's clocks := its parent's)."""
+"""Vector clocks over per-location facts (runtime/src/clock.c, location.c;
+docs/design/clocks.md): exact when a location's window of facts overflows, thread slots
+reused only when that is exact, and no thread's later writes leak into a clock copied from
+it (W(x) := Tc, Wsc(x) := Tsc, a child's clocks := its parent's)."""
 import random
 
-import cffi
 import pytest
 
-from harness import Program, build_engine_lib
+from harness import Program
 from test_model import check_against_transcription
-
-CLK_CDEF = """
-typedef struct rsan_clk rsan_clk;
-rsan_clk *rsan_clk_test_new(uint64_t self);
-void rsan_clk_test_free(rsan_clk *c);
-void rsan_clk_get2(const rsan_clk *c, uint64_t id, uint64_t *ts, uint64_t *tsU);
-void rsan_clk_set_max(rsan_clk *c, uint64_t id, uint64_t ts, uint64_t tsU);
-void rsan_clk_join(rsan_clk *dst, const rsan_clk *src);
-void rsan_clk_join_restricted(rsan_clk *dst, const rsan_clk *src, uint64_t id);
-void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src);
-int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b, int which);
-uint32_t rsan_clk_refs(const rsan_clk *c);
-"""
 
 TC, TR, TA, TSC, TCU, TRU, TAU, TSCU = range(8)
 
 
-@pytest.fixture(scope="module")
-def clk():
-    ffi = cffi.FFI()
-    ffi.cdef(CLK_CDEF)
-    return ffi, ffi.dlopen(str(build_engine_lib()))
+def _undecided(lib):
+    return lib.__rsan_test_undecided_count()
 
 
-def value(ffi, lib, c, ids):
-    ts, tu = ffi.new("uint64_t *"), ffi.new("uint64_t *")
-    out = {}
-    for i in ids:
-        lib.rsan_clk_get2(c, i, ts, tu)
-        if ts[0] or tu[0]:
-            out[i] = (ts[0], tu[0])
-    return out
+@pytest.mark.parametrize("seed", range(3))
+def test_overflowing_windows_never_false_alarm_and_count_what_they_miss(rt, seed):
+    """Many threads on two locations: far more facts per location than its window, so some
+    queries fall back to the evicted facts' bounds (docs/design/clocks.md). A program whose
+    queries were all exact gets exactly the transcription's reports (both timestamps);
+    otherwise every report names an operation the transcription reports (a strong CAS may be
+    reported as a read where the transcription says write: both are real witnesses), and
+    every operation it misses is counted as an undecided check."""
+    from harness import run
+    from test_model import Model, Thr
+    rnd = random.Random(100 + seed)
+    exact_programs = 0
+    for _ in range(8):
+        prog = random_big_program(rnd, 2, rnd.choice([10, 14]), rnd.randint(12, 20))
+        sched = list(prog.sequential())
+        rnd.shuffle(sched)
+        mode = rnd.choice(["fenced", "ra"])
+        res = run(rt, prog, sched, f"sc_accesses={mode}")  # resets the runtime first
+        inexact, undecided = rt.lib.__rsan_test_inexact_count(), _undecided(rt.lib)
+        m = Model(mode)
+        main = Thr()
+        threads = [Thr(main) for _ in prog.threads]
+        pos = [0] * len(threads)
+        for k in sched:
+            m.op(threads[k], prog.threads[k][pos[k]], (k + 1, pos[k]))
+            pos[k] += 1
+        got = sorted(((r["access"]["thread"], r["access"]["line"] - 10 * r["access"]["thread"]),
+                      r["type"], r["timestamps"]["hb"], r["timestamps"]["sc"]) for r in res.reports)
+        want = sorted(m.reports)
+        if inexact == 0:
+            exact_programs += 1
+            assert got == want, (prog.threads, sched, mode)
+            continue
+        got_ops, want_ops = {g[0] for g in got}, {w[0] for w in want}
+        assert got_ops <= want_ops, (prog.threads, sched, mode)
+        assert len(want_ops - got_ops) <= undecided, (prog.threads, sched, mode)
+    assert exact_programs >= 1
 
 
-def jn(a, b):
-    r = dict(a)
-    for k, (t, u) in b.items():
-        o = r.get(k, (0, 0))
-        r[k] = (max(o[0], t), max(o[1], u))
-    return r
+def test_joined_thread_slot_is_reused_and_the_old_writes_stay_known(rt):
+    """A slot is reused only by a child of the joiner; its epochs continue, so a thread that
+    synchronised with the old owner (and not with the new one) keeps exactly what it knew."""
+    lib, ffi = rt.lib, rt.ffi
+    x, y = rt.var("x"), rt.var("y")
+    main = lib.__rsan_test_new_thread(ffi.NULL)
+    t1, t2 = lib.__rsan_test_new_thread(main), lib.__rsan_test_new_thread(main)
+    slots = lib.__rsan_test_slot_count()
+    lib.__rsan_test_set_current(t1)
+    rt.store(x, 1, "rel")
+    lib.__rsan_test_set_current(t2)
+    assert rt.load(x, "acq") == 1  # t2 knows t1's write of x
+    lib.__rsan_test_set_current(main)
+    lib.rsan_thread_join(main, t1)
+    t3 = lib.__rsan_test_new_thread(main)  # takes t1's slot
+    assert lib.__rsan_test_slot_count() == slots
+    lib.__rsan_test_set_current(t3)
+    rt.store(y, 1, "rlx")
+    rt.store(x, 2, "rlx")
+    assert lib.__rsan_test_thread_clock(t2, TC, x) == 1  # the old incarnation's write only
+    assert lib.__rsan_test_thread_clock(t2, TSC, y) == 0
+    assert lib.__rsan_test_thread_clock(t3, TC, x) == 2
+    assert lib.__rsan_test_thread_clock(t3, TC, y) == 1
+    lib.__rsan_test_set_current(t2)
+    before = lib.__rsan_test_report_count()
+    rt.load(y, "rlx")  # reads y = 1 or the initial value: robust (no SC constraint yet)
+    assert lib.__rsan_test_report_count() == before
+    lib.__rsan_test_set_current(main)
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_shared_clocks_behave_like_private_copies(clk, seed):
-    """Random set_max / join / restricted join / assign over a few location-style clocks
-    (which may shrink on assignment) against a dict model; id 0 is F's inline entry; sizes
-    cross the linear/binary search boundary and the tiny-source point-update path."""
-    ffi, lib = clk
-    rnd = random.Random(seed)
-    span = [6, 40, 300, 2000][seed % 4]
-    ids = list(range(span))
-    n = 5
-    cs = [lib.rsan_clk_test_new(0) for _ in range(n)]
-    ms = [{} for _ in range(n)]
-    for step in range(400):
-        op = rnd.randrange(10)
-        a, b = rnd.randrange(n), rnd.randrange(n)
-        if op < 3:
-            i = rnd.choice(ids)
-            t, u = rnd.randrange(0, 60), rnd.randrange(0, 60)
-            lib.rsan_clk_set_max(cs[a], i, t, u)
-            if t or u:
-                ms[a] = jn(ms[a], {i: (t, u)})
-        elif op < 6:
-            lib.rsan_clk_join(cs[a], cs[b])
-            ms[a] = jn(ms[a], ms[b])
-        elif op == 6:
-            i = rnd.choice(ids)
-            lib.rsan_clk_join_restricted(cs[a], cs[b], i)
-            if i in ms[b]:
-                ms[a] = jn(ms[a], {i: ms[b][i]})
-        elif op < 9 and a != b:
-            lib.rsan_clk_assign(cs[a], cs[b])  # shares b's buffer
-            ms[a] = dict(ms[b])
-        sample = ids if span <= 300 else rnd.sample(ids, 200) + [i for m in ms for i in m]
-        for k in range(n):
-            got = value(ffi, lib, cs[k], set(sample) | set(ms[k]))
-            want = {i: v for i, v in ms[k].items()}
-            assert got == want, (step, k)
-        x, y = rnd.randrange(n), rnd.randrange(n)
-        for which in (1, 2, 3):
-            leq = all((which & 1 == 0 or ms[y].get(i, (0, 0))[0] >= t) and
-                      (which & 2 == 0 or ms[y].get(i, (0, 0))[1] >= u) for i, (t, u) in ms[x].items())
-            assert bool(lib.rsan_clk_leq(cs[x], cs[y], which)) == leq
-    for c in cs:
-        lib.rsan_clk_test_free(c)
-
-
-def test_assignment_shares_and_a_write_unshares(clk):
-    ffi, lib = clk
-    a, b = lib.rsan_clk_test_new(0), lib.rsan_clk_test_new(0)
-    for i in range(1, 50):
-        lib.rsan_clk_set_max(a, i, i, 1)
-    lib.rsan_clk_assign(b, a)
-    assert lib.rsan_clk_refs(a) == 2 and lib.rsan_clk_refs(b) == 2  # one buffer, no copy
-    lib.rsan_clk_set_max(a, 7, 100, 0)  # copy-on-write: b keeps the old value
-    assert lib.rsan_clk_refs(a) == 1 and lib.rsan_clk_refs(b) == 1
-    assert value(ffi, lib, b, [7]) == {7: (7, 1)}
-    assert value(ffi, lib, a, [7]) == {7: (100, 1)}
-    lib.rsan_clk_set_max(b, 7, 3, 0)  # no change: no copy, a unaffected
-    assert value(ffi, lib, a, [7]) == {7: (100, 1)}
-    lib.rsan_clk_test_free(a)
-    assert value(ffi, lib, b, range(1, 50)) == {i: (i, 1) for i in range(1, 50)}
-    lib.rsan_clk_test_free(b)
-
-
-def test_thread_clocks_skip_joins_of_their_own_snapshots_exactly(clk):
-    """A thread-style clock (self != 0, only grows) takes shortcuts for its own past states
-    and for memoised sources: the values must still be exact joins."""
-    ffi, lib = clk
-    rnd = random.Random(7)
-    t = lib.rsan_clk_test_new(4 * 10**9 + 3)
-    locs = [lib.rsan_clk_test_new(0) for _ in range(6)]
-    mt, ml = {}, [{} for _ in locs]
-    for step in range(600):
-        k = rnd.randrange(len(locs))
-        op = rnd.randrange(4)
-        if op == 0:  # a write: t grows, the location takes t's snapshot
-            i = rnd.randrange(1, 120)
-            lib.rsan_clk_set_max(t, i, step + 1, step // 2 + 1)
-            mt = jn(mt, {i: (step + 1, step // 2 + 1)})
-            lib.rsan_clk_assign(locs[k], t)
-            ml[k] = dict(mt)
-        elif op == 1:  # a read: t ⊔= location (often its own old snapshot)
-            lib.rsan_clk_join(t, locs[k])
-            mt = jn(mt, ml[k])
-        elif op == 2:  # the location ⊔= t (M(x) ⊔= T)
-            lib.rsan_clk_join(locs[k], t)
-            ml[k] = jn(ml[k], mt)
-        else:  # someone else writes the location
-            i = rnd.randrange(1, 120)
-            lib.rsan_clk_set_max(locs[k], i, 10**6 + step, 0)
-            ml[k] = jn(ml[k], {i: (10**6 + step, 0)})
-        assert value(ffi, lib, t, range(0, 121)) == mt, step
-        assert value(ffi, lib, locs[k], range(0, 121)) == ml[k], step
-    for c in locs + [t]:
-        lib.rsan_clk_test_free(c)
+def test_a_thread_created_by_a_non_joiner_gets_a_new_slot(rt):
+    lib, ffi = rt.lib, rt.ffi
+    main = lib.__rsan_test_new_thread(ffi.NULL)
+    t1, t2 = lib.__rsan_test_new_thread(main), lib.__rsan_test_new_thread(main)
+    lib.rsan_thread_join(main, t1)
+    slots = lib.__rsan_test_slot_count()
+    lib.__rsan_test_new_thread(t2)  # t2 never joined t1: t1's last epoch is not in its clocks
+    assert lib.__rsan_test_slot_count() == slots + 1
+    lib.__rsan_test_new_thread(main)
+    assert lib.__rsan_test_slot_count() == slots + 1
 
 
 def test_release_store_snapshot_is_not_changed_by_later_writes(rt):
