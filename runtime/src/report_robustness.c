@@ -10,7 +10,7 @@
 #include "rsan_sched.h"
 
 /* ---- what the report needs from the location, under its lock (from rsan_fill_report) ---- */
-void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, const rsan_loc *l) {
+void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, rsan_loc *l) {
   uint64_t lo = r->ts_hb, hi = r->ts_sc, oldest = ~0ull;
   r->init_value = l->init_value;
   r->cand_init = lo == 0 && l->init_known;
@@ -39,8 +39,9 @@ void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, const rsa
     r->prev_state = 1;
     r->prev_oldest_retained = 1;
   }
-  uint64_t ta = r->is_write ? rsan_clk_getU(&t->Ta, l->id) : rsan_clk_get(&t->Ta, l->id);
-  r->ta_covers = ta >= r->ts_sc;
+  rsan_q ta; /* Ta at x: certainly covers when its lower bound does */
+  rsan_loc_query(l, &t->Ta, &ta);
+  r->ta_covers = (r->is_write ? ta.loU : ta.lo) >= r->ts_sc;
 }
 
 static int is_cas(int op) { return op == RSAN_OP_CAS_WEAK || op == RSAN_OP_CAS_STRONG; }

@@ -463,7 +463,7 @@ typedef struct rsan_report_info {
 void rsan_report_robustness(rsan_report_info *r);
 /* the part of a robustness report that needs the location's state (its lock held) */
 struct rsan_loc;
-void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, const struct rsan_loc *l);
+void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, struct rsan_loc *l);
 
 /* a data race: the current access and the previous one from the shadow */
 typedef struct rsan_race_info {
