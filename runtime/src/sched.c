@@ -15,6 +15,14 @@
  * unrecognised spin loop only *yields* (it runs when nothing else can), so that a loop that
  * merely re-reads a constant never becomes a false deadlock.
  *
+ * Hand-over (docs/scheduling.md): under sched=auto after handover_steps points, and in any
+ * controlled mode when no point was reached for stall_ms (the running thread blocks in a call
+ * the scheduler does not see, or computes for long), every thread is released and the run goes
+ * on under the OS scheduler: rsan_sched_on drops to 0, so every entry point passes through and
+ * the interceptors use the real primitives again. A thread released from a modelled wait
+ * (lock, semaphore, join, cond, barrier, once) re-does it with the real primitive (a cond wait
+ * returns as a spurious wake-up).
+ *
  * The state is touched by the baton holder and, for a new thread's arrival, by the new
  * thread while its parent waits; a spin lock still guards it, so that threads the scheduler
  * does not manage cannot corrupt it. */
@@ -22,10 +30,12 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rsan_internal.h"
@@ -109,6 +119,9 @@ static int finished;     /* the run ended (exit, deadlock, bound): everything pa
 static int mode;
 static uint64_t seed;
 static uint64_t max_steps;
+static uint64_t handover_steps; /* sched=auto: hand over after this many steps; 0 never */
+static uint64_t stall_ns;       /* hand over after this long without a step; 0 never */
+static int handed_over;
 static int trace_fd = -1;
 static int *prefix;
 static uint64_t prefix_len;
@@ -123,13 +136,43 @@ static once_model *onces;
 static size_t nonces, caponces;
 
 /* ---- futex ---- */
-static void futex_wait(uint32_t *w, uint32_t val) {
-  syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+static void futex_wait(uint32_t *w, uint32_t val, const struct timespec *timeout) {
+  syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, timeout, NULL, 0);
 }
 static void futex_wake(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void handover(const char *why);
+
+/* Waits for the flag; with stall_ms, a wait during which no step was decided for that long
+ * hands the run over to the OS scheduler (which raises every flag). */
 static void wait_flag(uint32_t *w) {
-  while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) futex_wait(w, 0);
+  if (!stall_ns) {
+    while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) futex_wait(w, 0, NULL);
+    __atomic_store_n(w, 0, __ATOMIC_RELAXED);
+    return;
+  }
+  uint64_t seen = __atomic_load_n(&step, __ATOMIC_RELAXED), since = now_ns();
+  struct timespec slice = {0, 20 * 1000000L};
+  if ((uint64_t)slice.tv_nsec > stall_ns) slice.tv_nsec = (long)stall_ns;
+  while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) {
+    futex_wait(w, 0, &slice);
+    if (__atomic_load_n(w, __ATOMIC_ACQUIRE)) break;
+    uint64_t s = __atomic_load_n(&step, __ATOMIC_RELAXED), now = now_ns();
+    if (s != seen) {
+      seen = s;
+      since = now;
+    } else if (now - since >= stall_ns) {
+      rsan_spin_lock(&lock);
+      if (!finished && __atomic_load_n(&step, __ATOMIC_RELAXED) == seen) handover("stall");
+      rsan_spin_unlock(&lock);
+    }
+  }
   __atomic_store_n(w, 0, __ATOMIC_RELAXED);
 }
 static void raise_flag(uint32_t *w) {
@@ -158,7 +201,7 @@ static const char *const kind_names[] = {"load", "store", "rmw", "fence", "fence
                                          "exit", "lock", "unlock", "sync_acquire", "sync_release", "wait"};
 
 const char *rsan_sched_name(void) {
-  static const char *const names[] = {"os", "random", "pct", "dfs"};
+  static const char *const names[] = {"os", "random", "pct", "dfs", "auto"};
   return names[mode];
 }
 uint64_t rsan_sched_seed(void) { return seed; }
@@ -313,20 +356,41 @@ static void trace_step(uint64_t i, int tid, const int *cand, int n) {
   trace_line(listed ? "]}\n" : "}\n", listed ? 3 : 2);
 }
 
-static void trace_end(const char *how) {
+static void trace_end_why(const char *how, const char *why) {
   if (trace_fd < 0) return;
-  char line[160];
-  int k;
-  if (diverged >= 0)
-    k = snprintf(line, sizeof line, "{\"end\": \"%s\", \"steps\": %llu, \"diverged\": %lld}\n", how,
-                 (unsigned long long)step, (long long)diverged);
-  else
-    k = snprintf(line, sizeof line, "{\"end\": \"%s\", \"steps\": %llu, \"diverged\": null}\n", how,
-                 (unsigned long long)step);
+  char line[200], div[32] = "null";
+  if (diverged >= 0) snprintf(div, sizeof div, "%lld", (long long)diverged);
+  int k = snprintf(line, sizeof line, "{\"end\": \"%s\", \"steps\": %llu, \"diverged\": %s%s%s%s}\n", how,
+                   (unsigned long long)step, div, why ? ", \"reason\": \"" : "", why ? why : "", why ? "\"" : "");
   trace_line(line, (size_t)k);
   close(trace_fd);
   trace_fd = -1;
 }
+static void trace_end(const char *how) { trace_end_why(how, NULL); }
+
+/* Under lock: the rest of the run belongs to the OS scheduler (see the top of this file). The
+ * trace ends with "handover" and the reason ("steps" or "stall"). */
+static void handover(const char *why) {
+  finished = 1;
+  handed_over = 1;
+  trace_end_why("handover", why);
+  __atomic_store_n(&rsan_sched_on, 0, __ATOMIC_RELEASE);
+  for (int i = 0; i < nthreads_max; i++) {
+    sched_thread *s = threads[i];
+    if (!s) continue;
+    s->timed_out = 0;
+    raise_flag(&s->turn);
+    raise_flag(&s->arrived);
+  }
+  if (rsan_flag.verbosity >= 1) {
+    char msg[160];
+    int k = snprintf(msg, sizeof msg, "pyrsan: sched=%s handed the threads over to the OS scheduler at step %llu (%s)\n",
+                     rsan_sched_name(), (unsigned long long)step, why);
+    write_all(2, msg, (size_t)k);
+  }
+}
+
+int rsan_sched_handed_over(void) { return __atomic_load_n(&handed_over, __ATOMIC_RELAXED); }
 
 /* ---- the end of a run that cannot go on ---- */
 static void describe_wait(const sched_thread *s, char *out, size_t n) {
@@ -402,6 +466,10 @@ static sched_thread *decide(void) {
       if (threads[i] && threads[i]->state == ST_LIVE) deadlock();
     return NULL; /* every managed thread exited (the last one ends the process) */
   }
+  if (handover_steps && step >= handover_steps) {
+    handover("steps");
+    return NULL;
+  }
   if (step >= max_steps) bound_reached();
   int chosen = -1;
   if (step < prefix_len && diverged < 0) {
@@ -436,7 +504,7 @@ static sched_thread *decide(void) {
     chosen = diverged >= 0 ? rsan_strategy_continue(cand, n, last)
                            : rsan_strategy_pick(cand, n, last, step);
   trace_step(step, chosen, cand, n);
-  step++;
+  __atomic_store_n(&step, step + 1, __ATOMIC_RELAXED); /* read by waiters (stall) */
   last = chosen;
   sched_thread *c = threads[chosen];
   c->timed_out = !op_enabled(c);
@@ -519,7 +587,10 @@ int rsan_sched_manages_current(void) {
 }
 
 void rsan_sched_retry_after_write(const void *addr) {
-  if (!rsan_sched_on) return;
+  if (!rsan_sched_on) { /* handed over: the caller's retry loop polls under the OS scheduler */
+    sched_yield();
+    return;
+  }
   rsan_spin_lock(&lock);
   sched_thread *s = finished ? NULL : slot_of(rsan_thread_current());
   if (s && s->state == ST_LIVE) {
@@ -699,6 +770,10 @@ void rsan_sched_barrier_init(const void *b, unsigned count) {
 
 int rsan_sched_barrier_wait(const void *b, unsigned fallback_count) {
   rsan_spin_lock(&lock);
+  if (handed_over) { /* after the hand-over every arrival goes to the real barrier */
+    rsan_spin_unlock(&lock);
+    return -1;
+  }
   sched_thread *s = finished ? NULL : self_locked();
   barrier_model *m = barrier_find((uintptr_t)b, 1);
   if (!m->count) m->count = fallback_count ? fallback_count : 1;
@@ -716,6 +791,7 @@ int rsan_sched_barrier_wait(const void *b, unsigned fallback_count) {
   s->joinee = NULL;
   set_pending(s, RSAN_SK_WAIT, b, 0, SB_BARRIER, 0);
   arrive_or_decide(s);
+  if (handed_over && m->round <= s->barrier_round) return -1; /* the real barrier, from now on */
   return 0;
 }
 
@@ -805,7 +881,14 @@ void rsan_sched_init(void) {
   mode = rsan_sched_flag.sched;
   if (mode == RSAN_SCHED_OS || rsan_test_mode) return;
   seed = rsan_sched_flag.seed;
+  if (mode == RSAN_SCHED_AUTO && seed == 0) { /* a fresh seed: the reports name it */
+    seed = now_ns() ^ ((uint64_t)getpid() << 32);
+    seed = (seed ^ (seed >> 31)) * 0x9e3779b97f4a7c15ull;
+    if (!seed) seed = 1;
+  }
   max_steps = rsan_sched_flag.max_steps;
+  handover_steps = mode == RSAN_SCHED_AUTO ? rsan_sched_flag.handover_steps : 0;
+  stall_ns = rsan_sched_flag.stall_ms * 1000000ull;
   rsan_strategy_init(mode, seed, rsan_sched_flag.pct_depth, rsan_sched_flag.pct_steps);
   if (rsan_sched_flag.schedule[0]) load_schedule(rsan_sched_flag.schedule);
   if (rsan_sched_flag.trace_path[0]) {
