@@ -24,8 +24,9 @@ from .render import (error_document, json_document, merged_json_document, render
                      render_suppressions, render_text)
 from .reports import find_log_files, merge_logs
 from .sarif import sarif_document
-from .runner import (DEFAULT_SCHEDULE_DIR, EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, ExploreOptions,
-                     RunOptions, ScheduleOptions, check_user_options, explore_program, run_program)
+from .runner import (DEFAULT_SAMPLED_RUNS, DEFAULT_SCHED, DEFAULT_SCHEDULE_DIR, DEFAULT_TIME_BUDGET,
+                     EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, SEEDED_SCHEDS, ExploreOptions,
+                     RunOptions, ScheduleOptions, SessionResult, check_user_options, explore_program, run_program)
 from .schedule import read_schedule
 from .runtime_build import runtime_option_names
 
@@ -120,8 +121,9 @@ def cli() -> None:
 @cli.command(cls=CompileCommand, epilog=COMPILE_HELP + EXIT_HELP,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE... [-- PROGRAM_ARGS...]")
-@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="Number of executions.")
+@click.option("--runs", type=click.IntRange(min=1), metavar="N",
+              help=f"Number of executions (stops at the first that reports). Default: up to {DEFAULT_SAMPLED_RUNS} "
+                   f"under auto, random and pct (no new run after {DEFAULT_TIME_BUDGET:g} s), 1 under os.")
 @click.option("--keep-going", is_flag=True, help="Do all N runs even after one reported.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
               help="Kill a run after S seconds (counts as a hang).")
@@ -134,9 +136,11 @@ def cli() -> None:
               help="No robustness reports, races only (runtime option report_robustness=0).")
 @_races_option(" and race reports are off (runtime option report_races=0)")
 @click.option("--sched", type=click.Choice(SCHED_MODES),
-              help="Scheduler: os (default), or one thread at a time picked by random, pct or dfs.")
+              help="Scheduler: auto (default: seeded PCT, one thread at a time, handed over to the OS "
+                   "scheduler when a run gets long or blocks in a call it cannot see), os, or random, pct, dfs "
+                   "(one thread at a time for the whole run).")
 @click.option("--seed", type=click.IntRange(0, (1 << 64) - 1), metavar="S",
-              help="Seed of --sched random|pct (default: a fresh one, printed); run k uses S+k-1.")
+              help="Seed of --sched auto|random|pct (default: a fresh one, printed); run k uses S+k-1.")
 @click.option("--pct-depth", type=click.IntRange(min=1), metavar="D",
               help="--sched pct: depth D (D-1 priority change points; runtime default 3).")
 @click.option("--replay", metavar="FILE",
@@ -153,7 +157,7 @@ def cli() -> None:
 @_common_build_options
 @_verbose_option
 @click.pass_context
-def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: bool,
+def run(ctx: click.Context, sources: tuple[str, ...], runs: int | None, keep_going: bool,
         timeout: float | None, json_path: str | None, sc_accesses: str | None,
         suppressions: str | None, no_robustness: bool, no_races: bool, sched: str | None,
         seed: int | None, pct_depth: int | None, replay: str | None, schedule_dir: str | None,
@@ -161,10 +165,11 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         cc: str | None, keep_temps: bool, verbose: bool) -> int:
     """Build SOURCE... with instrumentation and run the program, then report.
 
-    Example: pyrsan run --runs 20 --json out.json app.c -- arg1
+    Example: pyrsan run --json out.json app.c -- arg1
 
     \b
     Schedule control:
+      pyrsan run app.c                            (default: up to 20 seeded auto runs)
       pyrsan run --sched pct --runs 10 app.c      (seeded; reports say how to reproduce)
       pyrsan run --replay FILE app.c              (the same report again)
       pyrsan run --explore app.c                  (all SC interleavings: a proof when complete)
@@ -177,6 +182,10 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
             raise UsageError("--no-races and --no-robustness together leave nothing to check")
         schedule = _schedule_options(ctx, sources, runs, sched, seed, pct_depth, replay, schedule_dir, explore,
                                      max_schedules, preemption_bound, jobs)
+        budget = None
+        if runs is None:   # the default: sample seeded schedules, within a time budget
+            sampled = schedule.sched in SEEDED_SCHEDS and not schedule.replay
+            runs, budget = (DEFAULT_SAMPLED_RUNS, DEFAULT_TIME_BUDGET) if sampled else (1, None)
         if suppressions is not None:
             _use_suppressions(suppressions)
         if no_races:
@@ -194,7 +203,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
             _list_loops(built.loops)
         options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
-                             schedule=schedule,
+                             schedule=schedule, time_budget=budget,
                              command_args=_command_args(ctx, sources, sc_accesses, no_races, no_robustness))
         if explore:
             result = explore_program(
@@ -210,6 +219,8 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
                 progress=_progress if runs > 1 else None,
             )
             _end_progress(runs)
+            if verbose:
+                _list_handovers(result)
         if not result.reports and result.runs and result.runs[0].returncode == EXIT_BAD_OPTIONS:
             raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
         sys.stderr.write(render_text(result))
@@ -385,12 +396,12 @@ def _schedule_options(ctx: click.Context, sources: tuple[str, ...], runs: int, s
         sched = "dfs"
         if replay is not None:
             read_schedule(replay)   # a one-line error now rather than the runtime's at start-up
-    sched = sched or "os"
-    if sched not in ("random", "pct") and seed is not None:
-        raise UsageError(f"--seed applies to --sched random or pct (not {sched})")
-    if sched != "pct" and pct_depth is not None:
-        raise UsageError("--pct-depth applies to --sched pct only")
-    if sched in ("random", "pct") and seed is None:
+    sched = sched or DEFAULT_SCHED
+    if sched not in SEEDED_SCHEDS and seed is not None:
+        raise UsageError(f"--seed applies to --sched auto, random or pct (not {sched})")
+    if sched not in ("pct", "auto") and pct_depth is not None:
+        raise UsageError("--pct-depth applies to --sched pct or auto only")
+    if sched in SEEDED_SCHEDS and seed is None:
         seed = secrets.randbits(32)
     return ScheduleOptions(sched=sched, seed=seed or 0, pct_depth=pct_depth, replay=replay,
                            schedule_dir=schedule_dir or DEFAULT_SCHEDULE_DIR,
@@ -463,6 +474,20 @@ def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, s
     sys.stdout.write(render_suppressions(merged) if print_suppressions else render_merged_text(merged))
     sys.stdout.flush()
     return EXIT_REPORTS if merged.reports else EXIT_CLEAN
+
+
+def _list_handovers(result: SessionResult) -> None:
+    """-v: the runs the controlled scheduler handed over to the OS scheduler (their
+    interleaving after that step is the OS's: a report made there may not replay), and a
+    sampling cut short by the time budget."""
+    for index, step, reason in result.handovers:
+        why = ("no thread reached a scheduling point for a while (a call the scheduler cannot see: "
+               "sleep, I/O, a blocking system call, or a long computation)" if reason == "stall"
+               else "the run is long")
+        click.echo(f"pyrsan: run {index}: handed over to the OS scheduler at step {step}: {why}", err=True)
+    if result.budget_stop:
+        click.echo(f"pyrsan: stopped after {len(result.runs)} runs: the default time budget "
+                   f"({DEFAULT_TIME_BUDGET:g} s) was used up (--runs N to do more)", err=True)
 
 
 def _list_loops(loops: tuple[str, ...]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 import shutil
 import signal
 import subprocess
@@ -23,10 +24,25 @@ from .reports import DistinctReport, Reproduction, RunResult, deduplicate, read_
 from .schedule import Trace, TraceFormatError, read_trace, write_schedule
 
 SC_ACCESS_MODES = ("fenced", "ra")
-#: docs/scheduling.md, "Options": os is the default; the others run one thread at a time.
-SCHED_MODES = ("os", "random", "pct", "dfs")
+#: docs/scheduling.md, "Options": auto is the default (seeded PCT, handed over to the OS
+#: scheduler when a run gets long or blocks where the scheduler cannot see); os is the OS
+#: scheduler alone; the others run one thread at a time for the whole run.
+SCHED_MODES = ("auto", "os", "random", "pct", "dfs")
+DEFAULT_SCHED = "auto"
 #: The strategies a seed drives.
-SEEDED_SCHEDS = ("random", "pct")
+SEEDED_SCHEDS = ("auto", "random", "pct")
+#: `pyrsan run` without --runs: up to this many runs under a seeded strategy (stopping at the
+#: first that reports), and no new run is started once the session has run DEFAULT_TIME_BUDGET
+#: seconds. Measured (benchmarks/detection.py): the least likely litmus violation is found by
+#: one auto run with probability ~0.35, so 20 runs miss it with probability < 0.02%.
+DEFAULT_SAMPLED_RUNS = 20
+DEFAULT_TIME_BUDGET = 10.0
+#: Runtime options of the driver's controlled runs: sched=auto controls the first
+#: AUTO_HANDOVER_STEPS scheduling points (the runtime's own default is smaller, for binaries
+#: run directly, whose every run counts); a run whose running thread reaches no scheduling point
+#: for STALL_MS (blocked in a call the scheduler cannot see) is handed over to the OS scheduler.
+AUTO_HANDOVER_STEPS = 200000
+STALL_MS = 300
 #: The runtime's exit statuses for a deadlock and for max_steps under the controlled
 #: scheduler (docs/scheduling.md), told apart from the program's own statuses.
 EXIT_RUNTIME_BAD_OPTIONS = 86
@@ -41,7 +57,7 @@ class ScheduleOptions:
     """How the runtime schedules threads (docs/scheduling.md). Run k of ``--runs`` uses
     ``seed + k - 1``; ``replay`` is a schedule file to follow (``--replay``)."""
 
-    sched: str = "os"
+    sched: str = DEFAULT_SCHED
     seed: int = 0
     pct_depth: int | None = None
     replay: str | None = None
@@ -73,6 +89,8 @@ class RunOptions:
     quiet: bool = False               # the program's stdin/stdout/stderr on /dev/null (pyrsan fix)
     schedule: ScheduleOptions = field(default_factory=ScheduleOptions)
     command_args: tuple[str, ...] = ()   # sources, flags and `-- args`: for the reproduce line
+    time_budget: float | None = None  # start no new run once the session has run this long
+    stall_ms: int = STALL_MS          # 0: a controlled run never hands over on a stall
 
 
 @dataclass(frozen=True)
@@ -83,6 +101,8 @@ class SessionResult:
     schedule: ScheduleOptions | None = None
     exploration: Exploration | None = None
     command_args: tuple[str, ...] = ()
+    handovers: tuple[tuple[int, int, str], ...] = ()   # (run, step, "steps" | "stall")
+    budget_stop: bool = False       # fewer runs than asked: the time budget was used up
 
     @property
     def crashes(self) -> tuple[RunResult, ...]:
@@ -174,11 +194,13 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
     report_dir = _run_dir(options, index)
     report_dir.mkdir(parents=True, exist_ok=True)
     schedule = options.schedule
-    scheduler: dict[str, str] = {}
+    scheduler: dict[str, str] = {"sched": schedule.sched}
     trace_path = report_dir / "trace.jsonl"
     if schedule.controlled:
-        scheduler = {"sched": schedule.sched, "seed": str(schedule.seed_of_run(index)),
-                     "trace_path": str(trace_path)}
+        scheduler.update({"seed": str(schedule.seed_of_run(index)), "trace_path": str(trace_path),
+                          "stall_ms": str(options.stall_ms)})
+        if schedule.sched == "auto":
+            scheduler["handover_steps"] = str(AUTO_HANDOVER_STEPS)
         if schedule.pct_depth is not None:
             scheduler["pct_depth"] = str(schedule.pct_depth)
         if pct_steps:
@@ -301,18 +323,26 @@ def run_program(
     if options.runs < 1:
         raise UsageError("--runs must be at least 1")
     results: list[RunResult] = []
+    handovers: list[tuple[int, int, str]] = []
     steps: int | None = None
+    start = time.monotonic()
+    budget_stop = False
     for index in range(1, options.runs + 1):
+        if index > 1 and options.time_budget is not None and time.monotonic() - start >= options.time_budget:
+            budget_stop = True
+            break
         if progress is not None:
             progress(index, options.runs)
         result, trace = run_once(executable, args, index, options, pct_steps=steps)
         if trace is not None and trace.steps:
             steps = len(trace.steps)
+        if trace is not None and trace.end == "handover":
+            handovers.append((index, len(trace.steps), trace.reason or "?"))
         results.append(result)
         if not options.keep_going and _stops(result):
             break
     return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
-                         None, options.command_args)
+                         None, options.command_args, tuple(handovers), budget_stop)
 
 
 def _stops(result: RunResult) -> bool:
@@ -329,7 +359,8 @@ def explore_program(
     """Stateless exploration (explore.py): every run re-executes the program with
     ``sched=dfs`` and a schedule prefix. Stops at the first run that reported (or crashed,
     hung, deadlocked) unless ``keep_going``. Each run's directory is removed once read."""
-    options = replace(options, schedule=ScheduleOptions(
+    # a hand-over would leave the prefix's state space: a blocked run is a hang (--timeout)
+    options = replace(options, stall_ms=0, schedule=ScheduleOptions(
         "dfs", 0, None, None, options.schedule.schedule_dir, options.schedule.program_name))
     _disable_address_randomisation()
     counter = itertools.count(1)

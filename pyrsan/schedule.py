@@ -49,10 +49,11 @@ class Step:
 @dataclass(frozen=True)
 class Trace:
     steps: tuple[Step, ...]
-    end: str | None                 # "exit" | "deadlock" | "bound"; None: crashed or killed
+    end: str | None                 # "exit" | "deadlock" | "bound" | "handover"; None: crashed or killed
     diverged: int | None = None     # the step at which a replayed schedule stopped matching
     sched: str | None = None
     seed: int | None = None
+    reason: str | None = None       # end "handover": "steps" (handover_steps) or "stall" (stall_ms)
 
     @property
     def decisions(self) -> tuple[int, ...]:
@@ -100,6 +101,7 @@ def parse_trace(lines: Iterable[str]) -> Trace:
         diverged=end.get("diverged") if end else None,
         sched=header.get("sched"),
         seed=int(seed) if isinstance(seed, (int, str)) and str(seed).isdigit() else None,
+        reason=str(end["reason"]) if end and end.get("reason") is not None else None,
     )
 
 

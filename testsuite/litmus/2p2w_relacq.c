@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: release stores: both second stores may be mo-before the other thread's first store (po;mo;po;mo cycle), no read forbids it
 // 2+2W, release stores; t2's store to x is flagged (write check).
 #include <pthread.h>

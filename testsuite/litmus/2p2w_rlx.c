@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed stores: both second stores may be mo-before the other thread's first store (po;mo;po;mo cycle), no read forbids it
 // 2+2W, relaxed stores.
 #include <pthread.h>

@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: without a fence the flag load may read a stale 0 after the own flag store (the SB pattern), so both threads may enter
 // Dekker's mutual exclusion with release stores and acquire loads; flagged at the first flag load.
 #include <pthread.h>

@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed Dekker: the SB pattern on the flags, and the turn store is unordered too
 // Dekker's mutual exclusion, all relaxed.
 #include <pthread.h>

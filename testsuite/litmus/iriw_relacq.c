@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: release/acquire: the readers may see the two independent writes in opposite orders (not multi-copy atomic in RC20), SC forbids it
 // IRIW, release stores and acquire loads; threads created writer-x, reader-1, writer-y, reader-2 so the sequential schedule reveals it.
 #include <pthread.h>

@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed: the readers may see the two independent writes in opposite orders (not multi-copy atomic in RC20), SC forbids it
 // IRIW, all relaxed (creation order writer-x, reader-1, writer-y, reader-2).
 #include <pthread.h>

@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: a relaxed load of the flag does not synchronise with the release store: t2 may read y=1, x=0
 // Message passing (MP) with a release flag store but a relaxed flag load.
 #include <pthread.h>

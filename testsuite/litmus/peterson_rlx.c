@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed Peterson: as peterson_relacq, nothing orders the turn store or the flag load
 // Peterson's lock, all relaxed.
 #include <pthread.h>

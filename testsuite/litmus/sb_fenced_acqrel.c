@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: acq_rel fences do not order a store before a later load (no SC fence): both loads may read 0 (fr;po;fr;po cycle, RC20-consistent, not SC)
 // Store buffering (SB), relaxed accesses separated by acq_rel fences, which are not enough.
 #include <pthread.h>

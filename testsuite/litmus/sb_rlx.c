@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed SB: both loads may read 0 (fr;po;fr;po cycle, RC20-consistent, not SC)
 // Store buffering (SB), all accesses relaxed.
 #include <pthread.h>

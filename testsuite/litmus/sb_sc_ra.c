@@ -1,7 +1,6 @@
 // robust: no
 // race: no
 // options: --sc-accesses ra
-// runs: 60
 // reason: with --sc-accesses ra seq_cst accesses are plain release/acquire (RC20 has no SC accesses), so this is sb_relacq
 // Store buffering (SB), all accesses seq_cst, checked with seq_cst treated as release/acquire (RSAN's model).
 #include <pthread.h>

@@ -1,6 +1,5 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed y does not carry t2's view of x: t3 may read y=1 then x=0
 // Write-to-read causality (WRC), all relaxed; t3's load of x is flagged.
 #include <pthread.h>
