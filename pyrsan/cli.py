@@ -203,7 +203,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int | None, keep_goi
             _list_loops(built.loops)
         options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
-                             schedule=schedule, time_budget=budget,
+                             schedule=schedule, time_budget=budget, sampling=budget is not None,
                              command_args=_command_args(ctx, sources, sc_accesses, no_races, no_robustness))
         if explore:
             result = explore_program(

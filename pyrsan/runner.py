@@ -90,6 +90,7 @@ class RunOptions:
     schedule: ScheduleOptions = field(default_factory=ScheduleOptions)
     command_args: tuple[str, ...] = ()   # sources, flags and `-- args`: for the reproduce line
     time_budget: float | None = None  # start no new run once the session has run this long
+    sampling: bool = False            # the default sampling: later runs are quiet, a forced schedule ends it
     stall_ms: int = STALL_MS          # 0: a controlled run never hands over on a stall
 
 
@@ -188,9 +189,11 @@ def _kill_group(pid: int) -> None:
 
 
 def run_once(executable: str, args: Sequence[str], index: int, options: RunOptions,
-             pct_steps: int | None = None, prefix: Sequence[int] | None = None) -> tuple[RunResult, Trace | None]:
+             pct_steps: int | None = None, prefix: Sequence[int] | None = None,
+             quiet: bool = False) -> tuple[RunResult, Trace | None]:
     """One run; under a controlled scheduler also its trace. ``prefix``: a schedule for the
-    runtime to follow (``--explore``); otherwise ``--replay``'s file, if any."""
+    runtime to follow (``--explore``); otherwise ``--replay``'s file, if any. ``quiet``: the
+    program's stdin/stdout/stderr on /dev/null for this run."""
     report_dir = _run_dir(options, index)
     report_dir.mkdir(parents=True, exist_ok=True)
     schedule = options.schedule
@@ -216,7 +219,7 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
     )
     # A session of its own, so that a timeout can kill the whole process group.
     try:
-        output = subprocess.DEVNULL if options.quiet else None
+        output = subprocess.DEVNULL if options.quiet or quiet else None
         proc = subprocess.Popen([executable, *args], env=env, start_new_session=True,
                                 stdin=output, stdout=output, stderr=output)
     except OSError as exc:
@@ -333,7 +336,8 @@ def run_program(
             break
         if progress is not None:
             progress(index, options.runs)
-        result, trace = run_once(executable, args, index, options, pct_steps=steps)
+        result, trace = run_once(executable, args, index, options, pct_steps=steps,
+                                 quiet=options.sampling and index > 1)
         if trace is not None and trace.steps:
             steps = len(trace.steps)
         if trace is not None and trace.end == "handover":
@@ -341,8 +345,16 @@ def run_program(
         results.append(result)
         if not options.keep_going and _stops(result):
             break
+        if options.sampling and trace is not None and _forced(trace):
+            break   # every seed would run this same schedule again
     return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
                          None, options.command_args, tuple(handovers), budget_stop)
+
+
+def _forced(trace: Trace) -> bool:
+    """The run ended normally and no step had a choice: one thread could run at every point
+    (no threads, or threads that never overlap), so every strategy and seed repeats it."""
+    return trace.end == "exit" and all(len(step.enabled) == 1 for step in trace.steps)
 
 
 def _stops(result: RunResult) -> bool:

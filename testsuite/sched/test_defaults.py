@@ -126,3 +126,17 @@ def test_pyrsan_run_default_is_seeded_auto_with_up_to_20_runs(run_pyrsan, tmp_pa
     assert proc.returncode == 0, proc.stderr
     assert document["runs"] == DEFAULT_SAMPLED_RUNS and document["schedule"]["sched"] == "auto"
     assert "sched=auto, seeds 9..28" in proc.stderr
+
+
+def test_default_sampling_shows_the_output_once_and_stops_when_the_schedule_is_forced(run_pyrsan, tmp_path):
+    single = tmp_path / "single.c"
+    single.write_text('#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n')
+    out = tmp_path / "single.json"
+    proc = run_pyrsan("run", "--json", out, single, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0 and proc.stdout == "hello\n", proc.stderr
+    assert json.loads(out.read_text())["runs"] == 1
+    out = tmp_path / "threads.json"
+    proc = run_pyrsan("run", "--seed", "5", "--json", out, PROGRAMS / "barrier_rounds.c", cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["runs"] == DEFAULT_SAMPLED_RUNS
+    assert proc.stdout == "sum 120 arrived 120\n"
