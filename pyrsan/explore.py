@@ -96,15 +96,18 @@ class _Item:
     tid: int                   # the thread to run next
 
 
-RunFunction = Callable[[tuple[int, ...]], tuple[Trace, Any]]
+#: run(prefix) -> (trace, payload); with ``sleep_aware``, run(prefix, sleep): ``sleep`` maps
+#: each thread asleep at the state after the prefix to its pending operation, which the
+#: continuation must not run until a dependent operation ran (docs/scheduling.md, "Sleep set").
+RunFunction = Callable[..., tuple[Trace, Any]]
 OnRun = Callable[[tuple[int, ...], Trace, Any], bool]
 
 
 class _Search:
     def __init__(self, run: RunFunction, on_run: OnRun, max_schedules: int,
                  preemption_bound: int | None, jobs: int,
-                 progress: Callable[[int, int], None] | None) -> None:
-        self.run = run
+                 progress: Callable[[int, int], None] | None, sleep_aware: bool = False) -> None:
+        self.run = (lambda prefix, sleep: run(prefix, sleep)) if sleep_aware else (lambda prefix, sleep: run(prefix))
         self.on_run = on_run
         self.max_schedules = max_schedules
         self.preemption_bound = preemption_bound
@@ -341,7 +344,7 @@ class _Search:
                     if child_sleep is None:
                         continue
                     prefix = item.prefix + (item.tid,)
-                    running[pool.submit(self.run, prefix)] = (prefix, child_sleep)
+                    running[pool.submit(self.run, prefix, child_sleep)] = (prefix, child_sleep)
                 if not running:
                     break
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -363,7 +366,7 @@ class _Search:
                            self.sleep_blocked, self.diverged)
 
     def execute(self, prefix: tuple[int, ...]) -> Trace | None:
-        trace, payload = self.run(prefix)
+        trace, payload = self.run(prefix, {})
         self.schedules += 1
         if self.progress is not None:
             self.progress(self.schedules, 0)
@@ -378,10 +381,12 @@ def _happens_before(i: int, tid_i: int, position: list[int], clock: Mapping[int,
 
 def explore(run: RunFunction, *, on_run: OnRun = lambda prefix, trace, payload: False,
             max_schedules: int = 10000, preemption_bound: int | None = None, jobs: int = 1,
-            progress: Callable[[int, int], None] | None = None) -> Exploration:
+            progress: Callable[[int, int], None] | None = None, sleep_aware: bool = False) -> Exploration:
     """Run the program under every schedule class DPOR needs. ``run(prefix)`` executes one
     run that follows ``prefix`` and then the default continuation, returning (trace,
     payload); ``on_run`` sees each run and returns True to stop (a report). ``progress``
-    gets (runs made, runs queued). With ``jobs`` > 1 up to that many runs go at once."""
-    search = _Search(run, on_run, max_schedules, preemption_bound, jobs, progress)
+    gets (runs made, runs queued). With ``jobs`` > 1 up to that many runs go at once.
+    ``sleep_aware``: ``run`` takes the sleep set too, and its continuation avoids sleeping
+    threads (fewer runs cut as sleep-blocked)."""
+    search = _Search(run, on_run, max_schedules, preemption_bound, jobs, progress, sleep_aware)
     return search.explore()

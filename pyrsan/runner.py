@@ -21,7 +21,7 @@ from typing import Callable, Mapping, Sequence
 from .errors import EXIT_CLEAN, EXIT_PROGRAM_FAILED, EXIT_REPORTS, InternalError, UsageError
 from .explore import Exploration, explore
 from .reports import DistinctReport, Reproduction, RunResult, deduplicate, read_report_dir
-from .schedule import Trace, TraceFormatError, read_trace, write_schedule
+from .schedule import Op, Trace, TraceFormatError, read_trace, write_schedule
 
 SC_ACCESS_MODES = ("fenced", "ra")
 #: docs/scheduling.md, "Options": auto is the default (seeded PCT, handed over to the OS
@@ -190,7 +190,7 @@ def _kill_group(pid: int) -> None:
 
 def run_once(executable: str, args: Sequence[str], index: int, options: RunOptions,
              pct_steps: int | None = None, prefix: Sequence[int] | None = None,
-             quiet: bool = False) -> tuple[RunResult, Trace | None]:
+             quiet: bool = False, sleep: Mapping[int, Op] = {}) -> tuple[RunResult, Trace | None]:
     """One run; under a controlled scheduler also its trace. ``prefix``: a schedule for the
     runtime to follow (``--explore``); otherwise ``--replay``'s file, if any. ``quiet``: the
     program's stdin/stdout/stderr on /dev/null for this run."""
@@ -209,7 +209,7 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
         if pct_steps:
             scheduler["pct_steps"] = str(pct_steps)
         if prefix is not None:
-            write_schedule(report_dir / "prefix.sched", prefix)
+            write_schedule(report_dir / "prefix.sched", prefix, sleep=sleep)
             scheduler["schedule"] = str(report_dir / "prefix.sched")
         elif schedule.replay is not None:
             scheduler["schedule"] = os.path.abspath(schedule.replay)
@@ -379,10 +379,10 @@ def explore_program(
     counter_lock = threading.Lock()
     results: list[RunResult] = []
 
-    def run(prefix: tuple[int, ...]) -> tuple[Trace, RunResult]:
+    def run(prefix: tuple[int, ...], sleep: Mapping[int, Op]) -> tuple[Trace, RunResult]:
         with counter_lock:
             index = next(counter)
-        result, trace = run_once(executable, args, index, options, prefix=prefix)
+        result, trace = run_once(executable, args, index, options, prefix=prefix, sleep=sleep)
         shutil.rmtree(_run_dir(options, index), ignore_errors=True)
         if trace is None and result.returncode == EXIT_RUNTIME_BAD_OPTIONS:
             raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
@@ -396,7 +396,7 @@ def explore_program(
 
     exploration = explore(run, on_run=on_run, max_schedules=explore_options.max_schedules,
                           preemption_bound=explore_options.preemption_bound, jobs=explore_options.jobs,
-                          progress=progress)
+                          progress=progress, sleep_aware=True)
     results.sort(key=lambda r: r.index)
     return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
                          exploration, options.command_args)

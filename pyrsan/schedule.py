@@ -127,20 +127,23 @@ def read_trace(path: str | os.PathLike) -> Trace:
         return parse_trace(handle)
 
 
-def format_schedule(decisions: Sequence[int], comments: Mapping[str, object] = {}) -> str:
-    """The text of a schedule file: magic line, ``# name: value`` comments, then the tids
-    (twenty per line, so long schedules stay readable)."""
+def format_schedule(decisions: Sequence[int], comments: Mapping[str, object] = {},
+                    sleep: Mapping[int, Op] = {}) -> str:
+    """The text of a schedule file: magic line, ``# name: value`` comments, the sleep set at
+    the end of the prefix (``# sleep: T kind addr w``, docs/scheduling.md "Sleep set"), then the
+    tids (twenty per line, so long schedules stay readable)."""
     lines = [SCHEDULE_MAGIC]
     lines += [f"# {name}: {value}" for name, value in comments.items()]
+    lines += [f"# sleep: {tid} {op.kind} {op.addr} {int(op.writes)}" for tid, op in sorted(sleep.items())]
     for start in range(0, len(decisions), 20):
         lines.append(" ".join(str(t) for t in decisions[start:start + 20]))
     return "\n".join(lines) + "\n"
 
 
 def write_schedule(path: str | os.PathLike, decisions: Sequence[int],
-                   comments: Mapping[str, object] = {}) -> None:
+                   comments: Mapping[str, object] = {}, sleep: Mapping[int, Op] = {}) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(format_schedule(decisions, comments), encoding="utf-8")
+    Path(path).write_text(format_schedule(decisions, comments, sleep), encoding="utf-8")
 
 
 def parse_schedule(text: str, name: str = "schedule") -> tuple[int, ...]:

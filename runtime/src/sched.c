@@ -126,6 +126,16 @@ static int trace_fd = -1;
 static int *prefix;
 static uint64_t prefix_len;
 static int64_t diverged = -1;
+/* The sleep set at the state after the prefix (schedule file lines "# sleep: T kind addr w",
+ * docs/scheduling.md "Sleep set"): after the prefix no sleeping thread runs while an awake one
+ * is a candidate; an entry is dropped when a dependent operation is chosen. */
+typedef struct sleep_entry {
+  int tid, kind, w, live;
+  uintptr_t addr;
+} sleep_entry;
+#define MAX_SLEEP 64
+static sleep_entry sleepers[MAX_SLEEP];
+static int nsleepers;
 static uint64_t cond_seq;
 
 static lock_model *locks;
@@ -323,10 +333,15 @@ static int candidates(int *out) {
 }
 
 /* ---- trace ---- */
+/* the address a trace names for s's pending operation (a join names the joinee's tid) */
+static uintptr_t op_addr(const sched_thread *s) {
+  if (s->kind != RSAN_SK_JOIN) return s->addr;
+  return s->joinee ? (uintptr_t)rsan_thread_tid(s->joinee) : 0;
+}
+
 static void trace_op(const sched_thread *s, int first) {
   char line[128];
-  uintptr_t a = s->kind == RSAN_SK_JOIN ? (uintptr_t)rsan_thread_tid(s->joinee) : s->addr;
-  if (s->kind == RSAN_SK_JOIN && !s->joinee) a = 0;
+  uintptr_t a = op_addr(s);
   int k = snprintf(line, sizeof line, "%s[%d, \"%s\", \"0x%llx\", %d]", first ? "" : ", ", s->tid,
                    kind_names[s->kind], (unsigned long long)a, s->w);
   trace_line(line, (size_t)k);
@@ -456,6 +471,43 @@ static void wake_waiters(uintptr_t addr, const sched_thread *writer) {
   }
 }
 
+/* ---- sleep set ---- */
+static int is_thread_kind(int k) { return k == RSAN_SK_SPAWN || k == RSAN_SK_JOIN || k == RSAN_SK_EXIT; }
+
+/* docs/scheduling.md "Trace file", Dependency; the same relation as explore.dependent. */
+static int ops_dependent(int ta, int ka, uintptr_t aa, int wa, int tb, int kb, uintptr_t ab, int wb) {
+  if (ta == tb) return 0;
+  if (ka == RSAN_SK_FENCE || kb == RSAN_SK_FENCE) return 0;
+  if (ka == RSAN_SK_FENCE_SC || kb == RSAN_SK_FENCE_SC) return ka == kb;
+  if (is_thread_kind(ka) || is_thread_kind(kb))
+    return ((ka == RSAN_SK_JOIN || ka == RSAN_SK_SPAWN) && aa == (uintptr_t)tb) ||
+           ((kb == RSAN_SK_JOIN || kb == RSAN_SK_SPAWN) && ab == (uintptr_t)ta);
+  return aa == ab && aa != 0 && (wa || wb);
+}
+
+static int asleep(int tid) {
+  for (int i = 0; i < nsleepers; i++)
+    if (sleepers[i].live && sleepers[i].tid == tid) return 1;
+  return 0;
+}
+
+/* c was chosen: the sleepers whose operation depends on c's wake up */
+static void wake_sleepers(const sched_thread *c) {
+  for (int i = 0; i < nsleepers; i++) {
+    sleep_entry *e = &sleepers[i];
+    if (e->live && ops_dependent(e->tid, e->kind, e->addr, e->w, c->tid, c->kind, op_addr(c), c->w)) e->live = 0;
+  }
+}
+
+/* After the prefix: drops the sleeping candidates unless all are asleep (then the run repeats
+ * a class already run; the explorer cuts it). Returns the new count. */
+static int drop_sleepers(int *cand, int n) {
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (!asleep(cand[i])) cand[k++] = cand[i];
+  return k ? k : n;
+}
+
 /* ---- the decision ---- */
 /* Picks the thread of the next step, under lock (which it keeps). */
 static sched_thread *decide(void) {
@@ -500,10 +552,19 @@ static sched_thread *decide(void) {
         break;
       }
   }
-  if (chosen < 0)
-    chosen = diverged >= 0 ? rsan_strategy_continue(cand, n, last)
-                           : rsan_strategy_pick(cand, n, last, step);
+  if (chosen < 0) {
+    static int filtered[MAX_THREADS];
+    int *pick = cand, m = n;
+    if (nsleepers && step >= prefix_len) {
+      memcpy(filtered, cand, (size_t)n * sizeof *cand);
+      m = drop_sleepers(filtered, n);
+      pick = filtered;
+    }
+    chosen = diverged >= 0 ? rsan_strategy_continue(pick, m, last)
+                           : rsan_strategy_pick(pick, m, last, step);
+  }
   trace_step(step, chosen, cand, n);
+  if (nsleepers && step >= prefix_len) wake_sleepers(threads[chosen]);
   __atomic_store_n(&step, step + 1, __ATOMIC_RELAXED); /* read by waiters (stall) */
   last = chosen;
   sched_thread *c = threads[chosen];
@@ -825,6 +886,22 @@ static void bad_input(const char *msg, const char *path) {
   _exit(RSAN_EXIT_BAD_OPTIONS);
 }
 
+/* "# sleep: T kind 0xADDR w" (docs/scheduling.md "Sleep set"); other comments are ignored */
+static void parse_sleep_line(const char *p) {
+  static const char tag[] = "# sleep: ";
+  if (strncmp(p, tag, sizeof tag - 1) != 0 || nsleepers == MAX_SLEEP) return;
+  p += sizeof tag - 1;
+  char kind[24];
+  unsigned long long addr;
+  int tid, w, len = 0;
+  if (sscanf(p, "%d %23s %llx %d%n", &tid, kind, &addr, &w, &len) != 4 || len <= 0) return;
+  for (int k = 0; k < (int)(sizeof kind_names / sizeof kind_names[0]); k++)
+    if (!strcmp(kind, kind_names[k])) {
+      sleepers[nsleepers++] = (sleep_entry){tid, k, w, 1, (uintptr_t)addr};
+      return;
+    }
+}
+
 /* docs/scheduling.md "Schedule file" */
 static void load_schedule(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -845,7 +922,8 @@ static void load_schedule(const char *path) {
   size_t cap_p = 256;
   prefix = rsan_alloc(cap_p * sizeof *prefix);
   for (char *p = text + sizeof header - 1; *p;) {
-    if (*p == '#') { /* a comment line */
+    if (*p == '#') { /* a comment line, or a sleep-set entry */
+      parse_sleep_line(p);
       while (*p && *p != '\n') p++;
       continue;
     }

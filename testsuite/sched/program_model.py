@@ -61,11 +61,15 @@ class _State:
         return all(self.position[t] == len(ops) for t, ops in enumerate(self.program))
 
 
-def simulate(program: Program, prefix: tuple[int, ...] = ()) -> Trace:
+def simulate(program: Program, prefix: tuple[int, ...] = (), sleep: dict | None = None) -> Trace:
+    """``sleep``: the sleep set at the state after the prefix (docs/scheduling.md "Sleep set"):
+    the continuation runs no sleeping thread while an awake one is enabled; a sleeper wakes
+    when an operation dependent with its pending one runs."""
     state = _State(program)
     steps: list[Step] = []
     diverged = None
     last = None
+    asleep = dict(sleep or {})
     while True:
         enabled = state.enabled()
         if not enabled:
@@ -76,8 +80,12 @@ def simulate(program: Program, prefix: tuple[int, ...] = ()) -> Trace:
         else:
             if index < len(prefix) and diverged is None:
                 diverged = index
-            tid = last if last in enabled else min(enabled)
+            awake = [t for t in enabled if t not in asleep] if index >= len(prefix) else list(enabled)
+            pool = awake or list(enabled)
+            tid = last if last in pool else min(pool)
         steps.append(Step(tid, enabled))
+        if index >= len(prefix):
+            asleep = {t: o for t, o in asleep.items() if not dependent(t, o, tid, enabled[tid])}
         state.execute(tid)
         last = tid
     return Trace(tuple(steps), "exit" if state.finished() else "deadlock", diverged, "dfs", 0)

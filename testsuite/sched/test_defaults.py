@@ -140,3 +140,35 @@ def test_default_sampling_shows_the_output_once_and_stops_when_the_schedule_is_f
     assert proc.returncode == 0, proc.stderr
     assert json.loads(out.read_text())["runs"] == DEFAULT_SAMPLED_RUNS
     assert proc.stdout == "sum 120 arrived 120\n"
+
+
+def test_the_runtime_continuation_keeps_sleeping_threads_asleep(built, pyrsan_env, tmp_path):
+    """Issue 15: the sleep set of the schedule file ("# sleep: T kind addr w") reaches the
+    runtime, whose continuation then runs an awake thread instead of the sleeping one."""
+    import shutil
+    from pyrsan.schedule import write_schedule
+    setarch = shutil.which("setarch")
+    if setarch is None:
+        pytest.skip("setarch is needed to run twice at the same addresses")
+    executable = built(PROGRAMS / "distinct_stores.c")
+
+    def decisions(name, schedule=None):
+        trace = tmp_path / f"{name}.jsonl"
+        options = f"sched=dfs:trace_path={trace}" + (f":schedule={schedule}" if schedule else "")
+        proc = subprocess.run([setarch, "-R", str(executable)], env=dict(pyrsan_env, PYRSAN_OPTIONS=options),
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return read_trace(trace)
+
+    first = decisions("first")
+    k = next(i for i, step in enumerate(first.steps) if {1, 2} <= set(step.enabled))
+    assert first.steps[k].tid == 1          # the continuation's choice: the lowest tid
+    sleeping = first.steps[k].enabled[1]
+    plain = tmp_path / "plain.sched"
+    write_schedule(plain, first.decisions[:k])
+    assert decisions("plain", plain).steps[k].tid == 1
+    asleep = tmp_path / "asleep.sched"
+    write_schedule(asleep, first.decisions[:k], sleep={1: sleeping})
+    again = decisions("asleep", asleep)
+    assert again.steps[k].tid == 2 and again.diverged is None
+    assert 1 in [step.tid for step in again.steps[k + 1:]]   # it runs once nothing else can

@@ -10,7 +10,7 @@ from pyrsan.explore import explore
 from .program_model import all_classes, simulate, trace_class, with_main_thread
 
 
-def dpor_classes(program, **options):
+def dpor_classes(program, sleep_aware=False, **options):
     classes = set()
 
     def on_run(prefix, trace, payload):
@@ -18,7 +18,11 @@ def dpor_classes(program, **options):
         classes.add(trace_class(trace))
         return False
 
-    result = explore(lambda prefix: (simulate(program, prefix), None), on_run=on_run, **options)
+    if sleep_aware:
+        result = explore(lambda prefix, sleep: (simulate(program, prefix, sleep), None), on_run=on_run,
+                         sleep_aware=True, **options)
+    else:
+        result = explore(lambda prefix: (simulate(program, prefix), None), on_run=on_run, **options)
     return classes, result
 
 
@@ -125,3 +129,27 @@ def test_dpor_runs_every_trace_class_of_random_programs(program, jobs):
     assert result.complete
     assert classes == expected
     assert result.schedules <= interleavings
+
+
+@settings(max_examples=120, deadline=None, database=None)
+@given(programs(), st.sampled_from([1, 2]))
+def test_sleep_aware_continuation_runs_every_class_and_wastes_no_more_runs(program, jobs):
+    """The sleep set passed to the run (issue 15): same classes as brute force, never more runs
+    or sleep-blocked cuts than the explorer with a sleep-blind continuation."""
+    assume(sum(map(len, program)) <= 11)
+    expected, interleavings = all_classes(program)
+    classes, result = dpor_classes(program, sleep_aware=True, jobs=jobs)
+    assert result.complete and classes == expected
+    _, blind = dpor_classes(program, jobs=1)
+    if jobs == 1:
+        assert result.sleep_blocked <= blind.sleep_blocked
+        assert result.schedules <= blind.schedules
+
+
+def test_sleep_aware_continuation_cuts_fewer_runs_on_three_fenced_stores():
+    counter = tuple((("fence_sc", "0x0", False), ("store", "c", True), ("fence_sc", "0x0", False)) for _ in range(3))
+    expected, _ = all_classes(counter)
+    classes, aware = dpor_classes(counter, sleep_aware=True)
+    _, blind = dpor_classes(counter)
+    assert classes == expected and aware.complete
+    assert aware.sleep_blocked < blind.sleep_blocked and aware.schedules < blind.schedules, (aware, blind)
