@@ -112,10 +112,15 @@ def prove(case: Case, work: Path, env: dict[str, str], max_schedules: int, jobs:
     document = _document(out)
     exploration = document.get("exploration") or {}
     verdict = document.get("verdict", f"exit {result.returncode}")
+    schedules = exploration.get("schedules") or 0
+    blocked = exploration.get("sleep_blocked") or 0
+    # every run that was not cut as sleep-blocked ran a class of its own
+    per_class = f"{schedules / (schedules - blocked):.2f} sch/class" if schedules > blocked else "-"
     if exploration.get("complete"):
-        covered = f"complete, {exploration.get('schedules')} schedules"
+        covered = f"complete, {schedules} schedules, {per_class}"
     else:
-        covered = f"bound {exploration.get('bound')}, {exploration.get('schedules')} schedules"
+        covered = f"bound {exploration.get('bound')}, {schedules} schedules, {per_class}, " \
+                  f"{exploration.get('pending', '?')} queued"
     explore_time = max(0.0, result.wall - build)
     if case.proof_target is None:
         met = "-"

@@ -67,6 +67,7 @@ class Exploration:
     stopped: bool              # the caller asked to stop (a report) before the end
     sleep_blocked: int = 0     # runs whose tail was equivalent to one already run
     diverged: int = 0          # runs whose schedule prefix the program did not follow
+    pending: int = 0           # bounded: queued schedules (each the start of a class not yet run)
 
 
 class _Node:
@@ -120,6 +121,7 @@ class _Search:
         self.stopped = False
         self.sleep_blocked = 0
         self.diverged = 0
+        self.pending = 0
 
     # --- the work list -------------------------------------------------------------------
 
@@ -337,6 +339,7 @@ class _Search:
                 while self.stack and len(running) < self.jobs and not self.stopped:
                     if self.schedules + len(running) >= self.max_schedules:
                         self.bound = f"max-schedules={self.max_schedules}"
+                        self.pending = len({(id(i.node), i.tid) for i in self.stack if i.tid not in i.node.done})
                         self.stack.clear()
                         break
                     item = self.stack.pop()
@@ -363,7 +366,7 @@ class _Search:
                 future.cancel()
         complete = self.bound is None and not self.stopped
         return Exploration(complete, self.schedules, None if complete else self.bound, self.stopped,
-                           self.sleep_blocked, self.diverged)
+                           self.sleep_blocked, self.diverged, self.pending)
 
     def execute(self, prefix: tuple[int, ...]) -> Trace | None:
         trace, payload = self.run(prefix, {})

@@ -78,6 +78,11 @@ def test_max_schedules_stops_the_search_and_says_so():
     program = tuple((store("x"), store("x")) for _ in range(3))
     _, result = dpor_classes(program, max_schedules=3)
     assert not result.complete and result.schedules == 3 and result.bound == "max-schedules=3"
+    # coverage is reported honestly: schedules known to remain (issue 15)
+    classes, _ = all_classes(program)
+    assert 0 < result.pending <= len(classes) - 3
+    _, complete = dpor_classes(program)
+    assert complete.complete and complete.pending == 0
 
 
 def test_preemption_bound_zero_runs_threads_to_completion_only():
