@@ -219,8 +219,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int | None, keep_goi
                 progress=_progress if runs > 1 else None,
             )
             _end_progress(runs)
-            if verbose:
-                _list_handovers(result)
+            _list_handovers(result, verbose)
         if not result.reports and result.runs and result.runs[0].returncode == EXIT_BAD_OPTIONS:
             raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
         sys.stderr.write(render_text(result))
@@ -476,16 +475,22 @@ def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, s
     return EXIT_REPORTS if merged.reports else EXIT_CLEAN
 
 
-def _list_handovers(result: SessionResult) -> None:
-    """-v: the runs the controlled scheduler handed over to the OS scheduler (their
-    interleaving after that step is the OS's: a report made there may not replay), and a
-    sampling cut short by the time budget."""
+def _list_handovers(result: SessionResult, verbose: bool) -> None:
+    """The runs the controlled scheduler handed over to the OS scheduler (their interleaving
+    after that step is the OS's: a report made there may not replay): always for a run that
+    reported, with -v for all; -v: a sampling cut short by the time budget."""
+    reporting = {run.index for run in result.runs if run.reports}
     for index, step, reason in result.handovers:
+        if index in reporting:
+            click.echo(f"pyrsan: run {index} was handed over to the OS scheduler at step {step}: "
+                       "a report it made after that step may not replay", err=True)
+        if not verbose:
+            continue
         why = ("no thread reached a scheduling point for a while (a call the scheduler cannot see: "
                "sleep, I/O, a blocking system call, or a long computation)" if reason == "stall"
                else "the run is long")
         click.echo(f"pyrsan: run {index}: handed over to the OS scheduler at step {step}: {why}", err=True)
-    if result.budget_stop:
+    if verbose and result.budget_stop:
         click.echo(f"pyrsan: stopped after {len(result.runs)} runs: the default time budget "
                    f"({DEFAULT_TIME_BUDGET:g} s) was used up (--runs N to do more)", err=True)
 

@@ -172,3 +172,20 @@ def test_the_runtime_continuation_keeps_sleeping_threads_asleep(built, pyrsan_en
     again = decisions("asleep", asleep)
     assert again.steps[k].tid == 2 and again.diverged is None
     assert 1 in [step.tid for step in again.steps[k + 1:]]   # it runs once nothing else can
+
+
+def test_a_default_report_replays(run_pyrsan, tmp_path):
+    out = tmp_path / "found.json"
+    proc = run_pyrsan("run", "--json", out, "--schedule-dir", tmp_path / "s", LITMUS / "mp_rlx.c", cwd=tmp_path)
+    assert proc.returncode == 66, proc.stderr
+    found = json.loads(out.read_text())
+    reproduce = found["reports"][0]["reproduce"]
+    assert reproduce["sched"] == "auto" and f"--sched auto --seed {reproduce['seed']}" in proc.stderr
+    again = tmp_path / "again.json"
+    proc = run_pyrsan("run", "--json", again, "--replay", reproduce["schedule_file"], LITMUS / "mp_rlx.c", cwd=tmp_path)
+    assert proc.returncode == 66, proc.stderr
+    assert [r["key"] for r in json.loads(again.read_text())["reports"]] == [r["key"] for r in found["reports"]]
+    seeded = tmp_path / "seeded.json"
+    proc = run_pyrsan("run", "--json", seeded, "--sched", "auto", "--seed", reproduce["seed"], "--runs", 1,
+                      LITMUS / "mp_rlx.c", cwd=tmp_path)
+    assert [r["key"] for r in json.loads(seeded.read_text())["reports"]] == [r["key"] for r in found["reports"]]
