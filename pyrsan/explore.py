@@ -28,6 +28,9 @@ from .schedule import Op, Step, Trace
 
 #: Operations whose address field names a thread, not memory.
 THREAD_KINDS = frozenset({"spawn", "join", "exit"})
+#: The end of the process (exit, or a return from main), while other threads may still run: it
+#: ends them all, so it is dependent with every operation of another thread (issue 15).
+PROCESS_EXIT = "exit_process"
 #: Operations that wait for another thread (a lock held, a thread not ended, a wait for a
 #: write): one whose thread could not run before an operation it depends on cannot be moved
 #: before it (the two are never co-enabled, FG'05 §3).
@@ -35,11 +38,13 @@ BLOCKING_KINDS = frozenset({"lock", "sync_acquire", "join", "wait"})
 
 
 def dependent(tid_a: int, a: Op, tid_b: int, b: Op) -> bool:
-    """docs/scheduling.md, "Trace file": different threads and (same address with a write,
-    or both SC fences, or a spawn/join/exit involving the other thread). Non-SC fences are
-    independent of everything."""
+    """docs/scheduling.md, "Trace file": different threads and (one is the process exit, or
+    same address with a write, or both SC fences, or a spawn/join/exit involving the other
+    thread). Non-SC fences are independent of everything but the process exit."""
     if tid_a == tid_b:
         return False
+    if a.kind == PROCESS_EXIT or b.kind == PROCESS_EXIT:
+        return True
     if a.kind == "fence" or b.kind == "fence":
         return False
     if a.kind == "fence_sc" or b.kind == "fence_sc":
@@ -236,6 +241,8 @@ class _Search:
             count = position[previous] + 1 if previous is not None else 1
             candidates = self._dependent_earlier(tid, op, last_write, writes, reads_since, last_sc_fence,
                                                  thread_ops, steps)
+            if op.kind == PROCESS_EXIT:   # the latest operation of every other thread
+                candidates = [k for t, k in thread_last.items() if t != tid]
             clock = dict(base)
             for i in candidates:
                 for t, c in clocks[i].items():
@@ -248,6 +255,11 @@ class _Search:
                 for i in candidates:
                     if not _happens_before(i, steps[i].tid, position, base):
                         self._reverse_race(i, j, steps, decisions, path, clocks, position)
+                if op.kind == PROCESS_EXIT:
+                    # the exit ends the threads enabled beside it: each must also get a turn first
+                    for other in sorted(step.enabled):
+                        if other != tid and self.within_bound(path[j], other):
+                            self.add_backtrack(path[j], decisions[:j], other)
             thread_last[tid] = j
             if j + 1 < len(steps):
                 for new_tid in steps[j + 1].enabled:

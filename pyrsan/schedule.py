@@ -22,7 +22,7 @@ TRACE_VERSION = 1
 
 #: Operation kinds of a trace's ``enabled`` entries (docs/scheduling.md, "Trace file").
 OP_KINDS = frozenset({"load", "store", "rmw", "fence", "fence_sc", "spawn", "join", "exit", "lock",
-                      "unlock", "sync_acquire", "sync_release", "wait"})
+                      "unlock", "sync_acquire", "sync_release", "wait", "exit_process"})
 
 
 @dataclass(frozen=True)

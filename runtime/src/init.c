@@ -12,7 +12,10 @@ int rsan_inited;
 int rsan_test_mode;
 static rsan_spin init_lock;
 
-static void rsan_at_exit(void) { rsan_report_at_exit(); }
+static void rsan_at_exit(void) {
+  rsan_sched_process_exit(); /* the other threads may run before the process ends */
+  rsan_report_at_exit();
+}
 
 void rsan_init_slow(void) {
   rsan_spin_lock(&init_lock);

@@ -37,6 +37,7 @@ enum rsan_sched_kind {
   RSAN_SK_SYNC_ACQUIRE,
   RSAN_SK_SYNC_RELEASE,
   RSAN_SK_WAIT,
+  RSAN_SK_EXIT_PROCESS, /* exit() / the return from main while other managed threads live */
 };
 
 /* what a pending operation waits for (its enabledness) */
@@ -73,6 +74,10 @@ static inline int rsan_sched_active(void) {
 void rsan_sched_init(void);
 /* at exit (report.c, before the exit status is decided): the trace's end line */
 void rsan_sched_at_exit(void);
+/* at exit (init.c's atexit handler, before the reports' summary): while other managed threads
+ * still live, the end of the process is a scheduling point (kind exit_process), so that their
+ * operations can be ordered around it (docs/scheduling.md "Process exit"). */
+void rsan_sched_process_exit(void);
 
 /* 1 when the calling thread is managed (the first thread to ask becomes the one that runs);
  * threads that are not use the real blocking primitives. */

@@ -122,6 +122,11 @@ static uint64_t max_steps;
 static uint64_t handover_steps; /* sched=auto: hand over after this many steps; 0 never */
 static uint64_t stall_ns;       /* hand over after this long without a step; 0 never */
 static int handed_over;
+/* How long a pending process exit may wait for the other threads: a thread that never ends
+ * (a worker loop) must not keep the process from exiting for ever. */
+#define EXIT_PATIENCE 10000
+static uint64_t exit_pending_since;
+static int exit_pending_tid = -1;
 static int trace_fd = -1;
 static int *prefix;
 static uint64_t prefix_len;
@@ -208,7 +213,8 @@ static void trace_line(const char *s, size_t n) {
 }
 
 static const char *const kind_names[] = {"load", "store", "rmw", "fence", "fence_sc", "spawn", "join",
-                                         "exit", "lock", "unlock", "sync_acquire", "sync_release", "wait"};
+                                         "exit", "lock", "unlock", "sync_acquire", "sync_release", "wait",
+                                         "exit_process"};
 
 const char *rsan_sched_name(void) {
   static const char *const names[] = {"os", "random", "pct", "dfs", "auto"};
@@ -477,6 +483,7 @@ static int is_thread_kind(int k) { return k == RSAN_SK_SPAWN || k == RSAN_SK_JOI
 /* docs/scheduling.md "Trace file", Dependency; the same relation as explore.dependent. */
 static int ops_dependent(int ta, int ka, uintptr_t aa, int wa, int tb, int kb, uintptr_t ab, int wb) {
   if (ta == tb) return 0;
+  if (ka == RSAN_SK_EXIT_PROCESS || kb == RSAN_SK_EXIT_PROCESS) return 1;
   if (ka == RSAN_SK_FENCE || kb == RSAN_SK_FENCE) return 0;
   if (ka == RSAN_SK_FENCE_SC || kb == RSAN_SK_FENCE_SC) return ka == kb;
   if (is_thread_kind(ka) || is_thread_kind(kb))
@@ -540,6 +547,10 @@ static sched_thread *decide(void) {
       int k = snprintf(msg, sizeof msg, "pyrsan: schedule diverged at step %llu\n", (unsigned long long)step);
       write_all(2, msg, (size_t)k);
     }
+  }
+  if (chosen < 0 && exit_pending_tid >= 0 && step - exit_pending_since >= EXIT_PATIENCE) {
+    for (int i = 0; i < n; i++)
+      if (cand[i] == exit_pending_tid) chosen = exit_pending_tid; /* the process ends now */
   }
   if (chosen < 0 && level_of(threads[cand[0]]) == LEVEL_YIELDED) {
     /* Every runnable thread spins (candidates() only mixes levels when none is better): staying
@@ -981,6 +992,24 @@ void rsan_sched_init(void) {
   }
   pthread_atfork(NULL, NULL, sched_fork_child);
   rsan_sched_on = 1;
+}
+
+void rsan_sched_process_exit(void) {
+  if (!rsan_sched_on) return;
+  rsan_spin_lock(&lock);
+  sched_thread *s = finished ? NULL : slot_of(rsan_thread_current());
+  int others = 0;
+  for (int i = 0; s && i < nthreads_max; i++)
+    others |= threads[i] && threads[i] != s && threads[i]->state != ST_EXITED;
+  if (!s || s->state != ST_LIVE || !others) {
+    rsan_spin_unlock(&lock);
+    return;
+  }
+  s->joinee = NULL;
+  set_pending(s, RSAN_SK_EXIT_PROCESS, NULL, 1, RSAN_SB_NONE, 0);
+  exit_pending_since = step;
+  exit_pending_tid = s->tid;
+  switch_to(s, decide());
 }
 
 void rsan_sched_at_exit(void) {

@@ -189,3 +189,28 @@ def test_a_default_report_replays(run_pyrsan, tmp_path):
     proc = run_pyrsan("run", "--json", seeded, "--sched", "auto", "--seed", reproduce["seed"], "--runs", 1,
                       LITMUS / "mp_rlx.c", cwd=tmp_path)
     assert [r["key"] for r in json.loads(seeded.read_text())["reports"]] == [r["key"] for r in found["reports"]]
+
+
+def test_process_exit_is_explored_around_threads_left_running(run_pyrsan, tmp_path):
+    """Issue 15: main returns without joining; the violation needs both threads to run before the
+    process ends. Without exit as an operation the exploration ran one schedule and called the
+    program robust."""
+    program = PROGRAMS / "exit_unjoined.c"
+    out = tmp_path / "found.json"
+    proc = run_pyrsan("run", "--explore", "--json", out, program, cwd=tmp_path)
+    assert proc.returncode == 66, proc.stderr
+    out = tmp_path / "robust.json"
+    proc = run_pyrsan("run", "--explore", "--json", out, "-DROBUST", program, cwd=tmp_path)
+    document = json.loads(out.read_text())
+    assert proc.returncode == 0 and document["verdict"] == "robust", proc.stderr
+    assert document["exploration"]["schedules"] > 1
+
+
+@pytest.mark.parametrize("sched", ["auto", "pct", "random", "dfs"])
+def test_a_thread_that_never_ends_does_not_keep_the_process_alive(built, pyrsan_env, tmp_path, sched):
+    executable = built(PROGRAMS / "exit_busy_worker.c")
+    trace = tmp_path / "t.jsonl"
+    proc = run_binary(executable, pyrsan_env, f"sched={sched}:seed=2:trace_path={trace}:handover_steps=0")
+    assert proc.returncode == 0 and proc.stdout == "main done\n", proc.stderr
+    steps = read_trace(trace).steps
+    assert steps[-1].op.kind == "exit_process" and len(steps) < 20000

@@ -7,7 +7,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from pyrsan.explore import explore
 
-from .program_model import all_classes, simulate, trace_class, with_main_thread
+from .program_model import all_classes, simulate, trace_class, with_main_exiting, with_main_thread
 
 
 def dpor_classes(program, sleep_aware=False, **options):
@@ -120,8 +120,11 @@ def programs(draw):
             where = draw(st.integers(0, len(ops) - 1))
             ops = ops[:where] + [("lock", mutex, True), ops[where], ("unlock", mutex, True)] + ops[where + 1:]
         threads.append(tuple(ops))
-    if draw(st.booleans()):
+    shape = draw(st.sampled_from(["plain", "main", "main_exits"]))
+    if shape == "main":
         return with_main_thread(tuple(threads[:2]), tuple(draw(st.lists(OPS, max_size=1))))
+    if shape == "main_exits":   # main returns while its threads may still run (issue 15)
+        return with_main_exiting(tuple(threads[:2]), tuple(draw(st.lists(OPS, max_size=1))))
     return tuple(threads)
 
 
@@ -158,3 +161,12 @@ def test_sleep_aware_continuation_cuts_fewer_runs_on_three_fenced_stores():
     _, blind = dpor_classes(counter)
     assert classes == expected and aware.complete
     assert aware.sleep_blocked < blind.sleep_blocked and aware.schedules < blind.schedules, (aware, blind)
+
+
+def test_process_exit_is_interleaved_with_the_threads_still_running():
+    """main spawns a thread storing twice and returns without joining it: the exit may come
+    before the thread's first store, between its stores, or after them (and its exit step)."""
+    program = with_main_exiting(((store("x"), store("x")),))
+    expected, _ = all_classes(program)
+    classes, result = dpor_classes(program)
+    assert result.complete and classes == expected and len(expected) == 4
