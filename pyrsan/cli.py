@@ -167,6 +167,9 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int | None, keep_goi
 
     Example: pyrsan run --json out.json app.c -- arg1
 
+    SOURCE may also be one executable built with pyrsan build or the compiler wrappers
+    (pyrsan run ./test_queue): it is run as it is.
+
     \b
     Schedule control:
       pyrsan run app.c                            (default: up to 20 seeded auto runs)
@@ -192,15 +195,17 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int | None, keep_goi
             _add_runtime_option("report_races", "0")
         if no_robustness:
             _add_runtime_option("report_robustness", "0")
-        os.mkdir(os.path.join(temp_dir, "bin"))
-        executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
-        built = build_program(BuildRequest(
-            sources=sources, output=executable, temp_dir=temp_dir,
-            compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
-            plain_accesses=not no_races,
-        ))
-        if verbose:
-            _list_loops(built.loops)
+        executable = _prebuilt_program(sources, ctx.meta["pyrsan.compiler_flags"])
+        if executable is None:
+            os.mkdir(os.path.join(temp_dir, "bin"))
+            executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
+            built = build_program(BuildRequest(
+                sources=sources, output=executable, temp_dir=temp_dir,
+                compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
+                plain_accesses=not no_races,
+            ))
+            if verbose:
+                _list_loops(built.loops)
         options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
                              schedule=schedule, time_budget=budget, sampling=budget is not None,
@@ -405,6 +410,32 @@ def _schedule_options(ctx: click.Context, sources: tuple[str, ...], runs: int, s
     return ScheduleOptions(sched=sched, seed=seed or 0, pct_depth=pct_depth, replay=replay,
                            schedule_dir=schedule_dir or DEFAULT_SCHEDULE_DIR,
                            program_name=Path(sources[0]).stem or "program")
+
+
+#: Present in every executable linked with the runtime (pyrsan build, pyrsan-cc / pyrsan-c++).
+_RUNTIME_MARK = b"__rsan_register_module"
+
+
+def _prebuilt_program(sources: tuple[str, ...], compiler_flags: tuple[str, ...]) -> str | None:
+    """`pyrsan run PROGRAM`: an executable already instrumented (a Make or CMake build with the
+    compiler wrappers) is run as it is, with the same schedules and runs as a source; None when
+    SOURCE... are sources to build."""
+    first = sources[0]
+    if len(sources) != 1 or Path(first).suffix or not os.path.isfile(first) or not os.access(first, os.X_OK):
+        return None
+    try:
+        with open(first, "rb") as handle:
+            content = handle.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {first}: {exc.strerror or exc}") from None
+    if not content.startswith(b"\x7fELF"):
+        return None
+    if _RUNTIME_MARK not in content:
+        raise UsageError(f"{first} is not instrumented: build it with `pyrsan build` or the compiler "
+                         "wrappers (make CC=pyrsan-cc), or give its sources")
+    if compiler_flags:
+        raise UsageError(f"compiler flags do not apply to the prebuilt program {first}")
+    return os.path.abspath(first)
 
 
 def _command_args(ctx: click.Context, sources: tuple[str, ...], sc_accesses: str | None,

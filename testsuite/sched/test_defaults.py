@@ -214,3 +214,19 @@ def test_a_thread_that_never_ends_does_not_keep_the_process_alive(built, pyrsan_
     assert proc.returncode == 0 and proc.stdout == "main done\n", proc.stderr
     steps = read_trace(trace).steps
     assert steps[-1].op.kind == "exit_process" and len(steps) < 20000
+
+
+def test_pyrsan_run_samples_a_prebuilt_instrumented_binary(built, run_pyrsan, tmp_path):
+    """A binary built by make with the compiler wrappers (here pyrsan build) gets the same
+    sampling as a source: `pyrsan run ./binary`. An uninstrumented one is refused in one line."""
+    executable = built(LITMUS / "iriw_rlx.c")
+    out = tmp_path / "out.json"
+    proc = run_pyrsan("run", "--seed", "1", "--json", out, executable, cwd=tmp_path)
+    assert proc.returncode == 66, proc.stderr
+    document = json.loads(out.read_text())
+    assert document["verdict"] == "violations" and document["schedule"]["sched"] == "auto"
+    plain = tmp_path / "plain"
+    subprocess.run(["cp", "/bin/true", str(plain)], check=True)
+    proc = run_pyrsan("run", plain, cwd=tmp_path)
+    assert proc.returncode == 2 and "is not instrumented" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
