@@ -21,8 +21,8 @@ static void *t1(void *arg) {
 
 static void *t2(void *arg) {
   (void)arg;
-  /* Nothing delays t2: which order of the two threads reveals the violation is the scheduler's
-   * business, not the program's. */
+  // Nothing delays t2: which order of the two threads reveals the violation is the
+  // scheduler's business, not the program's.
   atomic_store_explicit(&y, 1, memory_order_release);
   r1 = atomic_load_explicit(&x, memory_order_acquire); // pyrsan: violation
   return NULL;
