@@ -1,4 +1,17 @@
-"""Detection-power benchmark of schedule control (issue 5).
+"""Detection-power benchmark of schedule control (issues 5 and 12).
+
+`--defaults` (issue 12): for every program of the litmus corpus (testsuite/litmus, testsuite/cpp),
+the probability that ONE `pyrsan run FILE` with no options reports it (non-robust programs) or
+stays clean (robust ones), over --invocations invocations with fresh seeds, and the median wall
+time of an invocation (the program's build, done once, excluded and shown apart); the same for
+the old default (`--sched os`, one run) as "before"; and the share of process runs of the
+instrumented binary (`pyrsan build`, no PYRSAN_OPTIONS) that report (--binary-runs each; "before":
+PYRSAN_OPTIONS=sched=os). `--busy` keeps a busy-loop process running on the side (the other core
+busy). An invocation is made through pyrsan's own runner with the CLI's defaults (the same code
+path as the command after its build); `--cli K` adds K real `pyrsan run FILE` commands per
+program as a check of that. Target: >= 99% per non-robust program; binaries >= 9 of 10.
+
+    python benchmarks/detection.py --defaults [--invocations 100] [--binary-runs 20] [--busy] [--only TEXT]
 
 Non-robust programs (release/acquire, `benchmarks/programs/sched/*.c`): `pyrsan run --sched pct
 --runs 10` until the first report; how many runs it took and the wall time. Their robust
@@ -18,6 +31,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,10 +112,15 @@ def prove(case: Case, work: Path, env: dict[str, str], max_schedules: int, jobs:
     document = _document(out)
     exploration = document.get("exploration") or {}
     verdict = document.get("verdict", f"exit {result.returncode}")
+    schedules = exploration.get("schedules") or 0
+    blocked = exploration.get("sleep_blocked") or 0
+    # every run that was not cut as sleep-blocked ran a class of its own
+    per_class = f"{schedules / (schedules - blocked):.2f} sch/class" if schedules > blocked else "-"
     if exploration.get("complete"):
-        covered = f"complete, {exploration.get('schedules')} schedules"
+        covered = f"complete, {schedules} schedules, {per_class}"
     else:
-        covered = f"bound {exploration.get('bound')}, {exploration.get('schedules')} schedules"
+        covered = f"bound {exploration.get('bound')}, {schedules} schedules, {per_class}, " \
+                  f"{exploration.get('pending', '?')} queued"
     explore_time = max(0.0, result.wall - build)
     if case.proof_target is None:
         met = "-"
@@ -105,8 +129,140 @@ def prove(case: Case, work: Path, env: dict[str, str], max_schedules: int, jobs:
     return [verdict, covered, fmt_s(result.wall), fmt_s(explore_time), met]
 
 
+# ---------------------------------------------------------------------------- --defaults (issue 12)
+
+CORPUS_DIRS = (REPO_ROOT / "testsuite" / "litmus", REPO_ROOT / "testsuite" / "cpp")
+
+
+@dataclass(frozen=True)
+class LitmusCase:
+    path: Path
+    robust: bool
+    options: tuple[str, ...]
+
+
+def litmus_corpus() -> list[LitmusCase]:
+    sys.path.insert(0, str(REPO_ROOT / "testsuite" / "litmus"))
+    from litmus_header import parse_program
+    cases = []
+    for directory in CORPUS_DIRS:
+        for path in sorted([*directory.glob("*.c"), *directory.glob("*.cpp")]):
+            program = parse_program(path)
+            cases.append(LitmusCase(path, program.robust, program.options))
+    return cases
+
+
+def _runner():
+    try:
+        from pyrsan import runner
+    except ImportError:
+        sys.path.insert(0, str(REPO_ROOT))
+        from pyrsan import runner
+    return runner
+
+
+def default_invocation(exe: Path, case: LitmusCase, work: Path, before: bool) -> tuple[bool, float, int]:
+    """What `pyrsan run FILE` does after its build, with no options (before: the old default,
+    `--sched os`, one run): (reported, wall seconds, runs made)."""
+    runner = _runner()
+    sc = case.options[case.options.index("--sc-accesses") + 1] if "--sc-accesses" in case.options else None
+    if before:
+        schedule, runs, budget = runner.ScheduleOptions(sched="os"), 1, None
+    else:
+        schedule = runner.ScheduleOptions(sched=runner.DEFAULT_SCHED, seed=secrets.randbits(32),
+                                          schedule_dir=str(work / "schedules"))
+        runs, budget = runner.DEFAULT_SAMPLED_RUNS, runner.DEFAULT_TIME_BUDGET
+    options = runner.RunOptions(runs=runs, time_budget=budget, sc_accesses=sc, work_dir=str(work / "runs"),
+                                quiet=True, schedule=schedule)
+    start = time.monotonic()
+    result = runner.run_program(str(exe), (), options)
+    wall = time.monotonic() - start
+    subprocess.run(["rm", "-rf", str(work / "runs")], check=False)
+    return bool(result.reports), wall, len(result.runs)
+
+
+def binary_reports(exe: Path, case: LitmusCase, before: bool) -> bool:
+    """One process run of the instrumented binary with no options (before: sched=os)."""
+    options = ["print_reports=0"]
+    if "--sc-accesses" in case.options:
+        options.append("sc_accesses=" + case.options[case.options.index("--sc-accesses") + 1])
+    if before:
+        options.append("sched=os")
+    env = dict(os.environ, PYRSAN_OPTIONS=":".join(options))
+    proc = subprocess.run([str(exe)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    return proc.returncode == 66
+
+
+def cli_reports(case: LitmusCase, work: Path, env: dict[str, str]) -> bool:
+    out = work / "cli.json"
+    run_measured(pyrsan_cmd("run", "--json", str(out), "--schedule-dir", str(work / "schedules"),
+                            *case.options, str(case.path)), env=env, timeout=600)
+    return _document(out).get("verdict") == "violations"
+
+
+def defaults_section(args: argparse.Namespace) -> int:
+    env = pyrsan_env()
+    cases = [c for c in litmus_corpus() if not args.only or args.only.lower() in c.path.name.lower()]
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
+    try:
+        print(f"# detection.py --defaults: {args.invocations} invocations per non-robust program, "
+              f"{args.robust_invocations} per robust one, {args.binary_runs} binary runs; "
+              f"busy loop on the side: {'yes' if busy else 'no'}; {machine_load()}", flush=True)
+        rows = []
+        worst = 1.0
+        worst_binary = 1.0
+        for index, case in enumerate(cases):
+            work = workdir(args.keep, f"pyrsan-defaults-{index}-")
+            exe = work / case.path.stem
+            build = run_checked(pyrsan_cmd("build", "-o", str(exe), str(case.path)), f"pyrsan build {case.path.name}",
+                                env=env, timeout=600).wall
+            n = args.robust_invocations if case.robust else args.invocations
+            cells = [case.path.name, "robust" if case.robust else "not robust"]
+            for before in (True, False):
+                outcomes = [default_invocation(exe, case, work, before) for _ in range(n)]
+                hits = sum(reported for reported, _, _ in outcomes)
+                wall = statistics.median(w for _, w, _ in outcomes)
+                good = n - hits if case.robust else hits
+                if not before and not case.robust:
+                    worst = min(worst, good / n)
+                cells += [f"{good}/{n}", fmt_s(wall)]
+                if not before:
+                    cells.append(f"{statistics.mean(r for _, _, r in outcomes):.1f}")
+            for before in (True, False):
+                hits = sum(binary_reports(exe, case, before) for _ in range(args.binary_runs))
+                good = args.binary_runs - hits if case.robust else hits
+                if not before and not case.robust:
+                    worst_binary = min(worst_binary, good / args.binary_runs)
+                cells.append(f"{good}/{args.binary_runs}")
+            if args.cli:
+                hits = sum(cli_reports(case, work, env) for _ in range(args.cli))
+                cells.append(f"{args.cli - hits if case.robust else hits}/{args.cli}")
+            cells.append(fmt_s(build))
+            rows.append(cells)
+            print("  " + "  ".join(cells), flush=True)
+        headers = ["program", "expected", "before: right", "wall", "default: right", "wall", "runs (mean)",
+                   "binary before", "binary default", *(["cli check"] if args.cli else []), "build"]
+        print_table(headers, rows)
+        print(f"least detection probability of a default invocation: {worst:.2f} (target 0.99: "
+              f"{'MET' if worst >= 0.99 else 'NOT MET'}); of a default binary run: {worst_binary:.2f}")
+        print(f"end: {machine_load()}")
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--defaults", action="store_true", help="issue 12: detection by `pyrsan run FILE` "
+                        "with no options, and by instrumented binaries, over the litmus corpus")
+    parser.add_argument("--invocations", type=int, default=100, help="--defaults: per non-robust program")
+    parser.add_argument("--robust-invocations", type=int, default=10, help="--defaults: per robust program")
+    parser.add_argument("--binary-runs", type=int, default=20, help="--defaults: process runs per binary")
+    parser.add_argument("--busy", action="store_true", help="--defaults: a busy loop on the side")
+    parser.add_argument("--cli", type=int, default=0, metavar="K",
+                        help="--defaults: also K real `pyrsan run FILE` commands per program")
     parser.add_argument("--seed", type=int, default=1, help="pct seed of the first run (run k: seed+k-1)")
     parser.add_argument("--max-schedules", type=int, default=5000, help="bound of each exploration")
     parser.add_argument("--jobs", type=int, default=2, help="--explore --jobs")
@@ -115,6 +271,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
     check_pyrsan()
+    if args.defaults:
+        return defaults_section(args)
     env = pyrsan_env()
     cases = [c for c in CASES if not args.only or args.only.lower() in c.name.lower()]
     max_schedules = args.max_schedules

@@ -12,7 +12,9 @@ the parent, peak RSS from os.wait4 (the child's own ru_maxrss). Every run must p
 (print_reports=0, halt_on_error=0) and its JSON lines are counted instead; exit status 66
 (reports made) is not a failure.
 
-Target: pyrsan time <= 1.5x ThreadSanitizer's on atomic-heavy programs.
+Target: pyrsan time <= 1.5x ThreadSanitizer's on atomic-heavy programs. Also, interleaved with
+the others, the pyrsan binary under PYRSAN_OPTIONS=sched=os: the cost of the default scheduler
+(sched=auto, controlled for the first handover_steps points; issue 12 target <= 1.10x).
 
     python benchmarks/overhead.py [--runs 3] [--scale 1.0] [--only counters] [--keep]
 """
@@ -33,6 +35,7 @@ from _bench import (COMPILE_FLAGS, PROGRAMS_DIR, BenchError, RunResult, check_py
                     workdir)
 
 TARGET_VS_TSAN = 1.5
+TARGET_AUTO_VS_OS = 1.10
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,7 @@ def main() -> int:
     results: dict[str, dict[str, Measure]] = {}
     reports: dict[str, tuple[int, int]] = {}
     scaled: dict[str, str] = {}
+    sched_os_times: dict[str, float] = {}
 
     for prog in programs:
         src = PROGRAMS_DIR / f"{prog.name}.c"
@@ -183,6 +187,8 @@ def main() -> int:
                 f"json_path={json_dir}/rsan.%p.jsonl"])),
         }
         meas = {v: Measure() for v in VARIANTS}
+        sched_os = Measure()   # the pyrsan binary under sched=os (issue 12)
+        envs["sched_os"] = dict(envs["pyrsan"], PYRSAN_OPTIONS=envs["pyrsan"]["PYRSAN_OPTIONS"] + ":sched=os")
         for v in VARIANTS:
             suffix = {"native": "", "tsan": ".tsan", "pyrsan": ".rsan"}[v]
             meas[v].exe, meas[v].note = build(clang, v, src, work / f"{prog.name}{suffix}")
@@ -220,11 +226,16 @@ def main() -> int:
                     m.walls.append(res.wall)
                     m.rss.append(res.maxrss_kb)
                     m.exits.add(res.returncode)
+                if v == "pyrsan" and m.exe is not None:
+                    res = run_measured([*m.exe, arg], env=envs["sched_os"], timeout=args.timeout)
+                    if res.returncode in (0, 66) and res.stdout.startswith("ok"):
+                        sched_os.walls.append(res.wall)
         for m in meas.values():
             if m.exe is None:  # a failed run leaves no partial numbers that look measured
                 m.walls.clear()
                 m.rss.clear()
         results[prog.name] = meas
+        sched_os_times[prog.name] = sched_os.time() if sched_os.walls and meas["pyrsan"].walls else float("nan")
         reports[prog.name] = count_reports(json_dir)
         print(f"  {prog.name} ({prog.description}), argument {arg}: done", flush=True)
 
@@ -263,6 +274,16 @@ def main() -> int:
             if m[v].note:
                 print(f"{prog.name}: {v}: {m[v].note}")
 
+    auto_vs_os = {p.name: results[p.name]["pyrsan"].time() / sched_os_times[p.name] for p in programs
+                  if sched_os_times.get(p.name, float("nan")) == sched_os_times.get(p.name)}
+    print()
+    for name, value in auto_vs_os.items():
+        print(f"{name}: default scheduler (sched=auto) {fmt_s(results[name]['pyrsan'].time())} vs sched=os "
+              f"{fmt_s(sched_os_times[name])}: {value:.2f}x")
+    if auto_vs_os:
+        worst = max(auto_vs_os.values())
+        print(f"target: sched=auto <= {TARGET_AUTO_VS_OS}x sched=os: worst {worst:.2f}x -> "
+              f"{'MET' if worst <= TARGET_AUTO_VS_OS else 'NOT MET'}")
     vs_tsan = [results[p.name]["pyrsan"].time() / results[p.name]["tsan"].time()
                for p in programs
                if results[p.name]["pyrsan"].walls and results[p.name]["tsan"].walls]

@@ -25,8 +25,9 @@ from .render import (error_document, json_document, merged_json_document, render
                      render_suppressions, render_text)
 from .reports import find_log_files, merge_logs
 from .sarif import sarif_document
-from .runner import (DEFAULT_SCHEDULE_DIR, EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, SEEDED_SCHEDS,
-                     ExploreOptions, RunOptions, ScheduleOptions, check_user_options)
+from .runner import (DEFAULT_SAMPLED_RUNS, DEFAULT_SCHED, DEFAULT_SCHEDULE_DIR, DEFAULT_TIME_BUDGET,
+                     EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, SEEDED_SCHEDS, ExploreOptions,
+                     RunOptions, ScheduleOptions, SessionResult, check_user_options)
 from .schedule import read_schedule
 from .runtime_build import runtime_option_names
 
@@ -131,8 +132,9 @@ def cli() -> None:
 @cli.command(cls=CompileCommand, epilog=COMPILE_HELP + EXIT_HELP,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE... [-- PROGRAM_ARGS...]")
-@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="Number of executions.")
+@click.option("--runs", type=click.IntRange(min=1), metavar="N",
+              help=f"Number of executions (stops at the first that reports). Default: up to {DEFAULT_SAMPLED_RUNS} "
+                   f"under auto, random and pct (no new run after {DEFAULT_TIME_BUDGET:g} s), 1 under os.")
 @click.option("--keep-going", is_flag=True, help="Do all N runs even after one reported.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
               help="Kill a run after S seconds (counts as a hang).")
@@ -145,9 +147,11 @@ def cli() -> None:
               help="No robustness reports, races only (runtime option report_robustness=0).")
 @_races_option(" and race reports are off (runtime option report_races=0)")
 @click.option("--sched", type=click.Choice(SCHED_MODES),
-              help="Scheduler: os (default), or one thread at a time picked by random, pct or dfs.")
+              help="Scheduler: auto (default: seeded PCT, one thread at a time, handed over to the OS "
+                   "scheduler when a run gets long or blocks in a call it cannot see), os, or random, pct, dfs "
+                   "(one thread at a time for the whole run).")
 @click.option("--seed", type=click.IntRange(0, (1 << 64) - 1), metavar="S",
-              help="Seed of --sched random|pct (default: a fresh one, printed); run k uses S+k-1.")
+              help="Seed of --sched auto|random|pct (default: a fresh one, printed); run k uses S+k-1.")
 @click.option("--pct-depth", type=click.IntRange(min=1), metavar="D",
               help="--sched pct: depth D (D-1 priority change points; runtime default 3).")
 @click.option("--replay", metavar="FILE",
@@ -174,7 +178,7 @@ def cli() -> None:
 @_common_build_options
 @_verbose_option
 @click.pass_context
-def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: bool,
+def run(ctx: click.Context, sources: tuple[str, ...], runs: int | None, keep_going: bool,
         timeout: float | None, json_path: str | None, sc_accesses: str | None,
         suppressions: str | None, no_robustness: bool, no_races: bool, sched: str | None,
         seed: int | None, pct_depth: int | None, replay: str | None, schedule_dir: str | None,
@@ -183,10 +187,14 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         keep_temps: bool, verbose: bool, explain: bool, graph: str | None) -> int:
     """Build SOURCE... with instrumentation and run the program, then report.
 
-    Example: pyrsan run --runs 20 --json out.json app.c -- arg1
+    Example: pyrsan run --json out.json app.c -- arg1
+
+    SOURCE may also be one executable built with pyrsan build or the compiler wrappers
+    (pyrsan run ./test_queue): it is run as it is.
 
     \b
     Schedule control:
+      pyrsan run app.c                            (default: up to 20 seeded auto runs)
       pyrsan run --sched pct --runs 10 app.c      (seeded; reports say how to reproduce)
       pyrsan run --replay FILE app.c              (the same report again)
       pyrsan run --explore app.c                  (all SC interleavings: a proof when complete)
@@ -205,6 +213,10 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         schedule = _schedule_options(ctx, sources, runs, sched, seed, pct_depth, replay, schedule_dir, explore,
                                      max_schedules, preemption_bound, jobs)
         shard = _campaign_options(schedule, explore, seed, cluster_address, shard_spec)
+        budget = None
+        if runs is None:   # the default: sample seeded schedules, within a time budget
+            sampled = schedule.sched in SEEDED_SCHEDS and not schedule.replay
+            runs, budget = (DEFAULT_SAMPLED_RUNS, DEFAULT_TIME_BUDGET) if sampled else (1, None)
         if suppressions is not None:
             _use_suppressions(suppressions)
         if no_races:
@@ -213,18 +225,21 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
             _add_runtime_option("report_robustness", "0")
         if show_all:
             _add_runtime_option("report_benign", "1")
-        os.mkdir(os.path.join(temp_dir, "bin"))
-        executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
-        built = build_program(BuildRequest(
-            sources=sources, output=executable, temp_dir=temp_dir,
-            compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
-            plain_accesses=not no_races,
-        ))
-        if verbose:
-            _list_loops(built.loops)
+        executable = _prebuilt_program(sources, ctx.meta["pyrsan.compiler_flags"])
+        if executable is None:
+            os.mkdir(os.path.join(temp_dir, "bin"))
+            executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
+            built = build_program(BuildRequest(
+                sources=sources, output=executable, temp_dir=temp_dir,
+                compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
+                plain_accesses=not no_races,
+            ))
+            if verbose:
+                _list_loops(built.loops)
         options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
-                             schedule=schedule, explain=explain or graph is not None,
+                             schedule=schedule, time_budget=budget, sampling=budget is not None,
+                             explain=explain or graph is not None,
                              command_args=_command_args(ctx, sources, sc_accesses, no_races, no_robustness))
         cluster = Cluster(cluster_address, executable) if cluster_address else None
         try:
@@ -242,6 +257,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
                     progress=_progress if runs > 1 else None,
                 )
                 _end_progress(runs)
+                _list_handovers(result, verbose)
         except ClusterError as error:
             _end_progress(2)
             if error.partial is not None:   # what was found before the cluster failed
@@ -477,12 +493,12 @@ def _schedule_options(ctx: click.Context, sources: tuple[str, ...], runs: int, s
         sched = "dfs"
         if replay is not None:
             read_schedule(replay)   # a one-line error now rather than the runtime's at start-up
-    sched = sched or "os"
-    if sched not in ("random", "pct") and seed is not None:
-        raise UsageError(f"--seed applies to --sched random or pct (not {sched})")
-    if sched != "pct" and pct_depth is not None:
-        raise UsageError("--pct-depth applies to --sched pct only")
-    if sched in ("random", "pct") and seed is None:
+    sched = sched or DEFAULT_SCHED
+    if sched not in SEEDED_SCHEDS and seed is not None:
+        raise UsageError(f"--seed applies to --sched auto, random or pct (not {sched})")
+    if sched not in ("pct", "auto") and pct_depth is not None:
+        raise UsageError("--pct-depth applies to --sched pct or auto only")
+    if sched in SEEDED_SCHEDS and seed is None:
         seed = secrets.randbits(32)
     return ScheduleOptions(sched=sched, seed=seed or 0, pct_depth=pct_depth, replay=replay,
                            schedule_dir=schedule_dir or DEFAULT_SCHEDULE_DIR,
@@ -500,6 +516,32 @@ def _campaign_options(schedule: ScheduleOptions, explore: bool, seed: int | None
     if shard is not None and not explore and seed is None:
         raise UsageError("--shard needs --seed S: every shard must run the same seeds")
     return shard
+
+
+#: Present in every executable linked with the runtime (pyrsan build, pyrsan-cc / pyrsan-c++).
+_RUNTIME_MARK = b"__rsan_register_module"
+
+
+def _prebuilt_program(sources: tuple[str, ...], compiler_flags: tuple[str, ...]) -> str | None:
+    """`pyrsan run PROGRAM`: an executable already instrumented (a Make or CMake build with the
+    compiler wrappers) is run as it is, with the same schedules and runs as a source; None when
+    SOURCE... are sources to build."""
+    first = sources[0]
+    if len(sources) != 1 or Path(first).suffix or not os.path.isfile(first) or not os.access(first, os.X_OK):
+        return None
+    try:
+        with open(first, "rb") as handle:
+            content = handle.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {first}: {exc.strerror or exc}") from None
+    if not content.startswith(b"\x7fELF"):
+        return None
+    if _RUNTIME_MARK not in content:
+        raise UsageError(f"{first} is not instrumented: build it with `pyrsan build` or the compiler "
+                         "wrappers (make CC=pyrsan-cc), or give its sources")
+    if compiler_flags:
+        raise UsageError(f"compiler flags do not apply to the prebuilt program {first}")
+    return os.path.abspath(first)
 
 
 def _command_args(ctx: click.Context, sources: tuple[str, ...], sc_accesses: str | None,
@@ -575,6 +617,26 @@ def report(logs: tuple[str, ...], json_out: str | None, sarif_out: str | None, s
     if merged.reports:
         return EXIT_REPORTS
     return EXIT_PROGRAM_FAILED if merged.verdict == "error" else EXIT_CLEAN
+
+
+def _list_handovers(result: SessionResult, verbose: bool) -> None:
+    """The runs the controlled scheduler handed over to the OS scheduler (their interleaving
+    after that step is the OS's: a report made there may not replay): always for a run that
+    reported, with -v for all; -v: a sampling cut short by the time budget."""
+    reporting = {run.index for run in result.runs if run.reports}
+    for index, step, reason in result.handovers:
+        if index in reporting:
+            click.echo(f"pyrsan: run {index} was handed over to the OS scheduler at step {step}: "
+                       "a report it made after that step may not replay", err=True)
+        if not verbose:
+            continue
+        why = ("no thread reached a scheduling point for a while (a call the scheduler cannot see: "
+               "sleep, I/O, a blocking system call, or a long computation)" if reason == "stall"
+               else "the run is long")
+        click.echo(f"pyrsan: run {index}: handed over to the OS scheduler at step {step}: {why}", err=True)
+    if verbose and result.budget_stop:
+        click.echo(f"pyrsan: stopped after {len(result.runs)} runs: the default time budget "
+                   f"({DEFAULT_TIME_BUDGET:g} s) was used up (--runs N to do more)", err=True)
 
 
 def _list_loops(loops: tuple[str, ...]) -> None:

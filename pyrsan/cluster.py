@@ -106,8 +106,8 @@ def _materialise(binary: bytes, digest: str) -> str:
 
 
 def run_unit(binary: bytes, digest: str, args: Sequence[str], index: int, options: RunOptions,
-             environ: Mapping[str, str], pct_steps: int | None,
-             prefix: Sequence[int] | None) -> tuple[RunResult, Trace | None]:
+             environ: Mapping[str, str], pct_steps: int | None, prefix: Sequence[int] | None,
+             sleep: Mapping[int, Op]) -> tuple[RunResult, Trace | None]:
     """One unit, on a worker: the run in a private directory (same path length everywhere),
     without saving reproduction files there (the driver saves them from the trace)."""
     from .runner import _disable_address_randomisation
@@ -120,7 +120,7 @@ def run_unit(binary: bytes, digest: str, args: Sequence[str], index: int, option
         local = replace(options, work_dir=work, quiet=True,
                         schedule=replace(options.schedule, schedule_dir=os.path.join(work, "schedules")))
         result, trace = run_once(executable, args, index, local, pct_steps=pct_steps, prefix=prefix,
-                                 environ=environ)
+                                 environ=environ, sleep=sleep)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return replace(result, reproduction=None), trace
@@ -161,10 +161,10 @@ class Cluster:
         return max(1, 2 * threads)
 
     def submit(self, args: Sequence[str], index: int, options: RunOptions, pct_steps: int | None = None,
-               prefix: Sequence[int] | None = None) -> Any:
+               prefix: Sequence[int] | None = None, sleep: Mapping[int, Op] = {}) -> Any:
         future = self.client.submit(run_unit, self.binary, self.digest, tuple(args), index, options,
                                     self.environ, pct_steps, tuple(prefix) if prefix is not None else None,
-                                    pure=False, retries=2)
+                                    dict(sleep), pure=False, retries=2)
         with self._lock:
             self.outstanding.add(future)
         return future
@@ -186,9 +186,10 @@ class Cluster:
         return result, trace
 
     def execute(self, executable: str, args: Sequence[str], index: int, options: RunOptions,
-                pct_steps: int | None = None, prefix: Sequence[int] | None = None) -> tuple[RunResult, Trace | None]:
+                pct_steps: int | None = None, prefix: Sequence[int] | None = None,
+                sleep: Mapping[int, Op] = {}) -> tuple[RunResult, Trace | None]:
         """run_once's signature, on the cluster (``executable`` is the shipped one)."""
-        return self.result(self.submit(args, index, options, pct_steps, prefix), options, index, prefix)
+        return self.result(self.submit(args, index, options, pct_steps, prefix, sleep), options, index, prefix)
 
     def _failure(self, exc: Exception) -> str:
         lost = "connection-lost" in str(exc) or isinstance(exc, (OSError, TimeoutError))

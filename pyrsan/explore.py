@@ -28,6 +28,9 @@ from .schedule import Op, Step, Trace
 
 #: Operations whose address field names a thread, not memory.
 THREAD_KINDS = frozenset({"spawn", "join", "exit"})
+#: The end of the process (exit, or a return from main), while other threads may still run: it
+#: ends them all, so it is dependent with every operation of another thread (issue 15).
+PROCESS_EXIT = "exit_process"
 #: Operations that wait for another thread (a lock held, a thread not ended, a wait for a
 #: write): one whose thread could not run before an operation it depends on cannot be moved
 #: before it (the two are never co-enabled, FG'05 §3).
@@ -35,11 +38,13 @@ BLOCKING_KINDS = frozenset({"lock", "sync_acquire", "join", "wait"})
 
 
 def dependent(tid_a: int, a: Op, tid_b: int, b: Op) -> bool:
-    """docs/scheduling.md, "Trace file": different threads and (same address with a write,
-    or both SC fences, or a spawn/join/exit involving the other thread). Non-SC fences are
-    independent of everything."""
+    """docs/scheduling.md, "Trace file": different threads and (one is the process exit, or
+    same address with a write, or both SC fences, or a spawn/join/exit involving the other
+    thread). Non-SC fences are independent of everything but the process exit."""
     if tid_a == tid_b:
         return False
+    if a.kind == PROCESS_EXIT or b.kind == PROCESS_EXIT:
+        return True
     if a.kind == "fence" or b.kind == "fence":
         return False
     if a.kind == "fence_sc" or b.kind == "fence_sc":
@@ -67,6 +72,7 @@ class Exploration:
     stopped: bool              # the caller asked to stop (a report) before the end
     sleep_blocked: int = 0     # runs whose tail was equivalent to one already run
     diverged: int = 0          # runs whose schedule prefix the program did not follow
+    pending: int = 0           # bounded: queued schedules (each the start of a class not yet run)
 
 
 class _Node:
@@ -96,15 +102,19 @@ class _Item:
     tid: int                   # the thread to run next
 
 
-RunFunction = Callable[[tuple[int, ...]], tuple[Trace, Any]]
+#: run(prefix) -> (trace, payload); with ``sleep_aware``, run(prefix, sleep): ``sleep`` maps
+#: each thread asleep at the state after the prefix to its pending operation, which the
+#: continuation must not run until a dependent operation ran (docs/scheduling.md, "Sleep set").
+RunFunction = Callable[..., tuple[Trace, Any]]
 OnRun = Callable[[tuple[int, ...], Trace, Any], bool]
 
 
 class _Search:
     def __init__(self, run: RunFunction, on_run: OnRun, max_schedules: int,
                  preemption_bound: int | None, jobs: int,
-                 progress: Callable[[int, int], None] | None, sleep: Mapping[int, Op]) -> None:
-        self.run = run
+                 progress: Callable[[int, int], None] | None, sleep: Mapping[int, Op] = {},
+                 sleep_aware: bool = False) -> None:
+        self.run = (lambda prefix, sleep: run(prefix, sleep)) if sleep_aware else (lambda prefix, sleep: run(prefix))
         self.root_sleep = dict(sleep)
         self.on_run = on_run
         self.max_schedules = max_schedules
@@ -118,6 +128,7 @@ class _Search:
         self.stopped = False
         self.sleep_blocked = 0
         self.diverged = 0
+        self.pending = 0
 
     # --- the work list -------------------------------------------------------------------
 
@@ -232,6 +243,8 @@ class _Search:
             count = position[previous] + 1 if previous is not None else 1
             candidates = self._dependent_earlier(tid, op, last_write, writes, reads_since, last_sc_fence,
                                                  thread_ops, steps)
+            if op.kind == PROCESS_EXIT:   # the latest operation of every other thread
+                candidates = [k for t, k in thread_last.items() if t != tid]
             clock = dict(base)
             for i in candidates:
                 for t, c in clocks[i].items():
@@ -244,6 +257,11 @@ class _Search:
                 for i in candidates:
                     if not _happens_before(i, steps[i].tid, position, base):
                         self._reverse_race(i, j, steps, decisions, path, clocks, position)
+                if op.kind == PROCESS_EXIT:
+                    # the exit ends the threads enabled beside it: each must also get a turn first
+                    for other in sorted(step.enabled):
+                        if other != tid and self.within_bound(path[j], other):
+                            self.add_backtrack(path[j], decisions[:j], other)
             thread_last[tid] = j
             if j + 1 < len(steps):
                 for new_tid in steps[j + 1].enabled:
@@ -335,6 +353,7 @@ class _Search:
                 while self.stack and len(running) < self.jobs and not self.stopped:
                     if self.schedules + len(running) >= self.max_schedules:
                         self.bound = f"max-schedules={self.max_schedules}"
+                        self.pending = len({(id(i.node), i.tid) for i in self.stack if i.tid not in i.node.done})
                         self.stack.clear()
                         break
                     item = self.stack.pop()
@@ -342,7 +361,7 @@ class _Search:
                     if child_sleep is None:
                         continue
                     prefix = item.prefix + (item.tid,)
-                    running[pool.submit(self.run, prefix)] = (prefix, child_sleep)
+                    running[pool.submit(self.run, prefix, child_sleep)] = (prefix, child_sleep)
                 if not running:
                     break
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -361,10 +380,10 @@ class _Search:
                 future.cancel()
         complete = self.bound is None and not self.stopped
         return Exploration(complete, self.schedules, None if complete else self.bound, self.stopped,
-                           self.sleep_blocked, self.diverged)
+                           self.sleep_blocked, self.diverged, self.pending)
 
     def execute(self, prefix: tuple[int, ...]) -> Trace | None:
-        trace, payload = self.run(prefix)
+        trace, payload = self.run(prefix, {})
         self.schedules += 1
         if self.progress is not None:
             self.progress(self.schedules, 0)
@@ -379,12 +398,15 @@ def _happens_before(i: int, tid_i: int, position: list[int], clock: Mapping[int,
 
 def explore(run: RunFunction, *, on_run: OnRun = lambda prefix, trace, payload: False,
             max_schedules: int = 10000, preemption_bound: int | None = None, jobs: int = 1,
-            progress: Callable[[int, int], None] | None = None, sleep: Mapping[int, Op] = {}) -> Exploration:
+            progress: Callable[[int, int], None] | None = None, sleep: Mapping[int, Op] = {},
+            sleep_aware: bool = False) -> Exploration:
     """Run the program under every schedule class DPOR needs. ``run(prefix)`` executes one
     run that follows ``prefix`` and then the default continuation, returning (trace,
     payload); ``on_run`` sees each run and returns True to stop (a report). ``progress``
     gets (runs made, runs queued). With ``jobs`` > 1 up to that many runs go at once.
     ``sleep``: the sleep set of the initial state (threads whose orders from there were
-    explored elsewhere, e.g. in another shard's subtree)."""
-    search = _Search(run, on_run, max_schedules, preemption_bound, jobs, progress, sleep)
+    explored elsewhere, e.g. in another shard's subtree). ``sleep_aware``: ``run`` takes the
+    sleep set too, and its continuation avoids sleeping threads (fewer runs cut as
+    sleep-blocked)."""
+    search = _Search(run, on_run, max_schedules, preemption_bound, jobs, progress, sleep, sleep_aware)
     return search.explore()

@@ -124,7 +124,8 @@ def exploration_line(result: SessionResult) -> str | None:
         return f"pyrsan: exploration complete: {runs} run"
     if exploration.stopped:
         return f"pyrsan: exploration stopped at the first problem after {runs} (--keep-going to go on)"
-    return (f"pyrsan: exploration incomplete: bound {exploration.bound} reached after {runs}; "
+    remaining = f", {exploration.pending} more queued" if exploration.pending else ""
+    return (f"pyrsan: exploration incomplete: bound {exploration.bound} reached after {runs}{remaining}; "
             "only these were covered, so this is not a proof")
 
 
@@ -226,7 +227,7 @@ def json_document(result: SessionResult) -> dict[str, Any]:
         document["exploration"] = {"complete": exploration.complete, "schedules": exploration.schedules,
                                    "bound": exploration.bound, "stopped_at_report": exploration.stopped,
                                    "sleep_blocked": exploration.sleep_blocked,
-                                   "diverged": exploration.diverged}
+                                   "diverged": exploration.diverged, "pending": exploration.pending}
     return document
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 import shutil
 import signal
 import subprocess
@@ -23,10 +24,25 @@ from .reports import DistinctReport, Reproduction, RunResult, deduplicate, read_
 from .schedule import Op, Trace, TraceFormatError, read_trace, write_schedule
 
 SC_ACCESS_MODES = ("fenced", "ra")
-#: docs/scheduling.md, "Options": os is the default; the others run one thread at a time.
-SCHED_MODES = ("os", "random", "pct", "dfs")
+#: docs/scheduling.md, "Options": auto is the default (seeded PCT, handed over to the OS
+#: scheduler when a run gets long or blocks where the scheduler cannot see); os is the OS
+#: scheduler alone; the others run one thread at a time for the whole run.
+SCHED_MODES = ("auto", "os", "random", "pct", "dfs")
+DEFAULT_SCHED = "auto"
 #: The strategies a seed drives.
-SEEDED_SCHEDS = ("random", "pct")
+SEEDED_SCHEDS = ("auto", "random", "pct")
+#: `pyrsan run` without --runs: up to this many runs under a seeded strategy (stopping at the
+#: first that reports), and no new run is started once the session has run DEFAULT_TIME_BUDGET
+#: seconds. Measured (benchmarks/detection.py): the least likely litmus violation is found by
+#: one auto run with probability ~0.35, so 20 runs miss it with probability < 0.02%.
+DEFAULT_SAMPLED_RUNS = 20
+DEFAULT_TIME_BUDGET = 10.0
+#: Runtime options of the driver's controlled runs: sched=auto controls the first
+#: AUTO_HANDOVER_STEPS scheduling points (the runtime's own default is smaller, for binaries
+#: run directly, whose every run counts); a run whose running thread reaches no scheduling point
+#: for STALL_MS (blocked in a call the scheduler cannot see) is handed over to the OS scheduler.
+AUTO_HANDOVER_STEPS = 200000
+STALL_MS = 300
 #: The runtime's exit statuses for a deadlock and for max_steps under the controlled
 #: scheduler (docs/scheduling.md), told apart from the program's own statuses.
 EXIT_RUNTIME_BAD_OPTIONS = 86
@@ -41,7 +57,7 @@ class ScheduleOptions:
     """How the runtime schedules threads (docs/scheduling.md). Run k of ``--runs`` uses
     ``seed + k - 1``; ``replay`` is a schedule file to follow (``--replay``)."""
 
-    sched: str = "os"
+    sched: str = DEFAULT_SCHED
     seed: int = 0
     pct_depth: int | None = None
     replay: str | None = None
@@ -74,6 +90,9 @@ class RunOptions:
     schedule: ScheduleOptions = field(default_factory=ScheduleOptions)
     command_args: tuple[str, ...] = ()   # sources, flags and `-- args`: for the reproduce line
     explain: bool = False             # explain log per run; each report gets its "explanation"
+    time_budget: float | None = None  # start no new run once the session has run this long
+    sampling: bool = False            # the default sampling: later runs are quiet, a forced schedule ends it
+    stall_ms: int = STALL_MS          # 0: a controlled run never hands over on a stall
 
 
 @dataclass(frozen=True)
@@ -85,6 +104,8 @@ class SessionResult:
     exploration: Exploration | None = None
     command_args: tuple[str, ...] = ()
     shard: tuple[int, int] | None = None   # (K, N): part K of N of a split campaign (cluster.py)
+    handovers: tuple[tuple[int, int, str], ...] = ()   # (run, step, "steps" | "stall")
+    budget_stop: bool = False       # fewer runs than asked: the time budget was used up
 
     @property
     def crashes(self) -> tuple[RunResult, ...]:
@@ -171,24 +192,28 @@ def _kill_group(pid: int) -> None:
 
 def run_once(executable: str, args: Sequence[str], index: int, options: RunOptions,
              pct_steps: int | None = None, prefix: Sequence[int] | None = None,
-             environ: Mapping[str, str] | None = None) -> tuple[RunResult, Trace | None]:
+             environ: Mapping[str, str] | None = None, quiet: bool = False,
+             sleep: Mapping[int, Op] = {}) -> tuple[RunResult, Trace | None]:
     """One run; under a controlled scheduler also its trace. ``prefix``: a schedule for the
-    runtime to follow (``--explore``); otherwise ``--replay``'s file, if any. ``environ``:
-    the program's environment (default: this process's)."""
+    runtime to follow (``--explore``), with the sleep set ``sleep`` at its end; otherwise
+    ``--replay``'s file, if any. ``environ``: the program's environment (default: this
+    process's). ``quiet``: the program's stdin/stdout/stderr on /dev/null for this run."""
     report_dir = _run_dir(options, index)
     report_dir.mkdir(parents=True, exist_ok=True)
     schedule = options.schedule
-    scheduler: dict[str, str] = {}
+    scheduler: dict[str, str] = {"sched": schedule.sched}
     trace_path = report_dir / "trace.jsonl"
     if schedule.controlled:
-        scheduler = {"sched": schedule.sched, "seed": str(schedule.seed_of_run(index)),
-                     "trace_path": str(trace_path)}
+        scheduler.update({"seed": str(schedule.seed_of_run(index)), "trace_path": str(trace_path),
+                          "stall_ms": str(options.stall_ms)})
+        if schedule.sched == "auto":
+            scheduler["handover_steps"] = str(AUTO_HANDOVER_STEPS)
         if schedule.pct_depth is not None:
             scheduler["pct_depth"] = str(schedule.pct_depth)
         if pct_steps:
             scheduler["pct_steps"] = str(pct_steps)
         if prefix is not None:
-            write_schedule(report_dir / "prefix.sched", prefix)
+            write_schedule(report_dir / "prefix.sched", prefix, sleep=sleep)
             scheduler["schedule"] = str(report_dir / "prefix.sched")
         elif schedule.replay is not None:
             scheduler["schedule"] = os.path.abspath(schedule.replay)
@@ -200,7 +225,7 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
     )
     # A session of its own, so that a timeout can kill the whole process group.
     try:
-        output = subprocess.DEVNULL if options.quiet else None
+        output = subprocess.DEVNULL if options.quiet or quiet else None
         proc = subprocess.Popen([executable, *args], env=env, start_new_session=True,
                                 stdin=output, stdout=output, stderr=output)
     except OSError as exc:
@@ -314,18 +339,35 @@ def run_program(
     if options.runs < 1:
         raise UsageError("--runs must be at least 1")
     results: list[RunResult] = []
+    handovers: list[tuple[int, int, str]] = []
     steps: int | None = None
+    start = time.monotonic()
+    budget_stop = False
     for index in range(1, options.runs + 1):
+        if index > 1 and options.time_budget is not None and time.monotonic() - start >= options.time_budget:
+            budget_stop = True
+            break
         if progress is not None:
             progress(index, options.runs)
-        result, trace = run_once(executable, args, index, options, pct_steps=steps)
+        result, trace = run_once(executable, args, index, options, pct_steps=steps,
+                                 quiet=options.sampling and index > 1)
         if trace is not None and trace.steps:
             steps = len(trace.steps)
+        if trace is not None and trace.end == "handover":
+            handovers.append((index, len(trace.steps), trace.reason or "?"))
         results.append(result)
         if not options.keep_going and _stops(result):
             break
+        if options.sampling and trace is not None and _forced(trace):
+            break   # every seed would run this same schedule again
     return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
-                         None, options.command_args)
+                         None, options.command_args, tuple(handovers), budget_stop)
+
+
+def _forced(trace: Trace) -> bool:
+    """The run ended normally and no step had a choice: one thread could run at every point
+    (no threads, or threads that never overlap), so every strategy and seed repeats it."""
+    return trace.end == "exit" and all(len(step.enabled) == 1 for step in trace.steps)
 
 
 def _stops(result: RunResult) -> bool:
@@ -358,10 +400,10 @@ def explore_program(
     counter_lock = threading.Lock()
     results: list[RunResult] = []
 
-    def run(prefix: tuple[int, ...]) -> tuple[Trace, RunResult]:
+    def run(prefix: tuple[int, ...], sleep: Mapping[int, Op]) -> tuple[Trace, RunResult]:
         with counter_lock:
             index = next(counter)
-        result, trace = execute(executable, args, index, options, prefix=root + prefix)
+        result, trace = execute(executable, args, index, options, prefix=root + prefix, sleep=sleep)
         shutil.rmtree(_run_dir(options, index), ignore_errors=True)
         return subtree_trace(checked_trace(trace, result), len(root)), result
 
@@ -371,15 +413,16 @@ def explore_program(
 
     exploration = explore(run, on_run=on_run, max_schedules=explore_options.max_schedules,
                           preemption_bound=explore_options.preemption_bound, jobs=explore_options.jobs,
-                          progress=progress, sleep=root_sleep)
+                          progress=progress, sleep=root_sleep, sleep_aware=True)
     results.sort(key=lambda r: r.index)
     return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
                          exploration, options.command_args)
 
 
 def exploration_options(options: RunOptions) -> RunOptions:
-    """The run options of an exploration: every run under sched=dfs with a prefix."""
-    return replace(options, schedule=ScheduleOptions(
+    """The run options of an exploration: every run under sched=dfs with a prefix; a
+    hand-over would leave the prefix's state space, so a blocked run is a hang (--timeout)."""
+    return replace(options, stall_ms=0, schedule=ScheduleOptions(
         "dfs", 0, None, None, options.schedule.schedule_dir, options.schedule.program_name))
 
 

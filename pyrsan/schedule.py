@@ -22,7 +22,7 @@ TRACE_VERSION = 1
 
 #: Operation kinds of a trace's ``enabled`` entries (docs/scheduling.md, "Trace file").
 OP_KINDS = frozenset({"load", "store", "rmw", "fence", "fence_sc", "spawn", "join", "exit", "lock",
-                      "unlock", "sync_acquire", "sync_release", "wait"})
+                      "unlock", "sync_acquire", "sync_release", "wait", "exit_process"})
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,11 @@ class Step:
 @dataclass(frozen=True)
 class Trace:
     steps: tuple[Step, ...]
-    end: str | None                 # "exit" | "deadlock" | "bound"; None: crashed or killed
+    end: str | None                 # "exit" | "deadlock" | "bound" | "handover"; None: crashed or killed
     diverged: int | None = None     # the step at which a replayed schedule stopped matching
     sched: str | None = None
     seed: int | None = None
+    reason: str | None = None       # end "handover": "steps" (handover_steps) or "stall" (stall_ms)
 
     @property
     def decisions(self) -> tuple[int, ...]:
@@ -100,6 +101,7 @@ def parse_trace(lines: Iterable[str]) -> Trace:
         diverged=end.get("diverged") if end else None,
         sched=header.get("sched"),
         seed=int(seed) if isinstance(seed, (int, str)) and str(seed).isdigit() else None,
+        reason=str(end["reason"]) if end and end.get("reason") is not None else None,
     )
 
 
@@ -125,20 +127,23 @@ def read_trace(path: str | os.PathLike) -> Trace:
         return parse_trace(handle)
 
 
-def format_schedule(decisions: Sequence[int], comments: Mapping[str, object] = {}) -> str:
-    """The text of a schedule file: magic line, ``# name: value`` comments, then the tids
-    (twenty per line, so long schedules stay readable)."""
+def format_schedule(decisions: Sequence[int], comments: Mapping[str, object] = {},
+                    sleep: Mapping[int, Op] = {}) -> str:
+    """The text of a schedule file: magic line, ``# name: value`` comments, the sleep set at
+    the end of the prefix (``# sleep: T kind addr w``, docs/scheduling.md "Sleep set"), then the
+    tids (twenty per line, so long schedules stay readable)."""
     lines = [SCHEDULE_MAGIC]
     lines += [f"# {name}: {value}" for name, value in comments.items()]
+    lines += [f"# sleep: {tid} {op.kind} {op.addr} {int(op.writes)}" for tid, op in sorted(sleep.items())]
     for start in range(0, len(decisions), 20):
         lines.append(" ".join(str(t) for t in decisions[start:start + 20]))
     return "\n".join(lines) + "\n"
 
 
 def write_schedule(path: str | os.PathLike, decisions: Sequence[int],
-                   comments: Mapping[str, object] = {}) -> None:
+                   comments: Mapping[str, object] = {}, sleep: Mapping[int, Op] = {}) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(format_schedule(decisions, comments), encoding="utf-8")
+    Path(path).write_text(format_schedule(decisions, comments, sleep), encoding="utf-8")
 
 
 def parse_schedule(text: str, name: str = "schedule") -> tuple[int, ...]:

@@ -59,10 +59,18 @@ static const flag_desc flag_table[] = {
          "write text reports to <log_path>.<pid> instead of stderr", flag_ext),
     FLAG(suppressions, F_STRING, "",
          "suppressions file: lines robustness:PATTERN or race:PATTERN, # comments", flag_ext),
-    FLAG(sched, F_SCHED, "os",
-         "os: the OS scheduler; random, pct, dfs: one thread at a time, a strategy picks it at every scheduling point",
+    FLAG(sched, F_SCHED, "auto",
+         "auto: pct for the first handover_steps scheduling points, then the OS scheduler; os: the OS scheduler; "
+         "random, pct, dfs: one thread at a time, a strategy picks it at every scheduling point",
          rsan_sched_flag),
-    FLAG(seed, F_U64, "0", "seed of sched=random and sched=pct", rsan_sched_flag),
+    FLAG(seed, F_U64, "0", "seed of sched=auto|random|pct (sched=auto, seed=0: a fresh seed, named in reports)",
+         rsan_sched_flag),
+    FLAG(handover_steps, F_U64, "1000",
+         "sched=auto: hand the threads over to the OS scheduler after this many scheduling points (0: never)",
+         rsan_sched_flag),
+    FLAG(stall_ms, F_U64, "300",
+         "controlled schedulers: hand over to the OS scheduler when no scheduling point is reached for this many "
+         "ms (a thread blocked in a call the scheduler does not see; 0: never)", rsan_sched_flag),
     FLAG(pct_depth, F_INT, "3", "sched=pct: depth d (d-1 priority change points)", rsan_sched_flag),
     FLAG(pct_steps, F_U64, "0",
          "sched=pct: the expected number of scheduling points, where change points are placed (0: 1000)",
@@ -125,6 +133,7 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
     if (vn == 6 && !strncmp(v, "random", 6)) { *(int *)base = 1; return 0; }
     if (vn == 3 && !strncmp(v, "pct", 3)) { *(int *)base = 2; return 0; }
     if (vn == 3 && !strncmp(v, "dfs", 3)) { *(int *)base = 3; return 0; }
+    if (vn == 4 && !strncmp(v, "auto", 4)) { *(int *)base = 4; return 0; }
     return -1;
   case F_U64: {
     if (vn == 0 || vn > 20) return -1;

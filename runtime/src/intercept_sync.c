@@ -320,6 +320,7 @@ int pthread_barrier_wait(pthread_barrier_t *b) {
     rsan_sched_point(RSAN_SK_SYNC_RELEASE, b, 1);
     rsan_icpt_acq_rel(b);
     int serial = rsan_sched_barrier_wait(b, barrier_count_fallback(b));
+    if (serial < 0) serial = REAL(pthread_barrier_wait)(b) == PTHREAD_BARRIER_SERIAL_THREAD; /* handed over */
     rsan_icpt_acquire_load(b);
     return serial ? PTHREAD_BARRIER_SERIAL_THREAD : 0;
   }

@@ -37,6 +37,7 @@ enum rsan_sched_kind {
   RSAN_SK_SYNC_ACQUIRE,
   RSAN_SK_SYNC_RELEASE,
   RSAN_SK_WAIT,
+  RSAN_SK_EXIT_PROCESS, /* exit() / the return from main while other managed threads live */
 };
 
 /* what a pending operation waits for (its enabledness) */
@@ -49,7 +50,8 @@ enum rsan_sched_block {
   RSAN_SB_ONCE,    /* no other thread inside the once routine */
 };
 
-/* 1 under sched=random|pct|dfs once the runtime is initialised (not in test mode). */
+/* 1 under sched=auto|random|pct|dfs once the runtime is initialised (not in test mode), until
+ * the run ends or the scheduler hands the threads over to the OS scheduler (then 0 again). */
 extern int rsan_sched_on;
 
 /* For the interceptors, which may run before anything initialised the runtime (a mutex or
@@ -72,6 +74,10 @@ static inline int rsan_sched_active(void) {
 void rsan_sched_init(void);
 /* at exit (report.c, before the exit status is decided): the trace's end line */
 void rsan_sched_at_exit(void);
+/* at exit (init.c's atexit handler, before the reports' summary): while other managed threads
+ * still live, the end of the process is a scheduling point (kind exit_process), so that their
+ * operations can be ordered around it (docs/scheduling.md "Process exit"). */
+void rsan_sched_process_exit(void);
 
 /* 1 when the calling thread is managed (the first thread to ask becomes the one that runs);
  * threads that are not use the real blocking primitives. */
@@ -82,6 +88,9 @@ void rsan_sched_point(int kind, const void *addr, int w);
  * addr). timed: the operation may time out; it is then also enabled when no other thread is.
  * Returns 1 when the operation can run now, 0 when it timed out. */
 int rsan_sched_point_blocking(int kind, const void *addr, int w, int block, int timed);
+/* The controlled run was handed over to the OS scheduler (a stall or handover_steps):
+ * the calling thread's blocking operation must now use the real primitive. */
+int rsan_sched_handed_over(void);
 /* The operation chosen at the last point found addr busy after all (its real try-variant
  * failed, or a wait / BCAS attempt / recognised spin load read another value): the thread
  * is disabled until another thread writes addr's 8-byte word. */
@@ -141,6 +150,8 @@ void rsan_sched_barrier_init(const void *b, unsigned count);
  * the round (PTHREAD_BARRIER_SERIAL_THREAD), else 0. fallback_count: the barrier's count
  * when its init was not seen. */
 int rsan_sched_barrier_wait(const void *b, unsigned fallback_count);
+/* (rsan_sched_barrier_wait returns -1 when the run was handed over to the OS scheduler before
+ * the round completed: the caller then waits in the real barrier.) */
 
 /* ---- once ---- */
 /* The once point (enabled unless another thread runs the routine), before the real once;
@@ -151,7 +162,9 @@ void rsan_sched_once_done(const void *o);
 
 
 /* ---- strategies (sched_strategy.c), called by sched.c under its lock ---- */
-enum rsan_sched_mode { RSAN_SCHED_OS = 0, RSAN_SCHED_RANDOM, RSAN_SCHED_PCT, RSAN_SCHED_DFS };
+/* AUTO (the default): PCT from a seed (seed=0: a fresh one), handing the threads over to the
+ * OS scheduler after handover_steps scheduling points (docs/scheduling.md "Hand-over"). */
+enum rsan_sched_mode { RSAN_SCHED_OS = 0, RSAN_SCHED_RANDOM, RSAN_SCHED_PCT, RSAN_SCHED_DFS, RSAN_SCHED_AUTO };
 void rsan_strategy_init(int mode, uint64_t seed, int pct_depth, uint64_t pct_steps);
 /* a new managed thread (in creation order: deterministic) */
 void rsan_strategy_thread_added(int tid);

@@ -15,6 +15,14 @@
  * unrecognised spin loop only *yields* (it runs when nothing else can), so that a loop that
  * merely re-reads a constant never becomes a false deadlock.
  *
+ * Hand-over (docs/scheduling.md): under sched=auto after handover_steps points, and in any
+ * controlled mode when no point was reached for stall_ms (the running thread blocks in a call
+ * the scheduler does not see, or computes for long), every thread is released and the run goes
+ * on under the OS scheduler: rsan_sched_on drops to 0, so every entry point passes through and
+ * the interceptors use the real primitives again. A thread released from a modelled wait
+ * (lock, semaphore, join, cond, barrier, once) re-does it with the real primitive (a cond wait
+ * returns as a spurious wake-up).
+ *
  * The state is touched by the baton holder and, for a new thread's arrival, by the new
  * thread while its parent waits; a spin lock still guards it, so that threads the scheduler
  * does not manage cannot corrupt it. */
@@ -22,10 +30,12 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rsan_internal.h"
@@ -109,10 +119,28 @@ static int finished;     /* the run ended (exit, deadlock, bound): everything pa
 static int mode;
 static uint64_t seed;
 static uint64_t max_steps;
+static uint64_t handover_steps; /* sched=auto: hand over after this many steps; 0 never */
+static uint64_t stall_ns;       /* hand over after this long without a step; 0 never */
+static int handed_over;
+/* How long a pending process exit may wait for the other threads: a thread that never ends
+ * (a worker loop) must not keep the process from exiting for ever. */
+#define EXIT_PATIENCE 10000
+static uint64_t exit_pending_since;
+static int exit_pending_tid = -1;
 static int trace_fd = -1;
 static int *prefix;
 static uint64_t prefix_len;
 static int64_t diverged = -1;
+/* The sleep set at the state after the prefix (schedule file lines "# sleep: T kind addr w",
+ * docs/scheduling.md "Sleep set"): after the prefix no sleeping thread runs while an awake one
+ * is a candidate; an entry is dropped when a dependent operation is chosen. */
+typedef struct sleep_entry {
+  int tid, kind, w, live;
+  uintptr_t addr;
+} sleep_entry;
+#define MAX_SLEEP 64
+static sleep_entry sleepers[MAX_SLEEP];
+static int nsleepers;
 static uint64_t cond_seq;
 
 static lock_model *locks;
@@ -123,13 +151,43 @@ static once_model *onces;
 static size_t nonces, caponces;
 
 /* ---- futex ---- */
-static void futex_wait(uint32_t *w, uint32_t val) {
-  syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+static void futex_wait(uint32_t *w, uint32_t val, const struct timespec *timeout) {
+  syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, timeout, NULL, 0);
 }
 static void futex_wake(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void handover(const char *why);
+
+/* Waits for the flag; with stall_ms, a wait during which no step was decided for that long
+ * hands the run over to the OS scheduler (which raises every flag). */
 static void wait_flag(uint32_t *w) {
-  while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) futex_wait(w, 0);
+  if (!stall_ns) {
+    while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) futex_wait(w, 0, NULL);
+    __atomic_store_n(w, 0, __ATOMIC_RELAXED);
+    return;
+  }
+  uint64_t seen = __atomic_load_n(&step, __ATOMIC_RELAXED), since = now_ns();
+  struct timespec slice = {0, 20 * 1000000L};
+  if ((uint64_t)slice.tv_nsec > stall_ns) slice.tv_nsec = (long)stall_ns;
+  while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) {
+    futex_wait(w, 0, &slice);
+    if (__atomic_load_n(w, __ATOMIC_ACQUIRE)) break;
+    uint64_t s = __atomic_load_n(&step, __ATOMIC_RELAXED), now = now_ns();
+    if (s != seen) {
+      seen = s;
+      since = now;
+    } else if (now - since >= stall_ns) {
+      rsan_spin_lock(&lock);
+      if (!finished && __atomic_load_n(&step, __ATOMIC_RELAXED) == seen) handover("stall");
+      rsan_spin_unlock(&lock);
+    }
+  }
   __atomic_store_n(w, 0, __ATOMIC_RELAXED);
 }
 static void raise_flag(uint32_t *w) {
@@ -155,10 +213,11 @@ static void trace_line(const char *s, size_t n) {
 }
 
 static const char *const kind_names[] = {"load", "store", "rmw", "fence", "fence_sc", "spawn", "join",
-                                         "exit", "lock", "unlock", "sync_acquire", "sync_release", "wait"};
+                                         "exit", "lock", "unlock", "sync_acquire", "sync_release", "wait",
+                                         "exit_process"};
 
 const char *rsan_sched_name(void) {
-  static const char *const names[] = {"os", "random", "pct", "dfs"};
+  static const char *const names[] = {"os", "random", "pct", "dfs", "auto"};
   return names[mode];
 }
 uint64_t rsan_sched_seed(void) { return seed; }
@@ -280,10 +339,15 @@ static int candidates(int *out) {
 }
 
 /* ---- trace ---- */
+/* the address a trace names for s's pending operation (a join names the joinee's tid) */
+static uintptr_t op_addr(const sched_thread *s) {
+  if (s->kind != RSAN_SK_JOIN) return s->addr;
+  return s->joinee ? (uintptr_t)rsan_thread_tid(s->joinee) : 0;
+}
+
 static void trace_op(const sched_thread *s, int first) {
   char line[128];
-  uintptr_t a = s->kind == RSAN_SK_JOIN ? (uintptr_t)rsan_thread_tid(s->joinee) : s->addr;
-  if (s->kind == RSAN_SK_JOIN && !s->joinee) a = 0;
+  uintptr_t a = op_addr(s);
   int k = snprintf(line, sizeof line, "%s[%d, \"%s\", \"0x%llx\", %d]", first ? "" : ", ", s->tid,
                    kind_names[s->kind], (unsigned long long)a, s->w);
   trace_line(line, (size_t)k);
@@ -313,20 +377,41 @@ static void trace_step(uint64_t i, int tid, const int *cand, int n) {
   trace_line(listed ? "]}\n" : "}\n", listed ? 3 : 2);
 }
 
-static void trace_end(const char *how) {
+static void trace_end_why(const char *how, const char *why) {
   if (trace_fd < 0) return;
-  char line[160];
-  int k;
-  if (diverged >= 0)
-    k = snprintf(line, sizeof line, "{\"end\": \"%s\", \"steps\": %llu, \"diverged\": %lld}\n", how,
-                 (unsigned long long)step, (long long)diverged);
-  else
-    k = snprintf(line, sizeof line, "{\"end\": \"%s\", \"steps\": %llu, \"diverged\": null}\n", how,
-                 (unsigned long long)step);
+  char line[200], div[32] = "null";
+  if (diverged >= 0) snprintf(div, sizeof div, "%lld", (long long)diverged);
+  int k = snprintf(line, sizeof line, "{\"end\": \"%s\", \"steps\": %llu, \"diverged\": %s%s%s%s}\n", how,
+                   (unsigned long long)step, div, why ? ", \"reason\": \"" : "", why ? why : "", why ? "\"" : "");
   trace_line(line, (size_t)k);
   close(trace_fd);
   trace_fd = -1;
 }
+static void trace_end(const char *how) { trace_end_why(how, NULL); }
+
+/* Under lock: the rest of the run belongs to the OS scheduler (see the top of this file). The
+ * trace ends with "handover" and the reason ("steps" or "stall"). */
+static void handover(const char *why) {
+  finished = 1;
+  handed_over = 1;
+  trace_end_why("handover", why);
+  __atomic_store_n(&rsan_sched_on, 0, __ATOMIC_RELEASE);
+  for (int i = 0; i < nthreads_max; i++) {
+    sched_thread *s = threads[i];
+    if (!s) continue;
+    s->timed_out = 0;
+    raise_flag(&s->turn);
+    raise_flag(&s->arrived);
+  }
+  if (rsan_flag.verbosity >= 1) {
+    char msg[160];
+    int k = snprintf(msg, sizeof msg, "pyrsan: sched=%s handed the threads over to the OS scheduler at step %llu (%s)\n",
+                     rsan_sched_name(), (unsigned long long)step, why);
+    write_all(2, msg, (size_t)k);
+  }
+}
+
+int rsan_sched_handed_over(void) { return __atomic_load_n(&handed_over, __ATOMIC_RELAXED); }
 
 /* ---- the end of a run that cannot go on ---- */
 static void describe_wait(const sched_thread *s, char *out, size_t n) {
@@ -392,6 +477,44 @@ static void wake_waiters(uintptr_t addr, const sched_thread *writer) {
   }
 }
 
+/* ---- sleep set ---- */
+static int is_thread_kind(int k) { return k == RSAN_SK_SPAWN || k == RSAN_SK_JOIN || k == RSAN_SK_EXIT; }
+
+/* docs/scheduling.md "Trace file", Dependency; the same relation as explore.dependent. */
+static int ops_dependent(int ta, int ka, uintptr_t aa, int wa, int tb, int kb, uintptr_t ab, int wb) {
+  if (ta == tb) return 0;
+  if (ka == RSAN_SK_EXIT_PROCESS || kb == RSAN_SK_EXIT_PROCESS) return 1;
+  if (ka == RSAN_SK_FENCE || kb == RSAN_SK_FENCE) return 0;
+  if (ka == RSAN_SK_FENCE_SC || kb == RSAN_SK_FENCE_SC) return ka == kb;
+  if (is_thread_kind(ka) || is_thread_kind(kb))
+    return ((ka == RSAN_SK_JOIN || ka == RSAN_SK_SPAWN) && aa == (uintptr_t)tb) ||
+           ((kb == RSAN_SK_JOIN || kb == RSAN_SK_SPAWN) && ab == (uintptr_t)ta);
+  return aa == ab && aa != 0 && (wa || wb);
+}
+
+static int asleep(int tid) {
+  for (int i = 0; i < nsleepers; i++)
+    if (sleepers[i].live && sleepers[i].tid == tid) return 1;
+  return 0;
+}
+
+/* c was chosen: the sleepers whose operation depends on c's wake up */
+static void wake_sleepers(const sched_thread *c) {
+  for (int i = 0; i < nsleepers; i++) {
+    sleep_entry *e = &sleepers[i];
+    if (e->live && ops_dependent(e->tid, e->kind, e->addr, e->w, c->tid, c->kind, op_addr(c), c->w)) e->live = 0;
+  }
+}
+
+/* After the prefix: drops the sleeping candidates unless all are asleep (then the run repeats
+ * a class already run; the explorer cuts it). Returns the new count. */
+static int drop_sleepers(int *cand, int n) {
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (!asleep(cand[i])) cand[k++] = cand[i];
+  return k ? k : n;
+}
+
 /* ---- the decision ---- */
 /* Picks the thread of the next step, under lock (which it keeps). */
 static sched_thread *decide(void) {
@@ -401,6 +524,10 @@ static sched_thread *decide(void) {
     for (int i = 0; i < nthreads_max; i++)
       if (threads[i] && threads[i]->state == ST_LIVE) deadlock();
     return NULL; /* every managed thread exited (the last one ends the process) */
+  }
+  if (handover_steps && step >= handover_steps) {
+    handover("steps");
+    return NULL;
   }
   if (step >= max_steps) bound_reached();
   int chosen = -1;
@@ -421,6 +548,10 @@ static sched_thread *decide(void) {
       write_all(2, msg, (size_t)k);
     }
   }
+  if (chosen < 0 && exit_pending_tid >= 0 && step - exit_pending_since >= EXIT_PATIENCE) {
+    for (int i = 0; i < n; i++)
+      if (cand[i] == exit_pending_tid) chosen = exit_pending_tid; /* the process ends now */
+  }
   if (chosen < 0 && level_of(threads[cand[0]]) == LEVEL_YIELDED) {
     /* Every runnable thread spins (candidates() only mixes levels when none is better): staying
      * with the last one, as dfs's continuation and PCT's priorities would, lets it re-read for
@@ -432,11 +563,20 @@ static sched_thread *decide(void) {
         break;
       }
   }
-  if (chosen < 0)
-    chosen = diverged >= 0 ? rsan_strategy_continue(cand, n, last)
-                           : rsan_strategy_pick(cand, n, last, step);
+  if (chosen < 0) {
+    static int filtered[MAX_THREADS];
+    int *pick = cand, m = n;
+    if (nsleepers && step >= prefix_len) {
+      memcpy(filtered, cand, (size_t)n * sizeof *cand);
+      m = drop_sleepers(filtered, n);
+      pick = filtered;
+    }
+    chosen = diverged >= 0 ? rsan_strategy_continue(pick, m, last)
+                           : rsan_strategy_pick(pick, m, last, step);
+  }
   trace_step(step, chosen, cand, n);
-  step++;
+  if (nsleepers && step >= prefix_len) wake_sleepers(threads[chosen]);
+  __atomic_store_n(&step, step + 1, __ATOMIC_RELAXED); /* read by waiters (stall) */
   last = chosen;
   sched_thread *c = threads[chosen];
   c->timed_out = !op_enabled(c);
@@ -519,7 +659,10 @@ int rsan_sched_manages_current(void) {
 }
 
 void rsan_sched_retry_after_write(const void *addr) {
-  if (!rsan_sched_on) return;
+  if (!rsan_sched_on) { /* handed over: the caller's retry loop polls under the OS scheduler */
+    sched_yield();
+    return;
+  }
   rsan_spin_lock(&lock);
   sched_thread *s = finished ? NULL : slot_of(rsan_thread_current());
   if (s && s->state == ST_LIVE) {
@@ -699,6 +842,10 @@ void rsan_sched_barrier_init(const void *b, unsigned count) {
 
 int rsan_sched_barrier_wait(const void *b, unsigned fallback_count) {
   rsan_spin_lock(&lock);
+  if (handed_over) { /* after the hand-over every arrival goes to the real barrier */
+    rsan_spin_unlock(&lock);
+    return -1;
+  }
   sched_thread *s = finished ? NULL : self_locked();
   barrier_model *m = barrier_find((uintptr_t)b, 1);
   if (!m->count) m->count = fallback_count ? fallback_count : 1;
@@ -716,6 +863,7 @@ int rsan_sched_barrier_wait(const void *b, unsigned fallback_count) {
   s->joinee = NULL;
   set_pending(s, RSAN_SK_WAIT, b, 0, SB_BARRIER, 0);
   arrive_or_decide(s);
+  if (handed_over && m->round <= s->barrier_round) return -1; /* the real barrier, from now on */
   return 0;
 }
 
@@ -749,6 +897,22 @@ static void bad_input(const char *msg, const char *path) {
   _exit(RSAN_EXIT_BAD_OPTIONS);
 }
 
+/* "# sleep: T kind 0xADDR w" (docs/scheduling.md "Sleep set"); other comments are ignored */
+static void parse_sleep_line(const char *p) {
+  static const char tag[] = "# sleep: ";
+  if (strncmp(p, tag, sizeof tag - 1) != 0 || nsleepers == MAX_SLEEP) return;
+  p += sizeof tag - 1;
+  char kind[24];
+  unsigned long long addr;
+  int tid, w, len = 0;
+  if (sscanf(p, "%d %23s %llx %d%n", &tid, kind, &addr, &w, &len) != 4 || len <= 0) return;
+  for (int k = 0; k < (int)(sizeof kind_names / sizeof kind_names[0]); k++)
+    if (!strcmp(kind, kind_names[k])) {
+      sleepers[nsleepers++] = (sleep_entry){tid, k, w, 1, (uintptr_t)addr};
+      return;
+    }
+}
+
 /* docs/scheduling.md "Schedule file" */
 static void load_schedule(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -769,7 +933,8 @@ static void load_schedule(const char *path) {
   size_t cap_p = 256;
   prefix = rsan_alloc(cap_p * sizeof *prefix);
   for (char *p = text + sizeof header - 1; *p;) {
-    if (*p == '#') { /* a comment line */
+    if (*p == '#') { /* a comment line, or a sleep-set entry */
+      parse_sleep_line(p);
       while (*p && *p != '\n') p++;
       continue;
     }
@@ -805,7 +970,14 @@ void rsan_sched_init(void) {
   mode = rsan_sched_flag.sched;
   if (mode == RSAN_SCHED_OS || rsan_test_mode) return;
   seed = rsan_sched_flag.seed;
+  if (mode == RSAN_SCHED_AUTO && seed == 0) { /* a fresh seed: the reports name it */
+    seed = now_ns() ^ ((uint64_t)getpid() << 32);
+    seed = (seed ^ (seed >> 31)) * 0x9e3779b97f4a7c15ull;
+    if (!seed) seed = 1;
+  }
   max_steps = rsan_sched_flag.max_steps;
+  handover_steps = mode == RSAN_SCHED_AUTO ? rsan_sched_flag.handover_steps : 0;
+  stall_ns = rsan_sched_flag.stall_ms * 1000000ull;
   rsan_strategy_init(mode, seed, rsan_sched_flag.pct_depth, rsan_sched_flag.pct_steps);
   if (rsan_sched_flag.schedule[0]) load_schedule(rsan_sched_flag.schedule);
   if (rsan_sched_flag.trace_path[0]) {
@@ -820,6 +992,24 @@ void rsan_sched_init(void) {
   }
   pthread_atfork(NULL, NULL, sched_fork_child);
   rsan_sched_on = 1;
+}
+
+void rsan_sched_process_exit(void) {
+  if (!rsan_sched_on) return;
+  rsan_spin_lock(&lock);
+  sched_thread *s = finished ? NULL : slot_of(rsan_thread_current());
+  int others = 0;
+  for (int i = 0; s && i < nthreads_max; i++)
+    others |= threads[i] && threads[i] != s && threads[i]->state != ST_EXITED;
+  if (!s || s->state != ST_LIVE || !others) {
+    rsan_spin_unlock(&lock);
+    return;
+  }
+  s->joinee = NULL;
+  set_pending(s, RSAN_SK_EXIT_PROCESS, NULL, 1, RSAN_SB_NONE, 0);
+  exit_pending_since = step;
+  exit_pending_tid = s->tid;
+  switch_to(s, decide());
 }
 
 void rsan_sched_at_exit(void) {

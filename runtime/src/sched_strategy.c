@@ -42,7 +42,7 @@ static uint64_t rng_below(uint64_t n) {
 }
 
 void rsan_strategy_init(int m, uint64_t seed, int pct_depth, uint64_t pct_steps) {
-  mode = m;
+  mode = m == RSAN_SCHED_AUTO ? RSAN_SCHED_PCT : m; /* auto is pct until the hand-over */
   rng_state = seed;
   if (pct_depth < 1) pct_depth = 1;
   if (pct_depth > PCT_MAX_DEPTH) pct_depth = PCT_MAX_DEPTH;

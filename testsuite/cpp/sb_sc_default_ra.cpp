@@ -1,10 +1,10 @@
 // robust: no
 // race: no
 // options: --sc-accesses ra
-// runs: 60
 // functions: operator()
 // reason: with --sc-accesses ra seq_cst accesses count as release/acquire (RSAN's model; RC20 has no SC accesses), and release/acquire SB is not robust
 // C++ store buffering with default seq_cst operators, checked as release/acquire: the load is flagged.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <atomic>
 #include <cstdio>
 #include <thread>

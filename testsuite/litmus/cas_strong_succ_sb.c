@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: the CAS's read may read the stale initial x=0 as in SB (a failed CAS is a read; a successful one reads the mo-predecessor): a strong CAS(x,1->2) failing on the stale x=0 is the SB outcome
 // SB whose second load is a strong CAS(x, 1 -> 2) that succeeds in the sequential schedule.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

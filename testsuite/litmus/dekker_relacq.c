@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: without a fence the flag load may read a stale 0 after the own flag store (the SB pattern), so both threads may enter
 // Dekker's mutual exclusion with release stores and acquire loads; flagged at the first flag load.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

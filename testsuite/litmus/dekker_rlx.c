@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed Dekker: the SB pattern on the flags, and the turn store is unordered too
 // Dekker's mutual exclusion, all relaxed.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

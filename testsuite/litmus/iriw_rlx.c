@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed: the readers may see the two independent writes in opposite orders (not multi-copy atomic in RC20), SC forbids it
 // IRIW, all relaxed (creation order writer-x, reader-1, writer-y, reader-2).
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: a relaxed load of the flag does not synchronise with the release store: t2 may read y=1, x=0
 // Message passing (MP) with a release flag store but a relaxed flag load.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: a relaxed plain store is not part of t1's release sequence (RC20/C++20): t3 may read y=2 from it and then x=0
 // MP where the release sequence is broken by t2's relaxed store y=2 (instead of an RMW).
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

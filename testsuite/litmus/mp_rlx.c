@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed flag: t2 may read y=1 and then x=0 (fr;po;rf;po... cycle), RC20-consistent but not SC
 // Message passing (MP), all accesses relaxed; t2's load of x is flagged.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: the store to turn can be mo-before the other thread's, and the flag load can read a stale 0, both SC-inconsistent (Rocker peterson-ra-bratosz: not robust)
 // Peterson's lock with release stores and acquire loads; flagged at the turn store (write) and the flag load.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

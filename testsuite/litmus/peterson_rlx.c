@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed Peterson: as peterson_relacq, nothing orders the turn store or the flag load
 // Peterson's lock, all relaxed.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

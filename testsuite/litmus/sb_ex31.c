@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: paper Ex. 3.1: as SB both loads may read 0; the location clocks flag it even when t1 runs to completion first
 // The RSAN paper's Ex. 3.1: SB where each thread writes its location again after its load (release/acquire).
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

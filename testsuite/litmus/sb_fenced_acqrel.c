@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: acq_rel fences do not order a store before a later load (no SC fence): both loads may read 0 (fr;po;fr;po cycle, RC20-consistent, not SC)
 // Store buffering (SB), relaxed accesses separated by acq_rel fences, which are not enough.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: relaxed SB: both loads may read 0 (fr;po;fr;po cycle, RC20-consistent, not SC)
 // Store buffering (SB), all accesses relaxed.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

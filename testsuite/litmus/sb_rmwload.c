@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: the 'loads' are RMWs that may be placed mo-before the other thread's plain store (the store is not an RMW, so ATOMICITY allows it): SB cycle with mo instead of fr
 // Store buffering (SB) with plain release stores and acq_rel fetch_add(.., 0) as the loads; the RMW is flagged as a write.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

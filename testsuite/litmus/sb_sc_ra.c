@@ -1,9 +1,9 @@
 // robust: no
 // race: no
 // options: --sc-accesses ra
-// runs: 60
 // reason: with --sc-accesses ra seq_cst accesses are plain release/acquire (RC20 has no SC accesses), so this is sb_relacq
 // Store buffering (SB), all accesses seq_cst, checked with seq_cst treated as release/acquire (RSAN's model).
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 // robust: no
 // race: no
-// runs: 60
 // reason: algorithm.md §7: t3 may read x=0 although its fence is after t2's (which saw z=1, po-after x=1); RC20 allows it (no release on x/z), SC does not
 // Three threads, SC fences: x=1; z=1 || b=z; F_sc || F_sc; c=x (all relaxed). Needs the SC fence on the hb_SC side too.
+// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -1,13 +1,14 @@
 """Every litmus program in this directory, run through the real CLI (`pyrsan run`).
 
 Each `*.c` carries its expected verdict and the lines a report may name (litmus_header.py).
-Until schedule control exists the OS scheduler picks the interleaving: every program creates
-its threads in an order whose sequential schedule reveals the violation, and the header's
-`runs` makes a miss improbable (`pyrsan run` stops after the first run that reports).
+They run with `pyrsan run`'s defaults (issue 12: seeded auto scheduling, up to 20 runs, stopping
+at the first that reports), the seed fixed so that a failure replays.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -46,9 +47,24 @@ def test_suite_is_not_vacuous():
     missing = [f"{family}_{variant}" for family in FAMILIES for variant in VARIANTS
                if f"{family}_{variant}" not in names]
     assert not missing, f"litmus variants missing: {missing}"
-    # THE example of the README: a real violation, reported in one run.
     sb = parse_program(HERE / "sb_relacq.c")
-    assert not sb.robust and sb.runs == 1
+    assert not sb.robust and sb.runs is None
+    assert not re.search(r"\b(nano|u)?sleep\s*\(", sb.path.read_text()), "the README's example must not sleep"
+    # no program forces a scheduler or a number of runs: the defaults must find every violation
+    assert not [p.name for p in programs if p.runs is not None or "--sched" in p.options]
+
+
+def test_readme_example_is_reported_by_the_first_default_run(run_pyrsan, tmp_path):
+    """THE example of the README, with `pyrsan run`'s defaults: SB is reported by every
+    interleaving that runs one thread's store and load before the other's store, which the
+    default scheduler (PCT priorities) produces in its first run, whatever the seed."""
+    sb = parse_program(HERE / "sb_relacq.c")
+    for seed in (1, 2, 3):
+        out = tmp_path / f"sb{seed}.json"
+        proc = run_pyrsan("run", "--seed", seed, "--json", out, sb.path, timeout=300)
+        document = json.loads(out.read_text())
+        assert proc.returncode == 66 and document["verdict"] == "violations", proc.stderr[-2000:]
+        assert document["runs"] == 1, document["runs"]
 
 
 def test_header_parser_rejects_a_program_without_verdict(tmp_path):

@@ -20,6 +20,14 @@ def with_main_thread(threads: Program, main_ops: tuple = ()) -> Program:
     return (main,) + tuple(tuple(ops) + (("exit", "0x0", False),) for ops in threads)
 
 
+def with_main_exiting(threads: Program, main_ops: tuple = ()) -> Program:
+    """Thread 0 spawns the others, runs ``main_ops`` and ends the process without joining them
+    (``exit_process``: the threads still running end with it)."""
+    children = range(1, len(threads) + 1)
+    main = tuple(("spawn", hex(t), True) for t in children) + tuple(main_ops) + (("exit_process", "0x0", True),)
+    return (main,) + tuple(tuple(ops) + (("exit", "0x0", False),) for ops in threads)
+
+
 class _State:
     def __init__(self, program: Program) -> None:
         self.program = program
@@ -28,6 +36,7 @@ class _State:
         # With a spawning thread 0, the others start when spawned.
         spawns = {int(addr, 16) for kind, addr, _ in program[0] if kind == "spawn"}
         self.started = {t for t in range(len(program)) if t not in spawns}
+        self.ended = False   # an exit_process ran: no thread runs any more
 
     def pending(self, tid: int) -> Op | None:
         ops = self.program[tid]
@@ -38,6 +47,8 @@ class _State:
 
     def enabled(self) -> dict[int, Op]:
         result = {}
+        if self.ended:
+            return result
         for tid in range(len(self.program)):
             op = self.pending(tid)
             if op is None or tid not in self.started or (op.kind == "lock" and op.addr in self.holder):
@@ -55,17 +66,23 @@ class _State:
             self.holder.pop(op.addr, None)
         elif op.kind == "spawn":
             self.started.add(int(op.addr, 16))
+        elif op.kind == "exit_process":
+            self.ended = True
         self.position[tid] += 1
 
     def finished(self) -> bool:
-        return all(self.position[t] == len(ops) for t, ops in enumerate(self.program))
+        return self.ended or all(self.position[t] == len(ops) for t, ops in enumerate(self.program))
 
 
-def simulate(program: Program, prefix: tuple[int, ...] = ()) -> Trace:
+def simulate(program: Program, prefix: tuple[int, ...] = (), sleep: dict | None = None) -> Trace:
+    """``sleep``: the sleep set at the state after the prefix (docs/scheduling.md "Sleep set"):
+    the continuation runs no sleeping thread while an awake one is enabled; a sleeper wakes
+    when an operation dependent with its pending one runs."""
     state = _State(program)
     steps: list[Step] = []
     diverged = None
     last = None
+    asleep = dict(sleep or {})
     while True:
         enabled = state.enabled()
         if not enabled:
@@ -76,8 +93,12 @@ def simulate(program: Program, prefix: tuple[int, ...] = ()) -> Trace:
         else:
             if index < len(prefix) and diverged is None:
                 diverged = index
-            tid = last if last in enabled else min(enabled)
+            awake = [t for t in enabled if t not in asleep] if index >= len(prefix) else list(enabled)
+            pool = awake or list(enabled)
+            tid = last if last in pool else min(pool)
         steps.append(Step(tid, enabled))
+        if index >= len(prefix):
+            asleep = {t: o for t, o in asleep.items() if not dependent(t, o, tid, enabled[tid])}
         state.execute(tid)
         last = tid
     return Trace(tuple(steps), "exit" if state.finished() else "deadlock", diverged, "dfs", 0)

@@ -162,8 +162,8 @@ def test_spin_loops_terminate_under_exploration(run_pyrsan, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--seed", "3"], "--seed applies to --sched random or pct"),
-    (["--sched", "dfs", "--pct-depth", "2"], "--pct-depth applies to --sched pct only"),
+    (["--sched", "os", "--seed", "3"], "--seed applies to --sched auto, random or pct"),
+    (["--sched", "dfs", "--pct-depth", "2"], "--pct-depth applies to --sched pct or auto only"),
     (["--explore", "--sched", "pct"], "--explore runs under --sched dfs"),
     (["--explore", "--runs", "3"], "no --runs"),
     (["--jobs", "2"], "--jobs applies to --explore only"),

@@ -7,10 +7,10 @@ from hypothesis import assume, given, settings, strategies as st
 
 from pyrsan.explore import explore
 
-from .program_model import all_classes, simulate, trace_class, with_main_thread
+from .program_model import all_classes, simulate, trace_class, with_main_exiting, with_main_thread
 
 
-def dpor_classes(program, **options):
+def dpor_classes(program, sleep_aware=False, **options):
     classes = set()
 
     def on_run(prefix, trace, payload):
@@ -18,7 +18,11 @@ def dpor_classes(program, **options):
         classes.add(trace_class(trace))
         return False
 
-    result = explore(lambda prefix: (simulate(program, prefix), None), on_run=on_run, **options)
+    if sleep_aware:
+        result = explore(lambda prefix, sleep: (simulate(program, prefix, sleep), None), on_run=on_run,
+                         sleep_aware=True, **options)
+    else:
+        result = explore(lambda prefix: (simulate(program, prefix), None), on_run=on_run, **options)
     return classes, result
 
 
@@ -74,6 +78,11 @@ def test_max_schedules_stops_the_search_and_says_so():
     program = tuple((store("x"), store("x")) for _ in range(3))
     _, result = dpor_classes(program, max_schedules=3)
     assert not result.complete and result.schedules == 3 and result.bound == "max-schedules=3"
+    # coverage is reported honestly: schedules known to remain (issue 15)
+    classes, _ = all_classes(program)
+    assert 0 < result.pending <= len(classes) - 3
+    _, complete = dpor_classes(program)
+    assert complete.complete and complete.pending == 0
 
 
 def test_preemption_bound_zero_runs_threads_to_completion_only():
@@ -111,8 +120,11 @@ def programs(draw):
             where = draw(st.integers(0, len(ops) - 1))
             ops = ops[:where] + [("lock", mutex, True), ops[where], ("unlock", mutex, True)] + ops[where + 1:]
         threads.append(tuple(ops))
-    if draw(st.booleans()):
+    shape = draw(st.sampled_from(["plain", "main", "main_exits"]))
+    if shape == "main":
         return with_main_thread(tuple(threads[:2]), tuple(draw(st.lists(OPS, max_size=1))))
+    if shape == "main_exits":   # main returns while its threads may still run (issue 15)
+        return with_main_exiting(tuple(threads[:2]), tuple(draw(st.lists(OPS, max_size=1))))
     return tuple(threads)
 
 
@@ -125,3 +137,36 @@ def test_dpor_runs_every_trace_class_of_random_programs(program, jobs):
     assert result.complete
     assert classes == expected
     assert result.schedules <= interleavings
+
+
+@settings(max_examples=120, deadline=None, database=None)
+@given(programs(), st.sampled_from([1, 2]))
+def test_sleep_aware_continuation_runs_every_class_and_wastes_no_more_runs(program, jobs):
+    """The sleep set passed to the run (issue 15): same classes as brute force, never more runs
+    or sleep-blocked cuts than the explorer with a sleep-blind continuation."""
+    assume(sum(map(len, program)) <= 11)
+    expected, interleavings = all_classes(program)
+    classes, result = dpor_classes(program, sleep_aware=True, jobs=jobs)
+    assert result.complete and classes == expected
+    _, blind = dpor_classes(program, jobs=1)
+    if jobs == 1:
+        assert result.sleep_blocked <= blind.sleep_blocked
+        assert result.schedules <= blind.schedules
+
+
+def test_sleep_aware_continuation_cuts_fewer_runs_on_three_fenced_stores():
+    counter = tuple((("fence_sc", "0x0", False), ("store", "c", True), ("fence_sc", "0x0", False)) for _ in range(3))
+    expected, _ = all_classes(counter)
+    classes, aware = dpor_classes(counter, sleep_aware=True)
+    _, blind = dpor_classes(counter)
+    assert classes == expected and aware.complete
+    assert aware.sleep_blocked < blind.sleep_blocked and aware.schedules < blind.schedules, (aware, blind)
+
+
+def test_process_exit_is_interleaved_with_the_threads_still_running():
+    """main spawns a thread storing twice and returns without joining it: the exit may come
+    before the thread's first store, between its stores, or after them (and its exit step)."""
+    program = with_main_exiting(((store("x"), store("x")),))
+    expected, _ = all_classes(program)
+    classes, result = dpor_classes(program)
+    assert result.complete and classes == expected and len(expected) == 4

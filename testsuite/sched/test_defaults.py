@@ -1,0 +1,232 @@
+"""Issue 12: what `pyrsan run FILE` and an instrumented binary do with no options
+(docs/scheduling.md, "Hand-over" and "Driver defaults")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pyrsan.runner import DEFAULT_SAMPLED_RUNS, RunOptions, ScheduleOptions, run_program
+from pyrsan.schedule import read_trace
+
+HERE = Path(__file__).resolve().parent
+PROGRAMS = HERE / "programs"
+LITMUS = HERE.parent / "litmus"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, pyrsan_cli, pyrsan_env):
+    directory = tmp_path_factory.mktemp("built")
+    cache: dict[str, Path] = {}
+
+    def build(path: Path) -> Path:
+        if path not in cache:
+            output = directory / path.stem
+            subprocess.run([*pyrsan_cli, "build", "-o", str(output), str(path)], env=pyrsan_env,
+                           check=True, capture_output=True, timeout=300)
+            cache[path] = output
+        return cache[path]
+
+    return build
+
+
+def run_binary(executable: Path, env: dict[str, str], options: str = "", timeout: float = 60):
+    full = dict(env)
+    if options:
+        full["PYRSAN_OPTIONS"] = options
+    return subprocess.run([str(executable)], env=full, capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_binary_with_no_options_reports_store_buffering(built, pyrsan_env, tmp_path):
+    """The default runtime scheduler (sched=auto) finds SB in a plain binary; the report names
+    the fresh seed, and that seed repeats the run."""
+    executable = built(LITMUS / "sb_relacq.c")
+    json_path = tmp_path / "r.jsonl"
+    proc = run_binary(executable, pyrsan_env, f"json_path={json_path}")
+    assert proc.returncode == 66, proc.stderr
+    report = json.loads(json_path.read_text().splitlines()[0])
+    assert report["schedule"]["sched"] == "auto" and report["schedule"]["seed"] != 0
+    again = tmp_path / "again.jsonl"
+    proc = run_binary(executable, pyrsan_env, f"seed={report['schedule']['seed']}:json_path={again}")
+    assert proc.returncode == 66
+    repeated = json.loads(again.read_text().splitlines()[0])
+    assert (repeated["access"]["line"], repeated["step"]) == (report["access"]["line"], report["step"])
+
+
+def test_a_binary_reports_store_buffering_under_every_seed_and_the_os_scheduler_is_still_there(built, pyrsan_env):
+    executable = built(LITMUS / "sb_relacq.c")
+    codes = [run_binary(executable, pyrsan_env, f"seed={seed}").returncode for seed in range(1, 11)]
+    assert codes == [66] * 10
+    # sched=os is the scheduler of before: it runs (no report is guaranteed there)
+    assert run_binary(executable, pyrsan_env, "sched=os").returncode in (0, 66)
+
+
+@pytest.mark.parametrize("sched", ["auto", "pct", "random", "dfs"])
+def test_a_thread_blocked_in_a_call_the_scheduler_cannot_see_is_handed_over(built, pyrsan_env, tmp_path, sched):
+    executable = built(PROGRAMS / "pipe_handoff.c")
+    trace = tmp_path / "trace.jsonl"
+    proc = run_binary(executable, pyrsan_env, f"sched={sched}:seed=3:stall_ms=100:trace_path={trace}:verbosity=1")
+    assert proc.returncode == 0 and "got a" in proc.stdout, proc.stderr
+    assert read_trace(trace).end == "handover" and read_trace(trace).reason == "stall"
+    assert "handed the threads over to the OS scheduler" in proc.stderr
+
+
+def test_without_the_stall_hand_over_that_program_hangs(built, pyrsan_env):
+    """What the hand-over prevents (so that the test above can fail)."""
+    executable = built(PROGRAMS / "pipe_handoff.c")
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_binary(executable, pyrsan_env, "sched=pct:seed=3:stall_ms=0", timeout=3)
+
+
+def test_hand_over_after_any_number_of_steps_keeps_the_program_correct(built, pyrsan_env, tmp_path):
+    """Threads released from a modelled barrier, cond, mutex or join wait at the hand-over redo
+    it with the real primitive: the totals stay right and nothing hangs."""
+    executable = built(PROGRAMS / "barrier_rounds.c")
+    steps_seen = set()
+    for handover in (1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377):
+        trace = tmp_path / f"t{handover}.jsonl"
+        proc = run_binary(executable, pyrsan_env,
+                          f"handover_steps={handover}:seed={handover}:stall_ms=0:trace_path={trace}")
+        assert proc.returncode == 0, (handover, proc.stdout, proc.stderr)
+        assert "sum 120 arrived 120" in proc.stdout
+        parsed = read_trace(trace)
+        assert (parsed.end, parsed.reason, len(parsed.steps)) == ("handover", "steps", handover)
+        steps_seen.add(len(parsed.steps))
+    assert len(steps_seen) == 13
+
+
+def test_pyrsan_run_says_which_runs_were_handed_over(run_pyrsan, tmp_path):
+    out = tmp_path / "out.json"
+    proc = run_pyrsan("run", "-v", "--seed", "4", "--runs", "2", "--json", out, PROGRAMS / "pipe_handoff.c",
+                      cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "run 1: handed over to the OS scheduler at step" in proc.stderr
+    assert json.loads(out.read_text())["runs"] == 2
+
+
+def test_default_runs_stop_at_the_time_budget(built, tmp_path):
+    executable = built(PROGRAMS / "barrier_rounds.c")
+    options = RunOptions(runs=DEFAULT_SAMPLED_RUNS, time_budget=0.0, work_dir=str(tmp_path), quiet=True,
+                         schedule=ScheduleOptions(sched="auto", seed=1, schedule_dir=str(tmp_path / "s")))
+    result = run_program(str(executable), (), options)
+    assert len(result.runs) == 1 and result.budget_stop and not result.reports
+    options = RunOptions(runs=3, work_dir=str(tmp_path), quiet=True,
+                         schedule=ScheduleOptions(sched="auto", seed=1, schedule_dir=str(tmp_path / "s")))
+    result = run_program(str(executable), (), options)
+    assert len(result.runs) == 3 and not result.budget_stop
+
+
+def test_pyrsan_run_default_is_seeded_auto_with_up_to_20_runs(run_pyrsan, tmp_path):
+    out = tmp_path / "out.json"
+    proc = run_pyrsan("run", "--seed", "9", "--json", out, LITMUS / "sb_sc.c", cwd=tmp_path, timeout=300)
+    document = json.loads(out.read_text())
+    assert proc.returncode == 0, proc.stderr
+    assert document["runs"] == DEFAULT_SAMPLED_RUNS and document["schedule"]["sched"] == "auto"
+    assert "sched=auto, seeds 9..28" in proc.stderr
+
+
+def test_default_sampling_shows_the_output_once_and_stops_when_the_schedule_is_forced(run_pyrsan, tmp_path):
+    single = tmp_path / "single.c"
+    single.write_text('#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n')
+    out = tmp_path / "single.json"
+    proc = run_pyrsan("run", "--json", out, single, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0 and proc.stdout == "hello\n", proc.stderr
+    assert json.loads(out.read_text())["runs"] == 1
+    out = tmp_path / "threads.json"
+    proc = run_pyrsan("run", "--seed", "5", "--json", out, PROGRAMS / "barrier_rounds.c", cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["runs"] == DEFAULT_SAMPLED_RUNS
+    assert proc.stdout == "sum 120 arrived 120\n"
+
+
+def test_the_runtime_continuation_keeps_sleeping_threads_asleep(built, pyrsan_env, tmp_path):
+    """Issue 15: the sleep set of the schedule file ("# sleep: T kind addr w") reaches the
+    runtime, whose continuation then runs an awake thread instead of the sleeping one."""
+    import shutil
+    from pyrsan.schedule import write_schedule
+    setarch = shutil.which("setarch")
+    if setarch is None:
+        pytest.skip("setarch is needed to run twice at the same addresses")
+    executable = built(PROGRAMS / "distinct_stores.c")
+
+    def decisions(name, schedule=None):
+        trace = tmp_path / f"{name}.jsonl"
+        options = f"sched=dfs:trace_path={trace}" + (f":schedule={schedule}" if schedule else "")
+        proc = subprocess.run([setarch, "-R", str(executable)], env=dict(pyrsan_env, PYRSAN_OPTIONS=options),
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return read_trace(trace)
+
+    first = decisions("first")
+    k = next(i for i, step in enumerate(first.steps) if {1, 2} <= set(step.enabled))
+    assert first.steps[k].tid == 1          # the continuation's choice: the lowest tid
+    sleeping = first.steps[k].enabled[1]
+    plain = tmp_path / "plain.sched"
+    write_schedule(plain, first.decisions[:k])
+    assert decisions("plain", plain).steps[k].tid == 1
+    asleep = tmp_path / "asleep.sched"
+    write_schedule(asleep, first.decisions[:k], sleep={1: sleeping})
+    again = decisions("asleep", asleep)
+    assert again.steps[k].tid == 2 and again.diverged is None
+    assert 1 in [step.tid for step in again.steps[k + 1:]]   # it runs once nothing else can
+
+
+def test_a_default_report_replays(run_pyrsan, tmp_path):
+    out = tmp_path / "found.json"
+    proc = run_pyrsan("run", "--json", out, "--schedule-dir", tmp_path / "s", LITMUS / "mp_rlx.c", cwd=tmp_path)
+    assert proc.returncode == 66, proc.stderr
+    found = json.loads(out.read_text())
+    reproduce = found["reports"][0]["reproduce"]
+    assert reproduce["sched"] == "auto" and f"--sched auto --seed {reproduce['seed']}" in proc.stderr
+    again = tmp_path / "again.json"
+    proc = run_pyrsan("run", "--json", again, "--replay", reproduce["schedule_file"], LITMUS / "mp_rlx.c", cwd=tmp_path)
+    assert proc.returncode == 66, proc.stderr
+    assert [r["key"] for r in json.loads(again.read_text())["reports"]] == [r["key"] for r in found["reports"]]
+    seeded = tmp_path / "seeded.json"
+    proc = run_pyrsan("run", "--json", seeded, "--sched", "auto", "--seed", reproduce["seed"], "--runs", 1,
+                      LITMUS / "mp_rlx.c", cwd=tmp_path)
+    assert [r["key"] for r in json.loads(seeded.read_text())["reports"]] == [r["key"] for r in found["reports"]]
+
+
+def test_process_exit_is_explored_around_threads_left_running(run_pyrsan, tmp_path):
+    """Issue 15: main returns without joining; the violation needs both threads to run before the
+    process ends. Without exit as an operation the exploration ran one schedule and called the
+    program robust."""
+    program = PROGRAMS / "exit_unjoined.c"
+    out = tmp_path / "found.json"
+    proc = run_pyrsan("run", "--explore", "--json", out, program, cwd=tmp_path)
+    assert proc.returncode == 66, proc.stderr
+    out = tmp_path / "robust.json"
+    proc = run_pyrsan("run", "--explore", "--json", out, "-DROBUST", program, cwd=tmp_path)
+    document = json.loads(out.read_text())
+    assert proc.returncode == 0 and document["verdict"] == "robust", proc.stderr
+    assert document["exploration"]["schedules"] > 1
+
+
+@pytest.mark.parametrize("sched", ["auto", "pct", "random", "dfs"])
+def test_a_thread_that_never_ends_does_not_keep_the_process_alive(built, pyrsan_env, tmp_path, sched):
+    executable = built(PROGRAMS / "exit_busy_worker.c")
+    trace = tmp_path / "t.jsonl"
+    proc = run_binary(executable, pyrsan_env, f"sched={sched}:seed=2:trace_path={trace}:handover_steps=0")
+    assert proc.returncode == 0 and proc.stdout == "main done\n", proc.stderr
+    steps = read_trace(trace).steps
+    assert steps[-1].op.kind == "exit_process" and len(steps) < 20000
+
+
+def test_pyrsan_run_samples_a_prebuilt_instrumented_binary(built, run_pyrsan, tmp_path):
+    """A binary built by make with the compiler wrappers (here pyrsan build) gets the same
+    sampling as a source: `pyrsan run ./binary`. An uninstrumented one is refused in one line."""
+    executable = built(LITMUS / "iriw_rlx.c")
+    out = tmp_path / "out.json"
+    proc = run_pyrsan("run", "--seed", "1", "--json", out, executable, cwd=tmp_path)
+    assert proc.returncode == 66, proc.stderr
+    document = json.loads(out.read_text())
+    assert document["verdict"] == "violations" and document["schedule"]["sched"] == "auto"
+    plain = tmp_path / "plain"
+    subprocess.run(["cp", "/bin/true", str(plain)], check=True)
+    proc = run_pyrsan("run", plain, cwd=tmp_path)
+    assert proc.returncode == 2 and "is not instrumented" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
