@@ -154,7 +154,7 @@ class _Rewriter:
 
     def bcas_loop(self, rest: str, loop: LoopMatch) -> str:
         """The cmpxchg of a recognised CAS retry loop (spinloops.py): one blocking BCAS
-        (papers/002 §4.3) with the success order; its result is the success pair
+        (RSAN paper §4.3) with the success order; its result is the success pair
         {expected, true}, so the loop leaves at once."""
         parts = split_top_level(strip_keywords(rest, ("weak",)))
         ptr = self.pointer(parts[0], "cmpxchg")

@@ -8,7 +8,7 @@ When nothing but the compare-exchange has an effect, such a loop *is* `x := f(x)
 atomically: a stale `old` only makes an attempt fail, and the retry starts from the value the
 failed attempt read. The runtime therefore models the loop as one RMW event (the successful
 attempt, with its success order and the RMW write check); the first read and the failed
-attempts create no events (papers/002 §4.3: failed attempts of a BCAS create no events).
+attempts create no events (RSAN paper §4.3: failed attempts of a BCAS create no events).
 docs/reports.md §1 has the argument; in short, running the loop's reads right before its
 successful attempt gives an SC execution of the program in which they read what the
 successful attempt reads, so the loop leaves the thread in the state the one RMW gives it,

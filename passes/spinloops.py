@@ -1,8 +1,8 @@
-"""Spin-loop recognition (issue 3 item 3; papers/002 §4.3 leaves it to future work).
+"""Spin-loop recognition (issue 3 item 3; RSAN paper §4.3 leaves it to future work).
 
 A loop whose only effect is re-reading one atomic location until it holds a value is a
 wait; a loop that retries one compare-exchange with constant operands until it succeeds is a
-BCAS. Failed iterations of such a loop change nothing (papers/002 §4.3: failed attempts of a
+BCAS. Failed iterations of such a loop change nothing (RSAN paper §4.3: failed attempts of a
 wait / BCAS create no events), so the analysis may drop them:
 
     while (atomic_load(&f) != 1);          wait(f == 1)
@@ -28,7 +28,7 @@ Soundness (why a loop is recognised, and what is left alone):
   either used only inside the loop (a temporary) or written again on every exit path (`v` in
   `while ((v = atomic_load(&f)) == 0);`). So a failed iteration leaves nothing behind.
 - A wait needs the exit condition to be "the value equals C" (`__rsan_spin_load_N`, as
-  papers/002's wait(x = C)) or "the value differs from C" (`__rsan_spin_load_ne_N`). The
+  the RSAN paper's wait(x = C)) or "the value differs from C" (`__rsan_spin_load_ne_N`). The
   latter is checked exactly: the successful read reads some value other than C, so it may be
   stale iff a write of another value lies in [Tc(x), Tsc(x)) (algorithm.md §4's read check of
   a failing strong CAS). Any other exit condition (two constants, `<`, a value from

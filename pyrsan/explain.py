@@ -2,7 +2,7 @@
 
 The runtime's explain log (option ``explain_path``, docs/interfaces.md "Explain log") lists the
 events of the SC run in the order they were performed, and marks where each report was
-published. From it this module rebuilds the execution graph up to the report (papers/002 §2:
+published. From it this module rebuilds the execution graph up to the report (RSAN paper §2:
 po, rf, mo, fr; SC fences and, under ``sc_accesses=fenced``, seq_cst accesses are totally
 ordered through the SC-fence location) and C11 happens-before (algorithm.md §5, vector
 clocks), and derives the explanation:
@@ -36,7 +36,7 @@ RELEASE_ORDERS = frozenset({"release", "acq_rel", "seq_cst"})
 #: At most this many ordering events (fences, synchronising accesses of the threads involved)
 #: in a timeline: those nearest the access.
 MAX_ORDERING = 24
-#: Edge kinds of hb_SC (papers/002 Def. 2.1) plus the SC-fence order and thread edges.
+#: Edge kinds of hb_SC (RSAN paper Def. 2.1) plus the SC-fence order and thread edges.
 SC_EDGE_KINDS = ("po", "rf", "mo", "fr", "sc", "spawn", "join")
 
 
@@ -424,7 +424,7 @@ def _explain_robustness(report: Mapping[str, Any], log: EventLog, position: int,
     is_write = report.get("type") == "write"
     e = _find_access(log, position, tid, access.get("site"), addr, plain_ok=False)
     prefix = log.events[:log.events.index(e)] if e is not None else list(log.events[:position])
-    # plain accesses are no events of the robustness model (papers/002 §5: atomics, fences)
+    # plain accesses are no events of the robustness model (RSAN paper §5: atomics, fences)
     prefix = [x for x in prefix if x.op not in ("read", "write")]
     if e is None:   # checked before it could happen (a wait that blocks): the next access of tid
         op = str(access.get("operation", "load"))

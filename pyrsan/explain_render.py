@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from .errors import UsageError
 
 COLUMN = 34
-#: Edge styles: po grey, rf green, mo orange, fr red dashed, sc purple, hb blue (papers/002 Fig. 1).
+#: Edge styles: po grey, rf green, mo orange, fr red dashed, sc purple, hb blue (RSAN paper Fig. 1).
 EDGE_STYLE = {
     "po": 'color="gray50"',
     "spawn": 'color="gray50", style="dashed"',

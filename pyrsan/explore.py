@@ -6,7 +6,7 @@ schedule=<prefix>``); after the prefix the runtime keeps running the same thread
 can (docs/scheduling.md, "Default continuation"). The run's trace lists, at every scheduling
 point, the pending operation of every enabled thread. From it the explorer finds the pairs of
 dependent operations of different threads that are not ordered by happens-before (races,
-"Dependency" in docs/scheduling.md) and adds the later thread to the backtrack set of the
+docs/scheduling.md "Trace file": dependent operations) and adds the later thread to the backtrack set of the
 state before the earlier operation, so that the next runs reverse each race. Sleep sets keep
 it from re-running an order equivalent to one already run. When the search ends without
 hitting a bound, every Mazurkiewicz trace class of the program's SC executions has been run

@@ -1,4 +1,4 @@
-/* pyrsan.h: public annotations for pyrsan's value tracking (papers/002 §4.3).
+/* pyrsan.h: public annotations for pyrsan's value tracking (RSAN paper §4.3).
  *
  *   pyrsan_wait(obj, value)                 block until the atomic object *obj holds value
  *   pyrsan_bcas(obj, expected, desired)     retry a compare-exchange expected -> desired

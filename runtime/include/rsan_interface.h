@@ -143,7 +143,7 @@ rsan_cas_ret __rsan_cas_2(void *p, uint64_t expected, uint64_t desired, int32_t 
 rsan_cas_ret __rsan_cas_4(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
 rsan_cas_ret __rsan_cas_8(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
 
-/* Value tracking (papers/002 §4.3, docs/algorithm.md §4), called by runtime/include/pyrsan.h
+/* Value tracking (RSAN paper §4.3, docs/algorithm.md §4), called by runtime/include/pyrsan.h
  * (additions to ABI version 1: a module that does not call them is unaffected).
  *  - wait: blocks until *p (N bytes) holds v, re-reading under the location lock and yielding
  *    between attempts; failed attempts create no events; checked once before blocking (a

@@ -178,7 +178,7 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
   return r;
 }
 
-/* wait(x = v) (papers/002 §4.3, algorithm.md §4): blocks until x holds v. Failed attempts
+/* wait(x = v) (RSAN paper §4.3, algorithm.md §4): blocks until x holds v. Failed attempts
  * create no events: each attempt re-reads memory under the location lock and, when the value
  * differs, drops the lock and yields. The thread's clocks do not change between attempts
  * (it makes no event), so the check is made once, at the first attempt, before blocking: a
@@ -246,7 +246,7 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
   return 1;
 }
 
-/* BCAS(x, e -> d) (papers/002 §4.3, algorithm.md §4): a strong CAS retried until it succeeds;
+/* BCAS(x, e -> d) (RSAN paper §4.3, algorithm.md §4): a strong CAS retried until it succeeds;
  * failed attempts create no events, success is one RMW(mo). Checked once at the first
  * attempt (as wait): write-type iff it can succeed reading a stale write of e that ends a
  * block (TcU(x) <= TvalU(x,e)). */

@@ -464,7 +464,7 @@ int cnd_broadcast(cnd_t *c) {
   return REAL(cnd_broadcast)(c);
 }
 
-/* ---- POSIX semaphores (not in the list of architecture.md, but a common hand-off: without
+/* ---- POSIX semaphores (architecture.md "Sync primitives"; a common hand-off: without
  * them, code synchronised by a semaphore would be reported). glibc's sem_post and sem_wait
  * are CAS loops on the semaphore word: post = release that joins (several threads post
  * before one waits), successful wait = acquire RMW. ---- */

@@ -1,4 +1,4 @@
-/* Race detection for plain accesses with C11's happens-before (algorithm.md §5, papers/002
+/* Race detection for plain accesses with C11's happens-before (algorithm.md §5, the RSAN paper
  * §4.2 and Appendix B): the vector-clock rules of atomics and fences, thread create/join,
  * and the shadow checks of plain and atomic accesses.
  *

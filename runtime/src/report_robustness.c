@@ -212,7 +212,7 @@ static void json_write(rsan_buf *b, int state, const rsan_hist *h, const char *o
 }
 
 /* Why the fence suggestion works (one line): an SC fence in each thread of the cycle puts the
- * write SC requires before the access in hb (RC20 SC fences, papers/002 §2; algorithm.md §3
+ * write SC requires before the access in hb (RC20 SC fences, RSAN paper §2; algorithm.md §3
  * "Fence seq_cst"), so the access can no longer miss it. */
 static const char *fence_why(const rsan_report_info *r) {
   return r->is_write ? "SC fences between them order the write SC places first before this one in hb, "

@@ -6,7 +6,7 @@
  * (rsan_sync.h), alloc.c, init.c; sites.c (module registry), flags.c (PYRSAN_OPTIONS),
  * report.c, report_robustness.c, report_race.c, suppressions.c, textbuf.c (reports;
  * rsan_report.h), test.c (test hooks, see rsan_test.h); race detection (algorithm.md §5):
- * vclock.c (vector clocks), race.c (the §5 rules and the checks of plain accesses), shadow.c
+ * vclock.c (vector clocks), race.c (the algorithm.md §5 rules and the checks of plain accesses), shadow.c
  * (shadow cells), heap.c (heap blocks, for naming objects). The interceptors only see rsan_sync.h.
  *
  * Locking: the engine never calls intercepted functions (pthread_mutex_*, malloc/free) with a

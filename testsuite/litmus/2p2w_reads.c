@@ -1,7 +1,7 @@
 // robust: no
 // race: no
-// reason: papers/002 Ex. 7.1: each thread's second store may be mo-before the other thread's first store to the same location (release/acquire does not order two writes to different locations), and each reads back its own second store; SC forbids the po;mo cycle
-// 2+2W with reads (papers/002 Ex. 7.1): release stores, acquire loads of the location just written.
+// reason: RSAN paper Ex. 7.1: each thread's second store may be mo-before the other thread's first store to the same location (release/acquire does not order two writes to different locations), and each reads back its own second store; SC forbids the po;mo cycle
+// 2+2W with reads (RSAN paper Ex. 7.1): release stores, acquire loads of the location just written.
 // Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,6 +1,6 @@
 // robust: yes
 // race: no
-// reason: papers/002 §4.3 BAR with plain spin loops: each loop is recognised as wait(flag = 1) (BARW(1,1), robust per the reference model); the stale 0 a spinning load may read is a failed attempt, which makes no event
+// reason: RSAN paper §4.3 BAR with plain spin loops: each loop is recognised as wait(flag = 1) (BARW(1,1), robust per the reference model); the stale 0 a spinning load may read is a failed attempt, which makes no event
 // The plain spin-loop barrier BAR (relaxed flags): reported as nothing once the loops are recognised as waits.
 // Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>

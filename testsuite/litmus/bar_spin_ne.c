@@ -1,6 +1,6 @@
 // robust: yes
 // race: no
-// reason: papers/002 §4.3 BAR with `while (!flag)` loops: each loop is recognised as wait(flag != 0); the only value other than 0 ever written is 1, so no stale write of another value exists (the reference model: robust); the stale 0 a spinning load may read is a failed attempt
+// reason: RSAN paper §4.3 BAR with `while (!flag)` loops: each loop is recognised as wait(flag != 0); the only value other than 0 ever written is 1, so no stale write of another value exists (the reference model: robust); the stale 0 a spinning load may read is a failed attempt
 // BAR with loops that leave on any non-zero flag: reported as nothing once the loops are recognised as waits.
 // Checked with the defaults of `pyrsan run` (no runs field: issue 12).
 #include <pthread.h>

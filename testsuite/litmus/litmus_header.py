@@ -3,7 +3,7 @@
 A test program starts with `//` comment lines:
 
     // robust: yes|no                 expected verdict under the default options (required)
-    // race: yes|no                   data races on plain memory (style.md); every program here
+    // race: yes|no                   data races on plain memory (docs/architecture.md "Testing"); every program here
                                       is race-free and any race report fails its test
     // options: --sc-accesses ra      extra `pyrsan run` flags (optional)
     // runs: N                        executions to make (optional; default: pyrsan run's own)

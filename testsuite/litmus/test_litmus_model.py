@@ -82,7 +82,7 @@ def test_nearly_every_program_has_a_transcription():
 
 def test_the_families_of_issue_3_are_confirmed_from_their_source():
     """MP with fences, release sequences through RMWs (and broken by a store), 2+2W, IRIW with
-    fences, papers/002 Ex. 7.1, the §7 three-thread SC-fence program, and the recognised spin
+    fences, RSAN paper Ex. 7.1, the §7 three-thread SC-fence program, and the recognised spin
     loops: transcribed automatically, without a hand block."""
     for name in ("mp_fenced.c", "mp_fenced_sc.c", "mp_relseq_fadd.c", "mp_relseq_broken.c",
                  "2p2w_rlx.c", "2p2w_fenced.c", "2p2w_reads.c", "iriw_fenced.c", "scfence_3t.c",

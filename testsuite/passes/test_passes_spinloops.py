@@ -191,7 +191,7 @@ BAR = ROOT / "testsuite" / "litmus" / "bar_spin.c"
 
 @pytest.mark.parametrize("off", [False, True])
 def test_bar_is_reported_only_without_recognition(tmp_path, off, pyrsan_env):
-    """papers/002 §4.3: the plain spin-loop barrier BAR is not robust as written (a spinning
+    """RSAN paper §4.3: the plain spin-loop barrier BAR is not robust as written (a spinning
     load may read a stale 0), and is BARW(1,1) (robust) once its loops are waits."""
     pytest.importorskip("pyrsan.cli")
     env = dict(pyrsan_env)   # this checkout's pyrsan
@@ -261,7 +261,7 @@ def srt(srt_lib, tmp_path):
 @pytest.mark.parametrize("spin", [True, False])
 def test_a_failed_spin_attempt_makes_no_event(srt, spin):
     """BAR run with t1 first: t1 stores x, reads y = 0, t2 stores y and reads x = 1. As plain
-    loads, t1's read of 0 is an event and t2's read of x is flagged (papers/002 Ex. 4.2); as
+    loads, t1's read of 0 is an event and t2's read of x is flagged (RSAN paper Ex. 4.2); as
     spin loads, t1's read of 0 is a failed attempt, and t2's successful read is not stale."""
     harness, rt = srt
     x, y = rt.var("x"), rt.var("y")

@@ -158,7 +158,7 @@ def _tsan_build(src: Path, exe: Path) -> bool:
 
 def test_thread_sanitizer_reports_the_fenced_mp_that_pyrsan_proves_race_free(run_pyrsan, tmp_path):
     """ThreadSanitizer ignores standalone fences (issue 4): on mp_fences.c it reports a race
-    that C11 rules out; pyrsan, following §5's fence rules, does not."""
+    that C11 rules out; pyrsan, following algorithm.md §5.2's fence rules, does not."""
     src = HERE / "mp_fences.c"
     exe = tmp_path / "mp_fences_tsan"
     if not _tsan_build(src, exe):

@@ -15,7 +15,7 @@ def mp(st1, st2, ld1, ld2):
 
 # (name, program, sc_accesses mode, robust?)
 CASES = [
-    # algorithm.md §7 table and papers/002 Fig. 1 / Ex. 3.2
+    # algorithm.md §7 table and RSAN paper Fig. 1 / Ex. 3.2
     ("sb_rlx_not_robust", sb(R, R), "fenced", False),
     ("sb_relacq_not_robust", sb(REL, A), "fenced", False),
     ("sb_sc_fenced_robust", sb(SC, SC), "fenced", True),
@@ -36,11 +36,11 @@ CASES = [
      [[("st", "x", 1, R), ("fence", AR), ("st", "y", 1, R)],
       [("ld", "y", R), ("fence", AR), ("ld", "x", R)]], "fenced", True),
     ("mp_consume_is_acquire_robust", mp(R, REL, "con", R), "fenced", True),
-    # papers/002 Ex. 3.1: SB followed by a second write
+    # RSAN paper Ex. 3.1: SB followed by a second write
     ("ex31_sb_variant_not_robust",
      [[("st", "x", 1, REL), ("ld", "y", A), ("st", "x", 2, REL)],
       [("st", "y", 1, REL), ("ld", "x", A), ("st", "y", 2, REL)]], "fenced", False),
-    # papers/002 Ex. 7.1: 2+2W with reads (release writes)
+    # RSAN paper Ex. 7.1: 2+2W with reads (release writes)
     ("2+2w_reads_not_robust",
      [[("st", "x", 1, REL), ("st", "y", 2, REL), ("ld", "y", A)],
       [("st", "y", 1, REL), ("st", "x", 2, REL), ("ld", "x", A)]], "fenced", False),

@@ -3,7 +3,7 @@
 Both a hypothesis strategy (for pytest, with shrinking) and a plain seeded generator (for
 benchmarks/differential.py) draw from the same vocabulary: loads, stores, fetch_add,
 exchange, CAS (weak by default), fences, in every valid memory order; with blocking=True
-also wait(x = v) and BCAS(x, e -> d) (papers/002 §4.3).
+also wait(x = v) and BCAS(x, e -> d) (RSAN paper §4.3).
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 It never uses location clocks. For a tiny straight-line program it enumerates candidate
 execution graphs (events, rf, mo), keeps the RC20-consistent ones and asks whether each is
 SC-consistent. The program is robust iff every RC20-consistent execution graph is
-SC-consistent (papers/002 §2.2). Candidate graphs are those of *prefixes* of runs of the
-program (papers/002 §2.1, "each graph corresponds to a prefix of a run of P"), so prefix
+SC-consistent (RSAN paper §2.2). Candidate graphs are those of *prefixes* of runs of the
+program (RSAN paper §2.1, "each graph corresponds to a prefix of a run of P"), so prefix
 graphs are included.
 
 Programs use the op tuples of testsuite/runtime/harness.py:
@@ -13,11 +13,11 @@ Programs use the op tuples of testsuite/runtime/harness.py:
   ("wait", x, value, order)  ("bcas", x, expected, desired, order)
 with orders "rlx", "con", "acq", "rel", "ar" (acq_rel), "sc"; RMW ops xchg/add/sub/and/or/xor.
 
-Definitions (papers/002 §2, §4.1, §4.2; RC20 of Margalit & Lahav POPL'21; LM19 §3):
+Definitions (RSAN paper §2, §4.1, §4.2; RC20 of Margalit & Lahav POPL'21; LM19 §3):
   events      R (read), W (write), U (RMW: a read and a write), F (fence); one initial
               write of 0 per location, po-before every other event.
-  fr          (rf^-1 ; mo) minus identity                             (papers/002 fn. 4)
-  rs          [W] ; (rf ; [U])*       release sequences through RMWs only (C++20, alg. §6.7)
+  fr          (rf^-1 ; mo) minus identity                             (RSAN paper fn. 4)
+  rs          [W] ; (rf ; [U])*       release sequences through RMWs only (C++20, algorithm.md §6.7)
   sw          [E^⊒rel] ; ([F] ; po)? ; rs ; rf ; (po ; [F])? ; [E^⊒acq]
   hb          (po ∪ sw)+
   eco         (rf ∪ mo ∪ fr)+
@@ -42,7 +42,7 @@ Project decisions (architecture.md, algorithm.md §3.3, §6):
                      different value.
   wait(x != v)       ("waitne", x, v, order): a spin loop that leaves on any value but v
                      (passes/spinloops.py): one R that reads only writes of other values
-  wait(x = v)        papers/002 §4.3: blocks until it reads v; failed attempts create no
+  wait(x = v)        RSAN paper §4.3: blocks until it reads v; failed attempts create no
                      events, so it is one R (acq if order ⊒ acq) that reads only writes of v
                      (a thread blocked on it has no further events: prefix graphs)
   BCAS(x, e -> d)    one U (order) that reads only writes of e and writes d

@@ -115,7 +115,7 @@ def test_strong_cas_that_can_succeed_on_a_stale_expected_value_is_a_write_violat
 
 
 def _barw(a, b, order):
-    """papers/002 §4.3: x := 1; wait(y = a) || y := 1; wait(x = b)."""
+    """RSAN paper §4.3: x := 1; wait(y = a) || y := 1; wait(x = b)."""
     store = {"rlx": "rlx", "acq": "rel", "sc": "sc"}[order]
     return [[("st", "x", 1, store), ("wait", "y", a, order)],
             [("st", "y", 1, store), ("wait", "x", b, order)]]
@@ -128,7 +128,7 @@ BARW = [(f"barw{a}{b}_{o}_{sc}", a, b, o, sc, expected)
 
 @pytest.mark.parametrize("name,a,b,order,sc,expected", BARW, ids=[c[0] for c in BARW])
 def test_barw_verdicts_of_the_paper(engine, name, a, b, order, sc, expected):
-    """BARW₁,₁ and BARW₀,₂ robust, BARW₀,₀ not (papers/002 §4.3), in the model and the
+    """BARW₁,₁ and BARW₀,₂ robust, BARW₀,₀ not (RSAN paper §4.3), in the model and the
     runtime; BARW₀,₀ is found although one wait blocks forever in every SC run."""
     prog = _barw(a, b, order)
     assert _compare(engine, prog, sc) is expected
@@ -264,7 +264,7 @@ def test_fenced_sc_store_violation_found_with_seq_cst_accesses_as_single_steps(e
 
 
 def test_sb_violation_found_when_t1_runs_first_then_t2s_store(engine):
-    """papers/002 Ex. 3.2 schedule, and Ex. 3.1 with T1 run to completion first (the
+    """RSAN paper Ex. 3.2 schedule, and Ex. 3.1 with T1 run to completion first (the
     prediction of location clocks)."""
     sb = CASES[1][1]
     assert engine.run(sb, [(0, None), (0, None), (1, None), (1, None)], "fenced") > 0

@@ -67,7 +67,7 @@ def test_fast_enumerator_agrees_with_brute_force_definitions(seed):
 
 
 def test_prefix_graphs_and_complete_graphs_give_the_same_verdict():
-    """papers/002 §2.1 counts graphs of run prefixes; for straight-line non-blocking
+    """RSAN paper §2.1 counts graphs of run prefixes; for straight-line non-blocking
     programs every consistent prefix graph extends to a consistent complete one, so
     quantifying over complete graphs gives the same verdict (checked, not assumed)."""
     for p, sc in _tiny_programs(40, 11, 5):
@@ -75,7 +75,7 @@ def test_prefix_graphs_and_complete_graphs_give_the_same_verdict():
 
 
 def test_consistency_predicates_reject_the_classic_forbidden_shapes():
-    # MP rel/acq with the weak outcome: read coherence violated (papers/002 Fig. 1)
+    # MP rel/acq with the weak outcome: read coherence violated (RSAN paper Fig. 1)
     prog = [[("st", "x", 1, "rlx"), ("st", "y", 1, "rel")], [("ld", "y", "acq"), ("ld", "x", "rlx")]]
     weak = [g for g in rc20.candidate_graphs(prog, prefixes=False)
             if [e.rval for e in g.events if e.kind == "R"] == [1, 0]]

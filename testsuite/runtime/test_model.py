@@ -54,7 +54,7 @@ class Model:
     def loc(self, n):
         return self.locs.setdefault(n, Loc(n))
 
-    # §3.2
+    # algorithm.md §3.2
     def sc_load(self, t, x):
         join(x.Msc, t.Tsc); join(t.Tsc, x.Wsc); join(x.MscU, t.TscU); join(t.TscU, x.WscU)
 
@@ -64,7 +64,7 @@ class Model:
             setmax(x.MscU, x.name, tU)
         join(t.TscU, x.MscU); x.WscU = dict(t.TscU); x.MscU = dict(t.TscU)
 
-    # §3.3
+    # algorithm.md §3.3
     def hb_load(self, t, x, mo):
         join(t.Ta, x.W); join(t.TaU, x.WU)
         if mo in ACQ:
