@@ -103,9 +103,9 @@ class SessionResult:
     schedule: ScheduleOptions | None = None
     exploration: Exploration | None = None
     command_args: tuple[str, ...] = ()
-    shard: tuple[int, int] | None = None   # (K, N): part K of N of a split campaign (cluster.py)
     handovers: tuple[tuple[int, int, str], ...] = ()   # (run, step, "steps" | "stall")
     budget_stop: bool = False       # fewer runs than asked: the time budget was used up
+    shard: tuple[int, int] | None = None   # (K, N): part K of N of a split campaign (cluster.py)
 
     @property
     def crashes(self) -> tuple[RunResult, ...]:
