@@ -577,9 +577,14 @@ static RSAN_NOINLINE void plain_scan(rsan_thread *t, rsan_cell *c, uintptr_t a, 
 
 static inline __attribute__((always_inline)) void plain_access(void *p, uint32_t n, int wr, uint64_t site,
                                                                uintptr_t fa) {
-  if (RSAN_UNLIKELY(!on())) return;
+  /* report_races is 2 while the explain log is on (explain.c): the hot path tests one word for
+   * both, so the log costs this path nothing when it is off */
+  int races = rsan_flag.report_races;
   rsan_thread *t = rsan_tls_current;
-  RSAN_EXPLAIN(rsan_explain_plain(t, (uintptr_t)p, n, wr, site));
+  if (RSAN_UNLIKELY(races != 1)) {
+    if (!races) return;
+    rsan_explain_plain(t, (uintptr_t)p, n, wr, site);
+  }
   uintptr_t a = (uintptr_t)p, r = a >> RSAN_SHADOW_REGION_SHIFT;
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
   rsan_cell *c;
