@@ -1,9 +1,10 @@
 """python -m pyrsan.passes INPUT.bc -o OUTPUT.o --module-id ID [--emit-ll OUT.ll] [--codegen-opt N]
-    [--no-spin-loops] [--no-plain-accesses] [--list-loops] [--repairs FILE.json] [--sites-json FILE.json]
+    [--no-spin-loops] [--no-plain-accesses] [--list-loops] [--list-asm] [--repairs FILE.json] [--sites-json FILE.json]
 
 Exit 0 on success, 2 with one `error: ...` line for unsupported IR or unreadable input.
 --list-loops prints one line per recognised spin / CAS retry loop on stdout
-(RecognisedLoop.describe(): `spin loop at f.c:12 (wait for f == 1)`)."""
+(RecognisedLoop.describe(): `spin loop at f.c:12 (wait for f == 1)`); --list-asm one line per
+inline asm statement modelled (`asm: ...`) or left as a compiler barrier (`asm-warning: ...`)."""
 from __future__ import annotations
 
 import argparse
@@ -39,6 +40,9 @@ def main(argv=None) -> int:
                         help="also write the module's site table as JSON (pyrsan fix)")
     parser.add_argument("--list-loops", action="store_true",
                         help="print the recognised spin and CAS retry loops on stdout")
+    parser.add_argument("--list-asm", action="store_true",
+                        help="print one line per inline asm statement modelled (`asm: ...`) or "
+                             "not modelled (`asm-warning: ...`) on stdout")
     args = parser.parse_args(argv)
     try:
         repairs = load_repairs(args.repairs) if args.repairs else []
@@ -65,6 +69,9 @@ def main(argv=None) -> int:
     if args.list_loops:
         for loop in result.loops:
             print(loop.describe())
+    if args.list_asm:
+        for note in result.asm:
+            print("%s: %s" % ("asm-warning" if note.warn else "asm", note.describe()))
     if args.emit_ll:
         with open(args.emit_ll, "w") as f:
             f.write(result.ir_text)

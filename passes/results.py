@@ -63,6 +63,7 @@ class InstrumentResult:
     ir_text: str
     sites: tuple[Site, ...]
     loops: tuple[RecognisedLoop, ...] = ()
+    asm: tuple = ()            # asm.AsmNote per inline asm statement modelled or warned about
 
 
 class UnsupportedIRError(Exception):

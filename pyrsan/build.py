@@ -44,6 +44,11 @@ class BuildResult:
     objects: tuple[Path, ...]
     site_tables: tuple[Path, ...] = ()   # when requested, per source
     loops: tuple[str, ...] = ()          # the recognised spin / CAS retry loops, one line each
+    asm: tuple[str, ...] = ()            # inline asm modelled (`asm: ...`) or not (`asm-warning: ...`)
+
+    @property
+    def asm_warnings(self) -> tuple[str, ...]:
+        return tuple(line for line in self.asm if line.startswith("asm-warning: "))
 
 
 def check_sources(sources: tuple[str, ...]) -> None:
@@ -101,11 +106,12 @@ def compile_to_bitcode(toolchain: Toolchain, source: str, bitcode: Path, flags: 
 
 def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
                module_id: str | None = None, repairs: str | None = None,
-               sites_json: Path | None = None, plain_accesses: bool = True) -> tuple[str, ...]:
+               sites_json: Path | None = None, plain_accesses: bool = True) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Instrument ``bitcode`` into the object ``obj`` (module id: the absolute source path
     unless given; it must be unique per translation unit). ``plain_accesses`` False leaves
     non-atomic accesses alone (no race detection, a faster program). Returns the lines that
-    describe the spin and CAS retry loops the passes recognised (``--list-loops``)."""
+    describe the spin and CAS retry loops the passes recognised (``--list-loops``) and those
+    about inline asm (``--list-asm``: ``asm: ...`` modelled, ``asm-warning: ...`` not)."""
     cmd = [sys.executable, "-m", "pyrsan.passes", str(bitcode), "-o", str(obj),
            "--module-id", module_id or os.path.abspath(source)]
     if not plain_accesses:
@@ -116,10 +122,12 @@ def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
         cmd += ["--repairs", repairs]
     if sites_json is not None:
         cmd += ["--sites-json", str(sites_json)]
-    cmd.append("--list-loops")
+    cmd += ["--list-loops", "--list-asm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=_passes_env())
     if proc.returncode == 0 and obj.is_file():
-        return tuple(line for line in proc.stdout.splitlines() if line.strip())
+        lines = [line for line in proc.stdout.splitlines() if line.strip()]
+        asm = tuple(line for line in lines if line.startswith(("asm: ", "asm-warning: ")))
+        return tuple(line for line in lines if line not in asm), asm
     if proc.returncode == 2:
         raise InstrumentationError(f"{source}: {_unsupported_message(proc.stderr)}")
     how = f"crashed with {_signal_name(proc.returncode)}" if proc.returncode < 0 else (
@@ -154,21 +162,24 @@ def build_program(request: BuildRequest) -> BuildResult:
     objects: list[Path] = []
     tables: list[Path] = []
     loops: list[str] = []
+    asm: list[str] = []
     for index, source in enumerate(request.sources):
         stem = f"{index}_{Path(source).name.replace('.', '_')}"
         bitcode = temp / f"{stem}.bc"
         obj = temp / f"{stem}.rsan.o"
         sites_json = temp / f"{stem}.sites.json" if request.site_tables else None
         compile_to_bitcode(toolchain, source, bitcode, request.compiler_flags, runtime.include_dir)
-        loops += instrument(bitcode, obj, source,
+        found_loops, found_asm = instrument(bitcode, obj, source,
                             temp / f"{stem}.rsan.ll" if request.keep_temps else None,
                             module_id=request.module_ids[index] if request.module_ids else None,
                             repairs=request.repairs, sites_json=sites_json,
                             plain_accesses=request.plain_accesses)
+        loops += found_loops
+        asm += found_asm
         objects.append(obj)
         if sites_json is not None:
             tables.append(sites_json)
     cxx = any(is_cxx_source(s) for s in request.sources)
     link(toolchain, objects, runtime, request.output, cxx)
     return BuildResult(Path(request.output), toolchain, runtime, tuple(objects), tuple(tables),
-                       tuple(loops))
+                       tuple(loops), tuple(asm))

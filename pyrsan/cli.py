@@ -192,6 +192,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int, keep_going: boo
         ))
         if verbose:
             _list_loops(built.loops)
+        _list_asm(built.asm, verbose)
         options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
                              schedule=schedule,
@@ -252,6 +253,7 @@ def build(ctx: click.Context, sources: tuple[str, ...], output: str, no_races: b
         ))
         if verbose:
             _list_loops(built.loops)
+        _list_asm(built.asm, verbose)
         return 0
     finally:
         if keep_temps:
@@ -471,6 +473,16 @@ def _list_loops(loops: tuple[str, ...]) -> None:
         click.echo(f"pyrsan: {line}", err=True)
     if not loops:
         click.echo("pyrsan: no spin loop or CAS retry loop recognised", err=True)
+
+
+def _list_asm(lines: tuple[str, ...], verbose: bool) -> None:
+    """Inline asm (passes/asm.py): a warning per statement that is not modelled, always;
+    -v also lists the ones modelled as atomics or fences."""
+    for line in dict.fromkeys(lines):  # one per source line (inlining repeats a statement)
+        if line.startswith("asm-warning: "):
+            click.echo(f"pyrsan: warning: {line[len('asm-warning: '):]}", err=True)
+        elif verbose:
+            click.echo(f"pyrsan: {line[len('asm: '):]}", err=True)
 
 
 def _write_text(path: str, text: str) -> None:

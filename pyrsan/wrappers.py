@@ -188,7 +188,10 @@ def compile_source(toolchain: Toolchain, driver: Sequence[str], include_dir: Pat
     if status != 0:
         return status
     module_id = f"{os.path.abspath(source)}:{os.path.abspath(output)}"
-    instrument(bitcode, Path(output), source, None, module_id=module_id)
+    _, asm = instrument(bitcode, Path(output), source, None, module_id=module_id)
+    for line in asm:  # inline asm left unmodelled: never silently (passes/asm.py)
+        if line.startswith("asm-warning: "):
+            sys.stderr.write(f"pyrsan: warning: {line[len('asm-warning: '):]}\n")
     return 0
 
 
