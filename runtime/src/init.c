@@ -36,3 +36,7 @@ void rsan_init_slow(void) {
   rsan_spin_unlock(&init_lock);
 }
 
+
+/* fork (rsan_fork.h) */
+void rsan_init_fork_lock(void) { rsan_spin_lock(&init_lock); }
+void rsan_init_fork_unlock(void) { rsan_spin_unlock(&init_lock); }

@@ -338,3 +338,22 @@ void rsan_report_at_exit(void) {
   fflush(NULL);
   _exit(rsan_flag.exitcode);
 }
+
+/* fork (rsan_fork.h) */
+void rsan_report_fork_lock(void) { rsan_spin_lock(&rsan_report_lock); }
+void rsan_report_fork_unlock(int child) {
+  if (child) {
+    /* the child's own reports only: none yet, nothing to deduplicate against, its own files */
+    rsan_nreports = 0;
+    rsan_nraces = 0;
+    rsan_nsuppressed = 0;
+    rsan_free(dtab);
+    dtab = NULL;
+    dcap = dn = 0;
+    if (json_fd >= 0) close(json_fd);
+    json_fd = -1;
+    json_failed = 0;
+    for (uint64_t i = 0; i < rsan_nsupps; i++) rsan_supps[i].hits = 0;
+  }
+  rsan_spin_unlock(&rsan_report_lock);
+}

@@ -127,3 +127,7 @@ void rsan_shadow_reset_all(void) {
   nmapped = 0;
   rsan_spin_unlock(&dir_lock);
 }
+
+/* fork (rsan_fork.h) */
+void rsan_shadow_fork_lock(void) { rsan_spin_lock(&dir_lock); }
+void rsan_shadow_fork_unlock(void) { rsan_spin_unlock(&dir_lock); }
