@@ -55,9 +55,13 @@ static thread_node *map_bucket[MAP_BUCKETS];
 static atomic_int map_lock_word;
 
 static void map_lock(void) {
+  rsan_rt_enter(); /* a signal handler must not wait for the lock its thread holds */
   while (atomic_exchange_explicit(&map_lock_word, 1, memory_order_acquire) != 0) sched_yield();
 }
-static void map_unlock(void) { atomic_store_explicit(&map_lock_word, 0, memory_order_release); }
+static void map_unlock(void) {
+  atomic_store_explicit(&map_lock_word, 0, memory_order_release);
+  rsan_rt_leave();
+}
 void rsan_icpt_map_lock(void) { map_lock(); }
 void rsan_icpt_map_unlock(void) { map_unlock(); }
 
@@ -189,6 +193,7 @@ void rsan_icpt_thread_exit_current(void) {
   }
   self_node = NULL; /* once only, and never touch the node again after this */
   if (rsan_sched_on) rsan_sched_exit_point();
+  rsan_sig_thread_exit();
 
   const void *lo, *hi;
   rsan_icpt_enter();
