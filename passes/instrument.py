@@ -35,11 +35,13 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
         module, _ = instrument_plain_accesses(module, table)
     insert_repairs(module, table, module_id, repairs or [])
     loops: list = []
-    module, _ = rewrite_atomics(module, table, spin_loops, loops)
+    libcall_notes: list = []
+    module, _ = rewrite_atomics(module, table, spin_loops, loops, libcall_notes)
     module, _ = annotation_sites(module, table)
     asm_notes = rewrite_asm(module, table)
     number_repair_fences(module, table)  # after every site of the program's own
     module, _ = shadow_call_stack(module, table)
     module = emit_registration(module, table, debug, module_id)
     loops.sort(key=lambda loop: (loop.file, loop.line))
-    return InstrumentResult(print_module(module), tuple(table.sites), tuple(loops), tuple(asm_notes))
+    return InstrumentResult(print_module(module), tuple(table.sites), tuple(loops),
+                            tuple(libcall_notes) + tuple(asm_notes))

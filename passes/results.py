@@ -63,7 +63,7 @@ class InstrumentResult:
     ir_text: str
     sites: tuple[Site, ...]
     loops: tuple[RecognisedLoop, ...] = ()
-    asm: tuple = ()            # asm.AsmNote per inline asm statement modelled or warned about
+    asm: tuple = ()            # notes (describe(), warn) on inline asm and atomic library calls
 
 
 class UnsupportedIRError(Exception):

@@ -25,6 +25,12 @@ for _n in (1, 2, 4, 8):
 for _n in (1, 2, 4, 8, 16):
     DECLARATIONS["__rsan_read_%d" % _n] = "declare void @__rsan_read_%d(ptr, i64)" % _n
     DECLARATIONS["__rsan_write_%d" % _n] = "declare void @__rsan_write_%d(ptr, i64)" % _n
+# 16-byte atomics (passes/wide.py, runtime/src/atomic16.c): i128 as (lo, hi) i64 halves
+DECLARATIONS["__rsan_load_16"] = "declare { i64, i64 } @__rsan_load_16(ptr, i32, i64)"
+DECLARATIONS["__rsan_store_16"] = "declare void @__rsan_store_16(ptr, i64, i64, i32, i64)"
+DECLARATIONS["__rsan_rmw_16"] = "declare { i64, i64 } @__rsan_rmw_16(ptr, i64, i64, i32, i32, i64)"
+DECLARATIONS["__rsan_cas_16"] = (
+    "declare { i64, i64 } @__rsan_cas_16(ptr, i64, i64, i64, i64, i32, i32, i32, i64)")
 DECLARATIONS["__rsan_read_range"] = "declare void @__rsan_read_range(ptr, i64, i64)"
 DECLARATIONS["__rsan_write_range"] = "declare void @__rsan_write_range(ptr, i64, i64)"
 

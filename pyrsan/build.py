@@ -44,11 +44,11 @@ class BuildResult:
     objects: tuple[Path, ...]
     site_tables: tuple[Path, ...] = ()   # when requested, per source
     loops: tuple[str, ...] = ()          # the recognised spin / CAS retry loops, one line each
-    asm: tuple[str, ...] = ()            # inline asm modelled (`asm: ...`) or not (`asm-warning: ...`)
+    asm: tuple[str, ...] = ()            # passes notes (`note: ...`) and warnings (`warning: ...`)
 
     @property
     def asm_warnings(self) -> tuple[str, ...]:
-        return tuple(line for line in self.asm if line.startswith("asm-warning: "))
+        return tuple(line for line in self.asm if line.startswith("warning: "))
 
 
 def check_sources(sources: tuple[str, ...]) -> None:
@@ -111,7 +111,8 @@ def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
     unless given; it must be unique per translation unit). ``plain_accesses`` False leaves
     non-atomic accesses alone (no race detection, a faster program). Returns the lines that
     describe the spin and CAS retry loops the passes recognised (``--list-loops``) and those
-    about inline asm (``--list-asm``: ``asm: ...`` modelled, ``asm-warning: ...`` not)."""
+    about inline asm and atomic library calls (``--list-notes``: ``note: ...`` modelled,
+    ``warning: ...`` left as it is)."""
     cmd = [sys.executable, "-m", "pyrsan.passes", str(bitcode), "-o", str(obj),
            "--module-id", module_id or os.path.abspath(source)]
     if not plain_accesses:
@@ -122,11 +123,11 @@ def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
         cmd += ["--repairs", repairs]
     if sites_json is not None:
         cmd += ["--sites-json", str(sites_json)]
-    cmd += ["--list-loops", "--list-asm"]
+    cmd += ["--list-loops", "--list-notes"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=_passes_env())
     if proc.returncode == 0 and obj.is_file():
         lines = [line for line in proc.stdout.splitlines() if line.strip()]
-        asm = tuple(line for line in lines if line.startswith(("asm: ", "asm-warning: ")))
+        asm = tuple(line for line in lines if line.startswith(("note: ", "warning: ")))
         return tuple(line for line in lines if line not in asm), asm
     if proc.returncode == 2:
         raise InstrumentationError(f"{source}: {_unsupported_message(proc.stderr)}")

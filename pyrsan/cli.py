@@ -476,13 +476,13 @@ def _list_loops(loops: tuple[str, ...]) -> None:
 
 
 def _list_asm(lines: tuple[str, ...], verbose: bool) -> None:
-    """Inline asm (passes/asm.py): a warning per statement that is not modelled, always;
-    -v also lists the ones modelled as atomics or fences."""
+    """Inline asm and atomic library calls (passes/asm.py, atomics.py): a warning per
+    statement that is not modelled, always; -v also lists the asm modelled as atomics or fences."""
     for line in dict.fromkeys(lines):  # one per source line (inlining repeats a statement)
-        if line.startswith("asm-warning: "):
-            click.echo(f"pyrsan: warning: {line[len('asm-warning: '):]}", err=True)
+        if line.startswith("warning: "):
+            click.echo(f"pyrsan: {line}", err=True)
         elif verbose:
-            click.echo(f"pyrsan: {line[len('asm: '):]}", err=True)
+            click.echo(f"pyrsan: {line[len('note: '):]}", err=True)
 
 
 def _write_text(path: str, text: str) -> None:

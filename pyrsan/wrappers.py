@@ -189,9 +189,9 @@ def compile_source(toolchain: Toolchain, driver: Sequence[str], include_dir: Pat
         return status
     module_id = f"{os.path.abspath(source)}:{os.path.abspath(output)}"
     _, asm = instrument(bitcode, Path(output), source, None, module_id=module_id)
-    for line in asm:  # inline asm left unmodelled: never silently (passes/asm.py)
-        if line.startswith("asm-warning: "):
-            sys.stderr.write(f"pyrsan: warning: {line[len('asm-warning: '):]}\n")
+    for line in dict.fromkeys(asm):  # what the passes left unmodelled: never silently
+        if line.startswith("warning: "):
+            sys.stderr.write(f"pyrsan: {line}\n")
     return 0
 
 

@@ -56,7 +56,7 @@ def _passes(tmp_path, source: Path, *flags: str) -> subprocess.CompletedProcess:
     bc = tmp_path / "in.bc"
     subprocess.run([CLANG, "-g", "-O1", *flags, "-c", "-emit-llvm", str(source), "-o", str(bc)], check=True)
     return subprocess.run([sys.executable, "-m", "pyrsan.passes", str(bc), "-o", str(tmp_path / "out.o"),
-                           "--module-id", "m", "--list-asm"], capture_output=True, text=True, check=False)
+                           "--module-id", "m", "--list-notes"], capture_output=True, text=True, check=False)
 
 
 def test_passes_do_not_abort_on_inline_asm(tmp_path):
@@ -64,7 +64,7 @@ def test_passes_do_not_abort_on_inline_asm(tmp_path):
     proc = _passes(tmp_path, PROGRAMS / "asm_tas_lock.c")
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "out.o").stat().st_size > 0
-    assert "asm: inline asm at asm_tas_lock.c:7" in proc.stdout
+    assert "note: inline asm at asm_tas_lock.c:7" in proc.stdout
 
 
 def test_asm_tas_lock_protects_its_data(tmp_path, run_pyrsan):
