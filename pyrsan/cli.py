@@ -24,6 +24,7 @@ from .render import (error_document, json_document, merged_json_document, render
                      render_suppressions, render_text)
 from .reports import find_log_files, merge_logs
 from .sarif import sarif_document
+from .options import format_options
 from .runner import (DEFAULT_SCHEDULE_DIR, EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, ExploreOptions,
                      RunOptions, ScheduleOptions, check_user_options, explore_program, run_program)
 from .schedule import read_schedule
@@ -418,8 +419,6 @@ def _use_suppressions(path: str) -> None:
     that the file is there; its syntax is checked by the runtime at start-up."""
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no such suppressions file")
-    if any(c in path for c in ": \t\n"):
-        raise UsageError(f"{path}: a suppressions file path cannot contain ':' or white space")
     _add_runtime_option("suppressions", os.path.abspath(path))
 
 
@@ -427,7 +426,8 @@ def _add_runtime_option(name: str, value: str) -> None:
     """Set a runtime option for the runs: appended to the user's PYRSAN_OPTIONS, so it wins
     (runner.runtime_options keeps the last value of a name)."""
     user = os.environ.get("PYRSAN_OPTIONS", "")
-    os.environ["PYRSAN_OPTIONS"] = f"{user}:{name}={value}" if user else f"{name}={value}"
+    item = format_options([(name, value)])
+    os.environ["PYRSAN_OPTIONS"] = f"{user}:{item}" if user else item
 
 
 @cli.command(context_settings={"help_option_names": ["-h", "--help"]})

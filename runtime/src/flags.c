@@ -1,7 +1,8 @@
 /* Runtime options from PYRSAN_OPTIONS (docs/interfaces.md §2): one table (name, type,
  * default, help) drives the defaults, the parser and help=1 (and the README's table is
  * checked against it by testsuite/ci). Values are `name=value` separated by ':' or white
- * space. A bad option or suppressions file ends the process at start-up with one line on
+ * space; a value is bare (up to the next separator) or quoted ("...", with \x for x), the
+ * rule of pyrsan/options.py, which the driver uses to write paths with spaces or ':'. A bad option or suppressions file ends the process at start-up with one line on
  * stderr and exit status RSAN_EXIT_BAD_OPTIONS (86), so that it cannot be mistaken for the
  * program's own exit status. */
 #include <limits.h>
@@ -180,11 +181,40 @@ static int parse_options(const char *s, char *err, size_t errn) {
       return -1;
     }
     const char *v = ++p;
-    while (*p && !is_sep(*p)) p++;
-    int rc = set_flag(f, v, (size_t)(p - v));
+    char quoted[RSAN_FLAG_STRING_MAX + 1];
+    size_t vn;
+    if (*p == '"') { /* a quoted value (pyrsan/options.py): \x stands for x */
+      size_t k = 0;
+      int overflow = 0;
+      for (p++; *p && *p != '"'; p++) {
+        if (*p == '\\' && p[1]) p++;
+        if (k < RSAN_FLAG_STRING_MAX) quoted[k++] = *p;
+        else overflow = 1;
+      }
+      if (!*p) {
+        err_line(err, errn, "option", name, nn, " has an unterminated quoted value");
+        return -1;
+      }
+      p++;
+      if (*p && !is_sep(*p)) {
+        err_line(err, errn, "option", name, nn, " has text right after its quoted value");
+        return -1;
+      }
+      if (overflow) {
+        err_line(err, errn, "option", name, nn, " has a value that is too long");
+        return -1;
+      }
+      quoted[k] = 0;
+      v = quoted;
+      vn = k;
+    } else {
+      while (*p && !is_sep(*p)) p++;
+      vn = (size_t)(p - v);
+    }
+    int rc = set_flag(f, v, vn);
     if (rc != 0) {
       char tail[200];
-      snprintf(tail, sizeof tail, " has a bad value '%.*s'", (int)((p - v) > 100 ? 100 : (p - v)), v);
+      snprintf(tail, sizeof tail, " has a bad value '%.*s'", (int)(vn > 100 ? 100 : vn), v);
       err_line(err, errn, "option", name, nn, tail);
       return -1;
     }
