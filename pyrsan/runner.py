@@ -30,6 +30,8 @@ SCHED_MODES = ("os", "random", "pct", "dfs")
 SEEDED_SCHEDS = ("random", "pct")
 #: The runtime's exit statuses for a deadlock and for max_steps under the controlled
 #: scheduler (docs/scheduling.md), told apart from the program's own statuses.
+#: A runtime fatal error (out of memory, no shadow memory): runtime/src/rsan_exit.h.
+EXIT_RUNTIME_FATAL = 85
 EXIT_RUNTIME_BAD_OPTIONS = 86
 EXIT_RUNTIME_DEADLOCK = 87
 EXIT_RUNTIME_BOUND = 88
@@ -222,6 +224,8 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
             sig = signal.Signals(-returncode).name
         except ValueError:
             sig = f"signal {-returncode}"
+    if returncode == EXIT_RUNTIME_FATAL:  # a crash of the runtime, not the program's status
+        sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
     trace = _read_trace(trace_path) if schedule.controlled else None
     reports = tuple(read_report_dir(report_dir))
     reached_bound = (trace is not None and trace.end == "bound") or \

@@ -32,7 +32,7 @@ const char *rsan_flags_suppressions(void) { return flag_ext.suppressions; }
 
 /* report.c: reads the suppressions file; 0, or -1 with a one-line message in err. */
 
-enum flag_type { F_BOOL, F_INT, F_STRING, F_SC_MODE, F_SCHED, F_U64 };
+enum flag_type { F_BOOL, F_INT, F_STRING, F_SC_MODE, F_SCHED, F_U64, F_EXIT };
 
 typedef struct flag_desc {
   const char *name;
@@ -48,7 +48,7 @@ static const flag_desc flag_table[] = {
     FLAG(json_path, F_STRING, "", "append one JSON object per report to this file; %p expands to the pid", rsan_flag),
     FLAG(print_reports, F_BOOL, "1", "print text report blocks on stderr", rsan_flag),
     FLAG(halt_on_error, F_BOOL, "0", "exit right after the first report", rsan_flag),
-    FLAG(exitcode, F_INT, "66", "exit status at exit when reports were made", rsan_flag),
+    FLAG(exitcode, F_EXIT, "66", "exit status at exit when reports were made", rsan_flag),
     FLAG(report_robustness, F_BOOL, "1", "robustness reports on/off", rsan_flag),
     FLAG(report_races, F_BOOL, "1", "data-race reports on/off (0: no race work at all, faster)", rsan_flag),
     FLAG(sc_accesses, F_SC_MODE, "fenced",
@@ -104,6 +104,17 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
       x = x * 10 + (v[i] - '0');
     }
     *(int *)base = neg ? -x : x;
+    return 0;
+  }
+  case F_EXIT: { /* an exit status: 0..255 (256 would exit 0 after reports) */
+    int x = 0;
+    if (vn == 0 || vn > 3) return -1;
+    for (size_t i = 0; i < vn; i++) {
+      if (v[i] < '0' || v[i] > '9') return -1;
+      x = x * 10 + (v[i] - '0');
+    }
+    if (x > 255) return -1;
+    *(int *)base = x;
     return 0;
   }
   case F_STRING:

@@ -22,7 +22,7 @@ void rsan_init_slow(void) {
     char err[300];
     if (env && rsan_flags_parse(env, err, sizeof err) != 0) {
       (void)!write(2, err, strlen(err));
-      _exit(2);
+      _exit(86); /* unreachable: rsan_flags_parse exits 86 itself */
     }
     if (rsan_flag.help) rsan_flags_print_help();
     rsan_sched_init();

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rsan_exit.h"
 #include "intercept_internal.h"
 #include "rsan_interface.h"
 
@@ -19,7 +20,7 @@ static void rsan_icpt_die(const char *what, const char *name) {
   ignored = write(2, name, strlen(name));
   ignored = write(2, "\n", 1);
   (void)ignored;
-  _exit(2);
+  _exit(RSAN_EXIT_FATAL);
 }
 
 void *rsan_icpt_resolve(void *_Atomic *slot, const char *name, const char *version) {

@@ -112,11 +112,11 @@ typedef struct start_info {
 
 /* Allocates the child's state and its node before the real create. NULL on ENOMEM. */
 static start_info *prepare_child(int detached) {
-  start_info *si = __libc_malloc(sizeof *si);
-  thread_node *node = __libc_malloc(sizeof *node);
+  start_info *si = rsan_icpt_malloc(sizeof *si);
+  thread_node *node = rsan_icpt_malloc(sizeof *node);
   if (si == NULL || node == NULL) {
-    __libc_free(si);
-    __libc_free(node);
+    rsan_icpt_free(si);
+    rsan_icpt_free(node);
     return NULL;
   }
   rsan_icpt_enter();
@@ -138,7 +138,7 @@ static void publish_child(thread_node *node, pthread_t th) {
   map_lock();
   node->key = th;
   if (node->finished && node->detached)
-    __libc_free(node); /* the child already ran to the end and nobody can join it */
+    rsan_icpt_free(node); /* the child already ran to the end and nobody can join it */
   else
     map_insert(node);
   map_unlock();
@@ -147,8 +147,8 @@ static void publish_child(thread_node *node, pthread_t th) {
 /* The real create failed: the child never ran. Its engine state cannot be discarded
  * (rsan_sync.h has no call for it): it leaks, which is small. */
 static void abandon_child(start_info *si) {
-  __libc_free(si->node);
-  __libc_free(si);
+  rsan_icpt_free(si->node);
+  rsan_icpt_free(si);
 }
 
 /* The calling thread's stack block (with glibc, its static TLS too); 0, 0 when unknown.
@@ -205,7 +205,7 @@ void rsan_icpt_thread_exit_current(void) {
   node->finished = 1;
   if (node->detached && node->inserted) {
     map_remove(node);
-    __libc_free(node);
+    rsan_icpt_free(node);
   }
   /* not inserted yet: publish_child frees it when detached, or inserts it for a join */
   map_unlock();
@@ -219,7 +219,7 @@ static void child_cleanup(void *unused) {
 
 static void *posix_trampoline(void *p) {
   start_info si = *(start_info *)p;
-  __libc_free(p);
+  rsan_icpt_free(p);
   child_begin(si.node);
   void *ret;
   pthread_cleanup_push(child_cleanup, NULL);
@@ -231,7 +231,7 @@ static void *posix_trampoline(void *p) {
 
 static int c11_trampoline(void *p) {
   start_info si = *(start_info *)p;
-  __libc_free(p);
+  rsan_icpt_free(p);
   child_begin(si.node);
   int ret;
   pthread_cleanup_push(child_cleanup, NULL);
@@ -304,7 +304,7 @@ static void join_done(pthread_t th, rsan_thread *joinee) {
   if (joinee == NULL && node != NULL) joinee = node->thread; /* published after our lookup */
   if (node != NULL && node->thread == joinee) {
     map_remove(node);
-    __libc_free(node);
+    rsan_icpt_free(node);
   }
   map_unlock();
   if (joinee == NULL) return;
@@ -379,7 +379,7 @@ static void detach_done(pthread_t th) {
     node->detached = 1;
     if (node->finished && node->inserted) {
       map_remove(node);
-      __libc_free(node);
+      rsan_icpt_free(node);
     }
   }
   map_unlock();

@@ -16,6 +16,7 @@ rsan_spin rsan_report_lock;
 uint64_t rsan_nreports;
 static int json_fd = -1;
 static int json_failed;
+static int at_exit_done; /* rsan_report_at_exit ran */
 uint64_t rsan_nsuppressed;
 static int log_fd = -1, log_pid, log_failed;
 
@@ -271,6 +272,7 @@ void rsan_report_reset(void) {
   if (json_fd >= 0) close(json_fd);
   json_fd = -1;
   json_failed = 0;
+  at_exit_done = 0;
   rsan_spin_unlock(&rsan_report_lock);
 }
 
@@ -305,7 +307,10 @@ void rsan_report_deadlock(const rsan_deadlock_thread *th, int n) {
   rsan_publish_and_unlock(&t, &j, 0);
 }
 
+/* Once per process (exit, _exit, quick_exit and halt_on_error all lead here; a forked child
+ * has its own). */
 void rsan_report_at_exit(void) {
+  if (__atomic_exchange_n(&at_exit_done, 1, __ATOMIC_ACQ_REL)) return;
   rsan_sched_at_exit(); /* the trace's end line, before any _exit below */
   if (rsan_test_mode) return;
   uint64_t n = rsan_report_count();

@@ -3,7 +3,8 @@
  * is not run there — its handler could take a lock the interrupted code holds (a spin lock is
  * not reentrant) or see the thread's clocks half updated. The wrapper installed by the
  * sigaction / signal interceptors (intercept_signal.c) records it as pending; the thread
- * runs it on its way out of the runtime (rsan_rt_leave at depth 0), with the handler's mask
+ * runs it at the next boundary of an entry point or interceptor (RSAN_RT_GUARD,
+ * rsan_icpt_enter / leave) where it is no longer inside the runtime, with the handler's mask
  * and errno kept, exactly once per arrival (one pending slot per signal number, as the
  * kernel itself keeps standard signals).
  *
@@ -20,21 +21,35 @@ void rsan_sig_deliver_pending(void);
 /* The calling thread ends: frees its pending-signal block. */
 void rsan_sig_thread_exit(void);
 
+/* Inside the runtime (a lock held, the scheduler's wait for a turn): signals are deferred.
+ * Leaving runs nothing: the code after an inner unlock may still depend on the state it
+ * works on (the scheduler hands the baton over after unlocking its lock). */
 static inline void rsan_rt_enter(void) {
   rsan_rt_depth++;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 static inline void rsan_rt_leave(void) {
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (--rsan_rt_depth == 0 && __builtin_expect(rsan_sig_npending != 0, 0)) rsan_sig_deliver_pending();
+  rsan_rt_depth--;
+}
+
+/* The boundaries of an entry point or interceptor, the safe points where pending handlers
+ * run: on the way in (before the operation starts) and on the way out (after it ended). */
+static inline void rsan_rt_guard_enter(void) {
+  if (__builtin_expect(rsan_sig_npending != 0, 0) && rsan_rt_depth == 0) rsan_sig_deliver_pending();
+  rsan_rt_enter();
+}
+static inline void rsan_rt_guard_leave(void) {
+  rsan_rt_leave();
+  if (__builtin_expect(rsan_sig_npending != 0, 0) && rsan_rt_depth == 0) rsan_sig_deliver_pending();
 }
 
 /* One line at the top of an entry point: inside the runtime until it returns. */
 static inline void rsan_rt_guard_end(int *unused) {
   (void)unused;
-  rsan_rt_leave();
+  rsan_rt_guard_leave();
 }
 #define RSAN_RT_GUARD                                                                   \
-  int rsan_rt_guard_ __attribute__((cleanup(rsan_rt_guard_end), unused)) = (rsan_rt_enter(), 0)
+  int rsan_rt_guard_ __attribute__((cleanup(rsan_rt_guard_end), unused)) = (rsan_rt_guard_enter(), 0)
 
 #endif /* RSAN_SIGNAL_H */

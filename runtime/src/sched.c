@@ -129,7 +129,9 @@ static void futex_wait(uint32_t *w, uint32_t val) {
 static void futex_wake(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
 
 static void wait_flag(uint32_t *w) {
+  rsan_rt_enter(); /* a signal handler must not enter the scheduler while its thread waits */
   while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) futex_wait(w, 0);
+  rsan_rt_leave();
   __atomic_store_n(w, 0, __ATOMIC_RELAXED);
 }
 static void raise_flag(uint32_t *w) {

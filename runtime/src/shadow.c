@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rsan_exit.h"
 #include "rsan_internal.h"
 
 #define USER_BITS RSAN_SHADOW_USER_BITS
@@ -32,7 +33,7 @@ static uint32_t nmapped, capmapped;
 static void shadow_die(void) {
   static const char msg[] = "pyrsan: cannot map shadow memory for race detection\n";
   (void)!write(2, msg, sizeof msg - 1);
-  _exit(2);
+  _exit(RSAN_EXIT_FATAL);
 }
 
 static void *map_zero(size_t n) {

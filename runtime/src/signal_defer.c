@@ -35,9 +35,9 @@ void rsan_sig_defer(int sig, const siginfo_t *info) {
     memset(&blk->info[sig], 0, sizeof blk->info[sig]);
     blk->info[sig].si_signo = sig;
   }
-  blk->pending[sig] = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  rsan_sig_npending++;
+  blk->pending[sig] = 1;
+  __atomic_fetch_add(&rsan_sig_npending, 1, __ATOMIC_RELAXED);
 }
 
 /* Runs the user's handler of sig as the kernel would: its sa_mask (and sig itself unless
@@ -53,13 +53,17 @@ void rsan_sig_call_user(int sig, siginfo_t *info, void *uctx) {
 void rsan_sig_deliver_pending(void) {
   if (rsan_rt_depth != 0) return;
   int saved_errno = errno;
-  while (rsan_sig_npending) {
+  /* A handler may run in the middle of this (a signal arriving now, at depth 0, is not
+   * deferred) and deliver pending ones itself: each one is claimed with an exchange. */
+  for (int again = blk != NULL; again;) {
+    again = 0; /* one more pass only after a delivery (a count may lag behind its flag) */
     for (int sig = 1; sig < RSAN_NSIG; sig++) {
       if (!blk->pending[sig]) continue;
       siginfo_t info = blk->info[sig];
-      blk->pending[sig] = 0;
       __atomic_signal_fence(__ATOMIC_SEQ_CST);
-      rsan_sig_npending--;
+      if (!__atomic_exchange_n(&blk->pending[sig], 0, __ATOMIC_RELAXED)) continue;
+      __atomic_fetch_sub(&rsan_sig_npending, 1, __ATOMIC_RELAXED);
+      again = 1;
       rsan_sig_user *u = &rsan_sig_users[sig];
       sigset_t mask, old;
       memcpy(&mask, &u->mask, sizeof mask);

@@ -1,4 +1,6 @@
 /* A growable text buffer (the runtime's own memory) and write(2) of all of it. */
+#include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,11 +59,19 @@ void rsan_buf_free(rsan_buf *b) {
   b->n = b->cap = 0;
 }
 
+/* All of it, or up to a real error: a signal interrupting write (EINTR, a handler installed
+ * without SA_RESTART) does not drop the rest. write(2) is a cancellation point, and reports
+ * are written under the report lock: cancellation is off meanwhile, so a deferred
+ * pthread_cancel never ends a thread holding the lock. */
 void rsan_write_all(int fd, const char *p, size_t n) {
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   while (n) {
     ssize_t k = write(fd, p, n);
-    if (k <= 0) return;
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (k <= 0) break;
     p += k;
     n -= (size_t)k;
   }
+  pthread_setcancelstate(cancel_state, NULL);
 }

@@ -17,7 +17,7 @@ static sem_t sem;
 static void on_alarm(int sig) {
   (void)sig;
   atomic_fetch_add_explicit(&shared, 1, memory_order_acq_rel);
-  atomic_fetch_add_explicit(&ticks, 1, memory_order_relaxed);
+  atomic_fetch_add(&ticks, 1);
   sem_post(&sem);
 }
 
@@ -48,7 +48,7 @@ int main(void) {
   setitimer(ITIMER_REAL, &it, NULL);
   pthread_t t[3];
   for (int i = 0; i < 3; i++) pthread_create(&t[i], 0, worker, 0);
-  while (atomic_load_explicit(&ticks, memory_order_relaxed) < 2000) {
+  while (atomic_load(&ticks) < 2000) {
     atomic_fetch_add_explicit(&shared, 1, memory_order_acq_rel);
     sem_wait(&sem);
   }

@@ -1,0 +1,7 @@
+/* Exit status of a runtime fatal error (out of memory, no shadow memory, a missing libc
+ * function): distinct from the program's own statuses and from 86 (bad options), 87
+ * (deadlock), 88 (step bound); pyrsan/runner.py EXIT_RUNTIME_FATAL. */
+#ifndef RSAN_EXIT_H
+#define RSAN_EXIT_H
+#define RSAN_EXIT_FATAL 85
+#endif
