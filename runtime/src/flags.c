@@ -166,6 +166,7 @@ int rsan_flags_parse(const char *s, char *err, size_t errn) {
   if (rc == 0 && flag_ext.suppressions[0] && !rsan_test_mode)
     rc = rsan_suppressions_load(flag_ext.suppressions, err, errn);
   if (rc != 0 && !rsan_test_mode) {
+    rsan_one_line(err);
     (void)!write(2, err, strlen(err));
     _exit(RSAN_EXIT_BAD_OPTIONS);
   }

@@ -186,7 +186,7 @@ static void json_open(void) {
   if (json_fd >= 0 || json_failed || !rsan_flag.json_path[0]) return;
   char path[600];
   rsan_expand_pid(rsan_flag.json_path, path, sizeof path);
-  json_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  json_fd = rsan_open_nocancel(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC);
   if (json_fd < 0) {
     json_failed = 1;
     char msg[700];
@@ -212,7 +212,7 @@ int rsan_text_fd(void) {
   if (log_fd >= 0) close(log_fd); /* a forked child writes its own file */
   char path[600];
   snprintf(path, sizeof path, "%s.%d", lp, pid);
-  log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  log_fd = rsan_open_nocancel(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC);
   log_pid = pid;
   if (log_fd < 0) {
     log_failed = 1;

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "rsan_internal.h"
+#include "rsan_report.h"
 #include "rsan_sched.h"
 
 #define RSAN_EXIT_BAD_OPTIONS 86
@@ -747,7 +748,8 @@ void rsan_sched_once_done(const void *o) {
 static void bad_input(const char *msg, const char *path) {
   char line[700];
   int k = snprintf(line, sizeof line, "pyrsan: %s '%.500s'\n", msg, path);
-  write_all(2, line, (size_t)k);
+  rsan_one_line(line);
+  write_all(2, line, strlen(line));
   _exit(RSAN_EXIT_BAD_OPTIONS);
 }
 

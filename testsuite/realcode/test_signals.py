@@ -17,3 +17,12 @@ def test_itimer_handler_with_atomics_and_sem_post_never_deadlocks(build_program,
         proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=env)
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert proc.stdout.startswith("ticks ")
+
+
+def test_sigev_thread_timer_function_is_ordered_after_timer_create(tmp_path, run_pyrsan):
+    """glibc runs SIGEV_THREAD notifications in threads it creates itself: they inherit the
+    creator's view at timer_create (no false race on the data it prepared)."""
+    from pathlib import Path
+    proc = run_pyrsan("run", Path(__file__).parent / "programs" / "timer_thread.c", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "data race" not in proc.stderr
