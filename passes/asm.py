@@ -41,6 +41,9 @@ _RMW_STEMS = {
     "neg": "xchg", "not": "xor", "adc": "add", "sbb": "sub",
 }
 _SUFFIX_SIZE = {"b": 1, "w": 2, "l": 4, "q": 8}
+# instructions known to touch no memory: with a "memory" clobber they are compiler barriers
+_NO_MEMORY = {"pause", "nop", "yield", "isb", "rdtsc", "rdtscp", "cpuid", "wfe", "sev", "hint"}
+_MOVES = {"mov", "movb", "movw", "movl", "movq"}
 _BRANCH_RE = re.compile(r"^(?:j[a-z]+|loop\w*|call|ret|b\.?\w*|cbn?z|tbn?z)\b|:\s*$|^\d+:")
 # AArch64 load-/store-exclusive: LL/SC loops need the whole loop, not one instruction
 _EXCLUSIVE_RE = re.compile(r"^(?:ld[a]?xr|st[l]?xr|ld[a]?xp|st[l]?xp|cas|swp|ldadd|ldclr|ldset|ldeor)\w*\b")
@@ -183,7 +186,7 @@ def _memory_operand(ins_ops: str, operands: list[tuple[str, int | None]]):
 
 @dataclass
 class _Plan:
-    action: str                # rmw, cas, fence, none, barrier, warning
+    action: str                # rmw, cas, load, store, fence, none, barrier, warning
     detail: str = ""
     order: int = 5
     op: str = ""
@@ -201,8 +204,10 @@ def _plan(template: str, constraints: list[str], args: list[str]) -> _Plan:
     fences: list[int] = []
     atomics: list[_Plan] = []
     touches = False
+    quiet = True               # every instruction is known to touch no memory
     problem = ""
     for ins in instrs:
+        quiet = quiet and ins.split(" ", 1)[0] in _NO_MEMORY
         if _BRANCH_RE.search(ins):
             problem = "a branch or label in the template"
             continue
@@ -231,7 +236,8 @@ def _plan(template: str, constraints: list[str], args: list[str]) -> _Plan:
                 size = _SUFFIX_SIZE.get(mnem[-1])
         elif mnem not in _RMW_STEMS and mnem[:-1] in _RMW_STEMS and mnem[-1] in _SUFFIX_SIZE:
             stem, size = mnem[:-1], _SUFFIX_SIZE[mnem[-1]]
-        atomic = stem == "cmpxchg" or stem == "xchg" or (locked and stem in _RMW_STEMS)
+        move = mnem in _MOVES and len(instrs) == 1 and not locked
+        atomic = stem == "cmpxchg" or stem == "xchg" or (locked and stem in _RMW_STEMS) or move
         if not atomic:
             continue
         if mem[0] == "stack":
@@ -248,7 +254,17 @@ def _plan(template: str, constraints: list[str], args: list[str]) -> _Plan:
         if size not in (1, 2, 4, 8, 16):
             problem = "a %d-byte atomic operand" % size
             continue
-        if stem == "cmpxchg":
+        if move:
+            # x86 (TSO): a plain mov to memory is a release store, from memory an acquire
+            # load (the C11 mapping read backwards); AT&T puts the destination last
+            size = _SUFFIX_SIZE.get(mnem[-1]) if mnem != "mov" else (elem or 8)
+            parts = [p.strip() for p in re.split(r",(?![^()]*\))", ops)]
+            store = _memory_operand(parts[-1], operands) is not None
+            if store:
+                atomics.append(_Plan("store", "atomic store release (%d bytes)" % size, 3, "", size, ptr))
+            else:
+                atomics.append(_Plan("load", "atomic load acquire (%d bytes)" % size, 2, "", size, ptr))
+        elif stem == "cmpxchg":
             atomics.append(_Plan("cas", "compare_exchange_strong seq_cst (%d bytes)" % size, 5, "", size, ptr))
         else:
             op = _RMW_STEMS[stem]
@@ -263,13 +279,17 @@ def _plan(template: str, constraints: list[str], args: list[str]) -> _Plan:
         return _Plan("fence", "atomic_thread_fence(memory_order_%s)" % names[order], order)
     if touches or has_memory_operand:
         return _Plan("warning", "it accesses memory")
+    if clobbers_memory and quiet:
+        return _Plan("barrier", "a compiler barrier")
     if clobbers_memory:
         return _Plan("warning", "it has a \"memory\" clobber")
     return _Plan("none", "no memory access")
 
 
-# op numbers the runtime's asm hooks take (runtime/src/atomic_asm.c)
+# op numbers the runtime's asm hooks take besides RMW ops (runtime/src/atomic_asm.c)
 ASM_CAS_OP = -1
+ASM_LOAD_OP = -2
+ASM_STORE_OP = -3
 
 
 def rewrite_asm(module: IRModule, table: SiteTable) -> list[AsmNote]:
@@ -299,10 +319,13 @@ def rewrite_asm(module: IRModule, table: SiteTable) -> list[AsmNote]:
                 module.used.add("__rsan_fence")
                 edits[line.index] = ["  notail call void @__rsan_fence(i32 %d, i32 0, i64 %s)%s" % (
                     plan.order, i64_literal(sid), dbg), line.text]
-            elif plan.action in ("rmw", "cas"):
+            elif plan.action in ("rmw", "cas", "load", "store"):
                 if plan.action == "cas":
                     sid = table.add(fn, line, "cas", 5, plan.size, order_fail=5)
                     op = ASM_CAS_OP
+                elif plan.action in ("load", "store"):
+                    sid = table.add(fn, line, plan.action, plan.order, plan.size)
+                    op = ASM_LOAD_OP if plan.action == "load" else ASM_STORE_OP
                 else:
                     sid = table.add(fn, line, "rmw", 5, plan.size, op=plan.op)
                     op = RMW_OP_NUMBER[plan.op]

@@ -1,5 +1,6 @@
 /* Inline asm that is an atomic (passes/asm.py): `lock`-prefixed RMWs, xchg with memory,
- * cmpxchg / cmpxchg8b / cmpxchg16b, all seq_cst. The pass brackets the asm statement:
+ * cmpxchg / cmpxchg8b / cmpxchg16b, all seq_cst; a lone x86 mov to or from memory (release
+ * store / acquire load, what TSO gives it). The pass brackets the asm statement:
  *   __rsan_asm_begin(p, size, op, site); <the asm>; __rsan_asm_end();
  * begin takes the location lock of p (atomic_wide.h) and keeps the bytes at p; the asm runs
  * under the lock; end compares the bytes after with those before and applies the rules of
@@ -12,7 +13,10 @@
 
 #include "atomic_wide.h"
 
-#define ASM_CAS_OP (-1) /* passes/asm.py ASM_CAS_OP */
+/* passes/asm.py: op is an RMW op (enum rsan_rmw_op) or one of these */
+#define ASM_CAS_OP (-1)
+#define ASM_LOAD_OP (-2)  /* x86 mov from memory: an acquire load */
+#define ASM_STORE_OP (-3) /* x86 mov to memory: a release store */
 
 typedef struct asm_state {
   rsan_wide_op w;
@@ -27,7 +31,8 @@ static __thread asm_state cur __attribute__((tls_model("initial-exec")));
 RSAN_EXPORT RSAN_NOINLINE void __rsan_asm_begin(void *p, int32_t size, int32_t op, uint64_t site) {
   if (size < 1 || size > RSAN_WIDE_MAX) size = 8;
   if (cur.active) return; /* cannot happen (one asm at a time per thread); stay safe */
-  rsan_wide_begin(&cur.w, p, size, RSAN_SEQ_CST, 1);
+  int order = op == ASM_LOAD_OP ? RSAN_ACQUIRE : op == ASM_STORE_OP ? RSAN_RELEASE : RSAN_SEQ_CST;
+  rsan_wide_begin(&cur.w, p, size, order, op != ASM_LOAD_OP);
   memcpy(cur.before, p, (size_t)size);
   cur.op = op;
   cur.site = site;
@@ -42,7 +47,11 @@ RSAN_EXPORT RSAN_NOINLINE void __rsan_asm_end(void) {
   unsigned char after[RSAN_WIDE_MAX];
   memcpy(after, cur.w.p, (size_t)size);
   uint64_t written = rsan_wide_fold(after, (size_t)size);
-  if (cur.op == ASM_CAS_OP) {
+  if (cur.op == ASM_LOAD_OP) {
+    rsan_wide_end(&cur.w, RSAN_WIDE_LOAD, written, 0, 0, RSAN_OP_LOAD, 0, RSAN_ACQUIRE, cur.site, cur.fa);
+  } else if (cur.op == ASM_STORE_OP) {
+    rsan_wide_end(&cur.w, RSAN_WIDE_STORE, written, 0, 0, RSAN_OP_STORE, 0, RSAN_RELEASE, cur.site, cur.fa);
+  } else if (cur.op == ASM_CAS_OP) {
     int changed = memcmp(after, cur.before, (size_t)size) != 0;
     /* success: the expected value was the one read before */
     uint64_t expected = rsan_wide_fold(cur.before, (size_t)size);

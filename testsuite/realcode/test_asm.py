@@ -32,8 +32,11 @@ CLANG = "clang-22"
     ("", "~{memory}", [], "barrier", ""),
     ("pause", "~{dirflag},~{fpsr},~{flags}", [], "none", ""),
     ("rep; nop", "", [], "none", ""),
-    ("movl $1, $0", "=*m,r", ["ptr elementtype(i32) @x", "i32 5"], "warning", "accesses memory"),
-    ("nop", "~{memory}", [], "warning", "clobber"),
+    ("movl $1, $0", "=*m,r", ["ptr elementtype(i32) @x", "i32 5"], "store", "release (4 bytes)"),
+    ("movq $1, $0", "=q,*m,~{memory}", ["ptr elementtype(i64) @x"], "load", "acquire (8 bytes)"),
+    ("movl $1, $0\n\tmovl $1, $0", "=*m,r", ["ptr elementtype(i32) @x", "i32 5"], "warning", "accesses memory"),
+    ("pause", "~{memory}", [], "barrier", ""),
+    ("wbinvd", "~{memory}", [], "warning", "clobber"),
     ("1: lock btsl $$0, $0\n\tjc 1b", "=*m,*m,~{memory}",
      ["ptr elementtype(i32) @x", "ptr elementtype(i32) @x"], "warning", "branch"),
     ("ldaxr w0, [$1]", "=&r,r,~{memory}", ["ptr @x"], "warning", "exclusive"),
@@ -92,7 +95,7 @@ def test_store_buffering_without_the_asm_barrier_is_reported(tmp_path, run_pyrsa
 def test_unmodelled_asm_gets_a_warning_naming_the_line(tmp_path, run_pyrsan):
     src = tmp_path / "st.c"
     src.write_text("#include <stdatomic.h>\nint x;\n"
-                   "static void st(int *p, int v) { __asm__ volatile(\"movl %1, %0\" : \"=m\"(*p) : \"r\"(v)); }\n"
+                   "static void st(int *p, int v) { __asm__ volatile(\"movl %1, %0; movl %1, %0\" : \"=m\"(*p) : \"r\"(v)); }\n"
                    "int main(void) { st(&x, 1); return 0; }\n")
     proc = run_pyrsan("run", src, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
