@@ -101,3 +101,31 @@ def test_unmodelled_asm_gets_a_warning_naming_the_line(tmp_path, run_pyrsan):
     assert proc.returncode == 0, proc.stderr
     assert "pyrsan: warning: inline asm at st.c:3" in proc.stderr
     assert "not modelled" in proc.stderr
+
+
+def test_invalid_inline_asm_is_a_build_error_not_a_pyrsan_bug(tmp_path, run_pyrsan):
+    src = tmp_path / "bogus.c"
+    src.write_text('int main(void) { __asm__ volatile("bogusinsn %%eax" ::: "memory"); return 0; }\n')
+    proc = run_pyrsan("run", src, cwd=tmp_path)
+    assert proc.returncode == 2
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith(f"pyrsan: compilation of {src} failed: invalid inline assembly")
+    assert "pyrsan bug" not in proc.stderr
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_TOKENS = st.sampled_from(["lock", ";", "\n", "cmpxchgl", "xchg", "xaddq", "mov", "movl", "mfence", "$0", "$1",
+                           "${2:q}", "(", ")", "(%rsp)", ",", " ", "1:", "jne 1b", "$$0", "#", "dmb ish",
+                           "ldxr", "[", "]", "incl", "cmpxchg16b"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TOKENS, max_size=12), st.lists(st.sampled_from(["=r", "=*m", "*m", "r", "0", "~{memory}", "=&r",
+                                                                   "={ax}", "m", "i"]), max_size=6),
+       st.lists(st.sampled_from(["ptr @x", "i32 1", "ptr elementtype(i32) %p", "ptr", "i128 3", ""]), max_size=6))
+def test_asm_classification_never_raises(tokens, constraints, args):
+    """Any template, constraint list and argument list: a plan, never an exception (a crash of
+    the passes on any input is a bug)."""
+    plan = _plan("".join(tokens), constraints, args)
+    assert plan.action in ("rmw", "cas", "load", "store", "fence", "none", "barrier", "warning")
