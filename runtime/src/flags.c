@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rsan_exit.h"
 #include "rsan_report.h"
 
 #define RSAN_EXIT_BAD_OPTIONS 86
@@ -168,7 +169,7 @@ int rsan_flags_parse(const char *s, char *err, size_t errn) {
   if (rc != 0 && !rsan_test_mode) {
     rsan_one_line(err);
     (void)!write(2, err, strlen(err));
-    _exit(RSAN_EXIT_BAD_OPTIONS);
+    rsan_exit_raw(RSAN_EXIT_BAD_OPTIONS);
   }
   return rc;
 }

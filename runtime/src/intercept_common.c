@@ -20,7 +20,7 @@ static void rsan_icpt_die(const char *what, const char *name) {
   ignored = write(2, name, strlen(name));
   ignored = write(2, "\n", 1);
   (void)ignored;
-  _exit(RSAN_EXIT_FATAL);
+  rsan_exit_raw(RSAN_EXIT_FATAL);
 }
 
 void *rsan_icpt_resolve(void *_Atomic *slot, const char *name, const char *version) {

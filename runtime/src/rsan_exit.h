@@ -4,4 +4,6 @@
 #ifndef RSAN_EXIT_H
 #define RSAN_EXIT_H
 #define RSAN_EXIT_FATAL 85
+/* Ends the process now with status, bypassing the _exit interceptor (exit.c). */
+void rsan_exit_raw(int status) __attribute__((noreturn));
 #endif

@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rsan_exit.h"
 #include "rsan_internal.h"
 #include "rsan_report.h"
 #include "rsan_sched.h"
@@ -365,7 +366,7 @@ static void deadlock(void) {
   trace_end("deadlock");
   rsan_report_deadlock(dt, n);
   rsan_spin_unlock(&lock);
-  _exit(RSAN_EXIT_DEADLOCK);
+  rsan_exit_raw(RSAN_EXIT_DEADLOCK);
 }
 
 static void bound_reached(void) {
@@ -376,7 +377,7 @@ static void bound_reached(void) {
                    (unsigned long long)max_steps);
   write_all(2, msg, (size_t)k);
   rsan_spin_unlock(&lock);
-  _exit(RSAN_EXIT_BOUND);
+  rsan_exit_raw(RSAN_EXIT_BOUND);
 }
 
 /* Wake-ups compare 8-byte words, not addresses: a write of another size or offset into the
@@ -750,7 +751,7 @@ static void bad_input(const char *msg, const char *path) {
   int k = snprintf(line, sizeof line, "pyrsan: %s '%.500s'\n", msg, path);
   rsan_one_line(line);
   write_all(2, line, strlen(line));
-  _exit(RSAN_EXIT_BAD_OPTIONS);
+  rsan_exit_raw(RSAN_EXIT_BAD_OPTIONS);
 }
 
 /* docs/scheduling.md "Schedule file" */

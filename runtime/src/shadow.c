@@ -33,7 +33,7 @@ static uint32_t nmapped, capmapped;
 static void shadow_die(void) {
   static const char msg[] = "pyrsan: cannot map shadow memory for race detection\n";
   (void)!write(2, msg, sizeof msg - 1);
-  _exit(RSAN_EXIT_FATAL);
+  rsan_exit_raw(RSAN_EXIT_FATAL);
 }
 
 static void *map_zero(size_t n) {
