@@ -1,9 +1,12 @@
 """python -m pyrsan.passes INPUT.bc -o OUTPUT.o --module-id ID [--emit-ll OUT.ll] [--codegen-opt N]
-    [--no-spin-loops] [--no-plain-accesses] [--optimise N [--optimiser CLANG]] [--list-loops] [--repairs FILE.json] [--sites-json FILE.json]
+    [--no-spin-loops] [--no-plain-accesses] [--optimise N [--optimiser CLANG]] [--list-loops] [--list-notes]
+    [--repairs FILE.json] [--sites-json FILE.json]
 
 Exit 0 on success, 2 with one `error: ...` line for unsupported IR or unreadable input.
 --list-loops prints one line per recognised spin / CAS retry loop on stdout
-(RecognisedLoop.describe(): `spin loop at f.c:12 (wait for f == 1)`)."""
+(RecognisedLoop.describe(): `spin loop at f.c:12 (wait for f == 1)`); --list-notes one line per
+inline asm statement modelled (`note: ...`), and per asm statement or atomic library call left
+as it is (`warning: ...`)."""
 from __future__ import annotations
 
 import argparse
@@ -45,6 +48,9 @@ def main(argv=None) -> int:
                         help="also write the module's site table as JSON (pyrsan fix)")
     parser.add_argument("--list-loops", action="store_true",
                         help="print the recognised spin and CAS retry loops on stdout")
+    parser.add_argument("--list-notes", action="store_true",
+                        help="print one line per inline asm statement modelled (`note: ...`) or "
+                             "asm / atomic library call not modelled (`warning: ...`) on stdout")
     args = parser.parse_args(argv)
     try:
         repairs = load_repairs(args.repairs) if args.repairs else []
@@ -73,6 +79,9 @@ def main(argv=None) -> int:
     if args.list_loops:
         for loop in result.loops:
             print(loop.describe())
+    if args.list_notes:
+        for note in result.asm:
+            print("%s: %s" % ("warning" if note.warn else "note", note.describe()))
     if args.emit_ll:
         with open(args.emit_ll, "w") as f:
             f.write(result.ir_text)

@@ -10,8 +10,9 @@ from .registration import module_globals
 from .results import RecognisedLoop, Site, UnsupportedIRError
 from .sites import RMW_OP_NUMBER, SiteTable
 from .spinloops import LoopMatch, find_spin_loops
-from .syntax import (ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level,
+from .syntax import (FUNC_NAME_RE, ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level,
                      strip_keywords)
+from . import wide
 
 # value type -> (size in bytes, how it crosses the ABI as i64)
 _VALUE_TYPES = {
@@ -120,6 +121,9 @@ class _Rewriter:
     def load(self, rest: str, runtime: str = "__rsan_load_%d") -> str:
         parts = split_top_level(strip_keywords(rest, ("atomic", "volatile")))
         ty = parts[0]
+        if ty == "i128":
+            ptr, (order,), _ = self.orders(parts[1], "atomic load", 1)
+            return wide.load16(self, self.pointer(ptr, "atomic load"), order)
         size, _ = self.value_type(ty, "atomic load")
         ptr, (order,), _ = self.orders(parts[1], "atomic load", 1)
         self.pointer(ptr, "atomic load")
@@ -176,6 +180,9 @@ class _Rewriter:
     def store(self, rest: str) -> None:
         parts = split_top_level(strip_keywords(rest, ("atomic", "volatile")))
         ty, value = read_type(parts[0])
+        if ty == "i128":
+            ptr, (order,), _ = self.orders(parts[1], "atomic store", 1)
+            return wide.store16(self, self.pointer(ptr, "atomic store"), value, order)
         size, _ = self.value_type(ty, "atomic store")
         ptr, (order,), _ = self.orders(parts[1], "atomic store", 1)
         self.pointer(ptr, "atomic store")
@@ -193,6 +200,9 @@ class _Rewriter:
         ptr = self.pointer(parts[0], "atomicrmw")
         operand, (order,), _ = self.orders(parts[1], "atomicrmw", 1)
         ty, value = read_type(operand)
+        if ty == "i128" and op in ("xchg", "add", "sub", "and", "nand", "or", "xor",
+                                   "max", "min", "umax", "umin"):
+            return wide.rmw16(self, ptr, op, RMW_OP_NUMBER[op], value, order)
         size, _ = self.value_type(ty, "atomicrmw %s" % op)
         sid = self.table.add(self.fn, self.line, "rmw", order, size, op=op)
         v = self.to_i64(ty, value)
@@ -207,6 +217,8 @@ class _Rewriter:
         ty, expected = read_type(parts[1])
         desired_part, (succ, fail), _ = self.orders(parts[2], "cmpxchg", 2)
         ty2, desired = read_type(desired_part)
+        if ty == "i128" and ty2 == ty:
+            return wide.cas16(self, ptr, expected, desired, succ, fail, weak)
         size, kind = self.value_type(ty, "cmpxchg")
         if ty2 != ty or kind == "float":
             self.fail("cmpxchg of type %s" % ty)
@@ -267,9 +279,7 @@ def atomic_instructions(fn: IRFunction, table: SiteTable):
         if op in ("call", "invoke"):
             m = LIBCALL_RE.search(line.text)
             if m and m.group(1) not in _NOT_ACCESSES:
-                file, lineno = where(table, fn, line)
-                raise UnsupportedIRError("call to atomic library function %s" % m.group(1),
-                                         file, lineno)
+                yield line  # rewrite_atomics: wide.libcall
             continue
         if op in ("load", "store"):
             if not line.rest.startswith(("atomic ", "volatile atomic ")):
@@ -280,17 +290,26 @@ def atomic_instructions(fn: IRFunction, table: SiteTable):
 
 
 def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False,
-                    loops: list[RecognisedLoop] | None = None) -> tuple[IRModule, list[Site]]:
-    """loops: when given, gets one RecognisedLoop per loop the spin-loop pass recognised."""
+                    loops: list[RecognisedLoop] | None = None,
+                    notes: list | None = None) -> tuple[IRModule, list[Site]]:
+    """loops: when given, gets one RecognisedLoop per loop the spin-loop pass recognised.
+    notes: gets a wide.LibcallNote per atomic library call left as it is."""
     first = len(table.sites)
     names: dict[str, str] | None = None
+    decls: dict[str, str] = {}
+    notes = notes if notes is not None else []
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
         spins = find_spin_loops(fn) if spin_loops else {}
         for line in atomic_instructions(fn, table):
             op = line.opcode
             rw = _Rewriter(module, table, fn, line)
-            if line.index in spins:
+            if op in ("call", "invoke"):
+                new = wide.libcall(rw, LIBCALL_RE.search(line.text).group(1), notes, decls)
+                if new is not None:
+                    edits[line.index] = new
+                continue
+            if line.index in spins and " i128" not in line.text:
                 loop = spins[line.index]
                 if loop.kind == "wait":
                     ptr = rw.spin_load(line.rest, loop)
@@ -315,4 +334,7 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
                 getattr(rw, op)(line.rest)
             edits[line.index] = rw.out
         fn.apply(edits)
+    if decls:
+        declared = {m.group(1).strip('"') for m in map(FUNC_NAME_RE.match, module.top_level_lines()) if m}
+        module.items.extend(d for n, d in sorted(decls.items()) if n not in declared)
     return module, table.sites[first:]

@@ -28,6 +28,9 @@ def _init() -> None:
     if not _initialized:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
+        # Inline asm (`pause`, `lock cmpxchg`) is assembled by the object streamer, which
+        # needs the target's asm parser: without it LLVM aborts the process.
+        llvm.initialize_native_asmparser()
         _initialized = True
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .annotations import annotation_sites
+from .asm import rewrite_asm
 from .atomics import rewrite_atomics
 from .calls import shadow_call_stack
 from .codegen import optimise_ir
@@ -44,10 +45,13 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
         debug = table.debug = DebugInfo(module.top_level_lines())
     insert_repairs(module, table, module_id, repairs or [])
     loops: list = []
-    module, _ = rewrite_atomics(module, table, spin_loops, loops)
+    libcall_notes: list = []
+    module, _ = rewrite_atomics(module, table, spin_loops, loops, libcall_notes)
     module, _ = annotation_sites(module, table)
+    asm_notes = rewrite_asm(module, table)
     number_repair_fences(module, table)  # after every site of the program's own
     module, _ = shadow_call_stack(module, table)
     module = emit_registration(module, table, debug, module_id)
     loops.sort(key=lambda loop: (loop.file, loop.line))
-    return InstrumentResult(print_module(module), tuple(table.sites), tuple(loops))
+    return InstrumentResult(print_module(module), tuple(table.sites), tuple(loops),
+                            tuple(libcall_notes) + tuple(asm_notes))

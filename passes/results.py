@@ -67,6 +67,7 @@ class InstrumentResult:
     ir_text: str
     sites: tuple[Site, ...]
     loops: tuple[RecognisedLoop, ...] = ()
+    asm: tuple = ()            # notes (describe(), warn) on inline asm and atomic library calls
 
 
 class UnsupportedIRError(Exception):

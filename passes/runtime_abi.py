@@ -6,6 +6,8 @@ DECLARATIONS = {
     "__rsan_func_entry": "declare void @__rsan_func_entry(i64)",
     "__rsan_func_exit": "declare void @__rsan_func_exit()",
     "__rsan_register_module": "declare void @__rsan_register_module(ptr)",
+    "__rsan_asm_begin": "declare void @__rsan_asm_begin(ptr, i32, i32, i64)",
+    "__rsan_asm_end": "declare void @__rsan_asm_end()",
 }
 for _n in (1, 2, 4, 8):
     DECLARATIONS["__rsan_load_%d" % _n] = "declare i64 @__rsan_load_%d(ptr, i32, i64)" % _n
@@ -35,6 +37,12 @@ for _n in (1, 2, 4, 8, 16):
     DECLARATIONS["__rsan_write_%d" % _n] = "declare void @__rsan_write_%d(ptr captures(none), i64) %s" % (_n, _PLAIN_HOOK)
 DECLARATIONS["__rsan_read_range"] = "declare void @__rsan_read_range(ptr captures(none), i64, i64) " + _PLAIN_HOOK
 DECLARATIONS["__rsan_write_range"] = "declare void @__rsan_write_range(ptr captures(none), i64, i64) " + _PLAIN_HOOK
+# 16-byte atomics (passes/wide.py, runtime/src/atomic16.c): i128 as (lo, hi) i64 halves
+DECLARATIONS["__rsan_load_16"] = "declare { i64, i64 } @__rsan_load_16(ptr, i32, i64)"
+DECLARATIONS["__rsan_store_16"] = "declare void @__rsan_store_16(ptr, i64, i64, i32, i64)"
+DECLARATIONS["__rsan_rmw_16"] = "declare { i64, i64 } @__rsan_rmw_16(ptr, i64, i64, i32, i32, i64)"
+DECLARATIONS["__rsan_cas_16"] = (
+    "declare { i64, i64 } @__rsan_cas_16(ptr, i64, i64, i64, i64, i32, i32, i32, i64)")
 
 ABI_VERSION = 1
 # IR types of the structs of rsan_interface.h

@@ -73,6 +73,11 @@ class BuildResult:
     objects: tuple[Path, ...]
     site_tables: tuple[Path, ...] = ()   # when requested, per source
     loops: tuple[str, ...] = ()          # the recognised spin / CAS retry loops, one line each
+    asm: tuple[str, ...] = ()            # passes notes (`note: ...`) and warnings (`warning: ...`)
+
+    @property
+    def asm_warnings(self) -> tuple[str, ...]:
+        return tuple(line for line in self.asm if line.startswith("warning: "))
 
 
 def check_sources(sources: tuple[str, ...]) -> None:
@@ -144,13 +149,15 @@ def compile_to_bitcode(toolchain: Toolchain, source: str, bitcode: Path, flags: 
 def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
                module_id: str | None = None, repairs: str | None = None,
                sites_json: Path | None = None, plain_accesses: bool = True,
-               plain_first: int = 0, optimiser: str | None = None) -> tuple[str, ...]:
+               plain_first: int = 0, optimiser: str | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Instrument ``bitcode`` into the object ``obj`` (module id: the absolute source path
     unless given; it must be unique per translation unit). ``plain_accesses`` False leaves
     non-atomic accesses alone (no race detection, a faster program). Returns the lines that
-    describe the spin and CAS retry loops the passes recognised (``--list-loops``).
-    ``plain_first``: the bitcode is unoptimised; optimise at this -O level after the plain
-    accesses are instrumented (plain_first_level), with ``optimiser`` (pipeline_clang)."""
+    describe the spin and CAS retry loops the passes recognised (``--list-loops``) and those
+    about inline asm and atomic library calls (``--list-notes``: ``note: ...`` modelled,
+    ``warning: ...`` left as it is). ``plain_first``: the bitcode is unoptimised; optimise at
+    this -O level after the plain accesses are instrumented (plain_first_level), with
+    ``optimiser`` (pipeline_clang)."""
     cmd = [sys.executable, "-m", "pyrsan.passes", str(bitcode), "-o", str(obj),
            "--module-id", module_id or os.path.abspath(source)]
     if not plain_accesses:
@@ -165,12 +172,18 @@ def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
         cmd += ["--repairs", repairs]
     if sites_json is not None:
         cmd += ["--sites-json", str(sites_json)]
-    cmd.append("--list-loops")
+    cmd += ["--list-loops", "--list-notes"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=_passes_env())
     if proc.returncode == 0 and obj.is_file():
-        return tuple(line for line in proc.stdout.splitlines() if line.strip())
+        lines = [line for line in proc.stdout.splitlines() if line.strip()]
+        asm = tuple(line for line in lines if line.startswith(("note: ", "warning: ")))
+        return tuple(line for line in lines if line not in asm), asm
     if proc.returncode == 2:
         raise InstrumentationError(f"{source}: {_unsupported_message(proc.stderr)}")
+    asm_error = next((line for line in proc.stderr.splitlines() if line.startswith("error: <inline asm>")), None)
+    if asm_error is not None:  # LLVM's assembler rejected the program's own inline asm (exit 1)
+        raise BuildError(f"compilation of {source} failed: invalid inline assembly "
+                         f"({asm_error[len('error: '):].strip()})", proc.stderr.rstrip()[-4000:])
     how = f"crashed with {_signal_name(proc.returncode)}" if proc.returncode < 0 else (
         f"failed with exit status {proc.returncode}")
     raise InternalError(
@@ -203,6 +216,7 @@ def build_program(request: BuildRequest) -> BuildResult:
     objects: list[Path] = []
     tables: list[Path] = []
     loops: list[str] = []
+    asm: list[str] = []
     for index, source in enumerate(request.sources):
         stem = f"{index}_{Path(source).name.replace('.', '_')}"
         plain_first = plain_first_level(request.compiler_flags, request.plain_accesses)
@@ -212,16 +226,18 @@ def build_program(request: BuildRequest) -> BuildResult:
         sites_json = temp / f"{stem}.sites.json" if request.site_tables else None
         compile_to_bitcode(toolchain, source, bitcode, request.compiler_flags, runtime.include_dir,
                            plain_first, text=optimiser is not None)
-        loops += instrument(bitcode, obj, source,
-                            temp / f"{stem}.rsan.ll" if request.keep_temps else None,
-                            module_id=request.module_ids[index] if request.module_ids else None,
-                            repairs=request.repairs, sites_json=sites_json,
-                            plain_accesses=request.plain_accesses, plain_first=plain_first,
-                            optimiser=optimiser)
+        found_loops, found_asm = instrument(bitcode, obj, source,
+                                            temp / f"{stem}.rsan.ll" if request.keep_temps else None,
+                                            module_id=request.module_ids[index] if request.module_ids else None,
+                                            repairs=request.repairs, sites_json=sites_json,
+                                            plain_accesses=request.plain_accesses, plain_first=plain_first,
+                                            optimiser=optimiser)
+        loops += found_loops
+        asm += found_asm
         objects.append(obj)
         if sites_json is not None:
             tables.append(sites_json)
     cxx = any(is_cxx_source(s) for s in request.sources)
     link(toolchain, objects, runtime, request.output, cxx)
     return BuildResult(Path(request.output), toolchain, runtime, tuple(objects), tuple(tables),
-                       tuple(loops))
+                       tuple(loops), tuple(asm))

@@ -25,6 +25,7 @@ from .render import (error_document, json_document, merged_json_document, render
                      render_suppressions, render_text)
 from .reports import find_log_files, merge_logs
 from .sarif import sarif_document
+from .options import format_options
 from .runner import (DEFAULT_SAMPLED_RUNS, DEFAULT_SCHED, DEFAULT_SCHEDULE_DIR, DEFAULT_TIME_BUDGET,
                      EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, SEEDED_SCHEDS, ExploreOptions,
                      RunOptions, ScheduleOptions, SessionResult, check_user_options)
@@ -236,6 +237,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int | None, keep_goi
             ))
             if verbose:
                 _list_loops(built.loops)
+            _list_asm(built.asm, verbose)
         options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
                              schedule=schedule, time_budget=budget, sampling=budget is not None,
@@ -312,6 +314,7 @@ def build(ctx: click.Context, sources: tuple[str, ...], output: str, no_races: b
         ))
         if verbose:
             _list_loops(built.loops)
+        _list_asm(built.asm, verbose)
         return 0
     finally:
         if keep_temps:
@@ -563,8 +566,6 @@ def _use_suppressions(path: str) -> None:
     that the file is there; its syntax is checked by the runtime at start-up."""
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no such suppressions file")
-    if any(c in path for c in ": \t\n"):
-        raise UsageError(f"{path}: a suppressions file path cannot contain ':' or white space")
     _add_runtime_option("suppressions", os.path.abspath(path))
 
 
@@ -572,7 +573,8 @@ def _add_runtime_option(name: str, value: str) -> None:
     """Set a runtime option for the runs: appended to the user's PYRSAN_OPTIONS, so it wins
     (runner.runtime_options keeps the last value of a name)."""
     user = os.environ.get("PYRSAN_OPTIONS", "")
-    os.environ["PYRSAN_OPTIONS"] = f"{user}:{name}={value}" if user else f"{name}={value}"
+    item = format_options([(name, value)])
+    os.environ["PYRSAN_OPTIONS"] = f"{user}:{item}" if user else item
 
 
 @cli.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -645,6 +647,16 @@ def _list_loops(loops: tuple[str, ...]) -> None:
         click.echo(f"pyrsan: {line}", err=True)
     if not loops:
         click.echo("pyrsan: no spin loop or CAS retry loop recognised", err=True)
+
+
+def _list_asm(lines: tuple[str, ...], verbose: bool) -> None:
+    """Inline asm and atomic library calls (passes/asm.py, atomics.py): a warning per
+    statement that is not modelled, always; -v also lists the asm modelled as atomics or fences."""
+    for line in dict.fromkeys(lines):  # one per source line (inlining repeats a statement)
+        if line.startswith("warning: "):
+            click.echo(f"pyrsan: {line}", err=True)
+        elif verbose:
+            click.echo(f"pyrsan: {line[len('note: '):]}", err=True)
 
 
 def _write_text(path: str, text: str) -> None:

@@ -20,6 +20,7 @@ from typing import Callable, Mapping, Sequence
 
 from .errors import EXIT_CLEAN, EXIT_PROGRAM_FAILED, EXIT_REPORTS, InternalError, UsageError
 from .explore import Exploration, explore
+from .options import OptionSyntaxError, format_options, parse_options
 from .reports import DistinctReport, Reproduction, RunResult, deduplicate, read_report_dir
 from .schedule import Op, Trace, TraceFormatError, read_trace, write_schedule
 
@@ -45,6 +46,8 @@ AUTO_HANDOVER_STEPS = 200000
 STALL_MS = 300
 #: The runtime's exit statuses for a deadlock and for max_steps under the controlled
 #: scheduler (docs/scheduling.md), told apart from the program's own statuses.
+#: A runtime fatal error (out of memory, no shadow memory): runtime/src/rsan_exit.h.
+EXIT_RUNTIME_FATAL = 85
 EXIT_RUNTIME_BAD_OPTIONS = 86
 EXIT_RUNTIME_DEADLOCK = 87
 EXIT_RUNTIME_BOUND = 88
@@ -150,23 +153,26 @@ class SessionResult:
 
 
 def parse_options_string(text: str) -> list[tuple[str, str]]:
-    """``PYRSAN_OPTIONS``: ``name=value`` items separated by ``:`` or spaces."""
-    items = []
-    for chunk in text.replace(":", " ").split():
-        name, _, value = chunk.partition("=")
-        items.append((name, value))
-    return items
+    """``PYRSAN_OPTIONS``: ``name=value`` items separated by ``:`` or spaces, values bare or
+    quoted (pyrsan/options.py). A syntax error is a UsageError."""
+    try:
+        return [(name, value or "") for name, value in parse_options(text)]
+    except OptionSyntaxError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def check_user_options(user: str, known: frozenset[str] | None) -> None:
     """Reject a malformed or unknown name in the user's PYRSAN_OPTIONS before running: the
     runtime would exit 2 at start-up, which the driver cannot tell from the program's own
     exit status. ``known`` None: names unknown to the driver, only the syntax is checked."""
-    for chunk in user.replace(":", " ").split():
-        name = chunk.partition("=")[0]
+    try:
+        items = parse_options(user)
+    except OptionSyntaxError as exc:
+        raise UsageError(str(exc)) from None
+    for name, value in items:
         if known is not None and name not in known:
             raise UsageError(f"unknown option '{name}' in PYRSAN_OPTIONS (known: {', '.join(sorted(known))})")
-        if "=" not in chunk:
+        if value is None:
             raise UsageError(f"option '{name}' in PYRSAN_OPTIONS needs a value (name=value)")
 
 
@@ -180,7 +186,7 @@ def runtime_options(user: str, json_path: str, sc_accesses: str | None,
     if sc_accesses is not None:
         options["sc_accesses"] = sc_accesses
     options.update(schedule)
-    return ":".join(f"{k}={v}" for k, v in options.items())
+    return format_options(options)
 
 
 def _kill_group(pid: int) -> None:
@@ -249,6 +255,8 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
             sig = signal.Signals(-returncode).name
         except ValueError:
             sig = f"signal {-returncode}"
+    if returncode == EXIT_RUNTIME_FATAL:  # a crash of the runtime, not the program's status
+        sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
     trace = _read_trace(trace_path) if schedule.controlled else None
     reports = tuple(read_report_dir(report_dir))
     if options.explain:

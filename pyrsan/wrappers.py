@@ -191,8 +191,11 @@ def compile_source(toolchain: Toolchain, driver: Sequence[str], include_dir: Pat
     if status != 0:
         return status
     module_id = f"{os.path.abspath(source)}:{os.path.abspath(output)}"
-    instrument(bitcode, Path(output), source, None, module_id=module_id, plain_first=plain_first,
-               optimiser=optimiser)
+    _, asm = instrument(bitcode, Path(output), source, None, module_id=module_id, plain_first=plain_first,
+                        optimiser=optimiser)
+    for line in dict.fromkeys(asm):  # what the passes left unmodelled: never silently
+        if line.startswith("warning: "):
+            sys.stderr.write(f"pyrsan: {line}\n")
     return 0
 
 

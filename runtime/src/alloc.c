@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rsan_exit.h"
 #include "rsan_internal.h"
 
 extern void *__libc_calloc(size_t, size_t);
@@ -14,7 +15,7 @@ extern void __libc_free(void *);
 static void rsan_oom(void) {
   static const char msg[] = "pyrsan: out of memory in the runtime\n";
   (void)!write(2, msg, sizeof msg - 1);
-  _exit(2);
+  rsan_exit_raw(RSAN_EXIT_FATAL);
 }
 
 void *rsan_alloc(size_t n) {

@@ -9,6 +9,7 @@
 #include "rsan_engine.h"
 #include "rsan_explain.h"
 #include "rsan_sched.h"
+#include "rsan_signal.h"
 
 /* The shadow part of an atomic access (algorithm.md §5: atomics are recorded too, so that
  * mixed atomic / plain races are found). Made under the location lock: a thread that
@@ -308,21 +309,21 @@ static void op_track(void *p, int size) {
 /* ---- ABI entry points (rsan_interface.h). Each records its own frame address for the
  * shadow call stack before calling the shared implementation. ---- */
 #define RSAN_DEF_SIZE(N)                                                                         \
-  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_load_##N(void *p, int32_t order, uint64_t site) {    \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_load_##N(void *p, int32_t order, uint64_t site) { RSAN_RT_GUARD; \
     return op_load(p, N, order, site, (uintptr_t)__builtin_frame_address(0));                    \
   }                                                                                              \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_store_##N(void *p, uint64_t v, int32_t order,           \
-                                                  uint64_t site) {                               \
+                                                  uint64_t site) { RSAN_RT_GUARD;                 \
     op_store(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0));                       \
   }                                                                                              \
   RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_rmw_##N(void *p, uint64_t v, int32_t op,             \
-                                                    int32_t order, uint64_t site) {              \
+                                                    int32_t order, uint64_t site) { RSAN_RT_GUARD; \
     return op_rmw(p, v, op, N, order, site, (uintptr_t)__builtin_frame_address(0));              \
   }                                                                                              \
   RSAN_EXPORT RSAN_NOINLINE rsan_cas_ret __rsan_cas_##N(void *p, uint64_t expected,              \
                                                         uint64_t desired, int32_t succ,          \
                                                         int32_t fail, int32_t weak,              \
-                                                        uint64_t site) {                         \
+                                                        uint64_t site) { RSAN_RT_GUARD;           \
     return op_cas(p, expected, desired, N, succ, fail, weak, site,                               \
                   (uintptr_t)__builtin_frame_address(0));                                        \
   }
@@ -330,17 +331,18 @@ static void op_track(void *p, int size) {
 #define RSAN_DEF_VALUE(N)                                                                        \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_wait_##N(void *p, uint64_t v, int32_t order,             \
                                                  uint64_t site) {                                \
+    /* blocking: no guard (a handler may be what it waits for); its locks defer signals */     \
     op_wait(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0), 1, NULL);               \
   }                                                                                              \
   RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_##N(void *p, uint64_t expected,            \
-                                                          int32_t order, uint64_t site) {        \
+                                                          int32_t order, uint64_t site) { RSAN_RT_GUARD; \
     uint64_t seen = 0;                                                                           \
     op_wait(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN,       \
             &seen);                                                                              \
     return seen;                                                                                 \
   }                                                                                              \
   RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_ne_##N(void *p, uint64_t unexpected,       \
-                                                             int32_t order, uint64_t site) {     \
+                                                             int32_t order, uint64_t site) { RSAN_RT_GUARD; \
     uint64_t seen = 0;                                                                           \
     op_wait(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE,  \
             &seen);                                                                              \
@@ -350,7 +352,7 @@ static void op_track(void *p, int size) {
                                                  int32_t order, uint64_t site) {                 \
     op_bcas(p, expected, desired, N, order, site, (uintptr_t)__builtin_frame_address(0), 1);     \
   }                                                                                              \
-  RSAN_EXPORT void __rsan_track_##N(void *p, uint64_t v, uint64_t site) {                        \
+  RSAN_EXPORT void __rsan_track_##N(void *p, uint64_t v, uint64_t site) { RSAN_RT_GUARD;          \
     (void)v;                                                                                     \
     (void)site;                                                                                  \
     op_track(p, N);                                                                              \
@@ -365,10 +367,12 @@ RSAN_DEF_VALUE(8)
  * attempt of wait / BCAS, with its check and, when memory holds the value, the operation
  * (1); otherwise nothing happens after the check (0): the attempt creates no event. */
 RSAN_EXPORT int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site) {
+  RSAN_RT_GUARD;
   return op_wait(p, v, size, order, site, (uintptr_t)__builtin_frame_address(0), 0, NULL);
 }
 RSAN_EXPORT int __rsan_test_bcas_once(void *p, uint64_t expected, uint64_t desired, int32_t size,
                                       int32_t order, uint64_t site) {
+  RSAN_RT_GUARD;
   return op_bcas(p, expected, desired, size, order, site, (uintptr_t)__builtin_frame_address(0), 0);
 }
 
@@ -378,6 +382,7 @@ RSAN_DEF_SIZE(4)
 RSAN_DEF_SIZE(8)
 
 RSAN_EXPORT void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site) {
+  RSAN_RT_GUARD;
   if (singlethread) return; /* syncscope("singlethread"): a compiler barrier only */
   rsan_ensure_init();
   RSAN_SCHED_POINT(order == RSAN_SEQ_CST ? RSAN_SK_FENCE_SC : RSAN_SK_FENCE, NULL, 0);

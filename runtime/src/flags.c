@@ -1,7 +1,8 @@
 /* Runtime options from PYRSAN_OPTIONS (docs/interfaces.md §2): one table (name, type,
  * default, help) drives the defaults, the parser and help=1 (and the README's table is
  * checked against it by testsuite/ci). Values are `name=value` separated by ':' or white
- * space. A bad option or suppressions file ends the process at start-up with one line on
+ * space; a value is bare (up to the next separator) or quoted ("...", with \x for x), the
+ * rule of pyrsan/options.py, which the driver uses to write paths with spaces or ':'. A bad option or suppressions file ends the process at start-up with one line on
  * stderr and exit status RSAN_EXIT_BAD_OPTIONS (86), so that it cannot be mistaken for the
  * program's own exit status. */
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rsan_exit.h"
 #include "rsan_report.h"
 
 #define RSAN_EXIT_BAD_OPTIONS 86
@@ -33,7 +35,7 @@ const char *rsan_flags_explain_path(void) { return flag_ext.explain_path; }
 
 /* report.c: reads the suppressions file; 0, or -1 with a one-line message in err. */
 
-enum flag_type { F_BOOL, F_INT, F_STRING, F_SC_MODE, F_SCHED, F_U64 };
+enum flag_type { F_BOOL, F_INT, F_STRING, F_SC_MODE, F_SCHED, F_U64, F_EXIT };
 
 typedef struct flag_desc {
   const char *name;
@@ -49,7 +51,7 @@ static const flag_desc flag_table[] = {
     FLAG(json_path, F_STRING, "", "append one JSON object per report to this file; %p expands to the pid", rsan_flag),
     FLAG(print_reports, F_BOOL, "1", "print text report blocks on stderr", rsan_flag),
     FLAG(halt_on_error, F_BOOL, "0", "exit right after the first report", rsan_flag),
-    FLAG(exitcode, F_INT, "66", "exit status at exit when reports were made", rsan_flag),
+    FLAG(exitcode, F_EXIT, "66", "exit status at exit when reports were made", rsan_flag),
     FLAG(report_robustness, F_BOOL, "1", "robustness reports on/off", rsan_flag),
     FLAG(report_races, F_BOOL, "1", "data-race reports on/off (0: no race work at all, faster)", rsan_flag),
     FLAG(report_benign, F_BOOL, "0", "also print robustness reports whose consequence is benign (failed-cas) and let them set the exit status", rsan_flag),
@@ -119,6 +121,17 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
     *(int *)base = neg ? -x : x;
     return 0;
   }
+  case F_EXIT: { /* an exit status: 0..255 (256 would exit 0 after reports) */
+    int x = 0;
+    if (vn == 0 || vn > 3) return -1;
+    for (size_t i = 0; i < vn; i++) {
+      if (v[i] < '0' || v[i] > '9') return -1;
+      x = x * 10 + (v[i] - '0');
+    }
+    if (x > 255) return -1;
+    *(int *)base = x;
+    return 0;
+  }
   case F_STRING:
     if (vn >= RSAN_FLAG_STRING_MAX) return -1;
     memcpy(base, v, vn);
@@ -169,8 +182,9 @@ int rsan_flags_parse(const char *s, char *err, size_t errn) {
   if (rc == 0 && flag_ext.suppressions[0] && !rsan_test_mode)
     rc = rsan_suppressions_load(flag_ext.suppressions, err, errn);
   if (rc != 0 && !rsan_test_mode) {
+    rsan_one_line(err);
     (void)!write(2, err, strlen(err));
-    _exit(RSAN_EXIT_BAD_OPTIONS);
+    rsan_exit_raw(RSAN_EXIT_BAD_OPTIONS);
   }
   return rc;
 }
@@ -195,11 +209,40 @@ static int parse_options(const char *s, char *err, size_t errn) {
       return -1;
     }
     const char *v = ++p;
-    while (*p && !is_sep(*p)) p++;
-    int rc = set_flag(f, v, (size_t)(p - v));
+    char quoted[RSAN_FLAG_STRING_MAX + 1];
+    size_t vn;
+    if (*p == '"') { /* a quoted value (pyrsan/options.py): \x stands for x */
+      size_t k = 0;
+      int overflow = 0;
+      for (p++; *p && *p != '"'; p++) {
+        if (*p == '\\' && p[1]) p++;
+        if (k < RSAN_FLAG_STRING_MAX) quoted[k++] = *p;
+        else overflow = 1;
+      }
+      if (!*p) {
+        err_line(err, errn, "option", name, nn, " has an unterminated quoted value");
+        return -1;
+      }
+      p++;
+      if (*p && !is_sep(*p)) {
+        err_line(err, errn, "option", name, nn, " has text right after its quoted value");
+        return -1;
+      }
+      if (overflow) {
+        err_line(err, errn, "option", name, nn, " has a value that is too long");
+        return -1;
+      }
+      quoted[k] = 0;
+      v = quoted;
+      vn = k;
+    } else {
+      while (*p && !is_sep(*p)) p++;
+      vn = (size_t)(p - v);
+    }
+    int rc = set_flag(f, v, vn);
     if (rc != 0) {
       char tail[200];
-      snprintf(tail, sizeof tail, " has a bad value '%.*s'", (int)((p - v) > 100 ? 100 : (p - v)), v);
+      snprintf(tail, sizeof tail, " has a bad value '%.*s'", (int)(vn > 100 ? 100 : vn), v);
       err_line(err, errn, "option", name, nn, tail);
       return -1;
     }

@@ -112,3 +112,13 @@ void rsan_heap_reset_all(void) {
     rsan_free(n);
   }
 }
+
+/* fork (rsan_fork.h): bucket locks in index order, then the free list's */
+void rsan_heap_fork_lock(void) {
+  for (uint32_t k = 0; k < NBUCKETS; k++) rsan_spin_lock(&buckets[k].lock);
+  rsan_spin_lock(&free_lock);
+}
+void rsan_heap_fork_unlock(void) {
+  rsan_spin_unlock(&free_lock);
+  for (uint32_t k = 0; k < NBUCKETS; k++) rsan_spin_unlock(&buckets[k].lock);
+}

@@ -27,7 +27,7 @@ void rsan_init_slow(void) {
     char err[300];
     if (env && rsan_flags_parse(env, err, sizeof err) != 0) {
       (void)!write(2, err, strlen(err));
-      _exit(2);
+      _exit(86); /* unreachable: rsan_flags_parse exits 86 itself */
     }
     if (rsan_flag.help) rsan_flags_print_help();
     rsan_sched_init();
@@ -42,3 +42,7 @@ void rsan_init_slow(void) {
   rsan_spin_unlock(&init_lock);
 }
 
+
+/* fork (rsan_fork.h) */
+void rsan_init_fork_lock(void) { rsan_spin_lock(&init_lock); }
+void rsan_init_fork_unlock(void) { rsan_spin_unlock(&init_lock); }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rsan_exit.h"
 #include "intercept_internal.h"
 #include "rsan_interface.h"
 
@@ -19,7 +20,7 @@ static void rsan_icpt_die(const char *what, const char *name) {
   ignored = write(2, name, strlen(name));
   ignored = write(2, "\n", 1);
   (void)ignored;
-  _exit(2);
+  rsan_exit_raw(RSAN_EXIT_FATAL);
 }
 
 void *rsan_icpt_resolve(void *_Atomic *slot, const char *name, const char *version) {
@@ -80,16 +81,12 @@ void rsan_icpt_acq_rel(const void *addr) {
   rsan_icpt_leave();
 }
 
-/* fork: hold every interceptor lock across it, so that the child (which has only the
- * forking thread) never inherits a lock held by a thread that does not exist there. */
-static void icpt_fork_prepare(void) {
+/* fork (rsan_fork.h, intercept_fork.c): every interceptor lock, map first. */
+void rsan_icpt_fork_lock(void) {
   rsan_icpt_map_lock();
   for (int i = 0; i < RSAN_ICPT_STRIPES; i++) stripe_lock(&rsan_icpt_stripe[i]);
 }
-static void icpt_fork_done(void) {
+void rsan_icpt_fork_unlock(void) {
   for (int i = RSAN_ICPT_STRIPES - 1; i >= 0; i--) stripe_unlock(&rsan_icpt_stripe[i]);
   rsan_icpt_map_unlock();
-}
-__attribute__((constructor)) static void icpt_register_fork_handlers(void) {
-  pthread_atfork(icpt_fork_prepare, icpt_fork_done, icpt_fork_done);
 }

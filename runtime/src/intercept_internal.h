@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "rsan_signal.h"
 #include "rsan_sync.h"
 
 /* glibc exports these; they never go through the interposed symbols. */
@@ -31,8 +32,29 @@ void *__libc_realloc(void *p, size_t n);
 extern __thread int rsan_icpt_depth __attribute__((tls_model("initial-exec")));
 
 static inline int rsan_icpt_inside(void) { return rsan_icpt_depth != 0; }
-static inline void rsan_icpt_enter(void) { rsan_icpt_depth++; }
-static inline void rsan_icpt_leave(void) { rsan_icpt_depth--; }
+/* The guard also counts as "inside the runtime" for signal deferral (rsan_signal.h). */
+static inline void rsan_icpt_enter(void) {
+  rsan_rt_guard_enter();
+  rsan_icpt_depth++;
+}
+static inline void rsan_icpt_leave(void) {
+  rsan_icpt_depth--;
+  rsan_rt_guard_leave();
+}
+
+/* glibc's allocator is not async-signal-safe: a signal handler whose atomics make the runtime
+ * allocate must not run while its thread is inside it (signals are deferred meanwhile). */
+static inline void *rsan_icpt_malloc(size_t n) {
+  rsan_rt_enter();
+  void *p = __libc_malloc(n);
+  rsan_rt_leave();
+  return p;
+}
+static inline void rsan_icpt_free(void *p) {
+  rsan_rt_enter();
+  __libc_free(p);
+  rsan_rt_leave();
+}
 
 /* ---- real functions ---- */
 

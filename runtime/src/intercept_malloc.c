@@ -22,6 +22,21 @@
 void *__libc_calloc(size_t n, size_t k);
 void *__libc_memalign(size_t align, size_t n);
 
+/* The real allocator, with signals deferred while inside it (a handler's atomics may make the
+ * runtime allocate: rsan_signal.h); pending ones run once it returned. */
+#define RAW(expr)                                                                        \
+  ({                                                                                     \
+    rsan_rt_enter();                                                                     \
+    __typeof__(expr) raw_result_ = (expr);                                               \
+    rsan_rt_guard_leave();                                                               \
+    raw_result_;                                                                         \
+  })
+static void raw_free(void *p) {
+  rsan_rt_enter();
+  __libc_free(p);
+  rsan_rt_guard_leave();
+}
+
 static void retire_block(void *p) {
   size_t n = malloc_usable_size(p);
   rsan_icpt_enter();
@@ -41,26 +56,26 @@ static void *note_block(void *p, size_t n) {
   return p;
 }
 
-void *malloc(size_t n) { return note_block(__libc_malloc(n), n); }
+void *malloc(size_t n) { return note_block(RAW(__libc_malloc(n)), n); }
 
 void *calloc(size_t n, size_t k) {
-  void *p = __libc_calloc(n, k);
+  void *p = RAW(__libc_calloc(n, k));
   return p ? note_block(p, n * k) : NULL; /* __libc_calloc checked the product */
 }
 
-void *memalign(size_t align, size_t n) { return note_block(__libc_memalign(align, n), n); }
+void *memalign(size_t align, size_t n) { return note_block(RAW(__libc_memalign(align, n)), n); }
 
 void *aligned_alloc(size_t align, size_t n) {
   if (align == 0 || (align & (align - 1))) { /* as glibc: a power of two or EINVAL */
     errno = EINVAL;
     return NULL;
   }
-  return note_block(__libc_memalign(align, n), n);
+  return note_block(RAW(__libc_memalign(align, n)), n);
 }
 
 int posix_memalign(void **out, size_t align, size_t n) {
   if (align < sizeof(void *) || (align & (align - 1))) return EINVAL;
-  void *p = __libc_memalign(align, n);
+  void *p = RAW(__libc_memalign(align, n));
   if (!p) return ENOMEM;
   *out = note_block(p, n);
   return 0;
@@ -69,7 +84,7 @@ int posix_memalign(void **out, size_t align, size_t n) {
 void free(void *p) {
   if (p == NULL) return;
   if (!rsan_icpt_inside()) retire_block(p);
-  __libc_free(p);
+  raw_free(p);
 }
 
 /* Only a compatibility symbol in glibc 2.36 (old binaries and libraries may still call it). */
@@ -77,8 +92,8 @@ void cfree(void *p);
 void cfree(void *p) { free(p); }
 
 void *realloc(void *p, size_t n) {
-  if (rsan_icpt_inside()) return __libc_realloc(p, n);
-  if (p == NULL) return note_block(__libc_realloc(NULL, n), n);
+  if (rsan_icpt_inside()) return RAW(__libc_realloc(p, n));
+  if (p == NULL) return note_block(RAW(__libc_realloc(NULL, n)), n);
   if (n == 0) { /* glibc: realloc(p, 0) frees p and returns NULL */
     free(p);
     return NULL;
@@ -95,7 +110,7 @@ void *realloc(void *p, size_t n) {
     rsan_icpt_enter();
     rsan_heap_free(p);
     rsan_icpt_leave();
-    void *q = __libc_realloc(p, n);
+    void *q = RAW(__libc_realloc(p, n));
     if (q != NULL && q != p) {
       rsan_icpt_enter();
       rsan_memory_retire(p, n);
@@ -104,10 +119,10 @@ void *realloc(void *p, size_t n) {
     return note_block(q ? q : p, q ? n : old);
   }
   /* Growing: move by hand so the old block is retired before the allocator sees it again. */
-  void *q = __libc_malloc(n);
+  void *q = RAW(__libc_malloc(n));
   if (q == NULL) return NULL; /* p stays valid, as realloc leaves it */
   memcpy(q, p, old);
   retire_block(p);
-  __libc_free(p);
+  raw_free(p);
   return note_block(q, n);
 }

@@ -55,9 +55,13 @@ static thread_node *map_bucket[MAP_BUCKETS];
 static atomic_int map_lock_word;
 
 static void map_lock(void) {
+  rsan_rt_enter(); /* a signal handler must not wait for the lock its thread holds */
   while (atomic_exchange_explicit(&map_lock_word, 1, memory_order_acquire) != 0) sched_yield();
 }
-static void map_unlock(void) { atomic_store_explicit(&map_lock_word, 0, memory_order_release); }
+static void map_unlock(void) {
+  atomic_store_explicit(&map_lock_word, 0, memory_order_release);
+  rsan_rt_leave();
+}
 void rsan_icpt_map_lock(void) { map_lock(); }
 void rsan_icpt_map_unlock(void) { map_unlock(); }
 
@@ -108,11 +112,11 @@ typedef struct start_info {
 
 /* Allocates the child's state and its node before the real create. NULL on ENOMEM. */
 static start_info *prepare_child(int detached) {
-  start_info *si = __libc_malloc(sizeof *si);
-  thread_node *node = __libc_malloc(sizeof *node);
+  start_info *si = rsan_icpt_malloc(sizeof *si);
+  thread_node *node = rsan_icpt_malloc(sizeof *node);
   if (si == NULL || node == NULL) {
-    __libc_free(si);
-    __libc_free(node);
+    rsan_icpt_free(si);
+    rsan_icpt_free(node);
     return NULL;
   }
   rsan_icpt_enter();
@@ -134,7 +138,7 @@ static void publish_child(thread_node *node, pthread_t th) {
   map_lock();
   node->key = th;
   if (node->finished && node->detached)
-    __libc_free(node); /* the child already ran to the end and nobody can join it */
+    rsan_icpt_free(node); /* the child already ran to the end and nobody can join it */
   else
     map_insert(node);
   map_unlock();
@@ -143,8 +147,8 @@ static void publish_child(thread_node *node, pthread_t th) {
 /* The real create failed: the child never ran. Its engine state cannot be discarded
  * (rsan_sync.h has no call for it): it leaks, which is small. */
 static void abandon_child(start_info *si) {
-  __libc_free(si->node);
-  __libc_free(si);
+  rsan_icpt_free(si->node);
+  rsan_icpt_free(si);
 }
 
 /* The calling thread's stack block (with glibc, its static TLS too); 0, 0 when unknown.
@@ -189,6 +193,7 @@ void rsan_icpt_thread_exit_current(void) {
   }
   self_node = NULL; /* once only, and never touch the node again after this */
   if (rsan_sched_on) rsan_sched_exit_point();
+  rsan_sig_thread_exit();
 
   const void *lo, *hi;
   rsan_icpt_enter();
@@ -200,7 +205,7 @@ void rsan_icpt_thread_exit_current(void) {
   node->finished = 1;
   if (node->detached && node->inserted) {
     map_remove(node);
-    __libc_free(node);
+    rsan_icpt_free(node);
   }
   /* not inserted yet: publish_child frees it when detached, or inserts it for a join */
   map_unlock();
@@ -214,7 +219,7 @@ static void child_cleanup(void *unused) {
 
 static void *posix_trampoline(void *p) {
   start_info si = *(start_info *)p;
-  __libc_free(p);
+  rsan_icpt_free(p);
   child_begin(si.node);
   void *ret;
   pthread_cleanup_push(child_cleanup, NULL);
@@ -226,7 +231,7 @@ static void *posix_trampoline(void *p) {
 
 static int c11_trampoline(void *p) {
   start_info si = *(start_info *)p;
-  __libc_free(p);
+  rsan_icpt_free(p);
   child_begin(si.node);
   int ret;
   pthread_cleanup_push(child_cleanup, NULL);
@@ -299,7 +304,7 @@ static void join_done(pthread_t th, rsan_thread *joinee) {
   if (joinee == NULL && node != NULL) joinee = node->thread; /* published after our lookup */
   if (node != NULL && node->thread == joinee) {
     map_remove(node);
-    __libc_free(node);
+    rsan_icpt_free(node);
   }
   map_unlock();
   if (joinee == NULL) return;
@@ -374,7 +379,7 @@ static void detach_done(pthread_t th) {
     node->detached = 1;
     if (node->finished && node->inserted) {
       map_remove(node);
-      __libc_free(node);
+      rsan_icpt_free(node);
     }
   }
   map_unlock();

@@ -475,3 +475,25 @@ void rsan_loc_reset_all(void) {
   nlive = 0;
   next_id = 1;
 }
+
+/* fork (rsan_fork.h): every lock of the table in the table's order — buckets, then the
+ * locations of each bucket's pages, then the free list and its (retired) locations, then F —
+ * so that the child never inherits a lock held by a thread that does not exist there. */
+void rsan_loc_fork_lock(void) {
+  for (uint32_t k = 0; k < NBUCKETS; k++) rsan_spin_lock(&buckets[k].lock);
+  for (uint32_t k = 0; k < NBUCKETS; k++)
+    for (page_rec *pg = buckets[k].head; pg; pg = pg->next)
+      for (uint32_t i = 0; i < pg->n; i++) rsan_spin_lock(&pg->ents[i].loc->lock);
+  rsan_spin_lock(&free_lock);
+  for (rsan_loc *l = free_list; l; l = l->free_next) rsan_spin_lock(&l->lock);
+  rsan_spin_lock(&fence_loc.lock);
+}
+void rsan_loc_fork_unlock(void) {
+  rsan_spin_unlock(&fence_loc.lock);
+  for (rsan_loc *l = free_list; l; l = l->free_next) rsan_spin_unlock(&l->lock);
+  rsan_spin_unlock(&free_lock);
+  for (uint32_t k = 0; k < NBUCKETS; k++)
+    for (page_rec *pg = buckets[k].head; pg; pg = pg->next)
+      for (uint32_t i = 0; i < pg->n; i++) rsan_spin_unlock(&pg->ents[i].loc->lock);
+  for (uint32_t k = 0; k < NBUCKETS; k++) rsan_spin_unlock(&buckets[k].lock);
+}

@@ -16,6 +16,7 @@ rsan_spin rsan_report_lock;
 uint64_t rsan_nreports;
 static int json_fd = -1;
 static int json_failed;
+static int at_exit_done; /* rsan_report_at_exit ran */
 uint64_t rsan_nsuppressed;
 uint64_t rsan_nbenign;
 static int log_fd = -1, log_pid, log_failed;
@@ -188,7 +189,7 @@ static void json_open(void) {
   if (json_fd >= 0 || json_failed || !rsan_flag.json_path[0]) return;
   char path[600];
   rsan_expand_pid(rsan_flag.json_path, path, sizeof path);
-  json_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  json_fd = rsan_open_nocancel(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC);
   if (json_fd < 0) {
     json_failed = 1;
     char msg[700];
@@ -214,7 +215,7 @@ int rsan_text_fd(void) {
   if (log_fd >= 0) close(log_fd); /* a forked child writes its own file */
   char path[600];
   snprintf(path, sizeof path, "%s.%d", lp, pid);
-  log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  log_fd = rsan_open_nocancel(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC);
   log_pid = pid;
   if (log_fd < 0) {
     log_failed = 1;
@@ -275,6 +276,7 @@ void rsan_report_reset(void) {
   if (json_fd >= 0) close(json_fd);
   json_fd = -1;
   json_failed = 0;
+  at_exit_done = 0;
   rsan_spin_unlock(&rsan_report_lock);
 }
 
@@ -309,7 +311,10 @@ void rsan_report_deadlock(const rsan_deadlock_thread *th, int n) {
   rsan_publish_and_unlock(&t, &j, 0);
 }
 
+/* Once per process (exit, _exit, quick_exit and halt_on_error all lead here; a forked child
+ * has its own). */
 void rsan_report_at_exit(void) {
+  if (__atomic_exchange_n(&at_exit_done, 1, __ATOMIC_ACQ_REL)) return;
   rsan_sched_at_exit(); /* the trace's end line, before any _exit below */
   if (rsan_test_mode) return;
   uint64_t n = rsan_report_count();
@@ -347,4 +352,23 @@ void rsan_report_at_exit(void) {
   }
   fflush(NULL);
   _exit(rsan_flag.exitcode);
+}
+
+/* fork (rsan_fork.h) */
+void rsan_report_fork_lock(void) { rsan_spin_lock(&rsan_report_lock); }
+void rsan_report_fork_unlock(int child) {
+  if (child) {
+    /* the child's own reports only: none yet, nothing to deduplicate against, its own files */
+    rsan_nreports = 0;
+    rsan_nraces = 0;
+    rsan_nsuppressed = 0;
+    rsan_free(dtab);
+    dtab = NULL;
+    dcap = dn = 0;
+    if (json_fd >= 0) close(json_fd);
+    json_fd = -1;
+    json_failed = 0;
+    for (uint64_t i = 0; i < rsan_nsupps; i++) rsan_supps[i].hits = 0;
+  }
+  rsan_spin_unlock(&rsan_report_lock);
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "rsan_interface.h"
+#include "rsan_signal.h"
 #include "rsan_sync.h"
 
 #define RSAN_EXPORT __attribute__((visibility("default")))
@@ -56,8 +57,11 @@ typedef struct rsan_spin {
   uint32_t v;
 } rsan_spin;
 
+/* A thread holding a runtime lock is inside the runtime: a signal arriving then is deferred
+ * to the unlock of its last lock (rsan_signal.h). */
 static inline void rsan_spin_lock(rsan_spin *l) {
   unsigned spins = 0;
+  rsan_rt_enter();
   for (;;) {
     if (!__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE)) return;
     while (__atomic_load_n(&l->v, __ATOMIC_RELAXED)) {
@@ -72,9 +76,15 @@ static inline void rsan_spin_lock(rsan_spin *l) {
   }
 }
 static inline int rsan_spin_trylock(rsan_spin *l) {
-  return !__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE);
+  rsan_rt_enter();
+  if (!__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE)) return 1;
+  rsan_rt_leave();
+  return 0;
 }
-static inline void rsan_spin_unlock(rsan_spin *l) { __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE); }
+static inline void rsan_spin_unlock(rsan_spin *l) {
+  __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
+  rsan_rt_leave();
+}
 
 /* ---- clocks: thread-indexed vector clocks over per-location facts (clock.c) ----
  * docs/design/clocks.md. Every clock of algorithm.md §2 with its U twin (thread Tc Tr Ta Tsc,

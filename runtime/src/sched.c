@@ -38,7 +38,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rsan_exit.h"
 #include "rsan_internal.h"
+#include "rsan_report.h"
 #include "rsan_sched.h"
 
 #define RSAN_EXIT_BAD_OPTIONS 86
@@ -167,27 +169,28 @@ static void handover(const char *why);
 /* Waits for the flag; with stall_ms, a wait during which no step was decided for that long
  * hands the run over to the OS scheduler (which raises every flag). */
 static void wait_flag(uint32_t *w) {
+  rsan_rt_enter(); /* a signal handler must not enter the scheduler while its thread waits */
   if (!stall_ns) {
     while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) futex_wait(w, 0, NULL);
-    __atomic_store_n(w, 0, __ATOMIC_RELAXED);
-    return;
-  }
-  uint64_t seen = __atomic_load_n(&step, __ATOMIC_RELAXED), since = now_ns();
-  struct timespec slice = {0, 20 * 1000000L};
-  if ((uint64_t)slice.tv_nsec > stall_ns) slice.tv_nsec = (long)stall_ns;
-  while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) {
-    futex_wait(w, 0, &slice);
-    if (__atomic_load_n(w, __ATOMIC_ACQUIRE)) break;
-    uint64_t s = __atomic_load_n(&step, __ATOMIC_RELAXED), now = now_ns();
-    if (s != seen) {
-      seen = s;
-      since = now;
-    } else if (now - since >= stall_ns) {
-      rsan_spin_lock(&lock);
-      if (!finished && __atomic_load_n(&step, __ATOMIC_RELAXED) == seen) handover("stall");
-      rsan_spin_unlock(&lock);
+  } else {
+    uint64_t seen = __atomic_load_n(&step, __ATOMIC_RELAXED), since = now_ns();
+    struct timespec slice = {0, 20 * 1000000L};
+    if ((uint64_t)slice.tv_nsec > stall_ns) slice.tv_nsec = (long)stall_ns;
+    while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) {
+      futex_wait(w, 0, &slice);
+      if (__atomic_load_n(w, __ATOMIC_ACQUIRE)) break;
+      uint64_t s = __atomic_load_n(&step, __ATOMIC_RELAXED), now = now_ns();
+      if (s != seen) {
+        seen = s;
+        since = now;
+      } else if (now - since >= stall_ns) {
+        rsan_spin_lock(&lock);
+        if (!finished && __atomic_load_n(&step, __ATOMIC_RELAXED) == seen) handover("stall");
+        rsan_spin_unlock(&lock);
+      }
     }
   }
+  rsan_rt_leave();
   __atomic_store_n(w, 0, __ATOMIC_RELAXED);
 }
 static void raise_flag(uint32_t *w) {
@@ -196,20 +199,9 @@ static void raise_flag(uint32_t *w) {
 }
 
 /* ---- output ---- */
-static void write_all(int fd, const char *p, size_t n) {
-  while (n) {
-    ssize_t k = write(fd, p, n);
-    if (k <= 0) {
-      if (k < 0 && errno == EINTR) continue;
-      return;
-    }
-    p += k;
-    n -= (size_t)k;
-  }
-}
 
 static void trace_line(const char *s, size_t n) {
-  if (trace_fd >= 0) write_all(trace_fd, s, n);
+  if (trace_fd >= 0) rsan_write_all(trace_fd, s, n);
 }
 
 static const char *const kind_names[] = {"load", "store", "rmw", "fence", "fence_sc", "spawn", "join",
@@ -407,7 +399,7 @@ static void handover(const char *why) {
     char msg[160];
     int k = snprintf(msg, sizeof msg, "pyrsan: sched=%s handed the threads over to the OS scheduler at step %llu (%s)\n",
                      rsan_sched_name(), (unsigned long long)step, why);
-    write_all(2, msg, (size_t)k);
+    rsan_write_all(2, msg, (size_t)k);
   }
 }
 
@@ -447,7 +439,7 @@ static void deadlock(void) {
   trace_end("deadlock");
   rsan_report_deadlock(dt, n);
   rsan_spin_unlock(&lock);
-  _exit(RSAN_EXIT_DEADLOCK);
+  rsan_exit_raw(RSAN_EXIT_DEADLOCK);
 }
 
 static void bound_reached(void) {
@@ -456,9 +448,9 @@ static void bound_reached(void) {
   char msg[160];
   int k = snprintf(msg, sizeof msg, "pyrsan: the run reached max_steps=%llu scheduling points (livelock?); stopped\n",
                    (unsigned long long)max_steps);
-  write_all(2, msg, (size_t)k);
+  rsan_write_all(2, msg, (size_t)k);
   rsan_spin_unlock(&lock);
-  _exit(RSAN_EXIT_BOUND);
+  rsan_exit_raw(RSAN_EXIT_BOUND);
 }
 
 /* Wake-ups compare 8-byte words, not addresses: a write of another size or offset into the
@@ -545,7 +537,7 @@ static sched_thread *decide(void) {
       diverged = (int64_t)step;
       char msg[96];
       int k = snprintf(msg, sizeof msg, "pyrsan: schedule diverged at step %llu\n", (unsigned long long)step);
-      write_all(2, msg, (size_t)k);
+      rsan_write_all(2, msg, (size_t)k);
     }
   }
   if (chosen < 0 && exit_pending_tid >= 0 && step - exit_pending_since >= EXIT_PATIENCE) {
@@ -892,9 +884,10 @@ void rsan_sched_once_done(const void *o) {
 /* ---- start-up and exit ---- */
 static void bad_input(const char *msg, const char *path) {
   char line[700];
-  int k = snprintf(line, sizeof line, "pyrsan: %s '%.500s'\n", msg, path);
-  write_all(2, line, (size_t)k);
-  _exit(RSAN_EXIT_BAD_OPTIONS);
+  snprintf(line, sizeof line, "pyrsan: %s '%.500s'\n", msg, path);
+  rsan_one_line(line);
+  rsan_write_all(2, line, strlen(line));
+  rsan_exit_raw(RSAN_EXIT_BAD_OPTIONS);
 }
 
 /* "# sleep: T kind 0xADDR w" (docs/scheduling.md "Sleep set"); other comments are ignored */

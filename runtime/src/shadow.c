@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rsan_exit.h"
 #include "rsan_internal.h"
 
 #define USER_BITS RSAN_SHADOW_USER_BITS
@@ -32,7 +33,7 @@ static uint32_t nmapped, capmapped;
 static void shadow_die(void) {
   static const char msg[] = "pyrsan: cannot map shadow memory for race detection\n";
   (void)!write(2, msg, sizeof msg - 1);
-  _exit(2);
+  rsan_exit_raw(RSAN_EXIT_FATAL);
 }
 
 static void *map_zero(size_t n) {
@@ -127,3 +128,7 @@ void rsan_shadow_reset_all(void) {
   nmapped = 0;
   rsan_spin_unlock(&dir_lock);
 }
+
+/* fork (rsan_fork.h) */
+void rsan_shadow_fork_lock(void) { rsan_spin_lock(&dir_lock); }
+void rsan_shadow_fork_unlock(void) { rsan_spin_unlock(&dir_lock); }

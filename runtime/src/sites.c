@@ -89,3 +89,7 @@ void rsan_sites_reset(void) {
   warned_collision = 0;
   rsan_spin_unlock(&mod_lock);
 }
+
+/* fork (rsan_fork.h) */
+void rsan_sites_fork_lock(void) { rsan_spin_lock(&mod_lock); }
+void rsan_sites_fork_unlock(void) { rsan_spin_unlock(&mod_lock); }

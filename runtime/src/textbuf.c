@@ -1,4 +1,7 @@
 /* A growable text buffer (the runtime's own memory) and write(2) of all of it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,11 +60,37 @@ void rsan_buf_free(rsan_buf *b) {
   b->n = b->cap = 0;
 }
 
+/* All of it, or up to a real error: a signal interrupting write (EINTR, a handler installed
+ * without SA_RESTART) does not drop the rest. write(2) is a cancellation point, and reports
+ * are written under the report lock: cancellation is off meanwhile, so a deferred
+ * pthread_cancel never ends a thread holding the lock. */
 void rsan_write_all(int fd, const char *p, size_t n) {
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   while (n) {
     ssize_t k = write(fd, p, n);
-    if (k <= 0) return;
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (k <= 0) break;
     p += k;
     n -= (size_t)k;
   }
+  pthread_setcancelstate(cancel_state, NULL);
+}
+
+/* open(2) for the report files, made under the report lock: not a cancellation point here
+ * (see rsan_write_all). */
+int rsan_open_nocancel(const char *path, int flags) {
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  int fd = open(path, flags, 0644);
+  pthread_setcancelstate(cancel_state, NULL);
+  return fd;
+}
+
+/* A message of one line: control characters (a newline or CR from a file or an option
+ * value it quotes) become '?', except the final newline. */
+void rsan_one_line(char *msg) {
+  size_t n = strlen(msg);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)msg[i] < 0x20 && !(msg[i] == '\n' && i == n - 1)) msg[i] = '?';
 }

@@ -300,3 +300,7 @@ void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, i
   r->rmw_op = (uint8_t)rmw_op;
   r->size = (uint8_t)size;
 }
+
+/* fork (rsan_fork.h) */
+void rsan_thread_fork_lock(void) { rsan_spin_lock(&all_lock); }
+void rsan_thread_fork_unlock(void) { rsan_spin_unlock(&all_lock); }

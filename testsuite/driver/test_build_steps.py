@@ -51,7 +51,7 @@ def test_the_passes_get_the_documented_command_line(tmp_path, monkeypatch):
     argv = log.read_text().splitlines()
     assert argv == ["-m", "pyrsan.passes", str(tmp_path / "in.bc"), "-o", str(tmp_path / "out.o"),
                     "--module-id", os.path.abspath("src/app.c"), "--emit-ll", str(tmp_path / "out.ll"),
-                    "--list-loops"]
+                    "--list-loops", "--list-notes"]
 
 
 def test_sources_are_checked_before_anything_is_compiled(tmp_path):

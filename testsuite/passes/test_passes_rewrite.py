@@ -282,12 +282,9 @@ def test_declarations_added_once_only_for_used_functions():
 
 
 @pytest.mark.parametrize("inst,construct", [
-    ("%v = load atomic i128, ptr %p seq_cst, align 16", "atomic load of type i128"),
     ("store atomic half 0xH3C00, ptr %p seq_cst, align 2", "atomic store of type half"),
     ("%v = atomicrmw fadd ptr %p, <2 x float> zeroinitializer seq_cst, align 8",
      "atomicrmw fadd of type <2 x float>"),
-    ("%v = atomicrmw add ptr %p, i128 1 seq_cst, align 16", "atomicrmw add of type i128"),
-    ("%v = cmpxchg ptr %p, i128 0, i128 1 seq_cst seq_cst, align 16", "cmpxchg of type i128"),
     ("%v = load atomic i32, ptr addrspace(1) %q seq_cst, align 4", "atomic load through pointer"),
 ])
 def test_unsupported_atomics_raise_with_the_location(inst, construct):
@@ -301,19 +298,35 @@ def test_unsupported_atomics_raise_with_the_location(inst, construct):
 
 
 def test_unsupported_without_debug_info_says_unknown_location():
-    src = "define void @f(ptr %p) {\n  %v = load atomic i128, ptr %p seq_cst, align 16\n  ret void\n}"
+    src = "define void @f(ptr %p) {\n  store atomic half 0xH3C00, ptr %p seq_cst, align 2\n  ret void\n}"
     with pytest.raises(UnsupportedIRError) as err:
         instrument_ir(canonical(HEADER + src), "m")
-    assert str(err.value) == "unsupported atomic load of type i128 at unknown location"
+    assert str(err.value) == "unsupported atomic store of type half at unknown location"
 
 
-def test_atomic_library_call_is_unsupported():
+def test_atomic_library_call_becomes_the_runtime_entry_point_with_the_site():
     src = ("declare void @__atomic_load(i64, ptr, ptr, i32)\n"
            "define void @f(ptr %p, ptr %r) !dbg !10 {\n"
            "  call void @__atomic_load(i64 24, ptr %p, ptr %r, i32 5), !dbg !11\n  ret void\n}")
-    with pytest.raises(UnsupportedIRError) as err:
-        instrument_ir(canonical(HEADER + src + DEBUG_TAIL), "m")
-    assert str(err.value) == "unsupported call to atomic library function __atomic_load at /src/t.c:4"
+    r = instrument_ir(canonical(HEADER + src + DEBUG_TAIL), "m")
+    verify(r.ir_text)
+    assert [(s.kind, s.order, s.size, s.frames[0].line) for s in r.sites] == [("load", "seq_cst", 24, 4)]
+    assert "call void @__rsan_atomic_load(i64 24, ptr %p, ptr %r, i32 5, i64 " in r.ir_text
+
+
+@pytest.mark.parametrize("inst,call", [
+    ("%v = load atomic i128, ptr %p seq_cst, align 16", "@__rsan_load_16(ptr %p, i32 5"),
+    ("store atomic i128 7, ptr %p release, align 16", "@__rsan_store_16(ptr %p, i64 7, i64 0, i32 3"),
+    ("%v = atomicrmw add ptr %p, i128 1 seq_cst, align 16", "@__rsan_rmw_16(ptr %p, i64 1, i64 0, i32 1, i32 5"),
+    ("%v = cmpxchg ptr %p, i128 0, i128 1 seq_cst seq_cst, align 16",
+     "@__rsan_cas_16(ptr %p, i64 0, i64 0, i64 1, i64 0, i32 5, i32 5, i32 0"),
+])
+def test_i128_atomics_call_the_16_byte_entry_points(inst, call):
+    src = "define void @f(ptr %%p) !dbg !10 {\n  %s, !dbg !12\n  ret void\n}" % inst
+    r = instrument_ir(canonical(HEADER + src + DEBUG_TAIL), "m")
+    verify(r.ir_text)
+    assert call in r.ir_text
+    assert [s.size for s in r.sites] == [16]
 
 
 def test_naked_functions_are_not_bracketed():

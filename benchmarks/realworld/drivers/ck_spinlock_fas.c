@@ -1,0 +1,27 @@
+/* Concurrency Kit (libck-dev): ck_spinlock_fas (fetch-and-store lock) protecting a plain
+ * counter, 4 threads. Checks the count. */
+#include <ck_spinlock.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#define THREADS 4
+#define ROUNDS 2000
+static ck_spinlock_fas_t lock = CK_SPINLOCK_FAS_INITIALIZER;
+static long counter;
+
+static void *worker(void *arg) {
+  for (int i = 0; i < ROUNDS; i++) {
+    ck_spinlock_fas_lock(&lock);
+    counter++;
+    ck_spinlock_fas_unlock(&lock);
+  }
+  return arg;
+}
+
+int main(void) {
+  pthread_t t[THREADS];
+  for (int i = 0; i < THREADS; i++) pthread_create(&t[i], 0, worker, 0);
+  for (int i = 0; i < THREADS; i++) pthread_join(t[i], 0);
+  printf("ok %ld\n", counter);
+  return counter == THREADS * ROUNDS ? 0 : 1;
+}

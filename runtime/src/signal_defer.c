@@ -1,0 +1,88 @@
+/* The pending-signal side of signal deferral (rsan_signal.h): intercept_signal.c records a
+ * signal that arrived inside the runtime here; the thread runs its handler when it leaves. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "rsan_internal.h"
+#include "rsan_signal.h"
+#include "rsan_sigtable.h"
+
+__thread int rsan_rt_depth __attribute__((tls_model("initial-exec")));
+__thread int rsan_sig_npending __attribute__((tls_model("initial-exec")));
+/* A thread's pending signals live in a block mapped at its first deferral (mmap is
+ * async-signal-safe, malloc is not) and unmapped when it exits: 8 KiB of TLS per thread would
+ * not fit the static TLS of a dlopen'ed engine (the cffi tests). */
+typedef struct pending_block {
+  siginfo_t info[RSAN_NSIG];
+  unsigned char pending[RSAN_NSIG];
+} pending_block;
+static __thread pending_block *blk __attribute__((tls_model("initial-exec")));
+
+rsan_sig_user rsan_sig_users[RSAN_NSIG];
+
+void rsan_sig_defer(int sig, const siginfo_t *info) {
+  if (sig <= 0 || sig >= RSAN_NSIG) return;
+  if (blk == NULL) {
+    void *p = mmap(NULL, sizeof(pending_block), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return; /* out of memory: the signal is lost, as an overflow would be */
+    blk = p;
+  }
+  if (blk->pending[sig]) return; /* a standard signal pending twice is delivered once */
+  if (info) blk->info[sig] = *info;
+  else {
+    memset(&blk->info[sig], 0, sizeof blk->info[sig]);
+    blk->info[sig].si_signo = sig;
+  }
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  blk->pending[sig] = 1;
+  __atomic_fetch_add(&rsan_sig_npending, 1, __ATOMIC_RELAXED);
+}
+
+/* Runs the user's handler of sig as the kernel would: its sa_mask (and sig itself unless
+ * SA_NODEFER) blocked while it runs. */
+void rsan_sig_call_user(int sig, siginfo_t *info, void *uctx) {
+  rsan_sig_user *u = &rsan_sig_users[sig];
+  void *h = __atomic_load_n(&u->handler, __ATOMIC_ACQUIRE);
+  if (h == NULL) return;
+  if (u->flags & SA_SIGINFO) ((void (*)(int, siginfo_t *, void *))h)(sig, info, uctx);
+  else ((void (*)(int))h)(sig);
+}
+
+void rsan_sig_deliver_pending(void) {
+  if (rsan_rt_depth != 0) return;
+  int saved_errno = errno;
+  /* A handler may run in the middle of this (a signal arriving now, at depth 0, is not
+   * deferred) and deliver pending ones itself: each one is claimed with an exchange. */
+  for (int again = blk != NULL; again;) {
+    again = 0; /* one more pass only after a delivery (a count may lag behind its flag) */
+    for (int sig = 1; sig < RSAN_NSIG; sig++) {
+      if (!blk->pending[sig]) continue;
+      siginfo_t info = blk->info[sig];
+      __atomic_signal_fence(__ATOMIC_SEQ_CST);
+      if (!__atomic_exchange_n(&blk->pending[sig], 0, __ATOMIC_RELAXED)) continue;
+      __atomic_fetch_sub(&rsan_sig_npending, 1, __ATOMIC_RELAXED);
+      again = 1;
+      rsan_sig_user *u = &rsan_sig_users[sig];
+      sigset_t mask, old;
+      memcpy(&mask, &u->mask, sizeof mask);
+      if (!(u->flags & SA_NODEFER)) sigaddset(&mask, sig);
+      pthread_sigmask(SIG_BLOCK, &mask, &old);
+      rsan_sig_call_user(sig, &info, NULL);
+      pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+  }
+  errno = saved_errno;
+}
+
+void rsan_sig_thread_exit(void) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  if (blk && !rsan_sig_npending) {
+    munmap(blk, sizeof(pending_block));
+    blk = NULL;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
