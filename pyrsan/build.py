@@ -180,10 +180,13 @@ def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
         return tuple(line for line in lines if line not in asm), asm
     if proc.returncode == 2:
         raise InstrumentationError(f"{source}: {_unsupported_message(proc.stderr)}")
-    asm_error = next((line for line in proc.stderr.splitlines() if line.startswith("error: <inline asm>")), None)
-    if asm_error is not None:  # LLVM's assembler rejected the program's own inline asm (exit 1)
-        raise BuildError(f"compilation of {source} failed: invalid inline assembly "
-                         f"({asm_error[len('error: '):].strip()})", proc.stderr.rstrip()[-4000:])
+    # LLVM's assembler rejected the program's own inline asm (exit 1), in llvmlite's codegen
+    # ("error: <inline asm>:...") or in clang's back end ("...: <inline asm>:1:2: error: ...")
+    asm_error = next((line for line in proc.stderr.splitlines() if "<inline asm>" in line and "error" in line), None)
+    if asm_error is not None:
+        where = asm_error[asm_error.index("<inline asm>"):].strip()
+        raise BuildError(f"compilation of {source} failed: invalid inline assembly ({where})",
+                         proc.stderr.rstrip()[-4000:])
     how = f"crashed with {_signal_name(proc.returncode)}" if proc.returncode < 0 else (
         f"failed with exit status {proc.returncode}")
     raise InternalError(

@@ -35,8 +35,9 @@ def test_a_bad_shard_is_one_line_and_exit_2(run_pyrsan, tmp_path, spec):
     assert proc.stderr.count("\n") == 1 and "--shard" in proc.stderr
 
 
-@pytest.mark.parametrize("options, needs", [((), "--explore or to seeded runs"),
-                                            (("--sched", "pct", "--runs", "4"), "--seed")])
+@pytest.mark.parametrize("options, needs", [(("--sched", "os"), "--explore or to seeded runs"),
+                                            (("--sched", "pct", "--runs", "4"), "--seed"),
+                                            ((), "--seed")])
 def test_shards_need_a_reproducible_campaign(run_pyrsan, tmp_path, options, needs):
     proc = run_pyrsan("run", *options, "--shard", "1/2", PROGRAMS / "sb.c", cwd=tmp_path)
     assert proc.returncode == 2 and needs in proc.stderr
