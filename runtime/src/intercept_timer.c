@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "intercept_internal.h"
+#include "rsan_sched.h"
 
 RSAN_REAL_DECL(int, timer_create, NULL, clockid_t, struct sigevent *, timer_t *)
 
@@ -36,6 +37,7 @@ int timer_create(clockid_t clock, struct sigevent *sev, timer_t *id) {
   mine.sigev_notify_function = timer_trampoline;
   mine.sigev_value.sival_ptr = r;
   int rc = REAL(timer_create)(clock, &mine, id);
+  if (rc == 0) __atomic_store_n(&rsan_sched_hidden_wakers, 1, __ATOMIC_RELEASE);
   /* a failed create keeps r: the address was modelled (released), never recycled */
   return rc;
 }

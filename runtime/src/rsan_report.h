@@ -23,7 +23,7 @@ void rsan_buf_json_str(rsan_buf *b, const char *s); /* a JSON string literal */
 void rsan_buf_free(rsan_buf *b);
 void rsan_write_all(int fd, const char *p, size_t n);
 int rsan_open_nocancel(const char *path, int flags); /* textbuf.c: open(2), mode 0644 */
-void rsan_one_line(char *msg); /* textbuf.c: control characters but the last newline -> ? */
+void rsan_one_line(char *msg); /* textbuf.c: line breaks and control characters but the last newline -> ? */
 
 /* ---- report.c: names, frames, outputs ---- */
 const char *rsan_op_name(int op, int rmw_op);

@@ -53,6 +53,11 @@ enum rsan_sched_block {
 /* 1 under sched=auto|random|pct|dfs once the runtime is initialised (not in test mode), until
  * the run ends or the scheduler hands the threads over to the OS scheduler (then 0 again). */
 extern int rsan_sched_on;
+/* Code the scheduler cannot see that may wake a blocked thread (a signal handler, a
+ * SIGEV_THREAD timer's notification thread) has been installed: when no managed thread can
+ * run, the run is handed over to the OS scheduler instead of reported as a deadlock (unless
+ * hand-overs are off: exploration). Set by the interceptors, never cleared. */
+extern int rsan_sched_hidden_wakers;
 
 /* For the interceptors, which may run before anything initialised the runtime (a mutex or
  * a thread created before the first atomic): initialises it, then tells whether the

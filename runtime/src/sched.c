@@ -122,6 +122,7 @@ static int mode;
 static uint64_t seed;
 static uint64_t max_steps;
 static uint64_t handover_steps; /* sched=auto: hand over after this many steps; 0 never */
+int rsan_sched_hidden_wakers;
 static uint64_t stall_ns;       /* hand over after this long without a step; 0 never */
 static int handed_over;
 /* How long a pending process exit may wait for the other threads: a thread that never ends
@@ -513,8 +514,14 @@ static sched_thread *decide(void) {
   static int cand[MAX_THREADS];
   int n = candidates(cand);
   if (n == 0) {
-    for (int i = 0; i < nthreads_max; i++)
-      if (threads[i] && threads[i]->state == ST_LIVE) deadlock();
+    for (int i = 0; i < nthreads_max; i++) {
+      if (!threads[i] || threads[i]->state != ST_LIVE) continue;
+      if (stall_ns && __atomic_load_n(&rsan_sched_hidden_wakers, __ATOMIC_ACQUIRE)) {
+        handover("hidden"); /* a handler or timer thread may still wake someone */
+        return NULL;
+      }
+      deadlock();
+    }
     return NULL; /* every managed thread exited (the last one ends the process) */
   }
   if (handover_steps && step >= handover_steps) {

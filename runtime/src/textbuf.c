@@ -91,6 +91,12 @@ int rsan_open_nocancel(const char *path, int flags) {
  * value it quotes) become '?', except the final newline. */
 void rsan_one_line(char *msg) {
   size_t n = strlen(msg);
-  for (size_t i = 0; i < n; i++)
-    if ((unsigned char)msg[i] < 0x20 && !(msg[i] == '\n' && i == n - 1)) msg[i] = '?';
+  unsigned char *s = (unsigned char *)msg;
+  for (size_t i = 0; i < n; i++) {
+    if ((s[i] < 0x20 || s[i] == 0x7f) && !(s[i] == '\n' && i == n - 1)) s[i] = '?';
+    /* the UTF-8 line breaks of Unicode (NEL U+0085, LS U+2028, PS U+2029) */
+    if (s[i] == 0xc2 && i + 1 < n && s[i + 1] == 0x85) s[i] = s[i + 1] = '?';
+    if (s[i] == 0xe2 && i + 2 < n && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9))
+      s[i] = s[i + 1] = s[i + 2] = '?';
+  }
 }
