@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "intercept_internal.h"
-#include "rsan_sched.h"
 #include "rsan_sigtable.h"
 
 RSAN_REAL_DECL(int, sigaction, NULL, int, const struct sigaction *, struct sigaction *)
@@ -67,7 +66,6 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
     return rc;
   }
   user_view(old, &prev);
-  __atomic_store_n(&rsan_sched_hidden_wakers, 1, __ATOMIC_RELEASE);
   return 0;
 }
 

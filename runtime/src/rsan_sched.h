@@ -53,10 +53,11 @@ enum rsan_sched_block {
 /* 1 under sched=auto|random|pct|dfs once the runtime is initialised (not in test mode), until
  * the run ends or the scheduler hands the threads over to the OS scheduler (then 0 again). */
 extern int rsan_sched_on;
-/* Code the scheduler cannot see that may wake a blocked thread (a signal handler, a
- * SIGEV_THREAD timer's notification thread) has been installed: when no managed thread can
- * run, the run is handed over to the OS scheduler instead of reported as a deadlock (unless
- * hand-overs are off: exploration). Set by the interceptors, never cleared. */
+/* A thread the scheduler cannot see may wake a blocked one (a SIGEV_THREAD timer's
+ * notification thread, created by glibc itself): when no managed thread can run, the run is
+ * handed over to the OS scheduler instead of reported as a deadlock (unless hand-overs are
+ * off: exploration). Set by the timer interceptor, never cleared. (Signal handlers run in
+ * managed threads, at runtime boundaries: they do not count.) */
 extern int rsan_sched_hidden_wakers;
 
 /* For the interceptors, which may run before anything initialised the runtime (a mutex or
