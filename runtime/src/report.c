@@ -19,6 +19,7 @@ static int json_failed;
 static int at_exit_done; /* rsan_report_at_exit ran */
 uint64_t rsan_nsuppressed;
 uint64_t rsan_nbenign;
+uint64_t rsan_ngrouped;
 static int log_fd = -1, log_pid, log_failed;
 
 /* ---- names ---- */
@@ -270,6 +271,7 @@ void rsan_report_reset(void) {
   rsan_nraces = 0;
   rsan_nsuppressed = 0;
   rsan_nbenign = 0;
+  rsan_ngrouped = 0;
   rsan_free(dtab);
   dtab = NULL;
   dcap = dn = 0;
@@ -348,6 +350,10 @@ void rsan_report_at_exit(void) {
     int k = nr ? snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s) and %llu data race(s)\n",
                           (unsigned long long)(n - nr), (unsigned long long)nr)
                : snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s)\n", (unsigned long long)n);
+    if (k > 0) rsan_write_all(rsan_text_fd(), msg, (size_t)k);
+    uint64_t ng = __atomic_load_n(&rsan_ngrouped, __ATOMIC_RELAXED);
+    k = ng ? snprintf(msg, sizeof msg, "pyrsan: %llu of them not printed: the same access as a report above, with "
+                      "another stale write (all are in the JSON lines)\n", (unsigned long long)ng) : 0;
     if (k > 0) rsan_write_all(rsan_text_fd(), msg, (size_t)k);
   }
   fflush(NULL);

@@ -493,6 +493,11 @@ void rsan_report_robustness(rsan_report_info *r) {
   int counts = !is_benign || rsan_flag.report_benign;
   if (counts) rsan_nreports++;
   else rsan_nbenign++;
+  /* one text block per group (the access and type): the same access with another stale write
+   * (another cell's initial value, another older write) writes its JSON line only, which the
+   * driver lists under the group's report (docs/reports.md) */
+  int first_of_group = rsan_dedup_insert(akey, ~0ull, r->is_write ? 2 : 1);
+  if (counts && !first_of_group) rsan_ngrouped++;
   int pid = (int)getpid();
   char model[64];
   snprintf(model, sizeof model, "RC20 (sc_accesses=%s)", rsan_flag.sc_accesses == RSAN_SC_RA ? "ra" : "fenced");
@@ -597,7 +602,7 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_buf_puts(&j, "}\n");
 
   rsan_buf_free(&sug);
-  if (!counts) { /* JSON only */
+  if (!counts || !first_of_group) { /* JSON only */
     rsan_buf_free(&t);
     t.p = NULL;
     t.n = 0;

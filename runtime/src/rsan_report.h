@@ -53,6 +53,8 @@ void rsan_publish_and_unlock(rsan_buf *t, rsan_buf *j, int may_halt);
 extern rsan_spin rsan_report_lock;
 extern uint64_t rsan_nreports, rsan_nsuppressed; /* report_lock */
 extern uint64_t rsan_nbenign; /* robustness reports with a benign consequence, not counted (report_lock) */
+/* robustness reports whose text was not printed: their access and type were (report_lock) */
+extern uint64_t rsan_ngrouped;
 extern uint64_t rsan_nraces;                      /* report_race.c */
 
 /* ---- suppressions.c ----
