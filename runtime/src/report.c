@@ -265,8 +265,8 @@ void rsan_publish_and_unlock(rsan_buf *t, rsan_buf *j, int may_halt) {
 
 uint64_t rsan_report_count(void) { return __atomic_load_n(&rsan_nreports, __ATOMIC_RELAXED); }
 
-void rsan_report_reset(void) {
-  rsan_spin_lock(&rsan_report_lock);
+/* No report made yet: counts, the dedup table and the JSON file (report_lock held). */
+static void forget_reports(void) {
   rsan_nreports = 0;
   rsan_nraces = 0;
   rsan_nsuppressed = 0;
@@ -278,6 +278,11 @@ void rsan_report_reset(void) {
   if (json_fd >= 0) close(json_fd);
   json_fd = -1;
   json_failed = 0;
+}
+
+void rsan_report_reset(void) {
+  rsan_spin_lock(&rsan_report_lock);
+  forget_reports();
   at_exit_done = 0;
   rsan_spin_unlock(&rsan_report_lock);
 }
@@ -365,15 +370,7 @@ void rsan_report_fork_lock(void) { rsan_spin_lock(&rsan_report_lock); }
 void rsan_report_fork_unlock(int child) {
   if (child) {
     /* the child's own reports only: none yet, nothing to deduplicate against, its own files */
-    rsan_nreports = 0;
-    rsan_nraces = 0;
-    rsan_nsuppressed = 0;
-    rsan_free(dtab);
-    dtab = NULL;
-    dcap = dn = 0;
-    if (json_fd >= 0) close(json_fd);
-    json_fd = -1;
-    json_failed = 0;
+    forget_reports();
     for (uint64_t i = 0; i < rsan_nsupps; i++) rsan_supps[i].hits = 0;
   }
   rsan_spin_unlock(&rsan_report_lock);
