@@ -1,0 +1,119 @@
+/* The controlled scheduler's internals, shared by its files (docs/scheduling.md):
+ *   sched.c          the baton, enabledness, the decision, scheduling points, threads, start-up
+ *   sched_sync.c     the models of blocking primitives (locks, cond, barriers, once, semaphores)
+ *   sched_trace.c    the trace file
+ *   sched_schedule.c the schedule file: its prefix and sleep set, and the dependency relation
+ *   sched_strategy.c the strategies (rsan_sched.h)
+ * Everything here runs under rsan_sched.lock unless said otherwise. */
+#ifndef RSAN_SCHED_INTERNAL_H
+#define RSAN_SCHED_INTERNAL_H
+
+#include <stdint.h>
+
+#include "rsan_internal.h"
+#include "rsan_sched.h"
+
+#define RSAN_EXIT_BAD_OPTIONS 86
+#define RSAN_EXIT_DEADLOCK 87
+#define RSAN_EXIT_BOUND 88
+#define MAX_THREADS 4096
+#define SPIN_REPEATS 3 /* same location, same value, this many reads in a row: a spin loop */
+#define SPIN_SLOTS 4
+
+enum { ST_NEW = 0, ST_LIVE, ST_EXITED };
+enum { LEVEL_ENABLED = 0, LEVEL_YIELDED, LEVEL_TIMEOUT, LEVEL_NONE };
+/* what a pending operation waits for, beyond enum rsan_sched_block */
+enum { SB_JOIN = 100, SB_COND, SB_BARRIER };
+
+typedef struct spin_slot {
+  uintptr_t addr;
+  uint64_t value;
+  int repeats;
+} spin_slot;
+
+typedef struct sched_thread {
+  rsan_thread *t;
+  int tid;
+  int state;
+  uint32_t turn;    /* futex: 1 = run */
+  uint32_t arrived; /* futex: a new thread reached its first scheduling point */
+  /* the pending operation */
+  int kind;
+  uintptr_t addr;
+  int w;
+  int block;        /* enum rsan_sched_block, or one of SB_* */
+  int timed;
+  int timed_out;    /* the last blocking point was chosen as a time-out */
+  rsan_thread *joinee;
+  /* disabled until another thread's write to retry_addr runs */
+  int retry;
+  uintptr_t retry_addr;
+  /* cond wait */
+  uintptr_t cond;
+  uint64_t cond_seq;
+  int signalled;
+  /* barrier wait */
+  uint64_t barrier_round;
+  /* unrecognised spin loops */
+  spin_slot spin[SPIN_SLOTS];
+  int yielding;
+  uintptr_t yield_addr;
+} sched_thread;
+
+/* the state every scheduler file reads (the rest is private to its file) */
+struct rsan_sched_state {
+  rsan_spin lock;
+  sched_thread *threads[MAX_THREADS]; /* by tid */
+  int nthreads_max;                   /* 1 + the highest managed tid */
+  int finished;     /* the run ended (exit, deadlock, bound): everything passes through */
+  int handed_over;  /* the OS scheduler runs the threads from now on */
+  uint64_t step;    /* decisions taken so far (read without the lock by stalled waiters) */
+  int64_t diverged; /* the step at which the run left its schedule prefix, or -1 */
+};
+extern struct rsan_sched_state rsan_sched;
+
+static inline sched_thread *slot_of(rsan_thread *t) { return t ? (sched_thread *)t->sched : NULL; }
+
+/* the address a trace names for s's pending operation (a join names the joinee's tid) */
+static inline uintptr_t op_addr(const sched_thread *s) {
+  if (s->kind != RSAN_SK_JOIN) return s->addr;
+  return s->joinee ? (uintptr_t)rsan_thread_tid(s->joinee) : 0;
+}
+
+/* ---- sched.c ---- */
+int rsan_sched_level_of(const sched_thread *s);
+/* The calling thread's slot; the first thread at a scheduling point becomes the holder.
+ * NULL: not managed (pass through). */
+sched_thread *rsan_sched_self_locked(void);
+void rsan_sched_set_pending(sched_thread *s, int kind, const void *addr, int w, int block, int timed);
+/* Takes the next decision (a new thread first tells its parent it arrived) and waits for the
+ * caller's turn; releases the lock. Returns 0 when the point was chosen as a time-out. */
+int rsan_sched_arrive_or_decide(sched_thread *s);
+
+/* ---- sched_sync.c ---- */
+/* enabledness of a pending operation blocked on a modelled primitive (s->block is a lock,
+ * semaphore, once or barrier kind) */
+int rsan_sched_model_enabled(const sched_thread *s);
+
+/* ---- sched_trace.c ---- */
+extern const char *const rsan_sched_kind_names[];
+extern const int rsan_sched_nkinds;
+void rsan_sched_trace_open(const char *path_template, const char *sched_name, uint64_t seed);
+void rsan_sched_trace_step(uint64_t i, int tid, const int *cand, int n);
+/* the last line ("exit", "deadlock", "bound", "handover" with a reason); closes the file */
+void rsan_sched_trace_end(const char *how, const char *why);
+/* fork child: the file is the parent's */
+void rsan_sched_trace_forget(void);
+
+/* ---- sched_schedule.c ---- */
+/* bad input: one line, exit 86 */
+void rsan_sched_bad_input(const char *msg, const char *path) __attribute__((noreturn));
+void rsan_sched_load_schedule(const char *path);
+/* the tid the schedule prefix names for `step`, or -1 past its end */
+int rsan_sched_prefix_at(uint64_t step);
+/* 1 when a sleep set applies at `step` (it does after the prefix) */
+int rsan_sched_sleep_applies(uint64_t step);
+int rsan_sched_drop_sleepers(int *cand, int n);
+void rsan_sched_wake_sleepers(const sched_thread *c);
+
+#endif /* RSAN_SCHED_INTERNAL_H */

@@ -1,0 +1,81 @@
+/* The scheduler's trace file (docs/scheduling.md "Trace file"): one JSON line per decision
+ * with the candidates' pending operations, and a last line saying how the run ended. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "rsan_report.h"
+#include "rsan_sched_internal.h"
+
+const char *const rsan_sched_kind_names[] = {"load", "store", "rmw", "fence", "fence_sc", "spawn", "join",
+                                             "exit", "lock", "unlock", "sync_acquire", "sync_release", "wait",
+                                             "exit_process"};
+const int rsan_sched_nkinds = (int)(sizeof rsan_sched_kind_names / sizeof rsan_sched_kind_names[0]);
+
+static int trace_fd = -1;
+
+static void trace_line(const char *s, size_t n) {
+  if (trace_fd >= 0) rsan_write_all(trace_fd, s, n);
+}
+
+void rsan_sched_trace_open(const char *path_template, const char *sched_name, uint64_t seed) {
+  char path[600];
+  rsan_expand_pid(path_template, path, sizeof path);
+  trace_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (trace_fd < 0) rsan_sched_bad_input("cannot open trace_path for writing:", path);
+  char line[200];
+  int k = snprintf(line, sizeof line, "{\"pyrsan_trace\": 1, \"sched\": \"%s\", \"seed\": %llu, \"pid\": %d}\n",
+                   sched_name, (unsigned long long)seed, (int)getpid());
+  trace_line(line, (size_t)k);
+}
+
+void rsan_sched_trace_forget(void) {
+  if (trace_fd >= 0) close(trace_fd);
+  trace_fd = -1;
+}
+
+static void trace_op(const sched_thread *s, int first) {
+  char line[128];
+  uintptr_t a = op_addr(s);
+  int k = snprintf(line, sizeof line, "%s[%d, \"%s\", \"0x%llx\", %d]", first ? "" : ", ", s->tid,
+                   rsan_sched_kind_names[s->kind], (unsigned long long)a, s->w);
+  trace_line(line, (size_t)k);
+}
+
+/* The step's line. Threads that yield (unrecognised spin loops) while others are enabled are
+ * listed apart, under "yielding": they could run, but would only repeat a read. */
+void rsan_sched_trace_step(uint64_t i, int tid, const int *cand, int n) {
+  if (trace_fd < 0) return;
+  sched_thread *const *threads = rsan_sched.threads;
+  char line[96];
+  int k = snprintf(line, sizeof line, "{\"step\": %llu, \"tid\": %d, \"enabled\": [", (unsigned long long)i, tid);
+  trace_line(line, (size_t)k);
+  for (int j = 0; j < n; j++) trace_op(threads[cand[j]], j == 0);
+  trace_line("]", 1);
+  int listed = 0, any_enabled = 0;
+  for (int j = 0; j < n; j++) any_enabled |= rsan_sched_level_of(threads[cand[j]]) == LEVEL_ENABLED;
+  if (any_enabled) {
+    for (int t = 0; t < rsan_sched.nthreads_max; t++) {
+      if (!threads[t] || rsan_sched_level_of(threads[t]) != LEVEL_YIELDED) continue;
+      int in_enabled = 0;
+      for (int j = 0; j < n; j++) in_enabled |= cand[j] == t;
+      if (in_enabled) continue;
+      trace_line(listed ? "" : ", \"yielding\": [", listed ? 0 : 15);
+      trace_op(threads[t], !listed);
+      listed = 1;
+    }
+  }
+  trace_line(listed ? "]}\n" : "}\n", listed ? 3 : 2);
+}
+
+void rsan_sched_trace_end(const char *how, const char *why) {
+  if (trace_fd < 0) return;
+  char line[200], div[32] = "null";
+  if (rsan_sched.diverged >= 0) snprintf(div, sizeof div, "%lld", (long long)rsan_sched.diverged);
+  int k = snprintf(line, sizeof line, "{\"end\": \"%s\", \"steps\": %llu, \"diverged\": %s%s%s%s}\n", how,
+                   (unsigned long long)rsan_sched.step, div, why ? ", \"reason\": \"" : "", why ? why : "",
+                   why ? "\"" : "");
+  trace_line(line, (size_t)k);
+  close(trace_fd);
+  trace_fd = -1;
+}
