@@ -97,8 +97,11 @@ static void wait_flag(uint32_t *w) {
       }
     }
   }
-  rsan_rt_leave();
+  /* The turn is consumed before signals may run again: a handler that runs right after (at
+   * depth 0) takes its scheduling points as the baton holder, and must not find the turn it
+   * is about to wait for still raised (it would run beside the thread it just chose). */
   __atomic_store_n(w, 0, __ATOMIC_RELAXED);
+  rsan_rt_leave();
 }
 static void raise_flag(uint32_t *w) {
   __atomic_store_n(w, 1, __ATOMIC_RELEASE);
@@ -349,10 +352,16 @@ static sched_thread *decide(void) {
 
 /* Hands the baton to c; the caller (me, or NULL when it leaves) waits for its own turn. */
 static void switch_to(sched_thread *me, sched_thread *c) {
+  /* From the unlock to the end of the wait the thread no longer holds the baton: a signal
+   * handler run there would take scheduling points beside the thread it chose. Signals stay
+   * deferred (rsan_signal.h) until the turn comes back. */
+  rsan_rt_enter();
   rsan_spin_unlock(&rsan_sched.lock);
-  if (c == me || !c) return;
-  raise_flag(&c->turn);
-  if (me) wait_flag(&me->turn);
+  if (c && c != me) {
+    raise_flag(&c->turn);
+    if (me) wait_flag(&me->turn);
+  }
+  rsan_rt_leave();
 }
 
 void rsan_sched_set_pending(sched_thread *s, int kind, const void *addr, int w, int block, int timed) {
@@ -370,9 +379,11 @@ void rsan_sched_set_pending(sched_thread *s, int kind, const void *addr, int w, 
 int rsan_sched_arrive_or_decide(sched_thread *s) {
   if (s->state == ST_NEW) {
     s->state = ST_LIVE;
+    rsan_rt_enter(); /* as in switch_to: no handler until the thread's turn */
     rsan_spin_unlock(&rsan_sched.lock);
     raise_flag(&s->arrived);
     wait_flag(&s->turn);
+    rsan_rt_leave();
     return !s->timed_out;
   }
   switch_to(s, decide());
