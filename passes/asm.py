@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from .debuginfo import primary_frame
-from .model import IRFunction, IRLine, IRModule
+from .model import IRModule
 from .sites import SiteTable
 from .syntax import i64_literal, unescape_string
 
@@ -77,7 +77,7 @@ def _constraints(text: str) -> list[str]:
 def _operands(constraints: list[str]) -> list[tuple[str, int | None]]:
     """Per asm operand `$k` (clobbers excluded): (constraint, index of its call argument or
     None for a direct output)."""
-    out = []
+    out: list[tuple[str, int | None]] = []
     arg = 0
     for c in constraints:
         if c.startswith("~"):
@@ -257,7 +257,7 @@ def _plan(template: str, constraints: list[str], args: list[str]) -> _Plan:
         if move:
             # x86 (TSO): a plain mov to memory is a release store, from memory an acquire
             # load (the C11 mapping read backwards); AT&T puts the destination last
-            size = _SUFFIX_SIZE.get(mnem[-1]) if mnem != "mov" else (elem or 8)
+            size = _SUFFIX_SIZE[mnem[-1]] if mnem != "mov" else (elem or 8)
             parts = [p.strip() for p in re.split(r",(?![^()]*\))", ops)]
             store = _memory_operand(parts[-1], operands) is not None
             if store:

@@ -17,7 +17,7 @@ class DebugInfo:
                 self._raw[key] = line
         self._nodes: dict[str, tuple[str, dict[str, str]] | None] = {}
         self._frames: dict[str, tuple[Frame, ...]] = {}
-        self._scopes: dict[str, tuple[str, str, int]] = {}
+        self._scopes: dict[str | None, tuple[str, str, int]] = {}
 
     def node(self, ref: str | None):
         """(kind, fields) of metadata `!N`, or None."""

@@ -268,6 +268,7 @@ class _Pass:
         name = m.group(1)[1:].strip('"')
         args = None
         out: list[str] = []
+        reads: tuple[int, ...]
         if name.startswith("llvm.mem"):
             for prefix, (src, dst) in _INTRINSICS:
                 if name.startswith(prefix):

@@ -33,8 +33,9 @@ for _n in (1, 2, 4, 8):
 # hence no `willreturn`.
 _PLAIN_HOOK = "nounwind memory(inaccessiblemem: readwrite)"
 for _n in (1, 2, 4, 8, 16):
-    DECLARATIONS["__rsan_read_%d" % _n] = "declare void @__rsan_read_%d(ptr captures(none), i64) %s" % (_n, _PLAIN_HOOK)
-    DECLARATIONS["__rsan_write_%d" % _n] = "declare void @__rsan_write_%d(ptr captures(none), i64) %s" % (_n, _PLAIN_HOOK)
+    for _kind in ("read", "write"):
+        DECLARATIONS["__rsan_%s_%d" % (_kind, _n)] = "declare void @__rsan_%s_%d(ptr captures(none), i64) %s" % (
+            _kind, _n, _PLAIN_HOOK)
 DECLARATIONS["__rsan_read_range"] = "declare void @__rsan_read_range(ptr captures(none), i64, i64) " + _PLAIN_HOOK
 DECLARATIONS["__rsan_write_range"] = "declare void @__rsan_write_range(ptr captures(none), i64, i64) " + _PLAIN_HOOK
 # 16-byte atomics (passes/wide.py, runtime/src/atomic16.c): i128 as (lo, hi) i64 halves

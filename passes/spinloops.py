@@ -384,6 +384,7 @@ class _Region:
     def _step(self, index: int, text: str, env, mem, written) -> None:
         if index == self.target:
             m = _ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
+            assert m is not None, "the target was found by one of these patterns"
             if m.re is _ATOMIC_LOAD_RE:
                 env[m.group(1)] = ("V",)
                 self.bits = int(m.group(2)[1:])

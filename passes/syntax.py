@@ -125,6 +125,8 @@ def read_type(text: str) -> tuple[str, str]:
         end = text.index('"', 2)
         return text[: end + 1], text[end + 1:].lstrip()
     m = re.match(r"[^\s,]+", text)
+    if m is None:
+        return "", text
     ty = m.group(0)
     rest = text[m.end():].lstrip()
     if rest.startswith("addrspace("):

@@ -12,4 +12,4 @@ _parent = _os.path.dirname(_here)
 if not _os.path.isdir(_os.path.join(_here, "passes")) and _os.path.isfile(
     _os.path.join(_parent, "passes", "__init__.py")
 ):
-    __path__.append(_parent)  # type: ignore[name-defined]  # noqa: F821
+    __path__.append(_parent)  # noqa: F821

@@ -12,7 +12,9 @@ import shutil
 import signal
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -413,7 +415,7 @@ def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in
             shutil.rmtree(temp_dir, ignore_errors=True)
 
 
-def _show_explanations(reports: list[dict], timelines: bool, graph: str | None, out=None,
+def _show_explanations(reports: Sequence[Mapping[str, Any]], timelines: bool, graph: str | None, out=None,
                        numbers: list[int] | None = None) -> None:
     """--explain: the timelines (on stderr, or out); --graph DIR: the pictures."""
     from .explain_render import GRAPHVIZ_MISSING, render_explanations, write_graphs
@@ -471,7 +473,7 @@ def _end_fix_progress() -> None:
 EXIT_BAD_OPTIONS = EXIT_RUNTIME_BAD_OPTIONS
 
 
-def _schedule_options(ctx: click.Context, sources: tuple[str, ...], runs: int, sched: str | None,
+def _schedule_options(ctx: click.Context, sources: tuple[str, ...], runs: int | None, sched: str | None,
                       seed: int | None, pct_depth: int | None, replay: str | None, schedule_dir: str | None,
                       explore: bool, max_schedules: int | None, preemption_bound: int | None,
                       jobs: int | None) -> ScheduleOptions:
@@ -708,7 +710,8 @@ def main(argv: list[str] | None = None) -> None:
             click.echo(error.details, err=True)
         sys.exit(error.exit_code)
     except click.ClickException as error:  # bad option or value: one line
-        command = error.ctx.command_path if getattr(error, "ctx", None) else "pyrsan"
+        ctx = getattr(error, "ctx", None)  # set on UsageError and BadParameter only
+        command = ctx.command_path if ctx is not None else "pyrsan"
         click.echo(f"pyrsan: {error.format_message()} (see '{command} --help')", err=True)
         sys.exit(EXIT_ERROR)
     except click.Abort:

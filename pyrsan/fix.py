@@ -251,7 +251,7 @@ def _check_patched(program: Program, plan: PatchPlan, check: _Checker, work_dir:
     """Build and check the patched sources (copies in a directory of their own; quoted
     includes still find the original directories)."""
     copy_dir = tempfile.mkdtemp(prefix="patched-", dir=work_dir)
-    sources = []
+    sources: list[str] = []
     include_dirs: list[str] = []
     for source in program.sources:
         path = os.path.realpath(source)

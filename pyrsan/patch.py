@@ -295,12 +295,12 @@ def plan_patch(repairs: tuple[Repair, ...], sites: tuple[SiteInfo, ...], root: s
     edits: list[SourceEdit] = []
     manual: list[ManualStep] = []
     for repair in repairs:
-        site = by_key.get((repair.module, repair.index))
+        repaired = by_key.get((repair.module, repair.index))
         cxx = is_cxx_source(repair.module)
         try:
-            if site is None or site.primary is None:
+            if repaired is None or repaired.primary is None:
                 raise _Unsafe("the access has no source position")
-            frame = site.primary
+            frame = repaired.primary
             if is_system_file(frame.file):
                 raise _Unsafe("the access is in a system header")
             path = os.path.realpath(frame.file)
@@ -317,9 +317,9 @@ def plan_patch(repairs: tuple[Repair, ...], sites: tuple[SiteInfo, ...], root: s
                 raise _Unsafe("the line is past the end of the file")
             _check_operation(patch.lines, frame)
             edits.append(patch.plan_fence(repair, frame) if repair.kind == "fence"
-                         else patch.plan_order(repair, site, frame))
+                         else patch.plan_order(repair, repaired, frame))
         except _Unsafe as why:
-            manual.append(ManualStep(repair, str(why), manual_instruction(repair, site, cxx)))
+            manual.append(ManualStep(repair, str(why), manual_instruction(repair, repaired, cxx)))
     new_texts = {}
     diff = []
     for path, patch in sorted(files.items()):

@@ -109,8 +109,8 @@ def _compile_all(root: Path, toolchain: Toolchain, out: Path) -> None:
     )
     if proc.returncode != 0:
         raise BuildError("building the runtime failed (ar)", proc.stderr.rstrip())
-    for obj in objects:
-        os.unlink(obj)
+    for name in objects:
+        os.unlink(name)
 
 
 def ensure_runtime(toolchain: Toolchain) -> RuntimeLibrary:

@@ -106,7 +106,7 @@ def run_with_suppressions(binary: Path, tmp_path: Path, text: str, extra: str = 
     supp.write_text(text)
     json_path = tmp_path / "out.jsonl"
     proc = run_binary(binary, f"suppressions={supp}:json_path={json_path}{extra}")
-    lines = [json.loads(l) for l in json_path.read_text().splitlines()] if json_path.exists() else []
+    lines = [json.loads(ln) for ln in json_path.read_text().splitlines()] if json_path.exists() else []
     return proc, lines
 
 
@@ -124,7 +124,7 @@ def test_matching_suppression_silences_and_counts_the_report(spin_binary, tmp_pa
     assert proc.returncode == 0, proc.stderr
     assert "WARNING" not in proc.stderr
     assert "1 report(s) suppressed" in proc.stderr and f"1 robustness:{pattern}" in proc.stderr
-    assert [l["kind"] for l in lines] == ["suppressed"]
+    assert [ln["kind"] for ln in lines] == ["suppressed"]
     assert lines[0]["suppression"] == f"robustness:{pattern}" and lines[0]["type"] == "read"
 
 
@@ -134,7 +134,7 @@ def test_non_matching_suppression_leaves_the_report(spin_binary, tmp_path, text)
     proc, lines = run_with_suppressions(spin_binary, tmp_path, text)
     assert proc.returncode == 66
     assert "WARNING: pyrsan: robustness violation" in proc.stderr
-    assert [l["kind"] for l in lines] == ["robustness"]
+    assert [ln["kind"] for ln in lines] == ["robustness"]
 
 
 @pytest.mark.parametrize("text, message", [

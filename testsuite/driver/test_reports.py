@@ -24,7 +24,8 @@ def report_obj(access_site="0xa00000001", previous_site="0xa00000002", rtype="re
         "timestamps": {"hb": 0, "sc": 1},
         "suggestion": "insert a fence",
         "key": f"{access_site}/{previous_site}/{rtype}",
-        "text": f"==================\nWARNING: pyrsan: robustness violation ({rtype}) {access_site}\n==================\n",
+        "text": f"==================\nWARNING: pyrsan: robustness violation ({rtype}) {access_site}\n"
+                "==================\n",
     }
     obj.update(extra)
     return obj

@@ -3,11 +3,9 @@ re-reads one atomic location until it equals a constant becomes __rsan_spin_load
 attempt of a wait); every other loop keeps __rsan_load_N; an option turns it off."""
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 

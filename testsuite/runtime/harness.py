@@ -199,7 +199,7 @@ class Runtime:
 
     # -- state --
     def reset(self, options: str = ""):
-        lib, ffi = self.lib, self.ffi
+        ffi = self.ffi
         self.rsan.test_reset()
         self.nrun += 1
         self.json = self.tmpdir / f"reports-{self.nrun}.jsonl"
