@@ -1,7 +1,7 @@
 """Pass: inline assembly. The x86-64 / AArch64 idioms that are atomics or fences are modelled
 as the corresponding C11 operation; every other asm that may touch memory gets one warning.
 
-Rules (issue 14):
+Rules:
 - a `lock`-prefixed read-modify-write, `xchg` with a memory operand, `cmpxchg`/`cmpxchg8b`/
   `cmpxchg16b`: a seq_cst RMW (a CAS for cmpxchg) on the memory operand. The asm itself
   still runs; it is bracketed by `__rsan_asm_begin` / `__rsan_asm_end` (runtime/src/
@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .debuginfo import primary_frame
+from pyrsan.abi import primary_frame
+
 from .model import IRModule
 from .sites import SiteTable
 from .syntax import i64_literal, unescape_string
@@ -34,7 +35,7 @@ ASM_RE = re.compile(
 
 _FENCES = {"mfence": 5, "lfence": 2, "sfence": 3}
 _DMB = {"ish": 5, "sy": 5, "osh": 5, "ishld": 2, "ld": 2, "oshld": 2, "ishst": 3, "st": 3, "oshst": 3}
-# mnemonic stem (AT&T suffix stripped) -> RMW op of sites.RMW_OP_NUMBER
+# mnemonic stem (AT&T suffix stripped) -> RMW op of abi.RMW_OP_NUMBER
 _RMW_STEMS = {
     "xchg": "xchg", "xadd": "add", "add": "add", "sub": "sub", "inc": "add", "dec": "sub",
     "and": "and", "or": "or", "xor": "xor", "bts": "or", "btr": "and", "btc": "xor",
@@ -293,7 +294,7 @@ ASM_STORE_OP = -3
 
 
 def rewrite_asm(module: IRModule, table: SiteTable) -> list[AsmNote]:
-    from .sites import RMW_OP_NUMBER
+    from pyrsan.abi import RMW_OP_NUMBER
 
     notes: list[AsmNote] = []
     for fn in module.functions():

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from typing import NoReturn
 
-from .debuginfo import primary_frame
+from pyrsan.abi import RMW_OP_NUMBER, primary_frame
+
 from .model import IRFunction, IRLine, IRModule
 from .registration import module_globals
 from .results import RecognisedLoop, Site, UnsupportedIRError
-from .sites import RMW_OP_NUMBER, SiteTable
+from .sites import SiteTable
 from .spinloops import LoopMatch, find_spin_loops
 from .syntax import (FUNC_NAME_RE, ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level,
                      strip_keywords)

@@ -1,4 +1,4 @@
-"""CAS retry loops that are atomic read-modify-writes (issue 19; RSAN's BCAS generalised).
+"""CAS retry loops that are atomic read-modify-writes (RSAN's BCAS generalised).
 
     old = atomic_load(&x);                               first read  -> __rsan_casloop_load_N
     do { new = f(old); } while (!atomic_compare_exchange(&x, &old, new));

@@ -5,8 +5,6 @@ from __future__ import annotations
 from .results import Frame
 from .syntax import DILOCATION_RE, MD_FIELD_RE, METADATA_RE, unescape_string
 
-_SYSTEM_PREFIXES = ("/usr/include/", "/usr/lib/", "/usr/local/include/")
-
 
 class DebugInfo:
     def __init__(self, top_level_lines):
@@ -132,14 +130,6 @@ class DebugInfo:
                 if node:
                     return self.file_of(node[1].get("file"))
         return ""
-
-
-def primary_frame(frames: tuple[Frame, ...]) -> Frame | None:
-    """The innermost frame not in a system header, else the innermost (docs/interfaces.md §2)."""
-    for f in frames:
-        if not f.file.startswith(_SYSTEM_PREFIXES):
-            return f
-    return frames[0] if frames else None
 
 
 def _int(value: str | None) -> int:

@@ -1,5 +1,5 @@
-"""Where a function's pointers come from: which stack slots never escape (the escape check of
-issue 4), and the object a pointer is derived from (to skip constant globals).
+"""Where a function's pointers come from: which stack slots never escape their
+thread, and the object a pointer is derived from (to skip constant globals).
 
 A stack slot (`%a = alloca ...`) is private to its thread, and its accesses need no
 instrumentation, when its address, and the address of every value derived from it by

@@ -1,4 +1,4 @@
-"""Pass: plain (non-atomic) memory accesses, for race detection (issue 4, rsan_interface.h).
+"""Pass: plain (non-atomic) memory accesses, for race detection (rsan_interface.h).
 
 A call to the runtime is inserted BEFORE each access; the access itself is kept:
 

@@ -1,6 +1,10 @@
 """The runtime functions the passes call (runtime/include/rsan_interface.h), as IR declarations."""
 from __future__ import annotations
 
+from pyrsan.abi import ABI_VERSION
+
+__all__ = ["ABI_VERSION", "DECLARATIONS", "FRAME_TYPE", "SITE_TYPE", "GLOBAL_TYPE", "MODULE_TYPE"]
+
 DECLARATIONS = {
     "__rsan_fence": "declare void @__rsan_fence(i32, i32, i64)",
     "__rsan_func_entry": "declare void @__rsan_func_entry(i64)",
@@ -45,7 +49,6 @@ DECLARATIONS["__rsan_rmw_16"] = "declare { i64, i64 } @__rsan_rmw_16(ptr, i64, i
 DECLARATIONS["__rsan_cas_16"] = (
     "declare { i64, i64 } @__rsan_cas_16(ptr, i64, i64, i64, i64, i32, i32, i32, i64)")
 
-ABI_VERSION = 1
 # IR types of the structs of rsan_interface.h
 FRAME_TYPE = "{ ptr, ptr, i32, i32 }"
 SITE_TYPE = "{ i32, i32, i32, i32, i32, i32, ptr }"

@@ -1,4 +1,4 @@
-"""Spin-loop recognition (issue 3 item 3; RSAN paper §4.3 leaves it to future work).
+"""Spin-loop recognition (the RSAN paper, §4.3, leaves it to future work).
 
 A loop whose only effect is re-reading one atomic location until it holds a value is a
 wait; a loop that retries one compare-exchange with constant operands until it succeeds is a

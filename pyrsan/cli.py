@@ -232,14 +232,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int | None, keep_goi
         if executable is None:
             os.mkdir(os.path.join(temp_dir, "bin"))
             executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
-            built = build_program(BuildRequest(
-                sources=sources, output=executable, temp_dir=temp_dir,
-                compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
-                plain_accesses=not no_races,
-            ))
-            if verbose:
-                _list_loops(built.loops)
-            _list_asm(built.asm, verbose)
+            _build(ctx, sources, executable, temp_dir, cc, keep_temps, no_races, verbose)
         options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
                              schedule=schedule, time_budget=budget, sampling=budget is not None,
@@ -309,14 +302,7 @@ def build(ctx: click.Context, sources: tuple[str, ...], output: str, no_races: b
         raise UsageError("pyrsan build takes no program arguments (after --)")
     temp_dir = tempfile.mkdtemp(prefix="pyrsan-")
     try:
-        built = build_program(BuildRequest(
-            sources=sources, output=output, temp_dir=temp_dir,
-            compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
-            plain_accesses=not no_races,
-        ))
-        if verbose:
-            _list_loops(built.loops)
-        _list_asm(built.asm, verbose)
+        _build(ctx, sources, output, temp_dir, cc, keep_temps, no_races, verbose)
         return 0
     finally:
         if keep_temps:
@@ -649,6 +635,20 @@ def _list_loops(loops: tuple[str, ...]) -> None:
         click.echo(f"pyrsan: {line}", err=True)
     if not loops:
         click.echo("pyrsan: no spin loop or CAS retry loop recognised", err=True)
+
+
+def _build(ctx: click.Context, sources: tuple[str, ...], output: str, temp_dir: str, cc: str | None,
+           keep_temps: bool, no_races: bool, verbose: bool) -> None:
+    """Builds the instrumented program (pyrsan run, pyrsan build); lists the loops recognised
+    (-v) and the inline asm modelled."""
+    built = build_program(BuildRequest(
+        sources=sources, output=output, temp_dir=temp_dir,
+        compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
+        plain_accesses=not no_races,
+    ))
+    if verbose:
+        _list_loops(built.loops)
+    _list_asm(built.asm, verbose)
 
 
 def _list_asm(lines: tuple[str, ...], verbose: bool) -> None:

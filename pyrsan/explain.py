@@ -1,4 +1,4 @@
-"""Why a report holds: the execution of the run that shows it (issue 16).
+"""Why a report holds: the execution of the run that shows it.
 
 The runtime's explain log (option ``explain_path``, docs/interfaces.md "Explain log") lists the
 events of the SC run in the order they were performed, and marks where each report was

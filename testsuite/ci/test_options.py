@@ -1,6 +1,6 @@
 """Runtime options (PYRSAN_OPTIONS) and suppressions files, on an instrumented binary run
 without the driver: values, errors at start-up (exit 86, one line), log_path, and the README
-table checked against the runtime's one option table (runtime/src/flags.c)."""
+table and help=1 checked against the runtime's one option table (runtime/src/rsan_flags.inc)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from pyrsan import abi
+
 from .project import REPO_ROOT, clean_env, violation_line, write_project, write_wrappers
 
 EXIT_BAD_OPTIONS = 86
@@ -18,9 +20,8 @@ SPIN_LINE = violation_line("lib/spin.c")
 
 
 def flag_table() -> dict[str, str]:
-    """name -> default, from the FLAG(...) lines of runtime/src/flags.c."""
-    text = (REPO_ROOT / "runtime/src/flags.c").read_text()
-    return dict(re.findall(r'^\s*FLAG\((\w+),\s*\w+,\s*"([^"]*)"', text, flags=re.MULTILINE))
+    """name -> default, from the runtime's option table as the driver reads it."""
+    return {name: option.default for name, option in abi.runtime_options(REPO_ROOT / "runtime").items()}
 
 
 def readme_table() -> dict[str, str]:
@@ -47,6 +48,14 @@ def spin_binary(tmp_path_factory) -> Path:
                           cwd=root, capture_output=True, text=True, env=clean_env(), timeout=300)
     assert proc.returncode == 0, proc.stderr
     return root / "spin"
+
+
+def test_help_prints_the_table_the_driver_reads(spin_binary):
+    proc = run_binary(spin_binary, "help=1")
+    printed = re.findall(r"^pyrsan option (\w+) \(default '([^']*)'\): (.*)$", proc.stderr, flags=re.MULTILINE)
+    table = abi.runtime_options(REPO_ROOT / "runtime")
+    assert printed == [(o.name, o.default, o.help) for o in table.values()]
+    assert len(printed) > 20
 
 
 def run_binary(binary: Path, options: str, cwd: Path | None = None) -> subprocess.CompletedProcess:

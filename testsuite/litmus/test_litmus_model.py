@@ -8,20 +8,15 @@ model; the header is only what it is compared with.
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
+import rc20
+from litmus_header import parse_program
+from litmus_model import Transcription, Untranscribable, transcribe
+
 HERE = Path(__file__).resolve().parent
-for extra in (HERE, HERE.parent / "reference"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
-
-import rc20  # noqa: E402
-from litmus_header import parse_program  # noqa: E402
-from litmus_model import Transcription, Untranscribable, transcribe  # noqa: E402
-
 PROGRAMS = sorted(HERE.glob("*.c"))
 # The model's cost grows fast with the events (SC fences and fenced seq_cst accesses add three
 # each): bigger programs run with -m slow.

@@ -9,7 +9,7 @@ import pytest
 
 from passes_helpers import CC, canonical, compile_to_ir, verify
 from pyrsan.passes import Frame, instrument_ir
-from pyrsan.passes.debuginfo import primary_frame
+from pyrsan.abi import primary_frame
 from pyrsan.passes.sites import id_prefix_for
 
 INLINE_CHAIN = """#include <stdatomic.h>
