@@ -4,7 +4,8 @@ their one definition, when this module is imported:
 - runtime/include/rsan_interface.h: the ABI enums (memory orders, RMW operations, site kinds),
   the CAS bits of a site, the system-header prefixes of the primary frame; its rsan_frame is
   `Frame` below;
-- runtime/src/rsan_exit.h: the exit statuses the runtime gives an instrumented program.
+- runtime/src/rsan_exit.h: the exit statuses the runtime gives an instrumented program;
+- runtime/src/rsan_flags.inc: the runtime's options (runtime_options(), read on demand).
 
 The passes (pyrsan.passes) and the driver both import it; testsuite/runtime/test_abi.py
 checks the values read here against what the C compiler and cffi make of the headers.

@@ -63,7 +63,8 @@ def cache_dir() -> Path:
 
 def _runtime_files(root: Path) -> tuple[list[Path], list[Path]]:
     sources = sorted((root / "src").glob("*.c"))
-    headers = sorted((root / "include").glob("*.h")) + sorted((root / "src").glob("*.h"))
+    headers = sorted((root / "include").glob("*.h")) + sorted((root / "src").glob("*.h")) + sorted(
+        (root / "src").glob("*.inc"))
     return sources, headers
 
 

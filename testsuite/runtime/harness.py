@@ -107,7 +107,7 @@ def build_engine_lib() -> Path:
     sources = sorted(p for p in SRC.glob("*.c") if not p.name.startswith("intercept_"))
     sources.append(HERE / "stack_helper.c")
     h = hashlib.sha256()
-    for p in sources + sorted(SRC.glob("*.h")) + sorted(INC.glob("*.h")):
+    for p in sources + sorted(SRC.glob("*.h")) + sorted(SRC.glob("*.inc")) + sorted(INC.glob("*.h")):
         h.update(p.name.encode())
         h.update(p.read_bytes())
     h.update(" ".join([cc] + CFLAGS).encode())

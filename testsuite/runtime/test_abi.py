@@ -98,6 +98,23 @@ _STRAY = [
 ]
 
 
+def test_every_runtime_file_ships_and_keys_the_runtime_cache(tmp_path):
+    """A file the runtime build reads (rsan_flags.inc too) is package data and part of the
+    cache key, so that an installed pyrsan has it and a change to it rebuilds the runtime."""
+    import fnmatch
+
+    from pyrsan import runtime_build
+    tomllib = pytest.importorskip("tomllib")   # Python 3.11
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "pyrsan._runtime"]
+    runtime = ROOT / "runtime"
+    files = [p.relative_to(runtime).as_posix() for p in runtime.rglob("*") if p.is_file()]
+    assert "src/rsan_flags.inc" in files
+    assert [f for f in files if not any(fnmatch.fnmatch(f, pat) for pat in patterns)] == []
+    sources, headers = runtime_build._runtime_files(runtime)
+    assert sorted(p.relative_to(runtime).as_posix() for p in sources + headers) == sorted(files)
+
+
 def test_no_second_definition_in_the_sources():
     homes = {abi.INTERFACE_H, abi.EXIT_H, Path(abi.__file__).resolve()}
     files = [*ROOT.glob("runtime/src/*.[ch]"), *ROOT.glob("runtime/include/*.h"), *ROOT.glob("pyrsan/*.py"),
