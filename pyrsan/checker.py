@@ -125,7 +125,7 @@ class CheckOutcome:
     sc_accesses: str
     method: CheckMethod
     sites: tuple[SiteInfo, ...] = ()
-    failure: str | None = None   # a crash or a timeout with nothing reported
+    failure: str | None = None   # a crash, hang or deadlock with nothing reported (_failure)
     complete: bool = False       # exhaustive exploration without a report: a proof
     explored: int = 0            # of ``runs``, the schedules of an exploration
 
