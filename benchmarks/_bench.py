@@ -245,7 +245,7 @@ def run_checked(cmd: list[str], what: str, **kwargs) -> RunResult:
     if res.timed_out:
         raise BenchError(f"{what}: timed out")
     if res.returncode != 0:
-        lines = [l for l in (res.stderr + res.stdout).strip().splitlines() if l.strip()]
+        lines = [ln for ln in (res.stderr + res.stdout).strip().splitlines() if ln.strip()]
         last = lines[-1] if lines else "(no output)"
         raise BenchError(f"{what} failed (exit {res.returncode}): {last}")
     return res

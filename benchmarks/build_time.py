@@ -203,7 +203,7 @@ long cas{k}(void) {{
         self.funcs.append(f"cas{k}")
 
     def fences(self, k: int) -> None:
-        (t1, g1), (t2, g2) = self.pick_global(), self.pick_global()
+        (t1, g1), (_t2, g2) = self.pick_global(), self.pick_global()
         f1, f2 = self.rng.choice(ORDERS_FENCE), self.rng.choice(ORDERS_FENCE)
         self.emit(f"""
 long fence{k}(int n) {{

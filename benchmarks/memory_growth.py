@@ -73,7 +73,7 @@ def main() -> int:
                 if res.timed_out:
                     problems.append(f"{variant} K={k}: timed out after {args.timeout:.0f} s")
                 elif res.returncode not in allowed or not res.stdout.startswith("ok"):
-                    lines = [l for l in (res.stderr + res.stdout).splitlines() if l.strip()]
+                    lines = [ln for ln in (res.stderr + res.stdout).splitlines() if ln.strip()]
                     problems.append(f"{variant} K={k}: exit {res.returncode}: "
                                     f"{lines[-1] if lines else '(no output)'}")
                 else:

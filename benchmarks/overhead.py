@@ -70,7 +70,7 @@ class Measure:
 
 
 def last_line(res: RunResult) -> str:
-    lines = [l for l in (res.stderr + "\n" + res.stdout).splitlines() if l.strip()]
+    lines = [ln for ln in (res.stderr + "\n" + res.stdout).splitlines() if ln.strip()]
     return lines[-1].strip() if lines else "(no output)"
 
 

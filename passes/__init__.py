@@ -7,7 +7,7 @@ or, as the driver does (in a subprocess, since llvmlite aborts on LLVM assertion
 
     python -m pyrsan.passes app.bc -o app.rsan.o --module-id /abs/path/app.c [--emit-ll x.ll]
 
-Layout: syntax (every IR regex), model (the module -> functions -> lines model), debuginfo
+Layout: syntax (the shared IR regexes), model (the module -> functions -> lines model), debuginfo
 (frames from !DILocation), sites (site ids and rows), layout (type sizes from the data layout),
 escape (private stack slots, the object a pointer comes from), the passes plain (non-atomic
 accesses, for races), atomics (with spinloops: spin and CAS retry loops as wait / BCAS),

@@ -1,7 +1,7 @@
 """Pass: inline assembly. The x86-64 / AArch64 idioms that are atomics or fences are modelled
 as the corresponding C11 operation; every other asm that may touch memory gets one warning.
 
-Rules (issue 14):
+Rules:
 - a `lock`-prefixed read-modify-write, `xchg` with a memory operand, `cmpxchg`/`cmpxchg8b`/
   `cmpxchg16b`: a seq_cst RMW (a CAS for cmpxchg) on the memory operand. The asm itself
   still runs; it is bracketed by `__rsan_asm_begin` / `__rsan_asm_end` (runtime/src/
@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .debuginfo import primary_frame
-from .model import IRFunction, IRLine, IRModule
+from pyrsan.abi import primary_frame
+
+from .model import IRModule
 from .sites import SiteTable
 from .syntax import i64_literal, unescape_string
 
@@ -34,7 +35,7 @@ ASM_RE = re.compile(
 
 _FENCES = {"mfence": 5, "lfence": 2, "sfence": 3}
 _DMB = {"ish": 5, "sy": 5, "osh": 5, "ishld": 2, "ld": 2, "oshld": 2, "ishst": 3, "st": 3, "oshst": 3}
-# mnemonic stem (AT&T suffix stripped) -> RMW op of sites.RMW_OP_NUMBER
+# mnemonic stem (AT&T suffix stripped) -> RMW op of abi.RMW_OP_NUMBER
 _RMW_STEMS = {
     "xchg": "xchg", "xadd": "add", "add": "add", "sub": "sub", "inc": "add", "dec": "sub",
     "and": "and", "or": "or", "xor": "xor", "bts": "or", "btr": "and", "btc": "xor",
@@ -77,7 +78,7 @@ def _constraints(text: str) -> list[str]:
 def _operands(constraints: list[str]) -> list[tuple[str, int | None]]:
     """Per asm operand `$k` (clobbers excluded): (constraint, index of its call argument or
     None for a direct output)."""
-    out = []
+    out: list[tuple[str, int | None]] = []
     arg = 0
     for c in constraints:
         if c.startswith("~"):
@@ -257,7 +258,7 @@ def _plan(template: str, constraints: list[str], args: list[str]) -> _Plan:
         if move:
             # x86 (TSO): a plain mov to memory is a release store, from memory an acquire
             # load (the C11 mapping read backwards); AT&T puts the destination last
-            size = _SUFFIX_SIZE.get(mnem[-1]) if mnem != "mov" else (elem or 8)
+            size = _SUFFIX_SIZE[mnem[-1]] if mnem != "mov" else (elem or 8)
             parts = [p.strip() for p in re.split(r",(?![^()]*\))", ops)]
             store = _memory_operand(parts[-1], operands) is not None
             if store:
@@ -293,7 +294,7 @@ ASM_STORE_OP = -3
 
 
 def rewrite_asm(module: IRModule, table: SiteTable) -> list[AsmNote]:
-    from .sites import RMW_OP_NUMBER
+    from pyrsan.abi import RMW_OP_NUMBER
 
     notes: list[AsmNote] = []
     for fn in module.functions():

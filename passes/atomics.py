@@ -3,12 +3,14 @@ the runtime, which performs the operation itself (toolchain.md §3.1, rsan_inter
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
-from .debuginfo import primary_frame
+from pyrsan.abi import RMW_OP_NUMBER, primary_frame
+
 from .model import IRFunction, IRLine, IRModule
 from .registration import module_globals
 from .results import RecognisedLoop, Site, UnsupportedIRError
-from .sites import RMW_OP_NUMBER, SiteTable
+from .sites import SiteTable
 from .spinloops import LoopMatch, find_spin_loops
 from .syntax import (FUNC_NAME_RE, ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level,
                      strip_keywords)
@@ -41,7 +43,7 @@ class _Rewriter:
         self.dbg = ", !dbg %s" % line.dbg if line.dbg else ""
         self.out: list[str] = []
 
-    def fail(self, construct: str):
+    def fail(self, construct: str) -> NoReturn:
         file, lineno = where(self.table, self.fn, self.line)
         raise UnsupportedIRError(construct, file, lineno)
 
@@ -305,7 +307,9 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
             op = line.opcode
             rw = _Rewriter(module, table, fn, line)
             if op in ("call", "invoke"):
-                new = wide.libcall(rw, LIBCALL_RE.search(line.text).group(1), notes, decls)
+                callee = LIBCALL_RE.search(line.text)
+                assert callee is not None, "atomic_instructions yields the calls LIBCALL_RE matches"
+                new = wide.libcall(rw, callee.group(1), notes, decls)
                 if new is not None:
                     edits[line.index] = new
                 continue

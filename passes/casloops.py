@@ -1,4 +1,4 @@
-"""CAS retry loops that are atomic read-modify-writes (issue 19; RSAN's BCAS generalised).
+"""CAS retry loops that are atomic read-modify-writes (RSAN's BCAS generalised).
 
     old = atomic_load(&x);                               first read  -> __rsan_casloop_load_N
     do { new = f(old); } while (!atomic_compare_exchange(&x, &old, new));
@@ -38,6 +38,7 @@ What is proved from the IR (symbolic execution of every path from the first read
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 MAX_PATH_BLOCKS = 24
@@ -156,7 +157,8 @@ class _Fn:
                 if m and m.group(1):
                     self.locals.add(m.group(1))
         self.slots = self._private_slots()
-        self._live = None           # computed at the first attempt a walk reaches
+        # computed at the first attempt a walk reaches: (live in, live out) per block
+        self._live: tuple[dict[str, set], dict[str, set]] | None = None
 
     def _private_slots(self) -> set[str]:
         slots = {m.group(1) for b in self.blocks for _, t in b.lines for m in [_ALLOCA_RE.match(t)] if m}
@@ -205,17 +207,15 @@ class _Fn:
 
     @property
     def live_in(self) -> dict:
-        if self._live is None:
-            self._liveness()
-        return self._live[0]
+        return self._liveness()[0]
 
     @property
     def live_out(self) -> dict:
-        if self._live is None:
-            self._liveness()
-        return self._live[1]
+        return self._liveness()[1]
 
-    def _liveness(self) -> None:
+    def _liveness(self) -> tuple[dict[str, set], dict[str, set]]:
+        if self._live is not None:
+            return self._live
         gen: dict[str, set] = {}
         kill: dict[str, set] = {}
         phi_uses: dict[str, set] = {b.name: set() for b in self.blocks}   # used at the end of pred
@@ -231,8 +231,8 @@ class _Fn:
                 g |= {u for u in uses if u not in k}
                 k |= set(defs)
             gen[b.name], kill[b.name] = g, k
-        live_in = {b.name: set() for b in self.blocks}
-        live_out = {b.name: set() for b in self.blocks}
+        live_in: dict[str, set] = {b.name: set() for b in self.blocks}
+        live_out: dict[str, set] = {b.name: set() for b in self.blocks}
         self._live = (live_in, live_out)
         changed = True
         while changed:
@@ -245,6 +245,7 @@ class _Fn:
                 if out != live_out[b.name] or inn != live_in[b.name]:
                     live_out[b.name], live_in[b.name] = out, inn
                     changed = True
+        return self._live
 
     def live_before(self, block: _Block, index: int) -> set:
         live = set(self.live_out[block.name])
@@ -348,7 +349,7 @@ class _Walk:
         raise _Reject("state does not settle")
 
     def _run_once(self) -> CasLoop:
-        self.seen: dict[int, dict] = {}
+        self.seen: dict[int, set] = {}
         self.attempts: list[int] = []
         self.walked: set[str] = set()
         self.order_rank = None
@@ -378,6 +379,8 @@ class _Walk:
             elif op in _PURE and result:
                 env[result] = self.pure(env, op, rest)
         m = _INSTR_RE.match(block.lines[pos][1])
+        if m is None:
+            raise _Reject("not an instruction")
         result, _, rest = m.groups()
         ml = _ALOAD_RE.match(rest)
         if not ml or not result:
@@ -693,7 +696,7 @@ def analyse(lines: list[str], header: str) -> "_Fn | None":
     return _Fn(lines, header) if any("cmpxchg" in t for t in lines) else None
 
 
-def find_retry_cas(lines: list[str], header: str, skip: set[int] = frozenset(),
+def find_retry_cas(lines: list[str], header: str, skip: AbstractSet[int] = frozenset(),
                    fn: "_Fn | None" = None) -> list[int]:
     """Compare-exchanges whose failure only feeds a retry of the same location (a report
     that can only be a failure of such a CAS has no consequence: `failed-cas`)."""
@@ -715,7 +718,7 @@ def find_retry_cas(lines: list[str], header: str, skip: set[int] = frozenset(),
     return found
 
 
-def find_cas_loops(lines: list[str], header: str, skip: set[int] = frozenset(),
+def find_cas_loops(lines: list[str], header: str, skip: AbstractSet[int] = frozenset(),
                    fn: "_Fn | None" = None) -> list[CasLoop]:
     """The CAS retry loops of one function body (module docstring); skip: atomic loads that
     are already something else (a spin loop); fn: the function's analysis, when shared."""

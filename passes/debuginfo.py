@@ -5,8 +5,6 @@ from __future__ import annotations
 from .results import Frame
 from .syntax import DILOCATION_RE, MD_FIELD_RE, METADATA_RE, unescape_string
 
-_SYSTEM_PREFIXES = ("/usr/include/", "/usr/lib/", "/usr/local/include/")
-
 
 class DebugInfo:
     def __init__(self, top_level_lines):
@@ -17,7 +15,7 @@ class DebugInfo:
                 self._raw[key] = line
         self._nodes: dict[str, tuple[str, dict[str, str]] | None] = {}
         self._frames: dict[str, tuple[Frame, ...]] = {}
-        self._scopes: dict[str, tuple[str, str, int]] = {}
+        self._scopes: dict[str | None, tuple[str, str, int]] = {}
 
     def node(self, ref: str | None):
         """(kind, fields) of metadata `!N`, or None."""
@@ -132,14 +130,6 @@ class DebugInfo:
                 if node:
                     return self.file_of(node[1].get("file"))
         return ""
-
-
-def primary_frame(frames: tuple[Frame, ...]) -> Frame | None:
-    """The innermost frame not in a system header, else the innermost (docs/interfaces.md §2)."""
-    for f in frames:
-        if not f.file.startswith(_SYSTEM_PREFIXES):
-            return f
-    return frames[0] if frames else None
 
 
 def _int(value: str | None) -> int:

@@ -1,5 +1,5 @@
-"""Where a function's pointers come from: which stack slots never escape (the escape check of
-issue 4), and the object a pointer is derived from (to skip constant globals).
+"""Where a function's pointers come from: which stack slots never escape their
+thread, and the object a pointer is derived from (to skip constant globals).
 
 A stack slot (`%a = alloca ...`) is private to its thread, and its accesses need no
 instrumentation, when its address, and the address of every value derived from it by
@@ -54,7 +54,7 @@ def gep_base(rest: str) -> str | None:
 def simple_pointer(text: str) -> str | None:
     """The local pointer operand of a load/store line of the common shape, else None."""
     m = _SIMPLE_LOAD_RE.match(text) or _SIMPLE_STORE_RE.match(text)
-    return m.group(m.lastindex) if m else None
+    return m.group(m.lastindex) if m and m.lastindex else None
 
 
 def _pointer_operand(text: str) -> str | None:
@@ -143,7 +143,7 @@ class PointerOrigins:
                 if root is None or root in escaped or text.startswith("  " + name + " = "):
                     continue   # not a slot's, already escaped, or the definition itself
                 how, result = _classify(text, name)
-                if how == "escape" or (how == "derive" and root_of.get(result) != root):
+                if how == "escape" or (how == "derive" and result is not None and root_of.get(result) != root):
                     escaped.add(root)
         return {name for name, root in root_of.items() if root not in escaped}
 

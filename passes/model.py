@@ -32,7 +32,8 @@ class IRLine:
     @property
     def rest(self) -> str:
         """The text after the opcode: `atomic i32 1, ptr @x release, align 4, !dbg !3`."""
-        return self.text[INSTR_RE.match(self.text).end():].lstrip()
+        m = INSTR_RE.match(self.text)
+        return self.text[m.end():].lstrip() if m else ""
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Pass: plain (non-atomic) memory accesses, for race detection (issue 4, rsan_interface.h).
+"""Pass: plain (non-atomic) memory accesses, for race detection (rsan_interface.h).
 
 A call to the runtime is inserted BEFORE each access; the access itself is kept:
 
@@ -268,6 +268,7 @@ class _Pass:
         name = m.group(1)[1:].strip('"')
         args = None
         out: list[str] = []
+        reads: tuple[int, ...]
         if name.startswith("llvm.mem"):
             for prefix, (src, dst) in _INTRINSICS:
                 if name.startswith(prefix):

@@ -39,7 +39,7 @@ def module_globals(module: IRModule, debug: DebugInfo) -> list[tuple[str, str, s
     """(IR name, IR type, source name) of the variables this module defines."""
     found = []
     top = module.top_level_lines()
-    opaque = {l[: l.index(" = type opaque")] for l in top if l.endswith(" = type opaque")}
+    opaque = {ln[: ln.index(" = type opaque")] for ln in top if ln.endswith(" = type opaque")}
     for line in top:
         if not line.startswith("@"):
             continue

@@ -1,4 +1,4 @@
-"""Repairs of `pyrsan fix` applied to the IR before instrumentation (issue 6): a
+"""Repairs of `pyrsan fix` applied to the IR before instrumentation: a
 `fence seq_cst` inserted before or after an atomic instruction, or an instruction's memory
 order strengthened.
 
@@ -26,8 +26,9 @@ import os
 import re
 from dataclasses import dataclass
 
+from pyrsan.abi import primary_frame
+
 from .atomics import atomic_instructions
-from .debuginfo import primary_frame
 from .model import IRFunction, IRLine, IRModule
 from .sites import SiteTable
 from .syntax import ORDER_NUMBER, ORDERING_RE, i64_literal

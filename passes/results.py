@@ -3,13 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyrsan.abi import Frame
 
-@dataclass(frozen=True)
-class Frame:
-    file: str
-    line: int
-    column: int
-    function: str
+__all__ = ["Frame", "Site", "InstrumentResult", "RecognisedLoop", "UnsupportedIRError"]
 
 
 @dataclass(frozen=True)

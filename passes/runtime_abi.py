@@ -1,6 +1,10 @@
 """The runtime functions the passes call (runtime/include/rsan_interface.h), as IR declarations."""
 from __future__ import annotations
 
+from pyrsan.abi import ABI_VERSION
+
+__all__ = ["ABI_VERSION", "DECLARATIONS", "FRAME_TYPE", "SITE_TYPE", "GLOBAL_TYPE", "MODULE_TYPE"]
+
 DECLARATIONS = {
     "__rsan_fence": "declare void @__rsan_fence(i32, i32, i64)",
     "__rsan_func_entry": "declare void @__rsan_func_entry(i64)",
@@ -33,8 +37,9 @@ for _n in (1, 2, 4, 8):
 # hence no `willreturn`.
 _PLAIN_HOOK = "nounwind memory(inaccessiblemem: readwrite)"
 for _n in (1, 2, 4, 8, 16):
-    DECLARATIONS["__rsan_read_%d" % _n] = "declare void @__rsan_read_%d(ptr captures(none), i64) %s" % (_n, _PLAIN_HOOK)
-    DECLARATIONS["__rsan_write_%d" % _n] = "declare void @__rsan_write_%d(ptr captures(none), i64) %s" % (_n, _PLAIN_HOOK)
+    for _kind in ("read", "write"):
+        DECLARATIONS["__rsan_%s_%d" % (_kind, _n)] = "declare void @__rsan_%s_%d(ptr captures(none), i64) %s" % (
+            _kind, _n, _PLAIN_HOOK)
 DECLARATIONS["__rsan_read_range"] = "declare void @__rsan_read_range(ptr captures(none), i64, i64) " + _PLAIN_HOOK
 DECLARATIONS["__rsan_write_range"] = "declare void @__rsan_write_range(ptr captures(none), i64, i64) " + _PLAIN_HOOK
 # 16-byte atomics (passes/wide.py, runtime/src/atomic16.c): i128 as (lo, hi) i64 halves
@@ -44,7 +49,6 @@ DECLARATIONS["__rsan_rmw_16"] = "declare { i64, i64 } @__rsan_rmw_16(ptr, i64, i
 DECLARATIONS["__rsan_cas_16"] = (
     "declare { i64, i64 } @__rsan_cas_16(ptr, i64, i64, i64, i64, i32, i32, i32, i64)")
 
-ABI_VERSION = 1
 # IR types of the structs of rsan_interface.h
 FRAME_TYPE = "{ ptr, ptr, i32, i32 }"
 SITE_TYPE = "{ i32, i32, i32, i32, i32, i32, ptr }"

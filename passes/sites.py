@@ -4,24 +4,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from pyrsan.abi import CAS_RETRY, CAS_WEAK, KIND_NUMBER, ORDER_NAME, RMW_OP_NUMBER
+
 from .debuginfo import DebugInfo
 from .model import IRFunction, IRLine
 from .results import Frame, Site
-from .syntax import ORDER_NAME
-
-KIND_NUMBER = {"load": 0, "store": 1, "rmw": 2, "cas": 3, "fence": 4, "call": 5, "read": 6, "write": 7}
-
-RMW_OP_NUMBER = {
-    "xchg": 0, "add": 1, "sub": 2, "and": 3, "nand": 4, "or": 5, "xor": 6, "max": 7, "min": 8,
-    "umax": 9, "umin": 10, "fadd": 11, "fsub": 12, "fmax": 13, "fmin": 14, "fmaximum": 15,
-    "fminimum": 16, "uinc_wrap": 17, "udec_wrap": 18, "usub_cond": 19, "usub_sat": 20,
-}
-
-
-# rsan_site.op of a CAS site: bit 0 weak, bit 1 its failure only feeds a retry of the same
-# location (passes/casloops.py; rsan_interface.h RSAN_SITE_CAS_WEAK / RSAN_SITE_CAS_RETRY)
-CAS_WEAK = 1
-CAS_RETRY = 2
 
 
 def id_prefix_for(module_id: str) -> int:

@@ -1,4 +1,4 @@
-"""Spin-loop recognition (issue 3 item 3; RSAN paper §4.3 leaves it to future work).
+"""Spin-loop recognition (the RSAN paper, §4.3, leaves it to future work).
 
 A loop whose only effect is re-reading one atomic location until it holds a value is a
 wait; a loop that retries one compare-exchange with constant operands until it succeeds is a
@@ -384,6 +384,7 @@ class _Region:
     def _step(self, index: int, text: str, env, mem, written) -> None:
         if index == self.target:
             m = _ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
+            assert m is not None, "the target was found by one of these patterns"
             if m.re is _ATOMIC_LOAD_RE:
                 env[m.group(1)] = ("V",)
                 self.bits = int(m.group(2)[1:])

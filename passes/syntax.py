@@ -1,10 +1,14 @@
 """Regular expressions and small lexers for the textual LLVM IR that llvmlite prints.
 
-Every pattern that knows IR syntax lives here, with a sample of the line it matches.
+The patterns several passes share live here, each with a sample of the line it matches; a
+pattern that one pass alone uses (the instruction shapes of spinloops, casloops, asm, escape...)
+lives beside it, with its sample too.
 """
 from __future__ import annotations
 
 import re
+
+from pyrsan import abi
 
 # `define dso_local i32 @foo(i32 noundef %0) local_unnamed_addr #0 !dbg !56 {`
 DEFINE_RE = re.compile(r"^define\b.*\{\s*$")
@@ -49,15 +53,13 @@ CTORS_RE = re.compile(
 # `source_filename = "a.c"`
 SOURCE_FILENAME_RE = re.compile(r'^source_filename = "(.*)"\s*$')
 
+# LLVM's ordering keyword -> the runtime's order number (unordered and monotonic are relaxed)
 ORDER_NUMBER = {
-    "unordered": 0,
-    "monotonic": 0,
-    "acquire": 2,
-    "release": 3,
-    "acq_rel": 4,
-    "seq_cst": 5,
+    "unordered": abi.ORDER_NUMBER["relaxed"],
+    "monotonic": abi.ORDER_NUMBER["relaxed"],
+    **{name: abi.ORDER_NUMBER[name] for name in ("acquire", "release", "acq_rel", "seq_cst")},
 }
-ORDER_NAME = {0: "relaxed", 1: "consume", 2: "acquire", 3: "release", 4: "acq_rel", 5: "seq_cst"}
+ORDER_NAME = abi.ORDER_NAME
 
 _OPEN = "([{<"
 _CLOSE = ")]}>"
@@ -125,6 +127,8 @@ def read_type(text: str) -> tuple[str, str]:
         end = text.index('"', 2)
         return text[: end + 1], text[end + 1:].lstrip()
     m = re.match(r"[^\s,]+", text)
+    if m is None:
+        return "", text
     ty = m.group(0)
     rest = text[m.end():].lstrip()
     if rest.startswith("addrspace("):

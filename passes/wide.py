@@ -62,13 +62,15 @@ def join128(rw, pair: str, result: str) -> None:
     rw.emit("%s = or i128 %s, %s" % (result, shl, lo128))
 
 
-def load16(rw, ptr: str, order: int) -> None:
+def load16(rw, ptr: str, order: int) -> str:
+    """Returns the pointer operand, as the other atomic families do."""
     sid = rw.table.add(rw.fn, rw.line, "load", order, 16)
     pair = rw.module.fresh()
     rw.emit("%s = notail call { i64, i64 } %s(%s, i32 %d, i64 %s)" % (
         pair, rw.use("__rsan_load_16"), ptr, order, i64_literal(sid)))
     if rw.line.result is not None:
         join128(rw, pair, rw.line.result)
+    return ptr
 
 
 def store16(rw, ptr: str, value: str, order: int) -> None:
@@ -88,7 +90,8 @@ def rmw16(rw, ptr: str, op: str, op_number: int, value: str, order: int) -> None
         join128(rw, pair, rw.line.result)
 
 
-def cas16(rw, ptr: str, expected: str, desired: str, succ: int, fail: int, weak: bool) -> None:
+def cas16(rw, ptr: str, expected: str, desired: str, succ: int, fail: int, weak: bool) -> str:
+    """Returns the pointer operand, as the other atomic families do."""
     sid = rw.table.add(rw.fn, rw.line, "cas", succ, 16, order_fail=fail, weak=weak)
     elo, ehi = split128(rw, expected)
     dlo, dhi = split128(rw, desired)
@@ -96,12 +99,13 @@ def cas16(rw, ptr: str, expected: str, desired: str, succ: int, fail: int, weak:
     rw.emit("%s = notail call { i64, i64 } %s(%s, %s, %s, %s, %s, i32 %d, i32 %d, i32 %d, i64 %s)" % (
         pair, rw.use("__rsan_cas_16"), ptr, elo, ehi, dlo, dhi, succ, fail, int(weak), i64_literal(sid)))
     if rw.line.result is None:
-        return
+        return ptr
     old, ok, partial = rw.module.fresh(), rw.module.fresh(), rw.module.fresh()
     join128(rw, pair, old)
     rw.emit("%s = icmp eq i128 %s, %s" % (ok, old, expected))
     rw.emit("%s = insertvalue { i128, i1 } poison, i128 %s, 0" % (partial, old))
     rw.emit("%s = insertvalue { i128, i1 } %s, i1 %s, 1" % (rw.line.result, partial, ok))
+    return ptr
 
 
 _CALL_HEAD_RE = re.compile(r'^(.*?\b(?:call|invoke)\b)(.*?)@"?(__atomic_\w+|__sync_\w+)"?\(')
@@ -160,9 +164,9 @@ def libcall(rw, name: str, notes: list, decls: dict[str, str]) -> list[str] | No
         notes.append(LibcallNote(file or "", lineno or 0, name))
         return None
     args = split_top_level(text[start + 1:end])
-    generic = not re.search(r"_\d+$", short)
     size_m = re.search(r"_(\d+)$", short)
-    if generic:
+    generic = size_m is None
+    if size_m is None:
         sm = re.search(r"(\d+)\s*$", args[0]) if args else None
         size = int(sm.group(1)) if sm else 0
     else:

@@ -15,7 +15,6 @@ atomics: a racy access the optimiser deletes (a dead read) keeps its hook.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from .errors import BuildError, InstrumentationError, InternalError, UsageError
 from .runtime_build import RuntimeLibrary, ensure_runtime
 from .toolchain import (C_EXTENSIONS, CXX_EXTENSIONS, Toolchain, find_toolchain, is_c_source,
                         is_cxx_source, llvmlite_major)
+from .words import signal_name
 
 DEFAULT_OPT = "-O1"
 PLAIN_AFTER_OPT_ENV = "PYRSAN_PLAIN_AFTER_OPT"
@@ -90,22 +90,6 @@ def check_sources(sources: tuple[str, ...]) -> None:
             raise UsageError(f"{source}: unknown source file type (expected one of {known})")
         if not os.path.isfile(source):
             raise UsageError(f"{source}: no such file")
-
-
-def _signal_name(returncode: int) -> str:
-    try:
-        return signal.Signals(-returncode).name
-    except ValueError:
-        return f"signal {-returncode}"
-
-
-def _passes_env() -> dict[str, str]:
-    """Environment of the passes subprocess: make sure it imports this very pyrsan."""
-    env = dict(os.environ)
-    package_parent = str(Path(__file__).resolve().parent.parent)
-    if (Path(package_parent) / "passes").is_dir():  # running from a checkout
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
-    return env
 
 
 def _unsupported_message(stderr: str) -> str:
@@ -173,7 +157,7 @@ def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
     if sites_json is not None:
         cmd += ["--sites-json", str(sites_json)]
     cmd += ["--list-loops", "--list-notes"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=_passes_env())
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode == 0 and obj.is_file():
         lines = [line for line in proc.stdout.splitlines() if line.strip()]
         asm = tuple(line for line in lines if line.startswith(("note: ", "warning: ")))
@@ -187,7 +171,7 @@ def instrument(bitcode: Path, obj: Path, source: str, emit_ll: Path | None,
         where = asm_error[asm_error.index("<inline asm>"):].strip()
         raise BuildError(f"compilation of {source} failed: invalid inline assembly ({where})",
                          proc.stderr.rstrip()[-4000:])
-    how = f"crashed with {_signal_name(proc.returncode)}" if proc.returncode < 0 else (
+    how = f"crashed with {signal_name(proc.returncode)}" if proc.returncode < 0 else (
         f"failed with exit status {proc.returncode}")
     raise InternalError(
         f"internal error: the instrumentation of {source} {how} (a pyrsan bug; please report it)",

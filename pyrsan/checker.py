@@ -1,8 +1,8 @@
 """How `pyrsan fix` checks a candidate: build the program with a set of repairs, run it, and
 return the distinct robustness reports.
 
-One function, ``check_program``, with the method as a parameter (issue 6: "exploration when
-the program is small enough, else N runs under pct"):
+One function, ``check_program``, with the method as a parameter (exploration when the
+program is small enough, else N runs under pct):
 - ``explore``: every SC interleaving class (runner.explore_program); a complete exploration
   without a report is a proof (Thm 3.1): ``CheckOutcome.complete``;
 - ``auto`` (the default): explore up to ``max_schedules``; when that bound is hit without a
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .build import BuildRequest, build_program
+from .abi import Frame, primary_frame
 from .errors import InternalError, UsageError
 from .reports import Report
 from .cluster import Cluster, explore_campaign, run_campaign
@@ -50,14 +51,6 @@ class Program:
 
 
 @dataclass(frozen=True)
-class SiteFrame:
-    file: str
-    line: int
-    column: int
-    function: str
-
-
-@dataclass(frozen=True)
 class SiteInfo:
     """One row of a module's site table (passes/sitesjson.py)."""
     id: int
@@ -66,23 +59,16 @@ class SiteInfo:
     kind: str                    # load store rmw cas fence call
     order: str
     order_fail: str
-    frames: tuple[SiteFrame, ...]
+    frames: tuple[Frame, ...]
 
     @property
     def is_access(self) -> bool:
         return self.kind in ACCESS_KINDS
 
     @property
-    def primary(self) -> SiteFrame | None:
+    def primary(self) -> Frame | None:
         """The innermost frame not in a system header (docs/interfaces.md §2)."""
-        for frame in self.frames:
-            if not is_system_file(frame.file):
-                return frame
-        return self.frames[0] if self.frames else None
-
-
-def is_system_file(path: str) -> bool:
-    return path.startswith(("/usr/include/", "/usr/lib/", "/usr/local/include/"))
+        return primary_frame(self.frames)
 
 
 @dataclass(frozen=True)
@@ -139,8 +125,8 @@ class CheckOutcome:
     sc_accesses: str
     method: CheckMethod
     sites: tuple[SiteInfo, ...] = ()
-    failure: str | None = None   # a crash or a timeout with nothing reported
-    complete: bool = False       # exhaustive exploration without a report: a proof (issue 5)
+    failure: str | None = None   # a crash, hang or deadlock with nothing reported (_failure)
+    complete: bool = False       # exhaustive exploration without a report: a proof
     explored: int = 0            # of ``runs``, the schedules of an exploration
 
     @property
@@ -167,7 +153,7 @@ def read_site_tables(paths: tuple[Path, ...]) -> tuple[SiteInfo, ...]:
             sites.append(SiteInfo(
                 id=int(row["id"], 16), module=document["module"], index=row["index"],
                 kind=row["kind"], order=row["order"], order_fail=row.get("order_fail", ""),
-                frames=tuple(SiteFrame(f["file"], f["line"], f["column"], f["function"])
+                frames=tuple(Frame(f["file"], f["line"], f["column"], f["function"])
                              for f in row["frames"])))
     return tuple(sites)
 
@@ -192,17 +178,28 @@ def check_program(program: Program, repairs: tuple[Repair, ...], method: CheckMe
         site_tables=True,
         module_ids=tuple(program.module_id(s) for s in program.sources)))
     session, explored, complete = _run_checks(executable, program.args, method, model, work_dir)
-    failure = None
-    if not session.reports and (session.crashes or session.timeouts):
-        run = (session.crashes or session.timeouts)[0]
-        failure = (f"the program crashed with {run.signal} in run {run.index}" if run.crashed
-                   else f"the program timed out after {method.timeout:g} s in run {run.index}")
+    failure = None if session.reports else _failure(session, method)
     try:
         sites = read_site_tables(built.site_tables)
     except (OSError, ValueError, KeyError) as exc:
         raise InternalError(f"internal error: unreadable site table ({exc})") from None
     return CheckOutcome(tuple(d.report for d in session.reports), len(session.runs), model, method,
                         sites, failure, complete, explored)
+
+
+def _failure(session: SessionResult, method: CheckMethod) -> str | None:
+    """Why the runs do not show the program robust although nothing was reported: a run that
+    crashed, hung (a timeout, or the controlled scheduler's max_steps) or deadlocked; else None."""
+    for run in session.runs:
+        if run.crashed:
+            return f"the program crashed with {run.signal} in run {run.index}"
+        if run.timed_out:
+            return f"the program timed out after {method.timeout:g} s in run {run.index}"
+        if run.reached_bound:
+            return f"run {run.index} reached the scheduler's max_steps (a livelock?)"
+        if run.deadlocks:
+            return f"the program deadlocked in run {run.index}"
+    return None
 
 
 def _run_checks(executable: str, args: tuple[str, ...], method: CheckMethod, model: str,
@@ -223,7 +220,7 @@ def _run_checks(executable: str, args: tuple[str, ...], method: CheckMethod, mod
         return run_campaign(executable, args, options("pct", "reports"), cluster=cluster()), 0, False
     explored = explore_campaign(executable, args, options("dfs", "explore"),
                                 ExploreOptions(max_schedules=method.max_schedules), cluster=cluster())
-    found = explored.reports or explored.crashes or explored.timeouts
+    found = explored.reports or explored.problems
     complete = bool(explored.exploration and explored.exploration.complete) and not found
     if found or complete or method.scheduler == "explore":
         return explored, len(explored.runs), complete

@@ -12,7 +12,9 @@ import shutil
 import signal
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -230,14 +232,7 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int | None, keep_goi
         if executable is None:
             os.mkdir(os.path.join(temp_dir, "bin"))
             executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
-            built = build_program(BuildRequest(
-                sources=sources, output=executable, temp_dir=temp_dir,
-                compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
-                plain_accesses=not no_races,
-            ))
-            if verbose:
-                _list_loops(built.loops)
-            _list_asm(built.asm, verbose)
+            _build(ctx, sources, executable, temp_dir, cc, keep_temps, no_races, verbose)
         options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
                              sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
                              schedule=schedule, time_budget=budget, sampling=budget is not None,
@@ -307,14 +302,7 @@ def build(ctx: click.Context, sources: tuple[str, ...], output: str, no_races: b
         raise UsageError("pyrsan build takes no program arguments (after --)")
     temp_dir = tempfile.mkdtemp(prefix="pyrsan-")
     try:
-        built = build_program(BuildRequest(
-            sources=sources, output=output, temp_dir=temp_dir,
-            compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
-            plain_accesses=not no_races,
-        ))
-        if verbose:
-            _list_loops(built.loops)
-        _list_asm(built.asm, verbose)
+        _build(ctx, sources, output, temp_dir, cc, keep_temps, no_races, verbose)
         return 0
     finally:
         if keep_temps:
@@ -413,7 +401,7 @@ def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in
             shutil.rmtree(temp_dir, ignore_errors=True)
 
 
-def _show_explanations(reports: list[dict], timelines: bool, graph: str | None, out=None,
+def _show_explanations(reports: Sequence[Mapping[str, Any]], timelines: bool, graph: str | None, out=None,
                        numbers: list[int] | None = None) -> None:
     """--explain: the timelines (on stderr, or out); --graph DIR: the pictures."""
     from .explain_render import GRAPHVIZ_MISSING, render_explanations, write_graphs
@@ -471,7 +459,7 @@ def _end_fix_progress() -> None:
 EXIT_BAD_OPTIONS = EXIT_RUNTIME_BAD_OPTIONS
 
 
-def _schedule_options(ctx: click.Context, sources: tuple[str, ...], runs: int, sched: str | None,
+def _schedule_options(ctx: click.Context, sources: tuple[str, ...], runs: int | None, sched: str | None,
                       seed: int | None, pct_depth: int | None, replay: str | None, schedule_dir: str | None,
                       explore: bool, max_schedules: int | None, preemption_bound: int | None,
                       jobs: int | None) -> ScheduleOptions:
@@ -649,6 +637,20 @@ def _list_loops(loops: tuple[str, ...]) -> None:
         click.echo("pyrsan: no spin loop or CAS retry loop recognised", err=True)
 
 
+def _build(ctx: click.Context, sources: tuple[str, ...], output: str, temp_dir: str, cc: str | None,
+           keep_temps: bool, no_races: bool, verbose: bool) -> None:
+    """Builds the instrumented program (pyrsan run, pyrsan build); lists the loops recognised
+    (-v) and the inline asm modelled."""
+    built = build_program(BuildRequest(
+        sources=sources, output=output, temp_dir=temp_dir,
+        compiler_flags=ctx.meta["pyrsan.compiler_flags"], cc=cc, keep_temps=keep_temps,
+        plain_accesses=not no_races,
+    ))
+    if verbose:
+        _list_loops(built.loops)
+    _list_asm(built.asm, verbose)
+
+
 def _list_asm(lines: tuple[str, ...], verbose: bool) -> None:
     """Inline asm and atomic library calls (passes/asm.py, atomics.py): a warning per
     statement that is not modelled, always; -v also lists the asm modelled as atomics or fences."""
@@ -708,7 +710,8 @@ def main(argv: list[str] | None = None) -> None:
             click.echo(error.details, err=True)
         sys.exit(error.exit_code)
     except click.ClickException as error:  # bad option or value: one line
-        command = error.ctx.command_path if getattr(error, "ctx", None) else "pyrsan"
+        ctx = getattr(error, "ctx", None)  # set on UsageError and BadParameter only
+        command = ctx.command_path if ctx is not None else "pyrsan"
         click.echo(f"pyrsan: {error.format_message()} (see '{command} --help')", err=True)
         sys.exit(EXIT_ERROR)
     except click.Abort:

@@ -1,4 +1,4 @@
-"""Why a report holds: the execution of the run that shows it (issue 16).
+"""Why a report holds: the execution of the run that shows it.
 
 The runtime's explain log (option ``explain_path``, docs/interfaces.md "Explain log") lists the
 events of the SC run in the order they were performed, and marks where each report was
@@ -632,9 +632,9 @@ def _edges_between(graph: Graph, ids: set[int]) -> list[dict[str, Any]]:
                     edges.append({"from": a, "to": b, "kind": "hb", "cycle": False})
     # the pending access (not in the graph's events): po from its thread's last shown event
     for i in ids:
-        e = graph.by_id.get(i)
-        if e is not None and i not in graph.pos and e.tid in by_thread:
-            edges.append({"from": by_thread[e.tid], "to": i, "kind": "po", "cycle": False})
+        pending = graph.by_id.get(i)
+        if pending is not None and i not in graph.pos and pending.tid in by_thread:
+            edges.append({"from": by_thread[pending.tid], "to": i, "kind": "po", "cycle": False})
     return edges
 
 

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import textwrap
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from .errors import UsageError
 
@@ -142,7 +142,8 @@ def write_graph(explanation: Mapping[str, Any], directory: str, stem: str, title
     svg_path = target / f"{stem}.svg"
     proc = subprocess.run([dot, "-Tsvg", "-o", str(svg_path), str(dot_path)], capture_output=True, text=True)
     if proc.returncode != 0:
-        raise UsageError(f"dot failed on {dot_path}: {proc.stderr.strip().splitlines()[0] if proc.stderr else proc.returncode}")
+        first = proc.stderr.strip().splitlines()[0] if proc.stderr.strip() else proc.returncode
+        raise UsageError(f"dot failed on {dot_path}: {first}")
     written.append(svg_path)
     return written
 
@@ -158,7 +159,7 @@ def _title(index: int, fields: Mapping[str, Any]) -> str:
     return f"pyrsan explain #{index}: {what} at {where}  [{fields.get('key', '?')}]"
 
 
-def render_explanations(reports: list[Mapping[str, Any]], numbers: list[int] | None = None) -> str:
+def render_explanations(reports: Sequence[Mapping[str, Any]], numbers: list[int] | None = None) -> str:
     """The timelines of reports (their fields, with an ``explanation``), numbered from 1 (or
     by ``numbers``)."""
     blocks = []
@@ -169,7 +170,7 @@ def render_explanations(reports: list[Mapping[str, Any]], numbers: list[int] | N
     return "\n".join(blocks)
 
 
-def write_graphs(reports: list[Mapping[str, Any]], directory: str,
+def write_graphs(reports: Sequence[Mapping[str, Any]], directory: str,
                  numbers: list[int] | None = None) -> tuple[list[Path], bool]:
     """report-N.dot (and .svg) per report with an explanation; (paths, dot was found)."""
     written: list[Path] = []

@@ -29,7 +29,7 @@ from .schedule import Op, Step, Trace
 #: Operations whose address field names a thread, not memory.
 THREAD_KINDS = frozenset({"spawn", "join", "exit"})
 #: The end of the process (exit, or a return from main), while other threads may still run: it
-#: ends them all, so it is dependent with every operation of another thread (issue 15).
+#: ends them all, so it is dependent with every operation of another thread.
 PROCESS_EXIT = "exit_process"
 #: Operations that wait for another thread (a lock held, a thread not ended, a wait for a
 #: write): one whose thread could not run before an operation it depends on cannot be moved

@@ -1,4 +1,4 @@
-"""The fixing loop of `pyrsan fix` (issue 6): analyse, repair at the IR level, re-check until
+"""The fixing loop of `pyrsan fix`: analyse, repair at the IR level, re-check until
 no violation remains, then drop every repair that is not needed, and turn the rest into a
 source patch.
 
@@ -32,6 +32,7 @@ from .checker import (Program, CheckMethod, CheckOutcome, Repair, SiteInfo, chec
                       model_for)
 from .errors import BuildError, UsageError
 from .patch import PatchPlan, plan_patch
+from .words import plural
 from .reports import Report
 
 DEFAULT_MAX_ROUNDS = 10
@@ -251,7 +252,7 @@ def _check_patched(program: Program, plan: PatchPlan, check: _Checker, work_dir:
     """Build and check the patched sources (copies in a directory of their own; quoted
     includes still find the original directories)."""
     copy_dir = tempfile.mkdtemp(prefix="patched-", dir=work_dir)
-    sources = []
+    sources: list[str] = []
     include_dirs: list[str] = []
     for source in program.sources:
         path = os.path.realpath(source)
@@ -296,10 +297,6 @@ def apply_in_place(plan: PatchPlan) -> list[str]:
 
 # --- rendering: the text `pyrsan fix` prints and its --json document -----------------------
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 'es' if word.endswith('s') else 's'}"
-
-
 def describe_repair(repair: Repair, site: SiteInfo | None) -> str:
     from .patch import describe_site
     who = f" (thread {repair.thread})" if repair.thread is not None else ""
@@ -322,12 +319,12 @@ def render_fix_text(result: FixResult, patch_path: str | None, written: list[str
     if result.status == "robust":
         out.append(f"pyrsan fix: no robustness violation found ({initial.description()}): nothing to fix")
         return "\n".join(out) + "\n"
-    out.append(f"pyrsan fix: {_plural(len(initial.violations), 'robustness violation')} "
+    out.append(f"pyrsan fix: {plural(len(initial.violations), 'robustness violation')} "
                f"({initial.description()}):")
     out.extend(f"  {_report_line(r)}" for r in initial.violations)
     for round_ in result.rounds:
         state = ("clean" if round_.outcome.clean else
-                 _plural(len(round_.outcome.violations), "violation") + " left")
+                 plural(len(round_.outcome.violations), "violation") + " left")
         out.append(f"round {round_.number}: added " + "; ".join(
             describe_repair(r, result.site(r)) for r in round_.added) + f" -> {state}")
     if result.status == "not_fixed":
@@ -346,10 +343,10 @@ def render_fix_text(result: FixResult, patch_path: str | None, written: list[str
                    "not needed: removed")
         out.append(f"minimise: {describe_repair(removal.repair, result.site(removal.repair))}: {verdict}")
     cost = result.cost
-    out.append(f"result: robust with {_plural(cost.fences, 'fence')} added and "
-               f"{_plural(cost.orders, 'order')} strengthened; making every atomic access seq_cst "
-               f"would change {_plural(cost.all_seq_cst, 'access')}")
-    out.append(f"checked: {result.final.description()}; {_plural(result.checks, 'check')} in all"
+    out.append(f"result: robust with {plural(cost.fences, 'fence')} added and "
+               f"{plural(cost.orders, 'order')} strengthened; making every atomic access seq_cst "
+               f"would change {plural(cost.all_seq_cst, 'access')}")
+    out.append(f"checked: {result.final.description()}; {plural(result.checks, 'check')} in all"
                + ("" if result.final.complete else " (a sample of schedules, not a proof)"))
     plan = result.plan
     if plan is not None:
@@ -368,7 +365,7 @@ def render_fix_text(result: FixResult, patch_path: str | None, written: list[str
         out.append("patched program not re-checked: the manual steps above are not in the patch")
     if result.patched_check is not None:
         patched = result.patched_check
-        state = "robust" if patched.clean else _plural(len(patched.violations), "violation")
+        state = "robust" if patched.clean else plural(len(patched.violations), "violation")
         out.append(f"patched program re-checked: {state} ({patched.description()})")
     if patch_path:
         out.append(f"patch written to {patch_path} (apply with: patch -p1 < {patch_path})")

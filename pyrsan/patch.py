@@ -17,7 +17,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from .checker import Repair, SiteFrame, SiteInfo, is_system_file
+from .abi import Frame, is_system_file
+from .checker import Repair, SiteInfo
 from .toolchain import is_cxx_source
 
 C_FENCE = "atomic_thread_fence(memory_order_seq_cst);"
@@ -159,7 +160,7 @@ def _indentation(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def _check_operation(lines: list[str], frame: SiteFrame) -> None:
+def _check_operation(lines: list[str], frame: Frame) -> None:
     text = lines[frame.line - 1]
     at = text[max(frame.column - 1, 0):]
     if frame.column <= 0 or not (_C_OPERATION_RE.match(at) or _CXX_MEMBER_RE.match(at)
@@ -177,7 +178,7 @@ def _member_call_at(text: str, column: int) -> bool:
         "o." + text[column - 1:]) is not None
 
 
-def _order_span(lines: list[str], frame: SiteFrame) -> tuple[int, int]:
+def _order_span(lines: list[str], frame: Frame) -> tuple[int, int]:
     """The lines (0-based, inclusive) of the call at the access, parentheses balanced."""
     first = frame.line - 1
     depth = 0
@@ -210,7 +211,7 @@ class _FilePatch:
     def fence_line(self, statement_first: int) -> str:
         return _indentation(self.lines[statement_first]) + (CXX_FENCE if self.cxx else C_FENCE)
 
-    def plan_fence(self, repair: Repair, frame: SiteFrame) -> SourceEdit:
+    def plan_fence(self, repair: Repair, frame: Frame) -> SourceEdit:
         index = frame.line - 1
         start = _statement_start(self.lines, index)
         first = _code(self.lines[start])
@@ -232,7 +233,7 @@ class _FilePatch:
         self.after.setdefault(end, []).append(line)
         return SourceEdit(repair, self.path, frame.line, "insert_after", end + 1, line)
 
-    def plan_order(self, repair: Repair, site: SiteInfo, frame: SiteFrame) -> SourceEdit:
+    def plan_order(self, repair: Repair, site: SiteInfo, frame: Frame) -> SourceEdit:
         first, last = _order_span(self.lines, frame)
         if first != last:
             raise _Unsafe("the call spans several lines")
@@ -295,12 +296,12 @@ def plan_patch(repairs: tuple[Repair, ...], sites: tuple[SiteInfo, ...], root: s
     edits: list[SourceEdit] = []
     manual: list[ManualStep] = []
     for repair in repairs:
-        site = by_key.get((repair.module, repair.index))
+        repaired = by_key.get((repair.module, repair.index))
         cxx = is_cxx_source(repair.module)
         try:
-            if site is None or site.primary is None:
+            if repaired is None or repaired.primary is None:
                 raise _Unsafe("the access has no source position")
-            frame = site.primary
+            frame = repaired.primary
             if is_system_file(frame.file):
                 raise _Unsafe("the access is in a system header")
             path = os.path.realpath(frame.file)
@@ -317,9 +318,9 @@ def plan_patch(repairs: tuple[Repair, ...], sites: tuple[SiteInfo, ...], root: s
                 raise _Unsafe("the line is past the end of the file")
             _check_operation(patch.lines, frame)
             edits.append(patch.plan_fence(repair, frame) if repair.kind == "fence"
-                         else patch.plan_order(repair, site, frame))
+                         else patch.plan_order(repair, repaired, frame))
         except _Unsafe as why:
-            manual.append(ManualStep(repair, str(why), manual_instruction(repair, site, cxx)))
+            manual.append(ManualStep(repair, str(why), manual_instruction(repair, repaired, cxx)))
     new_texts = {}
     diff = []
     for path, patch in sorted(files.items()):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Sequence
 
 from . import __version__
 import shlex
@@ -11,10 +11,7 @@ import shlex
 from .reports import (DistinctReport, MergedReports, Report, Reproduction, RunResult, benign_count,
                       benign_shown, suppressed_count, suppression_for)
 from .runner import SEEDED_SCHEDS, SessionResult
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+from .words import plural
 
 
 def _seconds(value: float | None) -> str:
@@ -111,7 +108,7 @@ def exploration_line(result: SessionResult) -> str | None:
     exploration = result.exploration
     if exploration is None:
         return None
-    runs = _plural(exploration.schedules, "schedule")
+    runs = plural(exploration.schedules, "schedule")
     if exploration.complete and result.shard is not None and not result.reports:
         index, count = result.shard
         return (f"pyrsan: shard {index}/{count}: its part of the exploration is complete ({runs}) without a "
@@ -143,28 +140,33 @@ def session_benign(result: SessionResult) -> int:
 def _benign_tail(count: int) -> str:
     if not count:
         return ""
-    return (f" ({_plural(count, 'report')} with a benign consequence not shown: "
+    return (f" ({plural(count, 'report')} with a benign consequence not shown: "
             "pyrsan run --all / pyrsan report --all)")
 
 
 def summary_line(result: SessionResult) -> str:
-    runs = _plural(len(result.runs), "run")
+    runs = plural(len(result.runs), "run")
     suppressed = session_suppressed(result)
     tail = f" ({suppressed} suppressed)" if suppressed else ""
     tail += _benign_tail(session_benign(result))
     deadlocks = len(result.deadlocked)
     if deadlocks:
-        tail += f" ({_plural(deadlocks, 'run')} deadlocked)"
+        tail += f" ({plural(deadlocks, 'run')} deadlocked)"
     if not result.reports:
         return f"pyrsan: no robustness violation found in {runs}{tail}"
+    return f"pyrsan: {_counted(result.reports)} in {runs}{tail}"
+
+
+def _counted(reports: Sequence[DistinctReport]) -> str:
+    """`2 robustness violations and 1 data race`."""
     counts: dict[str, int] = {}
-    for report in result.reports:
+    for report in reports:
         counts[report.report.kind] = counts.get(report.report.kind, 0) + 1
     parts = []
     for kind, count in counts.items():
         noun = {"robustness": "robustness violation", "race": "data race"}.get(kind, f"{kind} report")
-        parts.append(_plural(count, noun))
-    return f"pyrsan: {' and '.join(parts)} in {runs}{tail}"
+        parts.append(plural(count, noun))
+    return " and ".join(parts)
 
 
 def render_text(result: SessionResult) -> str:
@@ -263,14 +265,7 @@ def merged_summary_line(merged: MergedReports) -> str:
         return f"pyrsan: no robustness violation found in {processes}, but a run failed{tail}"
     if not merged.reports:
         return f"pyrsan: no robustness violation found in {processes}{tail}"
-    counts: dict[str, int] = {}
-    for report in merged.reports:
-        counts[report.report.kind] = counts.get(report.report.kind, 0) + 1
-    parts = []
-    for kind, count in counts.items():
-        noun = {"robustness": "robustness violation", "race": "data race"}.get(kind, f"{kind} report")
-        parts.append(_plural(count, noun))
-    return f"pyrsan: {' and '.join(parts)} in {processes}{tail}"
+    return f"pyrsan: {_counted(merged.reports)} in {processes}{tail}"
 
 
 def render_merged_text(merged: MergedReports) -> str:

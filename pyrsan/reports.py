@@ -28,12 +28,13 @@ class Report:
 
     @staticmethod
     def from_json(obj: Any) -> "Report":
-        """A report from one decoded JSON line; ValueError when it is not a report."""
+        """A report from one decoded JSON line, as the runtime writes it (docs/interfaces.md);
+        ValueError when it is not a report."""
         if not isinstance(obj, dict) or not isinstance(obj.get("kind"), str):
             raise ValueError("not a report object")
-        data = _normalise(obj)
+        data = dict(obj)
         key = data.get("key")
-        if not isinstance(key, str) or not key:
+        if not isinstance(key, str) or not key:   # a deadlock line has none
             access = data.get("access") or {}
             previous = data.get("previous") or {}
             key = f"{access.get('site', '?')}/{previous.get('site', '?')}/{data.get('type', '?')}"
@@ -68,41 +69,13 @@ class Report:
     @property
     def group(self) -> str:
         """Reports of one access (source and inline stack) and type: one report listing the
-        stale writes of all (issue 19 item 4)."""
+        stale writes of all."""
         value = self.fields.get("group")
         return value if isinstance(value, str) and value else self.key
 
 
 def _report_of(key: str, kind: str, type: str, text: str, fields: dict[str, Any]) -> Report:
     return Report(key, kind, type, text, MappingProxyType(fields))
-
-
-def _as_int(value: Any) -> Any:
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    return value
-
-
-def _normalise(obj: dict[str, Any]) -> dict[str, Any]:
-    """Field types as architecture.md fixes them: thread an int, location an object,
-    suggestion a string (the runtime should already write them so; be lenient)."""
-    data = dict(obj)
-    for side in ("access", "previous"):
-        if isinstance(data.get(side), dict):
-            data[side] = dict(data[side])
-            if "thread" in data[side]:
-                data[side]["thread"] = _as_int(data[side]["thread"])
-    location = data.get("location")
-    if isinstance(location, str):
-        data["location"] = {"address": location}
-    suggestion = data.get("suggestion")
-    if suggestion is None:
-        data.pop("suggestion", None)
-    elif isinstance(suggestion, list):
-        data["suggestion"] = "; ".join(map(str, suggestion))
-    elif not isinstance(suggestion, str):
-        data["suggestion"] = str(suggestion)
-    return data
 
 
 def read_report_file(path: str | os.PathLike) -> list[Report]:

@@ -20,9 +20,11 @@ from typing import Callable, Mapping, Sequence
 
 from .errors import EXIT_CLEAN, EXIT_PROGRAM_FAILED, EXIT_REPORTS, InternalError, UsageError
 from .explore import Exploration, explore
+from . import abi
 from .options import OptionSyntaxError, format_options, parse_options
 from .reports import DistinctReport, Reproduction, RunResult, deduplicate, read_report_dir
 from .schedule import Op, Trace, TraceFormatError, read_trace, write_schedule
+from .words import signal_name
 
 SC_ACCESS_MODES = ("fenced", "ra")
 #: docs/scheduling.md, "Options": auto is the default (seeded PCT, handed over to the OS
@@ -44,13 +46,12 @@ DEFAULT_TIME_BUDGET = 10.0
 #: for STALL_MS (blocked in a call the scheduler cannot see) is handed over to the OS scheduler.
 AUTO_HANDOVER_STEPS = 200000
 STALL_MS = 300
-#: The runtime's exit statuses for a deadlock and for max_steps under the controlled
-#: scheduler (docs/scheduling.md), told apart from the program's own statuses.
-#: A runtime fatal error (out of memory, no shadow memory): runtime/src/rsan_exit.h.
-EXIT_RUNTIME_FATAL = 85
-EXIT_RUNTIME_BAD_OPTIONS = 86
-EXIT_RUNTIME_DEADLOCK = 87
-EXIT_RUNTIME_BOUND = 88
+#: The exit statuses the runtime gives a program (a fatal error, bad options, max_steps under
+#: the controlled scheduler), told apart from the program's own statuses; defined in
+#: runtime/src/rsan_exit.h. (A deadlock is known from its report line, not its status.)
+EXIT_RUNTIME_FATAL = abi.EXIT_FATAL
+EXIT_RUNTIME_BAD_OPTIONS = abi.EXIT_BAD_OPTIONS
+EXIT_RUNTIME_BOUND = abi.EXIT_BOUND
 #: Where the schedules that reproduce a report are saved, relative to the working directory.
 DEFAULT_SCHEDULE_DIR = os.path.join(".pyrsan", "schedules")
 
@@ -251,10 +252,7 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
     returncode = proc.returncode
     sig = None
     if returncode is not None and returncode < 0 and not timed_out:
-        try:
-            sig = signal.Signals(-returncode).name
-        except ValueError:
-            sig = f"signal {-returncode}"
+        sig = signal_name(returncode)
     if returncode == EXIT_RUNTIME_FATAL:  # a crash of the runtime, not the program's status
         sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
     trace = _read_trace(trace_path) if schedule.controlled else None

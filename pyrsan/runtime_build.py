@@ -10,7 +10,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
+from . import abi
 from .errors import BuildError, InternalError, PyrsanError
 from .toolchain import Toolchain
 
@@ -38,24 +38,19 @@ class RuntimeLibrary:
 def runtime_dir() -> Path:
     """Where the runtime sources are: $PYRSAN_RUNTIME_DIR, the copy shipped in the package,
     or the source tree (editable install or a checkout)."""
-    override = os.environ.get("PYRSAN_RUNTIME_DIR")
-    package = Path(__file__).resolve().parent
-    candidates = [Path(override)] if override else [package / "_runtime", package.parent / "runtime"]
-    for candidate in candidates:
-        if (candidate / "include").is_dir() and (candidate / "src").is_dir():
-            return candidate
-    where = override or ", ".join(str(c) for c in candidates)
-    raise InternalError(f"the runtime sources are missing (looked in {where}); reinstall pyrsan")
+    try:
+        return abi.runtime_dir(os.environ.get("PYRSAN_RUNTIME_DIR"))
+    except FileNotFoundError as error:
+        raise InternalError(f"{error}; reinstall pyrsan") from None
 
 
 def runtime_option_names(root: Path | None = None) -> frozenset[str] | None:
     """The PYRSAN_OPTIONS names the runtime accepts, read from its option table
-    (``FLAG(name, ...)`` lines of src/flags.c); None when the table cannot be read."""
+    (src/rsan_flags.inc); None when the table cannot be read."""
     try:
-        text = ((root or runtime_dir()) / "src" / "flags.c").read_text(errors="replace")
+        names = frozenset(abi.runtime_options(root or runtime_dir()))
     except (OSError, PyrsanError):
         return None
-    names = frozenset(re.findall(r"^\s*FLAG\((\w+)\s*,", text, flags=re.MULTILINE))
     return names or None
 
 
@@ -68,7 +63,8 @@ def cache_dir() -> Path:
 
 def _runtime_files(root: Path) -> tuple[list[Path], list[Path]]:
     sources = sorted((root / "src").glob("*.c"))
-    headers = sorted((root / "include").glob("*.h")) + sorted((root / "src").glob("*.h"))
+    headers = sorted((root / "include").glob("*.h")) + sorted((root / "src").glob("*.h")) + sorted(
+        (root / "src").glob("*.inc"))
     return sources, headers
 
 
@@ -109,8 +105,8 @@ def _compile_all(root: Path, toolchain: Toolchain, out: Path) -> None:
     )
     if proc.returncode != 0:
         raise BuildError("building the runtime failed (ar)", proc.stderr.rstrip())
-    for obj in objects:
-        os.unlink(obj)
+    for name in objects:
+        os.unlink(name)
 
 
 def ensure_runtime(toolchain: Toolchain) -> RuntimeLibrary:

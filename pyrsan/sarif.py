@@ -106,8 +106,6 @@ def _result(distinct: DistinctReport, source_root: str | None) -> dict[str, Any]
                 f"{location_name}; previous: {_describe(previous)}; SC forces: {_describe(forced)}.")
     if f.get("suggestion"):
         text += f" Suggestion: {f['suggestion']}"
-    if f.get("note"):
-        text += f" Note: {f['note']}."
     if report.kind != "race":
         text += f" Consequence: {report.consequence}."
     result: dict[str, Any] = {

@@ -20,9 +20,6 @@ from .errors import UsageError
 SCHEDULE_MAGIC = "pyrsan-schedule 1"
 TRACE_VERSION = 1
 
-#: Operation kinds of a trace's ``enabled`` entries (docs/scheduling.md, "Trace file").
-OP_KINDS = frozenset({"load", "store", "rmw", "fence", "fence_sc", "spawn", "join", "exit", "lock",
-                      "unlock", "sync_acquire", "sync_release", "wait", "exit_process"})
 
 
 @dataclass(frozen=True)
@@ -168,16 +165,3 @@ def read_schedule(path: str | os.PathLike) -> tuple[int, ...]:
     except OSError as exc:
         raise UsageError(f"cannot read schedule {path}: {exc.strerror or exc}") from None
     return parse_schedule(text, str(path))
-
-
-def schedule_comments(path: str | os.PathLike) -> dict[str, str]:
-    """The ``# name: value`` comments of a schedule file (sched, seed, program)."""
-    comments = {}
-    try:
-        for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[1:]:
-            if line.startswith("#") and ":" in line:
-                name, _, value = line[1:].partition(":")
-                comments[name.strip()] = value.strip()
-    except OSError:
-        pass
-    return comments

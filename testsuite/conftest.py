@@ -14,9 +14,20 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# In-process imports (`import pyrsan`) use this checkout too, installed or not.
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+
+
+def pytest_configure(config):
+    """The tests run the installed pyrsan (its packaging maps passes/ and runtime/ into it):
+    it must be this checkout's, installed editable (scripts/setup.sh), or they test another."""
+    try:
+        import pyrsan.passes
+    except ImportError as error:
+        pytest.exit(f"pyrsan is not installed ({error}): run `pip install -e .` (scripts/setup.sh)", 2)
+    for module in (pyrsan, pyrsan.passes):
+        where = Path(module.__file__).resolve()
+        if REPO_ROOT not in where.parents:
+            pytest.exit(f"{module.__name__} is imported from {where}, not from this checkout "
+                        f"{REPO_ROOT}: run `pip install -e .` here (scripts/setup.sh)", 2)
 
 
 @pytest.fixture(scope="session")
@@ -26,16 +37,15 @@ def repo_root() -> Path:
 
 @pytest.fixture(scope="session")
 def pyrsan_cli() -> list[str]:
-    """argv prefix that runs the pyrsan CLI (``python -m pyrsan``, this checkout)."""
+    """argv prefix that runs the pyrsan CLI (``python -m pyrsan``)."""
     return [sys.executable, "-m", "pyrsan"]
 
 
 @pytest.fixture(scope="session")
 def pyrsan_env() -> dict[str, str]:
-    """Environment for the CLI: this checkout first on PYTHONPATH, no inherited
-    PYRSAN_OPTIONS / PYRSAN_CC."""
+    """Environment for the CLI (the installed pyrsan, this checkout: pytest_configure), no
+    inherited PYRSAN_OPTIONS / PYRSAN_CC."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
     env.pop("PYRSAN_OPTIONS", None)
     env.pop("PYRSAN_CC", None)
     return env

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _bench import (COMPILE_FLAGS, find_clang, fmt_s, machine_load, main_guard, print_table,  # noqa: E402
+from _bench import (COMPILE_FLAGS, find_clang, machine_load, main_guard, print_table,  # noqa: E402
                     pyrsan_cmd, pyrsan_env, ratio, run_measured, workdir)
 
 DRIVERS = Path(__file__).resolve().parent / "drivers"

@@ -66,7 +66,7 @@ enum rsan_site_kind {
   RSAN_SITE_CAS = 3,
   RSAN_SITE_FENCE = 4,
   RSAN_SITE_CALL = 5, /* a call instruction, for the shadow call stack */
-  RSAN_SITE_READ = 6, /* plain (non-atomic) accesses, issue 4 */
+  RSAN_SITE_READ = 6, /* plain (non-atomic) accesses, for race detection */
   RSAN_SITE_WRITE = 7,
 };
 
@@ -88,10 +88,14 @@ typedef struct rsan_site {
   uint32_t nframes;    /* >= 1 when debug info exists, may be 0 */
   const rsan_frame *frames; /* frames[0] = innermost (the access), then the inline chain outwards */
 } rsan_site; /* IR: { i32, i32, i32, i32, i32, i32, ptr } = 32 bytes */
-/* rsan_site.op of a CAS site (passes/sites.py CAS_WEAK, CAS_RETRY): weak; its failure only
+/* rsan_site.op of a CAS site (passes/abi.py CAS_WEAK, CAS_RETRY): weak; its failure only
  * feeds a retry of the same location (passes/casloops.py find_retry_cas) */
 #define RSAN_SITE_CAS_WEAK 1u
 #define RSAN_SITE_CAS_RETRY 2u
+/* A frame whose file starts with one of these is in a system header: a report (and the
+ * driver) names the innermost frame outside them, the primary frame (docs/interfaces.md §2).
+ * An initialiser for an array of strings; passes/abi.py reads it. */
+#define RSAN_SYSTEM_PREFIXES {"/usr/include/", "/usr/lib/", "/usr/local/include/"}
 
 /* A global variable defined in the instrumented module, to name objects in reports. */
 typedef struct rsan_global {
@@ -207,7 +211,7 @@ void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site);
 void __rsan_func_entry(uint64_t call_site);
 void __rsan_func_exit(void);
 
-/* Plain (non-atomic) accesses, issue 4: race detection only, no robustness check.
+/* Plain (non-atomic) accesses: race detection only, no robustness check.
  * Called before the access. N = 1, 2, 4, 8, 16; p need not be aligned (the runtime splits an
  * access that crosses a shadow granule). Ranges: llvm.memcpy/memmove/memset and the libc
  * memory functions, n bytes from p (n may be 0). */

@@ -146,7 +146,6 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
   }
   if (RSAN_UNLIKELY(bad)) {
     rsan_fill_report(&rep, t, l, bad_write, opk, 0, succ, size, site, fa);
-    rep.strong_cas = 0; /* the check is exact: no "value tracking off" note */
     rep.has_expected = 1; /* reports: a read-type CAS report is a failure (report_robustness.c) */
     rep.expected = expected & m;
   }

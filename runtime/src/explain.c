@@ -225,7 +225,7 @@ void rsan_explain_report(int tid, uint64_t a, uint64_t b_, const char *type) {
 
 static void open_log(void) {
   char path[600];
-  rsan_expand_pid(rsan_flags_explain_path(), path, sizeof path);
+  rsan_expand_pid(rsan_flag.explain_path, path, sizeof path);
   fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     rsan_explain_on = 0;
@@ -257,7 +257,7 @@ static void after_fork_child(void) {
 }
 
 void rsan_explain_init(void) {
-  if (!rsan_flags_explain_path()[0]) return;
+  if (!rsan_flag.explain_path[0]) return;
   open_log();
   if (fd < 0) return;
   atexit(at_exit);

@@ -1,10 +1,11 @@
-/* Runtime options from PYRSAN_OPTIONS (docs/interfaces.md §2): one table (name, type,
- * default, help) drives the defaults, the parser and help=1 (and the README's table is
- * checked against it by testsuite/ci). Values are `name=value` separated by ':' or white
- * space; a value is bare (up to the next separator) or quoted ("...", with \x for x), the
- * rule of pyrsan/options.py, which the driver uses to write paths with spaces or ':'. A bad option or suppressions file ends the process at start-up with one line on
- * stderr and exit status RSAN_EXIT_BAD_OPTIONS (86), so that it cannot be mistaken for the
- * program's own exit status. */
+/* Runtime options from PYRSAN_OPTIONS (docs/interfaces.md §2): one table, rsan_flags.inc
+ * (group, type, name, default, help), gives the option structs (rsan_internal.h), the
+ * defaults, the parser and help=1 (and the README's table is checked against it by
+ * testsuite/ci). Values are `name=value` separated by ':' or white space; a value is bare (up
+ * to the next separator) or quoted ("...", with \x for x), the rule of pyrsan/options.py,
+ * which the driver uses to write paths with spaces or ':'. A bad option or suppressions file
+ * ends the process at start-up with one line on stderr and exit status
+ * RSAN_EXIT_BAD_OPTIONS, so that it cannot be mistaken for the program's own exit status. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,26 +15,10 @@
 
 #include "rsan_exit.h"
 #include "rsan_report.h"
-
-#define RSAN_EXIT_BAD_OPTIONS 86
-#define RSAN_FLAG_STRING_MAX 512
+#include "rsan_sched.h"
 
 rsan_flags rsan_flag;
-
-/* Options added by issue 7 that rsan_flags (rsan_internal.h) has no field for; report.c
- * reads them through the accessors below. */
-static struct {
-  char log_path[RSAN_FLAG_STRING_MAX];
-  char suppressions[RSAN_FLAG_STRING_MAX];
-  char explain_path[RSAN_FLAG_STRING_MAX];
-} flag_ext;
 rsan_sched_flags rsan_sched_flag;
-
-const char *rsan_flags_log_path(void) { return flag_ext.log_path; }
-const char *rsan_flags_suppressions(void) { return flag_ext.suppressions; }
-const char *rsan_flags_explain_path(void) { return flag_ext.explain_path; }
-
-/* report.c: reads the suppressions file; 0, or -1 with a one-line message in err. */
 
 enum flag_type { F_BOOL, F_INT, F_STRING, F_SC_MODE, F_SCHED, F_U64, F_EXIT };
 
@@ -45,49 +30,12 @@ typedef struct flag_desc {
   void *field;
 } flag_desc;
 
-/* FLAG(name, type, default, help, where it is stored: rsan_flag or flag_ext) */
-#define FLAG(name, type, def, help, store) {#name, type, def, help, &store.name}
+#define RSAN_FLAG_STORE_ENGINE rsan_flag
+#define RSAN_FLAG_STORE_SCHED rsan_sched_flag
 static const flag_desc flag_table[] = {
-    FLAG(json_path, F_STRING, "", "append one JSON object per report to this file; %p expands to the pid", rsan_flag),
-    FLAG(print_reports, F_BOOL, "1", "print text report blocks on stderr", rsan_flag),
-    FLAG(halt_on_error, F_BOOL, "0", "exit right after the first report", rsan_flag),
-    FLAG(exitcode, F_EXIT, "66", "exit status at exit when reports were made", rsan_flag),
-    FLAG(report_robustness, F_BOOL, "1", "robustness reports on/off", rsan_flag),
-    FLAG(report_races, F_BOOL, "1", "data-race reports on/off (0: no race work at all, faster)", rsan_flag),
-    FLAG(report_benign, F_BOOL, "0", "also print robustness reports whose consequence is benign (failed-cas) and let them set the exit status", rsan_flag),
-    FLAG(sc_accesses, F_SC_MODE, "fenced",
-         "fenced: a seq_cst access is F_sc; access; F_sc. ra: seq_cst treated as acq/rel (RSAN)", rsan_flag),
-    FLAG(log_path, F_STRING, "",
-         "write text reports to <log_path>.<pid> instead of stderr", flag_ext),
-    FLAG(suppressions, F_STRING, "",
-         "suppressions file: lines robustness:PATTERN or race:PATTERN, # comments", flag_ext),
-    FLAG(sched, F_SCHED, "auto",
-         "auto: pct for the first handover_steps scheduling points, then the OS scheduler; os: the OS scheduler; "
-         "random, pct, dfs: one thread at a time, a strategy picks it at every scheduling point",
-         rsan_sched_flag),
-    FLAG(seed, F_U64, "0", "seed of sched=auto|random|pct (sched=auto, seed=0: a fresh seed, named in reports)",
-         rsan_sched_flag),
-    FLAG(handover_steps, F_U64, "1000",
-         "sched=auto: hand the threads over to the OS scheduler after this many scheduling points (0: never)",
-         rsan_sched_flag),
-    FLAG(stall_ms, F_U64, "300",
-         "controlled schedulers: hand over to the OS scheduler when no scheduling point is reached for this many "
-         "ms (a thread blocked in a call the scheduler does not see; 0: never)", rsan_sched_flag),
-    FLAG(pct_depth, F_INT, "3", "sched=pct: depth d (d-1 priority change points)", rsan_sched_flag),
-    FLAG(pct_steps, F_U64, "0",
-         "sched=pct: the expected number of scheduling points, where change points are placed (0: 1000)",
-         rsan_sched_flag),
-    FLAG(schedule, F_STRING, "", "schedule file (pyrsan-schedule 1) to follow first; then the strategy of sched",
-         rsan_sched_flag),
-    FLAG(trace_path, F_STRING, "", "controlled schedulers: write the schedule trace (JSON lines) here; %p expands to the pid",
-         rsan_sched_flag),
-    FLAG(max_steps, F_U64, "1000000",
-         "controlled schedulers: stop a run after this many scheduling points (end \"bound\", exit 88)", rsan_sched_flag),
-    FLAG(explain_path, F_STRING, "",
-         "write the explain log (the run's events, JSON lines) here, for pyrsan explain; %p expands to the pid",
-         flag_ext),
-    FLAG(verbosity, F_INT, "0", "1: start/exit lines and counters on stderr", rsan_flag),
-    FLAG(help, F_BOOL, "0", "print the options and their defaults on stderr", rsan_flag),
+#define RSAN_FLAG(group, type, name, def, help) {#name, type, def, help, &RSAN_FLAG_STORE_##group.name},
+#include "rsan_flags.inc"
+#undef RSAN_FLAG
 };
 #define NFLAGS (sizeof flag_table / sizeof flag_table[0])
 
@@ -141,12 +89,12 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
     if (vn == 6 && !strncmp(v, "fenced", 6)) { *(int *)base = RSAN_SC_FENCED; return 0; }
     if (vn == 2 && !strncmp(v, "ra", 2)) { *(int *)base = RSAN_SC_RA; return 0; }
     return -1;
-  case F_SCHED: /* enum rsan_sched_mode */
-    if (vn == 2 && !strncmp(v, "os", 2)) { *(int *)base = 0; return 0; }
-    if (vn == 6 && !strncmp(v, "random", 6)) { *(int *)base = 1; return 0; }
-    if (vn == 3 && !strncmp(v, "pct", 3)) { *(int *)base = 2; return 0; }
-    if (vn == 3 && !strncmp(v, "dfs", 3)) { *(int *)base = 3; return 0; }
-    if (vn == 4 && !strncmp(v, "auto", 4)) { *(int *)base = 4; return 0; }
+  case F_SCHED:
+    if (vn == 2 && !strncmp(v, "os", 2)) { *(int *)base = RSAN_SCHED_OS; return 0; }
+    if (vn == 6 && !strncmp(v, "random", 6)) { *(int *)base = RSAN_SCHED_RANDOM; return 0; }
+    if (vn == 3 && !strncmp(v, "pct", 3)) { *(int *)base = RSAN_SCHED_PCT; return 0; }
+    if (vn == 3 && !strncmp(v, "dfs", 3)) { *(int *)base = RSAN_SCHED_DFS; return 0; }
+    if (vn == 4 && !strncmp(v, "auto", 4)) { *(int *)base = RSAN_SCHED_AUTO; return 0; }
     return -1;
   case F_U64: {
     if (vn == 0 || vn > 20) return -1;
@@ -166,7 +114,6 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
 
 void rsan_flags_defaults(void) {
   memset(&rsan_flag, 0, sizeof rsan_flag);
-  memset(&flag_ext, 0, sizeof flag_ext);
   memset(&rsan_sched_flag, 0, sizeof rsan_sched_flag);
   for (size_t i = 0; i < NFLAGS; i++) set_flag(&flag_table[i], flag_table[i].def, strlen(flag_table[i].def));
 }
@@ -179,8 +126,8 @@ static int parse_options(const char *s, char *err, size_t errn);
  * status (docs/interfaces.md §2); test mode gets -1 and the message in err. */
 int rsan_flags_parse(const char *s, char *err, size_t errn) {
   int rc = parse_options(s, err, errn);
-  if (rc == 0 && flag_ext.suppressions[0] && !rsan_test_mode)
-    rc = rsan_suppressions_load(flag_ext.suppressions, err, errn);
+  if (rc == 0 && rsan_flag.suppressions[0] && !rsan_test_mode)
+    rc = rsan_suppressions_load(rsan_flag.suppressions, err, errn);
   if (rc != 0 && !rsan_test_mode) {
     rsan_one_line(err);
     (void)!write(2, err, strlen(err));

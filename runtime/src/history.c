@@ -42,7 +42,6 @@ void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_w
                         int rmw_op, int order, int size, uint64_t site, uintptr_t fa) {
   memset(r, 0, sizeof *r);
   r->is_write = is_write;
-  r->strong_cas = op == RSAN_OP_CAS_STRONG;
   r->addr = l->addr;
   r->loc_id = l->id;
   r->site = site;

@@ -71,8 +71,11 @@ void rsan_frames_build(rsan_frames *fr, uint64_t site, const uint64_t *stack, ui
 }
 
 static int system_file(const char *f) {
-  return f && (!strncmp(f, "/usr/include/", 13) || !strncmp(f, "/usr/lib/", 9) ||
-               !strncmp(f, "/usr/local/include/", 19));
+  static const char *const prefixes[] = RSAN_SYSTEM_PREFIXES;
+  if (!f) return 0;
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+    if (!strncmp(f, prefixes[i], strlen(prefixes[i]))) return 1;
+  return 0;
 }
 
 /* docs/interfaces.md §2: innermost frame not in a system header, else the innermost one. */
@@ -209,7 +212,7 @@ void rsan_json_schedule_fields(rsan_buf *j) {
 
 /* ---- text output: stderr, or <log_path>.<pid> like the sanitizers' log_path ---- */
 int rsan_text_fd(void) {
-  const char *lp = rsan_flags_log_path();
+  const char *lp = rsan_flag.log_path;
   if (!lp || !lp[0] || log_failed) return 2;
   int pid = (int)getpid();
   if (log_fd >= 0 && log_pid == pid) return log_fd;

@@ -552,7 +552,6 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_buf_printf(&t, "  Timestamps: hb %llu, sc %llu\n", (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
   rsan_buf_printf(&t, "  Model: %s\n", model);
   rsan_buf_printf(&t, "  Consequence: %s\n", cons);
-  if (r->strong_cas) rsan_buf_puts(&t, "  Note: strong CAS, value tracking off\n");
   rsan_buf_printf(&t, "  Suggestion: %s\n", sug.p);
   if (head)
     rsan_buf_printf(&t, "SUMMARY: pyrsan: robustness violation %s:%u in %s\n", head->file ? head->file : "??",
@@ -594,7 +593,6 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_buf_json_str(&j, sug.p);
   rsan_buf_puts(&j, ", \"repair\": ");
   json_repair(&j, r, fix);
-  if (r->strong_cas) rsan_buf_puts(&j, ", \"note\": \"strong CAS, value tracking off\"");
   rsan_json_schedule_fields(&j);
   rsan_buf_printf(&j, ", \"key\": \"0x%016llx/0x%016llx/%s\", \"group\": \"0x%016llx/%s\", \"text\": ",
                   (unsigned long long)akey, (unsigned long long)pkey, type, (unsigned long long)akey, type);

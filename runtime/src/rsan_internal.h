@@ -390,30 +390,40 @@ void rsan_sites_reset(void);
 
 /* ---- options (flags.c) ---- */
 enum rsan_sc_mode { RSAN_SC_FENCED = 0, RSAN_SC_RA = 1 };
+#define RSAN_FLAG_STRING_MAX 512
+/* The option structs, one field per row of rsan_flags.inc (its meaning: the row's help):
+ * rsan_flag holds the ENGINE rows, rsan_sched_flag the SCHED rows. The C type of a field
+ * follows the row's type. */
+#define RSAN_FLAG_CTYPE_F_BOOL int
+#define RSAN_FLAG_CTYPE_F_INT int
+#define RSAN_FLAG_CTYPE_F_EXIT int
+#define RSAN_FLAG_CTYPE_F_SC_MODE int /* enum rsan_sc_mode */
+#define RSAN_FLAG_CTYPE_F_SCHED int   /* enum rsan_sched_mode (rsan_sched.h) */
+#define RSAN_FLAG_CTYPE_F_U64 unsigned long long
+#define RSAN_FLAG_CTYPE_F_STRING char
+#define RSAN_FLAG_DIM_F_BOOL
+#define RSAN_FLAG_DIM_F_INT
+#define RSAN_FLAG_DIM_F_EXIT
+#define RSAN_FLAG_DIM_F_SC_MODE
+#define RSAN_FLAG_DIM_F_SCHED
+#define RSAN_FLAG_DIM_F_U64
+#define RSAN_FLAG_DIM_F_STRING [RSAN_FLAG_STRING_MAX]
+#define RSAN_FLAG_FIELD(type, name) RSAN_FLAG_CTYPE_##type name RSAN_FLAG_DIM_##type;
+#define RSAN_FLAG_ENGINE_IN_ENGINE(type, name) RSAN_FLAG_FIELD(type, name)
+#define RSAN_FLAG_ENGINE_IN_SCHED(type, name)
+#define RSAN_FLAG_SCHED_IN_ENGINE(type, name)
+#define RSAN_FLAG_SCHED_IN_SCHED(type, name) RSAN_FLAG_FIELD(type, name)
 typedef struct rsan_flags {
-  char json_path[512];
-  int print_reports;
-  int halt_on_error;
-  int exitcode;
-  int report_robustness;
-  int report_races;
-  int report_benign; /* robustness reports with a benign consequence count and print too */
-  int sc_accesses; /* enum rsan_sc_mode */
-  int verbosity;
-  int help;
+#define RSAN_FLAG(group, type, name, def, help) RSAN_FLAG_##group##_IN_ENGINE(type, name)
+#include "rsan_flags.inc"
+#undef RSAN_FLAG
 } rsan_flags;
 extern rsan_flags rsan_flag;
 /* the controlled scheduler's options (docs/scheduling.md "Options") */
 typedef struct rsan_sched_flags {
-  int sched; /* enum rsan_sched_mode (rsan_sched.h) */
-  unsigned long long seed;
-  int pct_depth;
-  unsigned long long pct_steps;
-  char schedule[512];
-  char trace_path[512];
-  unsigned long long max_steps;
-  unsigned long long handover_steps; /* sched=auto: OS scheduler after this many points */
-  unsigned long long stall_ms;       /* controlled: OS scheduler after this long without a point */
+#define RSAN_FLAG(group, type, name, def, help) RSAN_FLAG_##group##_IN_SCHED(type, name)
+#include "rsan_flags.inc"
+#undef RSAN_FLAG
 } rsan_sched_flags;
 extern rsan_sched_flags rsan_sched_flag;
 /* Parses s into rsan_flag (on top of the defaults). Returns 0, or -1 after writing a one-line
@@ -433,7 +443,6 @@ extern int rsan_test_mode; /* set by the test hooks: no exit-status change, no _
 /* ---- reports (report.c) ---- */
 typedef struct rsan_report_info {
   int is_write; /* write check (U clocks) failed, else read check */
-  int strong_cas;
   uintptr_t addr;
   uint64_t loc_id;
   /* the access */
@@ -455,7 +464,7 @@ typedef struct rsan_report_info {
   /* the thread's access before this one, for the suggestion */
   int have_before;
   rsan_recent before;
-  /* issue 19 (report_robustness.c rsan_report_note_state, called by rsan_fill_report under
+  /* for the report (report_robustness.c rsan_report_note_state, called by rsan_fill_report under
    * the location lock): the expected value of a CAS (set by op_cas); the known writes the
    * access may still read / overwrite (timestamps in [hb, sc), oldest first) and whether that
    * list is complete (no candidate left the bounded history); the location's initial value;

@@ -74,9 +74,4 @@ rsan_supp *rsan_supp_find(int kind, const rsan_frames *const *stacks, int nstack
 void rsan_json_suppressed(const char *kind, const char *type, const rsan_supp *sp, uint64_t site,
                           uint64_t prev_site);
 
-/* ---- flags.c: options rsan_flags has no field for ---- */
-const char *rsan_flags_log_path(void);
-const char *rsan_flags_explain_path(void);
-const char *rsan_flags_suppressions(void);
-
 #endif /* RSAN_REPORT_H */

@@ -1,6 +1,6 @@
 """Runtime options (PYRSAN_OPTIONS) and suppressions files, on an instrumented binary run
 without the driver: values, errors at start-up (exit 86, one line), log_path, and the README
-table checked against the runtime's one option table (runtime/src/flags.c)."""
+table and help=1 checked against the runtime's one option table (runtime/src/rsan_flags.inc)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from pyrsan import abi
+
 from .project import REPO_ROOT, clean_env, violation_line, write_project, write_wrappers
 
 EXIT_BAD_OPTIONS = 86
@@ -18,9 +20,8 @@ SPIN_LINE = violation_line("lib/spin.c")
 
 
 def flag_table() -> dict[str, str]:
-    """name -> default, from the FLAG(...) lines of runtime/src/flags.c."""
-    text = (REPO_ROOT / "runtime/src/flags.c").read_text()
-    return dict(re.findall(r'^\s*FLAG\((\w+),\s*\w+,\s*"([^"]*)"', text, flags=re.MULTILINE))
+    """name -> default, from the runtime's option table as the driver reads it."""
+    return {name: option.default for name, option in abi.runtime_options(REPO_ROOT / "runtime").items()}
 
 
 def readme_table() -> dict[str, str]:
@@ -47,6 +48,14 @@ def spin_binary(tmp_path_factory) -> Path:
                           cwd=root, capture_output=True, text=True, env=clean_env(), timeout=300)
     assert proc.returncode == 0, proc.stderr
     return root / "spin"
+
+
+def test_help_prints_the_table_the_driver_reads(spin_binary):
+    proc = run_binary(spin_binary, "help=1")
+    printed = re.findall(r"^pyrsan option (\w+) \(default '([^']*)'\): (.*)$", proc.stderr, flags=re.MULTILINE)
+    table = abi.runtime_options(REPO_ROOT / "runtime")
+    assert printed == [(o.name, o.default, o.help) for o in table.values()]
+    assert len(printed) > 20
 
 
 def run_binary(binary: Path, options: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -106,7 +115,7 @@ def run_with_suppressions(binary: Path, tmp_path: Path, text: str, extra: str = 
     supp.write_text(text)
     json_path = tmp_path / "out.jsonl"
     proc = run_binary(binary, f"suppressions={supp}:json_path={json_path}{extra}")
-    lines = [json.loads(l) for l in json_path.read_text().splitlines()] if json_path.exists() else []
+    lines = [json.loads(ln) for ln in json_path.read_text().splitlines()] if json_path.exists() else []
     return proc, lines
 
 
@@ -124,7 +133,7 @@ def test_matching_suppression_silences_and_counts_the_report(spin_binary, tmp_pa
     assert proc.returncode == 0, proc.stderr
     assert "WARNING" not in proc.stderr
     assert "1 report(s) suppressed" in proc.stderr and f"1 robustness:{pattern}" in proc.stderr
-    assert [l["kind"] for l in lines] == ["suppressed"]
+    assert [ln["kind"] for ln in lines] == ["suppressed"]
     assert lines[0]["suppression"] == f"robustness:{pattern}" and lines[0]["type"] == "read"
 
 
@@ -134,7 +143,7 @@ def test_non_matching_suppression_leaves_the_report(spin_binary, tmp_path, text)
     proc, lines = run_with_suppressions(spin_binary, tmp_path, text)
     assert proc.returncode == 66
     assert "WARNING: pyrsan: robustness violation" in proc.stderr
-    assert [l["kind"] for l in lines] == ["robustness"]
+    assert [ln["kind"] for ln in lines] == ["robustness"]
 
 
 @pytest.mark.parametrize("text, message", [

@@ -28,7 +28,9 @@ def robustness(key, file, line, function, type_="read", pid=100):
         "forced": side(file, line - 8, "writer", value=1, initial=False, description="store to x by T1"),
         "timestamps": {"hb": 0, "sc": 1},
         "suggestion": f"insert atomic_thread_fence(memory_order_seq_cst) before {Path(file).name}:{line}",
-        "key": key, "text": f"==================\nWARNING: pyrsan: robustness violation ({type_}) {key}\n==================\n",
+        "key": key,
+        "text": f"==================\nWARNING: pyrsan: robustness violation ({type_}) {key}\n"
+                "==================\n",
     }
 
 
@@ -81,7 +83,7 @@ def test_missing_log_is_a_one_line_error(run_pyrsan, tmp_path):
 def test_printed_suppressions_name_each_access_line(run_pyrsan, logs, tmp_path):
     proc = run_pyrsan("report", logs / "logs", "--print-suppressions", "--suppressions-for", tmp_path / "s.txt")
     assert proc.returncode == 66
-    rules = [l for l in proc.stdout.splitlines() if l and not l.startswith("#")]
+    rules = [ln for ln in proc.stdout.splitlines() if ln and not ln.startswith("#")]
     assert rules == ["robustness:/spin.c:15$", "robustness:/queue.c:40$"]
     assert (tmp_path / "s.txt").read_text() == proc.stdout
 

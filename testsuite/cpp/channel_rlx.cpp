@@ -3,7 +3,7 @@
 // functions: try_consume
 // reason: the flag is stored and loaded relaxed, so the consumer may see ready=1 and still read data=0 (MP with relaxed flag: po;rf;po;fr cycle)
 // C++ class with atomic members (a one-shot channel), lambda thread bodies (the consumer spins until ready), relaxed flag: the data load is flagged.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <atomic>
 #include <cstdio>
 #include <thread>

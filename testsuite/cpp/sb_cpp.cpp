@@ -3,7 +3,7 @@
 // functions: thread1 thread2
 // reason: store buffering with release stores and acquire loads: both loads may read 0 (fr;po;fr;po cycle), RC20 allows it, SC does not
 // C++ store buffering: std::atomic<int> with explicit orders, std::thread running free functions.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <atomic>
 #include <cstdio>
 #include <thread>

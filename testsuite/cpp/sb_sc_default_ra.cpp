@@ -4,7 +4,7 @@
 // functions: operator()
 // reason: with --sc-accesses ra seq_cst accesses count as release/acquire (RSAN's model; RC20 has no SC accesses), and release/acquire SB is not robust
 // C++ store buffering with default seq_cst operators, checked as release/acquire: the load is flagged.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <atomic>
 #include <cstdio>
 #include <thread>

@@ -7,20 +7,15 @@ name the user's source line, not a libstdc++ header: `access.file` is the .cpp f
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
+from litmus_header import check_result, parse_program, run_through_cli
+from pyrsan.abi import SYSTEM_PREFIXES
+
 HERE = Path(__file__).resolve().parent
-LITMUS = HERE.parent / "litmus"
-if str(LITMUS) not in sys.path:
-    sys.path.insert(0, str(LITMUS))
-
-from litmus_header import check_result, parse_program, run_through_cli  # noqa: E402
-
 PROGRAMS = sorted(HERE.glob("*.cpp"))
-SYSTEM_PREFIXES = ("/usr/include/", "/usr/lib/", "/usr/local/include/")
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=[p.name for p in PROGRAMS])

@@ -285,8 +285,10 @@ def test_compiler_flags_pass_through(run_pyrsan, tmp_path):
 
 
 def test_several_sources_are_linked_into_one_program(run_pyrsan, tmp_path):
-    a = write(tmp_path, "main.c", '#include <stdio.h>\nint twice(int);\nint main(void) { printf("%d\\n", twice(21)); return 0; }\n')
-    b = write(tmp_path, "lib.c", "#include <stdatomic.h>\natomic_int n;\nint twice(int v) { atomic_store(&n, v); return 2 * atomic_load(&n); }\n")
+    a = write(tmp_path, "main.c", '#include <stdio.h>\nint twice(int);\n'
+              'int main(void) { printf("%d\\n", twice(21)); return 0; }\n')
+    b = write(tmp_path, "lib.c", "#include <stdatomic.h>\natomic_int n;\n"
+              "int twice(int v) { atomic_store(&n, v); return 2 * atomic_load(&n); }\n")
     proc = run_pyrsan("run", a, b)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "42\n"
@@ -361,7 +363,7 @@ def test_drivers_print_reports_wins_over_the_users(run_pyrsan, tmp_path):
     proc = run_pyrsan("run", "--json", out, src, env={"PYRSAN_OPTIONS": "print_reports=1"})
     assert proc.returncode == 66, proc.stderr
     # the runtime stays quiet; the driver prints each distinct report exactly once
-    warnings = [l for l in proc.stderr.splitlines() if l.startswith("WARNING: pyrsan")]
+    warnings = [ln for ln in proc.stderr.splitlines() if ln.startswith("WARNING: pyrsan")]
     assert len(warnings) == len(json.loads(out.read_text())["reports"])
 
 

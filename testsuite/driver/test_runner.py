@@ -5,7 +5,6 @@ runtime."""
 from __future__ import annotations
 
 import json
-import os
 import stat
 import sys
 import textwrap

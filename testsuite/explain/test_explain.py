@@ -25,10 +25,12 @@ RACES = HERE.parent / "races"
 SCHEMA = HERE.parent / "ci" / "sarif-schema-2.1.0.json"
 SC_KINDS = {"po", "rf", "mo", "fr", "sc", "spawn", "join"}
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
-                               reason="Graphviz's dot is missing (Debian package graphviz; scripts/setup.sh installs it)")
-needs_rsvg = pytest.mark.skipif(shutil.which("rsvg-convert") is None,
-                                reason="rsvg-convert is missing (Debian package librsvg2-bin; scripts/setup.sh installs it)")
+needs_dot = pytest.mark.skipif(
+    shutil.which("dot") is None,
+    reason="Graphviz's dot is missing (Debian package graphviz; scripts/setup.sh installs it)")
+needs_rsvg = pytest.mark.skipif(
+    shutil.which("rsvg-convert") is None,
+    reason="rsvg-convert is missing (Debian package librsvg2-bin; scripts/setup.sh installs it)")
 
 
 def _explained(run_pyrsan, tmp_path: Path, source: Path, *extra: str, sched=("--sched", "pct", "--seed", "1"),
@@ -128,7 +130,7 @@ def test_explanation_is_the_runs_cycle(explained, name, kinds):
     # the timeline: one column per thread, the access and the forced write with file:line
     stderr = document["stderr"]
     first = document["reports"][0]
-    assert f">>" in stderr and "cycle (po ∪ rf ∪ mo ∪ fr" in stderr
+    assert ">>" in stderr and "cycle (po ∪ rf ∪ mo ∪ fr" in stderr
     lines = stderr.splitlines()
     header = lines[next(i for i, line in enumerate(lines) if line.startswith("pyrsan explain #1")) + 1]
     for tid in first["explanation"]["threads"]:

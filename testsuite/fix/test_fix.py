@@ -173,3 +173,32 @@ def test_a_patched_program_that_does_not_build_is_an_error(run_pyrsan, tmp_path)
     assert len(proc.stderr.splitlines()[0]) < 200
     assert document["verdict"] == "error"
     assert (tmp_path / "sb.c").read_text() == source
+
+
+DEADLOCK = """#include <pthread.h>
+#include <stdatomic.h>
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int x;
+static void *t1(void *p) {
+  (void)p;
+  atomic_store_explicit(&x, 1, memory_order_relaxed);
+  pthread_mutex_lock(&a);
+  return 0;
+}
+int main(void) {
+  pthread_t u;
+  pthread_mutex_lock(&a);
+  pthread_create(&u, 0, t1, 0);
+  (void)atomic_load_explicit(&x, memory_order_relaxed);
+  pthread_join(u, 0);
+  return 0;
+}
+"""
+
+
+def test_a_program_that_deadlocks_is_not_nothing_to_fix(run_pyrsan, tmp_path):
+    (tmp_path / "deadlock.c").write_text(DEADLOCK)
+    proc = run_pyrsan("fix", "deadlock.c", cwd=tmp_path)
+    assert proc.returncode == 66, proc.stdout + proc.stderr
+    assert "nothing to fix" not in proc.stdout + proc.stderr
+    assert "deadlocked in run" in proc.stdout + proc.stderr

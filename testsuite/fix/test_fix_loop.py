@@ -5,11 +5,12 @@ when it gives up."""
 from __future__ import annotations
 
 import pyrsan.fix as fix
-from pyrsan.checker import CheckMethod, CheckOutcome, Program, Repair, SiteFrame, SiteInfo, model_for
+from pyrsan.checker import CheckMethod, CheckOutcome, Program, Repair, SiteInfo, model_for
+from pyrsan.passes import Frame
 from pyrsan.reports import Report
 
 SITES = tuple(SiteInfo(id=0x10 + i, module="sb.c", index=i, kind=kind, order=order, order_fail="",
-                       frames=(SiteFrame("sb.c", 5 + i, 3, "t"),))
+                       frames=(Frame("sb.c", 5 + i, 3, "t"),))
               for i, (kind, order) in enumerate([("store", "release"), ("load", "acquire"),
                                                  ("store", "release"), ("load", "acquire")]))
 
@@ -95,3 +96,24 @@ def test_a_clean_program_is_checked_once(monkeypatch, tmp_path):
     calls = _install(monkeypatch, lambda repairs, model: True)
     result = _run(tmp_path)
     assert result.status == "robust" and len(calls) == 1 and result.plan is None
+
+
+def _session(**run_fields):
+    from pyrsan.reports import RunResult
+    from pyrsan.runner import SessionResult
+    fields = dict(index=1, returncode=0, signal=None, timed_out=False, reports=())
+    fields.update(run_fields)
+    return SessionResult(runs=(RunResult(**fields),), reports=())
+
+
+def test_a_run_that_deadlocks_or_reaches_max_steps_is_a_failed_check_not_a_clean_one():
+    from pyrsan.checker import _failure
+    deadlock = Report.from_json({"kind": "deadlock", "key": "deadlock", "text": "deadlock\n"})
+    method = CheckMethod()
+    assert _failure(_session(), method) is None
+    assert "deadlocked in run 1" in _failure(_session(reports=(deadlock,)), method)
+    assert "max_steps" in _failure(_session(reached_bound=True), method)
+    assert "crashed with SIGSEGV" in _failure(_session(signal="SIGSEGV"), method)
+    assert "timed out" in _failure(_session(timed_out=True, returncode=None), method)
+    outcome = CheckOutcome((), 1, "fenced", method, SITES, failure=_failure(_session(reports=(deadlock,)), method))
+    assert not outcome.clean

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import subprocess
 
-from pyrsan.checker import Repair, SiteFrame, SiteInfo
+from pyrsan.checker import Repair, SiteInfo
+from pyrsan.passes import Frame
 from pyrsan.patch import C_FENCE, CXX_FENCE, plan_patch
 
 C_SOURCE = """\
@@ -24,7 +25,7 @@ void f(void) {
 
 def _site(path, index, line, column, kind="store", order="release", module=None):
     return SiteInfo(id=index, module=module or str(path), index=index, kind=kind, order=order,
-                    order_fail="", frames=(SiteFrame(str(path), line, column, "f"),))
+                    order_fail="", frames=(Frame(str(path), line, column, "f"),))
 
 
 def _c_sites(path):
@@ -76,7 +77,7 @@ def test_system_headers_and_files_outside_the_directory_are_not_patched(tmp_path
     outside = tmp_path / "b.c"
     outside.write_text(C_SOURCE)
     system = SiteInfo(7, str(outside), 7, "load", "acquire", "",
-                      (SiteFrame("/usr/include/c++/14/bits/atomic_base.h", 500, 9, "load"),))
+                      (Frame("/usr/include/c++/14/bits/atomic_base.h", 500, 9, "load"),))
     plan = plan_patch((Repair("fence", str(outside), 0, "after"), Repair("fence", str(outside), 7, "before")),
                       _c_sites(outside) + (system,), str(inside))
     assert [step.reason for step in plan.manual] == [

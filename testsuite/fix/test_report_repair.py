@@ -4,13 +4,10 @@ driven directly (testsuite/runtime's cffi harness): a fence between the thread's
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "runtime"))
-from harness import Runtime, load_engine  # noqa: E402
+from harness import Runtime, load_engine
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 // race: no
 // reason: RSAN paper Ex. 7.1: each thread's second store may be mo-before the other thread's first store to the same location (release/acquire does not order two writes to different locations), and each reads back its own second store; SC forbids the po;mo cycle
 // 2+2W with reads (RSAN paper Ex. 7.1): release stores, acquire loads of the location just written.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

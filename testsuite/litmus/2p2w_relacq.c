@@ -2,7 +2,7 @@
 // race: no
 // reason: release stores: both second stores may be mo-before the other thread's first store (po;mo;po;mo cycle), no read forbids it
 // 2+2W, release stores; t2's store to x is flagged (write check).
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

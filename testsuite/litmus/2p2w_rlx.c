@@ -2,7 +2,7 @@
 // race: no
 // reason: relaxed stores: both second stores may be mo-before the other thread's first store (po;mo;po;mo cycle), no read forbids it
 // 2+2W, relaxed stores.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

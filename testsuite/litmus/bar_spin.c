@@ -2,7 +2,7 @@
 // race: no
 // reason: RSAN paper §4.3 BAR with plain spin loops: each loop is recognised as wait(flag = 1) (BARW(1,1), robust per the reference model); the stale 0 a spinning load may read is a failed attempt, which makes no event
 // The plain spin-loop barrier BAR (relaxed flags): reported as nothing once the loops are recognised as waits.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: RSAN paper §4.3 BAR with `while (!flag)` loops: each loop is recognised as wait(flag != 0); the only value other than 0 ever written is 1, so no stale write of another value exists (the reference model: robust); the stale 0 a spinning load may read is a failed attempt
 // BAR with loops that leave on any non-zero flag: reported as nothing once the loops are recognised as waits.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

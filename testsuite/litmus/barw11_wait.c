@@ -2,7 +2,7 @@
 // race: no
 // reason: RSAN paper §4.3 BARW(1,1): each wait reads only 1, so no candidate graph lets both threads see the other's flag stale; the stale 0 a spinning load may read is not an event of wait
 // Barrier with pyrsan_wait (release flags, acquire waits): robust once the busy-wait loops are waits.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <pyrsan.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: SB through a wait (RSAN paper §4.3, BARW(0,0) made terminating): t2's wait(x = 0) may read the stale initial x = 0 while t1 reads y = 0, which SC forbids; t1 runs first, then t2's wait is flagged (a stale write of the awaited value lies in [Tc(x), Tsc(x)))
 // A wait for a value that only a stale write holds in SC's eyes: reported at the wait.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <pyrsan.h>
 #include <stdio.h>

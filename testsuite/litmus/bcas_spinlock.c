@@ -2,7 +2,7 @@
 // race: no
 // reason: a test-and-set lock written with pyrsan_bcas (acquire) and a release unlock: the critical sections are ordered by hb through the lock word; a BCAS reads only 0, and a stale 0 is always followed by the RMW of the thread that took the lock (atomicity), so no RMW can read it
 // Spin lock with pyrsan_bcas: three threads increment a relaxed atomic and a plain counter.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <pyrsan.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: a relaxed CAS on the flag does not synchronise: t2 may read y=1 and then x=0
 // MP where the flag is consumed by a relaxed strong CAS(y, 1 -> 2); the load of x is flagged.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: the only stale write t2's strong CAS could read is the initial x = 0, its expected value, and t1's fetch_add reads it (atomicity: no other RMW may), so the CAS can neither fail on it nor succeed reading it; the weak-CAS read check reported it (Tsc(x) > Tc(x)) before value tracking
 // A strong-CAS retry loop after an RMW, SB-shaped (t1 runs first): robust, no report.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

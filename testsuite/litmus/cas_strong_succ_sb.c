@@ -2,7 +2,7 @@
 // race: no
 // reason: the CAS's read may read the stale initial x=0 as in SB (a failed CAS is a read; a successful one reads the mo-predecessor): a strong CAS(x,1->2) failing on the stale x=0 is the SB outcome
 // SB whose second load is a strong CAS(x, 1 -> 2) that succeeds in the sequential schedule.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

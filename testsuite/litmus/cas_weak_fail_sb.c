@@ -2,7 +2,7 @@
 // race: no
 // reason: the CAS's read may read the stale initial x=0 as in SB (a failed CAS is a read; a successful one reads the mo-predecessor): t1 reads y=0 and t2's CAS reads x=0 is RC20-consistent, not SC
 // SB whose second load is a weak CAS(x, 0 -> 2) (acq_rel/acquire) that fails in the sequential schedule; the CAS is flagged.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: without a fence the flag load may read a stale 0 after the own flag store (the SB pattern), so both threads may enter
 // Dekker's mutual exclusion with release stores and acquire loads; flagged at the first flag load.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

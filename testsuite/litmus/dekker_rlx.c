@@ -2,7 +2,7 @@
 // race: no
 // reason: relaxed Dekker: the SB pattern on the flags, and the turn store is unordered too
 // Dekker's mutual exclusion, all relaxed.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: relaxed: the readers may see the two independent writes in opposite orders (not multi-copy atomic in RC20), SC forbids it
 // IRIW, all relaxed (creation order writer-x, reader-1, writer-y, reader-2).
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: a relaxed load of the flag does not synchronise with the release store: t2 may read y=1, x=0
 // Message passing (MP) with a release flag store but a relaxed flag load.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

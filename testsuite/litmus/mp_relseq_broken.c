@@ -2,7 +2,7 @@
 // race: no
 // reason: a relaxed plain store is not part of t1's release sequence (RC20/C++20): t3 may read y=2 from it and then x=0
 // MP where the release sequence is broken by t2's relaxed store y=2 (instead of an RMW).
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: relaxed flag: t2 may read y=1 and then x=0 (fr;po;rf;po... cycle), RC20-consistent but not SC
 // Message passing (MP), all accesses relaxed; t2's load of x is flagged.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: t2 synchronises on y with t1's x=1 but reads z=1 relaxed, so it may still read the stale x=1 although SC forces x=2
 // MP variant whose stale write is a real store: t1 x=1; y=1 (rel); x=2; z=1 (rlx) || t2 reads y (acq), z, x.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: the store to turn can be mo-before the other thread's, and the flag load can read a stale 0, both SC-inconsistent (Rocker peterson-ra-bratosz: not robust)
 // Peterson's lock with release stores and acquire loads; flagged at the turn store (write) and the flag load.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: relaxed Peterson: as peterson_relacq, nothing orders the turn store or the flag load
 // Peterson's lock, all relaxed.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: paper Ex. 3.1: as SB both loads may read 0; the location clocks flag it even when t1 runs to completion first
 // The RSAN paper's Ex. 3.1: SB where each thread writes its location again after its load (release/acquire).
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: acq_rel fences do not order a store before a later load (no SC fence): both loads may read 0 (fr;po;fr;po cycle, RC20-consistent, not SC)
 // Store buffering (SB), relaxed accesses separated by acq_rel fences, which are not enough.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

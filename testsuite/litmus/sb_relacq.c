@@ -2,7 +2,7 @@
 // race: no
 // reason: release/acquire do not order a store before a later load: both loads may read 0 (fr;po;fr;po cycle, RC20-consistent, not SC)
 // Store buffering (SB), release stores and acquire loads.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 /* The README's first example. No sleep or other delay: `pyrsan run`'s default scheduler finds
  * the violation in its first run (issue 12). */
 #include <pthread.h>

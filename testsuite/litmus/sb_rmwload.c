@@ -2,7 +2,7 @@
 // race: no
 // reason: the 'loads' are RMWs that may be placed mo-before the other thread's plain store (the store is not an RMW, so ATOMICITY allows it): SB cycle with mo instead of fr
 // Store buffering (SB) with plain release stores and acq_rel fetch_add(.., 0) as the loads; the RMW is flagged as a write.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

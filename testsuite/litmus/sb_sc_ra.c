@@ -3,7 +3,7 @@
 // options: --sc-accesses ra
 // reason: with --sc-accesses ra seq_cst accesses are plain release/acquire (RC20 has no SC accesses), so this is sb_relacq
 // Store buffering (SB), all accesses seq_cst, checked with seq_cst treated as release/acquire (RSAN's model).
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: the stores are RMWs but the loads are plain reads that may still read 0: both loads may read 0 (fr;po;fr;po cycle, RC20-consistent, not SC)
 // Store buffering (SB) where the stores are atomic_exchange (acq_rel) and the loads acquire loads.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // race: no
 // reason: algorithm.md §7: t3 may read x=0 although its fence is after t2's (which saw z=1, po-after x=1); RC20 allows it (no release on x/z), SC does not
 // Three threads, SC fences: x=1; z=1 || b=z; F_sc || F_sc; c=x (all relaxed). Needs the SC fence on the hb_SC side too.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

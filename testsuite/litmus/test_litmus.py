@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
+from litmus_header import HeaderError, check_result, parse_program, run_through_cli
 
-from litmus_header import HeaderError, check_result, parse_program, run_through_cli  # noqa: E402
+HERE = Path(__file__).resolve().parent
+
 
 PROGRAMS = sorted(HERE.glob("*.c"))
 

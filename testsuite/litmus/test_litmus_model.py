@@ -8,20 +8,15 @@ model; the header is only what it is compared with.
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
+import rc20
+from litmus_header import parse_program
+from litmus_model import Transcription, Untranscribable, transcribe
+
 HERE = Path(__file__).resolve().parent
-for extra in (HERE, HERE.parent / "reference"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
-
-import rc20  # noqa: E402
-from litmus_header import parse_program  # noqa: E402
-from litmus_model import Transcription, Untranscribable, transcribe  # noqa: E402
-
 PROGRAMS = sorted(HERE.glob("*.c"))
 # The model's cost grows fast with the events (SC fences and fenced seq_cst accesses add three
 # each): bigger programs run with -m slow.
@@ -97,7 +92,8 @@ def test_transcription_reads_each_statement_kind(tmp_path):
         "  atomic_store_explicit(&x, 1, memory_order_release); // pyrsan: stale\n"
         "  r0 = atomic_fetch_add_explicit(&y, 2, memory_order_acq_rel);\n"
         "  atomic_thread_fence(memory_order_seq_cst);\n"
-        "  { int e = 1; r1 = atomic_compare_exchange_weak_explicit(&y, &e, 2, memory_order_acquire, memory_order_relaxed); }\n"
+        "  { int e = 1; r1 = atomic_compare_exchange_weak_explicit(&y, &e, 2,"
+        " memory_order_acquire, memory_order_relaxed); }\n"
         "  return NULL;\n}\n"
         "static void *t2(void *arg) {\n"
         "  while (!atomic_load_explicit(&x, memory_order_acquire))\n    ;\n"

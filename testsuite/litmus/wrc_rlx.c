@@ -2,7 +2,7 @@
 // race: no
 // reason: relaxed y does not carry t2's view of x: t3 may read y=1 then x=0
 // Write-to-read causality (WRC), all relaxed; t3's load of x is flagged.
-// Checked with the defaults of `pyrsan run` (no runs field: issue 12).
+// Checked with the defaults of `pyrsan run` (no runs field).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -10,7 +10,8 @@ import pytest
 from passes_helpers import compile_to_ir, verify
 from pyrsan.passes import instrument_ir
 
-HEAD = ("#define _DEFAULT_SOURCE\n#include <stdatomic.h>\n#include <stdint.h>\n#include <sched.h>\n#include <unistd.h>\n"
+HEAD = ("#define _DEFAULT_SOURCE\n#include <stdatomic.h>\n#include <stdint.h>\n#include <sched.h>\n"
+        "#include <unistd.h>\n"
         "typedef struct span { _Atomic(uintptr_t) bits; _Atomic(uintptr_t) aux; uintptr_t note; } span_t;\n"
         "_Atomic(long) live; span_t spans[4]; uintptr_t trace;\n")
 CASLOOP_LOAD_RE = re.compile(r"call i64 @__rsan_casloop_load_(\d)\(")

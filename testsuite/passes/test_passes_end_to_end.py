@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from passes_helpers import CC, CXX, HERE, compile_to_ir
-from pyrsan.passes import UnsupportedIRError, instrument_ir
+from pyrsan.passes import instrument_ir
 
 DATA = HERE / "data"
 
@@ -86,7 +86,7 @@ def test_embedded_site_table_matches_the_instrument_result(tmp_path, cli_env, st
                          for f in s.frames)
         expected.append("site %d %d %d %d %d %d%s" % (i, kinds[s.kind], orders[s.order],
                                                       orders[s.order_fail], s.size, op, frames))
-    dumped = [l for l in err.splitlines() if l.startswith("site ")]
+    dumped = [ln for ln in err.splitlines() if ln.startswith("site ")]
     assert dumped == expected
     assert re.search(r"^module %s prefix=%d sites=%d globals=11$" % (
         re.escape(str(source)), result.sites[0].id, len(result.sites)), err, re.M)

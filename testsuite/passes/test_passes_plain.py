@@ -51,8 +51,8 @@ def run(body: str, **kwargs):
 
 def hooks(result, name: str = "f") -> list[str]:
     """The plain-access hook calls of function `name`, without their site ids."""
-    return [re.sub(r", i64 -?\d+\)(, !dbg !\d+)?$", ")", l.replace("notail call void ", ""))
-            for l in rewrite.body_of(result.ir_text, name) if re.search(r"@__rsan_(read|write)_", l)]
+    return [re.sub(r", i64 -?\d+\)(, !dbg !\d+)?$", ")", ln.replace("notail call void ", ""))
+            for ln in rewrite.body_of(result.ir_text, name) if re.search(r"@__rsan_(read|write)_", ln)]
 
 
 def lines_of(result, name: str = "f") -> list[str]:
@@ -93,7 +93,8 @@ def test_store_value_and_constant_expression_pointer_are_kept_intact():
     r = run("define void @f() {\n  store i64 ptrtoint (ptr @x to i64), ptr getelementptr inbounds "
             "(i8, ptr @b, i64 8), align 8\n  ret void\n}")
     assert hooks(r) == ["@__rsan_write_8(ptr getelementptr inbounds (i8, ptr @b, i64 8))"]
-    assert lines_of(r)[1] == "store i64 ptrtoint (ptr @x to i64), ptr getelementptr inbounds (i8, ptr @b, i64 8), align 8"
+    assert lines_of(r)[1] == ("store i64 ptrtoint (ptr @x to i64), "
+                              "ptr getelementptr inbounds (i8, ptr @b, i64 8), align 8")
 
 
 def test_volatile_is_plain_and_atomic_is_not():
@@ -202,8 +203,8 @@ int f(int i) {
 def test_clang_output_instruments_shared_accesses_and_skips_private_ones(tmp_path, opt):
     r = instrument_ir(compile_to_ir(tmp_path, C_SOURCE, flags=(opt,)), "/src/t.c")
     verify(r.ir_text)
-    calls = [l for l in r.ir_text.splitlines() if re.search(r"@__rsan_(read|write)_\w+\(", l)
-             and not l.startswith("declare")]
+    calls = [ln for ln in r.ir_text.splitlines() if re.search(r"@__rsan_(read|write)_\w+\(", ln)
+             and not ln.startswith("declare")]
     text = "\n".join(calls)
     assert re.search(r"@__rsan_write_4\(ptr @counter,", text)
     assert re.search(r"@__rsan_read_range\(ptr @shared_rec, i64 24,", text)
@@ -260,8 +261,8 @@ def test_memory_intrinsics_and_libc_calls_become_range_hooks_before_the_call(cal
     assert hooks(r) == expect
     body = lines_of(r)
     callee = re.search(r"@[\w.]+\(", call).group(0)
-    assert all(body.index(next(l for l in body if h[:-1] in l)) < body.index(
-        next(l for l in body if callee in l and "__rsan" not in l)) for h in expect)
+    assert all(body.index(next(ln for ln in body if h[:-1] in ln)) < body.index(
+        next(ln for ln in body if callee in ln and "__rsan" not in ln)) for h in expect)
     # a range site records its length when it is a constant
     assert [(s.kind, s.size) for s in r.sites if s.kind != "call"] == [
         ("read" if "read" in h else "write", size) for h in expect]
@@ -301,7 +302,8 @@ def test_the_private_side_of_a_copy_is_skipped():
      ["@__rsan_read_range(ptr %d, i64 %__rsan.1)", "@__rsan_read_range(ptr %s, i64 %__rsan.1)"]),
 ])
 def test_comparisons_and_string_functions_measure_what_they_touch_before_the_call(call, extent, expect):
-    r = run("define void @f(ptr %%d, ptr %%s, i64 %%n) {\n  %s\n  %s\n  ret void\n}" % (call, call.replace("%r", "%r2")))
+    r = run("define void @f(ptr %%d, ptr %%s, i64 %%n) {\n  %s\n  %s\n  ret void\n}"
+            % (call, call.replace("%r", "%r2")))
     body = lines_of(r)
     assert body[0] == "%%__rsan.1 = call i64 @__rsan_string_extent(%s)" % extent
     assert hooks(r)[:len(expect)] == expect
@@ -316,7 +318,8 @@ def test_string_extent_helper_counts_up_to_the_first_difference_or_nul(tmp_path)
     ll = tmp_path / "x.ll"
     ll.write_text(ir)
     main = tmp_path / "main.c"
-    main.write_text('#include <stdio.h>\n#include <stdint.h>\nuint64_t __rsan_string_extent(const char *, const char *, uint64_t, _Bool);\n'
+    main.write_text('#include <stdio.h>\n#include <stdint.h>\n'
+                    'uint64_t __rsan_string_extent(const char *, const char *, uint64_t, _Bool);\n'
                     'int main(void) { printf("%llu %llu %llu %llu %llu %llu %llu\\n",\n'
                     '  (unsigned long long)__rsan_string_extent("hello", "hello", -1, 1),\n'
                     '  (unsigned long long)__rsan_string_extent("hello", "help", -1, 1),\n'
@@ -375,7 +378,7 @@ def test_plain_sites_carry_kind_size_and_source_frames():
              s.frames[0].file) for s in r.sites] == [
         ("read", 2, "", 4, 7, "f", "/src/t.c"), ("write", 2, "", 5, 9, "f", "/src/t.c")]
     body = lines_of(r)   # each hook carries the !dbg of its access
-    dbg = [re.search(r"!dbg (!\d+)", l).group(1) for l in body[:4]]
+    dbg = [re.search(r"!dbg (!\d+)", ln).group(1) for ln in body[:4]]
     assert dbg[0] == dbg[1] and dbg[2] == dbg[3] and dbg[0] != dbg[2]
 
 
@@ -421,7 +424,7 @@ def _tsan_hooked_lines(tmp_path, source: Path, opt: str) -> set[tuple[str, int]]
     if proc.returncode != 0:
         pytest.skip("clang cannot compile with -fsanitize=thread: " + proc.stderr.strip()[-200:])
     text = canonical(out.read_text())
-    debug = DebugInfo([l for l in text.split("\n") if l.startswith("!")])
+    debug = DebugInfo([ln for ln in text.split("\n") if ln.startswith("!")])
     found = set()
     for m in _TSAN_HOOK_RE.finditer(text):
         frames = debug.frames(m.group(1))

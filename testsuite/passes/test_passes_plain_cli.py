@@ -16,7 +16,7 @@ STACK_RACE = HERE / "data" / "plain_stack_race.c"
 
 
 def options_seen(stdout: str) -> dict[str, str]:
-    line = next(l for l in stdout.splitlines() if l.startswith("options="))
+    line = next(ln for ln in stdout.splitlines() if ln.startswith("options="))
     return dict(item.partition("=")[::2] for item in line[len("options="):].split(":") if item)
 
 

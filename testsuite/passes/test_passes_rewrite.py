@@ -43,13 +43,13 @@ def instrument(body: str, decls: str = "", debug: bool = False):
 
 def body_of(ir_text: str, name: str) -> list[str]:
     lines = ir_text.split("\n")
-    start = next(i for i, l in enumerate(lines) if l.startswith("define") and "@%s(" % name in l)
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("define") and "@%s(" % name in ln)
     end = lines.index("}", start)
-    return [l.strip() for l in lines[start + 1:end] if l.strip()]
+    return [ln.strip() for ln in lines[start + 1:end] if ln.strip()]
 
 
 def calls_in(lines):
-    return [l for l in lines if "@__rsan_" in l]
+    return [ln for ln in lines if "@__rsan_" in ln]
 
 
 def test_load_acquire_becomes_runtime_call_and_trunc_under_the_original_name():
@@ -123,7 +123,7 @@ def test_atomicrmw_every_operation_passes_its_op_code(op, ty):
     r = instrument("define %s @f(ptr %%p, %s %%v) {\n  %%r = atomicrmw volatile %s ptr %%p, %s %%v "
                    "acq_rel, align 4, !tbaa !20\n  ret %s %%r\n}" % (ty, ty, op, ty, ty) + TBAA)
     size = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "float": 4, "double": 8}[ty]
-    call = next(l for l in body_of(r.ir_text, "f") if "@__rsan_rmw" in l)
+    call = next(ln for ln in body_of(r.ir_text, "f") if "@__rsan_rmw" in ln)
     assert re.search(r"@__rsan_rmw_%d\(ptr %%p, i64 %%\S+, i32 %d, i32 4, i64 -?\d+\)$"
                      % (size, RMW_OPS.index(op)), call), call
     assert (r.sites[0].kind, r.sites[0].op, r.sites[0].size) == ("rmw", op, size)
@@ -159,8 +159,8 @@ def test_cmpxchg_on_i64_and_ptr_use_the_8_byte_call():
                    "  %o = extractvalue { ptr, i1 } %a, 0\n  ret ptr %o\n}")
     lines = body_of(r.ir_text, "f")
     assert "%__rsan.1 = ptrtoint ptr %e to i64" in lines
-    assert any("inttoptr i64" in l and "to ptr" in l for l in lines)
-    assert any(re.search(r"@__rsan_cas_8\(ptr %p, i64 %x, i64 0, i32 0, i32 0, i32 0, ", l) for l in lines)
+    assert any("inttoptr i64" in ln and "to ptr" in ln for ln in lines)
+    assert any(re.search(r"@__rsan_cas_8\(ptr %p, i64 %x, i64 0, i32 0, i32 0, i32 0, ", ln) for ln in lines)
     assert "%a = insertvalue { ptr, i1 } %__rsan.8, i1 %__rsan.7, 1" in lines
 
 
@@ -196,8 +196,8 @@ def test_dbg_kept_on_every_inserted_instruction_and_tbaa_dropped():
     r = instrument("define i32 @f() !dbg !10 {\n  %v = load atomic i32, ptr @x acquire, align 4, "
                    "!dbg !11, !tbaa !20\n  ret i32 %v, !dbg !12\n}" + TBAA, debug=True)
     lines = body_of(r.ir_text, "f")
-    assert all("!dbg !" in l for l in lines)
-    assert not any("!tbaa" in l for l in lines)
+    assert all("!dbg !" in ln for ln in lines)
+    assert not any("!tbaa" in ln for ln in lines)
 
 
 def test_dbg_value_records_and_quoted_names_are_untouched():
@@ -239,7 +239,10 @@ def test_calls_are_bracketed_but_not_intrinsics_asm_or_runtime():
     lines = body_of(r.ir_text, "f")
     ids = [s.id for s in r.sites]
     assert [s.kind for s in r.sites] == ["call"] * 3
-    lit = lambda i: str(i - (1 << 64) if i >> 63 else i)
+
+    def lit(i: int) -> str:
+        return str(i - (1 << 64) if i >> 63 else i)
+
     assert lines[:9] == [
         "notail call void @__rsan_func_entry(i64 %s)" % lit(ids[0]), "call void @g(i32 1)",
         "notail call void @__rsan_func_exit()",

@@ -9,7 +9,7 @@ import pytest
 
 from passes_helpers import CC, canonical, compile_to_ir, verify
 from pyrsan.passes import Frame, instrument_ir
-from pyrsan.passes.debuginfo import primary_frame
+from pyrsan.abi import primary_frame
 from pyrsan.passes.sites import id_prefix_for
 
 INLINE_CHAIN = """#include <stdatomic.h>
@@ -96,7 +96,7 @@ def test_existing_global_ctors_is_extended_not_duplicated(tmp_path):
     assert ir.count("@llvm.global_ctors =") == 1
     r = instrument_ir(ir, "c")
     verify(r.ir_text)
-    (line,) = [l for l in r.ir_text.split("\n") if l.startswith("@llvm.global_ctors")]
+    (line,) = [ln for ln in r.ir_text.split("\n") if ln.startswith("@llvm.global_ctors")]
     assert line.startswith("@llvm.global_ctors = appending global [2 x { i32, ptr, ptr }]")
     assert "{ i32 65535, ptr @init, ptr null }" in line
     assert line.endswith("{ i32, ptr, ptr } { i32 0, ptr @__rsan.module_ctor, ptr null }]")
@@ -125,7 +125,7 @@ long use(void) { return atomic_fetch_add(&counter, 1) + g + ext + tls + st.a + a
 def test_global_table_names_defined_variables_only(tmp_path):
     r = instrument_ir(compile_to_ir(tmp_path, GLOBALS), "g")
     verify(r.ir_text)
-    (line,) = [l for l in r.ir_text.split("\n") if l.startswith("@__rsan.globals")]
+    (line,) = [ln for ln in r.ir_text.split("\n") if ln.startswith("@__rsan.globals")]
     names = re.findall(r"\{ ptr (@[\w.]+), i64", line)
     assert sorted(names) == ["@arr", "@counter", "@g", "@msg", "@st"]
     assert "getelementptr (%struct.pair, ptr null, i32 1)" in line
@@ -155,7 +155,7 @@ def test_quoted_global_names_from_asm_labels(tmp_path):
     r = instrument_ir(compile_to_ir(tmp_path, src), "q")
     verify(r.ir_text)
     assert '@__rsan_rmw_4(ptr @"my.q:var", i64 %__rsan.1, i32 1, i32 5,' in r.ir_text
-    (line,) = [l for l in r.ir_text.split("\n") if l.startswith("@__rsan.globals")]
+    (line,) = [ln for ln in r.ir_text.split("\n") if ln.startswith("@__rsan.globals")]
     assert line.count('ptr @"my.q:var", i64 ptrtoint (ptr getelementptr (i32, ptr null, i32 1) to i64)') == 1
 
 

@@ -3,11 +3,9 @@ re-reads one atomic location until it equals a constant becomes __rsan_spin_load
 attempt of a wait); every other loop keeps __rsan_load_N; an option turns it off."""
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -239,13 +237,10 @@ def test_build_verbose_lists_the_loops_at_every_opt_level(tmp_path, pyrsan_env):
 
 @pytest.fixture(scope="module")
 def srt_lib():
-    sys.path.insert(0, str(ROOT / "testsuite" / "runtime"))
     import cffi
     import harness
     ffi = cffi.FFI()
     ffi.cdef(harness.CDEF)
-    ffi.cdef("\n".join("uint64_t __rsan_spin_load_ne_%d(void *p, uint64_t unexpected, "
-                       "int32_t order, uint64_t site);" % n for n in (1, 2, 4, 8)))
     return harness, ffi, ffi.dlopen(str(harness.build_engine_lib()))
 
 
@@ -347,7 +342,6 @@ def test_a_failed_wait_for_another_value_makes_no_event(srt):
 
 def test_the_reference_model_agrees_with_the_wait_for_another_value_verdicts():
     """The two programs of the test above in the reference model (testsuite/reference)."""
-    sys.path.insert(0, str(ROOT / "testsuite" / "reference"))
     import rc20
     for second_write, robust in ((False, True), (True, False)):
         t1 = [("st", "f", 1, "rlx")] + ([("st", "f", 2, "rlx")] if second_write else []) + [

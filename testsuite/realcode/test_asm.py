@@ -95,7 +95,8 @@ def test_store_buffering_without_the_asm_barrier_is_reported(tmp_path, run_pyrsa
 def test_unmodelled_asm_gets_a_warning_naming_the_line(tmp_path, run_pyrsan):
     src = tmp_path / "st.c"
     src.write_text("#include <stdatomic.h>\nint x;\n"
-                   "static void st(int *p, int v) { __asm__ volatile(\"movl %1, %0; movl %1, %0\" : \"=m\"(*p) : \"r\"(v)); }\n"
+                   "static void st(int *p, int v) {"
+                   " __asm__ volatile(\"movl %1, %0; movl %1, %0\" : \"=m\"(*p) : \"r\"(v)); }\n"
                    "int main(void) { st(&x, 1); return 0; }\n")
     proc = run_pyrsan("run", src, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

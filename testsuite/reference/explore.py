@@ -167,8 +167,6 @@ def load_engine():
 
     ffi = cffi.FFI()
     ffi.cdef(harness.CDEF)
-    ffi.cdef("uint64_t __rsan_spin_load_ne_4(void *p, uint64_t unexpected, int32_t order, "
-             "uint64_t site);")
     ffi.cdef(SCHED_HOOK_CDEF)
     return ffi, ffi.dlopen(str(harness.build_engine_lib()))
 

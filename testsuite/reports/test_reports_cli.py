@@ -123,7 +123,7 @@ def test_an_instrumented_binary_prints_one_report_per_access_with_all_stale_writ
         log = tmp_path / f"r{seed}.jsonl"
         env = dict(os.environ, PYRSAN_OPTIONS=f"sched=pct:seed={seed}:json_path={log}")
         run = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60)
-        lines = [json.loads(l) for l in log.read_text().splitlines()] if log.exists() else []
+        lines = [json.loads(ln) for ln in log.read_text().splitlines()] if log.exists() else []
         reports = [r for r in lines if r.get("kind") == "robustness"]
         if len(reports) < 2:
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import cffi
+
+from pyrsan import abi
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -28,34 +31,18 @@ CFLAGS = ["-std=c11", "-O1", "-g", "-fPIC", "-shared", "-fno-omit-frame-pointer"
 
 MAX_SITES = 1024  # per run (Runtime.reset)
 
-CDEF = r"""
-typedef struct rsan_frame { const char *file; const char *function; uint32_t line; uint32_t column; } rsan_frame;
-typedef struct rsan_site { uint32_t kind, order, order_fail, size, op, nframes; const rsan_frame *frames; } rsan_site;
-typedef struct rsan_global { const void *addr; uint64_t size; const char *name; } rsan_global;
-typedef struct rsan_module { uint32_t abi_version, nsites, nglobals, reserved; uint64_t id_prefix;
-  const rsan_site *sites; const rsan_global *globals; const char *name; } rsan_module;
-typedef struct rsan_cas_ret { uint64_t old; uint64_t ok; } rsan_cas_ret;
-void __rsan_register_module(const rsan_module *m);
-uint64_t __rsan_load_1(void *p, int32_t order, uint64_t site);
-uint64_t __rsan_load_2(void *p, int32_t order, uint64_t site);
-uint64_t __rsan_load_4(void *p, int32_t order, uint64_t site);
-uint64_t __rsan_load_8(void *p, int32_t order, uint64_t site);
-void __rsan_store_1(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_store_2(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_store_4(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_store_8(void *p, uint64_t v, int32_t order, uint64_t site);
-uint64_t __rsan_rmw_1(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
-uint64_t __rsan_rmw_2(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
-uint64_t __rsan_rmw_4(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
-uint64_t __rsan_rmw_8(void *p, uint64_t v, int32_t op, int32_t order, uint64_t site);
-rsan_cas_ret __rsan_cas_1(void *p, uint64_t e, uint64_t d, int32_t s, int32_t f, int32_t weak, uint64_t site);
-rsan_cas_ret __rsan_cas_2(void *p, uint64_t e, uint64_t d, int32_t s, int32_t f, int32_t weak, uint64_t site);
-rsan_cas_ret __rsan_cas_4(void *p, uint64_t e, uint64_t d, int32_t s, int32_t f, int32_t weak, uint64_t site);
-rsan_cas_ret __rsan_cas_8(void *p, uint64_t e, uint64_t d, int32_t s, int32_t f, int32_t weak, uint64_t site);
-void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site);
-void __rsan_func_entry(uint64_t call_site);
-void __rsan_func_exit(void);
 
+def interface_cdef() -> str:
+    """runtime/include/rsan_interface.h as cffi declarations: the header itself without its
+    preprocessor lines (cffi reads declarations only), so that the tests call the ABI the
+    passes compile against."""
+    text = (INC / "rsan_interface.h").read_text(encoding="utf-8")
+    text = re.sub(r"^#ifdef __cplusplus$.*?^#endif$", "", text, flags=re.MULTILINE | re.DOTALL)
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+# The runtime's internal and test entry points the tests drive (rsan_internal.h, rsan_test.h).
+CDEF = interface_cdef() + r"""
 typedef struct rsan_thread rsan_thread;
 rsan_thread *rsan_thread_current(void);
 int rsan_thread_tid(const rsan_thread *t);
@@ -83,38 +70,10 @@ uint32_t __rsan_test_slot_count(void);
 
 uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site);
 uint64_t helper_deep_load(int n, uint32_t *p, uint64_t call_site, uint64_t load_site);
-/* value tracking and spin loops (rsan_interface.h), one-attempt test hooks (atomic.c) */
-void __rsan_wait_1(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_wait_2(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_wait_4(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_wait_8(void *p, uint64_t v, int32_t order, uint64_t site);
-void __rsan_bcas_1(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_bcas_2(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_bcas_4(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_bcas_8(void *p, uint64_t e, uint64_t d, int32_t order, uint64_t site);
-void __rsan_track_1(void *p, uint64_t v, uint64_t site);
-void __rsan_track_2(void *p, uint64_t v, uint64_t site);
-void __rsan_track_4(void *p, uint64_t v, uint64_t site);
-void __rsan_track_8(void *p, uint64_t v, uint64_t site);
+/* one-attempt test hooks of value tracking (atomic.c) */
 int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site);
 int __rsan_test_bcas_once(void *p, uint64_t e, uint64_t d, int32_t size, int32_t order, uint64_t site);
-uint64_t __rsan_spin_load_1(void *p, uint64_t expected, int32_t order, uint64_t site);
-uint64_t __rsan_spin_load_2(void *p, uint64_t expected, int32_t order, uint64_t site);
-uint64_t __rsan_spin_load_4(void *p, uint64_t expected, int32_t order, uint64_t site);
-uint64_t __rsan_spin_load_8(void *p, uint64_t expected, int32_t order, uint64_t site);
-/* race detection (issue 4): plain accesses, heap blocks, call-stack helpers (stack_helper.c) */
-void __rsan_read_1(void *p, uint64_t site);
-void __rsan_read_2(void *p, uint64_t site);
-void __rsan_read_4(void *p, uint64_t site);
-void __rsan_read_8(void *p, uint64_t site);
-void __rsan_read_16(void *p, uint64_t site);
-void __rsan_write_1(void *p, uint64_t site);
-void __rsan_write_2(void *p, uint64_t site);
-void __rsan_write_4(void *p, uint64_t site);
-void __rsan_write_8(void *p, uint64_t site);
-void __rsan_write_16(void *p, uint64_t site);
-void __rsan_read_range(void *p, uint64_t n, uint64_t site);
-void __rsan_write_range(void *p, uint64_t n, uint64_t site);
+/* race detection: heap blocks, call-stack helpers (stack_helper.c) */
 void rsan_sync_acquire_load(rsan_thread *t, const void *addr);
 void rsan_heap_alloc(const void *p, size_t n);
 void rsan_heap_free(const void *p);
@@ -123,11 +82,14 @@ rsan_thread *helper_create(rsan_thread *parent, uint64_t call_site);
 void helper_alloc(void *p, unsigned long n, uint64_t call_site);
 """
 
-ORDERS = {"rlx": 0, "con": 1, "acq": 2, "rel": 3, "ar": 4, "sc": 5}
-RMW_OPS = ["xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin",
-           "fadd", "fsub", "fmax", "fmin", "fmaximum", "fminimum", "uinc_wrap", "udec_wrap",
-           "usub_cond", "usub_sat"]
-KIND = {"ld": 0, "st": 1, "rmw": 2, "cas": 3, "fence": 4, "call": 5, "read": 6, "write": 7}
+# the tests' short names for the ABI's numbers (passes/abi.py, read from rsan_interface.h)
+ORDERS = {short: abi.ORDER_NUMBER[name] for short, name in (
+    ("rlx", "relaxed"), ("con", "consume"), ("acq", "acquire"), ("rel", "release"), ("ar", "acq_rel"),
+    ("sc", "seq_cst"))}
+RMW_OPS = sorted(abi.RMW_OP_NUMBER, key=abi.RMW_OP_NUMBER.__getitem__)   # index = op number
+KIND = {short: abi.KIND_NUMBER[name] for short, name in (
+    ("ld", "load"), ("st", "store"), ("rmw", "rmw"), ("cas", "cas"), ("fence", "fence"), ("call", "call"),
+    ("read", "read"), ("write", "write"))}
 PREFIX = 0x9F3A12C400000000
 FILE = "/abs/litmus.c"
 
@@ -145,7 +107,7 @@ def build_engine_lib() -> Path:
     sources = sorted(p for p in SRC.glob("*.c") if not p.name.startswith("intercept_"))
     sources.append(HERE / "stack_helper.c")
     h = hashlib.sha256()
-    for p in sources + sorted(SRC.glob("*.h")) + sorted(INC.glob("*.h")):
+    for p in sources + sorted(SRC.glob("*.h")) + sorted(SRC.glob("*.inc")) + sorted(INC.glob("*.h")):
         h.update(p.name.encode())
         h.update(p.read_bytes())
     h.update(" ".join([cc] + CFLAGS).encode())
@@ -199,7 +161,7 @@ class Runtime:
 
     # -- state --
     def reset(self, options: str = ""):
-        lib, ffi = self.lib, self.ffi
+        ffi = self.ffi
         self.rsan.test_reset()
         self.nrun += 1
         self.json = self.tmpdir / f"reports-{self.nrun}.jsonl"

@@ -204,7 +204,8 @@ def random_program(rng: random.Random, max_events: int = 8) -> list[list[tuple]]
         second = [random_sync_op(rng) for _ in range(rng.randint(1, 2))] + [(rng.choice(("read", "write")), d)]
         threads = [first, second]
         if nthreads == 3:
-            threads.append([random_op(rng) for _ in range(rng.randint(1, max(1, max_events - len(first) - len(second))))])
+            left = max(1, max_events - len(first) - len(second))
+            threads.append([random_op(rng) for _ in range(rng.randint(1, left))])
         return threads
     total = rng.randint(nthreads + 1, max_events)
     sizes = [1] * nthreads

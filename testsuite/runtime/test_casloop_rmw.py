@@ -10,20 +10,15 @@ must report exactly when the model says the program with the loop replaced by
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "reference"))
-import harness  # noqa: E402
-import rc20  # noqa: E402
+import harness
+import rc20
 
-CASLOOP_CDEF = "\n".join(
-    "uint64_t __rsan_casloop_load_%d(void *p, int32_t order, uint64_t site);\n"
-    "rsan_cas_ret __rsan_casloop_cas_%d(void *p, uint64_t expected, uint64_t desired, int32_t succ,"
-    " int32_t fail, int32_t weak, uint64_t site);" % (n, n) for n in (1, 2, 4, 8))
+HERE = Path(__file__).resolve().parent
+
 MASK = (1 << 32) - 1
 READ_RANK = {"rlx": 0, "rel": 0, "acq": 1, "ar": 1, "sc": 2}
 
@@ -33,7 +28,6 @@ def rt_lib():
     import cffi
     ffi = cffi.FFI()
     ffi.cdef(harness.CDEF)
-    ffi.cdef(CASLOOP_CDEF)
     return ffi, ffi.dlopen(str(harness.build_engine_lib()))
 
 

@@ -11,13 +11,11 @@ also if an edge is modelled where there is none.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import intercept_build as ib  # noqa: E402
+import intercept_build as ib
 
 CC = ib.find_compiler("clang-22")
 CXX = ib.find_compiler("clang++-22")

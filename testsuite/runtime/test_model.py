@@ -141,7 +141,8 @@ class Model:
         elif kind == "st":
             self.check(t, x, "write", who)
             x.stamp += 1; x.stampU += 1
-            self.sc_write(t, x, x.stamp, x.stampU); self.hb_store(t, x, "rel" if order == "sc" else order, x.stamp, x.stampU)
+            self.sc_write(t, x, x.stamp, x.stampU)
+            self.hb_store(t, x, "rel" if order == "sc" else order, x.stamp, x.stampU)
             x.value = op[2]
             x.hist.append((x.stamp, x.stampU, x.value, False))
         elif kind == "rmw":

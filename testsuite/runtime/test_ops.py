@@ -14,24 +14,31 @@ def sx(v, size):
     return v - (1 << (8 * size)) if v >> (8 * size - 1) else v
 
 
+# What each RMW operation stores, given the old value, the operand and the size in bytes
+# (LLVM's atomicrmw semantics; m is the size's mask, sx sign-extends for the signed ones).
+_REFERENCE = {
+    "xchg": lambda old, v, m, size: v,
+    "add": lambda old, v, m, size: (old + v) & m,
+    "sub": lambda old, v, m, size: (old - v) & m,
+    "and": lambda old, v, m, size: old & v,
+    "nand": lambda old, v, m, size: ~(old & v) & m,
+    "or": lambda old, v, m, size: old | v,
+    "xor": lambda old, v, m, size: old ^ v,
+    "max": lambda old, v, m, size: old if sx(old, size) >= sx(v, size) else v,
+    "min": lambda old, v, m, size: old if sx(old, size) <= sx(v, size) else v,
+    "umax": lambda old, v, m, size: max(old, v),
+    "umin": lambda old, v, m, size: min(old, v),
+    "uinc_wrap": lambda old, v, m, size: 0 if old >= v else old + 1,
+    "udec_wrap": lambda old, v, m, size: v if (old == 0 or old > v) else old - 1,
+    "usub_cond": lambda old, v, m, size: old - v if old >= v else old,
+    "usub_sat": lambda old, v, m, size: old - v if old >= v else 0,
+}
+
+
 def reference(op, old, v, size):
-    m = M[size]
-    if op == "xchg": return v
-    if op == "add": return (old + v) & m
-    if op == "sub": return (old - v) & m
-    if op == "and": return old & v
-    if op == "nand": return ~(old & v) & m
-    if op == "or": return old | v
-    if op == "xor": return old ^ v
-    if op == "max": return old if sx(old, size) >= sx(v, size) else v
-    if op == "min": return old if sx(old, size) <= sx(v, size) else v
-    if op == "umax": return max(old, v)
-    if op == "umin": return min(old, v)
-    if op == "uinc_wrap": return 0 if old >= v else old + 1
-    if op == "udec_wrap": return v if (old == 0 or old > v) else old - 1
-    if op == "usub_cond": return old - v if old >= v else old
-    if op == "usub_sat": return old - v if old >= v else 0
-    raise ValueError(op)
+    if op not in _REFERENCE:
+        raise ValueError(op)
+    return _REFERENCE[op](old, v, M[size], size)
 
 
 INT_OPS = ["xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin",

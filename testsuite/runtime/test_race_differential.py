@@ -12,7 +12,6 @@ import random
 
 import pytest
 
-from harness import KIND
 from race_model import (all_schedules, random_crowded_program, random_program, random_schedules,
                         racy_locations)
 
