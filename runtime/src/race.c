@@ -155,15 +155,19 @@ static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t
 static int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at,
                            uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark, int main_slot);
 
-/* Records the access cur in cell k of c, which held this thread's same kind of access (the site
- * is written only when it changes, so that the sites' line stays shared between the threads
- * that use the granule; the call stack of site is remembered last, out of line when new). */
+/* Records the access cur in cell k of c, which held this thread's same kind of access. The
+ * site is written only when it changes, so that the sites' line stays shared between the
+ * threads that use the granule. The call stack of the site is remembered only then too: a
+ * cell renewed by the same site (a loop) names a site whose stack this thread remembered
+ * when the cell took it (the check of the per-thread table was a sixth of the hook's time);
+ * a report may thus show an earlier execution's stack of the same site (race.c prev_stack). */
 static inline __attribute__((always_inline)) void renew_cell(rsan_thread *t, rsan_cell *c, int k, uint64_t cur,
                                                              uint64_t site, uintptr_t fa) {
   uint64_t *cell_site = &rsan_cell_site(c)[k];
-  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  int same = __atomic_load_n(cell_site, __ATOMIC_RELAXED) == site;
+  if (!same) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED); /* the site first, as in scan_cells */
   __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
-  if (fa && site) note_site_stack(t, site, fa);
+  if (RSAN_UNLIKELY(!same) && fa && site) note_site_stack(t, site, fa);
 }
 
 /* The fast cases of the access cur (w_pack: this thread's slot and the access's epoch, bytes
@@ -475,16 +479,18 @@ static RSAN_NOINLINE void report(rsan_thread *t, const hit *h, uint64_t size, in
 static inline __attribute__((always_inline)) void access_span(rsan_thread *t, uintptr_t addr, uintptr_t end,
                                                               int wr, int at, uint64_t epoch, uint64_t site,
                                                               hit *h) {
-  rsan_cell *c = NULL;
   const uint64_t base = w_pack(epoch, rsan_race_index(t), 0, wr, at);
+  const uintptr_t region = (1ull << RSAN_SHADOW_REGION_SHIFT) - 1;
   for (uintptr_t p = addr; p < end;) {
     uintptr_t g = p & ~(uintptr_t)7;
-    if (!c || !(g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1))) c = rsan_shadow_cells_fast(g);
-    else c += RSAN_SHADOW_CELLS;
+    rsan_cell *c = rsan_shadow_cells_fast(g);
     if (!c) break; /* outside the user address space */
-    if (p == g && end - g >= 8) { /* a whole granule: the common case of a long range */
-      access_cells(t, c, g, base, 0xff, wr, at, epoch, site, 0, h);
-      p = g + 8;
+    /* the whole granules from g to the end of the range or of g's region (cells contiguous) */
+    uintptr_t last = (g | region) - 7; /* the region's last granule */
+    if (end - 8 < last) last = end - 8; /* end >= g + 8 when p == g and end - g >= 8 */
+    if (p == g && end - g >= 8) {
+      for (; g <= last; g += 8, c += RSAN_SHADOW_CELLS) access_cells(t, c, g, base, 0xff, wr, at, epoch, site, 0, h);
+      p = g;
       continue;
     }
     uintptr_t ge = end - g < 8 ? end : g + 8;
