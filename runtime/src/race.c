@@ -181,9 +181,12 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_RELAXED), d = w0 ^ cur;
   /* the first cell is this thread's access at this epoch that subsumes this one (a read
    * after a write, e.g. of a memcpy's destination): as in scan_cells, nothing to do */
-  if (!(d >> W_TID_SHIFT) && !(mask & ~w_mask(w0)) && (w0 & W_WRITE) >= (wr ? W_WRITE : 0) &&
-      (w0 & W_ATOMIC) == (at ? W_ATOMIC : 0))
+  if (mask == 0xff) { /* a whole granule (constant in the hooks and range loops): one compare */
+    if (!(d & ~(wr ? 0 : W_WRITE))) return 1;
+  } else if (!(d >> W_TID_SHIFT) && !(mask & ~w_mask(w0)) && (w0 & W_WRITE) >= (wr ? W_WRITE : 0) &&
+             (w0 & W_ATOMIC) == (at ? W_ATOMIC : 0)) {
     return 1;
+  }
   /* private data: the granule's only cell is this thread's same kind of access at an older
    * epoch (a loop after a lock round): nothing to check, the cell is renewed in place (an
    * empty first cell never matches: cur has bytes) */
