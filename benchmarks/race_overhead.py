@@ -11,7 +11,8 @@ adding each round's result to a total under a mutex; race-free) is built
                     instrumented after clang's -O1, as before issue 13; misses dead accesses)
   pyrsan-no-races   python -m pyrsan build --no-races prog.c  (information: robustness only)
 
-and each is run --runs times, interleaved, in the same run of this script (median reported),
+and, with --before PYTHON, `PYTHON -m pyrsan build` (another version, e.g. a venv of the
+previous commit: the variant "before"); each is run --runs times, interleaved, in the same run of this script (median reported),
 with the conventions of overhead.py (its build, probing and budget helpers are reused). The
 program checks its own result and prints "ok ..."; pyrsan's JSON reports are counted: the
 program is race-free, so any report is a false alarm and is printed as such.
@@ -22,6 +23,7 @@ both reported, and peak RSS against TSan's.
 Target (issue 13): pyrsan time <= 1.5x ThreadSanitizer's (aim 1.0x), peak RSS <= TSan's.
 
     python benchmarks/race_overhead.py [--runs 3] [--scale 1.0] [--budget 6] [--keep]
+                                       [--before PYTHON]
 """
 
 from __future__ import annotations
@@ -41,7 +43,15 @@ PROGRAM = Program("private_arrays", "private heap arrays + shared input + mutex,
 VARIANTS = ("native", "tsan", "pyrsan", "pyrsan-after-opt", "pyrsan-no-races")
 
 
-def build_variant(clang: str, variant: str, src, out) -> tuple[list[str] | None, str]:
+def build_variant(clang: str, variant: str, src, out, before: str | None = None) -> tuple[list[str] | None, str]:
+    if variant == "before":
+        # cwd: not a checkout, whose pyrsan/ would shadow the other version's
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # its own pyrsan
+        res = run_measured([before, "-m", "pyrsan", "build", str(src), "-o", str(out)], env=env,
+                           timeout=300, cwd=out.parent)
+        if res.returncode != 0:
+            return None, f"--before build failed: {last_line(res)}"
+        return [str(out)], ""
     if variant not in ("pyrsan-no-races", "pyrsan-after-opt"):
         return build(clang, variant, src, out)
     if variant == "pyrsan-no-races":
@@ -60,7 +70,10 @@ def build_variant(clang: str, variant: str, src, out) -> tuple[list[str] | None,
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_run_options(ap)
+    ap.add_argument("--before", metavar="PYTHON",
+                    help="also build with `PYTHON -m pyrsan build` (variant `before`)")
     args = ap.parse_args()
+    variants = VARIANTS + (("before",) if args.before else ())
     check_run_options(args)
 
     clang = find_clang()
@@ -84,11 +97,12 @@ def main() -> int:
     envs = {"native": base_env, "tsan": base_env,
             "pyrsan": dict(base_env, PYRSAN_OPTIONS=pyrsan_options),
             "pyrsan-after-opt": dict(base_env, PYRSAN_OPTIONS=pyrsan_options),
-            "pyrsan-no-races": dict(base_env, PYRSAN_OPTIONS=pyrsan_options)}
-    cpus: dict[str, list[float]] = {v: [] for v in VARIANTS}
-    meas = {v: Measure() for v in VARIANTS}
-    for v in VARIANTS:
-        meas[v].exe, meas[v].note = build_variant(clang, v, src, work / f"{PROGRAM.name}.{v}")
+            "pyrsan-no-races": dict(base_env, PYRSAN_OPTIONS=pyrsan_options),
+            "before": dict(base_env, PYRSAN_OPTIONS=pyrsan_options)}
+    cpus: dict[str, list[float]] = {v: [] for v in variants}
+    meas = {v: Measure() for v in variants}
+    for v in variants:
+        meas[v].exe, meas[v].note = build_variant(clang, v, src, work / f"{PROGRAM.name}.{v}", args.before)
     if meas["tsan"].exe:
         meas["tsan"].exe, meas["tsan"].note = tsan_prefix(meas["tsan"].exe[0], "1", base_env)
 
@@ -108,7 +122,7 @@ def main() -> int:
         stale.unlink()
 
     for _ in range(args.runs):
-        for v in VARIANTS:
+        for v in variants:
             m = meas[v]
             if m.exe is None:
                 continue
@@ -131,14 +145,14 @@ def main() -> int:
     n = meas["native"].time()
     t = meas["tsan"].time()
     print(f"\n{PROGRAM.name}, argument {work_arg} rounds\n")
-    cpu = {v: (median(cpus[v]) if meas[v].walls else float("nan")) for v in VARIANTS}
+    cpu = {v: (median(cpus[v]) if meas[v].walls else float("nan")) for v in variants}
     print_table(["variant", "time", "x native", "x tsan", "cpu", "cpu x tsan", "peak RSS",
                  "RSS x native", "RSS x tsan"],
                 [[v, fmt_s(meas[v].time()), ratio(meas[v].time(), n), ratio(meas[v].time(), t),
                   fmt_s(cpu[v]), ratio(cpu[v], cpu["tsan"]),
                   fmt_mb(meas[v].mem()), ratio(meas[v].mem(), meas["native"].mem()),
                   ratio(meas[v].mem(), meas["tsan"].mem())]
-                 for v in VARIANTS])
+                 for v in variants])
     print()
     lines, keys = count_reports(json_dir)
     if lines:
@@ -148,7 +162,7 @@ def main() -> int:
         print("ThreadSanitizer reported something (exit 66)")
     if reduced:
         print(reduced)
-    for v in VARIANTS:
+    for v in variants:
         if meas[v].note:
             print(f"{v}: {meas[v].note}")
     r = meas["pyrsan"].time()

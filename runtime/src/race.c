@@ -46,15 +46,22 @@ static inline uint32_t w_tid(uint64_t w) { return (uint32_t)(w >> W_TID_SHIFT) &
 static inline uint32_t w_mask(uint64_t w) { return (uint32_t)(w >> W_MASK_SHIFT) & 0xff; }
 
 static inline int on(void) { return rsan_flag.report_races; }
+/* t->race_cur: the thread's epoch and slot as a cell holds them, so that the hot path builds an
+ * access's cell with one OR; 0 for a thread whose slot a cell cannot hold (not checked) */
+static inline void set_cur(rsan_thread *t) {
+  t->race_cur = rsan_race_index(t) <= MAX_TID ? w_pack(t->race_epoch, rsan_race_index(t), 0, 0, 0) : 0;
+}
 static inline void bump(rsan_thread *t) {
   RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
   rsan_vc_set(&t->C, rsan_race_index(t), ++t->race_epoch);
+  set_cur(t);
 }
 
 /* ---- threads: algorithm.md §5 "create / join", architecture.md (R := ⊥ for the child) ---- */
 void rsan_race_thread_init(rsan_thread *t) {
   t->race_epoch = 1;
   rsan_vc_set(&t->C, rsan_race_index(t), 1);
+  set_cur(t);
 }
 
 void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
@@ -65,6 +72,7 @@ void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
   /* a reused slot continues after its previous owner's epochs (thread.c) */
   child->race_epoch = rsan_vc_get(&parent->C, rsan_race_index(child)) + 1;
   rsan_vc_set(&child->C, rsan_race_index(child), child->race_epoch);
+  set_cur(child);
   bump(parent);
 }
 
@@ -147,41 +155,55 @@ static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t
 static int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at,
                            uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark, int main_slot);
 
-/* The fast cases of an access to a granule's main cells c (no scan); 1 when it is done. */
+/* Records the access cur in cell k of c, which held this thread's same kind of access. The
+ * site is written only when it changes, so that the sites' line stays shared between the
+ * threads that use the granule. The call stack of the site is remembered only then too: a
+ * cell renewed by the same site (a loop) names a site whose stack this thread remembered
+ * when the cell took it (the check of the per-thread table was a sixth of the hook's time);
+ * a report may thus show an earlier execution's stack of the same site (race.c prev_stack). */
+static inline __attribute__((always_inline)) void renew_cell(rsan_thread *t, rsan_cell *c, int k, uint64_t cur,
+                                                             uint64_t site, uintptr_t fa) {
+  uint64_t *cell_site = &rsan_cell_site(c)[k];
+  int same = __atomic_load_n(cell_site, __ATOMIC_RELAXED) == site;
+  if (!same) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED); /* the site first, as in scan_cells */
+  __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
+  if (RSAN_UNLIKELY(!same) && fa && site) note_site_stack(t, site, fa);
+}
+
+/* The fast cases of the access cur (w_pack: this thread's slot and the access's epoch, bytes
+ * and kind, which mask, wr and at repeat for the compiler) to a granule's main cells c,
+ * without the scan; 1 when it is done. */
 _Static_assert(RSAN_SHADOW_CELLS == 4, "cells_fast reads the four cells of a granule");
-static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan_cell *c, uint32_t mask,
-                                                            int wr, int at, uint64_t epoch, uint64_t site,
+static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan_cell *c, uint64_t cur,
+                                                            uint32_t mask, int wr, int at, uint64_t site,
                                                             uintptr_t fa) {
-  uint64_t cur = w_pack(epoch, rsan_race_index(t), mask, wr, at);
+  const uint64_t low = (1ull << W_CLOCK_SHIFT) - 1; /* slot, bytes and kind */
   uint64_t w0 = __atomic_load_n(&c[0], __ATOMIC_RELAXED), d = w0 ^ cur;
   /* the first cell is this thread's access at this epoch that subsumes this one (a read
    * after a write, e.g. of a memcpy's destination): as in scan_cells, nothing to do */
-  if (!(d >> W_TID_SHIFT) && !(mask & ~w_mask(w0)) && (w0 & W_WRITE) >= (wr ? W_WRITE : 0) &&
-      (w0 & W_ATOMIC) == (at ? W_ATOMIC : 0))
-    return 1;
-  /* private data: the granule's only cell is this thread's same kind of access at an older
-   * epoch (a loop after a lock round): nothing to check, the cell is renewed in place */
-  if (RSAN_LIKELY(!(d & ((1ull << W_CLOCK_SHIFT) - 1))) && w0 && !__atomic_load_n(&c[1], __ATOMIC_RELAXED)) {
-    uint64_t *cell_site = &rsan_cell_site(c)[0];
-    if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-    __atomic_store_n(&c[0], cur, __ATOMIC_RELEASE);
-    if (fa && site) note_site_stack(t, site, fa);
+  if (mask == 0xff) { /* a whole granule (constant in the hooks and range loops): one compare */
+    if (!(d & ~(wr ? 0 : W_WRITE))) return 1;
+  } else if (!(d >> W_TID_SHIFT) && !(mask & ~w_mask(w0)) && (w0 & W_WRITE) >= (wr ? W_WRITE : 0) &&
+             (w0 & W_ATOMIC) == (at ? W_ATOMIC : 0)) {
     return 1;
   }
-  /* shared data that is only read: no cell is a write (a read conflicts with nothing else)
-   * and one is this thread's same kind of read, which is renewed as the scan would */
+  /* private data: the granule's only cell is this thread's same kind of access at an older
+   * epoch (a loop after a lock round): nothing to check, the cell is renewed in place (an
+   * empty first cell never matches: cur has bytes) */
+  uint64_t w1 = __atomic_load_n(&c[1], __ATOMIC_RELAXED);
+  if (RSAN_LIKELY(!(d & low)) && !w1) {
+    renew_cell(t, c, 0, cur, site, fa);
+    return 1;
+  }
+  /* shared data that is only read: no cell is a write (a read conflicts with nothing else;
+   * a mark has W_WRITE, so a granule with overflow cells never comes here) and one is this
+   * thread's same kind of read, which is renewed as the scan would */
   if (!wr) {
-    const uint64_t low = (1ull << W_CLOCK_SHIFT) - 1;
-    uint64_t w1 = __atomic_load_n(&c[1], __ATOMIC_RELAXED), w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED),
-             w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
-    if (!((w0 | w1 | w2 | w3) & W_WRITE) && w0 && w_tid(w0) != MARK_TID && w_tid(w1) != MARK_TID &&
-        w_tid(w2) != MARK_TID && w_tid(w3) != MARK_TID) { /* no mark: no overflow cells to check */
+    uint64_t w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED), w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
+    if (!((w0 | w1 | w2 | w3) & W_WRITE)) {
       int k = !(d & low) ? 0 : !((w1 ^ cur) & low) ? 1 : !((w2 ^ cur) & low) ? 2 : !((w3 ^ cur) & low) ? 3 : -1;
       if (k >= 0) {
-        uint64_t *cell_site = &rsan_cell_site(c)[k];
-        if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-        __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
-        if (fa && site) note_site_stack(t, site, fa);
+        renew_cell(t, c, k, cur, site, fa);
         return 1;
       }
     }
@@ -285,11 +307,20 @@ rescan:;
   if (fa && site) note_site_stack(t, site, fa);
 }
 
+/* The scan of a granule's main cells, out of line for the loops over granules (inlined there,
+ * it would take the registers of their fast case). */
+static RSAN_NOINLINE void scan_main(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at,
+                                    uint64_t epoch, uint64_t site, uintptr_t fa, hit *h) {
+  scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, g, mask, wr, at, epoch, site, fa, h);
+}
+
+/* base: w_pack(epoch, this thread's slot, 0, wr, at), hoisted out of the loops over granules */
 static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, rsan_cell *c, uintptr_t g,
-                                                               uint32_t mask, int wr, int at, uint64_t epoch,
-                                                               uint64_t site, uintptr_t fa, hit *h) {
-  if (!cells_fast(t, c, mask, wr, at, epoch, site, fa))
-    scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, g, mask, wr, at, epoch, site, fa, h);
+                                                               uint64_t base, uint32_t mask, int wr, int at,
+                                                               uint64_t epoch, uint64_t site, uintptr_t fa,
+                                                               hit *h) {
+  if (!cells_fast(t, c, base | (uint64_t)mask << W_MASK_SHIFT, mask, wr, at, site, fa))
+    scan_main(t, c, g, mask, wr, at, epoch, site, fa, h);
 }
 
 /* ---- overflow blocks (see the top of this file) ---- */
@@ -303,7 +334,11 @@ typedef struct ovf_block {
 static ovf_block *ovf_table[OVF_SLOTS]; /* open addressing; entries are only ever added */
 static rsan_spin ovf_lock;
 /* a mark: tid MARK_TID, the block's index in ovf_table in the clock bits */
-static inline uint64_t mark_word(uint32_t index) { return (uint64_t)index << W_CLOCK_SHIFT | (uint64_t)MARK_TID << W_TID_SHIFT; }
+/* W_WRITE and W_ATOMIC set, no bytes: never a conflict, and the read-only fast case of
+ * cells_fast, which requires no write among the cells, excludes marked granules for free */
+static inline uint64_t mark_word(uint32_t index) {
+  return (uint64_t)index << W_CLOCK_SHIFT | (uint64_t)MARK_TID << W_TID_SHIFT | W_WRITE | W_ATOMIC;
+}
 static inline ovf_block *mark_block(uint64_t mark) {
   return __atomic_load_n(&ovf_table[w_clock(mark) % OVF_SLOTS], __ATOMIC_ACQUIRE);
 }
@@ -447,20 +482,23 @@ static RSAN_NOINLINE void report(rsan_thread *t, const hit *h, uint64_t size, in
 static inline __attribute__((always_inline)) void access_span(rsan_thread *t, uintptr_t addr, uintptr_t end,
                                                               int wr, int at, uint64_t epoch, uint64_t site,
                                                               hit *h) {
-  rsan_cell *c = NULL;
+  const uint64_t base = w_pack(epoch, rsan_race_index(t), 0, wr, at);
+  const uintptr_t region = (1ull << RSAN_SHADOW_REGION_SHIFT) - 1;
   for (uintptr_t p = addr; p < end;) {
     uintptr_t g = p & ~(uintptr_t)7;
-    if (!c || !(g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1))) c = rsan_shadow_cells_fast(g);
-    else c += RSAN_SHADOW_CELLS;
+    rsan_cell *c = rsan_shadow_cells_fast(g);
     if (!c) break; /* outside the user address space */
-    if (p == g && end - g >= 8) { /* a whole granule: the common case of a long range */
-      access_cells(t, c, g, 0xff, wr, at, epoch, site, 0, h);
-      p = g + 8;
+    /* the whole granules from g to the end of the range or of g's region (cells contiguous) */
+    uintptr_t last = (g | region) - 7; /* the region's last granule */
+    if (end - 8 < last) last = end - 8; /* end >= g + 8 when p == g and end - g >= 8 */
+    if (p == g && end - g >= 8) {
+      for (; g <= last; g += 8, c += RSAN_SHADOW_CELLS) access_cells(t, c, g, base, 0xff, wr, at, epoch, site, 0, h);
+      p = g;
       continue;
     }
     uintptr_t ge = end - g < 8 ? end : g + 8;
     uint32_t mask = (uint32_t)(((1u << (ge - g)) - 1) & ~((1u << (p - g)) - 1)) & 0xff;
-    access_cells(t, c, g, mask, wr, at, epoch, site, 0, h);
+    access_cells(t, c, g, base, mask, wr, at, epoch, site, 0, h);
     p = ge;
   }
 }
@@ -502,7 +540,10 @@ void rsan_race_free(const void *p, size_t n) {
       rsan_cell *cells = c + ((g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
       for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
         uint64_t w = __atomic_load_n(&cells[i], __ATOMIC_RELAXED);
-        if (w_tid(w) == MARK_TID && overflow_unordered(t, g, w, &h)) break;
+        if (w_tid(w) == MARK_TID) { /* a mark is no access: its overflow block holds the cells */
+          if (overflow_unordered(t, g, w, &h)) break;
+          continue;
+        }
         if (!w || w_tid(w) == rsan_race_index(t) || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
         h.found = 1;
         h.addr = g + (uintptr_t)__builtin_ctz(w_mask(w));
@@ -545,69 +586,87 @@ void rsan_race_free(const void *p, size_t n) {
  * cell needs no clock, another thread's cell one entry of C). Everything else (first use,
  * ranges, unaligned accesses, reports) is the out-of-line slow path. */
 static RSAN_NOINLINE void plain_slow(void *p, uint64_t n, int wr, uint64_t site, uintptr_t fa) {
+  if (!on()) return; /* also before start-up: flags not read yet */
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   uintptr_t a = (uintptr_t)p;
-  if (RSAN_LIKELY(n && (a & 7) + n <= 8 && rsan_race_index(t) <= MAX_TID)) { /* one granule */
+  if (RSAN_LIKELY(n && (a & 7) + n <= 8 && t->race_cur)) { /* one granule */
+    RSAN_EXPLAIN(rsan_explain_plain(t, a, n, wr, site));
     rsan_cell *c = rsan_shadow_cells_fast(a);
     if (!c) return;
     hit h;
     h.found = 0; /* the other fields are set with it */
     uint32_t mask = (uint32_t)(((1u << n) - 1) << (a & 7)) & 0xff;
-    access_cells(t, c, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch, site, fa, &h);
+    access_cells(t, c, a & ~(uintptr_t)7, w_pack(t->race_epoch, rsan_race_index(t), 0, wr, 0), mask, wr, 0,
+                 t->race_epoch, site, fa, &h);
     if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
     return;
   }
-  rsan_race_access(t, a, n, wr, 0, rsan_race_epoch(t), site, fa);
+  rsan_race_access(t, a, n, wr, 0, rsan_race_epoch(t), site, fa); /* explains itself */
 }
 
-/* The scan of an access of n bytes (mask) at a, whose cells c took no fast path. */
-static RSAN_NOINLINE void plain_scan(rsan_thread *t, rsan_cell *c, uintptr_t a, uint32_t mask, uint32_t n, int wr,
-                                     uint64_t site, uintptr_t fa) {
-  hit h;
-  h.found = 0; /* the other fields are set with it */
-  if (wr)
-    scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, 1, 0, t->race_epoch,
-               site, fa, &h);
-  else
-    scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, 0, 0, t->race_epoch,
-               site, fa, &h);
-  if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
-}
-
-static inline __attribute__((always_inline)) void plain_access(void *p, uint32_t n, int wr, uint64_t site,
-                                                               uintptr_t fa) {
-  /* report_races is 2 while the explain log is on (explain.c): the hot path tests one word for
-   * both, so the log costs this path nothing when it is off */
-  int races = rsan_flag.report_races;
+/* The hook's common case, with no call on its way (so that it saves no registers): races on
+ * and the explain log off (report_races is 2 while the log is on, explain.c, so one word says
+ * both), a registered thread whose slot a cell can hold, an access inside one granule whose
+ * shadow region is mapped, and a fast case of cells_fast. 1: done; 0: plain_more. */
+static inline __attribute__((always_inline)) rsan_cell *plain_cells(void *p, uint32_t n, rsan_thread **tp) {
   rsan_thread *t = rsan_tls_current;
-  if (RSAN_UNLIKELY(races != 1)) {
-    if (!races) return;
-    rsan_explain_plain(t, (uintptr_t)p, n, wr, site);
-  }
-  uintptr_t a = (uintptr_t)p, r = a >> RSAN_SHADOW_REGION_SHIFT;
+  uintptr_t a = (uintptr_t)p;
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
   rsan_cell *c;
-  if (RSAN_UNLIKELY(!t || rsan_tls_epoch != __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED) ||
-                    (a & 7) + n > 8 || rsan_race_index(t) > MAX_TID || !d ||
-                    r >= (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT)) ||
-                    !(c = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE)))) {
+  if (RSAN_UNLIKELY(rsan_flag.report_races != 1 || !t ||
+                    rsan_tls_epoch != __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED) ||
+                    !t->race_cur || (a & 7) + n > 8 || (a >> RSAN_SHADOW_USER_BITS) || !d ||
+                    !(c = __atomic_load_n(&d[a >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
+    return NULL;
+  *tp = t;
+  return c + ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+}
+
+static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n, int wr, uint64_t site,
+                                                            uintptr_t fa) {
+  rsan_thread *t;
+  rsan_cell *c = plain_cells(p, n, &t);
+  if (RSAN_UNLIKELY(!c)) return 0;
+  uint32_t mask = (uint32_t)(((1ull << n) - 1) << ((uintptr_t)p & 7)) & 0xff;
+  return cells_fast(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT | (wr ? W_WRITE : 0), mask, wr, 0, site,
+                    fa);
+}
+
+/* Everything plain_fast did not do: the scan of the granule's cells, or plain_slow. */
+static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n, int wr, uint64_t site,
+                                                             uintptr_t fa) {
+  rsan_thread *t;
+  rsan_cell *c = plain_cells(p, n, &t);
+  if (!c) {
     plain_slow(p, n, wr, site, fa);
     return;
   }
-  c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+  uintptr_t a = (uintptr_t)p;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
-  if (RSAN_LIKELY(cells_fast(t, c, mask, wr, 0, t->race_epoch, site, fa))) return;
-  plain_scan(t, c, a, mask, n, wr, site, fa); /* out of line: the fast path saves few registers */
+  hit h;
+  h.found = 0; /* the other fields are set with it */
+  scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch,
+             site, fa, &h);
+  if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
 }
 
-#define RSAN_DEF_PLAIN(N)                                                                  \
-  RSAN_EXPORT RSAN_NOINLINE void __rsan_read_##N(void *p, uint64_t site) {                 \
-    plain_access(p, N, 0, site, (uintptr_t)__builtin_frame_address(0));                   \
-  }                                                                                        \
-  RSAN_EXPORT RSAN_NOINLINE void __rsan_write_##N(void *p, uint64_t site) {                \
-    plain_access(p, N, 1, site, (uintptr_t)__builtin_frame_address(0));                   \
+/* The hook tail-calls the rest (musttail: the rest's frame replaces the hook's, so its frame
+ * address is where the hook's was, which the shadow call stack needs) */
+#if defined(__has_attribute) && __has_attribute(musttail)
+#define RSAN_MUSTTAIL __attribute__((musttail))
+#else
+#define RSAN_MUSTTAIL
+#endif
+#define RSAN_DEF_PLAIN_KIND(KIND, WR, N)                                                              \
+  static RSAN_NOINLINE void KIND##_more_##N(void *p, uint64_t site) {                                   \
+    plain_more(p, N, WR, site, (uintptr_t)__builtin_frame_address(0));                                \
+  }                                                                                                   \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_##KIND##_##N(void *p, uint64_t site) {                          \
+    if (RSAN_LIKELY(plain_fast(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)))) return;         \
+    RSAN_MUSTTAIL return KIND##_more_##N(p, site);                                                    \
   }
+#define RSAN_DEF_PLAIN(N) RSAN_DEF_PLAIN_KIND(read, 0, N) RSAN_DEF_PLAIN_KIND(write, 1, N)
 RSAN_DEF_PLAIN(1)
 RSAN_DEF_PLAIN(2)
 RSAN_DEF_PLAIN(4)
@@ -615,8 +674,8 @@ RSAN_DEF_PLAIN(8)
 RSAN_DEF_PLAIN(16)
 
 RSAN_EXPORT RSAN_NOINLINE void __rsan_read_range(void *p, uint64_t n, uint64_t site) {
-  if (on()) plain_slow(p, n, 0, site, (uintptr_t)__builtin_frame_address(0));
+  plain_slow(p, n, 0, site, (uintptr_t)__builtin_frame_address(0));
 }
 RSAN_EXPORT RSAN_NOINLINE void __rsan_write_range(void *p, uint64_t n, uint64_t site) {
-  if (on()) plain_slow(p, n, 1, site, (uintptr_t)__builtin_frame_address(0));
+  plain_slow(p, n, 1, site, (uintptr_t)__builtin_frame_address(0));
 }

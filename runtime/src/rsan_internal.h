@@ -280,6 +280,7 @@ struct rsan_thread {
   /* race detector (algorithm.md §5): current, released-by-fence, pending-acquire */
   rsan_vc C, R, A;
   uint64_t race_epoch; /* C[tid], kept here for the hot path */
+  uint64_t race_cur;   /* race.c: C[tid] and slot packed as in a shadow cell (0: no checks) */
   /* the call stack of the latest execution of recent plain-access sites, direct-mapped by
    * site: the previous side of a race report (race.c) */
   struct {
@@ -316,8 +317,10 @@ void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, i
 rsan_thread *rsan_thread_by_tid(int tid);
 rsan_thread *rsan_thread_peek_current(void);
 /* rsan_thread_current with its common case inlined (the hot path of plain accesses) */
-extern __thread rsan_thread *rsan_tls_current;
-extern __thread uint64_t rsan_tls_epoch;
+/* initial-exec, as the runtime's other TLS: the plain-access hook reads both on its hot path,
+ * and a general-dynamic access is a call there (the registers the hook would then save) */
+extern __thread rsan_thread *rsan_tls_current __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t rsan_tls_epoch __attribute__((tls_model("initial-exec")));
 extern uint64_t rsan_thread_generation;
 static inline rsan_thread *rsan_thread_fast(void) {
   rsan_thread *t = rsan_tls_current;

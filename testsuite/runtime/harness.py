@@ -53,6 +53,7 @@ void rsan_thread_join(rsan_thread *joiner, rsan_thread *joinee);
 void rsan_sync_acquire(rsan_thread *t, const void *addr);
 void rsan_sync_release(rsan_thread *t, const void *addr);
 void rsan_memory_retire(const void *p, size_t n);
+void rsan_race_free(const void *p, size_t n);
 
 void __rsan_test_reset(void);
 rsan_thread *__rsan_test_new_thread(rsan_thread *parent);

@@ -552,6 +552,31 @@ def test_a_write_in_the_overflow_cells_is_found_by_a_later_reader(rt):
     assert all(r["previous"]["line"] == 400 for r in later)
 
 
+@pytest.mark.parametrize("unsynced", [None, 0, 2])
+def test_free_of_a_granule_with_overflow_cells_checks_the_cells_not_the_mark(rt, unsynced):
+    """Five unordered readers overflow x's granule (a cell moves to an overflow block and a
+    mark takes its place); main then acquires from every reader (but one) and frees x: no race
+    when it learnt them all (the mark is no access), a race with the reader it did not learn."""
+    names = ("x",) + tuple(f"f{i}" for i in range(5))
+    th, (x, *flags) = setup(rt, nvars=names)
+    readers = [th.spawn() for _ in range(5)]
+    for i, r in enumerate(readers):
+        th.on(r)
+        rt.read(x, site=rt.site("read", 100 + i, f"r{i}"), size=8)
+        rt.store(flags[i], 1, "rel", site=rt.site("st", 200 + i, f"r{i}"))
+    th.on(th.main)
+    for i in range(5):
+        if i != unsynced:
+            assert rt.load(flags[i], "acq", site=rt.site("ld", 300 + i, "main")) == 1
+    rt.lib.rsan_race_free(x, 8)
+    races = rt.races()
+    if unsynced is None:
+        assert races == []
+    else:
+        assert [r["previous"]["line"] for r in races] == [100 + unsynced]
+        assert races[0]["access"].get("free") is True
+
+
 @pytest.mark.parametrize("synced", [False, True])
 def test_a_reused_thread_slot_keeps_races_with_its_previous_owner_exact(rt, synced):
     """T1 writes data and is joined by main; T3, created by main after the join, takes T1's
