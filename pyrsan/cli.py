@@ -34,8 +34,8 @@ from .runtime_build import runtime_option_names
 
 # Compiler flags passed through to clang. click cannot parse `-std=c11` or `-DX=1`, so they
 # are taken out of argv before click sees it (CompileCommand.parse_args).
-_FLAGS_WITH_VALUE = ("-I", "-D", "-U")
-_FLAG_PREFIXES = ("-I", "-D", "-U", "-std=", "-O")
+_FLAGS_WITH_VALUE = ("-I", "-D", "-U", "-L", "-l")
+_FLAG_PREFIXES = ("-I", "-D", "-U", "-std=", "-O", "-L", "-l")
 
 
 def split_compiler_flags(args: list[str]) -> tuple[list[str], list[str], list[str]]:
@@ -64,7 +64,8 @@ def split_compiler_flags(args: list[str]) -> tuple[list[str], list[str], list[st
 
 
 class CompileCommand(click.Command):
-    """A command that accepts -I -D -U -std= -O compiler flags and `-- program args`."""
+    """A command that accepts -I -D -U -std= -O compiler flags, -L -l link flags and
+    `-- program args`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         flags, rest, program = split_compiler_flags(list(args))
@@ -76,7 +77,7 @@ class CompileCommand(click.Command):
 COMPILE_HELP = """
 \b
 Compiler flags passed to clang: -I DIR, -D NAME[=VALUE], -U NAME, -std=STD,
--O0/-O1/-O2/-O3/-Os (default -O1; -g is always on).
+-O0/-O1/-O2/-O3/-Os (default -O1; -g is always on); to the link: -L DIR, -l LIB.
 C sources: .c; C++ sources: .cc .cpp .cxx .C .c++ (linked with clang++).
 """
 

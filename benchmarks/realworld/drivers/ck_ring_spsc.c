@@ -1,12 +1,15 @@
 /* Concurrency Kit (libck-dev): ck_ring single-producer single-consumer, 1 producer and 1
  * consumer passing pointers to plain records. Checks the sum. */
+#ifndef SMALL /* -DSMALL: a few operations per thread, for pyrsan run --explore */
+#define SMALL 0
+#endif
 #include <ck_ring.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define SIZE 64
-#define ITEMS 5000
+#define SIZE (SMALL ? 4 : 64)
+#define ITEMS (SMALL ? 3 : 5000)
 static ck_ring_t ring;
 static ck_ring_buffer_t buffer[SIZE];
 static long records[ITEMS];
