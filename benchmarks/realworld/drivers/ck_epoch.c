@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+void AnnotateHappensBefore(const char *file, int line, const volatile void *addr) __attribute__((weak));
+void AnnotateHappensAfter(const char *file, int line, const volatile void *addr) __attribute__((weak));
+
 #define READERS (SMALL ? 1 : 2)
 #define READS (SMALL ? 2 : 2000)
 #define UPDATES (SMALL ? 1 : 100)
@@ -28,6 +31,7 @@ static void *reader(void *arg) {
     ck_epoch_begin(record, NULL);
     struct config *c = ck_pr_load_ptr(&current);
     if (c->b != 2 * c->a) seen++;
+    if (AnnotateHappensBefore) AnnotateHappensBefore(__FILE__, __LINE__, &epoch);
     ck_epoch_end(record, NULL);
   }
   ck_epoch_unregister(record);
@@ -46,6 +50,7 @@ static void *writer(void *arg) {
     ck_pr_fence_store(); /* the configuration before its pointer */
     ck_pr_store_ptr(&current, c);
     ck_epoch_synchronize(record);
+    if (AnnotateHappensAfter) AnnotateHappensAfter(__FILE__, __LINE__, &epoch);
     old->a = 1; /* poison: a reader still using it would see b != 2a */
     old->b = -1;
     free(old);

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #define THREADS (SMALL ? 2 : 4)
-#define ROUNDS (SMALL ? 2 : 2000)
+#define ROUNDS (SMALL ? 2 : 500)
 static ck_spinlock_anderson_t lock;
 static ck_spinlock_anderson_thread_t slots[THREADS];
 static long counter;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #define THREADS (SMALL ? 2 : 4)
-#define ROUNDS (SMALL ? 2 : 2000)
+#define ROUNDS (SMALL ? 2 : 500)
 static ck_spinlock_cas_t lock = CK_SPINLOCK_CAS_INITIALIZER;
 static long counter;
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #define THREADS (SMALL ? 2 : 4)
-#define ROUNDS (SMALL ? 2 : 2000)
+#define ROUNDS (SMALL ? 2 : 500)
 static ck_spinlock_clh_t *lock;
 static long counter;
 
