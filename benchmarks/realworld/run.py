@@ -109,7 +109,11 @@ def main() -> int:
         for name, extra in variants(src):
             comp = clang.replace("clang", "clang++") if cxx else clang
             native, tsan_exe, rsan_exe = (tmp / f"{name}.{k}" for k in ("native", "tsan", "rsan"))
-            run_measured([comp, *COMPILE_FLAGS, *extra, str(src), "-pthread", *libs, "-o", str(native)], timeout=300)
+            nb = run_measured([comp, *COMPILE_FLAGS, *extra, str(src), "-pthread", *libs, "-o", str(native)], timeout=300)
+            if nb.returncode != 0:  # e.g. ck_fifo_mpmc: CK's builtins mode has no double-width CAS
+                rows.append([name, "n/a: the native build fails too (not in the library in this mode)",
+                             "", "", "", "", "", ""])
+                continue
             tb = run_measured([comp, *COMPILE_FLAGS, *extra, "-fsanitize=thread", str(src), "-pthread", *libs,
                                "-o", str(tsan_exe)], timeout=300)
             pb = run_measured(pyrsan_cmd("build", "-o", str(rsan_exe), *extra, str(src), *libs), env=env, timeout=600)

@@ -31,6 +31,6 @@ int main() {
   });
   producer.join();
   consumer.join();
-  std::printf("ok %ld\n", sum);
-  return sum == kItems * (kItems - 1) / 2 ? 0 : 1;
+  std::printf("%s %ld\n", (sum == kItems * (kItems - 1) / 2) ? "ok" : "bad", sum);
+  return (sum == kItems * (kItems - 1) / 2) ? 0 : 1;
 }

@@ -28,6 +28,6 @@ int main() {
     n++;
     sum += v;
   }
-  std::printf("ok %ld %ld\n", n, sum);
-  return n == kValues && sum == kValues * (kValues - 1) / 2 ? 0 : 1;
+  std::printf("%s %ld %ld\n", (n == kValues && sum == kValues * (kValues - 1) / 2) ? "ok" : "bad", n, sum);
+  return (n == kValues && sum == kValues * (kValues - 1) / 2) ? 0 : 1;
 }

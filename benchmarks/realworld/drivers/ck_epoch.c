@@ -68,6 +68,6 @@ int main(void) {
   for (int i = 0; i < READERS; i++) pthread_join(r[i], 0);
   pthread_join(w, 0);
   free(current);
-  printf("ok %ld\n", bad);
-  return bad == 0 ? 0 : 1;
+  printf("%s %ld\n", (bad == 0) ? "ok" : "bad", bad);
+  return (bad == 0) ? 0 : 1;
 }

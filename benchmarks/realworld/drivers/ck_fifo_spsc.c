@@ -48,6 +48,6 @@ int main(void) {
   while ((e = ck_fifo_spsc_recycle(&fifo)) != NULL) free(e);
   ck_fifo_spsc_deinit(&fifo, &e);
   free(e); /* the stub: the last dequeued entry */
-  printf("ok %ld\n", sum);
-  return sum == (long)ITEMS * (ITEMS - 1) / 2 ? 0 : 1;
+  printf("%s %ld\n", (sum == (long)ITEMS * (ITEMS - 1) / 2) ? "ok" : "bad", sum);
+  return (sum == (long)ITEMS * (ITEMS - 1) / 2) ? 0 : 1;
 }

@@ -48,6 +48,6 @@ int main(void) {
   for (int i = 0; i < PRODUCERS; i++) pthread_join(p[i], 0);
   for (int i = 0; i < 2; i++) pthread_join(c[i], 0);
   long sum = sums[0] + sums[1];
-  printf("ok %ld\n", sum);
-  return sum == (long)ITEMS * (ITEMS - 1) / 2 ? 0 : 1;
+  printf("%s %ld\n", (sum == (long)ITEMS * (ITEMS - 1) / 2) ? "ok" : "bad", sum);
+  return (sum == (long)ITEMS * (ITEMS - 1) / 2) ? 0 : 1;
 }

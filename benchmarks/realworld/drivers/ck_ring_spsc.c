@@ -44,6 +44,6 @@ int main(void) {
   pthread_create(&b, 0, consumer, &sum);
   pthread_join(a, 0);
   pthread_join(b, 0);
-  printf("ok %ld\n", sum);
-  return sum == (long)ITEMS * (ITEMS - 1) / 2 ? 0 : 1;
+  printf("%s %ld\n", (sum == (long)ITEMS * (ITEMS - 1) / 2) ? "ok" : "bad", sum);
+  return (sum == (long)ITEMS * (ITEMS - 1) / 2) ? 0 : 1;
 }

@@ -33,6 +33,6 @@ int main(void) {
   for (int i = 0; i < THREADS; i++) pthread_join(t[i], &nodes[i]);
   for (int i = 0; i < THREADS; i++)
     if (nodes[i] != &unowned) free(nodes[i]);
-  printf("ok %ld\n", counter);
-  return counter == THREADS * ROUNDS ? 0 : 1;
+  printf("%s %ld\n", (counter == THREADS * ROUNDS) ? "ok" : "bad", counter);
+  return (counter == THREADS * ROUNDS) ? 0 : 1;
 }

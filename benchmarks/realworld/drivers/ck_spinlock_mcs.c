@@ -26,6 +26,6 @@ int main(void) {
   pthread_t t[THREADS];
   for (int i = 0; i < THREADS; i++) pthread_create(&t[i], 0, worker, 0);
   for (int i = 0; i < THREADS; i++) pthread_join(t[i], 0);
-  printf("ok %ld\n", counter);
-  return counter == THREADS * ROUNDS ? 0 : 1;
+  printf("%s %ld\n", (counter == THREADS * ROUNDS) ? "ok" : "bad", counter);
+  return (counter == THREADS * ROUNDS) ? 0 : 1;
 }

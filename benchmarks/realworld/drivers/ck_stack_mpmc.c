@@ -29,6 +29,6 @@ int main(void) {
   for (int i = 0; i < THREADS; i++) pthread_join(t[i], 0);
   int n = 0;
   while (ck_stack_pop_upmc(&stack) != NULL) n++;
-  printf("ok %d\n", n);
-  return n == ENTRIES ? 0 : 1;
+  printf("%s %d\n", (n == ENTRIES) ? "ok" : "bad", n);
+  return (n == ENTRIES) ? 0 : 1;
 }

@@ -37,6 +37,6 @@ int main() {
     });
   for (auto &t : threads) t.join();
   long sum = sums[0] + sums[1];
-  std::printf("ok %ld\n", sum);
-  return sum == kItems * (kItems - 1) / 2 ? 0 : 1;
+  std::printf("%s %ld\n", (sum == kItems * (kItems - 1) / 2) ? "ok" : "bad", sum);
+  return (sum == kItems * (kItems - 1) / 2) ? 0 : 1;
 }

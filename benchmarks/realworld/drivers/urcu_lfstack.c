@@ -45,6 +45,6 @@ int main(void) {
   int n = 0;
   while (cds_lfs_pop_blocking(&stack) != NULL) n++;
   cds_lfs_destroy(&stack);
-  printf("ok %d\n", n);
-  return n == NODES ? 0 : 1;
+  printf("%s %d\n", (n == NODES) ? "ok" : "bad", n);
+  return (n == NODES) ? 0 : 1;
 }

@@ -55,6 +55,6 @@ int main(void) {
   for (int i = 0; i < 2; i++) pthread_join(c[i], 0);
   cds_wfcq_destroy(&head, &tail);
   long sum = sums[0] + sums[1];
-  printf("ok %ld\n", sum);
-  return sum == (long)ITEMS * (ITEMS - 1) / 2 ? 0 : 1;
+  printf("%s %ld\n", (sum == (long)ITEMS * (ITEMS - 1) / 2) ? "ok" : "bad", sum);
+  return (sum == (long)ITEMS * (ITEMS - 1) / 2) ? 0 : 1;
 }
