@@ -1,6 +1,8 @@
 /* Synchronisation inside an uninstrumented library (grace_lib.c, linked as a shared library
  * with -L/-l): the reader leaves its section with a release store of `active`, the library's
- * grace_synchronize waits for it, then the writer frees what the reader used. The edge from
+ * grace_synchronize waits for it, then the writer frees what the reader used. The reader's
+ * read comes after everything main can see of it (`registered`), so in every schedule only
+ * the library orders it before the free. The edge from
  * the reader's section to the free exists only inside the library, so a sanitizer sees a race
  * unless told: with -DANNOTATE the program says it with TSan's dynamic annotations
  * (AnnotateHappensBefore / AnnotateHappensAfter, weak references: no-ops without a
@@ -41,9 +43,6 @@ int main(void) {
   pthread_create(&t, 0, reader, 0);
   while (!atomic_load(&registered)) {
   }
-  long *fresh = malloc(sizeof *fresh);
-  *fresh = 43;
-  atomic_store(&shared, fresh);
   grace_synchronize(); /* in the library: waits for the reader's section to end */
 #ifdef ANNOTATE
   if (AnnotateHappensAfter) AnnotateHappensAfter(__FILE__, __LINE__, &grace);
@@ -52,7 +51,6 @@ int main(void) {
   free(old);
   void *v;
   pthread_join(t, &v);
-  free(fresh);
   printf("ok %ld\n", (long)v);
-  return (long)v == 42 || (long)v == 43 ? 0 : 1;
+  return (long)v == 42 ? 0 : 1;
 }
