@@ -44,6 +44,9 @@ DEFAULT_TIME_BUDGET = 10.0
 #: for STALL_MS (blocked in a call the scheduler cannot see) is handed over to the OS scheduler.
 AUTO_HANDOVER_STEPS = 200000
 STALL_MS = 300
+#: The same in an exploration, longer: a stalled run leaves the exploration incomplete (it is
+#: handed over, not waited for until --timeout or forever).
+EXPLORE_STALL_MS = 2000
 #: The runtime's exit statuses for a deadlock and for max_steps under the controlled
 #: scheduler (docs/scheduling.md), told apart from the program's own statuses.
 #: A runtime fatal error (out of memory, no shadow memory): runtime/src/rsan_exit.h.
@@ -428,9 +431,10 @@ def explore_program(
 
 
 def exploration_options(options: RunOptions) -> RunOptions:
-    """The run options of an exploration: every run under sched=dfs with a prefix; a
-    hand-over would leave the prefix's state space, so a blocked run is a hang (--timeout)."""
-    return replace(options, stall_ms=0, schedule=ScheduleOptions(
+    """The run options of an exploration: every run under sched=dfs with a prefix. A run that
+    stalls (EXPLORE_STALL_MS without a scheduling point: blocked in a call the scheduler cannot
+    see) is handed over and leaves the exploration incomplete (explore.py), never a hang."""
+    return replace(options, stall_ms=EXPLORE_STALL_MS, schedule=ScheduleOptions(
         "dfs", 0, None, None, options.schedule.schedule_dir, options.schedule.program_name))
 
 

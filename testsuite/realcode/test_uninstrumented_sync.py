@@ -47,3 +47,18 @@ def test_link_flags_reach_the_link_only(tmp_path, run_pyrsan, grace_lib):
     ok = run_pyrsan("build", "-o", tmp_path / "b.out", PROGRAMS / "uninstrumented_grace.c", "-L", grace_lib,
                     "-lgrace", cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
+
+
+def test_exploration_does_not_hang_on_a_wait_inside_an_uninstrumented_library(tmp_path, run_pyrsan, pyrsan_env,
+                                                                              grace_lib):
+    """Under --explore one thread runs at a time; a schedule that runs main into the library's
+    grace period before the reader left its section waits in code the scheduler never sees.
+    That run is handed over to the OS scheduler after a stall and the exploration ends,
+    incomplete (not a proof), instead of hanging (there is no --timeout here)."""
+    env = dict(pyrsan_env, LD_LIBRARY_PATH=str(grace_lib))
+    proc = run_pyrsan("run", "--explore", "--json", tmp_path / "r.json", "-DANNOTATE", PROGRAMS / "uninstrumented_grace.c",
+                      f"-L{grace_lib}", "-lgrace", cwd=tmp_path, env=env, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "exploration incomplete" in proc.stderr and "uninstrumented library" in proc.stderr, proc.stderr[-3000:]
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["verdict"] == "clean" and not doc["timeouts"], doc
