@@ -30,6 +30,7 @@ from .runner import (DEFAULT_SAMPLED_RUNS, DEFAULT_SCHED, DEFAULT_SCHEDULE_DIR, 
                      EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, SEEDED_SCHEDS, ExploreOptions,
                      RunOptions, ScheduleOptions, SessionResult, check_user_options)
 from .schedule import read_schedule
+from .toolchain import is_c_source, is_cxx_source
 from .runtime_build import runtime_option_names
 
 # Compiler flags passed through to clang. click cannot parse `-std=c11` or `-DX=1`, so they
@@ -531,7 +532,9 @@ def _prebuilt_program(sources: tuple[str, ...], compiler_flags: tuple[str, ...])
     compiler wrappers) is run as it is, with the same schedules and runs as a source; None when
     SOURCE... are sources to build."""
     first = sources[0]
-    if len(sources) != 1 or Path(first).suffix or not os.path.isfile(first) or not os.access(first, os.X_OK):
+    # Any name but a source's: `app`, `app.rsan`, `test.bin` (an ELF header decides below).
+    if len(sources) != 1 or is_c_source(first) or is_cxx_source(first) or not os.path.isfile(first) \
+            or not os.access(first, os.X_OK):
         return None
     try:
         with open(first, "rb") as handle:
