@@ -1,6 +1,6 @@
 """Synchronisation inside an uninstrumented library (issue 14: ck_epoch_synchronize in libck,
 synchronize_rcu in liburcu): pyrsan cannot see it, as ThreadSanitizer cannot; programs say it
-with TSan's dynamic annotations, which the runtime implements (runtime/src/annotate.c).
+with TSan's dynamic annotations, which the runtime implements (runtime/src/intercept_annotate.c).
 The library here is built by plain clang into a shared library and linked with `-L DIR
 -l NAME`, which `pyrsan run` passes to the link."""
 from __future__ import annotations
