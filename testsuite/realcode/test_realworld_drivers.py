@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -50,6 +51,8 @@ def test_driver_builds_and_runs(src, flags, tmp_path, run_pyrsan):
     m = LINK_RE.search(src.read_text())
     libs = m.group(1).split() if m else []
     compiler = "clang++-22" if src.suffix != ".c" else "clang-22"
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} is not installed")
     native = subprocess.run([compiler, "-O1", *flags, str(src), "-pthread", *libs, "-o", str(tmp_path / "native")],
                             capture_output=True, text=True)
     if native.returncode != 0:
