@@ -56,7 +56,7 @@ class BuildRequest:
     sources: tuple[str, ...]
     output: str                          # the executable to write
     temp_dir: str                        # per-command temporary directory
-    compiler_flags: tuple[str, ...] = ()  # -I -D -U -std -O from the command line
+    compiler_flags: tuple[str, ...] = ()  # -I -D -U -std -O (and -L -l, link_flags) from the command line
     cc: str | None = None                # --cc
     keep_temps: bool = False
     repairs: str | None = None           # pyrsan fix: repairs file for the passes (--repairs)
@@ -78,6 +78,23 @@ class BuildResult:
     @property
     def asm_warnings(self) -> tuple[str, ...]:
         return tuple(line for line in self.asm if line.startswith("warning: "))
+
+
+def split_link_flags(flags: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(compile flags, link flags) of a command line's flags: -L DIR, -LDIR, -l LIB, -lLIB
+    go to the link only (after the objects, where the linker resolves libraries)."""
+    compile_flags: list[str] = []
+    link_flags: list[str] = []
+    i = 0
+    while i < len(flags):
+        flag = flags[i]
+        if flag in ("-L", "-l") and i + 1 < len(flags):
+            link_flags += [flag, flags[i + 1]]
+            i += 2
+            continue
+        (link_flags if flag.startswith(("-L", "-l")) else compile_flags).append(flag)
+        i += 1
+    return tuple(compile_flags), tuple(link_flags)
 
 
 def check_sources(sources: tuple[str, ...]) -> None:
@@ -186,9 +203,9 @@ def runtime_link_args(runtime: RuntimeLibrary) -> list[str]:
 
 
 def link(toolchain: Toolchain, objects: list[Path], runtime: RuntimeLibrary, output: str,
-         cxx: bool) -> None:
+         cxx: bool, link_flags: Sequence[str] = ()) -> None:
     driver = toolchain.cxx if cxx else (toolchain.cc,)
-    cmd = [*driver, *map(str, objects), *runtime_link_args(runtime), "-o", output]
+    cmd = [*driver, *map(str, objects), *link_flags, *runtime_link_args(runtime), "-o", output]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise BuildError(f"linking {output} failed", proc.stderr.rstrip())
@@ -204,14 +221,15 @@ def build_program(request: BuildRequest) -> BuildResult:
     tables: list[Path] = []
     loops: list[str] = []
     asm: list[str] = []
+    compile_flags, link_flags = split_link_flags(request.compiler_flags)
     for index, source in enumerate(request.sources):
         stem = f"{index}_{Path(source).name.replace('.', '_')}"
-        plain_first = plain_first_level(request.compiler_flags, request.plain_accesses)
+        plain_first = plain_first_level(compile_flags, request.plain_accesses)
         optimiser = pipeline_clang(toolchain) if plain_first else None
         bitcode = temp / (f"{stem}.ll" if optimiser else f"{stem}.bc")
         obj = temp / f"{stem}.rsan.o"
         sites_json = temp / f"{stem}.sites.json" if request.site_tables else None
-        compile_to_bitcode(toolchain, source, bitcode, request.compiler_flags, runtime.include_dir,
+        compile_to_bitcode(toolchain, source, bitcode, compile_flags, runtime.include_dir,
                            plain_first, text=optimiser is not None)
         found_loops, found_asm = instrument(bitcode, obj, source,
                                             temp / f"{stem}.rsan.ll" if request.keep_temps else None,
@@ -225,6 +243,6 @@ def build_program(request: BuildRequest) -> BuildResult:
         if sites_json is not None:
             tables.append(sites_json)
     cxx = any(is_cxx_source(s) for s in request.sources)
-    link(toolchain, objects, runtime, request.output, cxx)
+    link(toolchain, objects, runtime, request.output, cxx, link_flags)
     return BuildResult(Path(request.output), toolchain, runtime, tuple(objects), tuple(tables),
                        tuple(loops), tuple(asm))

@@ -32,12 +32,13 @@ from .runner import (DEFAULT_SAMPLED_RUNS, DEFAULT_SCHED, DEFAULT_SCHEDULE_DIR, 
                      EXIT_RUNTIME_BAD_OPTIONS, SC_ACCESS_MODES, SCHED_MODES, SEEDED_SCHEDS, ExploreOptions,
                      RunOptions, ScheduleOptions, SessionResult, check_user_options)
 from .schedule import read_schedule
+from .toolchain import is_c_source, is_cxx_source
 from .runtime_build import runtime_option_names
 
 # Compiler flags passed through to clang. click cannot parse `-std=c11` or `-DX=1`, so they
 # are taken out of argv before click sees it (CompileCommand.parse_args).
-_FLAGS_WITH_VALUE = ("-I", "-D", "-U")
-_FLAG_PREFIXES = ("-I", "-D", "-U", "-std=", "-O")
+_FLAGS_WITH_VALUE = ("-I", "-D", "-U", "-L", "-l")
+_FLAG_PREFIXES = ("-I", "-D", "-U", "-std=", "-O", "-L", "-l")
 
 
 def split_compiler_flags(args: list[str]) -> tuple[list[str], list[str], list[str]]:
@@ -66,7 +67,8 @@ def split_compiler_flags(args: list[str]) -> tuple[list[str], list[str], list[st
 
 
 class CompileCommand(click.Command):
-    """A command that accepts -I -D -U -std= -O compiler flags and `-- program args`."""
+    """A command that accepts -I -D -U -std= -O compiler flags, -L -l link flags and
+    `-- program args`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         flags, rest, program = split_compiler_flags(list(args))
@@ -78,7 +80,7 @@ class CompileCommand(click.Command):
 COMPILE_HELP = """
 \b
 Compiler flags passed to clang: -I DIR, -D NAME[=VALUE], -U NAME, -std=STD,
--O0/-O1/-O2/-O3/-Os (default -O1; -g is always on).
+-O0/-O1/-O2/-O3/-Os (default -O1; -g is always on); to the link: -L DIR, -l LIB.
 C sources: .c; C++ sources: .cc .cpp .cxx .C .c++ (linked with clang++).
 """
 
@@ -518,7 +520,9 @@ def _prebuilt_program(sources: tuple[str, ...], compiler_flags: tuple[str, ...])
     compiler wrappers) is run as it is, with the same schedules and runs as a source; None when
     SOURCE... are sources to build."""
     first = sources[0]
-    if len(sources) != 1 or Path(first).suffix or not os.path.isfile(first) or not os.access(first, os.X_OK):
+    # Any name but a source's: `app`, `app.rsan`, `test.bin` (an ELF header decides below).
+    if len(sources) != 1 or is_c_source(first) or is_cxx_source(first) or not os.path.isfile(first) \
+            or not os.access(first, os.X_OK):
         return None
     try:
         with open(first, "rb") as handle:

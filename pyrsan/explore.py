@@ -170,6 +170,12 @@ class _Search:
             self.diverged += 1
             self.bound = self.bound or "nondeterminism"
             return
+        if trace.end == "handover":
+            # A thread went stall_ms without reaching a point the scheduler sees (it waits for
+            # another thread inside an uninstrumented library, or computes for long), and the
+            # run went on under the OS scheduler: its steps so far are valid, what followed
+            # was not explored.
+            self.bound = self.bound or "stall"
         if not steps:
             return
         if self.root is None:

@@ -122,6 +122,10 @@ def exploration_line(result: SessionResult) -> str | None:
     if exploration.stopped:
         return f"pyrsan: exploration stopped at the first problem after {runs} (--keep-going to go on)"
     remaining = f", {exploration.pending} more queued" if exploration.pending else ""
+    if exploration.bound == "stall":
+        return (f"pyrsan: exploration incomplete after {runs}{remaining}: a thread ran without reaching an "
+                "operation the scheduler sees (waiting for another thread inside an uninstrumented library, "
+                "or a long computation) and that run went on under the OS scheduler; so this is not a proof")
     return (f"pyrsan: exploration incomplete: bound {exploration.bound} reached after {runs}{remaining}; "
             "only these were covered, so this is not a proof")
 

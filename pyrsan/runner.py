@@ -52,6 +52,9 @@ STALL_MS = 300
 EXIT_RUNTIME_FATAL = abi.EXIT_FATAL
 EXIT_RUNTIME_BAD_OPTIONS = abi.EXIT_BAD_OPTIONS
 EXIT_RUNTIME_BOUND = abi.EXIT_BOUND
+#: The same in an exploration, longer: a stalled run leaves the exploration incomplete (it is
+#: handed over, not waited for until --timeout or forever).
+EXPLORE_STALL_MS = 2000
 #: Where the schedules that reproduce a report are saved, relative to the working directory.
 DEFAULT_SCHEDULE_DIR = os.path.join(".pyrsan", "schedules")
 
@@ -426,9 +429,10 @@ def explore_program(
 
 
 def exploration_options(options: RunOptions) -> RunOptions:
-    """The run options of an exploration: every run under sched=dfs with a prefix; a
-    hand-over would leave the prefix's state space, so a blocked run is a hang (--timeout)."""
-    return replace(options, stall_ms=0, schedule=ScheduleOptions(
+    """The run options of an exploration: every run under sched=dfs with a prefix. A run that
+    stalls (EXPLORE_STALL_MS without a scheduling point: blocked in a call the scheduler cannot
+    see) is handed over and leaves the exploration incomplete (explore.py), never a hang."""
+    return replace(options, stall_ms=EXPLORE_STALL_MS, schedule=ScheduleOptions(
         "dfs", 0, None, None, options.schedule.schedule_dir, options.schedule.program_name))
 
 

@@ -1,12 +1,15 @@
 /* Concurrency Kit (libck-dev): ck_ring single-producer single-consumer, 1 producer and 1
  * consumer passing pointers to plain records. Checks the sum. */
+#ifndef SMALL /* -DSMALL: a few operations per thread, for pyrsan run --explore */
+#define SMALL 0
+#endif
 #include <ck_ring.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define SIZE 64
-#define ITEMS 5000
+#define SIZE (SMALL ? 4 : 64)
+#define ITEMS (SMALL ? 3 : 5000)
 static ck_ring_t ring;
 static ck_ring_buffer_t buffer[SIZE];
 static long records[ITEMS];
@@ -41,6 +44,6 @@ int main(void) {
   pthread_create(&b, 0, consumer, &sum);
   pthread_join(a, 0);
   pthread_join(b, 0);
-  printf("ok %ld\n", sum);
-  return sum == (long)ITEMS * (ITEMS - 1) / 2 ? 0 : 1;
+  printf("%s %ld\n", (sum == (long)ITEMS * (ITEMS - 1) / 2) ? "ok" : "bad", sum);
+  return (sum == (long)ITEMS * (ITEMS - 1) / 2) ? 0 : 1;
 }

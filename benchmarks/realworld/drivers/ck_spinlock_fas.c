@@ -1,11 +1,14 @@
 /* Concurrency Kit (libck-dev): ck_spinlock_fas (fetch-and-store lock) protecting a plain
  * counter, 4 threads. Checks the count. */
+#ifndef SMALL /* -DSMALL: a few operations per thread, for pyrsan run --explore */
+#define SMALL 0
+#endif
 #include <ck_spinlock.h>
 #include <pthread.h>
 #include <stdio.h>
 
-#define THREADS 4
-#define ROUNDS 2000
+#define THREADS (SMALL ? 2 : 4)
+#define ROUNDS (SMALL ? 2 : 500)
 static ck_spinlock_fas_t lock = CK_SPINLOCK_FAS_INITIALIZER;
 static long counter;
 
@@ -22,6 +25,6 @@ int main(void) {
   pthread_t t[THREADS];
   for (int i = 0; i < THREADS; i++) pthread_create(&t[i], 0, worker, 0);
   for (int i = 0; i < THREADS; i++) pthread_join(t[i], 0);
-  printf("ok %ld\n", counter);
-  return counter == THREADS * ROUNDS ? 0 : 1;
+  printf("%s %ld\n", (counter == THREADS * ROUNDS) ? "ok" : "bad", counter);
+  return (counter == THREADS * ROUNDS) ? 0 : 1;
 }

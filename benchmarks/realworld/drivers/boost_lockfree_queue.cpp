@@ -1,0 +1,43 @@
+// Boost.Lockfree (libboost-dev): boost::lockfree::queue (MPMC, fixed capacity, tagged-index
+// nodes on a freelist), 2 producers and 2 consumers passing indices of plain records.
+// Checks the sum.
+#ifndef SMALL /* -DSMALL: a few operations per thread, for pyrsan run --explore */
+#define SMALL 0
+#endif
+#include <boost/lockfree/queue.hpp>
+#include <atomic>
+#include <cstdio>
+#include <thread>
+
+constexpr long kPerProducer = SMALL ? 1 : 1000;
+constexpr long kItems = 2 * kPerProducer;
+static boost::lockfree::queue<long, boost::lockfree::capacity<64>> queue;
+static long records[kItems];
+static std::atomic<long> consumed{0};
+
+int main() {
+  long sums[2] = {0, 0};
+  std::thread threads[4];
+  for (long p = 0; p < 2; p++)
+    threads[p] = std::thread([p] {
+      for (long i = p * kPerProducer; i < (p + 1) * kPerProducer; i++) {
+        records[i] = i;  // plain write, published by the push
+        while (!queue.push(i)) {
+        }
+      }
+    });
+  for (int c = 0; c < 2; c++)
+    threads[2 + c] = std::thread([c, &sums] {
+      long sum = 0, i;
+      while (consumed.load(std::memory_order_relaxed) < kItems)
+        if (queue.pop(i)) {
+          sum += records[i];
+          consumed.fetch_add(1, std::memory_order_relaxed);
+        }
+      sums[c] = sum;
+    });
+  for (auto &t : threads) t.join();
+  long sum = sums[0] + sums[1];
+  std::printf("%s %ld\n", (sum == kItems * (kItems - 1) / 2) ? "ok" : "bad", sum);
+  return (sum == kItems * (kItems - 1) / 2) ? 0 : 1;
+}
