@@ -19,8 +19,8 @@ What is proved from the IR (symbolic execution of every path from the first read
 - Effects: between the first read and an attempt, and from a failed attempt to the next one,
   only pure instructions (arithmetic, comparisons, casts, GEPs, select, phi, extract/insert
   value, pure intrinsics), loads and stores of the function's own stack slots that never
-  escape, pause hints and yield calls (sched_yield, thrd_yield, pthread_yield, usleep,
-  std::this_thread::yield). Anything else (another atomic, any other memory access or call, a
+  escape (race hooks on them are not an escape), and what backoff.py calls inert (pause
+  hints, yields, sleeps with their timespec on the stack). Anything else (another atomic, any other memory access or call, a
   return or a switch) on such a path leaves the loop alone.
 - Attempts: every compare-exchange reached is on the first read's pointer and expects the
   value read last (the first read's, then the one the previous failed attempt returned).
@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from . import backoff
 
 MAX_PATH_BLOCKS = 24
 MAX_PATHS = 256
@@ -67,10 +69,6 @@ _PHI_RE = re.compile(r'\[ ([^,\]]+), (%s) \]' % _NAME)
 
 _PURE = frozenset("""add sub mul udiv sdiv urem srem shl lshr ashr and or xor icmp select zext
 sext trunc ptrtoint inttoptr bitcast getelementptr extractvalue insertvalue freeze""".split())
-# calls with no memory effect a retry loop may make between attempts
-_HINT_RE = re.compile(r'^(?:[\w()]+ )*@(?:llvm\.x86\.sse2\.pause|llvm\.aarch64\.hint|sched_yield|'
-                      r'thrd_yield|pthread_yield|usleep|_ZNSt11this_thread5yieldEv|'
-                      r'__gthread_yield)\(')
 _PURE_INTRINSIC_RE = re.compile(r'^(?:[\w()]+ )*@llvm\.(?:umax|umin|smax|smin|abs|ctpop|ctlz|cttz|bswap|'
                                 r'fshl|fshr|expect)\.')
 _READ_RANK = {"unordered": 0, "monotonic": 0, "release": 0, "acquire": 1, "acq_rel": 1, "seq_cst": 2}
@@ -156,6 +154,7 @@ class _Fn:
                 if m and m.group(1):
                     self.locals.add(m.group(1))
         self.slots = self._private_slots()
+        self.sleep_slots = backoff.sleep_address_map(lines, backoff.sleep_slots(lines))
         self._live = None           # computed at the first attempt a walk reaches
 
     def _private_slots(self) -> set[str]:
@@ -178,7 +177,7 @@ class _Fn:
                     ml = _LOAD_RE.match(rest)
                     if ml:
                         ok = {ml.group(2)}
-                elif op == "call" and "@llvm.lifetime." in rest:
+                elif backoff.is_lifetime(op, rest) or backoff.is_hook(op, rest):
                     ok = names
                 slots -= names - ok
         return slots
@@ -536,6 +535,11 @@ class _Walk:
         raise _Reject("success path too long")
 
     def _step(self, result, op, rest, env, mem) -> None:
+        if op in ("store", "call") and backoff.is_inert(op, rest, self.fn.sleep_slots,
+                                                        self.fn.sleep_slots.get):
+            if result:
+                env[result] = ("ext", result)
+            return
         if op in _PURE:
             if result:
                 env[result] = self.pure(env, op, rest)
@@ -553,10 +557,6 @@ class _Walk:
             env[result] = mem[ml.group(2)]
             return
         if op == "call":
-            if _HINT_RE.match(rest) or "@llvm.lifetime." in rest:
-                if result:
-                    env[result] = ("ext", result)
-                return
             if _PURE_INTRINSIC_RE.match(rest):
                 env[result] = self.generic(env, op, rest)
                 return

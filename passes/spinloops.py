@@ -17,11 +17,20 @@ or an exit together with what it assumes about that value (or about the CAS outc
 
 Soundness (why a loop is recognised, and what is left alone):
 - The region may contain the one atomic instruction, branches, comparisons of the value with
-  constants, `!` (xor with true), i1 <-> integer casts, and loads / stores of the function's
-  own stack slots that never escape (clang -O0 temporaries). Anything else (another atomic,
-  a plain access to other memory, a call other than a pause hint or a yield (sched_yield,
-  thrd_yield, pthread_yield, usleep, std::this_thread::yield), a phi, a volatile access)
-  is an effect of a failed iteration, and the loop is left alone.
+  constants, `!` (xor with true), i1 <-> integer casts, loads / stores of the function's
+  own stack slots that never escape (clang -O0 temporaries; race hooks on them do not count
+  as an escape), and what backoff.py calls inert (pause hints, yields, sleeps and their
+  timespec on the stack, race hooks). Anything else (another atomic, a plain access to other
+  memory, another call, a volatile access) is an effect of a failed iteration, and the loop
+  is left alone.
+- A back-off counter (`if (++spins > 8) sched_yield();`, `delay *= 2`): arithmetic and
+  phis on values no read gave are counter values; a branch on one is followed both ways (so
+  an exit that depends on it makes the exits disagree, and the loop is left alone); a
+  counter may change from one iteration to the next only when no code after the loop uses
+  it (no SSA use outside the loop, no load of its slot after it) and the value read is never
+  compared with it (its slot is walked again with an unknown entry value). So a counter only
+  decides which inert calls a failed iteration makes. A head phi that carries a value read
+  into the next iteration is left alone.
 - A stack slot written in the loop must either hold at every back edge the value it held on
   entry (the CAS expected value `e = 0` at -O0, whose entry value is the constant the block
   before the loop stores), or never be read before it is written in an iteration and be
@@ -45,6 +54,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from . import backoff
 from .casloops import analyse as analyse_cas, find_cas_loops, find_retry_cas
 from .model import IRFunction
 
@@ -83,12 +93,12 @@ _BR_COND_RE = re.compile(r'^  br i1 (\S+), label (%s), label (%s)$' % (_NAME, _N
 _BR_RE = re.compile(r'^  br label (%s)$' % _NAME)
 # `  %1 = alloca i32, align 4`
 _ALLOCA_RE = re.compile(r'^  (%s) = alloca ' % _NAME)
-# a spin-wait hint with no memory effect: `  call void @llvm.x86.sse2.pause()`
-_HINT_RE = re.compile(r'^  (?:tail )?call void @llvm\.(?:x86\.sse2\.pause|aarch64\.hint)\(')
-# a yield or back-off between attempts: no effect on memory the program can see
-# (`  %5 = tail call i32 @sched_yield()`, `  call void @_ZNSt11this_thread5yieldEv()`)
-_YIELD_RE = re.compile(r'^  (?:(?:%s) = )?(?:tail )?call (?:[\w()]+ )*@(?:sched_yield|thrd_yield|'
-                       r'pthread_yield|usleep|_ZNSt11this_thread5yieldEv|__gthread_yield)\(' % _NAME)
+# `  %.06 = phi i32 [ %.1, %6 ], [ 0, %0 ]`
+_PHI_RE = re.compile(r'^  (%s) = phi (?:i1|i8|i16|i32|i64|ptr) (.*)$' % _NAME)
+_INCOMING_RE = re.compile(r'\[ ([^,\]]+), (%s) \]' % _NAME)
+# arithmetic a back-off counter may do (never on the value read)
+_ARITH_RE = re.compile(r'^  (%s) = (add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor|icmp|select|'
+                       r'zext|sext|trunc|freeze)\b(.*)$' % _NAME)
 _TRAILER_RE = re.compile(r'(?:, (?:!dbg|!llvm\.loop|!\w[\w.]*) ![0-9]+)+$')
 _LABEL_REF_RE = re.compile(r'\blabel (%s)' % _NAME)
 _ATOMIC_WORDS = ("atomic", "cmpxchg", "fence")
@@ -174,11 +184,14 @@ def _private_slots(fn: IRFunction) -> set[str]:
         if not names:
             continue
         ms, ml = _STORE_RE.match(text), _LOAD_RE.match(text)
+        mi = backoff._INSTR_RE.match(_TRAILER_RE.sub("", text.rstrip()))
         ok = set()
         if ms and ms.group(2).strip() not in slots:
             ok = {ms.group(3)}
         elif ml:
             ok = {ml.group(3)}
+        elif mi and (backoff.is_hook(mi.group(2), mi.group(3)) or backoff.is_lifetime(mi.group(2), mi.group(3))):
+            ok = names
         if "volatile" in text.split(",")[0]:
             ok = set()
         slots -= names - ok
@@ -223,8 +236,10 @@ class _Function:
                 preds.setdefault(s, []).append(b.name)
         self.preds = {k: tuple(v) for k, v in preds.items()}
         self.slots = _private_slots(fn)
+        self.sleep_slots = backoff.sleep_address_map(fn.lines, backoff.sleep_slots(fn.lines))
         # slot -> the blocks that mention it
         self.slot_blocks: dict[str, set[str]] = {s: set() for s in self.slots}
+        self.slot_loads: dict[str, set[str]] = {}
         if self.slots:
             name_re = re.compile(r'(%[-\w.$]+|%"[^"]*")')
             for b in self.blocks:
@@ -233,6 +248,9 @@ class _Function:
                         continue
                     for name in set(name_re.findall(text)) & self.slots:
                         self.slot_blocks[name].add(b.name)
+                    ml = _LOAD_RE.match(text)
+                    if ml and ml.group(3) in self.slots:
+                        self.slot_loads.setdefault(ml.group(3), set()).add(b.name)
         self.block_at = {i: b for b in self.blocks for i, _ in b.lines}
         self._loops: list[set[str]] | None = None
 
@@ -298,6 +316,8 @@ class _Region:
         if len(self.members) > MAX_REGION_BLOCKS or "" in self.members:
             raise _NotALoop("loop too large")
         self.slots = info.slots
+        self.info = info
+        self.ctr_names: set[str] = set()   # SSA names holding a counter (a value no read gave)
         self.used_outside = {s for s, where in info.slot_blocks.items() if where - self.members}
         outside = [p for p in info.preds.get(head.name, ()) if p not in self.members]
         self.entry = self._entry_values(outside)
@@ -325,6 +345,21 @@ class _Region:
     # --- symbolic execution ---------------------------------------------------------------
 
     def run(self) -> None:
+        self._walk_once()
+        # a slot a failed iteration changes without a read (a counter) holds something else
+        # on every iteration: walk again with its entry value unknown, so that comparing the
+        # value read with it cannot pass for a wait on a constant
+        counters = {s for state in self.back_states for s in self.slots
+                    if state[s] != self.entry.get(s, ("entry", s)) and not _on_read(state[s])
+                    and self.entry.get(s, ("entry", s)) != ("ctr", s)}
+        if counters:
+            for s in counters:
+                self.entry[s] = ("ctr", s)
+            self.exits, self.backs, self.back_states, self.exit_written = [], [], [], []
+            self.entry_read, self.compared = set(), set()
+            self._walk_once()
+
+    def _walk_once(self) -> None:
         mem = {s: self.entry.get(s, ("entry", s)) for s in self.slots}
         self._walk(self.head, {}, mem, (None, None), 0, frozenset())
         if not self.exits or not self.backs:
@@ -337,8 +372,29 @@ class _Region:
             for s in self.slots:
                 if state[s] == self.entry.get(s, ("entry", s)):
                     continue
+                if not _on_read(state[s]) and self._counter_slot(s):
+                    continue
                 if s in self.entry_read or (s in self.used_outside and s not in overwritten):
                     raise _NotALoop("a failed iteration changes " + s)
+        # a counter (a loop-carried value no read gave) may only decide which inert calls a
+        # failed iteration makes: the code after the loop must not see it
+        if self.ctr_names:
+            name_re = re.compile(r'(%[-\w.$]+|%"[^"]*")')
+            for b in self.info.blocks:
+                if b.name in self.members:
+                    continue
+                for _, text in b.lines:
+                    if set(name_re.findall(text)) & self.ctr_names:
+                        raise _NotALoop("a counter of the loop is used after it")
+
+    def _counter_slot(self, s: str) -> bool:
+        """A slot a failed iteration changes with a value no read gave (a back-off counter,
+        `spins++`) is left behind harmlessly when nothing after the loop reads it and the value
+        read is never compared with it."""
+        after = _reach(self.head.name, self.info.edges) - self.members
+        if self.info.slot_loads.get(s, set()) & after:
+            return False
+        return ("sym", ("entry", s)) not in self.compared
 
     def _value(self, env, text: str):
         lit = _literal(text)
@@ -351,17 +407,19 @@ class _Region:
             return ("ext", text)
         raise _NotALoop("operand " + text)
 
-    def _walk(self, block: _Block, env, mem, assume, depth, written) -> None:
+    def _walk(self, block: _Block, env, mem, assume, depth, written, source=None) -> None:
         if depth > MAX_PATH_BLOCKS:
             raise _NotALoop("path too long")
         env, mem, written = dict(env), dict(mem), set(written)
-        for index, text in block.lines[:-1]:
+        phis = self._phis(block, env, source)
+        env.update(phis)
+        for index, text in block.lines[len(phis):-1]:
             self._step(index, text, env, mem, written)
         written = frozenset(written)
         index, term = block.lines[-1]
         m = _BR_RE.match(term)
         if m:
-            return self._edge(m.group(1), env, mem, assume, depth, written)
+            return self._edge(m.group(1), env, mem, assume, depth, written, block.name)
         m = _BR_COND_RE.match(term)
         if not m:
             raise _NotALoop("terminator " + term.strip())
@@ -369,14 +427,37 @@ class _Region:
         for taken, target in ((True, m.group(2)), (False, m.group(3))):
             narrowed = _assume(cond, taken, assume)
             if narrowed is not None:
-                self._edge(target, env, mem, narrowed, depth, written)
+                self._edge(target, env, mem, narrowed, depth, written, block.name)
 
-    def _edge(self, target, env, mem, assume, depth, written) -> None:
+    def _phis(self, block: _Block, env, source) -> dict:
+        """The phis at the top of block, entered from source (None: the walk starts here and
+        they hold what the previous iteration left, a counter)."""
+        values = {}
+        for _, text in block.lines:
+            m = _PHI_RE.match(text)
+            if not m:
+                break
+            if source is None:
+                values[m.group(1)] = ("ctr", m.group(1))
+                self.ctr_names.add(m.group(1))
+                continue
+            incoming = {p: v for v, p in _INCOMING_RE.findall(m.group(2))}
+            if source not in incoming:
+                raise _NotALoop("phi without the edge")
+            values[m.group(1)] = self._value(env, incoming[source])
+            if values[m.group(1)][0] == "ctr":
+                self.ctr_names.add(m.group(1))
+        return values
+
+    def _edge(self, target, env, mem, assume, depth, written, source=None) -> None:
         if target == self.head.name:
+            # what the head's phis carry into the next iteration must not come from a read
+            if any(_on_read(v) for v in self._phis(self.head, env, source).values()):
+                raise _NotALoop("a failed iteration hands a value read to the next one")
             self.back_states.append(mem)
             self.backs.append(assume)
         elif target in self.members:
-            self._walk(self.by_name[target], env, mem, assume, depth + 1, written)
+            self._walk(self.by_name[target], env, mem, assume, depth + 1, written, source)
         else:
             self.exits.append(assume)
             self.exit_written.append(written)
@@ -395,7 +476,12 @@ class _Region:
             return
         if any(w in text for w in _ATOMIC_WORDS) or "volatile" in text:
             raise _NotALoop("another atomic or volatile access")
-        if _HINT_RE.match(text) or _YIELD_RE.match(text):
+        mi = backoff._INSTR_RE.match(text)
+        if mi and mi.group(2) in ("call", "store", "getelementptr") and backoff.is_inert(
+                mi.group(2), mi.group(3), self.info.sleep_slots, self.info.sleep_slots.get):
+            if mi.group(1):         # a sleep's result, an address in a sleep slot
+                env[mi.group(1)] = ("ctr", mi.group(1))
+                self.ctr_names.add(mi.group(1))
             return
         m = _STORE_RE.match(text)
         if m:
@@ -419,6 +505,8 @@ class _Region:
                                        m.group(2) == "eq", self.bits)
             if env[m.group(1)][:2] == ("pred", "V"):
                 self.compared.add(env[m.group(1)][2])
+            if env[m.group(1)][0] == "ctr":
+                self.ctr_names.add(m.group(1))
             return
         m = _XOR_RE.match(text)
         if m:
@@ -426,12 +514,18 @@ class _Region:
             if b != _TRUE:
                 a, b = b, a
             if b != _TRUE:
+                if self._counter(m.group(1), text, env):
+                    return
                 raise _NotALoop("xor")
             env[m.group(1)] = _negate(a)
             return
         m = _CAST_RE.match(text)
         if m:
             v = self._value(env, m.group(4))
+            if v[0] == "ctr":
+                env[m.group(1)] = v
+                self.ctr_names.add(m.group(1))
+                return
             if v == ("V",) and m.group(2) != "trunc":
                 env[m.group(1)] = ("VX", m.group(2))     # the value read, widened
                 return
@@ -447,10 +541,31 @@ class _Region:
                 raise _NotALoop("extractvalue")
             env[m.group(1)] = ("V",) if m.group(3) == "0" else ("pred", "OK", 0, True)
             return
+        m = _ARITH_RE.match(text)
+        if m and self._counter(m.group(1), text, env):
+            return
         raise _NotALoop("instruction " + text.strip())
+
+    def _counter(self, result: str, text: str, env) -> bool:
+        """Arithmetic on values no read gave (a back-off counter: `++spins > 8`, `delay *= 2`):
+        a counter value, which only branches may use (both ways are followed)."""
+        rest = text.split("=", 1)[1]
+        args = [self._value(env, n) for n in re.findall(r'%[-\w.$]+|%"[^"]*"', rest)]
+        if any(_on_read(a) for a in args):
+            return False
+        env[result] = ("ctr", result)
+        self.ctr_names.add(result)
+        return True
+
+
+def _on_read(v) -> bool:
+    """Whether a symbolic value depends on the value read (or the CAS's outcome)."""
+    return v[0] in ("V", "VX", "PAIR") or (v[0] == "pred")
 
 
 def _negate(v):
+    if v[0] == "ctr":
+        return v
     if v[0] == "pred":
         return ("pred", v[1], v[2], not v[3])
     if v in (_TRUE, _FALSE):
@@ -468,6 +583,9 @@ def _compare(a, b, eq: bool, bits: int):
     compared with the value read are kept as LLVM prints them: signed, at that width."""
     if a[0] == "int" and b[0] != "int":
         a, b = b, a
+    if not _on_read(a) and not _on_read(b) and not (a[0] == "int" and b[0] == "int") and \
+            "ctr" in (a[0], b[0]):
+        return ("ctr", "cmp")
     if a == ("V",) and b[0] in ("ext", "entry"):
         # a value fixed before the loop (an SSA value defined outside it, or a stack slot
         # no iteration writes): the loop waits for it (`while (load(&rd_pos) != rd)`)
@@ -498,6 +616,8 @@ def _assume(cond, taken: bool, assume):
     on_v, on_ok = assume
     if cond in (_TRUE, _FALSE):
         return assume if (cond == _TRUE) == taken else None
+    if cond[0] == "ctr":              # a counter decides: both ways, nothing learnt of V
+        return assume
     if cond[0] != "pred":
         raise _NotALoop("branch on a non-boolean")
     want = cond[3] == taken          # the compared fact must hold (True) or fail (False)
