@@ -4,6 +4,7 @@ heap memory named, the cheapest repair suggested, the caller of a header helper 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -109,7 +110,7 @@ def test_a_yielding_wait_for_a_ticket_is_a_wait(run_pyrsan, tmp_path, opt):
     assert r.stdout.count("steps 10 10 10") == 5
 
 
-def test_an_instrumented_binary_prints_one_report_per_access_with_all_stale_writes_in_json(
+def test_an_instrumented_binary_prints_one_block_per_access_listing_its_stale_writes(
         run_pyrsan, tmp_path):
     """An access whose stale writes differ only by cell (each cell's initial value) is one text
     report in a binary run alone (no driver to group them); every key keeps its JSON line."""
@@ -130,6 +131,15 @@ def test_an_instrumented_binary_prints_one_report_per_access_with_all_stale_writ
         groups = {r["group"] for r in reports}
         assert len(reports) > len(groups)       # several stale writes of one access
         assert run.stderr.count("WARNING: pyrsan: robustness violation") == len(groups)
-        assert f"{len(reports) - len(groups)} of them not printed" in run.stderr
+        assert f"{len(reports) - len(groups)} of them listed inside a report above" in run.stderr
+        # each group's block lists its other stale writes: the initial value of each other cell
+        blocks = run.stderr.split("WARNING: pyrsan: robustness violation")[1:]
+        listed = sum(len(re.findall(r"^    - [xy]\+\d+ \(T\d+, hb \d+, sc \d+\): the initial value of global",
+                                    b, re.M)) for b in blocks)
+        assert listed == len(reports) - len(groups), run.stderr
+        for b in blocks:
+            other = re.search(r"other stale writes in this run \((\d+)\)", b)
+            n = len(re.findall(r"^    - ", b, re.M))
+            assert (int(other.group(1)) if other else 0) == n
         return
     pytest.fail("no run reported two stale writes of one access")
