@@ -601,7 +601,7 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_buf_printf(&t, "  Atomic %s of size %d at 0x%llx (%s) by thread T%d", opn, r->size,
            (unsigned long long)r->addr, rsan_order_name(r->order), r->tid);
   if (head && head != prim)
-    rsan_buf_printf(&t, " in %s at %s:%u (inlined %s)", head->function ? head->function : "??",
+    rsan_buf_printf(&t, " in %s at %s:%u (via %s)", head->function ? head->function : "??",
                     rsan_basename(head->file), head->line, prim && prim->function ? prim->function : "??");
   rsan_buf_puts(&t, ":\n");
   rsan_text_frames(&t, &acc);

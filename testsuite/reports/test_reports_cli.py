@@ -143,3 +143,17 @@ def test_an_instrumented_binary_prints_one_block_per_access_listing_its_stale_wr
             assert (int(other.group(1)) if other else 0) == n
         return
     pytest.fail("no run reported two stale writes of one access")
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_the_headline_names_the_first_frame_outside_shared_headers(run_pyrsan, tmp_path, opt):
+    """Item 6: a C++ access two header helpers deep (ring.hpp's peek calls slots.h's
+    load_slot, itself in <atomic>): the headline and SUMMARY name consumer.cpp:11, the caller
+    the maintainer changes, inlined (-O2) or called (-O0); the stack keeps every helper."""
+    r, doc = _run(run_pyrsan, tmp_path, "headline/consumer.cpp", opt, runs=20)
+    (rep,) = [rep for rep in doc["reports"] if rep["type"] == "read"]
+    caller = rep["access"]["caller"]
+    assert (Path(caller["file"]).name, caller["line"], caller["function"]) == ("consumer.cpp", 11, "consumer")
+    assert [f["function"] for f in rep["access"]["stack"][1:4]] == ["load_slot", "peek", "consumer"]
+    assert "by thread T2 in consumer at consumer.cpp:11 (via load_slot):" in r.stderr
+    assert re.search(r"SUMMARY: pyrsan: robustness violation \S*consumer\.cpp:11 in consumer\n", r.stderr)
