@@ -10,6 +10,7 @@ from .registration import module_globals
 from .results import RecognisedLoop, Site, UnsupportedIRError
 from .sites import RMW_OP_NUMBER, SiteTable
 from .spinloops import LoopMatch, find_spin_loops
+from .writeonly import store_target, write_only_globals
 from .syntax import (FUNC_NAME_RE, ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level,
                      strip_keywords)
 from . import wide
@@ -186,7 +187,8 @@ class _Rewriter:
         size, _ = self.value_type(ty, "atomic store")
         ptr, (order,), _ = self.orders(parts[1], "atomic store", 1)
         self.pointer(ptr, "atomic store")
-        sid = self.table.add(self.fn, self.line, "store", order, size)
+        sid = self.table.add(self.fn, self.line, "store", order, size,
+                             write_only=store_target(ptr, self.table.write_only))
         v = self.to_i64(ty, value)
         fn = self.use("__rsan_store_%d" % size)
         self.emit("notail call void %s(%s, %s, i32 %d, i64 %s)" % (fn, ptr, v, order, i64_literal(sid)))
@@ -298,6 +300,7 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
     names: dict[str, str] | None = None
     decls: dict[str, str] = {}
     notes = notes if notes is not None else []
+    table.write_only = write_only_globals(module.top_level_lines(), [fn.lines for fn in module.functions()])
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
         spins = find_spin_loops(fn) if spin_loops else {}

@@ -92,6 +92,9 @@ typedef struct rsan_site {
  * feeds a retry of the same location (passes/casloops.py find_retry_cas) */
 #define RSAN_SITE_CAS_WEAK 1u
 #define RSAN_SITE_CAS_RETRY 2u
+/* rsan_site.op of a store site (passes/sites.py WRITE_ONLY): its location is a global that no
+ * code of the program image reads (passes/writeonly.py) */
+#define RSAN_SITE_WRITE_ONLY 4u
 
 /* A global variable defined in the instrumented module, to name objects in reports. */
 typedef struct rsan_global {

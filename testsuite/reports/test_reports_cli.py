@@ -157,3 +157,18 @@ def test_the_headline_names_the_first_frame_outside_shared_headers(run_pyrsan, t
     assert [f["function"] for f in rep["access"]["stack"][1:4]] == ["load_slot", "peek", "consumer"]
     assert "by thread T2 in consumer at consumer.cpp:11 (via load_slot):" in r.stderr
     assert re.search(r"SUMMARY: pyrsan: robustness violation \S*consumer\.cpp:11 in consumer\n", r.stderr)
+
+
+@pytest.mark.parametrize("variant, consequence", [
+    ((), "write-only"), (("-DREAD_IT",), "value"), (("-DGLOBAL",), "value"),
+    (("-DSC_STORE",), "value"), (("-DESCAPE",), "value")])
+def test_a_store_to_a_global_nothing_reads_is_write_only(run_pyrsan, tmp_path, variant, consequence):
+    """passes/writeonly.py: a static global whose address is only ever stored to; -O0 (at -O1
+    LLVM deletes the stores to such a global, and with them the report)."""
+    r, doc = _run(run_pyrsan, tmp_path, "write_only_stats.c", "--all", "-O0", *variant, runs=30)
+    (rep,) = [rep for rep in doc["reports"] if rep["type"] == "write"]
+    assert rep["location"]["name"] == "last_owner" and rep["consequence"] == consequence
+    if consequence == "write-only":
+        assert rep["repair"]["kind"] == "none" and "no code of the program reads this global" in rep["suggestion"]
+        r, doc = _run(run_pyrsan, tmp_path, "write_only_stats.c", "-O0", runs=30)
+        assert r.returncode == 0 and doc["reports"] == [] and doc["benign"] >= 1
