@@ -502,7 +502,10 @@ void rsan_race_free(const void *p, size_t n) {
       rsan_cell *cells = c + ((g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
       for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
         uint64_t w = __atomic_load_n(&cells[i], __ATOMIC_RELAXED);
-        if (w_tid(w) == MARK_TID && overflow_unordered(t, g, w, &h)) break;
+        if (w_tid(w) == MARK_TID) { /* a mark is no access: its overflow cells are */
+          if (overflow_unordered(t, g, w, &h)) break;
+          continue;
+        }
         if (!w || w_tid(w) == rsan_race_index(t) || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
         h.found = 1;
         h.addr = g + (uintptr_t)__builtin_ctz(w_mask(w));
