@@ -191,3 +191,47 @@ def sleep_address_map(lines: list[str], slots: set[str]) -> dict[str, str]:
             if g and g.group(1) in derived:
                 derived[m.group(1)] = derived[g.group(1)]
     return derived
+
+
+_VALUE_OPS = frozenset("""add sub mul udiv sdiv urem srem shl lshr ashr and or xor icmp select zext sext
+trunc freeze phi""".split())
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(re.escape(name) + r'(?![-\w.$"])', text) is not None
+
+
+def timing_only(names: set[str], lines: list[str], derived_of) -> bool:
+    """Whether the values named (a back-off delay that outlives its loop: `delay *= 2` kept
+    for the next wait) reach nothing but timing through lines (the code outside the loop):
+    arithmetic and phis whose results do the same, the value of a store to a sleep slot, an
+    integer argument of a sleep. A branch, a return, any other store or call is a use the
+    program can see (the number of failed attempts would show)."""
+    instrs = []
+    for text in lines:
+        if text.lstrip().startswith(("#dbg_", ";")):
+            continue
+        m = _INSTR_RE.match(_TRAILER_RE.sub("", text.rstrip()))
+        instrs.append(m.groups() if m else (None, "?", text))
+    todo, seen = list(names), set(names)
+    while todo:
+        name = todo.pop()
+        for result, op, rest in instrs:
+            if not _mentions(rest, name):
+                continue
+            if op in _VALUE_OPS and result:
+                if result not in seen:
+                    seen.add(result)
+                    todo.append(result)
+                continue
+            if op == "store":
+                ms = _STORE_RE.match(rest)
+                if ms and derived_of(ms.group(3)) is not None and not _mentions(ms.group(3), name):
+                    continue
+            if op == "call":
+                c = _callee(rest)
+                if c is not None and is_sleep(c[0]) and all(
+                        not (a.startswith("ptr") and _mentions(a, name)) for a in _split_args(c[1])):
+                    continue
+            return False
+    return True

@@ -380,12 +380,11 @@ class _Region:
         # failed iteration makes: the code after the loop must not see it
         if self.ctr_names:
             name_re = re.compile(r'(%[-\w.$]+|%"[^"]*")')
-            for b in self.info.blocks:
-                if b.name in self.members:
-                    continue
-                for _, text in b.lines:
-                    if set(name_re.findall(text)) & self.ctr_names:
-                        raise _NotALoop("a counter of the loop is used after it")
+            outside = [text for b in self.info.blocks if b.name not in self.members for _, text in b.lines]
+            used = {n for text in outside for n in name_re.findall(text)} & self.ctr_names
+            # a delay kept for the next wait may outlive the loop when it only times sleeps
+            if used and not backoff.timing_only(used, outside, self.info.sleep_slots.get):
+                raise _NotALoop("a counter of the loop is used after it")
 
     def _counter_slot(self, s: str) -> bool:
         """A slot a failed iteration changes with a value no read gave (a back-off counter,

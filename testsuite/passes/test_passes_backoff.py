@@ -151,3 +151,18 @@ def test_cpp_loops_with_each_back_off_are_recognised(tmp_path, opt):
     assert _lines(result, "rmw") == {first + 2 * k for k in range(len(CPP_BACKOFF))}
     assert _lines(result, "wait") == {first + 2 * k + 1 for k in range(len(CPP_BACKOFF))}
     assert "@__rsan_read_8(" in result.ir_text      # the hooks of `old` are still there
+
+
+TTAS = ("void lock(void) { long delay = 100; while (atomic_exchange_explicit(&f, 1, memory_order_acquire)) {"
+        " while (atomic_load_explicit(&f, memory_order_relaxed) != 0) { struct timespec ts = {0, delay};"
+        " nanosleep(&ts, NULL); if (delay < 10000) delay *= 2; } } %s}\n")
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+@pytest.mark.parametrize("tail, recognised", [("", True), ("spent = delay; ", False)])
+def test_a_delay_kept_for_the_next_wait_only_times_sleeps(tmp_path, opt, tail, recognised):
+    """A test-and-test-and-set lock whose exponential delay outlives the inner wait (it is
+    kept for the next one): still a wait while the delay only reaches sleeps; when the code
+    after the loops stores it, the number of failed attempts shows, and the loop is left alone."""
+    result = instrument(tmp_path, C_HEAD + TTAS % tail, "t.c", opt)
+    assert bool(_lines(result, "wait")) == recognised

@@ -172,3 +172,17 @@ def test_a_store_to_a_global_nothing_reads_is_write_only(run_pyrsan, tmp_path, v
         assert rep["repair"]["kind"] == "none" and "no code of the program reads this global" in rep["suggestion"]
         r, doc = _run(run_pyrsan, tmp_path, "write_only_stats.c", "-O0", runs=30)
         assert r.returncode == 0 and doc["reports"] == [] and doc["benign"] >= 1
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_loops_with_back_off_are_listed_and_their_attempts_not_reported(run_pyrsan, tmp_path, opt):
+    """backoff_loops.c: a TTAS lock's wait with an exponential nanosleep back-off kept across
+    attempts, a CAS counter that yields after 4 failures, a start flag waited for with a spin
+    counter: `-v` lists the three; no report names a read of their loops."""
+    r, doc = _run(run_pyrsan, tmp_path, "backoff_loops.c", "-v", opt, runs=10)
+    listed = sorted(line.split(" at ")[1] for line in r.stderr.splitlines() if " loop at " in line)
+    assert listed == ["backoff_loops.c:23 (wait for lock_word == 0)",
+                      "backoff_loops.c:36 (read-modify-write of hits)",
+                      "backoff_loops.c:44 (wait for start == 1)"], r.stderr[-2000:]
+    assert not [rep for rep in doc["reports"] if rep["type"] == "read"], r.stderr[-3000:]
+    assert "ok 60 60" in r.stdout      # the program runs unchanged under the loops' hooks
