@@ -319,6 +319,12 @@ void rsan_report_deadlock(const rsan_deadlock_thread *th, int n) {
   rsan_publish_and_unlock(&t, &j, 0);
 }
 
+void rsan_report_flush_text(void) {
+  if (rsan_test_mode || !rsan_spin_trylock(&rsan_report_lock)) return;
+  rsan_robustness_flush_groups();
+  rsan_spin_unlock(&rsan_report_lock);
+}
+
 /* Once per process (exit, _exit, quick_exit and halt_on_error all lead here; a forked child
  * has its own). */
 void rsan_report_at_exit(void) {

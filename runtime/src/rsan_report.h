@@ -60,6 +60,9 @@ extern uint64_t rsan_ngrouped;
  * it met (report_lock held); a forked child forgets its parent's */
 void rsan_robustness_flush_groups(void);
 void rsan_robustness_forget_groups(void);
+/* report.c: prints those blocks now, unless the report lock is held (a fatal error inside a
+ * report); for the exits that bypass rsan_report_at_exit (deadlock, step bound, fatal) */
+void rsan_report_flush_text(void);
 extern uint64_t rsan_nraces;                      /* report_race.c */
 
 /* ---- suppressions.c ----

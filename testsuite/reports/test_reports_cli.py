@@ -186,3 +186,24 @@ def test_loops_with_back_off_are_listed_and_their_attempts_not_reported(run_pyrs
                       "backoff_loops.c:44 (wait for start == 1)"], r.stderr[-2000:]
     assert not [rep for rep in doc["reports"] if rep["type"] == "read"], r.stderr[-3000:]
     assert "ok 60 60" in r.stdout      # the program runs unchanged under the loops' hooks
+
+
+def test_the_text_blocks_are_printed_when_the_run_ends_in_a_deadlock(run_pyrsan, tmp_path):
+    import os
+    import subprocess
+
+    exe = tmp_path / "sb_then_deadlock"
+    proc = run_pyrsan("build", "-o", exe, HERE / "sb_then_deadlock.c", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for seed in range(1, 9):
+        log = tmp_path / f"r{seed}.jsonl"
+        env = dict(os.environ, PYRSAN_OPTIONS=f"sched=random:seed={seed}:json_path={log}")
+        run = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60)
+        assert run.returncode == 87, run.stderr
+        lines = [json.loads(l) for l in log.read_text().splitlines()] if log.exists() else []
+        reports = [r for r in lines if r.get("kind") == "robustness"]
+        assert run.stderr.count("WARNING: pyrsan: robustness violation") == len(reports)
+        if reports:
+            assert "WARNING: pyrsan: deadlock" in run.stderr
+            return
+    pytest.fail("no run reported the store buffering")
