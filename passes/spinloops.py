@@ -75,9 +75,9 @@ _CMPXCHG_RE = re.compile(
     r'^  (%s) = cmpxchg (weak )?ptr (@[-\w.$]+|@"[^"]*"|%s), (i8|i16|i32|i64) ([^,]+), '
     r'(i8|i16|i32|i64) (\S+) (\w+) (\w+), align' % (_NAME, _NAME))
 # `  store i32 %3, ptr %1, align 4`
-_STORE_RE = re.compile(r'^  store (i1|i8|i16|i32|i64) ([^,]+), ptr (%s), align' % _NAME)
+_STORE_RE = re.compile(r'^  store (i1|i8|i16|i32|i64|ptr) ([^,]+), ptr (%s), align' % _NAME)
 # `  %4 = load i32, ptr %1, align 4`
-_LOAD_RE = re.compile(r'^  (%s) = load (i1|i8|i16|i32|i64), ptr (%s), align' % (_NAME, _NAME))
+_LOAD_RE = re.compile(r'^  (%s) = load (i1|i8|i16|i32|i64|ptr), ptr (%s), align' % (_NAME, _NAME))
 # `  %5 = icmp ne i32 %4, 1`
 _ICMP_RE = re.compile(r'^  (%s) = icmp (eq|ne) (i1|i8|i16|i32|i64) ([^,]+), (\S+)$' % _NAME)
 # `  %6 = xor i1 %5, true`
@@ -252,6 +252,17 @@ class _Function:
                     if ml and ml.group(3) in self.slots:
                         self.slot_loads.setdefault(ml.group(3), set()).add(b.name)
         self.block_at = {i: b for b in self.blocks for i, _ in b.lines}
+        # SSA name -> the block defining it; slot -> the values stored to it (operand texts)
+        self.def_block: dict[str, str] = {}
+        self.slot_stores: dict[str, set[str]] = {}
+        for b in self.blocks:
+            for _, text in b.lines:
+                md = re.match(r'^  (%[-\w.$]+|%"[^"]*") = ', text)
+                if md:
+                    self.def_block[md.group(1)] = b.name
+                ms = _STORE_RE.match(text)
+                if ms and ms.group(3) in self.slots:
+                    self.slot_stores.setdefault(ms.group(3), set()).add(ms.group(2).strip())
         self._loops: list[set[str]] | None = None
 
     def innermost_loop(self, name: str) -> set[str]:
@@ -386,6 +397,22 @@ class _Region:
             if used and not backoff.timing_only(used, outside, self.info.sleep_slots.get):
                 raise _NotALoop("a counter of the loop is used after it")
 
+    def _invariant(self, name: str, depth: int = 0) -> bool:
+        """Whether a pointer operand is the same on every iteration: a global, a value defined
+        outside the loop, or a load of a stack slot to which the function only ever stores
+        one such value (clang -O0 passes `this` through a slot: `store ptr @f, ptr %1`)."""
+        if name.startswith("@") or self.info.def_block.get(name) not in self.members:
+            return True
+        if depth > 2:
+            return False
+        for b in self.members:
+            for _, text in self.by_name[b].lines:
+                m = _LOAD_RE.match(text)
+                if m and m.group(1) == name and m.group(3) in self.slots:
+                    stored = self.info.slot_stores.get(m.group(3), set())
+                    return len(stored) == 1 and self._invariant(next(iter(stored)), depth + 1)
+        return False
+
     def _counter_slot(self, s: str) -> bool:
         """A slot a failed iteration changes with a value no read gave (a back-off counter,
         `spins++`) is left behind harmlessly when nothing after the loop reads it and the value
@@ -464,6 +491,8 @@ class _Region:
     def _step(self, index: int, text: str, env, mem, written) -> None:
         if index == self.target:
             m = _ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
+            if not self._invariant(m.group(3)):
+                raise _NotALoop("the location may change from one iteration to the next")
             if m.re is _ATOMIC_LOAD_RE:
                 env[m.group(1)] = ("V",)
                 self.bits = int(m.group(2)[1:])

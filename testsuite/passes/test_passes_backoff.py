@@ -113,6 +113,9 @@ C_COUNTERS_OUT = [
     " != 1) { acc += v; sched_yield(); } return acc; }",
     # the value read is compared with a counter
     "void w(void) { int n = 0; while (atomic_load_explicit(&f, memory_order_acquire) != n) n++; }",
+    # a counter chooses the location: not one location waited for
+    "atomic_int fb; void w(void) { unsigned n = 0; while (atomic_load_explicit(n++ & 1 ? &f : &fb,"
+    " memory_order_acquire) != 1) sched_yield(); }",
 ]
 
 
