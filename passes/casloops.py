@@ -130,9 +130,9 @@ class _Fn:
             stripped = text.strip()
             if not stripped or stripped.startswith((";", "#dbg_")):
                 continue
-            if text.startswith("   ") and cur.lines:
+            if (text.startswith("   ") or stripped.startswith("]")) and cur.lines:
                 j, prev = cur.lines[-1]
-                cur.lines[-1] = (j, prev + " " + stripped)
+                cur.lines[-1] = (j, _TRAILER_RE.sub("", prev + " " + stripped.rstrip()))
                 continue
             cur.lines.append((i, _TRAILER_RE.sub("", text.rstrip())))
         self.blocks.append(cur)

@@ -60,8 +60,8 @@ from .model import IRFunction
 
 ENV_OFF = "PYRSAN_NO_SPIN_LOOPS"
 
-MAX_REGION_BLOCKS = 8
-MAX_PATH_BLOCKS = 16
+MAX_REGION_BLOCKS = 12
+MAX_PATH_BLOCKS = 24
 
 # `1:                                                ; preds = %1, %0`   `"while.cond":`
 _LABEL_RE = re.compile(r'^("[^"]+"|[-\w.$]+):')
@@ -91,6 +91,16 @@ _EXTRACT_RE = re.compile(r'^  (%s) = extractvalue \{ (?:i8|i16|i32|i64), i1 \} (
 # `  br i1 %5, label %6, label %7, !llvm.loop !6`   `  br label %2`
 _BR_COND_RE = re.compile(r'^  br i1 (\S+), label (%s), label (%s)$' % (_NAME, _NAME))
 _BR_RE = re.compile(r'^  br label (%s)$' % _NAME)
+# `  switch i32 %11, label %12 [ i32 1, label %14 i32 2, label %14 i32 5, label %16 ]`
+_SWITCH_RE = re.compile(r'^  switch (i\d+) (\S+), label (%s) \[(.*)\]$' % _NAME)
+_CASE_RE = re.compile(r'i\d+ (-?\d+), label (%s)' % _NAME)
+# `  %9 = invoke noundef i32 @f(i32 noundef %8, i32 noundef 65535) to label %10 unwind label %18`
+_INVOKE_RE = re.compile(r'^  (?:(%s) = )?invoke (.*) to label (%s) unwind label (%s)$' % (_NAME, _NAME, _NAME))
+# libstdc++'s constexpr helpers on memory orders, which clang -O0 calls from every std::atomic
+# member: std::operator&(memory_order, __memory_order_modifier), __cmpexch_failure_order
+_ORDER_HELPER_RE = re.compile(r'^(?:[\w()]+ )*i32 @(_ZStanSt12memory_orderSt23__memory_order_modifier|'
+                              r'_ZSt23__cmpexch_failure_orderSt12memory_order|'
+                              r'_ZSt24__cmpexch_failure_order2St12memory_order)\((.*)\)(?: #\d+)?$')
 # `  %1 = alloca i32, align 4`
 _ALLOCA_RE = re.compile(r'^  (%s) = alloca ' % _NAME)
 # `  %.06 = phi i32 [ %.1, %6 ], [ 0, %0 ]`
@@ -147,9 +157,9 @@ def _blocks(fn: IRFunction) -> list[_Block]:
         stripped = text.strip()
         if not stripped or stripped.startswith((";", "#dbg_")):
             continue
-        if text.startswith("   ") and cur.lines:   # continuation line of the instruction
+        if (text.startswith("   ") or stripped.startswith("]")) and cur.lines:   # continuation line
             j, prev = cur.lines[-1]
-            cur.lines[-1] = (j, prev + " " + stripped)
+            cur.lines[-1] = (j, _TRAILER_RE.sub("", prev + " " + stripped.rstrip()))
             continue
         cur.lines.append((i, _TRAILER_RE.sub("", text.rstrip())))
     blocks.append(cur)
@@ -446,6 +456,22 @@ class _Region:
         m = _BR_RE.match(term)
         if m:
             return self._edge(m.group(1), env, mem, assume, depth, written, block.name)
+        m = _INVOKE_RE.match(term)
+        if m:       # a call that cannot throw (see _call): its normal edge only
+            self._call(m.group(1), "call " + m.group(2), env)
+            return self._edge(m.group(3), env, mem, assume, depth, written, block.name)
+        m = _SWITCH_RE.match(term)
+        if m:
+            value = self._value(env, m.group(2))
+            cases = [(_signed(int(c), int(m.group(1)[1:])), t) for c, t in _CASE_RE.findall(m.group(4))]
+            if value[0] == "int":       # clang -O0's switch over a memory order it just stored
+                target = next((t for c, t in cases if c == _signed(value[1], int(m.group(1)[1:]))), m.group(3))
+                return self._edge(target, env, mem, assume, depth, written, block.name)
+            if value[0] != "ctr":
+                raise _NotALoop("switch on the value read")
+            for target in dict.fromkeys([m.group(3)] + [t for _, t in cases]):
+                self._edge(target, env, mem, assume, depth, written, block.name)
+            return None
         m = _BR_COND_RE.match(term)
         if not m:
             raise _NotALoop("terminator " + term.strip())
@@ -572,7 +598,37 @@ class _Region:
         m = _ARITH_RE.match(text)
         if m and self._counter(m.group(1), text, env):
             return
+        mc = re.match(r'^  (?:(%s) = )?(?:tail |notail )?(call .*)$' % _NAME, text)
+        if mc:
+            return self._call(mc.group(1), mc.group(2), env)
         raise _NotALoop("instruction " + text.strip())
+
+    def _call(self, result, call: str, env) -> None:
+        """A call in the loop (or an invoke: its unwind edge is never taken, the callee cannot
+        throw): inert (backoff.py), or one of libstdc++'s constexpr memory-order helpers, which
+        compute an order from an order (evaluated when the arguments are constants)."""
+        rest = call[len("call "):]
+        if backoff.is_inert("call", rest, self.info.sleep_slots, self.info.sleep_slots.get):
+            if result:
+                env[result] = ("ctr", result)
+                self.ctr_names.add(result)
+            return
+        m = _ORDER_HELPER_RE.match(rest)
+        if not m:
+            raise _NotALoop("call " + rest.split("(")[0])
+        args = [self._value(env, a.split()[-1]) for a in backoff._split_args(m.group(2))]
+        if any(_on_read(a) for a in args):
+            raise _NotALoop("a memory order computed from the value read")
+        if result is None:
+            return
+        if all(a[0] == "int" for a in args):
+            if m.group(1).startswith("_ZStan"):
+                env[result] = ("int", args[0][1] & args[1][1])
+            else:   # acq_rel -> acquire, release -> relaxed
+                env[result] = ("int", {4: 2, 3: 0}.get(args[0][1], args[0][1]))
+        else:
+            env[result] = ("ctr", result)
+            self.ctr_names.add(result)
 
     def _counter(self, result: str, text: str, env) -> bool:
         """Arithmetic on values no read gave (a back-off counter: `++spins > 8`, `delay *= 2`):

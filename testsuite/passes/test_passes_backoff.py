@@ -169,3 +169,23 @@ def test_a_delay_kept_for_the_next_wait_only_times_sleeps(tmp_path, opt, tail, r
     after the loops stores it, the number of failed attempts shows, and the loop is left alone."""
     result = instrument(tmp_path, C_HEAD + TTAS % tail, "t.c", opt)
     assert bool(_lines(result, "wait")) == recognised
+
+
+@pytest.mark.parametrize("stmt", [v for k, v in CPP_BACKOFF.items() if k != "sleep_for"])
+def test_cpp_wait_loops_at_O0(tmp_path, stmt):
+    """clang -O0 does not inline std::atomic's load into a plain atomic instruction: it calls
+    std::operator&(memory_order, __memory_order_modifier) (an invoke) and switches over the
+    order, with one atomic load per case, through `this` in a stack slot. The load the switch
+    takes is the wait's; the other cases stay plain hooks (never executed)."""
+    body = ("void wait_turn() { unsigned spins = 0; (void)spins;\n"
+            " while (f.load(std::memory_order_acquire) != 1) { %s } }\n" % stmt)
+    result = instrument(tmp_path, CPP_HEAD + body, "t.cpp", "-O0")
+    assert _lines(result, "wait") == {CPP_HEAD.count("\n") + 2}
+    assert len(re.findall(r"call i64 @__rsan_spin_load_4\(", result.ir_text)) == 1
+
+
+def test_cpp_O0_wait_whose_location_changes_is_left_alone(tmp_path):
+    body = ("std::atomic<int> g; void wait_turn() { unsigned n = 0;\n"
+            " while ((n++ & 1 ? f : g).load(std::memory_order_acquire) != 1) std::this_thread::yield(); }\n")
+    result = instrument(tmp_path, CPP_HEAD + body, "t.cpp", "-O0")
+    assert not _lines(result, "wait")
