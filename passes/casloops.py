@@ -71,6 +71,13 @@ _PURE = frozenset("""add sub mul udiv sdiv urem srem shl lshr ashr and or xor ic
 sext trunc ptrtoint inttoptr bitcast getelementptr extractvalue insertvalue freeze""".split())
 _PURE_INTRINSIC_RE = re.compile(r'^(?:[\w()]+ )*@llvm\.(?:umax|umin|smax|smin|abs|ctpop|ctlz|cttz|bswap|'
                                 r'fshl|fshr|expect)\.')
+_SWITCH_RE = re.compile(r'^(i\d+) (\S+), label (%s) \[(.*)\]$' % _NAME)
+_CASE_RE = re.compile(r'i\d+ (-?\d+), label (%s)' % _NAME)
+_INVOKE_RE = re.compile(r'^(.*) to label (%s) unwind label (%s)$' % (_NAME, _NAME))
+# libstdc++'s constexpr memory-order helpers that clang -O0 calls from std::atomic's members
+_ORDER_HELPER_RE = re.compile(r'^(?:[\w()]+ )*i32 @(_ZStanSt12memory_orderSt23__memory_order_modifier|'
+                              r'_ZSt23__cmpexch_failure_orderSt12memory_order|'
+                              r'_ZSt24__cmpexch_failure_order2St12memory_order)\((.*)\)(?: #\d+)?$')
 _READ_RANK = {"unordered": 0, "monotonic": 0, "release": 0, "acquire": 1, "acq_rel": 1, "seq_cst": 2}
 
 
@@ -153,12 +160,116 @@ class _Fn:
                 m = _INSTR_RE.match(text)
                 if m and m.group(1):
                     self.locals.add(m.group(1))
+        self.alias, self.const_load = self._references()
         self.slots = self._private_slots()
+        self.alias = {n: b for n, b in self.alias.items() if b in self.slots}
+        self.static_dead = self._static_dead()
         self.sleep_slots = backoff.sleep_address_map(lines, backoff.sleep_slots(lines))
         self._live = None           # computed at the first attempt a walk reaches
 
+    def _references(self) -> tuple[dict[str, str], dict[str, str]]:
+        """clang -O0 passes `old` to std::atomic's compare_exchange by reference, through
+        another slot: `store ptr %old, ptr %ref` ... `%p = load ptr, ptr %ref` ... `load i64,
+        ptr %p`. A reference slot is an alloca whose stores all store the address of one
+        other alloca and whose loads give pointers used only as the address of plain loads,
+        stores and race hooks: alias maps those pointers to the slot they address.
+        const_load maps `%p = load ptr, ptr %s` to the global every store to %s stores (`this`
+        of a global std::atomic at -O0)."""
+        allocas = {m.group(1) for b in self.blocks for _, t in b.lines for m in [_ALLOCA_RE.match(t)] if m}
+        stored: dict[str, set[str]] = {}
+        loads: dict[str, str] = {}          # pointer loaded -> the slot it was loaded from
+        other: set[str] = set()             # allocas used otherwise
+        texts = [t for b in self.blocks for _, t in b.lines if not _ALLOCA_RE.match(t)]
+        for text in texts:
+            m = _INSTR_RE.match(text)
+            op, rest = (m.group(2), m.group(3)) if m else ("", "")
+            if op == "store" and not rest.startswith("volatile"):
+                ms = _STORE_RE.match(rest)
+                if ms and ms.group(3) in allocas:
+                    stored.setdefault(ms.group(3), set()).add(ms.group(2).strip())
+                    other |= set(_NAME_RE.findall(ms.group(2))) & allocas - {ms.group(2).strip()}
+                    continue
+            if op == "load" and not rest.startswith(("volatile", "atomic")):
+                ml = _LOAD_RE.match(rest)
+                if ml and ml.group(2) in allocas:
+                    loads[m.group(1)] = ml.group(2)
+                    continue
+            if backoff.is_lifetime(op, rest) or backoff.is_hook(op, rest):
+                continue
+            other |= set(_NAME_RE.findall(rest)) & allocas
+        alias: dict[str, str] = {}
+        const_load: dict[str, str] = {}
+        for ptr, slot in loads.items():
+            values = stored.get(slot, set())
+            if slot in other or len(values) != 1:
+                continue
+            (value,) = values
+            if value.startswith("@") or re.fullmatch(r"-?\d+", value):
+                const_load[ptr] = value
+            elif value in allocas:
+                alias[ptr] = value
+        # a reference's pointer may only address plain loads and stores (and their hooks)
+        for text in texts:
+            m = _INSTR_RE.match(text)
+            if not m:
+                continue
+            op, rest = m.group(2), m.group(3)
+            names = set(_NAME_RE.findall(rest)) & set(alias)
+            if not names:
+                continue
+            ok: set[str] = set()
+            if op == "store" and not rest.startswith("volatile"):
+                ms = _STORE_RE.match(rest)
+                if ms:
+                    ok = {ms.group(3)} - set(_NAME_RE.findall(ms.group(2)))
+            elif op == "load" and not rest.startswith(("volatile", "atomic")):
+                ml = _LOAD_RE.match(rest)
+                if ml:
+                    ok = {ml.group(2)}
+            elif backoff.is_hook(op, rest):
+                ok = names
+            for n in names - ok:
+                alias.pop(n, None)
+        # a reference slot counts only when every pointer loaded from it is such an address
+        bad = {slot for ptr, slot in loads.items() if slot in stored and ptr not in alias
+               and next(iter(stored[slot])) in allocas}
+        alias = {ptr: b for ptr, b in alias.items() if loads[ptr] not in bad}
+        self.references = {loads[ptr]: b for ptr, b in alias.items()}
+        return alias, const_load
+
+    def _static_dead(self) -> set[tuple[str, str]]:
+        """Edges never taken whatever the loop does: the other cases of a switch over a slot
+        every store sets to one constant (clang -O0's memory order), an order helper's unwind."""
+        dead = set()
+        for b in self.blocks:
+            if not b.lines:
+                continue
+            m = _INSTR_RE.match(b.lines[-1][1])
+            if not m:
+                continue
+            if m.group(2) == "switch":
+                ms = _SWITCH_RE.match(m.group(3))
+                const = self.const_load.get(ms.group(2)) if ms else None
+                if const is None or const.startswith("@"):
+                    continue
+                bits = int(ms.group(1)[1:])
+                cases = [(int(c), t) for c, t in _CASE_RE.findall(ms.group(4))]
+                want = int(const) & ((1 << bits) - 1)
+                target = next((t for c, t in cases if c & ((1 << bits) - 1) == want), ms.group(3))
+                dead |= {(b.name, t) for t in [ms.group(3)] + [t for _, t in cases] if t != target}
+            elif m.group(2) == "invoke":
+                mi = _INVOKE_RE.match(m.group(3))
+                if mi and _ORDER_HELPER_RE.match(mi.group(1)):
+                    dead.add((b.name, mi.group(3)))
+        return dead
+
+    def slot_of(self, ptr: str) -> str | None:
+        """The private slot a load or store address is: the slot, or a reference to it."""
+        return ptr if ptr in self.slots else self.alias.get(ptr)
+
     def _private_slots(self) -> set[str]:
         slots = {m.group(1) for b in self.blocks for _, t in b.lines for m in [_ALLOCA_RE.match(t)] if m}
+        ref_slots = self.references      # reference slot -> the slot it holds the address of
         for b in self.blocks:
             for _, text in b.lines:
                 if _ALLOCA_RE.match(text):
@@ -173,6 +284,8 @@ class _Fn:
                     ms = _STORE_RE.match(rest)
                     if ms and ms.group(2).strip() not in slots:
                         ok = {ms.group(3)}
+                    elif ms and ref_slots.get(ms.group(3)) == ms.group(2).strip():
+                        ok = names      # `store ptr %old, ptr %ref`: a reference to a slot
                 elif op == "load" and not rest.startswith(("volatile", "atomic")):
                     ml = _LOAD_RE.match(rest)
                     if ml:
@@ -192,12 +305,12 @@ class _Fn:
         defs = [result] if result else []
         if op == "store":
             ms = _STORE_RE.match(rest)
-            if ms and ms.group(3) in self.slots:
-                return [n for n in _NAME_RE.findall(ms.group(2)) if n in self.locals], [("mem", ms.group(3))]
+            if ms and self.slot_of(ms.group(3)):
+                return [n for n in _NAME_RE.findall(ms.group(2)) if n in self.locals], [("mem", self.slot_of(ms.group(3)))]
         if op == "load":
             ml = _LOAD_RE.match(rest)
-            if ml and ml.group(2) in self.slots:
-                return [("mem", ml.group(2))], defs
+            if ml and self.slot_of(ml.group(2)):
+                return [("mem", self.slot_of(ml.group(2)))], defs
         if op == "phi":
             return [], defs
         return [n for n in _NAME_RE.findall(rest) if n in self.locals], defs
@@ -256,13 +369,18 @@ class _Fn:
         return live
 
     def uses_outside(self, name, blocks: set[str]) -> bool:
-        """Whether an SSA name or a slot's content (("mem", slot)) is used outside blocks."""
-        for b in self.blocks:
-            if b.name in blocks:
+        """Whether an SSA name or a slot's content (("mem", slot)) is used after blocks (the
+        loop): live into a block reachable from them outside them. Blocks before the loop
+        only reach it (the counter is live there because the loop reads it)."""
+        after, todo = set(), [s for b in blocks for s in self.by_name[b].succs if s not in blocks] \
+            if all(b in self.by_name for b in blocks) else [b.name for b in self.blocks]
+        while todo:
+            b = todo.pop()
+            if b in after or b in blocks or b not in self.by_name:
                 continue
-            if name in self.live_in[b.name]:
-                return True
-        return False
+            after.add(b)
+            todo.extend(self.by_name[b].succs)
+        return any(name in self.live_in[b] for b in after)
 
 
 class _Walk:
@@ -282,6 +400,9 @@ class _Walk:
             return ("int", int(text))
         if text in ("null", "poison", "undef"):
             return ("const", text)
+        if text in self.fn.const_load:
+            const = self.fn.const_load[text]
+            return ("ext", const) if const.startswith("@") else ("int", int(const))
         if text in self.fn.locals:
             return env.get(text, ("ext", text))
         if text.startswith("@"):
@@ -350,6 +471,7 @@ class _Walk:
         self.seen: dict[int, dict] = {}
         self.attempts: list[int] = []
         self.walked: set[str] = set()
+        self.dead: set[tuple[str, str]] = set()     # edges a constant decided against
         self.order_rank = None
         self.paths = 0
         env: dict = {}
@@ -387,15 +509,33 @@ class _Walk:
         self._walk(block, pos + 1, env, mem, 0, {}, 0)
         if not self.attempts:
             raise _Reject("no attempt")
+        dead = self._dead_blocks()
         for b in self.walked:
-            if b != self.start.name and not self.fn.preds.get(b, set()) <= self.walked | {self.start.name}:
+            if b != self.start.name and not self.fn.preds.get(b, set()) <= self.walked | {self.start.name} | dead:
                 raise _Reject("the loop is entered elsewhere")
-        loop_blocks = self.walked | {self.start.name}
+        loop_blocks = self.walked | {self.start.name} | dead
         for cas, keys in self.widen.items():
             for key in keys:
                 if self.fn.uses_outside(key, loop_blocks):
                     raise _Reject("a counter is used after the loop")
         return CasLoop(self.load_index, tuple(sorted(self.attempts)))
+
+    def _dead_blocks(self) -> set[str]:
+        """Blocks entered only through edges a constant decided against (or from such
+        blocks): the other cases of clang -O0's switches over a memory order."""
+        dead: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            edges = self.dead | self.fn.static_dead
+            for b in {t for _, t in edges} | {s for d in dead for s in self.fn.by_name[d].succs}:
+                if b in dead or b in self.walked or b == self.start.name:
+                    continue
+                preds = self.fn.preds.get(b, set())
+                if preds and all((p, b) in edges or p in dead for p in preds):
+                    dead.add(b)
+                    changed = True
+        return dead
 
     def _walk(self, block, pos, env, mem, last, ok, depth) -> None:
         """last: the number of the latest read; ok: attempt -> known outcome on this path."""
@@ -424,6 +564,9 @@ class _Walk:
             self._step(result, op, rest, env, mem)
         index, term = lines[-1]
         m = _INSTR_RE.match(term)
+        if m and m.group(2) in ("switch", "invoke"):
+            target = self._constant_target(m.group(1), m.group(2), m.group(3), block, env)
+            return self._edge(target, block, env, mem, last, ok, depth)
         if not m or m.group(2) != "br":
             raise _Reject("leaves the loop without success: " + term.strip())
         rest = m.group(3)
@@ -438,6 +581,8 @@ class _Walk:
             if cond[0] == "int":
                 if (cond[1] != 0) == taken:
                     self._edge(target, block, env, mem, last, ok, depth)
+                else:
+                    self.dead.add((block.name, target))
                 continue
             if cond[0] == "ok":
                 k, holds = cond[1], cond[2] == taken
@@ -451,6 +596,43 @@ class _Walk:
                 self._edge(target, block, env, mem, last, narrowed, depth)
                 continue
             self._edge(target, block, env, mem, last, ok, depth)
+
+    def _constant_target(self, result, op, rest, block, env) -> str:
+        """clang -O0's std::atomic members: an invoke of a memory-order helper (it cannot
+        throw: its normal edge) and a switch over a memory order held in a slot (the case of
+        that constant); the edges not taken are dead (_entered_only_by)."""
+        if op == "invoke":
+            m = _INVOKE_RE.match(rest)
+            if not m:
+                raise _Reject("invoke")
+            env_result = self._order_helper(m.group(1), env)
+            if result:
+                env[result] = env_result
+            self.dead.add((block.name, m.group(3)))
+            return m.group(2)
+        m = _SWITCH_RE.match(rest)
+        value = self.value(env, m.group(2)) if m else None
+        if not m or value[0] != "int":
+            raise _Reject("switch")
+        bits = int(m.group(1)[1:])
+        cases = [(int(c), t) for c, t in _CASE_RE.findall(m.group(4))]
+        want = value[1] & ((1 << bits) - 1)
+        target = next((t for c, t in cases if c & ((1 << bits) - 1) == want), m.group(3))
+        for t in [m.group(3)] + [t for _, t in cases]:
+            if t != target:
+                self.dead.add((block.name, t))
+        return target
+
+    def _order_helper(self, call: str, env):
+        m = _ORDER_HELPER_RE.match(call)
+        if not m:
+            raise _Reject("call " + call.split("(")[0])
+        args = [self.value(env, a.split()[-1]) for a in backoff._split_args(m.group(2))]
+        if not all(a[0] == "int" for a in args):
+            raise _Reject("a memory order that is not a constant")
+        if m.group(1).startswith("_ZStan"):
+            return ("int", args[0][1] & args[1][1])
+        return ("int", {4: 2, 3: 0}.get(args[0][1], args[0][1]))   # acq_rel -> acquire, release -> relaxed
 
     def _edge(self, target, source, env, mem, last, ok, depth) -> None:
         if target == self.start.name and not self.retry_only:
@@ -546,17 +728,21 @@ class _Walk:
             return
         if op == "store":
             ms = _STORE_RE.match(rest)
-            if not ms or ms.group(3) not in self.fn.slots:
+            if not ms or not self.fn.slot_of(ms.group(3)):
                 raise _Reject("a store to shared memory")
-            mem[ms.group(3)] = self.value(env, ms.group(2))
+            mem[self.fn.slot_of(ms.group(3))] = self.value(env, ms.group(2))
             return
         if op == "load":
             ml = _LOAD_RE.match(rest)
-            if not ml or ml.group(2) not in self.fn.slots:
+            if not ml or not self.fn.slot_of(ml.group(2)):
                 raise _Reject("a read of shared memory")
-            env[result] = mem[ml.group(2)]
+            env[result] = self.value(env, result) if result in self.fn.const_load else mem[self.fn.slot_of(ml.group(2))]
             return
         if op == "call":
+            if _ORDER_HELPER_RE.match(rest):
+                if result:
+                    env[result] = self._order_helper(rest, env)
+                return
             if _PURE_INTRINSIC_RE.match(rest):
                 env[result] = self.generic(env, op, rest)
                 return
@@ -639,6 +825,7 @@ class _RetryWalk(_Walk):
         env: dict = {}
         mem = {s: ("entry", s) for s in self.fn.slots}
         self.seen, self.attempts, self.walked, self.paths = {}, [], set(), 0
+        self.dead = set()
         pos = 0
         for i, (index, text) in enumerate(block.lines):
             m = _INSTR_RE.match(text)

@@ -189,3 +189,45 @@ def test_cpp_O0_wait_whose_location_changes_is_left_alone(tmp_path):
             " while ((n++ & 1 ? f : g).load(std::memory_order_acquire) != 1) std::this_thread::yield(); }\n")
     result = instrument(tmp_path, CPP_HEAD + body, "t.cpp", "-O0")
     assert not _lines(result, "wait")
+
+
+@pytest.mark.parametrize("stmt", [v for k, v in CPP_BACKOFF.items() if k != "sleep_for"])
+def test_cpp_cas_loops_at_O0(tmp_path, stmt):
+    """At -O0 std::atomic's compare_exchange_weak switches over both orders (15 compare-
+    exchanges, one taken) and reaches `old` through a reference slot; the load of the first
+    read is one of three (the relaxed case)."""
+    body = ("long add(long d) { unsigned spins = 0; (void)spins; long old = x.load(std::memory_order_relaxed);\n"
+            " while (!x.compare_exchange_weak(old, old + d, std::memory_order_acq_rel,"
+            " std::memory_order_relaxed)) { %s } return old; }\n" % stmt)
+    result = instrument(tmp_path, CPP_HEAD + body, "t.cpp", "-O0")
+    assert _lines(result, "rmw") == {CPP_HEAD.count("\n") + 2}
+    out = result.ir_text
+    assert len(re.findall(r"@__rsan_casloop_load_8\(", out)) == 2      # the call and its declaration
+    assert len(re.findall(r"call \{ i64, i64 \} @__rsan_casloop_cas_8\(", out)) == 1
+
+
+CPP_NOT_RMW_O0 = [
+    # the first read flows on after the loop
+    "long h(long d) { long first = x.load(std::memory_order_relaxed); long old = first;"
+    " while (!x.compare_exchange_weak(old, old + d, std::memory_order_relaxed,"
+    " std::memory_order_relaxed)) {} return first; }",
+    # an effect in the body
+    "long seen; void h(long d) { long old = x.load(std::memory_order_relaxed);"
+    " while (!x.compare_exchange_weak(old, old + d, std::memory_order_relaxed,"
+    " std::memory_order_relaxed)) { seen = old; } }",
+    # the reference to `old` escapes into a call
+    "void g(long &); void h(long d) { long old = x.load(std::memory_order_relaxed);"
+    " while (!x.compare_exchange_weak(old, old + d, std::memory_order_relaxed,"
+    " std::memory_order_relaxed)) { g(old); } }",
+    # the first read acquires, the CAS's success does not
+    "void h(long d) { long old = x.load(std::memory_order_acquire);"
+    " while (!x.compare_exchange_weak(old, old + d, std::memory_order_relaxed,"
+    " std::memory_order_relaxed)) {} }",
+]
+
+
+@pytest.mark.parametrize("body", CPP_NOT_RMW_O0)
+def test_cpp_O0_cas_loops_outside_the_shape_are_analysed_as_written(tmp_path, body):
+    result = instrument(tmp_path, CPP_HEAD + body + "\n", "t.cpp", "-O0")
+    assert not _lines(result, "rmw")
+    assert "@__rsan_casloop_cas_8(" not in result.ir_text
