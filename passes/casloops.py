@@ -33,7 +33,11 @@ What is proved from the IR (symbolic execution of every path from the first read
   differs between arrivals but depends on no read (a back-off counter of the loop's own) is
   allowed when it feeds neither the desired value nor anything outside the loop.
 - Entry only through the first read: every block of the loop is entered from the loop or
-  from the first read's block.
+  from the first read's block (or from a block only dead edges lead to, below).
+- clang -O0's std::atomic (docs/reports.md §1): libstdc++'s constexpr order helpers are
+  evaluated on constants (an invoke of one takes its normal edge), a switch whose scrutinee
+  is a slot every store sets to one literal takes that case (the other edges are dead), a
+  pointer loaded from a reference slot addresses the slot it holds (`old` by reference).
 """
 from __future__ import annotations
 

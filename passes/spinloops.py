@@ -36,6 +36,11 @@ Soundness (why a loop is recognised, and what is left alone):
   before the loop stores), or never be read before it is written in an iteration and be
   either used only inside the loop (a temporary) or written again on every exit path (`v` in
   `while ((v = atomic_load(&f)) == 0);`). So a failed iteration leaves nothing behind.
+- The location must be the same on every iteration: a global, a value defined before the
+  loop, or a load of a slot that every store sets to one such value (`this` at -O0).
+- clang -O0's std::atomic: libstdc++'s constexpr order helpers are evaluated (an invoke takes
+  its normal edge: they cannot throw) and a switch over a constant order takes that case;
+  the other cases' atomic instructions are never reached and stay plain hooks.
 - A wait needs the exit condition to be "the value equals C" (`__rsan_spin_load_N`, as
   the RSAN paper's wait(x = C)) or "the value differs from C" (`__rsan_spin_load_ne_N`). The
   latter is checked exactly: the successful read reads some value other than C, so it may be
