@@ -330,7 +330,7 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
                     frame = primary_frame(table.sites[-1].frames)
                     loops.append(RecognisedLoop(
                         "rmw" if loop.kind == "casloop_cas" else loop.kind,
-                        _object_name(ptr, names), loop.value,
+                        _object_name("ptr " + loop.location if loop.location else ptr, names), loop.value,
                         frame.file if frame else "", frame.line if frame else 0,
                         loop.desired, loop.negated))
             else:

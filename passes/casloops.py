@@ -89,6 +89,7 @@ _READ_RANK = {"unordered": 0, "monotonic": 0, "release": 0, "acquire": 1, "acq_r
 class CasLoop:
     load: int                    # body index of the first read
     attempts: tuple[int, ...]    # body indices of the compare-exchanges
+    location: str = ""           # the global it updates when the pointer is one (for -v)
 
 
 class _Reject(Exception):
@@ -522,7 +523,8 @@ class _Walk:
             for key in keys:
                 if self.fn.uses_outside(key, loop_blocks):
                     raise _Reject("a counter is used after the loop")
-        return CasLoop(self.load_index, tuple(sorted(self.attempts)))
+        where = self.pointer[1] if self.pointer[0] == "ext" and self.pointer[1].startswith("@") else ""
+        return CasLoop(self.load_index, tuple(sorted(self.attempts)), where)
 
     def _dead_blocks(self) -> set[str]:
         """Blocks entered only through edges a constant decided against (or from such

@@ -55,6 +55,7 @@ Soundness (why a loop is recognised, and what is left alone):
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
@@ -137,6 +138,7 @@ class LoopMatch:
     desired: int = 0
     negated: bool = False
     listed: bool = True
+    location: str = ""      # the global the loop is on when its pointer resolves to one (-v)
 
 
 class _NotALoop(Exception):
@@ -355,6 +357,7 @@ class _Region:
         self.exit_written: list[frozenset] = []   # the slots each exit path wrote
         self.entry_read: set[str] = set()
         self.compared: set = set()      # what the value read is compared with
+        self.location = ""              # the global the pointer resolves to, if any
 
     def _entry_values(self, outside: list[str]) -> dict[str, tuple]:
         """Slot -> the constant the single block entering the loop stores last (else unknown)."""
@@ -427,6 +430,20 @@ class _Region:
                     stored = self.info.slot_stores.get(m.group(3), set())
                     return len(stored) == 1 and self._invariant(next(iter(stored)), depth + 1)
         return False
+
+    def _resolve(self, name: str, depth: int = 0) -> str:
+        """The global a pointer operand is, through slots set to it (else "")."""
+        if name.startswith("@"):
+            return name
+        if depth > 2:
+            return ""
+        for b in self.info.blocks:
+            for _, text in b.lines:
+                m = _LOAD_RE.match(text)
+                if m and m.group(1) == name and m.group(3) in self.slots:
+                    stored = self.info.slot_stores.get(m.group(3), set())
+                    return self._resolve(next(iter(stored)), depth + 1) if len(stored) == 1 else ""
+        return ""
 
     def _counter_slot(self, s: str) -> bool:
         """A slot a failed iteration changes with a value no read gave (a back-off counter,
@@ -524,6 +541,7 @@ class _Region:
             m = _ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
             if not self._invariant(m.group(3)):
                 raise _NotALoop("the location may change from one iteration to the next")
+            self.location = self._resolve(m.group(3))
             if m.re is _ATOMIC_LOAD_RE:
                 env[m.group(1)] = ("V",)
                 self.bits = int(m.group(2)[1:])
@@ -809,6 +827,8 @@ def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
             region = _Region(info, head, i)
             region.run()
             found[i] = _classify(region)
+            if region.location:
+                found[i] = dataclasses.replace(found[i], location=region.location)
         except _NotALoop:
             continue
     if info is not None:
@@ -819,9 +839,9 @@ def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
     for loop in find_cas_loops(fn.lines, fn.header, set(found), shared):
         if any(a in found for a in loop.attempts):
             continue
-        found[loop.load] = LoopMatch(loop.load, "casloop_load", 0, listed=False)
+        found[loop.load] = LoopMatch(loop.load, "casloop_load", 0, listed=False, location=loop.location)
         for k, a in enumerate(loop.attempts):
-            found[a] = LoopMatch(a, "casloop_cas", 0, listed=k == 0)
+            found[a] = LoopMatch(a, "casloop_cas", 0, listed=k == 0, location=loop.location)
     # the other compare-exchanges whose failure only feeds a retry (reports: failed-cas)
     for index in find_retry_cas(fn.lines, fn.header, set(found), shared):
         found[index] = LoopMatch(index, "cas_retry", 0, listed=False)

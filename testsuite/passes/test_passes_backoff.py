@@ -181,6 +181,7 @@ def test_cpp_wait_loops_at_O0(tmp_path, stmt):
             " while (f.load(std::memory_order_acquire) != 1) { %s } }\n" % stmt)
     result = instrument(tmp_path, CPP_HEAD + body, "t.cpp", "-O0")
     assert _lines(result, "wait") == {CPP_HEAD.count("\n") + 2}
+    assert [loop.describe().split(" (")[1] for loop in result.loops] == ["wait for f == 1)"]
     assert len(re.findall(r"call i64 @__rsan_spin_load_4\(", result.ir_text)) == 1
 
 
@@ -201,6 +202,7 @@ def test_cpp_cas_loops_at_O0(tmp_path, stmt):
             " std::memory_order_relaxed)) { %s } return old; }\n" % stmt)
     result = instrument(tmp_path, CPP_HEAD + body, "t.cpp", "-O0")
     assert _lines(result, "rmw") == {CPP_HEAD.count("\n") + 2}
+    assert [loop.describe().split(" (")[1] for loop in result.loops] == ["read-modify-write of x)"]
     out = result.ir_text
     assert len(re.findall(r"@__rsan_casloop_load_8\(", out)) == 2      # the call and its declaration
     assert len(re.findall(r"call \{ i64, i64 \} @__rsan_casloop_cas_8\(", out)) == 1
