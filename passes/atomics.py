@@ -12,6 +12,7 @@ from .registration import module_globals
 from .results import RecognisedLoop, Site, UnsupportedIRError
 from .sites import SiteTable
 from .spinloops import LoopMatch, find_spin_loops
+from .writeonly import store_target, write_only_globals
 from .syntax import (FUNC_NAME_RE, ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level,
                      strip_keywords)
 from . import wide
@@ -188,7 +189,8 @@ class _Rewriter:
         size, _ = self.value_type(ty, "atomic store")
         ptr, (order,), _ = self.orders(parts[1], "atomic store", 1)
         self.pointer(ptr, "atomic store")
-        sid = self.table.add(self.fn, self.line, "store", order, size)
+        sid = self.table.add(self.fn, self.line, "store", order, size,
+                             write_only=store_target(ptr, self.table.write_only))
         v = self.to_i64(ty, value)
         fn = self.use("__rsan_store_%d" % size)
         self.emit("notail call void %s(%s, %s, i32 %d, i64 %s)" % (fn, ptr, v, order, i64_literal(sid)))
@@ -300,6 +302,7 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
     names: dict[str, str] | None = None
     decls: dict[str, str] = {}
     notes = notes if notes is not None else []
+    table.write_only = write_only_globals(module.top_level_lines(), [fn.lines for fn in module.functions()])
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
         spins = find_spin_loops(fn) if spin_loops else {}
@@ -331,7 +334,7 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
                     frame = primary_frame(table.sites[-1].frames)
                     loops.append(RecognisedLoop(
                         "rmw" if loop.kind == "casloop_cas" else loop.kind,
-                        _object_name(ptr, names), loop.value,
+                        _object_name("ptr " + loop.location if loop.location else ptr, names), loop.value,
                         frame.file if frame else "", frame.line if frame else 0,
                         loop.desired, loop.negated))
             else:

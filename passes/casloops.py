@@ -19,8 +19,8 @@ What is proved from the IR (symbolic execution of every path from the first read
 - Effects: between the first read and an attempt, and from a failed attempt to the next one,
   only pure instructions (arithmetic, comparisons, casts, GEPs, select, phi, extract/insert
   value, pure intrinsics), loads and stores of the function's own stack slots that never
-  escape, pause hints and yield calls (sched_yield, thrd_yield, pthread_yield, usleep,
-  std::this_thread::yield). Anything else (another atomic, any other memory access or call, a
+  escape (race hooks on them are not an escape), and what backoff.py calls inert (pause
+  hints, yields, sleeps with their timespec on the stack). Anything else (another atomic, any other memory access or call, a
   return or a switch) on such a path leaves the loop alone.
 - Attempts: every compare-exchange reached is on the first read's pointer and expects the
   value read last (the first read's, then the one the previous failed attempt returned).
@@ -33,13 +33,19 @@ What is proved from the IR (symbolic execution of every path from the first read
   differs between arrivals but depends on no read (a back-off counter of the loop's own) is
   allowed when it feeds neither the desired value nor anything outside the loop.
 - Entry only through the first read: every block of the loop is entered from the loop or
-  from the first read's block.
+  from the first read's block (or from a block only dead edges lead to, below).
+- clang -O0's std::atomic (docs/reports.md §1): libstdc++'s constexpr order helpers are
+  evaluated on constants (an invoke of one takes its normal edge), a switch whose scrutinee
+  is a slot every store sets to one literal takes that case (the other edges are dead), a
+  pointer loaded from a reference slot addresses the slot it holds (`old` by reference).
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+
+from . import backoff
 
 MAX_PATH_BLOCKS = 24
 MAX_PATHS = 256
@@ -68,12 +74,15 @@ _PHI_RE = re.compile(r'\[ ([^,\]]+), (%s) \]' % _NAME)
 
 _PURE = frozenset("""add sub mul udiv sdiv urem srem shl lshr ashr and or xor icmp select zext
 sext trunc ptrtoint inttoptr bitcast getelementptr extractvalue insertvalue freeze""".split())
-# calls with no memory effect a retry loop may make between attempts
-_HINT_RE = re.compile(r'^(?:[\w()]+ )*@(?:llvm\.x86\.sse2\.pause|llvm\.aarch64\.hint|sched_yield|'
-                      r'thrd_yield|pthread_yield|usleep|_ZNSt11this_thread5yieldEv|'
-                      r'__gthread_yield)\(')
 _PURE_INTRINSIC_RE = re.compile(r'^(?:[\w()]+ )*@llvm\.(?:umax|umin|smax|smin|abs|ctpop|ctlz|cttz|bswap|'
                                 r'fshl|fshr|expect)\.')
+_SWITCH_RE = re.compile(r'^(i\d+) (\S+), label (%s) \[(.*)\]$' % _NAME)
+_CASE_RE = re.compile(r'i\d+ (-?\d+), label (%s)' % _NAME)
+_INVOKE_RE = re.compile(r'^(.*) to label (%s) unwind label (%s)$' % (_NAME, _NAME))
+# libstdc++'s constexpr memory-order helpers that clang -O0 calls from std::atomic's members
+_ORDER_HELPER_RE = re.compile(r'^(?:[\w()]+ )*i32 @(_ZStanSt12memory_orderSt23__memory_order_modifier|'
+                              r'_ZSt23__cmpexch_failure_orderSt12memory_order|'
+                              r'_ZSt24__cmpexch_failure_order2St12memory_order)\((.*)\)(?: #\d+)?$')
 _READ_RANK = {"unordered": 0, "monotonic": 0, "release": 0, "acquire": 1, "acq_rel": 1, "seq_cst": 2}
 
 
@@ -81,6 +90,7 @@ _READ_RANK = {"unordered": 0, "monotonic": 0, "release": 0, "acquire": 1, "acq_r
 class CasLoop:
     load: int                    # body index of the first read
     attempts: tuple[int, ...]    # body indices of the compare-exchanges
+    location: str = ""           # the global it updates when the pointer is one (for -v)
 
 
 class _Reject(Exception):
@@ -133,9 +143,9 @@ class _Fn:
             stripped = text.strip()
             if not stripped or stripped.startswith((";", "#dbg_")):
                 continue
-            if text.startswith("   ") and cur.lines:
+            if (text.startswith("   ") or stripped.startswith("]")) and cur.lines:
                 j, prev = cur.lines[-1]
-                cur.lines[-1] = (j, prev + " " + stripped)
+                cur.lines[-1] = (j, _TRAILER_RE.sub("", prev + " " + stripped.rstrip()))
                 continue
             cur.lines.append((i, _TRAILER_RE.sub("", text.rstrip())))
         self.blocks.append(cur)
@@ -156,12 +166,117 @@ class _Fn:
                 m = _INSTR_RE.match(text)
                 if m and m.group(1):
                     self.locals.add(m.group(1))
+        self.alias, self.const_load = self._references()
         self.slots = self._private_slots()
+        self.alias = {n: b for n, b in self.alias.items() if b in self.slots}
+        self.static_dead = self._static_dead()
+        self.sleep_slots = backoff.sleep_address_map(lines, backoff.sleep_slots(lines))
         # computed at the first attempt a walk reaches: (live in, live out) per block
         self._live: tuple[dict[str, set], dict[str, set]] | None = None
 
+    def _references(self) -> tuple[dict[str, str], dict[str, str]]:
+        """clang -O0 passes `old` to std::atomic's compare_exchange by reference, through
+        another slot: `store ptr %old, ptr %ref` ... `%p = load ptr, ptr %ref` ... `load i64,
+        ptr %p`. A reference slot is an alloca whose stores all store the address of one
+        other alloca and whose loads give pointers used only as the address of plain loads,
+        stores and race hooks: alias maps those pointers to the slot they address.
+        const_load maps `%p = load ptr, ptr %s` to the global every store to %s stores (`this`
+        of a global std::atomic at -O0)."""
+        allocas = {m.group(1) for b in self.blocks for _, t in b.lines for m in [_ALLOCA_RE.match(t)] if m}
+        stored: dict[str, set[str]] = {}
+        loads: dict[str, str] = {}          # pointer loaded -> the slot it was loaded from
+        other: set[str] = set()             # allocas used otherwise
+        texts = [t for b in self.blocks for _, t in b.lines if not _ALLOCA_RE.match(t)]
+        for text in texts:
+            m = _INSTR_RE.match(text)
+            op, rest = (m.group(2), m.group(3)) if m else ("", "")
+            if op == "store" and not rest.startswith("volatile"):
+                ms = _STORE_RE.match(rest)
+                if ms and ms.group(3) in allocas:
+                    stored.setdefault(ms.group(3), set()).add(ms.group(2).strip())
+                    other |= set(_NAME_RE.findall(ms.group(2))) & allocas - {ms.group(2).strip()}
+                    continue
+            if op == "load" and not rest.startswith(("volatile", "atomic")):
+                ml = _LOAD_RE.match(rest)
+                if ml and ml.group(2) in allocas:
+                    loads[m.group(1)] = ml.group(2)
+                    continue
+            if backoff.is_lifetime(op, rest) or backoff.is_hook(op, rest):
+                continue
+            other |= set(_NAME_RE.findall(rest)) & allocas
+        alias: dict[str, str] = {}
+        const_load: dict[str, str] = {}
+        for ptr, slot in loads.items():
+            values = stored.get(slot, set())
+            if slot in other or len(values) != 1:
+                continue
+            (value,) = values
+            if value.startswith("@") or re.fullmatch(r"-?\d+", value):
+                const_load[ptr] = value
+            elif value in allocas:
+                alias[ptr] = value
+        # a reference's pointer may only address plain loads and stores (and their hooks)
+        for text in texts:
+            m = _INSTR_RE.match(text)
+            if not m:
+                continue
+            op, rest = m.group(2), m.group(3)
+            names = set(_NAME_RE.findall(rest)) & set(alias)
+            if not names:
+                continue
+            ok: set[str] = set()
+            if op == "store" and not rest.startswith("volatile"):
+                ms = _STORE_RE.match(rest)
+                if ms:
+                    ok = {ms.group(3)} - set(_NAME_RE.findall(ms.group(2)))
+            elif op == "load" and not rest.startswith(("volatile", "atomic")):
+                ml = _LOAD_RE.match(rest)
+                if ml:
+                    ok = {ml.group(2)}
+            elif backoff.is_hook(op, rest):
+                ok = names
+            for n in names - ok:
+                alias.pop(n, None)
+        # a reference slot counts only when every pointer loaded from it is such an address
+        bad = {slot for ptr, slot in loads.items() if slot in stored and ptr not in alias
+               and next(iter(stored[slot])) in allocas}
+        alias = {ptr: b for ptr, b in alias.items() if loads[ptr] not in bad}
+        self.references = {loads[ptr]: b for ptr, b in alias.items()}
+        return alias, const_load
+
+    def _static_dead(self) -> set[tuple[str, str]]:
+        """Edges never taken whatever the loop does: the other cases of a switch over a slot
+        every store sets to one constant (clang -O0's memory order), an order helper's unwind."""
+        dead = set()
+        for b in self.blocks:
+            if not b.lines:
+                continue
+            m = _INSTR_RE.match(b.lines[-1][1])
+            if not m:
+                continue
+            if m.group(2) == "switch":
+                ms = _SWITCH_RE.match(m.group(3))
+                const = self.const_load.get(ms.group(2)) if ms else None
+                if const is None or const.startswith("@"):
+                    continue
+                bits = int(ms.group(1)[1:])
+                cases = [(int(c), t) for c, t in _CASE_RE.findall(ms.group(4))]
+                want = int(const) & ((1 << bits) - 1)
+                target = next((t for c, t in cases if c & ((1 << bits) - 1) == want), ms.group(3))
+                dead |= {(b.name, t) for t in [ms.group(3)] + [t for _, t in cases] if t != target}
+            elif m.group(2) == "invoke":
+                mi = _INVOKE_RE.match(m.group(3))
+                if mi and _ORDER_HELPER_RE.match(mi.group(1)):
+                    dead.add((b.name, mi.group(3)))
+        return dead
+
+    def slot_of(self, ptr: str) -> str | None:
+        """The private slot a load or store address is: the slot, or a reference to it."""
+        return ptr if ptr in self.slots else self.alias.get(ptr)
+
     def _private_slots(self) -> set[str]:
         slots = {m.group(1) for b in self.blocks for _, t in b.lines for m in [_ALLOCA_RE.match(t)] if m}
+        ref_slots = self.references      # reference slot -> the slot it holds the address of
         for b in self.blocks:
             for _, text in b.lines:
                 if _ALLOCA_RE.match(text):
@@ -176,11 +291,13 @@ class _Fn:
                     ms = _STORE_RE.match(rest)
                     if ms and ms.group(2).strip() not in slots:
                         ok = {ms.group(3)}
+                    elif ms and ref_slots.get(ms.group(3)) == ms.group(2).strip():
+                        ok = names      # `store ptr %old, ptr %ref`: a reference to a slot
                 elif op == "load" and not rest.startswith(("volatile", "atomic")):
                     ml = _LOAD_RE.match(rest)
                     if ml:
                         ok = {ml.group(2)}
-                elif op == "call" and "@llvm.lifetime." in rest:
+                elif backoff.is_lifetime(op, rest) or backoff.is_hook(op, rest):
                     ok = names
                 slots -= names - ok
         return slots
@@ -195,12 +312,12 @@ class _Fn:
         defs = [result] if result else []
         if op == "store":
             ms = _STORE_RE.match(rest)
-            if ms and ms.group(3) in self.slots:
-                return [n for n in _NAME_RE.findall(ms.group(2)) if n in self.locals], [("mem", ms.group(3))]
+            if ms and self.slot_of(ms.group(3)):
+                return [n for n in _NAME_RE.findall(ms.group(2)) if n in self.locals], [("mem", self.slot_of(ms.group(3)))]
         if op == "load":
             ml = _LOAD_RE.match(rest)
-            if ml and ml.group(2) in self.slots:
-                return [("mem", ml.group(2))], defs
+            if ml and self.slot_of(ml.group(2)):
+                return [("mem", self.slot_of(ml.group(2)))], defs
         if op == "phi":
             return [], defs
         return [n for n in _NAME_RE.findall(rest) if n in self.locals], defs
@@ -258,13 +375,18 @@ class _Fn:
         return live
 
     def uses_outside(self, name, blocks: set[str]) -> bool:
-        """Whether an SSA name or a slot's content (("mem", slot)) is used outside blocks."""
-        for b in self.blocks:
-            if b.name in blocks:
+        """Whether an SSA name or a slot's content (("mem", slot)) is used after blocks (the
+        loop): live into a block reachable from them outside them. Blocks before the loop
+        only reach it (the counter is live there because the loop reads it)."""
+        after, todo = set(), [s for b in blocks for s in self.by_name[b].succs if s not in blocks] \
+            if all(b in self.by_name for b in blocks) else [b.name for b in self.blocks]
+        while todo:
+            b = todo.pop()
+            if b in after or b in blocks or b not in self.by_name:
                 continue
-            if name in self.live_in[b.name]:
-                return True
-        return False
+            after.add(b)
+            todo.extend(self.by_name[b].succs)
+        return any(name in self.live_in[b] for b in after)
 
 
 class _Walk:
@@ -284,6 +406,9 @@ class _Walk:
             return ("int", int(text))
         if text in ("null", "poison", "undef"):
             return ("const", text)
+        if text in self.fn.const_load:
+            const = self.fn.const_load[text]
+            return ("ext", const) if const.startswith("@") else ("int", int(const))
         if text in self.fn.locals:
             return env.get(text, ("ext", text))
         if text.startswith("@"):
@@ -352,6 +477,7 @@ class _Walk:
         self.seen: dict[int, set] = {}
         self.attempts: list[int] = []
         self.walked: set[str] = set()
+        self.dead: set[tuple[str, str]] = set()     # edges a constant decided against
         self.order_rank = None
         self.paths = 0
         env: dict = {}
@@ -391,15 +517,34 @@ class _Walk:
         self._walk(block, pos + 1, env, mem, 0, {}, 0)
         if not self.attempts:
             raise _Reject("no attempt")
+        dead = self._dead_blocks()
         for b in self.walked:
-            if b != self.start.name and not self.fn.preds.get(b, set()) <= self.walked | {self.start.name}:
+            if b != self.start.name and not self.fn.preds.get(b, set()) <= self.walked | {self.start.name} | dead:
                 raise _Reject("the loop is entered elsewhere")
-        loop_blocks = self.walked | {self.start.name}
+        loop_blocks = self.walked | {self.start.name} | dead
         for cas, keys in self.widen.items():
             for key in keys:
                 if self.fn.uses_outside(key, loop_blocks):
                     raise _Reject("a counter is used after the loop")
-        return CasLoop(self.load_index, tuple(sorted(self.attempts)))
+        where = self.pointer[1] if self.pointer[0] == "ext" and self.pointer[1].startswith("@") else ""
+        return CasLoop(self.load_index, tuple(sorted(self.attempts)), where)
+
+    def _dead_blocks(self) -> set[str]:
+        """Blocks entered only through edges a constant decided against (or from such
+        blocks): the other cases of clang -O0's switches over a memory order."""
+        dead: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            edges = self.dead | self.fn.static_dead
+            for b in {t for _, t in edges} | {s for d in dead for s in self.fn.by_name[d].succs}:
+                if b in dead or b in self.walked or b == self.start.name:
+                    continue
+                preds = self.fn.preds.get(b, set())
+                if preds and all((p, b) in edges or p in dead for p in preds):
+                    dead.add(b)
+                    changed = True
+        return dead
 
     def _walk(self, block, pos, env, mem, last, ok, depth) -> None:
         """last: the number of the latest read; ok: attempt -> known outcome on this path."""
@@ -428,6 +573,9 @@ class _Walk:
             self._step(result, op, rest, env, mem)
         index, term = lines[-1]
         m = _INSTR_RE.match(term)
+        if m and m.group(2) in ("switch", "invoke"):
+            target = self._constant_target(m.group(1), m.group(2), m.group(3), block, env)
+            return self._edge(target, block, env, mem, last, ok, depth)
         if not m or m.group(2) != "br":
             raise _Reject("leaves the loop without success: " + term.strip())
         rest = m.group(3)
@@ -442,6 +590,8 @@ class _Walk:
             if cond[0] == "int":
                 if (cond[1] != 0) == taken:
                     self._edge(target, block, env, mem, last, ok, depth)
+                else:
+                    self.dead.add((block.name, target))
                 continue
             if cond[0] == "ok":
                 k, holds = cond[1], cond[2] == taken
@@ -455,6 +605,43 @@ class _Walk:
                 self._edge(target, block, env, mem, last, narrowed, depth)
                 continue
             self._edge(target, block, env, mem, last, ok, depth)
+
+    def _constant_target(self, result, op, rest, block, env) -> str:
+        """clang -O0's std::atomic members: an invoke of a memory-order helper (it cannot
+        throw: its normal edge) and a switch over a memory order held in a slot (the case of
+        that constant); the edges not taken are dead (_entered_only_by)."""
+        if op == "invoke":
+            m = _INVOKE_RE.match(rest)
+            if not m:
+                raise _Reject("invoke")
+            env_result = self._order_helper(m.group(1), env)
+            if result:
+                env[result] = env_result
+            self.dead.add((block.name, m.group(3)))
+            return m.group(2)
+        m = _SWITCH_RE.match(rest)
+        value = self.value(env, m.group(2)) if m else None
+        if not m or value[0] != "int":
+            raise _Reject("switch")
+        bits = int(m.group(1)[1:])
+        cases = [(int(c), t) for c, t in _CASE_RE.findall(m.group(4))]
+        want = value[1] & ((1 << bits) - 1)
+        target = next((t for c, t in cases if c & ((1 << bits) - 1) == want), m.group(3))
+        for t in [m.group(3)] + [t for _, t in cases]:
+            if t != target:
+                self.dead.add((block.name, t))
+        return target
+
+    def _order_helper(self, call: str, env):
+        m = _ORDER_HELPER_RE.match(call)
+        if not m:
+            raise _Reject("call " + call.split("(")[0])
+        args = [self.value(env, a.split()[-1]) for a in backoff._split_args(m.group(2))]
+        if not all(a[0] == "int" for a in args):
+            raise _Reject("a memory order that is not a constant")
+        if m.group(1).startswith("_ZStan"):
+            return ("int", args[0][1] & args[1][1])
+        return ("int", {4: 2, 3: 0}.get(args[0][1], args[0][1]))   # acq_rel -> acquire, release -> relaxed
 
     def _edge(self, target, source, env, mem, last, ok, depth) -> None:
         if target == self.start.name and not self.retry_only:
@@ -539,26 +726,31 @@ class _Walk:
         raise _Reject("success path too long")
 
     def _step(self, result, op, rest, env, mem) -> None:
+        if op in ("store", "call") and backoff.is_inert(op, rest, self.fn.sleep_slots,
+                                                        self.fn.sleep_slots.get):
+            if result:
+                env[result] = ("ext", result)
+            return
         if op in _PURE:
             if result:
                 env[result] = self.pure(env, op, rest)
             return
         if op == "store":
             ms = _STORE_RE.match(rest)
-            if not ms or ms.group(3) not in self.fn.slots:
+            if not ms or not self.fn.slot_of(ms.group(3)):
                 raise _Reject("a store to shared memory")
-            mem[ms.group(3)] = self.value(env, ms.group(2))
+            mem[self.fn.slot_of(ms.group(3))] = self.value(env, ms.group(2))
             return
         if op == "load":
             ml = _LOAD_RE.match(rest)
-            if not ml or ml.group(2) not in self.fn.slots:
+            if not ml or not self.fn.slot_of(ml.group(2)):
                 raise _Reject("a read of shared memory")
-            env[result] = mem[ml.group(2)]
+            env[result] = self.value(env, result) if result in self.fn.const_load else mem[self.fn.slot_of(ml.group(2))]
             return
         if op == "call":
-            if _HINT_RE.match(rest) or "@llvm.lifetime." in rest:
+            if _ORDER_HELPER_RE.match(rest):
                 if result:
-                    env[result] = ("ext", result)
+                    env[result] = self._order_helper(rest, env)
                 return
             if _PURE_INTRINSIC_RE.match(rest):
                 env[result] = self.generic(env, op, rest)
@@ -642,6 +834,7 @@ class _RetryWalk(_Walk):
         env: dict = {}
         mem = {s: ("entry", s) for s in self.fn.slots}
         self.seen, self.attempts, self.walked, self.paths = {}, [], set(), 0
+        self.dead = set()
         pos = 0
         for i, (index, text) in enumerate(block.lines):
             m = _INSTR_RE.match(text)

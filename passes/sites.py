@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from pyrsan.abi import CAS_RETRY, CAS_WEAK, KIND_NUMBER, ORDER_NAME, RMW_OP_NUMBER
+from pyrsan.abi import CAS_RETRY, CAS_WEAK, KIND_NUMBER, ORDER_NAME, RMW_OP_NUMBER, WRITE_ONLY
 
 from .debuginfo import DebugInfo
 from .model import IRFunction, IRLine
@@ -33,6 +33,7 @@ class SiteTable:
         self.debug = debug
         self.sites: list[Site] = []
         self.entries: list[SiteEntry] = []
+        self.write_only: set[str] = set()      # writeonly.py: the unit's write-only globals
 
     def frames_at(self, fn: IRFunction, line: IRLine) -> tuple[Frame, ...]:
         frames = self.debug.frames(line.loc)
@@ -40,14 +41,16 @@ class SiteTable:
 
     def add(self, fn: IRFunction, line: IRLine, kind: str, order: int = 0, size: int = 0,
             order_fail: int = 0, op: str = "", weak: bool = False,
-            frames: tuple[Frame, ...] | None = None, retry_only: bool = False) -> int:
+            frames: tuple[Frame, ...] | None = None, retry_only: bool = False,
+            write_only: bool = False) -> int:
         """frames: the site's frames when not those of `line` (annotations.py)."""
         index = len(self.sites)
         if index >= 1 << 32:
             raise OverflowError("more than 2**32 sites in one module")
         site_id = self.id_prefix | index
         op_number = (RMW_OP_NUMBER[op] if kind == "rmw" else
-                     (CAS_WEAK if weak else 0) | (CAS_RETRY if retry_only else 0))
+                     (CAS_WEAK if weak else 0) | (CAS_RETRY if retry_only else 0) |
+                     (WRITE_ONLY if write_only else 0))
         self.entries.append(SiteEntry(KIND_NUMBER[kind], order, order_fail, size, op_number))
         self.sites.append(Site(
             id=site_id, kind=kind, order="" if kind in ("call", "read", "write") else ORDER_NAME[order], size=size,

@@ -17,16 +17,30 @@ or an exit together with what it assumes about that value (or about the CAS outc
 
 Soundness (why a loop is recognised, and what is left alone):
 - The region may contain the one atomic instruction, branches, comparisons of the value with
-  constants, `!` (xor with true), i1 <-> integer casts, and loads / stores of the function's
-  own stack slots that never escape (clang -O0 temporaries). Anything else (another atomic,
-  a plain access to other memory, a call other than a pause hint or a yield (sched_yield,
-  thrd_yield, pthread_yield, usleep, std::this_thread::yield), a phi, a volatile access)
-  is an effect of a failed iteration, and the loop is left alone.
+  constants, `!` (xor with true), i1 <-> integer casts, loads / stores of the function's
+  own stack slots that never escape (clang -O0 temporaries; race hooks on them do not count
+  as an escape), and what backoff.py calls inert (pause hints, yields, sleeps and their
+  timespec on the stack, race hooks). Anything else (another atomic, a plain access to other
+  memory, another call, a volatile access) is an effect of a failed iteration, and the loop
+  is left alone.
+- A back-off counter (`if (++spins > 8) sched_yield();`, `delay *= 2`): arithmetic and
+  phis on values no read gave are counter values; a branch on one is followed both ways (so
+  an exit that depends on it makes the exits disagree, and the loop is left alone); a
+  counter may change from one iteration to the next only when no code after the loop uses
+  it (no SSA use outside the loop, no load of its slot after it) and the value read is never
+  compared with it (its slot is walked again with an unknown entry value). So a counter only
+  decides which inert calls a failed iteration makes. A head phi that carries a value read
+  into the next iteration is left alone.
 - A stack slot written in the loop must either hold at every back edge the value it held on
   entry (the CAS expected value `e = 0` at -O0, whose entry value is the constant the block
   before the loop stores), or never be read before it is written in an iteration and be
   either used only inside the loop (a temporary) or written again on every exit path (`v` in
   `while ((v = atomic_load(&f)) == 0);`). So a failed iteration leaves nothing behind.
+- The location must be the same on every iteration: a global, a value defined before the
+  loop, or a load of a slot that every store sets to one such value (`this` at -O0).
+- clang -O0's std::atomic: libstdc++'s constexpr order helpers are evaluated (an invoke takes
+  its normal edge: they cannot throw) and a switch over a constant order takes that case;
+  the other cases' atomic instructions are never reached and stay plain hooks.
 - A wait needs the exit condition to be "the value equals C" (`__rsan_spin_load_N`, as
   the RSAN paper's wait(x = C)) or "the value differs from C" (`__rsan_spin_load_ne_N`). The
   latter is checked exactly: the successful read reads some value other than C, so it may be
@@ -41,17 +55,19 @@ Soundness (why a loop is recognised, and what is left alone):
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
 
+from . import backoff
 from .casloops import analyse as analyse_cas, find_cas_loops, find_retry_cas
 from .model import IRFunction
 
 ENV_OFF = "PYRSAN_NO_SPIN_LOOPS"
 
-MAX_REGION_BLOCKS = 8
-MAX_PATH_BLOCKS = 16
+MAX_REGION_BLOCKS = 12
+MAX_PATH_BLOCKS = 24
 
 # `1:                                                ; preds = %1, %0`   `"while.cond":`
 _LABEL_RE = re.compile(r'^("[^"]+"|[-\w.$]+):')
@@ -65,9 +81,9 @@ _CMPXCHG_RE = re.compile(
     r'^  (%s) = cmpxchg (weak )?ptr (@[-\w.$]+|@"[^"]*"|%s), (i8|i16|i32|i64) ([^,]+), '
     r'(i8|i16|i32|i64) (\S+) (\w+) (\w+), align' % (_NAME, _NAME))
 # `  store i32 %3, ptr %1, align 4`
-_STORE_RE = re.compile(r'^  store (i1|i8|i16|i32|i64) ([^,]+), ptr (%s), align' % _NAME)
+_STORE_RE = re.compile(r'^  store (i1|i8|i16|i32|i64|ptr) ([^,]+), ptr (%s), align' % _NAME)
 # `  %4 = load i32, ptr %1, align 4`
-_LOAD_RE = re.compile(r'^  (%s) = load (i1|i8|i16|i32|i64), ptr (%s), align' % (_NAME, _NAME))
+_LOAD_RE = re.compile(r'^  (%s) = load (i1|i8|i16|i32|i64|ptr), ptr (%s), align' % (_NAME, _NAME))
 # `  %5 = icmp ne i32 %4, 1`
 _ICMP_RE = re.compile(r'^  (%s) = icmp (eq|ne) (i1|i8|i16|i32|i64) ([^,]+), (\S+)$' % _NAME)
 # `  %6 = xor i1 %5, true`
@@ -81,14 +97,24 @@ _EXTRACT_RE = re.compile(r'^  (%s) = extractvalue \{ (?:i8|i16|i32|i64), i1 \} (
 # `  br i1 %5, label %6, label %7, !llvm.loop !6`   `  br label %2`
 _BR_COND_RE = re.compile(r'^  br i1 (\S+), label (%s), label (%s)$' % (_NAME, _NAME))
 _BR_RE = re.compile(r'^  br label (%s)$' % _NAME)
+# `  switch i32 %11, label %12 [ i32 1, label %14 i32 2, label %14 i32 5, label %16 ]`
+_SWITCH_RE = re.compile(r'^  switch (i\d+) (\S+), label (%s) \[(.*)\]$' % _NAME)
+_CASE_RE = re.compile(r'i\d+ (-?\d+), label (%s)' % _NAME)
+# `  %9 = invoke noundef i32 @f(i32 noundef %8, i32 noundef 65535) to label %10 unwind label %18`
+_INVOKE_RE = re.compile(r'^  (?:(%s) = )?invoke (.*) to label (%s) unwind label (%s)$' % (_NAME, _NAME, _NAME))
+# libstdc++'s constexpr helpers on memory orders, which clang -O0 calls from every std::atomic
+# member: std::operator&(memory_order, __memory_order_modifier), __cmpexch_failure_order
+_ORDER_HELPER_RE = re.compile(r'^(?:[\w()]+ )*i32 @(_ZStanSt12memory_orderSt23__memory_order_modifier|'
+                              r'_ZSt23__cmpexch_failure_orderSt12memory_order|'
+                              r'_ZSt24__cmpexch_failure_order2St12memory_order)\((.*)\)(?: #\d+)?$')
 # `  %1 = alloca i32, align 4`
 _ALLOCA_RE = re.compile(r'^  (%s) = alloca ' % _NAME)
-# a spin-wait hint with no memory effect: `  call void @llvm.x86.sse2.pause()`
-_HINT_RE = re.compile(r'^  (?:tail )?call void @llvm\.(?:x86\.sse2\.pause|aarch64\.hint)\(')
-# a yield or back-off between attempts: no effect on memory the program can see
-# (`  %5 = tail call i32 @sched_yield()`, `  call void @_ZNSt11this_thread5yieldEv()`)
-_YIELD_RE = re.compile(r'^  (?:(?:%s) = )?(?:tail )?call (?:[\w()]+ )*@(?:sched_yield|thrd_yield|'
-                       r'pthread_yield|usleep|_ZNSt11this_thread5yieldEv|__gthread_yield)\(' % _NAME)
+# `  %.06 = phi i32 [ %.1, %6 ], [ 0, %0 ]`
+_PHI_RE = re.compile(r'^  (%s) = phi (?:i1|i8|i16|i32|i64|ptr) (.*)$' % _NAME)
+_INCOMING_RE = re.compile(r'\[ ([^,\]]+), (%s) \]' % _NAME)
+# arithmetic a back-off counter may do (never on the value read)
+_ARITH_RE = re.compile(r'^  (%s) = (add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor|icmp|select|'
+                       r'zext|sext|trunc|freeze)\b(.*)$' % _NAME)
 _TRAILER_RE = re.compile(r'(?:, (?:!dbg|!llvm\.loop|!\w[\w.]*) ![0-9]+)+$')
 _LABEL_REF_RE = re.compile(r'\blabel (%s)' % _NAME)
 _ATOMIC_WORDS = ("atomic", "cmpxchg", "fence")
@@ -112,6 +138,7 @@ class LoopMatch:
     desired: int = 0
     negated: bool = False
     listed: bool = True
+    location: str = ""      # the global the loop is on when its pointer resolves to one (-v)
 
 
 class _NotALoop(Exception):
@@ -137,9 +164,9 @@ def _blocks(fn: IRFunction) -> list[_Block]:
         stripped = text.strip()
         if not stripped or stripped.startswith((";", "#dbg_")):
             continue
-        if text.startswith("   ") and cur.lines:   # continuation line of the instruction
+        if (text.startswith("   ") or stripped.startswith("]")) and cur.lines:   # continuation line
             j, prev = cur.lines[-1]
-            cur.lines[-1] = (j, prev + " " + stripped)
+            cur.lines[-1] = (j, _TRAILER_RE.sub("", prev + " " + stripped.rstrip()))
             continue
         cur.lines.append((i, _TRAILER_RE.sub("", text.rstrip())))
     blocks.append(cur)
@@ -174,11 +201,14 @@ def _private_slots(fn: IRFunction) -> set[str]:
         if not names:
             continue
         ms, ml = _STORE_RE.match(text), _LOAD_RE.match(text)
+        mi = backoff._INSTR_RE.match(_TRAILER_RE.sub("", text.rstrip()))
         ok = set()
         if ms and ms.group(2).strip() not in slots:
             ok = {ms.group(3)}
         elif ml:
             ok = {ml.group(3)}
+        elif mi and (backoff.is_hook(mi.group(2), mi.group(3)) or backoff.is_lifetime(mi.group(2), mi.group(3))):
+            ok = names
         if "volatile" in text.split(",")[0]:
             ok = set()
         slots -= names - ok
@@ -223,8 +253,10 @@ class _Function:
                 preds.setdefault(s, []).append(b.name)
         self.preds = {k: tuple(v) for k, v in preds.items()}
         self.slots = _private_slots(fn)
+        self.sleep_slots = backoff.sleep_address_map(fn.lines, backoff.sleep_slots(fn.lines))
         # slot -> the blocks that mention it
         self.slot_blocks: dict[str, set[str]] = {s: set() for s in self.slots}
+        self.slot_loads: dict[str, set[str]] = {}
         if self.slots:
             name_re = re.compile(r'(%[-\w.$]+|%"[^"]*")')
             for b in self.blocks:
@@ -233,7 +265,21 @@ class _Function:
                         continue
                     for name in set(name_re.findall(text)) & self.slots:
                         self.slot_blocks[name].add(b.name)
+                    ml = _LOAD_RE.match(text)
+                    if ml and ml.group(3) in self.slots:
+                        self.slot_loads.setdefault(ml.group(3), set()).add(b.name)
         self.block_at = {i: b for b in self.blocks for i, _ in b.lines}
+        # SSA name -> the block defining it; slot -> the values stored to it (operand texts)
+        self.def_block: dict[str, str] = {}
+        self.slot_stores: dict[str, set[str]] = {}
+        for b in self.blocks:
+            for _, text in b.lines:
+                md = re.match(r'^  (%[-\w.$]+|%"[^"]*") = ', text)
+                if md:
+                    self.def_block[md.group(1)] = b.name
+                ms = _STORE_RE.match(text)
+                if ms and ms.group(3) in self.slots:
+                    self.slot_stores.setdefault(ms.group(3), set()).add(ms.group(2).strip())
         self._loops: list[set[str]] | None = None
 
     def innermost_loop(self, name: str) -> set[str]:
@@ -298,6 +344,8 @@ class _Region:
         if len(self.members) > MAX_REGION_BLOCKS or "" in self.members:
             raise _NotALoop("loop too large")
         self.slots = info.slots
+        self.info = info
+        self.ctr_names: set[str] = set()   # SSA names holding a counter (a value no read gave)
         self.used_outside = {s for s, where in info.slot_blocks.items() if where - self.members}
         outside = [p for p in info.preds.get(head.name, ()) if p not in self.members]
         self.entry = self._entry_values(outside)
@@ -309,6 +357,7 @@ class _Region:
         self.exit_written: list[frozenset] = []   # the slots each exit path wrote
         self.entry_read: set[str] = set()
         self.compared: set = set()      # what the value read is compared with
+        self.location = ""              # the global the pointer resolves to, if any
 
     def _entry_values(self, outside: list[str]) -> dict[str, tuple]:
         """Slot -> the constant the single block entering the loop stores last (else unknown)."""
@@ -325,6 +374,21 @@ class _Region:
     # --- symbolic execution ---------------------------------------------------------------
 
     def run(self) -> None:
+        self._walk_once()
+        # a slot a failed iteration changes without a read (a counter) holds something else
+        # on every iteration: walk again with its entry value unknown, so that comparing the
+        # value read with it cannot pass for a wait on a constant
+        counters = {s for state in self.back_states for s in self.slots
+                    if state[s] != self.entry.get(s, ("entry", s)) and not _on_read(state[s])
+                    and self.entry.get(s, ("entry", s)) != ("ctr", s)}
+        if counters:
+            for s in counters:
+                self.entry[s] = ("ctr", s)
+            self.exits, self.backs, self.back_states, self.exit_written = [], [], [], []
+            self.entry_read, self.compared = set(), set()
+            self._walk_once()
+
+    def _walk_once(self) -> None:
         mem = {s: self.entry.get(s, ("entry", s)) for s in self.slots}
         self._walk(self.head, {}, mem, (None, None), 0, frozenset())
         if not self.exits or not self.backs:
@@ -337,8 +401,58 @@ class _Region:
             for s in self.slots:
                 if state[s] == self.entry.get(s, ("entry", s)):
                     continue
+                if not _on_read(state[s]) and self._counter_slot(s):
+                    continue
                 if s in self.entry_read or (s in self.used_outside and s not in overwritten):
                     raise _NotALoop("a failed iteration changes " + s)
+        # a counter (a loop-carried value no read gave) may only decide which inert calls a
+        # failed iteration makes: the code after the loop must not see it
+        if self.ctr_names:
+            name_re = re.compile(r'(%[-\w.$]+|%"[^"]*")')
+            outside = [text for b in self.info.blocks if b.name not in self.members for _, text in b.lines]
+            used = {n for text in outside for n in name_re.findall(text)} & self.ctr_names
+            # a delay kept for the next wait may outlive the loop when it only times sleeps
+            if used and not backoff.timing_only(used, outside, self.info.sleep_slots.get):
+                raise _NotALoop("a counter of the loop is used after it")
+
+    def _invariant(self, name: str, depth: int = 0) -> bool:
+        """Whether a pointer operand is the same on every iteration: a global, a value defined
+        outside the loop, or a load of a stack slot to which the function only ever stores
+        one such value (clang -O0 passes `this` through a slot: `store ptr @f, ptr %1`)."""
+        if name.startswith("@") or self.info.def_block.get(name) not in self.members:
+            return True
+        if depth > 2:
+            return False
+        for b in self.members:
+            for _, text in self.by_name[b].lines:
+                m = _LOAD_RE.match(text)
+                if m and m.group(1) == name and m.group(3) in self.slots:
+                    stored = self.info.slot_stores.get(m.group(3), set())
+                    return len(stored) == 1 and self._invariant(next(iter(stored)), depth + 1)
+        return False
+
+    def _resolve(self, name: str, depth: int = 0) -> str:
+        """The global a pointer operand is, through slots set to it (else "")."""
+        if name.startswith("@"):
+            return name
+        if depth > 2:
+            return ""
+        for b in self.info.blocks:
+            for _, text in b.lines:
+                m = _LOAD_RE.match(text)
+                if m and m.group(1) == name and m.group(3) in self.slots:
+                    stored = self.info.slot_stores.get(m.group(3), set())
+                    return self._resolve(next(iter(stored)), depth + 1) if len(stored) == 1 else ""
+        return ""
+
+    def _counter_slot(self, s: str) -> bool:
+        """A slot a failed iteration changes with a value no read gave (a back-off counter,
+        `spins++`) is left behind harmlessly when nothing after the loop reads it and the value
+        read is never compared with it."""
+        after = _reach(self.head.name, self.info.edges) - self.members
+        if self.info.slot_loads.get(s, set()) & after:
+            return False
+        return ("sym", ("entry", s)) not in self.compared
 
     def _value(self, env, text: str):
         lit = _literal(text)
@@ -351,17 +465,35 @@ class _Region:
             return ("ext", text)
         raise _NotALoop("operand " + text)
 
-    def _walk(self, block: _Block, env, mem, assume, depth, written) -> None:
+    def _walk(self, block: _Block, env, mem, assume, depth, written, source=None) -> None:
         if depth > MAX_PATH_BLOCKS:
             raise _NotALoop("path too long")
         env, mem, written = dict(env), dict(mem), set(written)
-        for index, text in block.lines[:-1]:
+        phis = self._phis(block, env, source)
+        env.update(phis)
+        for index, text in block.lines[len(phis):-1]:
             self._step(index, text, env, mem, written)
         written = frozenset(written)
         index, term = block.lines[-1]
         m = _BR_RE.match(term)
         if m:
-            return self._edge(m.group(1), env, mem, assume, depth, written)
+            return self._edge(m.group(1), env, mem, assume, depth, written, block.name)
+        m = _INVOKE_RE.match(term)
+        if m:       # a call that cannot throw (see _call): its normal edge only
+            self._call(m.group(1), "call " + m.group(2), env)
+            return self._edge(m.group(3), env, mem, assume, depth, written, block.name)
+        m = _SWITCH_RE.match(term)
+        if m:
+            value = self._value(env, m.group(2))
+            cases = [(_signed(int(c), int(m.group(1)[1:])), t) for c, t in _CASE_RE.findall(m.group(4))]
+            if value[0] == "int":       # clang -O0's switch over a memory order it just stored
+                target = next((t for c, t in cases if c == _signed(value[1], int(m.group(1)[1:]))), m.group(3))
+                return self._edge(target, env, mem, assume, depth, written, block.name)
+            if value[0] != "ctr":
+                raise _NotALoop("switch on the value read")
+            for target in dict.fromkeys([m.group(3)] + [t for _, t in cases]):
+                self._edge(target, env, mem, assume, depth, written, block.name)
+            return None
         m = _BR_COND_RE.match(term)
         if not m:
             raise _NotALoop("terminator " + term.strip())
@@ -369,14 +501,37 @@ class _Region:
         for taken, target in ((True, m.group(2)), (False, m.group(3))):
             narrowed = _assume(cond, taken, assume)
             if narrowed is not None:
-                self._edge(target, env, mem, narrowed, depth, written)
+                self._edge(target, env, mem, narrowed, depth, written, block.name)
 
-    def _edge(self, target, env, mem, assume, depth, written) -> None:
+    def _phis(self, block: _Block, env, source) -> dict:
+        """The phis at the top of block, entered from source (None: the walk starts here and
+        they hold what the previous iteration left, a counter)."""
+        values = {}
+        for _, text in block.lines:
+            m = _PHI_RE.match(text)
+            if not m:
+                break
+            if source is None:
+                values[m.group(1)] = ("ctr", m.group(1))
+                self.ctr_names.add(m.group(1))
+                continue
+            incoming = {p: v for v, p in _INCOMING_RE.findall(m.group(2))}
+            if source not in incoming:
+                raise _NotALoop("phi without the edge")
+            values[m.group(1)] = self._value(env, incoming[source])
+            if values[m.group(1)][0] == "ctr":
+                self.ctr_names.add(m.group(1))
+        return values
+
+    def _edge(self, target, env, mem, assume, depth, written, source=None) -> None:
         if target == self.head.name:
+            # what the head's phis carry into the next iteration must not come from a read
+            if any(_on_read(v) for v in self._phis(self.head, env, source).values()):
+                raise _NotALoop("a failed iteration hands a value read to the next one")
             self.back_states.append(mem)
             self.backs.append(assume)
         elif target in self.members:
-            self._walk(self.by_name[target], env, mem, assume, depth + 1, written)
+            self._walk(self.by_name[target], env, mem, assume, depth + 1, written, source)
         else:
             self.exits.append(assume)
             self.exit_written.append(written)
@@ -385,6 +540,9 @@ class _Region:
         if index == self.target:
             m = _ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
             assert m is not None, "the target was found by one of these patterns"
+            if not self._invariant(m.group(3)):
+                raise _NotALoop("the location may change from one iteration to the next")
+            self.location = self._resolve(m.group(3))
             if m.re is _ATOMIC_LOAD_RE:
                 env[m.group(1)] = ("V",)
                 self.bits = int(m.group(2)[1:])
@@ -396,7 +554,12 @@ class _Region:
             return
         if any(w in text for w in _ATOMIC_WORDS) or "volatile" in text:
             raise _NotALoop("another atomic or volatile access")
-        if _HINT_RE.match(text) or _YIELD_RE.match(text):
+        mi = backoff._INSTR_RE.match(text)
+        if mi and mi.group(2) in ("call", "store", "getelementptr") and backoff.is_inert(
+                mi.group(2), mi.group(3), self.info.sleep_slots, self.info.sleep_slots.get):
+            if mi.group(1):         # a sleep's result, an address in a sleep slot
+                env[mi.group(1)] = ("ctr", mi.group(1))
+                self.ctr_names.add(mi.group(1))
             return
         m = _STORE_RE.match(text)
         if m:
@@ -420,6 +583,8 @@ class _Region:
                                        m.group(2) == "eq", self.bits)
             if env[m.group(1)][:2] == ("pred", "V"):
                 self.compared.add(env[m.group(1)][2])
+            if env[m.group(1)][0] == "ctr":
+                self.ctr_names.add(m.group(1))
             return
         m = _XOR_RE.match(text)
         if m:
@@ -427,12 +592,18 @@ class _Region:
             if b != _TRUE:
                 a, b = b, a
             if b != _TRUE:
+                if self._counter(m.group(1), text, env):
+                    return
                 raise _NotALoop("xor")
             env[m.group(1)] = _negate(a)
             return
         m = _CAST_RE.match(text)
         if m:
             v = self._value(env, m.group(4))
+            if v[0] == "ctr":
+                env[m.group(1)] = v
+                self.ctr_names.add(m.group(1))
+                return
             if v == ("V",) and m.group(2) != "trunc":
                 env[m.group(1)] = ("VX", m.group(2))     # the value read, widened
                 return
@@ -448,10 +619,61 @@ class _Region:
                 raise _NotALoop("extractvalue")
             env[m.group(1)] = ("V",) if m.group(3) == "0" else ("pred", "OK", 0, True)
             return
+        m = _ARITH_RE.match(text)
+        if m and self._counter(m.group(1), text, env):
+            return
+        mc = re.match(r'^  (?:(%s) = )?(?:tail |notail )?(call .*)$' % _NAME, text)
+        if mc:
+            return self._call(mc.group(1), mc.group(2), env)
         raise _NotALoop("instruction " + text.strip())
+
+    def _call(self, result, call: str, env) -> None:
+        """A call in the loop (or an invoke: its unwind edge is never taken, the callee cannot
+        throw): inert (backoff.py), or one of libstdc++'s constexpr memory-order helpers, which
+        compute an order from an order (evaluated when the arguments are constants)."""
+        rest = call[len("call "):]
+        if backoff.is_inert("call", rest, self.info.sleep_slots, self.info.sleep_slots.get):
+            if result:
+                env[result] = ("ctr", result)
+                self.ctr_names.add(result)
+            return
+        m = _ORDER_HELPER_RE.match(rest)
+        if not m:
+            raise _NotALoop("call " + rest.split("(")[0])
+        args = [self._value(env, a.split()[-1]) for a in backoff._split_args(m.group(2))]
+        if any(_on_read(a) for a in args):
+            raise _NotALoop("a memory order computed from the value read")
+        if result is None:
+            return
+        if all(a[0] == "int" for a in args):
+            if m.group(1).startswith("_ZStan"):
+                env[result] = ("int", args[0][1] & args[1][1])
+            else:   # acq_rel -> acquire, release -> relaxed
+                env[result] = ("int", {4: 2, 3: 0}.get(args[0][1], args[0][1]))
+        else:
+            env[result] = ("ctr", result)
+            self.ctr_names.add(result)
+
+    def _counter(self, result: str, text: str, env) -> bool:
+        """Arithmetic on values no read gave (a back-off counter: `++spins > 8`, `delay *= 2`):
+        a counter value, which only branches may use (both ways are followed)."""
+        rest = text.split("=", 1)[1]
+        args = [self._value(env, n) for n in re.findall(r'%[-\w.$]+|%"[^"]*"', rest)]
+        if any(_on_read(a) for a in args):
+            return False
+        env[result] = ("ctr", result)
+        self.ctr_names.add(result)
+        return True
+
+
+def _on_read(v) -> bool:
+    """Whether a symbolic value depends on the value read (or the CAS's outcome)."""
+    return v[0] in ("V", "VX", "PAIR") or (v[0] == "pred")
 
 
 def _negate(v):
+    if v[0] == "ctr":
+        return v
     if v[0] == "pred":
         return ("pred", v[1], v[2], not v[3])
     if v in (_TRUE, _FALSE):
@@ -469,6 +691,9 @@ def _compare(a, b, eq: bool, bits: int):
     compared with the value read are kept as LLVM prints them: signed, at that width."""
     if a[0] == "int" and b[0] != "int":
         a, b = b, a
+    if not _on_read(a) and not _on_read(b) and not (a[0] == "int" and b[0] == "int") and \
+            "ctr" in (a[0], b[0]):
+        return ("ctr", "cmp")
     if a == ("V",) and b[0] in ("ext", "entry"):
         # a value fixed before the loop (an SSA value defined outside it, or a stack slot
         # no iteration writes): the loop waits for it (`while (load(&rd_pos) != rd)`)
@@ -499,6 +724,8 @@ def _assume(cond, taken: bool, assume):
     on_v, on_ok = assume
     if cond in (_TRUE, _FALSE):
         return assume if (cond == _TRUE) == taken else None
+    if cond[0] == "ctr":              # a counter decides: both ways, nothing learnt of V
+        return assume
     if cond[0] != "pred":
         raise _NotALoop("branch on a non-boolean")
     want = cond[3] == taken          # the compared fact must hold (True) or fail (False)
@@ -601,6 +828,8 @@ def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
             region = _Region(info, head, i)
             region.run()
             found[i] = _classify(region)
+            if region.location:
+                found[i] = dataclasses.replace(found[i], location=region.location)
         except _NotALoop:
             continue
     if info is not None:
@@ -611,9 +840,9 @@ def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
     for loop in find_cas_loops(fn.lines, fn.header, set(found), shared):
         if any(a in found for a in loop.attempts):
             continue
-        found[loop.load] = LoopMatch(loop.load, "casloop_load", 0, listed=False)
+        found[loop.load] = LoopMatch(loop.load, "casloop_load", 0, listed=False, location=loop.location)
         for k, a in enumerate(loop.attempts):
-            found[a] = LoopMatch(a, "casloop_cas", 0, listed=k == 0)
+            found[a] = LoopMatch(a, "casloop_cas", 0, listed=k == 0, location=loop.location)
     # the other compare-exchanges whose failure only feeds a retry (reports: failed-cas)
     for index in find_retry_cas(fn.lines, fn.header, set(found), shared):
         found[index] = LoopMatch(index, "cas_retry", 0, listed=False)

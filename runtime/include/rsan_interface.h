@@ -96,6 +96,9 @@ typedef struct rsan_site {
  * driver) names the innermost frame outside them, the primary frame (docs/interfaces.md §2).
  * An initialiser for an array of strings; passes/abi.py reads it. */
 #define RSAN_SYSTEM_PREFIXES {"/usr/include/", "/usr/lib/", "/usr/local/include/"}
+/* rsan_site.op of a store site (passes/sites.py WRITE_ONLY): its location is a global that no
+ * code of the program image reads (passes/writeonly.py) */
+#define RSAN_SITE_WRITE_ONLY 4u
 
 /* A global variable defined in the instrumented module, to name objects in reports. */
 typedef struct rsan_global {

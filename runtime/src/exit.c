@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include "rsan_exit.h"
+#include "rsan_report.h"
 
 void rsan_exit_raw(int status) {
+  rsan_report_flush_text(); /* the robustness text blocks waiting for the exit */
   for (;;) syscall(SYS_exit_group, status);
 }

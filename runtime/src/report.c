@@ -275,6 +275,7 @@ static void forget_reports(void) {
   rsan_nsuppressed = 0;
   rsan_nbenign = 0;
   rsan_ngrouped = 0;
+  rsan_robustness_forget_groups(); /* a forked child's parent prints them */
   rsan_free(dtab);
   dtab = NULL;
   dcap = dn = 0;
@@ -321,12 +322,21 @@ void rsan_report_deadlock(const rsan_deadlock_thread *th, int n) {
   rsan_publish_and_unlock(&t, &j, 0);
 }
 
+void rsan_report_flush_text(void) {
+  if (rsan_test_mode || !rsan_spin_trylock(&rsan_report_lock)) return;
+  rsan_robustness_flush_groups();
+  rsan_spin_unlock(&rsan_report_lock);
+}
+
 /* Once per process (exit, _exit, quick_exit and halt_on_error all lead here; a forked child
  * has its own). */
 void rsan_report_at_exit(void) {
   if (__atomic_exchange_n(&at_exit_done, 1, __ATOMIC_ACQ_REL)) return;
   rsan_sched_at_exit(); /* the trace's end line, before any _exit below */
   if (rsan_test_mode) return;
+  rsan_spin_lock(&rsan_report_lock);
+  rsan_robustness_flush_groups(); /* the robustness text blocks, each with its group's stale writes */
+  rsan_spin_unlock(&rsan_report_lock);
   uint64_t n = rsan_report_count();
   uint64_t ns = __atomic_load_n(&rsan_nsuppressed, __ATOMIC_RELAXED);
   char msg[800];
@@ -360,8 +370,8 @@ void rsan_report_at_exit(void) {
                : snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s)\n", (unsigned long long)n);
     if (k > 0) rsan_write_all(rsan_text_fd(), msg, (size_t)k);
     uint64_t ng = __atomic_load_n(&rsan_ngrouped, __ATOMIC_RELAXED);
-    k = ng ? snprintf(msg, sizeof msg, "pyrsan: %llu of them not printed: the same access as a report above, with "
-                      "another stale write (all are in the JSON lines)\n", (unsigned long long)ng) : 0;
+    k = ng ? snprintf(msg, sizeof msg, "pyrsan: %llu of them listed inside a report above: the same access, "
+                      "another stale write (each has its JSON line)\n", (unsigned long long)ng) : 0;
     if (k > 0) rsan_write_all(rsan_text_fd(), msg, (size_t)k);
   }
   fflush(NULL);

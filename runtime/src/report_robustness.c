@@ -58,6 +58,10 @@ static int only_failure(const rsan_report_info *r) { return is_cas(r->op) && !r-
 static const char *consequence(const rsan_report_info *r) {
   const rsan_site *s = rsan_site_lookup(r->site);
   if (only_failure(r) && s && (s->op & RSAN_SITE_CAS_RETRY)) return "failed-cas";
+  /* a store to a global nothing reads: only the order of its writes differs from SC, which no
+   * read can see (docs/reports.md §2) */
+  if (r->is_write && r->op == RSAN_OP_STORE && s && s->kind == RSAN_SITE_STORE && (s->op & RSAN_SITE_WRITE_ONLY))
+    return "write-only";
   return "value";
 }
 static int benign(const rsan_report_info *r) { return strcmp(consequence(r), "value") != 0; }
@@ -233,7 +237,10 @@ static const char *acquire_why(void) {
          "read an older one";
 }
 
-static const char *benign_why(void) {
+static const char *benign_why(const rsan_report_info *r) {
+  if (!strcmp(consequence(r), "write-only"))
+    return "no change is needed: no code of the program reads this global (it is static, and its address "
+           "is only ever used to store to it), so the order of its writes is something no read can see";
   return "no change is needed: only a failing compare_exchange can read the stale value (a success reads "
          "the latest write), and the failure only feeds a retry of the same compare_exchange, which starts "
          "from the value the failure read";
@@ -277,7 +284,7 @@ static void suggestion(rsan_buf *b, const rsan_report_info *r, const char *obj, 
   rsan_site_short(here, sizeof here, r->site);
   const char *op = rsan_op_name(r->op, r->rmw_op);
   if (kind == FIX_NONE) {
-    rsan_buf_puts(b, benign_why());
+    rsan_buf_puts(b, benign_why(r));
     return;
   }
   if (kind == FIX_ACQUIRE) {
@@ -363,7 +370,7 @@ static void json_repair_site(rsan_buf *b, uint64_t site, int op, int rmw_op, int
 static void json_repair(rsan_buf *b, const rsan_report_info *r, int kind) {
   if (kind == FIX_NONE) {
     rsan_buf_puts(b, "{\"kind\": \"none\", \"cost\": {\"fences\": 0, \"orders\": 0}, \"why\": ");
-    rsan_buf_json_str(b, benign_why());
+    rsan_buf_json_str(b, benign_why(r));
     rsan_buf_puts(b, "}");
     return;
   }
@@ -452,6 +459,93 @@ static void json_candidates(rsan_buf *j, const rsan_report_info *r, const char *
   rsan_buf_printf(j, "], \"stale_writes_complete\": %s", r->cand_complete ? "true" : "false");
 }
 
+/* ---- one text block per group (the access and type), printed at exit with every stale write
+ * the group met (issue 19): the JSON line of each report is written at once ---- */
+#define GROUP_EXTRA_MAX 32 /* stale writes listed per block; the others are counted */
+typedef struct group {
+  uint64_t akey, type;
+  rsan_buf text;   /* the block of the group's first report */
+  size_t insert;   /* where the other stale writes go: before the "Location is" line */
+  rsan_buf extra;  /* "    - x[3]: the initial value ...\n" lines */
+  uint32_t nextra; /* listed */
+  uint64_t more;   /* not listed (beyond GROUP_EXTRA_MAX) */
+} group;
+static group *groups;
+static uint64_t ngroups, cgroups;
+
+static group *group_find(uint64_t akey, uint64_t type) {
+  for (uint64_t i = 0; i < ngroups; i++)
+    if (groups[i].akey == akey && groups[i].type == type) return &groups[i];
+  return NULL;
+}
+
+static group *group_add(uint64_t akey, uint64_t type) {
+  if (ngroups == cgroups) {
+    uint64_t nc = cgroups ? cgroups * 2 : 16;
+    group *ng = rsan_alloc(nc * sizeof(group));
+    if (ngroups) memcpy(ng, groups, ngroups * sizeof(group));
+    rsan_free(groups);
+    groups = ng;
+    cgroups = nc;
+  }
+  group *g = &groups[ngroups++];
+  memset(g, 0, sizeof *g);
+  g->akey = akey;
+  g->type = type;
+  return g;
+}
+
+/* "x+12: the initial value of global 'x' (value 0)", one line of a group's other stale writes */
+static void group_note(group *g, const rsan_report_info *r, const char *obj, const char *init) {
+  if (g->nextra >= GROUP_EXTRA_MAX) {
+    g->more++;
+    return;
+  }
+  rsan_buf_printf(&g->extra, "    - %s (T%d, hb %llu, sc %llu): ", obj, r->tid, (unsigned long long)r->ts_hb,
+                  (unsigned long long)r->ts_sc);
+  if (r->prev_state == 0) rsan_buf_puts(&g->extra, init);
+  else if (r->prev_state == 2)
+    rsan_buf_printf(&g->extra, "an older write (timestamp %llu), beyond the last %d writes kept",
+                    (unsigned long long)r->ts_hb, RSAN_HIST);
+  else describe_write(&g->extra, &r->prev, obj);
+  rsan_buf_puts(&g->extra, "\n");
+  g->nextra++;
+}
+
+/* Print every group's block with the stale writes it met (report_lock held; at exit). */
+void rsan_robustness_flush_groups(void) {
+  for (uint64_t i = 0; i < ngroups; i++) {
+    group *g = &groups[i];
+    if (!g->text.n) continue;
+    rsan_buf t = {0};
+    rsan_buf_putn(&t, g->text.p, g->insert);
+    if (g->nextra) {
+      rsan_buf_printf(&t, "  The same access %s other stale writes in this run (%llu):\n",
+                      g->type == 2 ? "may also be ordered before" : "may also read",
+                      (unsigned long long)(g->nextra + g->more));
+      rsan_buf_putn(&t, g->extra.p, g->extra.n);
+      if (g->more) rsan_buf_printf(&t, "    - and %llu more (all are in the JSON lines)\n", (unsigned long long)g->more);
+    }
+    rsan_buf_putn(&t, g->text.p + g->insert, g->text.n - g->insert);
+    rsan_write_all(rsan_text_fd(), t.p, t.n);
+    rsan_buf_free(&t);
+    rsan_buf_free(&g->text);
+    rsan_buf_free(&g->extra);
+    g->text.n = 0;
+  }
+}
+
+/* Forget the groups without printing them (a forked child: they are its parent's). */
+void rsan_robustness_forget_groups(void) {
+  for (uint64_t i = 0; i < ngroups; i++) {
+    rsan_buf_free(&groups[i].text);
+    rsan_buf_free(&groups[i].extra);
+  }
+  rsan_free(groups);
+  groups = NULL;
+  ngroups = cgroups = 0;
+}
+
 void rsan_report_robustness(rsan_report_info *r) {
   const char *type = r->is_write ? "write" : "read";
   char obj[300];
@@ -494,10 +588,9 @@ void rsan_report_robustness(rsan_report_info *r) {
   if (counts) rsan_nreports++;
   else rsan_nbenign++;
   /* one text block per group (the access and type): the same access with another stale write
-   * (another cell's initial value, another older write) writes its JSON line only, which the
-   * driver lists under the group's report (docs/reports.md) */
-  int first_of_group = rsan_dedup_insert(akey, ~0ull, r->is_write ? 2 : 1);
-  if (counts && !first_of_group) rsan_ngrouped++;
+   * (another cell's initial value, another older write) is one more line of that block, which
+   * is printed at exit; its JSON line is written now, and the driver lists it under the
+   * group's report (docs/reports.md) */
   int pid = (int)getpid();
   char model[64];
   snprintf(model, sizeof model, "RC20 (sc_accesses=%s)", rsan_flag.sc_accesses == RSAN_SC_RA ? "ra" : "fenced");
@@ -515,7 +608,7 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_buf_printf(&t, "  Atomic %s of size %d at 0x%llx (%s) by thread T%d", opn, r->size,
            (unsigned long long)r->addr, rsan_order_name(r->order), r->tid);
   if (head && head != prim)
-    rsan_buf_printf(&t, " in %s at %s:%u (inlined %s)", head->function ? head->function : "??",
+    rsan_buf_printf(&t, " in %s at %s:%u (via %s)", head->function ? head->function : "??",
                     rsan_basename(head->file), head->line, prim && prim->function ? prim->function : "??");
   rsan_buf_puts(&t, ":\n");
   rsan_text_frames(&t, &acc);
@@ -544,11 +637,13 @@ void rsan_report_robustness(rsan_report_info *r) {
     }
     rsan_buf_puts(&t, r->cand_complete ? "\n" : " (and older ones no longer kept)\n");
   }
+  size_t location_at = t.n;
   if (obj_known) rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
   else if (io.kind == 2)
     rsan_buf_printf(&t, "  Location is 0x%llx in a heap block of size %llu at 0x%llx\n", (unsigned long long)r->addr,
                     (unsigned long long)io.blk.size, (unsigned long long)io.blk.addr);
   else rsan_buf_printf(&t, "  Location is 0x%llx (not a known global)\n", (unsigned long long)r->addr);
+  size_t insert = location_at;
   rsan_buf_printf(&t, "  Timestamps: hb %llu, sc %llu\n", (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
   rsan_buf_printf(&t, "  Model: %s\n", model);
   rsan_buf_printf(&t, "  Consequence: %s\n", cons);
@@ -600,11 +695,24 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_buf_puts(&j, "}\n");
 
   rsan_buf_free(&sug);
-  if (!counts || !first_of_group) { /* JSON only */
-    rsan_buf_free(&t);
-    t.p = NULL;
-    t.n = 0;
+  if (counts && rsan_flag.print_reports) {
+    /* the text waits for the exit, in its group's block (rsan_robustness_flush_groups) */
+    uint64_t gtype = r->is_write ? 2 : 1;
+    group *g = group_find(akey, gtype);
+    if (!g) {
+      g = group_add(akey, gtype);
+      g->text = t;
+      g->insert = insert;
+      t.p = NULL;
+      t.n = t.cap = 0;
+    } else {
+      group_note(g, r, obj, init);
+      rsan_ngrouped++;
+    }
   }
+  rsan_buf_free(&t);
+  t.p = NULL;
+  t.n = 0;
   RSAN_EXPLAIN(rsan_explain_report(r->tid, akey, pkey, type)); /* the report's key */
   rsan_publish_and_unlock(&t, &j, counts);
 }

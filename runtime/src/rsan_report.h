@@ -53,8 +53,16 @@ void rsan_publish_and_unlock(rsan_buf *t, rsan_buf *j, int may_halt);
 extern rsan_spin rsan_report_lock;
 extern uint64_t rsan_nreports, rsan_nsuppressed; /* report_lock */
 extern uint64_t rsan_nbenign; /* robustness reports with a benign consequence, not counted (report_lock) */
-/* robustness reports whose text was not printed: their access and type were (report_lock) */
+/* robustness reports listed inside the block of an earlier one: same access and type, another
+ * stale write (report_lock) */
 extern uint64_t rsan_ngrouped;
+/* report_robustness.c: the text blocks wait for the exit, one per group with every stale write
+ * it met (report_lock held); a forked child forgets its parent's */
+void rsan_robustness_flush_groups(void);
+void rsan_robustness_forget_groups(void);
+/* report.c: prints those blocks now, unless the report lock is held (a fatal error inside a
+ * report); for the exits that bypass rsan_report_at_exit (deadlock, step bound, fatal) */
+void rsan_report_flush_text(void);
 extern uint64_t rsan_nraces;                      /* report_race.c */
 
 /* ---- suppressions.c ----
