@@ -122,6 +122,8 @@ def prove(case: Case, work: Path, env: dict[str, str], max_schedules: int, jobs:
         covered = f"bound {exploration.get('bound')}, {schedules} schedules, {per_class}, " \
                   f"{exploration.get('pending', '?')} queued"
     explore_time = max(0.0, result.wall - build)
+    if schedules:   # issue 15: the cost of one schedule (fork server: no process start per schedule)
+        covered += f", {explore_time / schedules * 1000:.1f} ms/schedule"
     if case.proof_target is None:
         met = "-"
     else:

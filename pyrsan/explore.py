@@ -31,6 +31,10 @@ THREAD_KINDS = frozenset({"spawn", "join", "exit"})
 #: The end of the process (exit, or a return from main), while other threads may still run: it
 #: ends them all, so it is dependent with every operation of another thread.
 PROCESS_EXIT = "exit_process"
+#: The address a trace names for a *clean* SC fence: its thread's previous step was an SC fence,
+#: so it releases nothing new into F, and two clean fences of different threads commute
+#: (docs/scheduling.md, "SC fences: when two commute"). Other SC fences are "0x0".
+CLEAN_FENCE = "0x1"
 #: Operations that wait for another thread (a lock held, a thread not ended, a wait for a
 #: write): one whose thread could not run before an operation it depends on cannot be moved
 #: before it (the two are never co-enabled, FG'05 §3).
@@ -39,8 +43,9 @@ BLOCKING_KINDS = frozenset({"lock", "sync_acquire", "join", "wait"})
 
 def dependent(tid_a: int, a: Op, tid_b: int, b: Op) -> bool:
     """docs/scheduling.md, "Trace file": different threads and (one is the process exit, or
-    same address with a write, or both SC fences, or a spawn/join/exit involving the other
-    thread). Non-SC fences are independent of everything but the process exit."""
+    same address with a write, or both SC fences and not both clean, or a spawn/join/exit
+    involving the other thread). Non-SC fences are independent of everything but the process
+    exit."""
     if tid_a == tid_b:
         return False
     if a.kind == PROCESS_EXIT or b.kind == PROCESS_EXIT:
@@ -48,7 +53,7 @@ def dependent(tid_a: int, a: Op, tid_b: int, b: Op) -> bool:
     if a.kind == "fence" or b.kind == "fence":
         return False
     if a.kind == "fence_sc" or b.kind == "fence_sc":
-        return a.kind == b.kind
+        return a.kind == b.kind and not (a.addr == CLEAN_FENCE and b.addr == CLEAN_FENCE)
     if a.kind in THREAD_KINDS or b.kind in THREAD_KINDS:
         return _involves(a, tid_b) or _involves(b, tid_a)
     return a.addr == b.addr and a.addr != "0x0" and (a.writes or b.writes)
@@ -234,7 +239,8 @@ class _Search:
         last_write: dict[str, int] = {}
         writes: dict[str, list[int]] = {}
         reads_since: dict[str, list[int]] = {}
-        last_sc_fence: list[int] = []
+        last_sc_fence: list[int] = []         # the last SC fence that is not clean
+        clean_since: list[int] = []           # the clean SC fences after it
         thread_ops: list[int] = []              # spawn/join/exit operations
         known = set(steps[0].enabled) if steps else set()
         for j, step in enumerate(steps[:cut]):
@@ -248,7 +254,7 @@ class _Search:
                 base = {}
             count = position[previous] + 1 if previous is not None else 1
             candidates = self._dependent_earlier(tid, op, last_write, writes, reads_since, last_sc_fence,
-                                                 thread_ops, steps)
+                                                 clean_since, thread_ops, steps)
             if op.kind == PROCESS_EXIT:   # the latest operation of every other thread
                 candidates = [k for t, k in thread_last.items() if t != tid]
             clock = dict(base)
@@ -275,8 +281,11 @@ class _Search:
                         known.add(new_tid)
                         if op.kind == "spawn":
                             spawned_by[new_tid] = j
-            if op.kind == "fence_sc":
+            if op.kind == "fence_sc" and op.addr == CLEAN_FENCE:
+                clean_since.append(j)
+            elif op.kind == "fence_sc":
                 last_sc_fence[:] = [j]
+                clean_since.clear()
             elif op.kind in THREAD_KINDS:
                 thread_ops.append(j)
             elif op.kind != "fence" and op.addr != "0x0":
@@ -330,12 +339,13 @@ class _Search:
 
     @staticmethod
     def _dependent_earlier(tid: int, op: Op, last_write: dict[str, int], writes: dict[str, list[int]],
-                           reads_since: dict[str, list[int]], last_sc_fence: list[int], thread_ops: list[int],
-                           steps: tuple[Step, ...]) -> list[int]:
+                           reads_since: dict[str, list[int]], last_sc_fence: list[int], clean_since: list[int],
+                           thread_ops: list[int], steps: tuple[Step, ...]) -> list[int]:
         if op.kind == "fence":
             return []
         if op.kind == "fence_sc":
-            pool = last_sc_fence
+            # clean fences commute with each other: like reads of F, the others like writes
+            pool = last_sc_fence if op.addr == CLEAN_FENCE else last_sc_fence + clean_since
         elif op.kind in THREAD_KINDS:
             pool = thread_ops
         elif op.kind in BLOCKING_KINDS:

@@ -405,6 +405,12 @@ def explore_program(
     at ``first_index``."""
     options = exploration_options(options)
     _disable_address_randomisation()
+    servers = None
+    if execute is run_once and not options.explain and os.environ.get("PYRSAN_FORK_SERVER", "1") != "0":
+        # one forked child per schedule instead of one process (docs/scheduling.md "Fork server")
+        from .forkserver import ForkServers
+        servers = ForkServers(executable, args, options, Path(options.work_dir))
+        execute = servers.execute
     counter = itertools.count(first_index)
     counter_lock = threading.Lock()
     results: list[RunResult] = []
@@ -420,9 +426,13 @@ def explore_program(
         results.append(result)
         return not options.keep_going and _stops(result)
 
-    exploration = explore(run, on_run=on_run, max_schedules=explore_options.max_schedules,
-                          preemption_bound=explore_options.preemption_bound, jobs=explore_options.jobs,
-                          progress=progress, sleep=root_sleep, sleep_aware=True)
+    try:
+        exploration = explore(run, on_run=on_run, max_schedules=explore_options.max_schedules,
+                              preemption_bound=explore_options.preemption_bound, jobs=explore_options.jobs,
+                              progress=progress, sleep=root_sleep, sleep_aware=True)
+    finally:
+        if servers is not None:
+            servers.close()
     results.sort(key=lambda r: r.index)
     return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
                          exploration, options.command_args)

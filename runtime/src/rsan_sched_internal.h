@@ -74,8 +74,15 @@ extern struct rsan_sched_state rsan_sched;
 
 static inline sched_thread *slot_of(rsan_thread *t) { return t ? (sched_thread *)t->sched : NULL; }
 
-/* the address a trace names for s's pending operation (a join names the joinee's tid) */
+/* 1 when s's pending operation is a clean SC fence: the thread's previous step was an SC
+ * fence too (docs/scheduling.md "SC fences: when two commute"; sched_schedule.c) */
+int rsan_sched_fence_clean(const sched_thread *s);
+
+/* the address a trace names for s's pending operation (a join names the joinee's tid; a
+ * clean SC fence is named 0x1, RSAN_CLEAN_FENCE_ADDR) */
+#define RSAN_CLEAN_FENCE_ADDR 1
 static inline uintptr_t op_addr(const sched_thread *s) {
+  if (s->kind == RSAN_SK_FENCE_SC) return rsan_sched_fence_clean(s) ? RSAN_CLEAN_FENCE_ADDR : 0;
   if (s->kind != RSAN_SK_JOIN) return s->addr;
   return s->joinee ? (uintptr_t)rsan_thread_tid(s->joinee) : 0;
 }
@@ -115,5 +122,16 @@ int rsan_sched_prefix_at(uint64_t step);
 int rsan_sched_sleep_applies(uint64_t step);
 int rsan_sched_drop_sleepers(int *cand, int n);
 void rsan_sched_wake_sleepers(const sched_thread *c);
+/* c's operation runs as the step now decided (after the trace line and the sleepers'
+ * wake-up, which see the state before it): remembers what it was, for clean fences */
+void rsan_sched_note_step(const sched_thread *c);
+
+/* forget the schedule prefix and the sleep set (a fork-server child loads its own) */
+void rsan_sched_forget_schedule(void);
+
+/* ---- sched_forkserver.c ---- */
+/* At the first scheduling point under fork_server=FD: serves runs until the driver closes
+ * the socket (then exits); returns in each forked child, which runs one schedule. */
+void rsan_sched_fork_server(void);
 
 #endif /* RSAN_SCHED_INTERNAL_H */

@@ -337,6 +337,7 @@ static sched_thread *decide(void) {
   }
   rsan_sched_trace_step(rsan_sched.step, chosen, cand, n);
   if (rsan_sched_sleep_applies(rsan_sched.step)) rsan_sched_wake_sleepers(rsan_sched.threads[chosen]);
+  rsan_sched_note_step(rsan_sched.threads[chosen]);
   __atomic_store_n(&rsan_sched.step, rsan_sched.step + 1, __ATOMIC_RELAXED); /* read by waiters (stall) */
   last = chosen;
   sched_thread *c = rsan_sched.threads[chosen];
@@ -391,6 +392,7 @@ int rsan_sched_arrive_or_decide(sched_thread *s) {
 }
 
 static int point(int kind, const void *addr, int w, int block, int timed, rsan_thread *joinee) {
+  if (RSAN_UNLIKELY(rsan_sched_flag.fork_server >= 0)) rsan_sched_fork_server(); /* sched_forkserver.c */
   rsan_spin_lock(&rsan_sched.lock);
   sched_thread *s = rsan_sched.finished ? NULL : rsan_sched_self_locked();
   if (!s) {

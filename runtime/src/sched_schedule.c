@@ -27,12 +27,26 @@ int rsan_sched_sleep_applies(uint64_t step) { return nsleepers && step >= prefix
 
 static int is_thread_kind(int k) { return k == RSAN_SK_SPAWN || k == RSAN_SK_JOIN || k == RSAN_SK_EXIT; }
 
-/* docs/scheduling.md "Trace file", Dependency; the same relation as explore.dependent. */
+/* Clean SC fences (docs/scheduling.md "SC fences: when two commute"): a thread whose previous
+ * step was an SC fence has made no event since it released its clocks into F, so its next SC
+ * fence releases nothing new; two such fences of different threads commute. 1 = the thread's
+ * last step was an SC fence. Indexed by tid, written by the baton holder. */
+static unsigned char last_was_fence_sc[MAX_THREADS];
+
+int rsan_sched_fence_clean(const sched_thread *s) {
+  return s->kind == RSAN_SK_FENCE_SC && last_was_fence_sc[s->tid];
+}
+
+void rsan_sched_note_step(const sched_thread *c) { last_was_fence_sc[c->tid] = c->kind == RSAN_SK_FENCE_SC; }
+
+/* docs/scheduling.md "Trace file", Dependency; the same relation as explore.dependent. A
+ * clean SC fence has address RSAN_CLEAN_FENCE_ADDR (op_addr). */
 static int ops_dependent(int ta, int ka, uintptr_t aa, int wa, int tb, int kb, uintptr_t ab, int wb) {
   if (ta == tb) return 0;
   if (ka == RSAN_SK_EXIT_PROCESS || kb == RSAN_SK_EXIT_PROCESS) return 1;
   if (ka == RSAN_SK_FENCE || kb == RSAN_SK_FENCE) return 0;
-  if (ka == RSAN_SK_FENCE_SC || kb == RSAN_SK_FENCE_SC) return ka == kb;
+  if (ka == RSAN_SK_FENCE_SC || kb == RSAN_SK_FENCE_SC)
+    return ka == kb && !(aa == RSAN_CLEAN_FENCE_ADDR && ab == RSAN_CLEAN_FENCE_ADDR);
   if (is_thread_kind(ka) || is_thread_kind(kb))
     return ((ka == RSAN_SK_JOIN || ka == RSAN_SK_SPAWN) && aa == (uintptr_t)tb) ||
            ((kb == RSAN_SK_JOIN || kb == RSAN_SK_SPAWN) && ab == (uintptr_t)ta);
@@ -87,8 +101,16 @@ static void parse_sleep_line(const char *p) {
     }
 }
 
+void rsan_sched_forget_schedule(void) {
+  if (prefix) rsan_free(prefix);
+  prefix = NULL;
+  prefix_len = 0;
+  nsleepers = 0;
+}
+
 /* docs/scheduling.md "Schedule file" */
 void rsan_sched_load_schedule(const char *path) {
+  rsan_sched_forget_schedule();
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) rsan_sched_bad_input("cannot read the schedule file", path);
   size_t n = 0, cap = 4096;

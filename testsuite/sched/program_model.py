@@ -5,7 +5,7 @@ then the default continuation, and returns the trace the runtime would write."""
 
 from __future__ import annotations
 
-from pyrsan.explore import dependent
+from pyrsan.explore import CLEAN_FENCE, dependent
 from pyrsan.schedule import Op, Step, Trace
 
 Program = tuple[tuple[tuple[str, str, bool], ...], ...]
@@ -43,6 +43,8 @@ class _State:
         if self.position[tid] >= len(ops):
             return None
         kind, addr, writes = ops[self.position[tid]]
+        if kind == "fence_sc" and self.position[tid] and ops[self.position[tid] - 1][0] == "fence_sc":
+            addr = CLEAN_FENCE   # the runtime names an SC fence right after one of its thread so
         return Op(kind, addr, writes)
 
     def enabled(self) -> dict[int, Op]:

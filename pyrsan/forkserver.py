@@ -1,0 +1,172 @@
+"""The fork server of ``--explore`` (docs/scheduling.md, "Fork server"): the program is started
+once with ``fork_server=FD`` and stops at its first scheduling point; each schedule is then a
+forked child of that process instead of a new process (no exec, no dynamic loading, no
+start-up of the program and the runtime). ``ForkServer.execute`` has the signature of
+``runner.run_once`` and returns the same RunResult and trace.
+
+One server runs one schedule at a time (its runs' files are told apart by order: every report
+file that appears during a run is that run's, including those of processes the run forks);
+``ForkServers`` keeps one per exploration thread. A program that never reaches a scheduling
+point (or a server that fails to start) makes ``ForkServers`` fall back to ``run_once``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from .reports import RunResult, read_report_dir
+from .schedule import Op, Trace, write_schedule
+
+#: How long the server may take to reach its first scheduling point (process start-up).
+READY_TIMEOUT = 60.0
+
+
+class ForkServerError(Exception):
+    """The server did not start or went away: the caller falls back to one process per run."""
+
+
+class ForkServer:
+    def __init__(self, executable: str, args: Sequence[str], options, directory: Path) -> None:
+        from .runner import runtime_options   # runner imports this module lazily
+
+        self.options = options
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+        ours, theirs = socket.socketpair()
+        scheduler = {"sched": "dfs", "seed": "0", "trace_path": str(directory / "trace.%p.jsonl"),
+                     "stall_ms": "0", "fork_server": str(theirs.fileno())}
+        env = dict(os.environ)
+        env["PYRSAN_OPTIONS"] = runtime_options(env.get("PYRSAN_OPTIONS", ""), str(directory / "reports.%p.jsonl"),
+                                                options.sc_accesses, scheduler)
+        output = subprocess.DEVNULL if options.quiet else None
+        try:
+            self.proc = subprocess.Popen([executable, *args], env=env, start_new_session=True, pass_fds=(theirs.fileno(),),
+                                         stdin=output, stdout=output, stderr=output)
+        except OSError as exc:
+            raise ForkServerError(f"cannot start {executable}: {exc.strerror or exc}") from None
+        finally:
+            theirs.close()
+        self.sock = ours
+        self.reader = ours.makefile("r", encoding="ascii", newline="\n")
+        self.sock.settimeout(READY_TIMEOUT)
+        if self._line() != "ready":
+            self.close()
+            raise ForkServerError("the program reached no scheduling point")
+
+    def _line(self, timeout: float | None = None) -> str:
+        self.sock.settimeout(timeout)
+        try:
+            return self.reader.readline().strip()
+        except (OSError, socket.timeout):
+            return ""
+
+    def execute(self, executable: str, args: Sequence[str], index: int, options, prefix: Sequence[int] = (),
+                sleep: Mapping[int, Op] = {}, **_: object) -> tuple[RunResult, Trace | None]:
+        """runner.run_once for one schedule prefix, as a child of the server."""
+        from .runner import EXIT_RUNTIME_BOUND, EXIT_RUNTIME_FATAL, _read_trace, _with_reproduction
+
+        schedule = self.directory / "prefix.sched"
+        write_schedule(schedule, tuple(prefix), sleep=sleep)
+        try:
+            self.sock.sendall(f"run {schedule}\n".encode())
+        except OSError:
+            raise ForkServerError("the fork server went away") from None
+        answer = self._line(READY_TIMEOUT).split()
+        if len(answer) != 2 or answer[0] != "pid":
+            raise ForkServerError("the fork server went away")
+        pid = int(answer[1])
+        answer = self._line(self.options.timeout).split()
+        timed_out = not answer
+        if timed_out:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            answer = self._line(READY_TIMEOUT).split()
+        if len(answer) != 2 or answer[0] != "status":
+            raise ForkServerError("the fork server went away")
+        status = int(answer[1])
+        returncode = os.waitstatus_to_exitcode(status)
+        sig = None
+        if returncode < 0 and not timed_out:
+            try:
+                sig = signal.Signals(-returncode).name
+            except ValueError:
+                sig = f"signal {-returncode}"
+        if returncode == EXIT_RUNTIME_FATAL:
+            sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
+        trace_path = self.directory / f"trace.{pid}.jsonl"
+        trace = _read_trace(trace_path)
+        reports = tuple(read_report_dir(self.directory))
+        for path in [trace_path, *self.directory.glob("reports*.jsonl")]:
+            path.unlink(missing_ok=True)
+        result = RunResult(index=index, returncode=None if timed_out else returncode, signal=sig,
+                           timed_out=timed_out, reports=reports,
+                           reached_bound=(trace is not None and trace.end == "bound") or returncode == EXIT_RUNTIME_BOUND)
+        if result.reported or result.deadlocks or result.crashed or result.hung:
+            result = _with_reproduction(result, trace, options, index, True)
+        return result, trace
+
+    def close(self) -> None:
+        """The end of the socket ends the server (it exits 0)."""
+        for end in (self.reader, self.sock):
+            try:
+                end.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.proc.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class ForkServers:
+    """One fork server per exploration thread; ``run_once`` when a server cannot be had."""
+
+    def __init__(self, executable: str, args: Sequence[str], options, work_dir: Path) -> None:
+        self.executable, self.args, self.options, self.work_dir = executable, list(args), options, work_dir
+        self.local = threading.local()
+        self.servers: list[ForkServer] = []
+        self.lock = threading.Lock()
+        self.failed = False
+
+    def _server(self) -> ForkServer | None:
+        server = getattr(self.local, "server", None)
+        if server is None and not self.failed:
+            with self.lock:
+                directory = self.work_dir / f"forkserver{len(self.servers)}"
+                try:
+                    server = ForkServer(self.executable, self.args, self.options, directory)
+                except ForkServerError:
+                    self.failed = True
+                    return None
+                self.servers.append(server)
+            self.local.server = server
+        return server
+
+    def execute(self, executable: str, args: Sequence[str], index: int, options, **kwargs):
+        from .runner import run_once
+
+        server = self._server()
+        if server is not None:
+            try:
+                return server.execute(executable, args, index, options, **kwargs)
+            except ForkServerError:
+                self.failed = True
+        return run_once(executable, args, index, options, **kwargs)
+
+    def close(self) -> None:
+        for server in self.servers:
+            server.close()

@@ -1,0 +1,81 @@
+/* The fork server of exploration (docs/scheduling.md "Fork server"): with fork_server=FD
+ * (sched=dfs), the process stops at its first scheduling point, when only the main thread
+ * exists and nothing has been decided, and serves runs over the socket FD:
+ *
+ *   server -> driver  "ready\n"                    once, at the first scheduling point
+ *   driver -> server  "run <schedule path>\n"      one run
+ *   server -> driver  "pid <child pid>\n"           the run's process
+ *   server -> driver  "status <wait status>\n"      when it ended (waitpid's raw status)
+ *
+ * Each run is a forked child that loads the schedule file, opens its own trace (trace_path,
+ * %p = its pid) and goes on from that point; its reports go to json_path with its own pid
+ * (the fork handlers of intercept_fork.c restart the child's report state). Every run starts
+ * from the same state, which a run of the program would reach too (the program is
+ * deterministic up to its first scheduling point; the explorer checks divergence anyway), so
+ * a run costs a fork instead of an exec and the program's start-up. The server never
+ * returns to the program: at the end of the socket it exits with _exit (its own buffered
+ * output is each child's, printed by the child). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rsan_report.h"
+#include "rsan_sched_internal.h"
+
+static int read_line(int fd, char *buf, size_t n) {
+  size_t k = 0;
+  while (k + 1 < n) {
+    ssize_t r = read(fd, buf + k, 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    if (buf[k] == '\n') break;
+    k++;
+  }
+  buf[k] = 0;
+  return (int)k;
+}
+
+static void answer(int fd, const char *what, long long v) {
+  char line[64];
+  int k = snprintf(line, sizeof line, "%s %lld\n", what, v);
+  rsan_write_all(fd, line, (size_t)k);
+}
+
+/* the child: the scheduler on again (sched.c's fork handler turned it off), its schedule, its
+ * trace */
+static void start_run(const char *schedule) {
+  rsan_sched.finished = 0;
+  rsan_sched.lock.v = 0;
+  __atomic_store_n(&rsan_sched_on, 1, __ATOMIC_RELEASE);
+  rsan_sched_load_schedule(schedule);
+  if (rsan_sched_flag.trace_path[0]) rsan_sched_trace_open(rsan_sched_flag.trace_path, rsan_sched_name(), rsan_sched_seed());
+}
+
+void rsan_sched_fork_server(void) {
+  int fd = rsan_sched_flag.fork_server;
+  rsan_sched_flag.fork_server = -1; /* once: children and a refusing server go on normally */
+  if (rsan_sched.nthreads_max > 0 || rsan_sched.step > 0 || rsan_sched.finished) return;
+  rsan_sched_trace_forget(); /* the server's own trace would stay empty */
+  rsan_write_all(fd, "ready\n", 6);
+  char req[1024];
+  for (;;) {
+    if (read_line(fd, req, sizeof req) < 0 || strncmp(req, "run ", 4) != 0) _exit(0);
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(fd);
+      start_run(req + 4);
+      return;
+    }
+    if (pid < 0) {
+      answer(fd, "error", errno);
+      continue;
+    }
+    answer(fd, "pid", pid);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    answer(fd, "status", status);
+  }
+}
