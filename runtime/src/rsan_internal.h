@@ -414,6 +414,8 @@ typedef struct rsan_sched_flags {
   unsigned long long max_steps;
   unsigned long long handover_steps; /* sched=auto: OS scheduler after this many points */
   unsigned long long stall_ms;       /* controlled: OS scheduler after this long without a point */
+  unsigned long long samples;        /* sched=auto, fresh seed: scout samples before the run */
+  unsigned long long sample_ms;      /* the scouts' time budget */
 } rsan_sched_flags;
 extern rsan_sched_flags rsan_sched_flag;
 /* Parses s into rsan_flag (on top of the defaults). Returns 0, or -1 after writing a one-line

@@ -116,4 +116,20 @@ int rsan_sched_sleep_applies(uint64_t step);
 int rsan_sched_drop_sleepers(int *cand, int n);
 void rsan_sched_wake_sleepers(const sched_thread *c);
 
+/* ---- sched.c: scouting ---- */
+/* The run from now on is the one a start with seed=s gives (no decision taken yet). */
+void rsan_sched_reseed(uint64_t s);
+/* a decision met more than one candidate (scouts report it) */
+extern int rsan_sched_had_choice;
+
+/* ---- sched_scout.c ---- */
+/* 1 until the first scheduling point of a run that may scout (sched=auto, fresh seed) */
+extern int rsan_scout_pending;
+/* 1 in a scout: its run ends at the hand-over, a deadlock, the bound or the exit */
+extern int rsan_scout_child;
+/* At the first scheduling point: the scouts, then the re-seed to the first that reported. */
+void rsan_sched_scout(void);
+/* a scout's end: its verdict to the parent, then exit */
+void rsan_scout_end(void) __attribute__((noreturn));
+
 #endif /* RSAN_SCHED_INTERNAL_H */
