@@ -21,7 +21,6 @@
  * An explicit seed, a schedule file or a trace (every driver run) means no scouting: the run
  * is exactly the sample its seed names. x86-64 Linux only (the filter names its system calls);
  * elsewhere the run is one sample as before. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -38,6 +37,7 @@
 #include <unistd.h>
 
 #include "intercept_internal.h"
+#include "rsan_report.h"
 #include "rsan_sched_internal.h"
 
 int rsan_scout_pending;
