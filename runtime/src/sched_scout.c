@@ -7,14 +7,17 @@
  * scouts, one after the other. Scout k re-seeds the strategy with seed_k (exactly what a run
  * started with seed=seed_k does, since nothing was decided yet) and runs the program on under
  * the controlled scheduler, confined by a seccomp filter that lets through only system calls
- * with no effect outside the scout (memory, threads, futexes, time, its own signals): its first
- * other call (output, input, files, sockets, a fork) ends it, as does the hand-over, a deadlock,
- * the step bound or the process exit. Memory is copy-on-write; an inherited writable shared
- * mapping, a SIGCHLD handler or a blocked SIGCHLD, or a second thread turn scouting off. A
- * scout tells the parent through a shared page whether a report was made and whether it met a
- * choice at all. The parent waits for each in turn (within `sample_ms` in all; a late one is
- * killed) and stops at the first that reported, then re-seeds itself with that seed_k: the
- * real run follows the same schedule (a deterministic program), its reports name seed_k, and
+ * with no effect outside the scout (memory, threads, futexes, time, its own signals); every
+ * other call (output, input, files, sockets, a fork) fails with EPERM and the scout goes on
+ * (one thread's output must not end the sample before the others ran). The scout ends at the
+ * hand-over, a deadlock, the step bound or the process exit (or is killed at its deadline).
+ * Memory is copy-on-write; an inherited writable shared mapping, a SIGCHLD handler or a
+ * blocked SIGCHLD, or a second thread turn scouting off. A scout tells the parent through a
+ * shared page whether a report was made and whether it met a choice at all. The parent waits
+ * for each in turn (within `sample_ms` of the scouts' CPU time, and 4 times it in wall time; a
+ * late one is killed) and stops at the first that reported, then re-seeds itself with that
+ * seed_k: the real run follows the same schedule (unless the program's scheduling points
+ * depend on what its denied calls would have returned), its reports name seed_k, and
  * `seed=seed_k` reproduces it. No scout reported: the run keeps its own seed (one more sample).
  * Scouting also stops after a scout that met no choice (every seed runs the same schedule).
  *
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -58,11 +62,20 @@ typedef struct scout_result {
   uint32_t choice;
 } scout_result;
 static scout_result *result;
+#define WALL_FACTOR 4
 
 static uint64_t mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+/* the CPU time of the reaped children (the scouts), in ms */
+static uint64_t children_cpu_ms(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_CHILDREN, &ru)) return 0;
+  return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000ull +
+         (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000ull;
 }
 
 static uint64_t now_ms(void) {
@@ -81,17 +94,12 @@ void rsan_scout_end(void) {
   __builtin_unreachable();
 }
 
-static void on_sigsys(int sig, siginfo_t *info, void *uc) {
-  (void)sig, (void)info, (void)uc;
-  rsan_scout_end();
-}
-
 /* ---- the filter ---- */
 #define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define NR_IS(nr, skip) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, (skip))
 #define LOAD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
 #define LOAD_ARG_LO(i) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[i]))
-#define TRAP BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP)
+#define DENY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
 
 /* calls with no effect outside the process (beyond CPU time), allowed whatever their
  * arguments; the ones allowed for some arguments only are checked below */
@@ -113,7 +121,7 @@ static int install_filter(int pid) {
   int n = 0;
   f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
   f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-  f[n++] = (struct sock_filter)TRAP;
+  f[n++] = (struct sock_filter)DENY;
   f[n++] = (struct sock_filter)LOAD_NR;
   for (int i = 0; i < NH; i++) {
     if (harmless[i] == SYS_madvise) continue;
@@ -124,7 +132,7 @@ static int install_filter(int pid) {
   f[n++] = (struct sock_filter)NR_IS(SYS_madvise, 4);
   f[n++] = (struct sock_filter)LOAD_ARG_LO(2);
   f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_REMOVE, 0, 1);
-  f[n++] = (struct sock_filter)TRAP;
+  f[n++] = (struct sock_filter)DENY;
   f[n++] = (struct sock_filter)ALLOW;
   /* mmap: anonymous, or private (a file is never opened: open is not allowed) */
   f[n++] = (struct sock_filter)LOAD_NR;
@@ -132,7 +140,7 @@ static int install_filter(int pid) {
   f[n++] = (struct sock_filter)LOAD_ARG_LO(3);
   f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_ANONYMOUS, 2, 0);
   f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_SHARED | MAP_SHARED_VALIDATE, 0, 1);
-  f[n++] = (struct sock_filter)TRAP;
+  f[n++] = (struct sock_filter)DENY;
   f[n++] = (struct sock_filter)ALLOW;
   /* clone: a thread (a new process would leave the scout's memory) */
   f[n++] = (struct sock_filter)LOAD_NR;
@@ -140,15 +148,15 @@ static int install_filter(int pid) {
   f[n++] = (struct sock_filter)LOAD_ARG_LO(0);
   f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1);
   f[n++] = (struct sock_filter)ALLOW;
-  f[n++] = (struct sock_filter)TRAP;
+  f[n++] = (struct sock_filter)DENY;
   /* signals to the scout itself */
   f[n++] = (struct sock_filter)LOAD_NR;
   f[n++] = (struct sock_filter)NR_IS(SYS_tgkill, 4);
   f[n++] = (struct sock_filter)LOAD_ARG_LO(0);
   f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)pid, 0, 1);
   f[n++] = (struct sock_filter)ALLOW;
-  f[n++] = (struct sock_filter)TRAP;
-  f[n++] = (struct sock_filter)TRAP;
+  f[n++] = (struct sock_filter)DENY;
+  f[n++] = (struct sock_filter)DENY;
   struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) return -1;
   return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
@@ -195,8 +203,7 @@ static int may_scout(void) {
   return 1;
 }
 
-/* waits for the scout until deadline_ms; a late scout is killed. Returns its result page's
- * verdict: 1 reported, 0 not. */
+/* Waits for the scout until deadline_ms (then kills it) and reaps it. */
 static void wait_scout(pid_t pid, uint64_t deadline_ms) {
   int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
   for (;;) {
@@ -236,9 +243,14 @@ void rsan_sched_scout(void) {
     return;
   }
   int saved_errno = errno;
-  uint64_t base = rsan_sched_seed(), start = now_ms(), deadline = start + rsan_sched_flag.sample_ms, scouts = 0;
+  /* The budget is the scouts' CPU time (load-independent); a scout may use what is left of
+   * it in wall time, and all of them together at most WALL_FACTOR times it (a scout that
+   * sleeps or waits uses no CPU). */
+  uint64_t budget = rsan_sched_flag.sample_ms, used = 0;
+  uint64_t base = rsan_sched_seed(), start = now_ms(), wall_end = start + WALL_FACTOR * budget, scouts = 0;
+  uint64_t cpu0 = children_cpu_ms();
   int found = 0;
-  for (uint64_t k = 1; k <= rsan_sched_flag.samples && now_ms() < deadline; k++) {
+  for (uint64_t k = 1; k <= rsan_sched_flag.samples && used < budget && now_ms() < wall_end; k++) {
     uint64_t seed_k = mix(base + k * 0x9e3779b97f4a7c15ull);
     if (!seed_k) seed_k = 1;
     memset(result, 0, sizeof *result);
@@ -248,15 +260,12 @@ void rsan_sched_scout(void) {
     if (pid == 0) {
       rsan_scout_child = 1;
       rsan_sched_reseed(seed_k);
-      struct sigaction sa;
-      memset(&sa, 0, sizeof sa);
-      sa.sa_sigaction = on_sigsys;
-      sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-      sigemptyset(&sa.sa_mask);
-      if (REAL(sigaction)(SIGSYS, &sa, NULL) || install_filter((int)getpid())) syscall(SYS_exit_group, 0);
+      if (install_filter((int)getpid())) syscall(SYS_exit_group, 0);
       return; /* on with the program, as the scout */
     }
-    wait_scout(pid, deadline);
+    uint64_t limit = now_ms() + (budget - used);
+    wait_scout(pid, limit < wall_end ? limit : wall_end);
+    used = children_cpu_ms() - cpu0;
     if (__atomic_load_n(&result->done, __ATOMIC_ACQUIRE)) {
       if (result->reported) {
         found = 1;
