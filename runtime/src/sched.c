@@ -544,6 +544,7 @@ void rsan_sched_init(void) {
   if (mode == RSAN_SCHED_AUTO && seed == 0) { /* a fresh seed: the reports name it */
     seed = now_ns() ^ ((uint64_t)getpid() << 32);
     seed = (seed ^ (seed >> 31)) * 0x9e3779b97f4a7c15ull;
+    seed >>= 8; /* top byte 0: PCT's parameters are the options' (sched_strategy.c) */
     if (!seed) seed = 1;
   }
   max_steps = rsan_sched_flag.max_steps;
