@@ -276,6 +276,7 @@ void rsan_sched_scout(void) {
       rsan_scout_child = 1;
       rsan_sched_reseed(seed_k);
       if (install_filter((int)getpid())) syscall(SYS_exit_group, 0);
+      errno = saved_errno;
       return; /* on with the program, as the scout */
     }
     uint64_t limit = now_ms() + (budget - used);
@@ -289,6 +290,8 @@ void rsan_sched_scout(void) {
       }
       if (!result->choice) break; /* every seed would run this same schedule */
       if (result->steps > seen_steps) seen_steps = result->steps;
+    } else {
+      break; /* killed at the deadline, crashed, or no seccomp here */
     }
   }
   if (!found && seen_steps) rsan_sched_reseed(next_seed(base, rsan_sched_flag.samples + 1, seen_steps));
