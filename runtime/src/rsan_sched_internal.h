@@ -129,6 +129,8 @@ extern int rsan_scout_pending;
 extern int rsan_scout_child;
 /* At the first scheduling point: the scouts, then the re-seed to the first that reported. */
 void rsan_sched_scout(void);
+/* in a scout: the operation chosen for a step (conflicts between threads) */
+void rsan_scout_note(int tid, int kind, uintptr_t addr, int w);
 /* a scout's end: its verdict to the parent, then exit */
 void rsan_scout_end(void) __attribute__((noreturn));
 

@@ -342,6 +342,11 @@ static sched_thread *decide(void) {
   __atomic_store_n(&rsan_sched.step, rsan_sched.step + 1, __ATOMIC_RELAXED); /* read by waiters (stall) */
   last = chosen;
   sched_thread *c = rsan_sched.threads[chosen];
+  if (rsan_scout_child) /* a join names 1 + the joinee's tid once the joinee has ended */
+    rsan_scout_note(chosen, c->kind,
+                    c->kind == RSAN_SK_JOIN ? (rsan_sched_thread_exited(c->joinee) && c->joinee ? op_addr(c) + 1 : 0)
+                                            : c->addr,
+                    c->w);
   c->timed_out = !op_enabled(c);
   /* It writes there: wake those waiting for a write. An RMW / CAS / BCAS attempt may leave
    * memory as it was (two threads failing on a held lock must not wake each other for

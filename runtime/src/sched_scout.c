@@ -60,6 +60,7 @@ typedef struct scout_result {
   uint32_t done;
   uint32_t reported;
   uint32_t choice;
+  uint32_t conflict;
   uint64_t steps; /* decisions taken */
 } scout_result;
 static scout_result *result;
@@ -98,10 +99,75 @@ static uint64_t now_ms(void) {
   return (uint64_t)ts.tv_sec * 1000ull + (uint64_t)ts.tv_nsec / 1000000ull;
 }
 
+/* ---- in a scout: did two threads' operations conflict? ---- */
+/* Two operations of different threads on one 8-byte word, one of them a write, or two SC
+ * fences, are dependent (docs/scheduling.md "Trace file"); unless the program orders them
+ * anyway, another seed may run them the other way round. Without such a pair every seed runs
+ * an equivalent schedule (the same values read, the same verdicts of the monitor), so the
+ * other seeds need not be tried. Orders the program fixes, and which are recognised here: a
+ * thread's accesses before it spawned the accessing thread, and the accesses of a thread the
+ * accessing thread joined (each word remembers its last accessor only: anything else counts
+ * as a conflict). */
+#define CONFLICT_SLOTS 4096 /* > handover_steps' default; a full table counts as a conflict */
+typedef struct word_use {
+  uintptr_t word; /* 0: free */
+  int tid;        /* the last thread that used it */
+  uint64_t step;  /* the step of that use */
+  uint8_t written;
+} word_use;
+static word_use uses[CONFLICT_SLOTS];
+static int conflict;
+static int parent_of[MAX_THREADS], joined_by[MAX_THREADS];
+static uint64_t spawned_at[MAX_THREADS];
+
+/* the use of w by tid at `step` comes after w's last use, whatever the schedule */
+static int ordered_after(const word_use *u, int tid) {
+  if (u->tid == tid) return 1;
+  if (joined_by[u->tid] == tid + 1) return 1;
+  return parent_of[tid] == u->tid + 1 && spawned_at[tid] > u->step;
+}
+
+void rsan_scout_note(int tid, int kind, uintptr_t addr, int w) {
+  uint64_t step = rsan_sched.step;
+  if (conflict || tid < 0 || tid >= MAX_THREADS) return;
+  switch (kind) {
+  case RSAN_SK_SPAWN: /* addr: the child's tid */
+    if (addr < MAX_THREADS) parent_of[addr] = tid + 1, spawned_at[addr] = step;
+    return;
+  case RSAN_SK_JOIN: /* addr: 1 + the tid of a joinee that has ended, or 0 */
+    if (addr && addr <= MAX_THREADS) joined_by[addr - 1] = tid + 1;
+    return;
+  case RSAN_SK_EXIT: case RSAN_SK_EXIT_PROCESS: case RSAN_SK_FENCE:
+    return;
+  case RSAN_SK_FENCE_SC:
+    addr = 8, w = 1; /* every SC fence: one word, written */
+    break;
+  default:
+    if (!addr) return;
+  }
+  uintptr_t word = (addr >> 3) | ((uintptr_t)1 << 63);
+  size_t i = (size_t)((word * 0x9e3779b97f4a7c15ull) >> 40) % CONFLICT_SLOTS;
+  for (size_t probes = 0; probes < CONFLICT_SLOTS; probes++, i = (i + 1) % CONFLICT_SLOTS) {
+    word_use *u = &uses[i];
+    if (!u->word) {
+      *u = (word_use){.word = word, .tid = tid, .step = step, .written = (uint8_t)(w != 0)};
+      return;
+    }
+    if (u->word != word) continue;
+    u->written |= w != 0;
+    if (!ordered_after(u, tid) && u->written) conflict = 1;
+    u->tid = tid;
+    u->step = step;
+    return;
+  }
+  conflict = 1;
+}
+
 void rsan_scout_end(void) {
   if (result) {
     result->reported = rsan_report_count() > 0;
     result->choice = (uint32_t)rsan_sched_had_choice;
+    result->conflict = (uint32_t)conflict;
     result->steps = rsan_sched.step;
     __atomic_store_n(&result->done, 1, __ATOMIC_RELEASE);
   }
@@ -288,7 +354,9 @@ void rsan_sched_scout(void) {
         rsan_sched_reseed(seed_k);
         break;
       }
-      if (!result->choice) break; /* every seed would run this same schedule */
+      /* no choice, or no two dependent operations of different threads: every seed runs a
+       * schedule the monitor cannot tell from this one */
+      if (!result->choice || !result->conflict) break;
       if (result->steps > seen_steps) seen_steps = result->steps;
     } else {
       break; /* killed at the deadline, crashed, or no seccomp here */
@@ -308,6 +376,7 @@ void rsan_sched_scout(void) {
 }
 
 #else
+void rsan_scout_note(int tid, int kind, uintptr_t addr, int w) { (void)tid, (void)kind, (void)addr, (void)w; }
 void rsan_scout_end(void) { syscall(SYS_exit_group, 0); __builtin_unreachable(); }
 void rsan_sched_scout(void) { rsan_scout_pending = 0; }
 #endif
