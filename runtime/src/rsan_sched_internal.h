@@ -125,6 +125,9 @@ extern int rsan_sched_had_choice;
 /* ---- sched_scout.c ---- */
 /* 1 until the first scheduling point of a run that may scout (sched=auto, fresh seed) */
 extern int rsan_scout_pending;
+/* A scout's run ends after this many steps: litmus-sized programs take fewer than 100, and a
+ * long program's scouts cost little each (the run itself is controlled up to handover_steps). */
+#define RSAN_SCOUT_STEPS 256
 /* 1 in a scout: its run ends at the hand-over, a deadlock, the bound or the exit */
 extern int rsan_scout_child;
 /* At the first scheduling point: the scouts, then the re-seed to the first that reported. */

@@ -291,6 +291,7 @@ static sched_thread *decide(void) {
     handover("steps");
     return NULL;
   }
+  if (rsan_scout_child && rsan_sched.step >= RSAN_SCOUT_STEPS) rsan_scout_end();
   if (rsan_sched.step >= max_steps) bound_reached();
   if (n > 1) rsan_sched_had_choice = 1;
   int chosen = -1;
