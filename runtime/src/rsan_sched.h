@@ -175,7 +175,9 @@ void rsan_strategy_init(int mode, uint64_t seed, int pct_depth, uint64_t pct_ste
 /* PCT's horizon under pct_steps=0: named by the seed's top 4 bits (0: 1000 steps) */
 uint64_t rsan_strategy_horizon(uint64_t seed);
 /* seed with its top byte naming the smallest horizon >= steps (0: the option's) and the depth
- * (0 or 1: the option's) (sched_scout.c) */
+ * (0 or 1: the option's; RSAN_STRATEGY_RANDOM_WALK: random choices instead of PCT)
+ * (sched_scout.c) */
+#define RSAN_STRATEGY_RANDOM_WALK (-1)
 uint64_t rsan_strategy_seed_with(uint64_t seed, uint64_t steps, int depth);
 /* a new managed thread (in creation order: deterministic) */
 void rsan_strategy_thread_added(int tid);

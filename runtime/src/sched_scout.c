@@ -81,12 +81,13 @@ static uint64_t children_cpu_ms(void) {
 }
 
 /* Scout k's seed. The first scout runs PCT with the options' parameters. Once a scout ran
- * `steps` steps, the seed's top byte (rsan_strategy_seed_with) also names a horizon of about
- * half of them and a depth of 3 to 6, so that several change points fall inside the run:
- * measured on seqlock, IRIW and WRC (40 seeds each), horizon steps/2 with depth 6 found them
- * 1.5-10 times as often as the default horizon of 1000 with depth 3. */
+ * `steps` steps, the seed's top byte (rsan_strategy_seed_with) names, in turn, PCT with a
+ * horizon of about half of them and a depth of 6 or 4 (several change points inside the run),
+ * or random choices. Measured (one sample each, 40 seeds): seqlock 0/40 with the defaults
+ * (horizon 1000, depth 3), 9/40 with horizon 16 and depth 6, 21/40 random; IRIW 9/40, 27/40,
+ * 12/40; WRC 14/40, 21/40. */
 static uint64_t next_seed(uint64_t base, uint64_t k, uint64_t steps) {
-  static const int depths[] = {6, 4, 6, 3};
+  static const int depths[] = {6, RSAN_STRATEGY_RANDOM_WALK, 4, RSAN_STRATEGY_RANDOM_WALK};
   uint64_t s = mix(base + k * 0x9e3779b97f4a7c15ull);
   if (steps) s = rsan_strategy_seed_with(s, rsan_sched_flag.pct_steps ? 0 : (steps + 1) / 2, depths[k % 4]);
   else s = rsan_strategy_seed_with(s, 0, 0);
@@ -348,6 +349,14 @@ void rsan_sched_scout(void) {
     uint64_t limit = now_ms() + (budget - used);
     wait_scout(pid, limit < wall_end ? limit : wall_end);
     used = children_cpu_ms() - cpu0;
+    if (rsan_flag.verbosity >= 2) {
+      char msg[200];
+      int m = snprintf(msg, sizeof msg, "pyrsan: scout %llu: seed %llu, %s, %llu steps, choice %u, conflict %u\n",
+                       (unsigned long long)k, (unsigned long long)seed_k,
+                       !result->done ? "did not finish" : result->reported ? "reported" : "no report",
+                       (unsigned long long)result->steps, result->choice, result->conflict);
+      if (m > 0) rsan_write_all(2, msg, (size_t)m);
+    }
     if (__atomic_load_n(&result->done, __ATOMIC_ACQUIRE)) {
       if (result->reported) {
         found = 1;
