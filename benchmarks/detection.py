@@ -13,6 +13,16 @@ program as a check of that. Target: >= 99% per non-robust program; binaries >= 9
 
     python benchmarks/detection.py --defaults [--invocations 100] [--binary-runs 20] [--busy] [--only TEXT]
 
+`--binaries` (issue 12, item 2): for every program of the litmus corpus and of
+benchmarks/programs/sched (its release/acquire versions; `--with-robust` adds the robust
+litmus programs and the -DROBUST versions, where "right" means no report), the share of process
+runs of the instrumented binary that report with no PYRSAN_OPTIONS but the column's: `sched=os`
+(the OS scheduler), `samples=0` (one PCT sample per process run, the default before the scout
+samples) and the default (scout samples), interleaved, with the median wall time of a process
+run. Target: >= 9 of 10 for every non-robust program.
+
+    python benchmarks/detection.py --binaries [--binary-runs 20] [--with-robust] [--busy] [--only TEXT]
+
 Non-robust programs (release/acquire, `benchmarks/programs/sched/*.c`): `pyrsan run --sched pct
 --runs 10` until the first report; how many runs it took and the wall time. Their robust
 versions (`-DROBUST`: seq_cst fences, or seq_cst accesses for the seqlock): `pyrsan run
