@@ -76,7 +76,7 @@ static const flag_desc flag_table[] = {
     FLAG(samples, F_U64, "32",
          "sched=auto with a fresh seed: up to this many invisible scout samples (forked, no side effects) look for a "
          "seed whose schedule reports, which the run then uses (0: one sample, the run itself)", rsan_sched_flag),
-    FLAG(sample_ms, F_U64, "20", "the scout samples' CPU time budget in ms (and 4 times it in wall time)", rsan_sched_flag),
+    FLAG(sample_ms, F_U64, "20", "the scout samples' CPU time budget in ms (and 8 times it in wall time)", rsan_sched_flag),
     FLAG(pct_depth, F_INT, "3", "sched=pct: depth d (d-1 priority change points)", rsan_sched_flag),
     FLAG(pct_steps, F_U64, "0",
          "sched=pct: the expected number of scheduling points, where change points are placed (0: 1000)",

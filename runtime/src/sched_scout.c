@@ -14,7 +14,7 @@
  * Memory is copy-on-write; an inherited writable shared mapping, a SIGCHLD handler or a
  * blocked SIGCHLD, or a second thread turn scouting off. A scout tells the parent through a
  * shared page whether a report was made and whether it met a choice at all. The parent waits
- * for each in turn (within `sample_ms` of the scouts' CPU time, and 4 times it in wall time; a
+ * for each in turn (within `sample_ms` of the scouts' CPU time, and 8 times it in wall time; a
  * late one is killed) and stops at the first that reported, then re-seeds itself with that
  * seed_k: the real run follows the same schedule (unless the program's scheduling points
  * depend on what its denied calls would have returned), its reports name seed_k, and
@@ -64,7 +64,7 @@ typedef struct scout_result {
   uint64_t steps; /* decisions taken */
 } scout_result;
 static scout_result *result;
-#define WALL_FACTOR 4
+#define WALL_FACTOR 8
 
 static uint64_t mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -81,13 +81,14 @@ static uint64_t children_cpu_ms(void) {
 }
 
 /* Scout k's seed. The first scout runs PCT with the options' parameters. Once a scout ran
- * `steps` steps, the seed's top byte (rsan_strategy_seed_with) names, in turn, PCT with a
- * horizon of about half of them and a depth of 6 or 4 (several change points inside the run),
- * or random choices. Measured (one sample each, 40 seeds): seqlock 0/40 with the defaults
- * (horizon 1000, depth 3), 9/40 with horizon 16 and depth 6, 21/40 random; IRIW 9/40, 27/40,
- * 12/40; WRC 14/40, 21/40. */
+ * `steps` steps, the seed's top byte (rsan_strategy_seed_with) names PCT with a horizon of
+ * about half of them and a depth of 3 to 6 (several change points inside the run). Measured
+ * (one sample each, 40 seeds): seqlock 0/40 with the defaults (horizon 1000, depth 3), 9/40
+ * with horizon 16 and depth 6; IRIW 9/40 -> 27/40; WRC 14/40 -> 21/40. (Random choices, which
+ * the seed can also name, find seqlock more often, 21/40, but IRIW less, 12/40, and make the
+ * -DROBUST Peterson filter lock of benchmarks/programs/sched report: docs/scheduling.md.) */
 static uint64_t next_seed(uint64_t base, uint64_t k, uint64_t steps) {
-  static const int depths[] = {6, RSAN_STRATEGY_RANDOM_WALK, 4, RSAN_STRATEGY_RANDOM_WALK};
+  static const int depths[] = {6, 4, 6, 3};
   uint64_t s = mix(base + k * 0x9e3779b97f4a7c15ull);
   if (steps) s = rsan_strategy_seed_with(s, rsan_sched_flag.pct_steps ? 0 : (steps + 1) / 2, depths[k % 4]);
   else s = rsan_strategy_seed_with(s, 0, 0);
