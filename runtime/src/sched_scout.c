@@ -81,16 +81,15 @@ static uint64_t children_cpu_ms(void) {
 }
 
 /* Scout k's seed. The first scout runs PCT with the options' parameters. Once a scout ran
- * `steps` steps, the seed's top byte (rsan_strategy_seed_with) names PCT with a horizon of
- * about half of them and a depth of 3 to 6 (several change points inside the run). Measured
- * (one sample each, 40 seeds): seqlock 0/40 with the defaults (horizon 1000, depth 3), 9/40
- * with horizon 16 and depth 6; IRIW 9/40 -> 27/40; WRC 14/40 -> 21/40. (Random choices, which
- * the seed can also name, find seqlock more often, 21/40, but IRIW less, 12/40, and make the
- * -DROBUST Peterson filter lock of benchmarks/programs/sched report: docs/scheduling.md.) */
+ * `steps` steps, the seed's top byte (rsan_strategy_seed_with) names, in turn, PCT with a
+ * horizon of about half of them and a depth of 3 to 6 (several change points inside the run)
+ * or, one scout in three, random choices: neither is best on every shape. Measured (one sample
+ * each, 40 seeds): seqlock 0/40 with the defaults (horizon 1000, depth 3), 9/40 with horizon
+ * 16 and depth 6, 21/40 random; IRIW 9/40, 27/40, 12/40; WRC 14/40, 21/40 (PCT). */
 static uint64_t next_seed(uint64_t base, uint64_t k, uint64_t steps) {
-  static const int depths[] = {6, 4, 6, 3};
+  static const int depths[] = {6, RSAN_STRATEGY_RANDOM_WALK, 4, 6, RSAN_STRATEGY_RANDOM_WALK, 3};
   uint64_t s = mix(base + k * 0x9e3779b97f4a7c15ull);
-  if (steps) s = rsan_strategy_seed_with(s, rsan_sched_flag.pct_steps ? 0 : (steps + 1) / 2, depths[k % 4]);
+  if (steps) s = rsan_strategy_seed_with(s, rsan_sched_flag.pct_steps ? 0 : (steps + 1) / 2, depths[k % 6]);
   else s = rsan_strategy_seed_with(s, 0, 0);
   return s ? s : 1;
 }
