@@ -64,6 +64,7 @@ typedef struct scout_result {
   uint64_t steps; /* decisions taken */
 } scout_result;
 static scout_result *result;
+#define NO_FILTER 2 /* done: the scout could not install its filter */
 #define WALL_FACTOR 8
 
 static uint64_t mix(uint64_t z) {
@@ -325,8 +326,8 @@ void rsan_sched_scout(void) {
     return;
   }
   int saved_errno = errno;
-  /* The budget is the scouts' CPU time (load-independent); a scout may use what is left of
-   * it in wall time, and all of them together at most WALL_FACTOR times it (a scout that
+  /* The budget is the scouts' CPU time (load-independent: a starved scout is not cut short),
+   * and all of them together may take at most WALL_FACTOR times it in wall time (a scout that
    * sleeps or waits uses no CPU). */
   uint64_t budget = rsan_sched_flag.sample_ms, used = 0;
   uint64_t base = rsan_sched_seed(), start = now_ms(), wall_end = start + WALL_FACTOR * budget, scouts = 0;
@@ -342,12 +343,14 @@ void rsan_sched_scout(void) {
     if (pid == 0) {
       rsan_scout_child = 1;
       rsan_sched_reseed(seed_k);
-      if (install_filter((int)getpid())) syscall(SYS_exit_group, 0);
+      if (install_filter((int)getpid())) { /* no seccomp here: no scouting */
+        __atomic_store_n(&result->done, NO_FILTER, __ATOMIC_RELEASE);
+        syscall(SYS_exit_group, 0);
+      }
       errno = saved_errno;
       return; /* on with the program, as the scout */
     }
-    uint64_t limit = now_ms() + (budget - used);
-    wait_scout(pid, limit < wall_end ? limit : wall_end);
+    wait_scout(pid, wall_end); /* a slow scout may be a starved one: the wall cap only */
     used = children_cpu_ms() - cpu0;
     if (rsan_flag.verbosity >= 2) {
       char msg[200];
@@ -357,7 +360,9 @@ void rsan_sched_scout(void) {
                        (unsigned long long)result->steps, result->choice, result->conflict);
       if (m > 0) rsan_write_all(2, msg, (size_t)m);
     }
-    if (__atomic_load_n(&result->done, __ATOMIC_ACQUIRE)) {
+    uint32_t done = __atomic_load_n(&result->done, __ATOMIC_ACQUIRE);
+    if (done == NO_FILTER) break;
+    if (done) {
       if (result->reported) {
         found = 1;
         rsan_sched_reseed(seed_k);
@@ -367,9 +372,7 @@ void rsan_sched_scout(void) {
        * schedule the monitor cannot tell from this one */
       if (!result->choice || !result->conflict) break;
       if (result->steps > seen_steps) seen_steps = result->steps;
-    } else {
-      break; /* killed at the deadline, crashed, or no seccomp here */
-    }
+    } /* else it crashed (another seed may not), or was killed at the wall cap (the loop ends) */
   }
   if (!found && seen_steps) rsan_sched_reseed(next_seed(base, rsan_sched_flag.samples + 1, seen_steps));
   munmap(result, sizeof *result);
