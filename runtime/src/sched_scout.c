@@ -40,7 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "intercept_internal.h"
 #include "rsan_report.h"
 #include "rsan_sched_internal.h"
 
@@ -53,7 +52,14 @@ int rsan_scout_child;
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 
-RSAN_REAL_DECL(int, sigaction, NULL, int, const struct sigaction *, struct sigaction *)
+/* the kernel's view of a signal's disposition (what the program's sigaction, through the
+ * runtime's interceptor, installed): rt_sigaction's own struct layout */
+typedef struct kernel_sigaction {
+  void *handler;
+  unsigned long flags;
+  void *restorer;
+  uint64_t mask;
+} kernel_sigaction;
 
 /* what a scout hands back (a MAP_SHARED page made before the first fork) */
 typedef struct scout_result {
@@ -278,9 +284,9 @@ static int may_scout(void) {
     if (!nl) break;
     line = nl + 1;
   }
-  struct sigaction old;
-  if (REAL(sigaction)(SIGCHLD, NULL, &old)) return 0;
-  if ((old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) return 0;
+  kernel_sigaction old;
+  if (syscall(SYS_rt_sigaction, SIGCHLD, NULL, &old, sizeof old.mask)) return 0;
+  if ((old.flags & SA_SIGINFO) || (old.handler != (void *)SIG_DFL && old.handler != (void *)SIG_IGN)) return 0;
   sigset_t mask;
   if (sigprocmask(SIG_BLOCK, NULL, &mask) || sigismember(&mask, SIGCHLD)) return 0;
   return 1;
