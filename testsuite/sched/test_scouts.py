@@ -110,3 +110,18 @@ def test_a_program_whose_threads_talk_through_a_pipe_still_works(built, pyrsan_e
     executable = built(PROGRAMS / "pipe_handoff.c")
     proc = run_binary(executable, pyrsan_env, "verbosity=1")
     assert proc.returncode == 0 and "got a" in proc.stdout, proc.stderr
+
+
+def test_threads_that_share_no_atomic_pay_one_scout(built, pyrsan_env, tmp_path, pyrsan_cli):
+    """No two threads' operations conflict (the reads after the joins are ordered): every seed
+    runs an equivalent schedule, so the scouting stops after the first scout."""
+    executable = built(PROGRAMS / "private_atomics.c")
+    proc = run_binary(executable, pyrsan_env, "verbosity=1")
+    assert proc.returncode == 0 and proc.stdout == "total 200\n", proc.stderr
+    assert "sched=auto: 1 scout sample(s)" in proc.stderr
+    shared = tmp_path / "shared"
+    subprocess.run([*pyrsan_cli, "build", "-DSHARED", "-o", str(shared), str(PROGRAMS / "private_atomics.c")],
+                   env=pyrsan_env, check=True, capture_output=True, timeout=300)
+    proc = run_binary(shared, pyrsan_env, "verbosity=2")
+    assert proc.returncode == 0 and proc.stdout == "total 200\n", proc.stderr
+    assert "scout 2:" in proc.stderr, "a shared counter: the scouts go on"
