@@ -13,6 +13,16 @@ program as a check of that. Target: >= 99% per non-robust program; binaries >= 9
 
     python benchmarks/detection.py --defaults [--invocations 100] [--binary-runs 20] [--busy] [--only TEXT]
 
+`--binaries` (issue 12, item 2): for every program of the litmus corpus and of
+benchmarks/programs/sched (its release/acquire versions; `--with-robust` adds the robust
+litmus programs and the -DROBUST versions, where "right" means no report), the share of process
+runs of the instrumented binary that report with no PYRSAN_OPTIONS but the column's: `sched=os`
+(the OS scheduler), `samples=0` (one PCT sample per process run, the default before the scout
+samples) and the default (scout samples), interleaved, with the median wall time of a process
+run. Target: >= 9 of 10 for every non-robust program.
+
+    python benchmarks/detection.py --binaries [--binary-runs 20] [--with-robust] [--busy] [--only TEXT]
+
 Non-robust programs (release/acquire, `benchmarks/programs/sched/*.c`): `pyrsan run --sched pct
 --runs 10` until the first report; how many runs it took and the wall time. Their robust
 versions (`-DROBUST`: seq_cst fences, or seq_cst accesses for the seqlock): `pyrsan run
@@ -255,6 +265,94 @@ def defaults_section(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- --binaries (issue 12, item 2)
+
+@dataclass(frozen=True)
+class BinaryCase:
+    name: str
+    source: Path
+    robust: bool
+    defines: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()     # PYRSAN_OPTIONS the program needs (sc_accesses=...)
+
+
+def binary_corpus() -> list[BinaryCase]:
+    """The litmus corpus (testsuite/litmus, testsuite/cpp) and benchmarks/programs/sched (its
+    release/acquire versions are not robust, -DROBUST ones are)."""
+    cases = []
+    for case in litmus_corpus():
+        options = ()
+        if "--sc-accesses" in case.options:
+            options = ("sc_accesses=" + case.options[case.options.index("--sc-accesses") + 1],)
+        cases.append(BinaryCase(case.path.name, case.path, case.robust, options=options))
+    for c in CASES:
+        if c.robust_only:
+            continue
+        name = c.source.name + "".join(" " + d.removeprefix("-D") for d in c.defines)
+        cases.append(BinaryCase(name, c.source, False, c.defines))
+        cases.append(BinaryCase(name + " ROBUST", c.source, True, (*c.defines, "-DROBUST")))
+    return cases
+
+
+#: the columns of --binaries: PYRSAN_OPTIONS added to every process run
+BINARY_MODES = (("os", ("sched=os",)), ("1 sample", ("samples=0",)), ("default", ()))
+
+
+def binary_run(exe: Path, case: BinaryCase, extra: tuple[str, ...]) -> tuple[bool, float]:
+    """One process run with no options but `extra`: (reported, wall seconds)."""
+    env = dict(os.environ, PYRSAN_OPTIONS=":".join(("print_reports=0", *case.options, *extra)))
+    start = time.monotonic()
+    proc = subprocess.run([str(exe)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    return proc.returncode == 66, time.monotonic() - start
+
+
+def binaries_section(args: argparse.Namespace) -> int:
+    env = pyrsan_env()
+    cases = [c for c in binary_corpus() if not args.only or args.only.lower() in c.name.lower()]
+    if not args.with_robust:
+        cases = [c for c in cases if not c.robust]
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
+    try:
+        print(f"# detection.py --binaries: {args.binary_runs} process runs per program and column "
+              f"(interleaved), no PYRSAN_OPTIONS but the column's; busy loop on the side: "
+              f"{'yes' if busy else 'no'}; {machine_load()}", flush=True)
+        rows = []
+        worst = {name: 1.0 for name, _ in BINARY_MODES}
+        for index, case in enumerate(cases):
+            work = workdir(args.keep, f"pyrsan-binaries-{index}-")
+            exe = work / "prog"
+            run_checked(pyrsan_cmd("build", "-o", str(exe), *case.defines, str(case.source)),
+                        f"pyrsan build {case.name}", env=env, timeout=600)
+            hits = {name: 0 for name, _ in BINARY_MODES}
+            walls: dict[str, list[float]] = {name: [] for name, _ in BINARY_MODES}
+            for _ in range(args.binary_runs):
+                for name, extra in BINARY_MODES:
+                    reported, wall = binary_run(exe, case, extra)
+                    hits[name] += reported
+                    walls[name].append(wall)
+            cells = [case.name, "robust" if case.robust else "not robust"]
+            for name, _ in BINARY_MODES:
+                good = args.binary_runs - hits[name] if case.robust else hits[name]
+                if not case.robust:
+                    worst[name] = min(worst[name], good / args.binary_runs)
+                cells += [f"{good}/{args.binary_runs}", fmt_s(statistics.median(walls[name]))]
+            rows.append(cells)
+            print("  " + "  ".join(cells), flush=True)
+        headers = ["program", "expected"]
+        for name, _ in BINARY_MODES:
+            headers += [f"{name}: right", "wall"]
+        print_table(headers, rows)
+        print("least share of process runs that report, per non-robust program: " +
+              ", ".join(f"{name} {value:.2f}" for name, value in worst.items()) +
+              f" (target 0.90 for default: {'MET' if worst['default'] >= 0.9 else 'NOT MET'})")
+        print(f"end: {machine_load()}")
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--defaults", action="store_true", help="issue 12: detection by `pyrsan run FILE` "
@@ -262,7 +360,11 @@ def main() -> int:
     parser.add_argument("--invocations", type=int, default=100, help="--defaults: per non-robust program")
     parser.add_argument("--robust-invocations", type=int, default=10, help="--defaults: per robust program")
     parser.add_argument("--binary-runs", type=int, default=20, help="--defaults: process runs per binary")
-    parser.add_argument("--busy", action="store_true", help="--defaults: a busy loop on the side")
+    parser.add_argument("--binaries", action="store_true", help="issue 12 item 2: the share of process runs of "
+                        "each instrumented binary (no options) that report, against sched=os and one sample "
+                        "(samples=0), interleaved; the litmus corpus and benchmarks/programs/sched")
+    parser.add_argument("--with-robust", action="store_true", help="--binaries: robust programs too (right = clean)")
+    parser.add_argument("--busy", action="store_true", help="--defaults, --binaries: a busy loop on the side")
     parser.add_argument("--cli", type=int, default=0, metavar="K",
                         help="--defaults: also K real `pyrsan run FILE` commands per program")
     parser.add_argument("--seed", type=int, default=1, help="pct seed of the first run (run k: seed+k-1)")
@@ -275,6 +377,8 @@ def main() -> int:
     check_pyrsan()
     if args.defaults:
         return defaults_section(args)
+    if args.binaries:
+        return binaries_section(args)
     env = pyrsan_env()
     cases = [c for c in CASES if not args.only or args.only.lower() in c.name.lower()]
     max_schedules = args.max_schedules

@@ -172,6 +172,13 @@ void rsan_sched_once_done(const void *o);
  * OS scheduler after handover_steps scheduling points (docs/scheduling.md "Hand-over"). */
 enum rsan_sched_mode { RSAN_SCHED_OS = 0, RSAN_SCHED_RANDOM, RSAN_SCHED_PCT, RSAN_SCHED_DFS, RSAN_SCHED_AUTO };
 void rsan_strategy_init(int mode, uint64_t seed, int pct_depth, uint64_t pct_steps);
+/* PCT's horizon under pct_steps=0: named by the seed's top 4 bits (0: 1000 steps) */
+uint64_t rsan_strategy_horizon(uint64_t seed);
+/* seed with its top byte naming the smallest horizon >= steps (0: the option's) and the depth
+ * (0 or 1: the option's; RSAN_STRATEGY_RANDOM_WALK: random choices instead of PCT)
+ * (sched_scout.c) */
+#define RSAN_STRATEGY_RANDOM_WALK (-1)
+uint64_t rsan_strategy_seed_with(uint64_t seed, uint64_t steps, int depth);
 /* a new managed thread (in creation order: deterministic) */
 void rsan_strategy_thread_added(int tid);
 /* Picks one of the n candidate tids (ascending) for step `step` (0-based); last: the tid

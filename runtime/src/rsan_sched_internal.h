@@ -134,4 +134,25 @@ void rsan_sched_forget_schedule(void);
  * the socket (then exits); returns in each forked child, which runs one schedule. */
 void rsan_sched_fork_server(void);
 
+/* ---- sched.c: scouting ---- */
+/* The run from now on is the one a start with seed=s gives (no decision taken yet). */
+void rsan_sched_reseed(uint64_t s);
+/* a decision met more than one candidate (scouts report it) */
+extern int rsan_sched_had_choice;
+
+/* ---- sched_scout.c ---- */
+/* 1 until the first scheduling point of a run that may scout (sched=auto, fresh seed) */
+extern int rsan_scout_pending;
+/* A scout's run ends after this many steps: litmus-sized programs take fewer than 100, and a
+ * long program's scouts cost little each (the run itself is controlled up to handover_steps). */
+#define RSAN_SCOUT_STEPS 256
+/* 1 in a scout: its run ends at the hand-over, a deadlock, the bound or the exit */
+extern int rsan_scout_child;
+/* At the first scheduling point: the scouts, then the re-seed to the first that reported. */
+void rsan_sched_scout(void);
+/* in a scout: the operation chosen for a step (conflicts between threads) */
+void rsan_scout_note(int tid, int kind, uintptr_t addr, int w);
+/* a scout's end: its verdict to the parent, then exit */
+void rsan_scout_end(void) __attribute__((noreturn));
+
 #endif /* RSAN_SCHED_INTERNAL_H */

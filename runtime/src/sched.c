@@ -51,6 +51,7 @@ static uint64_t seed;
 static uint64_t max_steps;
 static uint64_t handover_steps; /* sched=auto: hand over after this many steps; 0 never */
 int rsan_sched_hidden_wakers;
+int rsan_sched_had_choice;
 static uint64_t stall_ns;       /* hand over after this long without a step; 0 never */
 /* How long a pending process exit may wait for the other threads: a thread that never ends
  * (a worker loop) must not keep the process from exiting for ever. */
@@ -185,6 +186,7 @@ static int candidates(int *out) {
 /* Under lock: the rest of the run belongs to the OS scheduler (see the top of this file). The
  * trace ends with "handover" and the reason ("steps" or "stall"). */
 static void handover(const char *why) {
+  if (rsan_scout_child) rsan_scout_end();
   rsan_sched.finished = 1;
   rsan_sched.handed_over = 1;
   rsan_sched_trace_end("handover", why);
@@ -226,6 +228,7 @@ static void describe_wait(const sched_thread *s, char *out, size_t n) {
 }
 
 static void deadlock(void) {
+  if (rsan_scout_child) rsan_scout_end();
   rsan_deadlock_thread dt[64];
   int n = 0;
   for (int i = 0; i < rsan_sched.nthreads_max && n < 64; i++) {
@@ -244,6 +247,7 @@ static void deadlock(void) {
 }
 
 static void bound_reached(void) {
+  if (rsan_scout_child) rsan_scout_end();
   rsan_sched.finished = 1;
   rsan_sched_trace_end("bound", NULL);
   char msg[160];
@@ -290,7 +294,9 @@ static sched_thread *decide(void) {
     handover("steps");
     return NULL;
   }
+  if (rsan_scout_child && rsan_sched.step >= RSAN_SCOUT_STEPS) rsan_scout_end();
   if (rsan_sched.step >= max_steps) bound_reached();
+  if (n > 1) rsan_sched_had_choice = 1;
   int chosen = -1;
   int want = rsan_sched.diverged < 0 ? rsan_sched_prefix_at(rsan_sched.step) : -1;
   if (want >= 0) {
@@ -341,6 +347,11 @@ static sched_thread *decide(void) {
   __atomic_store_n(&rsan_sched.step, rsan_sched.step + 1, __ATOMIC_RELAXED); /* read by waiters (stall) */
   last = chosen;
   sched_thread *c = rsan_sched.threads[chosen];
+  if (rsan_scout_child) /* a join names 1 + the joinee's tid once the joinee has ended */
+    rsan_scout_note(chosen, c->kind,
+                    c->kind == RSAN_SK_JOIN ? (rsan_sched_thread_exited(c->joinee) && c->joinee ? op_addr(c) + 1 : 0)
+                                            : c->addr,
+                    c->w);
   c->timed_out = !op_enabled(c);
   /* It writes there: wake those waiting for a write. An RMW / CAS / BCAS attempt may leave
    * memory as it was (two threads failing on a held lock must not wake each other for
@@ -393,6 +404,7 @@ int rsan_sched_arrive_or_decide(sched_thread *s) {
 
 static int point(int kind, const void *addr, int w, int block, int timed, rsan_thread *joinee) {
   if (RSAN_UNLIKELY(rsan_sched_flag.fork_server >= 0)) rsan_sched_fork_server(); /* sched_forkserver.c */
+  if (__builtin_expect(rsan_scout_pending, 0)) rsan_sched_scout();
   rsan_spin_lock(&rsan_sched.lock);
   sched_thread *s = rsan_sched.finished ? NULL : rsan_sched_self_locked();
   if (!s) {
@@ -551,6 +563,7 @@ void rsan_sched_init(void) {
   if (mode == RSAN_SCHED_AUTO && seed == 0) { /* a fresh seed: the reports name it */
     seed = now_ns() ^ ((uint64_t)getpid() << 32);
     seed = (seed ^ (seed >> 31)) * 0x9e3779b97f4a7c15ull;
+    seed >>= 8; /* top byte 0: PCT's parameters are the options' (sched_strategy.c) */
     if (!seed) seed = 1;
   }
   max_steps = rsan_sched_flag.max_steps;
@@ -560,7 +573,19 @@ void rsan_sched_init(void) {
   if (rsan_sched_flag.schedule[0]) rsan_sched_load_schedule(rsan_sched_flag.schedule);
   if (rsan_sched_flag.trace_path[0]) rsan_sched_trace_open(rsan_sched_flag.trace_path, rsan_sched_name(), seed);
   pthread_atfork(NULL, NULL, sched_fork_child);
+  /* scouts only where the seed is fresh: an explicit seed names exactly one sample */
+  rsan_scout_pending = mode == RSAN_SCHED_AUTO && rsan_sched_flag.seed == 0 && rsan_sched_flag.samples > 0 &&
+                       !rsan_sched_flag.schedule[0] && !rsan_sched_flag.trace_path[0];
   rsan_sched_on = 1;
+}
+
+void rsan_sched_reseed(uint64_t s) {
+  rsan_spin_lock(&rsan_sched.lock);
+  seed = s;
+  rsan_strategy_init(mode, seed, rsan_sched_flag.pct_depth, rsan_sched_flag.pct_steps);
+  for (int i = 0; i < rsan_sched.nthreads_max; i++)
+    if (rsan_sched.threads[i]) rsan_strategy_thread_added(i); /* in creation order, as at the start */
+  rsan_spin_unlock(&rsan_sched.lock);
 }
 
 void rsan_sched_process_exit(void) {
@@ -582,6 +607,7 @@ void rsan_sched_process_exit(void) {
 }
 
 void rsan_sched_at_exit(void) {
+  if (rsan_scout_child) rsan_scout_end();
   if (!rsan_sched_on) return;
   rsan_spin_lock(&rsan_sched.lock);
   if (!rsan_sched.finished) {

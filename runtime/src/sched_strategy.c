@@ -15,7 +15,7 @@
 #include "rsan_sched.h"
 
 #define PCT_MAX_DEPTH 64
-#define PCT_DEFAULT_STEPS 1000 /* pct_steps=0: a small program's typical number of steps */
+#define PCT_DEFAULT_STEPS 1000 /* pct_steps=0, seed < 2^60: a small program's typical number of steps */
 #define MAX_PRIO_TIDS 4096
 
 static int mode;
@@ -41,13 +41,34 @@ static uint64_t rng_below(uint64_t n) {
   return r % n;
 }
 
+/* The seed's top byte may name PCT's parameters, so that a scout (sched_scout.c) that chose
+ * them names them with the seed alone: bits 60-63 h, under pct_steps=0, the horizon 2^(h+2)
+ * steps (8 .. 131072); bits 56-59 d, the depth d+1 (2 .. 15), or, d = 15, a uniform random
+ * choice at every step instead of PCT (as sched=random). 0 means the option (pct_steps=0:
+ * PCT_DEFAULT_STEPS; pct_depth): every seed below 2^56, e.g. the driver's, is as before. */
+uint64_t rsan_strategy_horizon(uint64_t seed) {
+  unsigned h = (unsigned)(seed >> 60);
+  return h ? 1ull << (h + 2) : PCT_DEFAULT_STEPS;
+}
+
+uint64_t rsan_strategy_seed_with(uint64_t seed, uint64_t steps, int depth) {
+  unsigned h = 0, d = depth == RSAN_STRATEGY_RANDOM_WALK ? 15u : depth > 1 ? (unsigned)(depth > 15 ? 15 : depth) - 1 : 0;
+  if (steps)
+    for (h = 1; h < 15 && (1ull << (h + 2)) < steps; h++) {
+    }
+  return (seed & ~(0xffull << 56)) | ((uint64_t)h << 60) | ((uint64_t)d << 56);
+}
+
 void rsan_strategy_init(int m, uint64_t seed, int pct_depth, uint64_t pct_steps) {
   mode = m == RSAN_SCHED_AUTO ? RSAN_SCHED_PCT : m; /* auto is pct until the hand-over */
   rng_state = seed;
+  unsigned d = (unsigned)(seed >> 56) & 0xf;
+  if (d == 15 && mode == RSAN_SCHED_PCT) mode = RSAN_SCHED_RANDOM;
+  else if (d) pct_depth = (int)d + 1;
   if (pct_depth < 1) pct_depth = 1;
   if (pct_depth > PCT_MAX_DEPTH) pct_depth = PCT_MAX_DEPTH;
   pct_changes = pct_depth - 1;
-  uint64_t k = pct_steps ? pct_steps : PCT_DEFAULT_STEPS;
+  uint64_t k = pct_steps ? pct_steps : rsan_strategy_horizon(seed);
   for (int i = 0; i < pct_changes; i++) pct_change_step[i] = 1 + rng_below(k);
   for (int i = 0; i < MAX_PRIO_TIDS; i++) prio[i] = 0;
 }
