@@ -12,10 +12,11 @@ adding each round's result to a total under a mutex; race-free) is built
   pyrsan-no-races   python -m pyrsan build --no-races prog.c  (information: robustness only)
 
 and, with --before PYTHON, `PYTHON -m pyrsan build` (another version, e.g. a venv of the
-previous commit: the variant "before"); each is run --runs times, interleaved, in the same run of this script (median reported),
-with the conventions of overhead.py (its build, probing and budget helpers are reused). The
-program checks its own result and prints "ok ..."; pyrsan's JSON reports are counted: the
-program is race-free, so any report is a false alarm and is printed as such.
+previous commit: the variant "before"); each is run --runs times, interleaved, in the same run
+of this script (median reported), with the conventions of overhead.py (its build, probing and
+budget helpers are reused). The program checks its own result and prints "ok ..."; pyrsan's
+JSON reports are counted: the program is race-free, so any report is a false alarm and is
+printed as such.
 
 Wall time and CPU time (user + system, all threads: less disturbed by the machine's load) are
 both reported, and peak RSS against TSan's.

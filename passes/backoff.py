@@ -98,9 +98,8 @@ def sleep_slots(lines: list[str]) -> set[str]:
         result, op, rest = m.groups()
         if op == "getelementptr":
             g = _GEP_RE.match(rest)
-            base = g.group(1) if g else None
-            base = derived.get(base, base)
-            if base in slots and result:
+            base = derived.get(g.group(1), g.group(1)) if g else None
+            if g is not None and base is not None and base in slots and result:
                 derived[result] = base
                 others = set(_NAME_RE.findall(rest)) - {g.group(1)}
                 for name in others:
@@ -136,7 +135,7 @@ def sleep_slots(lines: list[str]) -> set[str]:
     return slots
 
 
-def is_inert(op: str, rest: str, slots: set[str], derived_of) -> bool:
+def is_inert(op: str, rest: str, derived_of) -> bool:
     """Whether an instruction has no effect the loop analyses model: a hint, a yield, a race
     hook, a lifetime marker, a sleep whose pointer arguments are sleep slots or null, or a
     store to / getelementptr of a sleep slot. derived_of(name) -> the sleep slot a pointer
@@ -145,10 +144,10 @@ def is_inert(op: str, rest: str, slots: set[str], derived_of) -> bool:
         return True
     if op == "getelementptr":
         g = _GEP_RE.match(rest)
-        return bool(g) and derived_of(g.group(1)) is not None
+        return g is not None and derived_of(g.group(1)) is not None
     if op == "store":
         ms = _STORE_RE.match(rest)
-        return bool(ms) and not rest.startswith("volatile") and derived_of(ms.group(3)) is not None
+        return ms is not None and not rest.startswith("volatile") and derived_of(ms.group(3)) is not None
     if op == "call":
         mm = _MEMSET_CPY_RE.match(rest)
         if mm:      # what it copies into a slot the program never reads does not matter

@@ -20,8 +20,8 @@ What is proved from the IR (symbolic execution of every path from the first read
   only pure instructions (arithmetic, comparisons, casts, GEPs, select, phi, extract/insert
   value, pure intrinsics), loads and stores of the function's own stack slots that never
   escape (race hooks on them are not an escape), and what backoff.py calls inert (pause
-  hints, yields, sleeps with their timespec on the stack). Anything else (another atomic, any other memory access or call, a
-  return or a switch) on such a path leaves the loop alone.
+  hints, yields, sleeps with their timespec on the stack). Anything else (another atomic, any
+  other memory access or call, a return or a switch) on such a path leaves the loop alone.
 - Attempts: every compare-exchange reached is on the first read's pointer and expects the
   value read last (the first read's, then the one the previous failed attempt returned).
 - Exit only on success: a path may leave only after a branch that proves the latest attempt
@@ -198,7 +198,7 @@ class _Fn:
                     continue
             if op == "load" and not rest.startswith(("volatile", "atomic")):
                 ml = _LOAD_RE.match(rest)
-                if ml and ml.group(2) in allocas:
+                if m and ml and ml.group(2) in allocas:
                     loads[m.group(1)] = ml.group(2)
                     continue
             if backoff.is_lifetime(op, rest) or backoff.is_hook(op, rest):
@@ -257,7 +257,7 @@ class _Fn:
             if m.group(2) == "switch":
                 ms = _SWITCH_RE.match(m.group(3))
                 const = self.const_load.get(ms.group(2)) if ms else None
-                if const is None or const.startswith("@"):
+                if ms is None or const is None or const.startswith("@"):
                     continue
                 bits = int(ms.group(1)[1:])
                 cases = [(int(c), t) for c, t in _CASE_RE.findall(ms.group(4))]
@@ -313,7 +313,8 @@ class _Fn:
         if op == "store":
             ms = _STORE_RE.match(rest)
             if ms and self.slot_of(ms.group(3)):
-                return [n for n in _NAME_RE.findall(ms.group(2)) if n in self.locals], [("mem", self.slot_of(ms.group(3)))]
+                used = [n for n in _NAME_RE.findall(ms.group(2)) if n in self.locals]
+                return used, [("mem", self.slot_of(ms.group(3)))]
         if op == "load":
             ml = _LOAD_RE.match(rest)
             if ml and self.slot_of(ml.group(2)):
@@ -621,7 +622,7 @@ class _Walk:
             return m.group(2)
         m = _SWITCH_RE.match(rest)
         value = self.value(env, m.group(2)) if m else None
-        if not m or value[0] != "int":
+        if m is None or value is None or value[0] != "int":
             raise _Reject("switch")
         bits = int(m.group(1)[1:])
         cases = [(int(c), t) for c, t in _CASE_RE.findall(m.group(4))]
@@ -726,8 +727,7 @@ class _Walk:
         raise _Reject("success path too long")
 
     def _step(self, result, op, rest, env, mem) -> None:
-        if op in ("store", "call") and backoff.is_inert(op, rest, self.fn.sleep_slots,
-                                                        self.fn.sleep_slots.get):
+        if op in ("store", "call") and backoff.is_inert(op, rest, self.fn.sleep_slots.get):
             if result:
                 env[result] = ("ext", result)
             return

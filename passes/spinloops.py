@@ -556,7 +556,7 @@ class _Region:
             raise _NotALoop("another atomic or volatile access")
         mi = backoff._INSTR_RE.match(text)
         if mi and mi.group(2) in ("call", "store", "getelementptr") and backoff.is_inert(
-                mi.group(2), mi.group(3), self.info.sleep_slots, self.info.sleep_slots.get):
+                mi.group(2), mi.group(3), self.info.sleep_slots.get):
             if mi.group(1):         # a sleep's result, an address in a sleep slot
                 env[mi.group(1)] = ("ctr", mi.group(1))
                 self.ctr_names.add(mi.group(1))
@@ -632,7 +632,7 @@ class _Region:
         throw): inert (backoff.py), or one of libstdc++'s constexpr memory-order helpers, which
         compute an order from an order (evaluated when the arguments are constants)."""
         rest = call[len("call "):]
-        if backoff.is_inert("call", rest, self.info.sleep_slots, self.info.sleep_slots.get):
+        if backoff.is_inert("call", rest, self.info.sleep_slots.get):
             if result:
                 env[result] = ("ctr", result)
                 self.ctr_names.add(result)

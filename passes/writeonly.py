@@ -19,7 +19,8 @@ _DEF_RE = re.compile(r'^(@[-\w.$]+|@"[^"]*") = (internal|private) (?:[\w()]+ )*g
 _STORE_RE = re.compile(r'^  store (atomic )?(?!volatile)(\S+) (.+?), ptr (.+?)(?: (unordered|monotonic|acquire|'
                        r'release|acq_rel|seq_cst))?, align \d+')
 _HOOK_RE = re.compile(r'^  (?:notail )?call void @__rsan_write_(?:1|2|4|8|16|range)\(ptr (.+?), i64 ')
-_GEP_CONST_RE = re.compile(r'^getelementptr (?:inbounds |nuw |nusw )*\([^,]+, ptr (@[-\w.$]+|@"[^"]*")(?:, i\d+ -?\d+)+\)$')
+_GEP_CONST_RE = re.compile(r'^getelementptr (?:inbounds |nuw |nusw )*'
+                           r'\([^,]+, ptr (@[-\w.$]+|@"[^"]*")(?:, i\d+ -?\d+)+\)$')
 
 
 def _mentions(text: str, name: str) -> int:
@@ -33,7 +34,7 @@ def _address_of(operand: str, name: str) -> bool:
     if operand == name:
         return True
     m = _GEP_CONST_RE.match(operand)
-    return bool(m) and m.group(1) == name
+    return m is not None and m.group(1) == name
 
 
 def write_only_globals(top_level: list[str], function_lines: list[list[str]]) -> set[str]:

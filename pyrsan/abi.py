@@ -96,6 +96,8 @@ RMW_OP_NUMBER = {k: v for k, v in _lower_names(enum_values(_INTERFACE, "rsan_rmw
 # rsan_site.op of a CAS site: weak; its failure only feeds a retry (passes/casloops.py)
 CAS_WEAK = define_int(_INTERFACE, "RSAN_SITE_CAS_WEAK")
 CAS_RETRY = define_int(_INTERFACE, "RSAN_SITE_CAS_RETRY")
+# rsan_site.op of a store site: its location is a global no code reads (passes/writeonly.py)
+WRITE_ONLY = define_int(_INTERFACE, "RSAN_SITE_WRITE_ONLY")
 # a frame whose file starts with one of these is in a system header (docs/interfaces.md §2)
 SYSTEM_PREFIXES = define_strings(_INTERFACE, "RSAN_SYSTEM_PREFIXES")
 

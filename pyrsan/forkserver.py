@@ -41,14 +41,14 @@ class ForkServer:
         directory.mkdir(parents=True, exist_ok=True)
         ours, theirs = socket.socketpair()
         scheduler = {"sched": "dfs", "seed": "0", "trace_path": str(directory / "trace.%p.jsonl"),
-                     "stall_ms": "0", "fork_server": str(theirs.fileno())}
+                     "stall_ms": str(options.stall_ms), "fork_server": str(theirs.fileno())}
         env = dict(os.environ)
         env["PYRSAN_OPTIONS"] = runtime_options(env.get("PYRSAN_OPTIONS", ""), str(directory / "reports.%p.jsonl"),
                                                 options.sc_accesses, scheduler)
         output = subprocess.DEVNULL if options.quiet else None
         try:
-            self.proc = subprocess.Popen([executable, *args], env=env, start_new_session=True, pass_fds=(theirs.fileno(),),
-                                         stdin=output, stdout=output, stderr=output)
+            self.proc = subprocess.Popen([executable, *args], env=env, start_new_session=True,
+                                         pass_fds=(theirs.fileno(),), stdin=output, stdout=output, stderr=output)
         except OSError as exc:
             raise ForkServerError(f"cannot start {executable}: {exc.strerror or exc}") from None
         finally:
@@ -107,9 +107,9 @@ class ForkServer:
         reports = tuple(read_report_dir(self.directory))
         for path in [trace_path, *self.directory.glob("reports*.jsonl")]:
             path.unlink(missing_ok=True)
+        bound = (trace is not None and trace.end == "bound") or returncode == EXIT_RUNTIME_BOUND
         result = RunResult(index=index, returncode=None if timed_out else returncode, signal=sig,
-                           timed_out=timed_out, reports=reports,
-                           reached_bound=(trace is not None and trace.end == "bound") or returncode == EXIT_RUNTIME_BOUND)
+                           timed_out=timed_out, reports=reports, reached_bound=bound)
         if result.reported or result.deadlocks or result.crashed or result.hung:
             result = _with_reproduction(result, trace, options, index, True)
         return result, trace

@@ -2,9 +2,8 @@
 # The static checks CI runs before the tests (bash .ci/run), from the repository root:
 #   - ruff: pyproject.toml [tool.ruff] (E, F, W at 120 columns), the whole tree;
 #   - mypy: pyproject.toml [tool.mypy] (pyrsan/ and passes/);
-#   - clang-format: the runtime's C against .clang-format (scripts/check_format.sh), when
-#     PYRSAN_CHECK_FORMAT=1. It is off until the runtime has been formatted once
-#     (`bash scripts/check_format.sh --fix`, one commit); then CI turns it on in .ci/run.
+#   - clang-format: the runtime's C against .clang-format (scripts/check_format.sh; `--fix`
+#     rewrites the files).
 # Uses $PYTHON (default python3). Exits non-zero at the first check that fails.
 set -euo pipefail
 
@@ -15,7 +14,5 @@ echo "lint: ruff" >&2
 "$PYTHON" -m ruff check --no-cache --quiet .
 echo "lint: mypy" >&2
 "$PYTHON" -m mypy --no-incremental --cache-dir=/dev/null
-if [ "${PYRSAN_CHECK_FORMAT:-0}" = 1 ]; then
-  echo "lint: clang-format" >&2
-  bash scripts/check_format.sh
-fi
+echo "lint: clang-format" >&2
+bash scripts/check_format.sh

@@ -109,13 +109,14 @@ def main() -> int:
         for name, extra in variants(src):
             comp = clang.replace("clang", "clang++") if cxx else clang
             native, tsan_exe, rsan_exe = (tmp / f"{name}.{k}" for k in ("native", "tsan", "rsan"))
-            nb = run_measured([comp, *COMPILE_FLAGS, *extra, str(src), "-pthread", *libs, "-o", str(native)], timeout=300)
+            nb = run_measured([comp, *COMPILE_FLAGS, *extra, str(src), "-pthread", *libs, "-o", str(native)],
+                              timeout=300)
             if nb.returncode != 0:  # e.g. ck_fifo_mpmc: CK's builtins mode has no double-width CAS
                 rows.append([name, "n/a: the native build fails too (not in the library in this mode)",
                              "", "", "", "", "", ""])
                 continue
-            tb = run_measured([comp, *COMPILE_FLAGS, *extra, "-fsanitize=thread", str(src), "-pthread", *libs,
-                               "-o", str(tsan_exe)], timeout=300)
+            run_measured([comp, *COMPILE_FLAGS, *extra, "-fsanitize=thread", str(src), "-pthread", *libs,
+                         "-o", str(tsan_exe)], timeout=300)
             pb = run_measured(pyrsan_cmd("build", "-o", str(rsan_exe), *extra, str(src), *libs), env=env, timeout=600)
             built = "yes" if pb.returncode == 0 else f"no: {(pb.stderr.strip().splitlines() or ['?'])[0][:60]}"
             times: dict[str, list[float]] = {"native": [], "tsan": [], "rsan": []}
@@ -134,8 +135,8 @@ def main() -> int:
             if rsan_runs:
                 bad = [r for r in rsan_runs if r.timed_out or r.returncode not in FINISHED
                        or not r.stdout.startswith("ok") or runtime_error(r.stderr)]
-                ran = "yes" if not bad else (f"no: exit {bad[0].returncode}"
-                                             + (f" ({runtime_error(bad[0].stderr)})" if runtime_error(bad[0].stderr) else ""))
+                why = runtime_error(bad[0].stderr) if bad else ""
+                ran = "yes" if not bad else f"no: exit {bad[0].returncode}" + (f" ({why})" if why else "")
             reports: list[str] = []
             verdict, runs, explore = "n/a", "", ""
             if pb.returncode == 0:

@@ -73,23 +73,62 @@ void __rsan_track_8(void *p, uint64_t v, uint64_t site) PYRSAN__WEAK;
 PYRSAN__FN int pyrsan__rt_wait(const volatile void *p, size_t n, uint64_t v, int order) {
   void *q = (void *)(uintptr_t)p;
   switch (n) {
-  case 1: if (PYRSAN__RT(__rsan_wait_1)) { __rsan_wait_1(q, v, order, 0); return 1; } break;
-  case 2: if (PYRSAN__RT(__rsan_wait_2)) { __rsan_wait_2(q, v, order, 0); return 1; } break;
-  case 4: if (PYRSAN__RT(__rsan_wait_4)) { __rsan_wait_4(q, v, order, 0); return 1; } break;
-  case 8: if (PYRSAN__RT(__rsan_wait_8)) { __rsan_wait_8(q, v, order, 0); return 1; } break;
+  case 1:
+    if (PYRSAN__RT(__rsan_wait_1)) {
+      __rsan_wait_1(q, v, order, 0);
+      return 1;
+    }
+    break;
+  case 2:
+    if (PYRSAN__RT(__rsan_wait_2)) {
+      __rsan_wait_2(q, v, order, 0);
+      return 1;
+    }
+    break;
+  case 4:
+    if (PYRSAN__RT(__rsan_wait_4)) {
+      __rsan_wait_4(q, v, order, 0);
+      return 1;
+    }
+    break;
+  case 8:
+    if (PYRSAN__RT(__rsan_wait_8)) {
+      __rsan_wait_8(q, v, order, 0);
+      return 1;
+    }
+    break;
   default: break;
   }
   return 0;
 }
 
-PYRSAN__FN int pyrsan__rt_bcas(const volatile void *p, size_t n, uint64_t e, uint64_t d,
-                                  int order) {
+PYRSAN__FN int pyrsan__rt_bcas(const volatile void *p, size_t n, uint64_t e, uint64_t d, int order) {
   void *q = (void *)(uintptr_t)p;
   switch (n) {
-  case 1: if (PYRSAN__RT(__rsan_bcas_1)) { __rsan_bcas_1(q, e, d, order, 0); return 1; } break;
-  case 2: if (PYRSAN__RT(__rsan_bcas_2)) { __rsan_bcas_2(q, e, d, order, 0); return 1; } break;
-  case 4: if (PYRSAN__RT(__rsan_bcas_4)) { __rsan_bcas_4(q, e, d, order, 0); return 1; } break;
-  case 8: if (PYRSAN__RT(__rsan_bcas_8)) { __rsan_bcas_8(q, e, d, order, 0); return 1; } break;
+  case 1:
+    if (PYRSAN__RT(__rsan_bcas_1)) {
+      __rsan_bcas_1(q, e, d, order, 0);
+      return 1;
+    }
+    break;
+  case 2:
+    if (PYRSAN__RT(__rsan_bcas_2)) {
+      __rsan_bcas_2(q, e, d, order, 0);
+      return 1;
+    }
+    break;
+  case 4:
+    if (PYRSAN__RT(__rsan_bcas_4)) {
+      __rsan_bcas_4(q, e, d, order, 0);
+      return 1;
+    }
+    break;
+  case 8:
+    if (PYRSAN__RT(__rsan_bcas_8)) {
+      __rsan_bcas_8(q, e, d, order, 0);
+      return 1;
+    }
+    break;
   default: break;
   }
   return 0;
@@ -98,10 +137,18 @@ PYRSAN__FN int pyrsan__rt_bcas(const volatile void *p, size_t n, uint64_t e, uin
 PYRSAN__FN void pyrsan__rt_track(const volatile void *p, size_t n, uint64_t v) {
   void *q = (void *)(uintptr_t)p;
   switch (n) {
-  case 1: if (PYRSAN__RT(__rsan_track_1)) __rsan_track_1(q, v, 0); break;
-  case 2: if (PYRSAN__RT(__rsan_track_2)) __rsan_track_2(q, v, 0); break;
-  case 4: if (PYRSAN__RT(__rsan_track_4)) __rsan_track_4(q, v, 0); break;
-  case 8: if (PYRSAN__RT(__rsan_track_8)) __rsan_track_8(q, v, 0); break;
+  case 1:
+    if (PYRSAN__RT(__rsan_track_1)) __rsan_track_1(q, v, 0);
+    break;
+  case 2:
+    if (PYRSAN__RT(__rsan_track_2)) __rsan_track_2(q, v, 0);
+    break;
+  case 4:
+    if (PYRSAN__RT(__rsan_track_4)) __rsan_track_4(q, v, 0);
+    break;
+  case 8:
+    if (PYRSAN__RT(__rsan_track_8)) __rsan_track_8(q, v, 0);
+    break;
   default: break;
   }
 }
@@ -115,7 +162,9 @@ static inline int pyrsan__fail_order(int order) {
 } /* extern "C" */
 
 namespace pyrsan_detail {
-template <class T> struct same { typedef T type; };
+template <class T> struct same {
+  typedef T type;
+};
 template <class T> inline uint64_t bits(T v) {
   static_assert(sizeof(T) <= 8, "pyrsan: atomic objects of at most 8 bytes");
   uint64_t r = 0;
@@ -129,7 +178,7 @@ inline std::memory_order fail_order(std::memory_order mo) {
 
 template <class T>
 PYRSAN__INLINE void pyrsan_wait_explicit(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type value,
-                                 std::memory_order order) {
+                                         std::memory_order order) {
   if (pyrsan__rt_wait(obj, sizeof(T), pyrsan_detail::bits(value), static_cast<int>(order))) return;
   while (obj->load(order) != value) sched_yield();
 }
@@ -139,8 +188,8 @@ PYRSAN__INLINE void pyrsan_wait(std::atomic<T> *obj, typename pyrsan_detail::sam
 }
 template <class T>
 PYRSAN__INLINE void pyrsan_bcas_explicit(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type expected,
-                                 typename pyrsan_detail::same<T>::type desired,
-                                 std::memory_order order) {
+                                         typename pyrsan_detail::same<T>::type desired,
+                                         std::memory_order order) {
   if (pyrsan__rt_bcas(obj, sizeof(T), pyrsan_detail::bits(expected), pyrsan_detail::bits(desired),
                       static_cast<int>(order)))
     return;
@@ -152,7 +201,7 @@ PYRSAN__INLINE void pyrsan_bcas_explicit(std::atomic<T> *obj, typename pyrsan_de
 }
 template <class T>
 PYRSAN__INLINE void pyrsan_bcas(std::atomic<T> *obj, typename pyrsan_detail::same<T>::type expected,
-                        typename pyrsan_detail::same<T>::type desired) {
+                                typename pyrsan_detail::same<T>::type desired) {
   pyrsan_bcas_explicit(obj, expected, desired, std::memory_order_seq_cst);
 }
 template <class T>
@@ -168,48 +217,47 @@ PYRSAN__INLINE void pyrsan_track(std::atomic<T> *obj, typename pyrsan_detail::sa
 /* The value type of the atomic object *obj (atomic_load's result type). */
 #define PYRSAN__VT(obj) __typeof__(atomic_load_explicit((obj), memory_order_relaxed))
 
-#define pyrsan_wait_explicit(obj, value, order)                                                  \
-  __extension__({                                                                                \
-    __typeof__(obj) pyrsan__o = (obj);                                                           \
-    PYRSAN__VT(pyrsan__o) pyrsan__v = (value);                                                   \
-    int pyrsan__mo = (int)(order);                                                               \
-    _Static_assert(sizeof(*pyrsan__o) <= 8, "pyrsan: atomic objects of at most 8 bytes");       \
-    if (!pyrsan__rt_wait(pyrsan__o, sizeof(*pyrsan__o), PYRSAN__U64(pyrsan__v), pyrsan__mo))     \
-      while (atomic_load_explicit(pyrsan__o, (memory_order)pyrsan__mo) != pyrsan__v)             \
-        sched_yield();                                                                           \
-    (void)0;                                                                                     \
+#define pyrsan_wait_explicit(obj, value, order) \
+  __extension__({ \
+    __typeof__(obj) pyrsan__o = (obj); \
+    PYRSAN__VT(pyrsan__o) pyrsan__v = (value); \
+    int pyrsan__mo = (int)(order); \
+    _Static_assert(sizeof(*pyrsan__o) <= 8, "pyrsan: atomic objects of at most 8 bytes"); \
+    if (!pyrsan__rt_wait(pyrsan__o, sizeof(*pyrsan__o), PYRSAN__U64(pyrsan__v), pyrsan__mo)) \
+      while (atomic_load_explicit(pyrsan__o, (memory_order)pyrsan__mo) != pyrsan__v) sched_yield(); \
+    (void)0; \
   })
 
-#define pyrsan_bcas_explicit(obj, expected, desired, order)                                      \
-  __extension__({                                                                                \
-    __typeof__(obj) pyrsan__o = (obj);                                                           \
-    PYRSAN__VT(pyrsan__o) pyrsan__e = (expected);                                                \
-    PYRSAN__VT(pyrsan__o) pyrsan__d = (desired);                                                 \
-    int pyrsan__mo = (int)(order);                                                               \
-    _Static_assert(sizeof(*pyrsan__o) <= 8, "pyrsan: atomic objects of at most 8 bytes");       \
-    if (!pyrsan__rt_bcas(pyrsan__o, sizeof(*pyrsan__o), PYRSAN__U64(pyrsan__e),                  \
-                         PYRSAN__U64(pyrsan__d), pyrsan__mo))                                    \
-      for (;;) {                                                                                 \
-        PYRSAN__VT(pyrsan__o) pyrsan__x = pyrsan__e;                                             \
-        if (atomic_compare_exchange_weak_explicit(pyrsan__o, &pyrsan__x, pyrsan__d,              \
-                                                  (memory_order)pyrsan__mo,                      \
+#define pyrsan_bcas_explicit(obj, expected, desired, order) \
+  __extension__({ \
+    __typeof__(obj) pyrsan__o = (obj); \
+    PYRSAN__VT(pyrsan__o) pyrsan__e = (expected); \
+    PYRSAN__VT(pyrsan__o) pyrsan__d = (desired); \
+    int pyrsan__mo = (int)(order); \
+    _Static_assert(sizeof(*pyrsan__o) <= 8, "pyrsan: atomic objects of at most 8 bytes"); \
+    if (!pyrsan__rt_bcas(pyrsan__o, sizeof(*pyrsan__o), PYRSAN__U64(pyrsan__e), PYRSAN__U64(pyrsan__d), \
+                         pyrsan__mo)) \
+      for (;;) { \
+        PYRSAN__VT(pyrsan__o) pyrsan__x = pyrsan__e; \
+        if (atomic_compare_exchange_weak_explicit(pyrsan__o, &pyrsan__x, pyrsan__d, \
+                                                  (memory_order)pyrsan__mo, \
                                                   (memory_order)pyrsan__fail_order(pyrsan__mo))) \
-          break;                                                                                 \
-        sched_yield();                                                                           \
-      }                                                                                          \
-    (void)0;                                                                                     \
+          break; \
+        sched_yield(); \
+      } \
+    (void)0; \
   })
 
-#define pyrsan_track(obj, value)                                                                 \
-  __extension__({                                                                                \
-    __typeof__(obj) pyrsan__o = (obj);                                                           \
-    PYRSAN__VT(pyrsan__o) pyrsan__v = (value);                                                   \
-    pyrsan__rt_track(pyrsan__o, sizeof(*pyrsan__o), PYRSAN__U64(pyrsan__v));                     \
-    (void)0;                                                                                     \
+#define pyrsan_track(obj, value) \
+  __extension__({ \
+    __typeof__(obj) pyrsan__o = (obj); \
+    PYRSAN__VT(pyrsan__o) pyrsan__v = (value); \
+    pyrsan__rt_track(pyrsan__o, sizeof(*pyrsan__o), PYRSAN__U64(pyrsan__v)); \
+    (void)0; \
   })
 
 #define pyrsan_wait(obj, value) pyrsan_wait_explicit((obj), (value), memory_order_seq_cst)
-#define pyrsan_bcas(obj, expected, desired)                                                      \
+#define pyrsan_bcas(obj, expected, desired) \
   pyrsan_bcas_explicit((obj), (expected), (desired), memory_order_seq_cst)
 
 #endif /* __cplusplus */

@@ -145,10 +145,14 @@ typedef struct rsan_cas_ret {
   uint64_t old;
   uint64_t ok;
 } rsan_cas_ret;
-rsan_cas_ret __rsan_cas_1(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
-rsan_cas_ret __rsan_cas_2(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
-rsan_cas_ret __rsan_cas_4(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
-rsan_cas_ret __rsan_cas_8(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_cas_1(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail,
+                          int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_cas_2(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail,
+                          int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_cas_4(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail,
+                          int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_cas_8(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail,
+                          int32_t weak, uint64_t site);
 
 /* Value tracking (RSAN paper §4.3, docs/algorithm.md §4), called by runtime/include/pyrsan.h
  * (additions to ABI version 1: a module that does not call them is unaffected).
@@ -193,10 +197,14 @@ uint64_t __rsan_casloop_load_1(void *p, int32_t order, uint64_t site);
 uint64_t __rsan_casloop_load_2(void *p, int32_t order, uint64_t site);
 uint64_t __rsan_casloop_load_4(void *p, int32_t order, uint64_t site);
 uint64_t __rsan_casloop_load_8(void *p, int32_t order, uint64_t site);
-rsan_cas_ret __rsan_casloop_cas_1(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
-rsan_cas_ret __rsan_casloop_cas_2(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
-rsan_cas_ret __rsan_casloop_cas_4(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
-rsan_cas_ret __rsan_casloop_cas_8(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_1(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail,
+                                  int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_2(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail,
+                                  int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_4(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail,
+                                  int32_t weak, uint64_t site);
+rsan_cas_ret __rsan_casloop_cas_8(void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail,
+                                  int32_t weak, uint64_t site);
 void __rsan_track_1(void *p, uint64_t v, uint64_t site);
 void __rsan_track_2(void *p, uint64_t v, uint64_t site);
 void __rsan_track_4(void *p, uint64_t v, uint64_t site);

@@ -46,7 +46,8 @@ void rsan_die_assert(const char *cond, const char *file, int line) {
     for (const char *s = parts[i]; *s && n < 480; s++) buf[n++] = *s;
   char num[16];
   int k = 0;
-  do num[k++] = (char)('0' + line % 10); while ((line /= 10) && k < 15);
+  do num[k++] = (char)('0' + line % 10);
+  while ((line /= 10) && k < 15);
   while (k) buf[n++] = num[--k];
   buf[n++] = '\n';
   (void)!write(2, buf, (size_t)n);

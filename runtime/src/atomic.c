@@ -16,8 +16,8 @@
  * synchronises with this access (it takes the lock later) must find the cell already there,
  * or its own plain access would be checked first and this one then reported against it. A
  * race report made here takes only leaf locks (report, sites, threads, heap blocks). */
-static inline void race_atomic(rsan_thread *t, const void *p, int size, int wr, uint64_t epoch,
-                               uint64_t site, uintptr_t fa) {
+static inline void race_atomic(rsan_thread *t, const void *p, int size, int wr, uint64_t epoch, uint64_t site,
+                               uintptr_t fa) {
   if (rsan_flag.report_races) rsan_race_access(t, (uintptr_t)p, (uint64_t)size, wr, 1, epoch, site, fa);
 }
 
@@ -250,8 +250,8 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
  * failed attempts create no events, success is one RMW(mo). Checked once at the first
  * attempt (as wait): write-type iff it can succeed reading a stale write of e that ends a
  * block (TcU(x) <= TvalU(x,e)). */
-static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_t site,
-                   uintptr_t fa, int block) {
+static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_t site, uintptr_t fa,
+                   int block) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_current();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
@@ -307,54 +307,55 @@ static void op_track(void *p, int size) {
 
 /* ---- ABI entry points (rsan_interface.h). Each records its own frame address for the
  * shadow call stack before calling the shared implementation. ---- */
-#define RSAN_DEF_SIZE(N)                                                                         \
-  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_load_##N(void *p, int32_t order, uint64_t site) { RSAN_RT_GUARD; \
-    return op_load(p, N, order, site, (uintptr_t)__builtin_frame_address(0));                    \
-  }                                                                                              \
-  RSAN_EXPORT RSAN_NOINLINE void __rsan_store_##N(void *p, uint64_t v, int32_t order,           \
-                                                  uint64_t site) { RSAN_RT_GUARD;                 \
-    op_store(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0));                       \
-  }                                                                                              \
-  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_rmw_##N(void *p, uint64_t v, int32_t op,             \
-                                                    int32_t order, uint64_t site) { RSAN_RT_GUARD; \
-    return op_rmw(p, v, op, N, order, site, (uintptr_t)__builtin_frame_address(0));              \
-  }                                                                                              \
-  RSAN_EXPORT RSAN_NOINLINE rsan_cas_ret __rsan_cas_##N(void *p, uint64_t expected,              \
-                                                        uint64_t desired, int32_t succ,          \
-                                                        int32_t fail, int32_t weak,              \
-                                                        uint64_t site) { RSAN_RT_GUARD;           \
-    return op_cas(p, expected, desired, N, succ, fail, weak, site,                               \
-                  (uintptr_t)__builtin_frame_address(0));                                        \
+#define RSAN_DEF_SIZE(N) \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_load_##N(void *p, int32_t order, uint64_t site) { \
+    RSAN_RT_GUARD; \
+    return op_load(p, N, order, site, (uintptr_t)__builtin_frame_address(0)); \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_store_##N(void *p, uint64_t v, int32_t order, uint64_t site) { \
+    RSAN_RT_GUARD; \
+    op_store(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0)); \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_rmw_##N(void *p, uint64_t v, int32_t op, int32_t order, \
+                                                    uint64_t site) { \
+    RSAN_RT_GUARD; \
+    return op_rmw(p, v, op, N, order, site, (uintptr_t)__builtin_frame_address(0)); \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE rsan_cas_ret __rsan_cas_##N(void *p, uint64_t expected, uint64_t desired, \
+                                                        int32_t succ, int32_t fail, int32_t weak, \
+                                                        uint64_t site) { \
+    RSAN_RT_GUARD; \
+    return op_cas(p, expected, desired, N, succ, fail, weak, site, (uintptr_t)__builtin_frame_address(0)); \
   }
 
-#define RSAN_DEF_VALUE(N)                                                                        \
-  RSAN_EXPORT RSAN_NOINLINE void __rsan_wait_##N(void *p, uint64_t v, int32_t order,             \
-                                                 uint64_t site) {                                \
-    /* blocking: no guard (a handler may be what it waits for); its locks defer signals */     \
-    op_wait(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0), 1, NULL);               \
-  }                                                                                              \
-  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_##N(void *p, uint64_t expected,            \
-                                                          int32_t order, uint64_t site) { RSAN_RT_GUARD; \
-    uint64_t seen = 0;                                                                           \
-    op_wait(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN,       \
-            &seen);                                                                              \
-    return seen;                                                                                 \
-  }                                                                                              \
-  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_ne_##N(void *p, uint64_t unexpected,       \
-                                                             int32_t order, uint64_t site) { RSAN_RT_GUARD; \
-    uint64_t seen = 0;                                                                           \
-    op_wait(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE,  \
-            &seen);                                                                              \
-    return seen;                                                                                 \
-  }                                                                                              \
-  RSAN_EXPORT RSAN_NOINLINE void __rsan_bcas_##N(void *p, uint64_t expected, uint64_t desired,   \
-                                                 int32_t order, uint64_t site) {                 \
-    op_bcas(p, expected, desired, N, order, site, (uintptr_t)__builtin_frame_address(0), 1);     \
-  }                                                                                              \
-  RSAN_EXPORT void __rsan_track_##N(void *p, uint64_t v, uint64_t site) { RSAN_RT_GUARD;          \
-    (void)v;                                                                                     \
-    (void)site;                                                                                  \
-    op_track(p, N);                                                                              \
+#define RSAN_DEF_VALUE(N) \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_wait_##N(void *p, uint64_t v, int32_t order, uint64_t site) { \
+    /* blocking: no guard (a handler may be what it waits for); its locks defer signals */ \
+    op_wait(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0), 1, NULL); \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_##N(void *p, uint64_t expected, int32_t order, \
+                                                          uint64_t site) { \
+    RSAN_RT_GUARD; \
+    uint64_t seen = 0; \
+    op_wait(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN, &seen); \
+    return seen; \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_ne_##N(void *p, uint64_t unexpected, int32_t order, \
+                                                             uint64_t site) { \
+    RSAN_RT_GUARD; \
+    uint64_t seen = 0; \
+    op_wait(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE, &seen); \
+    return seen; \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_bcas_##N(void *p, uint64_t expected, uint64_t desired, \
+                                                 int32_t order, uint64_t site) { \
+    op_bcas(p, expected, desired, N, order, site, (uintptr_t)__builtin_frame_address(0), 1); \
+  } \
+  RSAN_EXPORT void __rsan_track_##N(void *p, uint64_t v, uint64_t site) { \
+    RSAN_RT_GUARD; \
+    (void)v; \
+    (void)site; \
+    op_track(p, N); \
   }
 
 RSAN_DEF_VALUE(1)

@@ -11,7 +11,9 @@
 #include "rsan_signal.h"
 
 typedef unsigned __int128 u128;
-typedef struct { uint64_t lo, hi; } rsan_u128_ret;
+typedef struct {
+  uint64_t lo, hi;
+} rsan_u128_ret;
 
 static inline u128 mk(uint64_t lo, uint64_t hi) { return ((u128)hi << 64) | lo; }
 static inline rsan_u128_ret ret(u128 v) {
@@ -59,7 +61,8 @@ static bool wide_cas(void *obj, void *expected, const void *desired, size_t n, i
     rsan_wide_end(&w, RSAN_WIDE_CAS_OK, rsan_wide_fold(obj, n), e, 1, RSAN_OP_CAS_STRONG, 0, fail, site, fa);
   } else {
     memcpy(expected, obj, n);
-    rsan_wide_end(&w, RSAN_WIDE_CAS_FAIL, rsan_wide_fold(obj, n), e, 1, RSAN_OP_CAS_STRONG, 0, fail, site, fa);
+    rsan_wide_end(&w, RSAN_WIDE_CAS_FAIL, rsan_wide_fold(obj, n), e, 1, RSAN_OP_CAS_STRONG, 0, fail, site,
+                  fa);
   }
   return ok;
 }
@@ -82,7 +85,8 @@ static u128 apply_op(int op, u128 old, u128 v) {
 }
 
 /* n <= 16: an RMW op; returns the old value, *newv the new one */
-static u128 wide_rmw(void *obj, size_t n, int op, u128 v, int order, uint64_t site, uintptr_t fa, u128 *newv) {
+static u128 wide_rmw(void *obj, size_t n, int op, u128 v, int order, uint64_t site, uintptr_t fa,
+                     u128 *newv) {
   rsan_wide_op w;
   rsan_wide_begin(&w, obj, (int)n, order, 1);
   u128 old = 0, nv;
@@ -101,20 +105,22 @@ RSAN_EXPORT RSAN_NOINLINE rsan_u128_ret __rsan_load_16(void *p, int32_t order, u
   wide_load(p, &v, 16, order, site, FA);
   return ret(v);
 }
-RSAN_EXPORT RSAN_NOINLINE void __rsan_store_16(void *p, uint64_t lo, uint64_t hi, int32_t order, uint64_t site) {
+RSAN_EXPORT RSAN_NOINLINE void __rsan_store_16(void *p, uint64_t lo, uint64_t hi, int32_t order,
+                                               uint64_t site) {
   RSAN_RT_GUARD;
   u128 v = mk(lo, hi);
   wide_store(p, &v, 16, order, site, FA);
 }
-RSAN_EXPORT RSAN_NOINLINE rsan_u128_ret __rsan_rmw_16(void *p, uint64_t lo, uint64_t hi, int32_t op, int32_t order,
-                                                      uint64_t site) {
+RSAN_EXPORT RSAN_NOINLINE rsan_u128_ret __rsan_rmw_16(void *p, uint64_t lo, uint64_t hi, int32_t op,
+                                                      int32_t order, uint64_t site) {
   RSAN_RT_GUARD;
   return ret(wide_rmw(p, 16, op, mk(lo, hi), order, site, FA, NULL));
 }
 /* Returns the old value; the CAS succeeded iff it equals the expected one (never spuriously
  * failing under the lock), which the instrumented code compares itself. */
-RSAN_EXPORT RSAN_NOINLINE rsan_u128_ret __rsan_cas_16(void *p, uint64_t elo, uint64_t ehi, uint64_t dlo, uint64_t dhi,
-                                                      int32_t succ, int32_t fail, int32_t weak, uint64_t site) {
+RSAN_EXPORT RSAN_NOINLINE rsan_u128_ret __rsan_cas_16(void *p, uint64_t elo, uint64_t ehi, uint64_t dlo,
+                                                      uint64_t dhi, int32_t succ, int32_t fail, int32_t weak,
+                                                      uint64_t site) {
   RSAN_RT_GUARD;
   (void)weak;
   u128 e = mk(elo, ehi), d = mk(dlo, dhi);
@@ -136,52 +142,53 @@ RSAN_EXPORT RSAN_NOINLINE void __rsan_atomic_exchange(size_t n, void *obj, void 
   RSAN_RT_GUARD;
   wide_exchange(obj, in, out, n, order, site, FA);
 }
-RSAN_EXPORT RSAN_NOINLINE bool __rsan_atomic_compare_exchange(size_t n, void *obj, void *expected, void *desired,
-                                                              int succ, int fail, uint64_t site) {
+RSAN_EXPORT RSAN_NOINLINE bool __rsan_atomic_compare_exchange(size_t n, void *obj, void *expected,
+                                                              void *desired, int succ, int fail,
+                                                              uint64_t site) {
   RSAN_RT_GUARD;
   return wide_cas(obj, expected, desired, n, succ, fail, site, FA);
 }
 
 /* ---- libatomic's sized functions: __atomic_<op>_N ---- */
-#define RSAN_SIZED(N, T)                                                                          \
-  RSAN_EXPORT RSAN_NOINLINE T __rsan_atomic_load_##N(void *p, int order, uint64_t site) {         \
-    RSAN_RT_GUARD;                                                                                \
-    T v;                                                                                          \
-    wide_load(p, &v, N, order, site, FA);                                                         \
-    return v;                                                                                     \
-  }                                                                                               \
+#define RSAN_SIZED(N, T) \
+  RSAN_EXPORT RSAN_NOINLINE T __rsan_atomic_load_##N(void *p, int order, uint64_t site) { \
+    RSAN_RT_GUARD; \
+    T v; \
+    wide_load(p, &v, N, order, site, FA); \
+    return v; \
+  } \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_atomic_store_##N(void *p, T v, int order, uint64_t site) { \
-    RSAN_RT_GUARD;                                                                                \
-    wide_store(p, &v, N, order, site, FA);                                                        \
-  }                                                                                               \
+    RSAN_RT_GUARD; \
+    wide_store(p, &v, N, order, site, FA); \
+  } \
   RSAN_EXPORT RSAN_NOINLINE T __rsan_atomic_exchange_##N(void *p, T v, int order, uint64_t site) { \
-    RSAN_RT_GUARD;                                                                                \
-    T old;                                                                                        \
-    wide_exchange(p, &v, &old, N, order, site, FA);                                               \
-    return old;                                                                                   \
-  }                                                                                               \
-  RSAN_EXPORT RSAN_NOINLINE bool __rsan_atomic_compare_exchange_##N(void *p, T *e, T d, int succ,  \
-                                                                    int fail, uint64_t site) {    \
-    RSAN_RT_GUARD;                                                                                \
-    return wide_cas(p, e, &d, N, succ, fail, site, FA);                                           \
-  }                                                                                               \
-  RSAN_SIZED_OP(N, T, add, RSAN_RMW_ADD)                                                          \
-  RSAN_SIZED_OP(N, T, sub, RSAN_RMW_SUB)                                                          \
-  RSAN_SIZED_OP(N, T, and, RSAN_RMW_AND)                                                          \
-  RSAN_SIZED_OP(N, T, or, RSAN_RMW_OR)                                                            \
-  RSAN_SIZED_OP(N, T, xor, RSAN_RMW_XOR)                                                          \
+    RSAN_RT_GUARD; \
+    T old; \
+    wide_exchange(p, &v, &old, N, order, site, FA); \
+    return old; \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE bool __rsan_atomic_compare_exchange_##N(void *p, T *e, T d, int succ, int fail, \
+                                                                    uint64_t site) { \
+    RSAN_RT_GUARD; \
+    return wide_cas(p, e, &d, N, succ, fail, site, FA); \
+  } \
+  RSAN_SIZED_OP(N, T, add, RSAN_RMW_ADD) \
+  RSAN_SIZED_OP(N, T, sub, RSAN_RMW_SUB) \
+  RSAN_SIZED_OP(N, T, and, RSAN_RMW_AND) \
+  RSAN_SIZED_OP(N, T, or, RSAN_RMW_OR) \
+  RSAN_SIZED_OP(N, T, xor, RSAN_RMW_XOR) \
   RSAN_SIZED_OP(N, T, nand, RSAN_RMW_NAND)
 
-#define RSAN_SIZED_OP(N, T, name, op)                                                             \
+#define RSAN_SIZED_OP(N, T, name, op) \
   RSAN_EXPORT RSAN_NOINLINE T __rsan_atomic_fetch_##name##_##N(void *p, T v, int order, uint64_t site) { \
-    RSAN_RT_GUARD;                                                                                \
-    return (T)wide_rmw(p, N, op, (u128)v, order, site, FA, NULL);                                 \
-  }                                                                                               \
+    RSAN_RT_GUARD; \
+    return (T)wide_rmw(p, N, op, (u128)v, order, site, FA, NULL); \
+  } \
   RSAN_EXPORT RSAN_NOINLINE T __rsan_atomic_##name##_fetch_##N(void *p, T v, int order, uint64_t site) { \
-    RSAN_RT_GUARD;                                                                                \
-    u128 nv;                                                                                      \
-    wide_rmw(p, N, op, (u128)v, order, site, FA, &nv);                                            \
-    return (T)nv;                                                                                 \
+    RSAN_RT_GUARD; \
+    u128 nv; \
+    wide_rmw(p, N, op, (u128)v, order, site, FA, &nv); \
+    return (T)nv; \
   }
 
 RSAN_SIZED(1, uint8_t)

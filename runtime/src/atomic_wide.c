@@ -39,8 +39,8 @@ void rsan_wide_begin(rsan_wide_op *w, void *p, int size, int order, int write) {
 
 static int report_size(int size) { return size > 8 ? 8 : size; }
 
-void rsan_wide_end(rsan_wide_op *w, int kind, uint64_t written, uint64_t expected, int check_expected,
-                   int op, int rmw_op, int order_fail, uint64_t site, uintptr_t fa) {
+void rsan_wide_end(rsan_wide_op *w, int kind, uint64_t written, uint64_t expected, int check_expected, int op,
+                   int rmw_op, int order_fail, uint64_t site, uintptr_t fa) {
   rsan_thread *t = w->t;
   rsan_loc *l = w->l;
   int order = w->order, size = w->size;
@@ -57,7 +57,8 @@ void rsan_wide_end(rsan_wide_op *w, int kind, uint64_t written, uint64_t expecte
     case RSAN_WIDE_CAS_FAIL: bad = check_expected && rsan_stale_value_read(t, l, expected, m, 0); break;
     }
   }
-  if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, is_write, op, rmw_op, order, report_size(size), site, fa);
+  if (RSAN_UNLIKELY(bad))
+    rsan_fill_report(&rep, t, l, is_write, op, rmw_op, order, report_size(size), site, fa);
   if (kind == RSAN_WIDE_LOAD || kind == RSAN_WIDE_CAS_FAIL) {
     int mo = kind == RSAN_WIDE_LOAD ? order : order_fail;
     if (mo == RSAN_SEQ_CST || mo == RSAN_ACQ_REL) mo = RSAN_ACQUIRE;
@@ -84,7 +85,8 @@ void rsan_wide_end(rsan_wide_op *w, int kind, uint64_t written, uint64_t expecte
   }
   rsan_thread_note_access(t, site, l, op, rmw_op, report_size(size));
   rsan_loc_check_invariants(l);
-  if (rsan_flag.report_races) rsan_race_access(t, (uintptr_t)w->p, (uint64_t)size, wr, 1, race_epoch, site, fa);
+  if (rsan_flag.report_races)
+    rsan_race_access(t, (uintptr_t)w->p, (uint64_t)size, wr, 1, race_epoch, site, fa);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) {

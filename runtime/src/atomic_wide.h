@@ -39,7 +39,7 @@ enum rsan_wide_kind { RSAN_WIDE_LOAD, RSAN_WIDE_STORE, RSAN_WIDE_RMW, RSAN_WIDE_
  * unlock, report, trailing SC fence. expected: the CAS's expected value (fold);
  * check_expected 0 when it is unknown (an asm cmpxchg that failed: no check, a miss rather
  * than a false alarm). op: enum rsan_opkind of the report; rmw_op its RMW op. */
-void rsan_wide_end(rsan_wide_op *w, int kind, uint64_t written, uint64_t expected, int check_expected,
-                   int op, int rmw_op, int order_fail, uint64_t site, uintptr_t fa);
+void rsan_wide_end(rsan_wide_op *w, int kind, uint64_t written, uint64_t expected, int check_expected, int op,
+                   int rmw_op, int order_fail, uint64_t site, uintptr_t fa);
 
 #endif /* RSAN_ATOMIC_WIDE_H */

@@ -25,8 +25,8 @@ static uint64_t op_casloop_load(void *p, int size) {
  * expected value when looked at first), as for a recognised spin load. A real attempt that
  * still fails (another thread wrote in between) is a failed attempt; its leading fence only
  * adds order (a miss at worst, never a false alarm). */
-static rsan_cas_ret op_casloop_cas(void *p, uint64_t expected, uint64_t desired, int size, int succ,
-                                   int fail, int weak, uint64_t site, uintptr_t fa) {
+static rsan_cas_ret op_casloop_cas(void *p, uint64_t expected, uint64_t desired, int size, int succ, int fail,
+                                   int weak, uint64_t site, uintptr_t fa) {
   (void)fail;
   (void)weak; /* the real attempt is strong: a spurious failure is one more failed attempt */
   rsan_ensure_init();
@@ -63,8 +63,7 @@ static rsan_cas_ret op_casloop_cas(void *p, uint64_t expected, uint64_t desired,
     rsan_hist_record(l, t, fa, ts, 1, site, desired & m, succ, RSAN_OP_CASLOOP, 0, size);
     rsan_thread_note_access(t, site, l, RSAN_OP_CASLOOP, 0, size);
     rsan_loc_check_invariants(l);
-    if (rsan_flag.report_races)
-      rsan_race_access(t, (uintptr_t)p, (uint64_t)size, 1, 1, race_epoch, site, fa);
+    if (rsan_flag.report_races) rsan_race_access(t, (uintptr_t)p, (uint64_t)size, 1, 1, race_epoch, site, fa);
   }
   rsan_loc_release(l);
   if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
@@ -78,19 +77,17 @@ static rsan_cas_ret op_casloop_cas(void *p, uint64_t expected, uint64_t desired,
   return r;
 }
 
-#define RSAN_DEF_CASLOOP(N)                                                                      \
-  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_casloop_load_##N(void *p, int32_t order,             \
-                                                             uint64_t site) {                    \
-    (void)order;                                                                                 \
-    (void)site;                                                                                  \
-    return op_casloop_load(p, N);                                                                \
-  }                                                                                              \
-  RSAN_EXPORT RSAN_NOINLINE rsan_cas_ret __rsan_casloop_cas_##N(void *p, uint64_t expected,      \
-                                                                uint64_t desired, int32_t succ,  \
-                                                                int32_t fail, int32_t weak,      \
-                                                                uint64_t site) {                 \
-    return op_casloop_cas(p, expected, desired, N, succ, fail, weak, site,                       \
-                          (uintptr_t)__builtin_frame_address(0));                                \
+#define RSAN_DEF_CASLOOP(N) \
+  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_casloop_load_##N(void *p, int32_t order, uint64_t site) { \
+    (void)order; \
+    (void)site; \
+    return op_casloop_load(p, N); \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE rsan_cas_ret __rsan_casloop_cas_##N(void *p, uint64_t expected, \
+                                                                uint64_t desired, int32_t succ, \
+                                                                int32_t fail, int32_t weak, uint64_t site) { \
+    return op_casloop_cas(p, expected, desired, N, succ, fail, weak, site, \
+                          (uintptr_t)__builtin_frame_address(0)); \
   }
 
 RSAN_DEF_CASLOOP(1)

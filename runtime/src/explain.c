@@ -215,8 +215,9 @@ void rsan_explain_report(int tid, uint64_t a, uint64_t b_, const char *type) {
   rsan_spin_lock(&lock);
   if (fd >= 0) {
     char line[160];
-    int k = snprintf(line, sizeof line, "{\"e\": %llu, \"tid\": %d, \"report\": \"0x%016llx/0x%016llx/%s\"}\n",
-                     (unsigned long long)next_event++, tid, (unsigned long long)a, (unsigned long long)b_, type);
+    int k = snprintf(
+        line, sizeof line, "{\"e\": %llu, \"tid\": %d, \"report\": \"0x%016llx/0x%016llx/%s\"}\n",
+        (unsigned long long)next_event++, tid, (unsigned long long)a, (unsigned long long)b_, type);
     put(line, (size_t)k);
     flush_locked(); /* the events that explain it are on disk even if the program crashes */
   }

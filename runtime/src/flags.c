@@ -54,14 +54,24 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
       *(int *)base = v[0] - '0';
       return 0;
     }
-    if (vn == 4 && !strncmp(v, "true", 4)) { *(int *)base = 1; return 0; }
-    if (vn == 5 && !strncmp(v, "false", 5)) { *(int *)base = 0; return 0; }
+    if (vn == 4 && !strncmp(v, "true", 4)) {
+      *(int *)base = 1;
+      return 0;
+    }
+    if (vn == 5 && !strncmp(v, "false", 5)) {
+      *(int *)base = 0;
+      return 0;
+    }
     return -1;
   case F_INT: {
     if (vn == 0 || vn > 9) return -1;
     int neg = 0, x = 0;
     size_t i = 0;
-    if (v[0] == '-') { neg = 1; i = 1; if (vn == 1) return -1; }
+    if (v[0] == '-') {
+      neg = 1;
+      i = 1;
+      if (vn == 1) return -1;
+    }
     for (; i < vn; i++) {
       if (v[i] < '0' || v[i] > '9') return -1;
       x = x * 10 + (v[i] - '0');
@@ -86,15 +96,36 @@ static int set_flag(const flag_desc *f, const char *v, size_t vn) {
     base[vn] = 0;
     return 0;
   case F_SC_MODE:
-    if (vn == 6 && !strncmp(v, "fenced", 6)) { *(int *)base = RSAN_SC_FENCED; return 0; }
-    if (vn == 2 && !strncmp(v, "ra", 2)) { *(int *)base = RSAN_SC_RA; return 0; }
+    if (vn == 6 && !strncmp(v, "fenced", 6)) {
+      *(int *)base = RSAN_SC_FENCED;
+      return 0;
+    }
+    if (vn == 2 && !strncmp(v, "ra", 2)) {
+      *(int *)base = RSAN_SC_RA;
+      return 0;
+    }
     return -1;
   case F_SCHED:
-    if (vn == 2 && !strncmp(v, "os", 2)) { *(int *)base = RSAN_SCHED_OS; return 0; }
-    if (vn == 6 && !strncmp(v, "random", 6)) { *(int *)base = RSAN_SCHED_RANDOM; return 0; }
-    if (vn == 3 && !strncmp(v, "pct", 3)) { *(int *)base = RSAN_SCHED_PCT; return 0; }
-    if (vn == 3 && !strncmp(v, "dfs", 3)) { *(int *)base = RSAN_SCHED_DFS; return 0; }
-    if (vn == 4 && !strncmp(v, "auto", 4)) { *(int *)base = RSAN_SCHED_AUTO; return 0; }
+    if (vn == 2 && !strncmp(v, "os", 2)) {
+      *(int *)base = RSAN_SCHED_OS;
+      return 0;
+    }
+    if (vn == 6 && !strncmp(v, "random", 6)) {
+      *(int *)base = RSAN_SCHED_RANDOM;
+      return 0;
+    }
+    if (vn == 3 && !strncmp(v, "pct", 3)) {
+      *(int *)base = RSAN_SCHED_PCT;
+      return 0;
+    }
+    if (vn == 3 && !strncmp(v, "dfs", 3)) {
+      *(int *)base = RSAN_SCHED_DFS;
+      return 0;
+    }
+    if (vn == 4 && !strncmp(v, "auto", 4)) {
+      *(int *)base = RSAN_SCHED_AUTO;
+      return 0;
+    }
     return -1;
   case F_U64: {
     if (vn == 0 || vn > 20) return -1;

@@ -4,8 +4,8 @@
 
 #include "rsan_engine.h"
 
-void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw,
-                        uint64_t site, uint64_t value, int order, int op, int rmw_op, int size) {
+void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw, uint64_t site,
+                      uint64_t value, int order, int op, int rmw_op, int size) {
   if (RSAN_UNLIKELY(!l->hist)) l->hist = rsan_alloc(RSAN_HIST * sizeof(rsan_hist));
   rsan_hist *h = &l->hist[l->hist_next++ % RSAN_HIST];
   h->ts = ts;
@@ -38,8 +38,8 @@ static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *ou
   return 2;
 }
 
-void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op,
-                        int rmw_op, int order, int size, uint64_t site, uintptr_t fa) {
+void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
+                      int order, int size, uint64_t site, uintptr_t fa) {
   memset(r, 0, sizeof *r);
   r->is_write = is_write;
   r->addr = l->addr;

@@ -66,9 +66,7 @@ static atomic_int *rsan_icpt_stripe_of(const void *addr) {
 static void stripe_lock(atomic_int *lock) {
   while (atomic_exchange_explicit(lock, 1, memory_order_acquire) != 0) sched_yield();
 }
-static void stripe_unlock(atomic_int *lock) {
-  atomic_store_explicit(lock, 0, memory_order_release);
-}
+static void stripe_unlock(atomic_int *lock) { atomic_store_explicit(lock, 0, memory_order_release); }
 
 void rsan_icpt_acq_rel(const void *addr) {
   atomic_int *lock = rsan_icpt_stripe_of(addr);

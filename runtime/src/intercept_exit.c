@@ -32,4 +32,6 @@ void _Exit(int status) {
 
 static void at_quick_exit_summary(void) { summary_once(); }
 
-__attribute__((constructor)) static void rsan_register_quick_exit(void) { at_quick_exit(at_quick_exit_summary); }
+__attribute__((constructor)) static void rsan_register_quick_exit(void) {
+  at_quick_exit(at_quick_exit_summary);
+}

@@ -63,14 +63,13 @@ static inline void rsan_icpt_free(void *p) {
 void *rsan_icpt_resolve(void *_Atomic *slot, const char *name, const char *version);
 
 /* Declares `static name##_fn rsan_real_##name(void)` returning the real function. */
-#define RSAN_REAL_DECL(ret, name, version, ...)                                        \
-  typedef ret (*rsan_##name##_fn)(__VA_ARGS__);                                        \
-  static void *_Atomic rsan_real_slot_##name;                                          \
-  static inline rsan_##name##_fn rsan_real_##name(void) {                              \
-    void *p = atomic_load_explicit(&rsan_real_slot_##name, memory_order_acquire);      \
-    if (__builtin_expect(p == NULL, 0))                                                \
-      p = rsan_icpt_resolve(&rsan_real_slot_##name, #name, version);                   \
-    return (rsan_##name##_fn)p;                                                        \
+#define RSAN_REAL_DECL(ret, name, version, ...) \
+  typedef ret (*rsan_##name##_fn)(__VA_ARGS__); \
+  static void *_Atomic rsan_real_slot_##name; \
+  static inline rsan_##name##_fn rsan_real_##name(void) { \
+    void *p = atomic_load_explicit(&rsan_real_slot_##name, memory_order_acquire); \
+    if (__builtin_expect(p == NULL, 0)) p = rsan_icpt_resolve(&rsan_real_slot_##name, #name, version); \
+    return (rsan_##name##_fn)p; \
   }
 
 #define REAL(name) (rsan_real_##name())

@@ -24,12 +24,12 @@ void *__libc_memalign(size_t align, size_t n);
 
 /* The real allocator, with signals deferred while inside it (a handler's atomics may make the
  * runtime allocate: rsan_signal.h); pending ones run once it returned. */
-#define RAW(expr)                                                                        \
-  ({                                                                                     \
-    rsan_rt_enter();                                                                     \
-    __typeof__(expr) raw_result_ = (expr);                                               \
-    rsan_rt_guard_leave();                                                               \
-    raw_result_;                                                                         \
+#define RAW(expr) \
+  ({ \
+    rsan_rt_enter(); \
+    __typeof__(expr) raw_result_ = (expr); \
+    rsan_rt_guard_leave(); \
+    raw_result_; \
   })
 static void raw_free(void *p) {
   rsan_rt_enter();

@@ -26,22 +26,17 @@
 RSAN_REAL_DECL(int, pthread_mutex_lock, NULL, pthread_mutex_t *)
 RSAN_REAL_DECL(int, pthread_mutex_trylock, NULL, pthread_mutex_t *)
 RSAN_REAL_DECL(int, pthread_mutex_timedlock, NULL, pthread_mutex_t *, const struct timespec *)
-RSAN_REAL_DECL(int, pthread_mutex_clocklock, NULL, pthread_mutex_t *, clockid_t,
-               const struct timespec *)
+RSAN_REAL_DECL(int, pthread_mutex_clocklock, NULL, pthread_mutex_t *, clockid_t, const struct timespec *)
 RSAN_REAL_DECL(int, pthread_mutex_unlock, NULL, pthread_mutex_t *)
 
 RSAN_REAL_DECL(int, pthread_rwlock_rdlock, NULL, pthread_rwlock_t *)
 RSAN_REAL_DECL(int, pthread_rwlock_tryrdlock, NULL, pthread_rwlock_t *)
-RSAN_REAL_DECL(int, pthread_rwlock_timedrdlock, NULL, pthread_rwlock_t *,
-               const struct timespec *)
-RSAN_REAL_DECL(int, pthread_rwlock_clockrdlock, NULL, pthread_rwlock_t *, clockid_t,
-               const struct timespec *)
+RSAN_REAL_DECL(int, pthread_rwlock_timedrdlock, NULL, pthread_rwlock_t *, const struct timespec *)
+RSAN_REAL_DECL(int, pthread_rwlock_clockrdlock, NULL, pthread_rwlock_t *, clockid_t, const struct timespec *)
 RSAN_REAL_DECL(int, pthread_rwlock_wrlock, NULL, pthread_rwlock_t *)
 RSAN_REAL_DECL(int, pthread_rwlock_trywrlock, NULL, pthread_rwlock_t *)
-RSAN_REAL_DECL(int, pthread_rwlock_timedwrlock, NULL, pthread_rwlock_t *,
-               const struct timespec *)
-RSAN_REAL_DECL(int, pthread_rwlock_clockwrlock, NULL, pthread_rwlock_t *, clockid_t,
-               const struct timespec *)
+RSAN_REAL_DECL(int, pthread_rwlock_timedwrlock, NULL, pthread_rwlock_t *, const struct timespec *)
+RSAN_REAL_DECL(int, pthread_rwlock_clockwrlock, NULL, pthread_rwlock_t *, clockid_t, const struct timespec *)
 RSAN_REAL_DECL(int, pthread_rwlock_unlock, NULL, pthread_rwlock_t *)
 
 /* On x86-64 glibc, plain dlsym finds the GLIBC_2.2.5 compatibility versions of the cond
@@ -53,11 +48,10 @@ RSAN_REAL_DECL(int, pthread_cond_timedwait, COND_VERSION, pthread_cond_t *, pthr
 RSAN_REAL_DECL(int, pthread_cond_signal, COND_VERSION, pthread_cond_t *)
 RSAN_REAL_DECL(int, pthread_cond_broadcast, COND_VERSION, pthread_cond_t *)
 /* Added in glibc 2.30, never had an old version. */
-RSAN_REAL_DECL(int, pthread_cond_clockwait, NULL, pthread_cond_t *, pthread_mutex_t *,
-               clockid_t, const struct timespec *)
+RSAN_REAL_DECL(int, pthread_cond_clockwait, NULL, pthread_cond_t *, pthread_mutex_t *, clockid_t,
+               const struct timespec *)
 
-RSAN_REAL_DECL(int, pthread_barrier_init, NULL, pthread_barrier_t *, const pthread_barrierattr_t *,
-               unsigned)
+RSAN_REAL_DECL(int, pthread_barrier_init, NULL, pthread_barrier_t *, const pthread_barrierattr_t *, unsigned)
 RSAN_REAL_DECL(int, pthread_barrier_wait, NULL, pthread_barrier_t *)
 RSAN_REAL_DECL(int, pthread_spin_lock, NULL, pthread_spinlock_t *)
 RSAN_REAL_DECL(int, pthread_spin_trylock, NULL, pthread_spinlock_t *)
@@ -79,8 +73,7 @@ RSAN_REAL_DECL(int, sem_post, NULL, sem_t *)
 RSAN_REAL_DECL(int, sem_wait, NULL, sem_t *)
 RSAN_REAL_DECL(int, sem_trywait, NULL, sem_t *)
 RSAN_REAL_DECL(int, sem_timedwait, NULL, sem_t *__restrict, const struct timespec *__restrict)
-RSAN_REAL_DECL(int, sem_clockwait, NULL, sem_t *__restrict, clockid_t,
-               const struct timespec *__restrict)
+RSAN_REAL_DECL(int, sem_clockwait, NULL, sem_t *__restrict, clockid_t, const struct timespec *__restrict)
 
 /* A lock call returned `rc`; it holds the lock iff acquired(rc). */
 static int mutex_acquired(int rc) { return rc == 0 || rc == EOWNERDEAD; }
@@ -106,8 +99,7 @@ static int controlled_lock(void *obj, int block, try_fn try_lock, int busy, int 
     if (!rsan_sched_point_blocking(kind, obj, 1, block, timed)) return timedout;
     int rc = try_lock(obj);
     if (rc != busy) {
-      if (mutex_acquired(rc) && block != RSAN_SB_SEM)
-        rsan_sched_lock_acquired(obj, block != RSAN_SB_RDLOCK);
+      if (mutex_acquired(rc) && block != RSAN_SB_SEM) rsan_sched_lock_acquired(obj, block != RSAN_SB_RDLOCK);
       return rc;
     }
     rsan_sched_retry_after_write(obj);
@@ -123,13 +115,13 @@ static int controlled_trylock(void *obj, int block, try_fn try_lock) {
 }
 
 /* An unlock: a scheduling point, the model's release, the real unlock. */
-#define CONTROLLED_UNLOCK(obj, model_release, real_unlock)                             \
-  do {                                                                                 \
-    rsan_sched_point(RSAN_SK_UNLOCK, (obj), 1);                                        \
-    model_release;                                                                     \
-    int rc_ = (real_unlock);                                                           \
-    rsan_sched_lock_released(obj);                                                     \
-    return rc_;                                                                        \
+#define CONTROLLED_UNLOCK(obj, model_release, real_unlock) \
+  do { \
+    rsan_sched_point(RSAN_SK_UNLOCK, (obj), 1); \
+    model_release; \
+    int rc_ = (real_unlock); \
+    rsan_sched_lock_released(obj); \
+    return rc_; \
   } while (0)
 
 static int controlled(void) {
@@ -174,11 +166,11 @@ int pthread_mutex_unlock(pthread_mutex_t *m) {
 
 /* ---- rwlock ---- */
 
-#define RWLOCK_ACQUIRE(call)                                     \
-  do {                                                           \
-    int rc_ = (call);                                            \
+#define RWLOCK_ACQUIRE(call) \
+  do { \
+    int rc_ = (call); \
     if (!rsan_icpt_inside() && rc_ == 0) rsan_icpt_acquire(rw); \
-    return rc_;                                                  \
+    return rc_; \
   } while (0)
 
 #define RD_LOCK(timed) controlled_lock(rw, RSAN_SB_RDLOCK, try_rdlock, EBUSY, timed, ETIMEDOUT)
@@ -194,8 +186,7 @@ int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw) {
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *abstime) {
   RWLOCK_ACQUIRE(controlled() ? RD_LOCK(1) : REAL(pthread_rwlock_timedrdlock)(rw, abstime));
 }
-int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clock,
-                               const struct timespec *abstime) {
+int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clock, const struct timespec *abstime) {
   RWLOCK_ACQUIRE(controlled() ? RD_LOCK(1) : REAL(pthread_rwlock_clockrdlock)(rw, clock, abstime));
 }
 int pthread_rwlock_wrlock(pthread_rwlock_t *rw) {
@@ -208,8 +199,7 @@ int pthread_rwlock_trywrlock(pthread_rwlock_t *rw) {
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime) {
   RWLOCK_ACQUIRE(controlled() ? WR_LOCK(1) : REAL(pthread_rwlock_timedwrlock)(rw, abstime));
 }
-int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clock,
-                               const struct timespec *abstime) {
+int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clock, const struct timespec *abstime) {
   RWLOCK_ACQUIRE(controlled() ? WR_LOCK(1) : REAL(pthread_rwlock_clockwrlock)(rw, clock, abstime));
 }
 
@@ -233,8 +223,8 @@ static void cond_wait_after(const void *c, const void *m, int woken) {
 /* Controlled: the mutex is released at a scheduling point, the thread waits in the
  * scheduler for a signal (never in the real cond), then takes the mutex again as a lock.
  * Returns ok_rc, or timeout_rc when a timed wait timed out. */
-static int controlled_cond_wait(const void *c, void *m, int timed, int (*unlock)(void *),
-                                try_fn try_lock, int busy, int ok_rc, int timeout_rc) {
+static int controlled_cond_wait(const void *c, void *m, int timed, int (*unlock)(void *), try_fn try_lock,
+                                int busy, int ok_rc, int timeout_rc) {
   rsan_sched_point(RSAN_SK_UNLOCK, m, 1);
   cond_wait_before(m);
   unlock(m);
@@ -246,7 +236,8 @@ static int controlled_cond_wait(const void *c, void *m, int timed, int (*unlock)
 }
 static int unlock_mutex(void *m) { return REAL(pthread_mutex_unlock)(m); }
 static int unlock_mtx(void *m) { return REAL(mtx_unlock)(m); }
-#define PTHREAD_COND_WAIT(timed) controlled_cond_wait(c, m, timed, unlock_mutex, try_mutex, EBUSY, 0, ETIMEDOUT)
+#define PTHREAD_COND_WAIT(timed) \
+  controlled_cond_wait(c, m, timed, unlock_mutex, try_mutex, EBUSY, 0, ETIMEDOUT)
 
 /* Controlled signal / broadcast: a scheduling point, the model, the waiters the scheduler
  * keeps; the real call only matters for threads the scheduler does not manage. */
@@ -338,7 +329,8 @@ int pthread_spin_lock(pthread_spinlock_t *s) {
 }
 
 int pthread_spin_trylock(pthread_spinlock_t *s) {
-  int rc = controlled() ? controlled_trylock((void *)s, RSAN_SB_MUTEX, try_spin) : REAL(pthread_spin_trylock)(s);
+  int rc = controlled() ? controlled_trylock((void *)s, RSAN_SB_MUTEX, try_spin)
+                        : REAL(pthread_spin_trylock)(s);
   if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire((const void *)s);
   return rc;
 }
@@ -435,8 +427,7 @@ int cnd_wait(cnd_t *c, mtx_t *m) {
   return rc;
 }
 
-int cnd_timedwait(cnd_t *__restrict c, mtx_t *__restrict m,
-                  const struct timespec *__restrict abstime) {
+int cnd_timedwait(cnd_t *__restrict c, mtx_t *__restrict m, const struct timespec *__restrict abstime) {
   if (rsan_icpt_inside()) return REAL(cnd_timedwait)(c, m, abstime);
   if (controlled())
     return controlled_cond_wait(c, m, 1, unlock_mtx, try_mtx, thrd_busy, thrd_success, thrd_timedout);

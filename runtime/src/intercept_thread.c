@@ -21,13 +21,11 @@
 #include "intercept_internal.h"
 #include "rsan_sched.h"
 
-RSAN_REAL_DECL(int, pthread_create, NULL, pthread_t *, const pthread_attr_t *,
-               void *(*)(void *), void *)
+RSAN_REAL_DECL(int, pthread_create, NULL, pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)
 RSAN_REAL_DECL(int, pthread_join, NULL, pthread_t, void **)
 RSAN_REAL_DECL(int, pthread_tryjoin_np, NULL, pthread_t, void **)
 RSAN_REAL_DECL(int, pthread_timedjoin_np, NULL, pthread_t, void **, const struct timespec *)
-RSAN_REAL_DECL(int, pthread_clockjoin_np, NULL, pthread_t, void **, clockid_t,
-               const struct timespec *)
+RSAN_REAL_DECL(int, pthread_clockjoin_np, NULL, pthread_t, void **, clockid_t, const struct timespec *)
 RSAN_REAL_DECL(int, pthread_detach, NULL, pthread_t)
 RSAN_REAL_DECL(void, pthread_exit, NULL, void *)
 RSAN_REAL_DECL(int, thrd_create, NULL, thrd_t *, thrd_start_t, void *)
@@ -139,8 +137,7 @@ static void publish_child(thread_node *node, pthread_t th) {
   node->key = th;
   if (node->finished && node->detached)
     rsan_icpt_free(node); /* the child already ran to the end and nobody can join it */
-  else
-    map_insert(node);
+  else map_insert(node);
   map_unlock();
 }
 
@@ -254,10 +251,8 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
   thread_node *node = si->node; /* si belongs to the child once it runs */
   rsan_thread *child = node->thread;
   int rc = REAL(pthread_create)(th, attr, posix_trampoline, si);
-  if (rc != 0)
-    abandon_child(si);
-  else
-    publish_child(node, *th);
+  if (rc != 0) abandon_child(si);
+  else publish_child(node, *th);
   if (rsan_sched_on) rsan_sched_spawn_done(child, rc == 0);
   return rc;
 }
@@ -273,10 +268,8 @@ int thrd_create(thrd_t *th, thrd_start_t fn, void *arg) {
   thread_node *node = si->node;
   rsan_thread *child = node->thread;
   int rc = REAL(thrd_create)(th, c11_trampoline, si);
-  if (rc != thrd_success)
-    abandon_child(si);
-  else
-    publish_child(node, *th);
+  if (rc != thrd_success) abandon_child(si);
+  else publish_child(node, *th);
   if (rsan_sched_on) rsan_sched_spawn_done(child, rc == thrd_success);
   return rc;
 }
@@ -343,21 +336,18 @@ int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstim
   int rc;
   if (joinee && controlled()) /* times out only when no other thread can run */
     rc = rsan_sched_join(joinee, RSAN_JOIN_TIMED) ? REAL(pthread_join)(th, ret) : ETIMEDOUT;
-  else
-    rc = REAL(pthread_timedjoin_np)(th, ret, abstime);
+  else rc = REAL(pthread_timedjoin_np)(th, ret, abstime);
   if (rc == 0) join_done(th, joinee);
   return rc;
 }
 
-int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock,
-                         const struct timespec *abstime) {
+int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock, const struct timespec *abstime) {
   if (rsan_icpt_inside()) return REAL(pthread_clockjoin_np)(th, ret, clock, abstime);
   rsan_thread *joinee = join_lookup(th);
   int rc;
   if (joinee && controlled())
     rc = rsan_sched_join(joinee, RSAN_JOIN_TIMED) ? REAL(pthread_join)(th, ret) : ETIMEDOUT;
-  else
-    rc = REAL(pthread_clockjoin_np)(th, ret, clock, abstime);
+  else rc = REAL(pthread_clockjoin_np)(th, ret, clock, abstime);
   if (rc == 0) join_done(th, joinee);
   return rc;
 }

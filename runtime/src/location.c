@@ -54,10 +54,8 @@ static uint32_t page_lower_bound(const page_rec *pg, uintptr_t addr) {
   uint32_t lo = 0, hi = pg->n;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (pg->ents[mid].addr < addr)
-      lo = mid + 1;
-    else
-      hi = mid;
+    if (pg->ents[mid].addr < addr) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
@@ -414,10 +412,10 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
 /* verbosity >= 1, at exit: how often the bounded windows were not exact */
 void rsan_loc_print_stats(void) {
   char buf[200];
-  int n = snprintf(buf, sizeof buf, "pyrsan: clocks: %llu undecided checks, %llu inexact queries, %u thread slots\n",
-                   (unsigned long long)__atomic_load_n(&rsan_undecided_checks, __ATOMIC_RELAXED),
-                   (unsigned long long)__atomic_load_n(&rsan_inexact_queries, __ATOMIC_RELAXED),
-                   rsan_thread_slot_count());
+  int n = snprintf(
+      buf, sizeof buf, "pyrsan: clocks: %llu undecided checks, %llu inexact queries, %u thread slots\n",
+      (unsigned long long)__atomic_load_n(&rsan_undecided_checks, __ATOMIC_RELAXED),
+      (unsigned long long)__atomic_load_n(&rsan_inexact_queries, __ATOMIC_RELAXED), rsan_thread_slot_count());
   if (n > 0) (void)!write(2, buf, (size_t)n);
 }
 

@@ -147,7 +147,8 @@ typedef struct hit {
   uint64_t word, site;
 } hit;
 
-static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa);
+static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t, uint64_t site,
+                                                                  uintptr_t fa);
 
 /* Checks an access of the bytes `mask` of granule g (whose cells are c) against the cells and
  * records it. fa != 0: the call stack of site is remembered first when a cell is stored (the
@@ -161,8 +162,8 @@ static int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t m
  * cell renewed by the same site (a loop) names a site whose stack this thread remembered
  * when the cell took it (the check of the per-thread table was a sixth of the hook's time);
  * a report may thus show an earlier execution's stack of the same site (race.c prev_stack). */
-static inline __attribute__((always_inline)) void renew_cell(rsan_thread *t, rsan_cell *c, int k, uint64_t cur,
-                                                             uint64_t site, uintptr_t fa) {
+static inline __attribute__((always_inline)) void renew_cell(rsan_thread *t, rsan_cell *c, int k,
+                                                             uint64_t cur, uint64_t site, uintptr_t fa) {
   uint64_t *cell_site = &rsan_cell_site(c)[k];
   int same = __atomic_load_n(cell_site, __ATOMIC_RELAXED) == site;
   if (!same) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED); /* the site first, as in scan_cells */
@@ -201,7 +202,11 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   if (!wr) {
     uint64_t w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED), w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
     if (!((w0 | w1 | w2 | w3) & W_WRITE)) {
-      int k = !(d & low) ? 0 : !((w1 ^ cur) & low) ? 1 : !((w2 ^ cur) & low) ? 2 : !((w3 ^ cur) & low) ? 3 : -1;
+      int k = !(d & low)            ? 0
+              : !((w1 ^ cur) & low) ? 1
+              : !((w2 ^ cur) & low) ? 2
+              : !((w3 ^ cur) & low) ? 3
+                                    : -1;
       if (k >= 0) {
         renew_cell(t, c, k, cur, site, fa);
         return 1;
@@ -284,7 +289,8 @@ rescan:;
     }
   if (slot < 0) {
     slot = (int)((epoch ^ (g >> 3)) % (uint64_t)n);
-    if (main && w_tid(__atomic_load_n(&c[slot], __ATOMIC_RELAXED)) == MARK_TID) slot = (slot + 1) % n; /* one mark */
+    if (main && w_tid(__atomic_load_n(&c[slot], __ATOMIC_RELAXED)) == MARK_TID)
+      slot = (slot + 1) % n; /* one mark */
   }
   /* Two threads accessing the granule at the same moment would both pick the first empty
    * cell, and the later store would erase the earlier access unseen (a missed race): the cell
@@ -295,7 +301,8 @@ rescan:;
   uint64_t *cell_site = &sites[slot];
   /* a loop re-records its cells with the same sites: a site is written only when it changes,
    * so that the line of sites stays shared between the threads that use the granule */
-  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   /* The thread's own older cell is replaced by a plain store: the CAS (a full barrier) was
    * most of the cost of a loop that re-records its cells after every release. Another thread
    * writes this cell only when the cell happens before its access and it has no cell of its
@@ -303,7 +310,8 @@ rescan:;
   if (slot_w && w_tid(slot_w) == tid) __atomic_store_n(&c[slot], cur, __ATOMIC_RELEASE);
   else if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
     goto rescan;
-  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site) __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   if (fa && site) note_site_stack(t, site, fa);
 }
 
@@ -343,7 +351,9 @@ static inline ovf_block *mark_block(uint64_t mark) {
   return __atomic_load_n(&ovf_table[w_clock(mark) % OVF_SLOTS], __ATOMIC_ACQUIRE);
 }
 
-static uint32_t ovf_hash(uintptr_t g) { return (uint32_t)(((g >> 3) * 0x9E3779B97F4A7C15ull) >> 52) % OVF_SLOTS; }
+static uint32_t ovf_hash(uintptr_t g) {
+  return (uint32_t)(((g >> 3) * 0x9E3779B97F4A7C15ull) >> 52) % OVF_SLOTS;
+}
 
 /* under ovf_lock: the index of g's block, created if needed (-1 when the table is full) */
 static int ovf_get(uintptr_t g) {
@@ -435,7 +445,8 @@ static RSAN_NOINLINE void record_site_stack(rsan_thread *t, uint32_t k, uint64_t
   t->site_stack[k].site = site;
 }
 
-static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa) {
+static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t, uint64_t site,
+                                                                  uintptr_t fa) {
   uint32_t k = site_slot(site);
   if (RSAN_UNLIKELY(t->site_stack[k].site != site || t->site_stack[k].depth != t->depth))
     record_site_stack(t, k, site, fa);
@@ -456,8 +467,8 @@ static void prev_stack(rsan_race_info *r) {
   }
 }
 
-static RSAN_NOINLINE void report(rsan_thread *t, const hit *h, uint64_t size, int wr, int at,
-                                 uint64_t site, uintptr_t fa) {
+static RSAN_NOINLINE void report(rsan_thread *t, const hit *h, uint64_t size, int wr, int at, uint64_t site,
+                                 uintptr_t fa) {
   rsan_race_info r;
   memset(&r, 0, sizeof r);
   r.addr = h->addr;
@@ -492,7 +503,8 @@ static inline __attribute__((always_inline)) void access_span(rsan_thread *t, ui
     uintptr_t last = (g | region) - 7; /* the region's last granule */
     if (end - 8 < last) last = end - 8; /* end >= g + 8 when p == g and end - g >= 8 */
     if (p == g && end - g >= 8) {
-      for (; g <= last; g += 8, c += RSAN_SHADOW_CELLS) access_cells(t, c, g, base, 0xff, wr, at, epoch, site, 0, h);
+      for (; g <= last; g += 8, c += RSAN_SHADOW_CELLS)
+        access_cells(t, c, g, base, 0xff, wr, at, epoch, site, 0, h);
       p = g;
       continue;
     }
@@ -530,7 +542,8 @@ void rsan_race_free(const void *p, size_t n) {
     uintptr_t r = g >> RSAN_SHADOW_REGION_SHIFT;
     uintptr_t next_region = (r + 1) << RSAN_SHADOW_REGION_SHIFT;
     rsan_cell *c = r < (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT))
-                       ? __atomic_load_n(&d[r], __ATOMIC_ACQUIRE) : NULL;
+                       ? __atomic_load_n(&d[r], __ATOMIC_ACQUIRE)
+                       : NULL;
     if (!c) {
       g = next_region;
       continue;
@@ -629,8 +642,8 @@ static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n,
   rsan_cell *c = plain_cells(p, n, &t);
   if (RSAN_UNLIKELY(!c)) return 0;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << ((uintptr_t)p & 7)) & 0xff;
-  return cells_fast(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT | (wr ? W_WRITE : 0), mask, wr, 0, site,
-                    fa);
+  return cells_fast(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT | (wr ? W_WRITE : 0), mask, wr, 0,
+                    site, fa);
 }
 
 /* Everything plain_fast did not do: the scan of the granule's cells, or plain_slow. */
@@ -658,13 +671,13 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
 #else
 #define RSAN_MUSTTAIL
 #endif
-#define RSAN_DEF_PLAIN_KIND(KIND, WR, N)                                                              \
-  static RSAN_NOINLINE void KIND##_more_##N(void *p, uint64_t site) {                                   \
-    plain_more(p, N, WR, site, (uintptr_t)__builtin_frame_address(0));                                \
-  }                                                                                                   \
-  RSAN_EXPORT RSAN_NOINLINE void __rsan_##KIND##_##N(void *p, uint64_t site) {                          \
-    if (RSAN_LIKELY(plain_fast(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)))) return;         \
-    RSAN_MUSTTAIL return KIND##_more_##N(p, site);                                                    \
+#define RSAN_DEF_PLAIN_KIND(KIND, WR, N) \
+  static RSAN_NOINLINE void KIND##_more_##N(void *p, uint64_t site) { \
+    plain_more(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)); \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE void __rsan_##KIND##_##N(void *p, uint64_t site) { \
+    if (RSAN_LIKELY(plain_fast(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)))) return; \
+    RSAN_MUSTTAIL return KIND##_more_##N(p, site); \
   }
 #define RSAN_DEF_PLAIN(N) RSAN_DEF_PLAIN_KIND(read, 0, N) RSAN_DEF_PLAIN_KIND(write, 1, N)
 RSAN_DEF_PLAIN(1)

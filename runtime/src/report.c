@@ -29,12 +29,12 @@ const char *rsan_order_name(int order) {
 }
 
 static const char *rmw_name(int op) {
-  static const char *names[] = {"exchange",   "fetch_add",  "fetch_sub",  "fetch_and",
-                                "fetch_nand", "fetch_or",   "fetch_xor",  "fetch_max",
-                                "fetch_min",  "fetch_umax", "fetch_umin", "fetch_fadd",
-                                "fetch_fsub", "fetch_fmax", "fetch_fmin", "fetch_fmaximum",
-                                "fetch_fminimum", "fetch_uinc_wrap", "fetch_udec_wrap",
-                                "fetch_usub_cond", "fetch_usub_sat"};
+  static const char *names[] = {"exchange",       "fetch_add",       "fetch_sub",       "fetch_and",
+                                "fetch_nand",     "fetch_or",        "fetch_xor",       "fetch_max",
+                                "fetch_min",      "fetch_umax",      "fetch_umin",      "fetch_fadd",
+                                "fetch_fsub",     "fetch_fmax",      "fetch_fmin",      "fetch_fmaximum",
+                                "fetch_fminimum", "fetch_uinc_wrap", "fetch_udec_wrap", "fetch_usub_cond",
+                                "fetch_usub_sat"};
   return op >= 0 && op < RSAN_RMW_OP_COUNT ? names[op] : "rmw";
 }
 
@@ -53,9 +53,7 @@ const char *rsan_op_name(int op, int rmw_op) {
 }
 
 /* "store to x", "load from x", "fetch_add on x" */
-const char *rsan_op_prep(int op) {
-  return op == RSAN_OP_LOAD ? "from" : op == RSAN_OP_STORE ? "to" : "on";
-}
+const char *rsan_op_prep(int op) { return op == RSAN_OP_LOAD ? "from" : op == RSAN_OP_STORE ? "to" : "on"; }
 /* ---- frames ---- */
 
 static void frames_add_site(rsan_frames *fr, uint64_t site) {
@@ -94,7 +92,7 @@ void rsan_text_frames(rsan_buf *b, const rsan_frames *fr) {
   if (!fr->n) rsan_buf_puts(b, "    #0 <unknown site>\n");
   for (uint32_t i = 0; i < fr->n; i++)
     rsan_buf_printf(b, "    #%u %s %s:%u:%u\n", i, fr->f[i]->function ? fr->f[i]->function : "??",
-             fr->f[i]->file ? fr->f[i]->file : "??", fr->f[i]->line, fr->f[i]->column);
+                    fr->f[i]->file ? fr->f[i]->file : "??", fr->f[i]->line, fr->f[i]->column);
 }
 
 void rsan_json_frame_fields(rsan_buf *b, const rsan_frames *fr) {
@@ -207,7 +205,8 @@ static void json_open(void) {
 void rsan_json_schedule_fields(rsan_buf *j) {
   if (!rsan_sched_reports_schedule()) return;
   rsan_buf_printf(j, ", \"step\": %llu, \"schedule\": {\"sched\": \"%s\", \"seed\": %llu}",
-           (unsigned long long)rsan_sched_step(), rsan_sched_name(), (unsigned long long)rsan_sched_seed());
+                  (unsigned long long)rsan_sched_step(), rsan_sched_name(),
+                  (unsigned long long)rsan_sched_seed());
 }
 
 /* ---- text output: stderr, or <log_path>.<pid> like the sanitizers' log_path ---- */
@@ -224,7 +223,8 @@ int rsan_text_fd(void) {
   if (log_fd < 0) {
     log_failed = 1;
     char msg[700];
-    int k = snprintf(msg, sizeof msg, "pyrsan: cannot open log_path '%s' for writing; reports go to stderr\n", path);
+    int k = snprintf(msg, sizeof msg, "pyrsan: cannot open log_path '%s' for writing; reports go to stderr\n",
+                     path);
     if (k > 0) rsan_write_all(2, msg, (size_t)k);
     return 2;
   }
@@ -234,18 +234,19 @@ int rsan_text_fd(void) {
 
 /* One JSON line per suppressed (distinct) report, so that the driver can count them. */
 void rsan_json_suppressed(const char *kind, const char *type, const rsan_supp *sp, uint64_t site,
-                            uint64_t prev_site) {
+                          uint64_t prev_site) {
   json_open();
   if (json_fd < 0) return;
   rsan_buf j = {0};
-  rsan_buf_printf(&j, "{\"kind\": \"suppressed\", \"pid\": %d, \"report_kind\": \"%s\", \"type\": \"%s\", "
-               "\"suppression\": ",
-           (int)getpid(), kind, type);
+  rsan_buf_printf(&j,
+                  "{\"kind\": \"suppressed\", \"pid\": %d, \"report_kind\": \"%s\", \"type\": \"%s\", "
+                  "\"suppression\": ",
+                  (int)getpid(), kind, type);
   char full[600];
   snprintf(full, sizeof full, "%s:%s", sp->kind == RSAN_SUPP_RACE ? "race" : "robustness", sp->pattern);
   rsan_buf_json_str(&j, full);
   rsan_buf_printf(&j, ", \"key\": \"0x%016llx/0x%016llx/%s\"}\n", (unsigned long long)site,
-           (unsigned long long)prev_site, type);
+                  (unsigned long long)prev_site, type);
   rsan_write_all(json_fd, j.p, j.n);
   rsan_buf_free(&j);
 }
@@ -297,8 +298,9 @@ void rsan_report_deadlock(const rsan_deadlock_thread *th, int n) {
   rsan_spin_lock(&rsan_report_lock);
   rsan_buf t = {0}, j = {0};
   rsan_buf_puts(&t, "==================\n");
-  rsan_buf_printf(&t, "WARNING: pyrsan: deadlock (pid=%d): no thread can run at step %llu (sched=%s, seed=%llu)\n",
-           pid, (unsigned long long)rsan_sched_step(), rsan_sched_name(), (unsigned long long)rsan_sched_seed());
+  rsan_buf_printf(
+      &t, "WARNING: pyrsan: deadlock (pid=%d): no thread can run at step %llu (sched=%s, seed=%llu)\n", pid,
+      (unsigned long long)rsan_sched_step(), rsan_sched_name(), (unsigned long long)rsan_sched_seed());
   rsan_buf_printf(&j, "{\"kind\": \"deadlock\", \"pid\": %d", pid);
   rsan_json_schedule_fields(&j);
   rsan_buf_puts(&j, ", \"threads\": [");
@@ -341,7 +343,8 @@ void rsan_report_at_exit(void) {
   uint64_t ns = __atomic_load_n(&rsan_nsuppressed, __ATOMIC_RELAXED);
   char msg[800];
   if (rsan_flag.verbosity >= 1) {
-    int k = snprintf(msg, sizeof msg, "pyrsan: exit: %llu report(s), %llu suppressed, %llu live location(s)\n",
+    int k = snprintf(msg, sizeof msg,
+                     "pyrsan: exit: %llu report(s), %llu suppressed, %llu live location(s)\n",
                      (unsigned long long)n, (unsigned long long)ns, (unsigned long long)rsan_loc_count());
     if (k > 0) rsan_write_all(rsan_text_fd(), msg, (size_t)k);
   }
@@ -358,20 +361,27 @@ void rsan_report_at_exit(void) {
   }
   uint64_t nb = __atomic_load_n(&rsan_nbenign, __ATOMIC_RELAXED);
   if (nb && rsan_flag.print_reports) {
-    int k = snprintf(msg, sizeof msg, "pyrsan: %llu robustness report(s) with a benign consequence not shown "
-                     "(report_benign=1 shows them)\n", (unsigned long long)nb);
+    int k = snprintf(msg, sizeof msg,
+                     "pyrsan: %llu robustness report(s) with a benign consequence not shown "
+                     "(report_benign=1 shows them)\n",
+                     (unsigned long long)nb);
     if (k > 0) rsan_write_all(rsan_text_fd(), msg, (size_t)k);
   }
   if (!n) return;
   if (rsan_flag.print_reports) {
     uint64_t nr = __atomic_load_n(&rsan_nraces, __ATOMIC_RELAXED);
-    int k = nr ? snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s) and %llu data race(s)\n",
+    int k = nr ? snprintf(msg, sizeof msg,
+                          "pyrsan: reported %llu robustness violation(s) and %llu data race(s)\n",
                           (unsigned long long)(n - nr), (unsigned long long)nr)
-               : snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s)\n", (unsigned long long)n);
+               : snprintf(msg, sizeof msg, "pyrsan: reported %llu robustness violation(s)\n",
+                          (unsigned long long)n);
     if (k > 0) rsan_write_all(rsan_text_fd(), msg, (size_t)k);
     uint64_t ng = __atomic_load_n(&rsan_ngrouped, __ATOMIC_RELAXED);
-    k = ng ? snprintf(msg, sizeof msg, "pyrsan: %llu of them listed inside a report above: the same access, "
-                      "another stale write (each has its JSON line)\n", (unsigned long long)ng) : 0;
+    k = ng ? snprintf(msg, sizeof msg,
+                      "pyrsan: %llu of them listed inside a report above: the same access, "
+                      "another stale write (each has its JSON line)\n",
+                      (unsigned long long)ng)
+           : 0;
     if (k > 0) rsan_write_all(rsan_text_fd(), msg, (size_t)k);
   }
   fflush(NULL);

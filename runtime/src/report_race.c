@@ -68,8 +68,9 @@ static void json_thread(rsan_buf *b, int tid) {
 
 static void json_race_side(rsan_buf *b, uint64_t site, int tid, int is_write, int is_atomic, int is_free,
                            int size, const rsan_frames *fr) {
-  rsan_buf_printf(b, "{\"site\": \"0x%016llx\", \"thread\": %d, \"type\": \"%s\", \"atomic\": %s, \"size\": %d",
-           (unsigned long long)site, tid, is_write ? "write" : "read", is_atomic ? "true" : "false", size);
+  rsan_buf_printf(
+      b, "{\"site\": \"0x%016llx\", \"thread\": %d, \"type\": \"%s\", \"atomic\": %s, \"size\": %d",
+      (unsigned long long)site, tid, is_write ? "write" : "read", is_atomic ? "true" : "false", size);
   if (is_free) rsan_buf_puts(b, ", \"free\": true");
   rsan_json_frame_fields(b, fr);
   rsan_buf_puts(b, "}");
@@ -112,31 +113,37 @@ void rsan_report_race(rsan_race_info *r) {
   rsan_buf_puts(&t, "==================\n");
   rsan_buf_printf(&t, "WARNING: pyrsan: data race (pid=%d)\n", pid);
   rsan_buf_printf(&t, "  %s of size %d at 0x%llx by thread T%d:\n",
-           r->is_free ? "Free of a block" : access_noun(r->is_write, r->is_atomic, 1), r->size,
-           (unsigned long long)r->addr, r->tid);
+                  r->is_free ? "Free of a block" : access_noun(r->is_write, r->is_atomic, 1), r->size,
+                  (unsigned long long)r->addr, r->tid);
   rsan_text_frames(&t, &acc);
-  rsan_buf_printf(&t, "  Previous %s of size %d at 0x%llx by thread T%d:\n", access_noun(r->prev_is_write, r->prev_is_atomic, 0),
-           r->prev_size, (unsigned long long)r->addr, r->prev_tid);
+  rsan_buf_printf(&t, "  Previous %s of size %d at 0x%llx by thread T%d:\n",
+                  access_noun(r->prev_is_write, r->prev_is_atomic, 0), r->prev_size,
+                  (unsigned long long)r->addr, r->prev_tid);
   rsan_text_frames(&t, &prev);
-  if (!strcmp(obj_kind, "global")) rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
+  if (!strcmp(obj_kind, "global"))
+    rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
   else if (!strcmp(obj_kind, "heap")) rsan_buf_printf(&t, "  Location is %s\n", obj);
-  else rsan_buf_printf(&t, "  Location is 0x%llx (not a known global or heap block)\n", (unsigned long long)r->addr);
+  else
+    rsan_buf_printf(&t, "  Location is 0x%llx (not a known global or heap block)\n",
+                    (unsigned long long)r->addr);
   text_thread(&t, r->tid);
   if (r->prev_tid != r->tid) text_thread(&t, r->prev_tid);
   /* what the check is (algorithm.md §5): hb = (po ∪ sw)+ of the observed run, sw through
    * reads-from only (psc adds nothing), whatever sc_accesses says for robustness */
-  rsan_buf_puts(&t, "  Model: C11 happens-before of this run (release/acquire, fences, C++20 release sequences; "
-                    "seq_cst accesses as acquire/release, SC fences as acq_rel fences)\n");
+  rsan_buf_puts(&t,
+                "  Model: C11 happens-before of this run (release/acquire, fences, C++20 release sequences; "
+                "seq_cst accesses as acquire/release, SC fences as acq_rel fences)\n");
   if (prim)
-    rsan_buf_printf(&t, "SUMMARY: pyrsan: data race %s:%u in %s\n", prim->file ? prim->file : "??", prim->line,
-             prim->function ? prim->function : "??");
-  else
-    rsan_buf_printf(&t, "SUMMARY: pyrsan: data race at site 0x%016llx\n", (unsigned long long)r->site);
+    rsan_buf_printf(&t, "SUMMARY: pyrsan: data race %s:%u in %s\n", prim->file ? prim->file : "??",
+                    prim->line, prim->function ? prim->function : "??");
+  else rsan_buf_printf(&t, "SUMMARY: pyrsan: data race at site 0x%016llx\n", (unsigned long long)r->site);
   rsan_buf_puts(&t, "==================\n");
 
   rsan_buf j = {0};
-  rsan_buf_printf(&j, "{\"kind\": \"race\", \"type\": \"%s\", \"pid\": %d, \"model\": \"C11 happens-before\"", type, pid);
-  rsan_buf_printf(&j, ", \"location\": {\"address\": \"0x%llx\", \"object\": \"%s\"", (unsigned long long)r->addr, obj_kind);
+  rsan_buf_printf(&j, "{\"kind\": \"race\", \"type\": \"%s\", \"pid\": %d, \"model\": \"C11 happens-before\"",
+                  type, pid);
+  rsan_buf_printf(&j, ", \"location\": {\"address\": \"0x%llx\", \"object\": \"%s\"",
+                  (unsigned long long)r->addr, obj_kind);
   if (strcmp(obj_kind, "unknown")) {
     rsan_buf_puts(&j, ", \"name\": ");
     rsan_buf_json_str(&j, obj);
@@ -144,8 +151,8 @@ void rsan_report_race(rsan_race_info *r) {
   if (!strcmp(obj_kind, "heap")) {
     rsan_frames af;
     rsan_frames_build(&af, 0, blk.stack, 4);
-    rsan_buf_printf(&j, ", \"block\": {\"address\": \"0x%llx\", \"size\": %llu, \"thread\": %d", (unsigned long long)blk.addr,
-             (unsigned long long)blk.size, blk.tid);
+    rsan_buf_printf(&j, ", \"block\": {\"address\": \"0x%llx\", \"size\": %llu, \"thread\": %d",
+                    (unsigned long long)blk.addr, (unsigned long long)blk.size, blk.tid);
     rsan_json_frame_fields(&j, &af);
     rsan_buf_puts(&j, "}");
   }
@@ -160,11 +167,10 @@ void rsan_report_race(rsan_race_info *r) {
     json_thread(&j, r->prev_tid);
   }
   rsan_buf_printf(&j, "], \"key\": \"0x%016llx/0x%016llx/race\", \"text\": ", (unsigned long long)a,
-           (unsigned long long)bsite);
+                  (unsigned long long)bsite);
   rsan_buf_json_str(&j, t.p);
   rsan_buf_puts(&j, "}\n");
   RSAN_EXPLAIN(rsan_explain_report(r->tid, a, bsite, "race"));
 
   rsan_publish_and_unlock(&t, &j, 1);
 }
-

@@ -46,8 +46,8 @@ void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, rsan_loc 
 
 static int is_cas(int op) { return op == RSAN_OP_CAS_WEAK || op == RSAN_OP_CAS_STRONG; }
 static int is_read_op(int op) {
-  return op == RSAN_OP_LOAD || op == RSAN_OP_RMW || is_cas(op) || op == RSAN_OP_WAIT ||
-         op == RSAN_OP_BCAS || op == RSAN_OP_CASLOOP;
+  return op == RSAN_OP_LOAD || op == RSAN_OP_RMW || is_cas(op) || op == RSAN_OP_WAIT || op == RSAN_OP_BCAS ||
+         op == RSAN_OP_CASLOOP;
 }
 
 /* A read-type report of a CAS can only be a failure: a successful CAS is an RMW, which reads
@@ -60,7 +60,8 @@ static const char *consequence(const rsan_report_info *r) {
   if (only_failure(r) && s && (s->op & RSAN_SITE_CAS_RETRY)) return "failed-cas";
   /* a store to a global nothing reads: only the order of its writes differs from SC, which no
    * read can see (docs/reports.md §2) */
-  if (r->is_write && r->op == RSAN_OP_STORE && s && s->kind == RSAN_SITE_STORE && (s->op & RSAN_SITE_WRITE_ONLY))
+  if (r->is_write && r->op == RSAN_OP_STORE && s && s->kind == RSAN_SITE_STORE &&
+      (s->op & RSAN_SITE_WRITE_ONLY))
     return "write-only";
   return "value";
 }
@@ -106,9 +107,11 @@ static void describe_initial(char *out, size_t n, const init_obj *o, const char 
     char where[300];
     if (o->blk.site) rsan_site_short(where, sizeof where, o->blk.site);
     else snprintf(where, sizeof where, "an unknown site");
-    snprintf(out, n, "the value at allocation (value %llu) of heap block of size %llu at 0x%llx allocated by thread T%d at %s",
-             (unsigned long long)v, (unsigned long long)o->blk.size, (unsigned long long)o->blk.addr, o->blk.tid,
-             where);
+    snprintf(
+        out, n,
+        "the value at allocation (value %llu) of heap block of size %llu at 0x%llx allocated by thread T%d at %s",
+        (unsigned long long)v, (unsigned long long)o->blk.size, (unsigned long long)o->blk.addr, o->blk.tid,
+        where);
   } else {
     snprintf(out, n, "the value %s held when first accessed (value %llu)", obj, (unsigned long long)v);
   }
@@ -143,8 +146,8 @@ static const rsan_frame *headline_frame(const rsan_frames *fr) {
 static void describe_write(rsan_buf *b, const rsan_hist *h, const char *obj) {
   char where[300];
   rsan_site_short(where, sizeof where, h->site);
-  rsan_buf_printf(b, "%s %s %s by thread T%d at %s (value %llu)", rsan_op_name(h->op, h->rmw_op), rsan_op_prep(h->op),
-           obj, h->tid, where, (unsigned long long)h->value);
+  rsan_buf_printf(b, "%s %s %s by thread T%d at %s (value %llu)", rsan_op_name(h->op, h->rmw_op),
+                  rsan_op_prep(h->op), obj, h->tid, where, (unsigned long long)h->value);
 }
 
 static void text_write(rsan_buf *b, const char *title, int state, const rsan_hist *h, uint64_t ts,
@@ -155,20 +158,22 @@ static void text_write(rsan_buf *b, const char *title, int state, const rsan_his
     return;
   }
   if (state == 2) {
-    rsan_buf_printf(b, "  %s: an older write (%s timestamp %llu), beyond the last %d writes kept per location\n",
+    rsan_buf_printf(b,
+                    "  %s: an older write (%s timestamp %llu), beyond the last %d writes kept per location\n",
                     title, unit, (unsigned long long)ts, RSAN_HIST);
     return;
   }
   if (oldest)
-    rsan_buf_printf(b, "  %s (the %s at timestamp %llu left the history; the oldest candidate still kept):\n"
-                       "    atomic %s of size %u (%s, value %llu) by thread T%d, %s timestamp %llu:\n",
+    rsan_buf_printf(b,
+                    "  %s (the %s at timestamp %llu left the history; the oldest candidate still kept):\n"
+                    "    atomic %s of size %u (%s, value %llu) by thread T%d, %s timestamp %llu:\n",
                     title, unit, (unsigned long long)ts, rsan_op_name(h->op, h->rmw_op), h->size,
                     rsan_order_name(h->order), (unsigned long long)h->value, h->tid, unit,
                     (unsigned long long)(is_write ? h->tsU : h->ts));
   else
     rsan_buf_printf(b, "  %s: atomic %s of size %u (%s, value %llu) by thread T%d, %s timestamp %llu:\n",
-             title, rsan_op_name(h->op, h->rmw_op), h->size, rsan_order_name(h->order),
-             (unsigned long long)h->value, h->tid, unit, (unsigned long long)ts);
+                    title, rsan_op_name(h->op, h->rmw_op), h->size, rsan_order_name(h->order),
+                    (unsigned long long)h->value, h->tid, unit, (unsigned long long)ts);
   rsan_frames fr;
   rsan_frames_build(&fr, h->site, h->stack, RSAN_HIST_STACK);
   rsan_text_frames(b, &fr);
@@ -193,19 +198,21 @@ static void json_write(rsan_buf *b, int state, const rsan_hist *h, const char *o
     return;
   }
   if (state == 2) {
-    rsan_buf_printf(b, "{\"initial\": false, \"out_of_history\": true, \"timestamp\": %llu, "
-                       "\"description\": \"an older write (timestamp %llu), beyond the last %d writes kept\"}",
+    rsan_buf_printf(b,
+                    "{\"initial\": false, \"out_of_history\": true, \"timestamp\": %llu, "
+                    "\"description\": \"an older write (timestamp %llu), beyond the last %d writes kept\"}",
                     (unsigned long long)ts, (unsigned long long)ts, RSAN_HIST);
     return;
   }
   rsan_frames fr;
   rsan_frames_build(&fr, h->site, h->stack, RSAN_HIST_STACK);
-  rsan_buf_printf(b, "{\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", \"order\": \"%s\", \"size\": %u",
-           (unsigned long long)h->site, h->tid, rsan_op_name(h->op, h->rmw_op), rsan_order_name(h->order),
-           h->size);
+  rsan_buf_printf(
+      b, "{\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", \"order\": \"%s\", \"size\": %u",
+      (unsigned long long)h->site, h->tid, rsan_op_name(h->op, h->rmw_op), rsan_order_name(h->order),
+      h->size);
   rsan_json_frame_fields(b, &fr);
-  rsan_buf_printf(b, ", \"value\": %llu, \"timestamp\": %llu, \"initial\": false", (unsigned long long)h->value,
-                  (unsigned long long)h->ts);
+  rsan_buf_printf(b, ", \"value\": %llu, \"timestamp\": %llu, \"initial\": false",
+                  (unsigned long long)h->value, (unsigned long long)h->ts);
   if (oldest) rsan_buf_puts(b, ", \"oldest_retained\": true");
   rsan_buf_puts(b, ", \"description\": ");
   rsan_buf d = {0};
@@ -295,19 +302,24 @@ static void suggestion(rsan_buf *b, const rsan_report_info *r, const char *obj, 
     acquire_orders(bs, r->before.op, &succ, &fail);
     rsan_site_short(there, sizeof there, r->before.site);
     rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
-    rsan_buf_printf(b, "make the %s %s %s at %s memory_order_%s", rsan_op_name(r->before.op, r->before.rmw_op),
-                    rsan_op_prep(r->before.op), bobj, there, succ);
+    rsan_buf_printf(b, "make the %s %s %s at %s memory_order_%s",
+                    rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op), bobj, there,
+                    succ);
     if (fail) rsan_buf_printf(b, " with failure order memory_order_%s", fail);
     rsan_buf_printf(b, " (currently %s", rsan_order_name((int)bs->order));
     if (fail) rsan_buf_printf(b, "/%s", rsan_order_name((int)bs->order_fail));
-    rsan_buf_printf(b, "; cost: 1 order, no fence), or else insert atomic_thread_fence(memory_order_acquire) "
-                       "right before %s (cost: 1 acquire fence): %s", here, acquire_why());
+    rsan_buf_printf(b,
+                    "; cost: 1 order, no fence), or else insert atomic_thread_fence(memory_order_acquire) "
+                    "right before %s (cost: 1 acquire fence): %s",
+                    here, acquire_why());
     return;
   }
   if (kind == FIX_ACQUIRE_FENCE) {
-    rsan_buf_printf(b, "insert atomic_thread_fence(memory_order_acquire) in thread %d right before %s (%s %s %s; "
-                       "cost: 1 acquire fence): %s",
-                    r->tid, here, op, rsan_op_prep(r->op), obj, acquire_why());
+    rsan_buf_printf(
+        b,
+        "insert atomic_thread_fence(memory_order_acquire) in thread %d right before %s (%s %s %s; "
+        "cost: 1 acquire fence): %s",
+        r->tid, here, op, rsan_op_prep(r->op), obj, acquire_why());
     return;
   }
   if (kind == FIX_FENCES) {
@@ -320,17 +332,18 @@ static void suggestion(rsan_buf *b, const rsan_report_info *r, const char *obj, 
     }
     rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
     rsan_buf_printf(b,
-             "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "
-             "%s (%s %s %s)",
-             r->tid, there, rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op), bobj, here,
-             op, rsan_op_prep(r->op), obj);
+                    "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "
+                    "%s (%s %s %s)",
+                    r->tid, there, rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op),
+                    bobj, here, op, rsan_op_prep(r->op), obj);
     /* A fence on one side alone does not close an SB- or MP-shaped cycle: the writer's
      * thread needs one too, right after the write SC forces this access to see. */
     if (r->forced_state == 1 && r->forced.tid != r->tid) {
       char fsite[300];
       rsan_site_short(fsite, sizeof fsite, r->forced.site);
       rsan_buf_printf(b, ", and one in thread %d right after %s (the %s %s %s that SC requires it to see)",
-               r->forced.tid, fsite, rsan_op_name(r->forced.op, r->forced.rmw_op), rsan_op_prep(r->forced.op), obj);
+                      r->forced.tid, fsite, rsan_op_name(r->forced.op, r->forced.rmw_op),
+                      rsan_op_prep(r->forced.op), obj);
       nf = 2;
     }
     rsan_buf_printf(b, " (cost: %d seq_cst fence%s): %s", nf, nf > 1 ? "s" : "", fence_why(r));
@@ -342,7 +355,7 @@ static void suggestion(rsan_buf *b, const rsan_report_info *r, const char *obj, 
     char there[300];
     rsan_site_short(there, sizeof there, r->prev.site);
     rsan_buf_printf(b, " and the %s at %s (currently %s)", rsan_op_name(r->prev.op, r->prev.rmw_op), there,
-             rsan_order_name(r->prev.order));
+                    rsan_order_name(r->prev.order));
     no = 2;
   }
   rsan_buf_printf(b, " to memory_order_seq_cst (cost: %d order%s): %s", no, no > 1 ? "s" : "", order_why());
@@ -354,7 +367,8 @@ static void json_repair_site(rsan_buf *b, uint64_t site, int op, int rmw_op, int
   rsan_frames fr;
   rsan_frames_build(&fr, site, NULL, 0);
   const rsan_frame *p = rsan_frames_primary(&fr);
-  rsan_buf_printf(b, "{\"site\": \"0x%016llx\", \"operation\": \"%s\"", (unsigned long long)site, rsan_op_name(op, rmw_op));
+  rsan_buf_printf(b, "{\"site\": \"0x%016llx\", \"operation\": \"%s\"", (unsigned long long)site,
+                  rsan_op_name(op, rmw_op));
   if (order >= 0) rsan_buf_printf(b, ", \"order\": \"%s\"", rsan_order_name(order));
   if (p) {
     rsan_buf_puts(b, ", \"file\": ");
@@ -439,8 +453,9 @@ static void json_candidates(rsan_buf *j, const rsan_report_info *r, const char *
     rsan_frames fr;
     rsan_frames_build(&fr, h->site, NULL, 0);
     const rsan_frame *p = rsan_frames_primary(&fr);
-    rsan_buf_printf(j, "%s{\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", \"order\": \"%s\", "
-                       "\"value\": %llu, \"timestamp\": %llu",
+    rsan_buf_printf(j,
+                    "%s{\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", \"order\": \"%s\", "
+                    "\"value\": %llu, \"timestamp\": %llu",
                     first ? "" : ", ", (unsigned long long)h->site, h->tid, rsan_op_name(h->op, h->rmw_op),
                     rsan_order_name(h->order), (unsigned long long)h->value, (unsigned long long)h->ts);
     if (p) {
@@ -524,7 +539,8 @@ void rsan_robustness_flush_groups(void) {
                       g->type == 2 ? "may also be ordered before" : "may also read",
                       (unsigned long long)(g->nextra + g->more));
       rsan_buf_putn(&t, g->extra.p, g->extra.n);
-      if (g->more) rsan_buf_printf(&t, "    - and %llu more (all are in the JSON lines)\n", (unsigned long long)g->more);
+      if (g->more)
+        rsan_buf_printf(&t, "    - and %llu more (all are in the JSON lines)\n", (unsigned long long)g->more);
     }
     rsan_buf_putn(&t, g->text.p + g->insert, g->text.n - g->insert);
     rsan_write_all(rsan_text_fd(), t.p, t.n);
@@ -593,7 +609,8 @@ void rsan_report_robustness(rsan_report_info *r) {
    * group's report (docs/reports.md) */
   int pid = (int)getpid();
   char model[64];
-  snprintf(model, sizeof model, "RC20 (sc_accesses=%s)", rsan_flag.sc_accesses == RSAN_SC_RA ? "ra" : "fenced");
+  snprintf(model, sizeof model, "RC20 (sc_accesses=%s)",
+           rsan_flag.sc_accesses == RSAN_SC_RA ? "ra" : "fenced");
   const rsan_frame *prim = rsan_frames_primary(&acc);
   const rsan_frame *head = headline_frame(&acc);
   const char *opn = rsan_op_name(r->op, r->rmw_op);
@@ -606,68 +623,80 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_buf_puts(&t, "==================\n");
   rsan_buf_printf(&t, "WARNING: pyrsan: robustness violation (%s) (pid=%d)\n", type, pid);
   rsan_buf_printf(&t, "  Atomic %s of size %d at 0x%llx (%s) by thread T%d", opn, r->size,
-           (unsigned long long)r->addr, rsan_order_name(r->order), r->tid);
+                  (unsigned long long)r->addr, rsan_order_name(r->order), r->tid);
   if (head && head != prim)
     rsan_buf_printf(&t, " in %s at %s:%u (via %s)", head->function ? head->function : "??",
                     rsan_basename(head->file), head->line, prim && prim->function ? prim->function : "??");
   rsan_buf_puts(&t, ":\n");
   rsan_text_frames(&t, &acc);
   if (r->is_write)
-    rsan_buf_printf(&t, "  may be ordered before writes to %s that SC places before it: thread T%d is hb-aware "
-                 "of non-RMW write %llu only, but SC forces non-RMW write %llu.\n",
-             obj, r->tid, (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
+    rsan_buf_printf(&t,
+                    "  may be ordered before writes to %s that SC places before it: thread T%d is hb-aware "
+                    "of non-RMW write %llu only, but SC forces non-RMW write %llu.\n",
+                    obj, r->tid, (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
   else
-    rsan_buf_printf(&t, "  may read a stale value of %s: thread T%d is hb-aware of write %llu only, but SC "
-                 "forces it to see write %llu.\n",
-             obj, r->tid, (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
+    rsan_buf_printf(&t,
+                    "  may read a stale value of %s: thread T%d is hb-aware of write %llu only, but SC "
+                    "forces it to see write %llu.\n",
+                    obj, r->tid, (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
   if (only_failure(r))
-    rsan_buf_puts(&t, "  Only a failing compare_exchange can read the stale value (a success reads the latest "
-                      "write).\n");
+    rsan_buf_puts(&t,
+                  "  Only a failing compare_exchange can read the stale value (a success reads the latest "
+                  "write).\n");
   text_write(&t, r->is_write ? "Write it may overwrite out of order" : "Stale write it may still read",
              r->prev_state, &r->prev, r->ts_hb, init, r->is_write, r->prev_oldest_retained);
   text_write(&t, "Write SC forces it to see", r->forced_state, &r->forced, r->ts_sc, init, r->is_write, 0);
   if (r->ncand + (uint32_t)r->cand_init > 1) {
-    rsan_buf_printf(&t, "  Writes it may still %s (oldest first):", r->is_write ? "be placed before" : "read");
+    rsan_buf_printf(&t,
+                    "  Writes it may still %s (oldest first):", r->is_write ? "be placed before" : "read");
     if (r->cand_init) rsan_buf_printf(&t, " initial value %llu;", (unsigned long long)r->init_value);
     for (uint32_t i = 0; i < r->ncand; i++) {
       char where[300];
       rsan_site_short(where, sizeof where, r->cand[i].site);
       rsan_buf_printf(&t, " %s by T%d at %s (value %llu)%s", rsan_op_name(r->cand[i].op, r->cand[i].rmw_op),
-                      r->cand[i].tid, where, (unsigned long long)r->cand[i].value, i + 1 < r->ncand ? ";" : "");
+                      r->cand[i].tid, where, (unsigned long long)r->cand[i].value,
+                      i + 1 < r->ncand ? ";" : "");
     }
     rsan_buf_puts(&t, r->cand_complete ? "\n" : " (and older ones no longer kept)\n");
   }
   size_t location_at = t.n;
-  if (obj_known) rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
+  if (obj_known)
+    rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
   else if (io.kind == 2)
-    rsan_buf_printf(&t, "  Location is 0x%llx in a heap block of size %llu at 0x%llx\n", (unsigned long long)r->addr,
-                    (unsigned long long)io.blk.size, (unsigned long long)io.blk.addr);
+    rsan_buf_printf(&t, "  Location is 0x%llx in a heap block of size %llu at 0x%llx\n",
+                    (unsigned long long)r->addr, (unsigned long long)io.blk.size,
+                    (unsigned long long)io.blk.addr);
   else rsan_buf_printf(&t, "  Location is 0x%llx (not a known global)\n", (unsigned long long)r->addr);
   size_t insert = location_at;
-  rsan_buf_printf(&t, "  Timestamps: hb %llu, sc %llu\n", (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
+  rsan_buf_printf(&t, "  Timestamps: hb %llu, sc %llu\n", (unsigned long long)r->ts_hb,
+                  (unsigned long long)r->ts_sc);
   rsan_buf_printf(&t, "  Model: %s\n", model);
   rsan_buf_printf(&t, "  Consequence: %s\n", cons);
   rsan_buf_printf(&t, "  Suggestion: %s\n", sug.p);
   if (head)
     rsan_buf_printf(&t, "SUMMARY: pyrsan: robustness violation %s:%u in %s\n", head->file ? head->file : "??",
-             head->line, head->function ? head->function : "??");
+                    head->line, head->function ? head->function : "??");
   else
-    rsan_buf_printf(&t, "SUMMARY: pyrsan: robustness violation at site 0x%016llx\n", (unsigned long long)r->site);
+    rsan_buf_printf(&t, "SUMMARY: pyrsan: robustness violation at site 0x%016llx\n",
+                    (unsigned long long)r->site);
   rsan_buf_puts(&t, "==================\n");
 
   /* JSON line */
   rsan_buf j = {0};
-  rsan_buf_printf(&j, "{\"kind\": \"robustness\", \"type\": \"%s\", \"consequence\": \"%s\", \"pid\": %d, \"model\": ",
-                  type, cons, pid);
+  rsan_buf_printf(
+      &j,
+      "{\"kind\": \"robustness\", \"type\": \"%s\", \"consequence\": \"%s\", \"pid\": %d, \"model\": ", type,
+      cons, pid);
   rsan_buf_json_str(&j, model);
   rsan_buf_printf(&j, ", \"location\": {\"address\": \"0x%llx\"", (unsigned long long)r->addr);
   if (obj_known) {
     rsan_buf_puts(&j, ", \"name\": ");
     rsan_buf_json_str(&j, obj);
   }
-  rsan_buf_printf(&j, "}, \"access\": {\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", "
-               "\"order\": \"%s\", \"size\": %d",
-           (unsigned long long)r->site, r->tid, opn, rsan_order_name(r->order), r->size);
+  rsan_buf_printf(&j,
+                  "}, \"access\": {\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", "
+                  "\"order\": \"%s\", \"size\": %d",
+                  (unsigned long long)r->site, r->tid, opn, rsan_order_name(r->order), r->size);
   if (r->has_expected) rsan_buf_printf(&j, ", \"expected\": %llu", (unsigned long long)r->expected);
   rsan_json_frame_fields(&j, &acc);
   if (head && head != prim) {
@@ -684,7 +713,7 @@ void rsan_report_robustness(rsan_report_info *r) {
   json_candidates(&j, r, obj, init);
   rsan_buf_printf(&j, ", \"only_failure\": %s", only_failure(r) ? "true" : "false");
   rsan_buf_printf(&j, ", \"timestamps\": {\"hb\": %llu, \"sc\": %llu}, \"suggestion\": ",
-           (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
+                  (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
   rsan_buf_json_str(&j, sug.p);
   rsan_buf_puts(&j, ", \"repair\": ");
   json_repair(&j, r, fix);

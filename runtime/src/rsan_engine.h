@@ -42,19 +42,22 @@ static inline int mem_cas(void *p, uint64_t *old, uint64_t des, int weak, int si
   switch (size) {
   case 1: {
     uint8_t e = (uint8_t)*old;
-    int ok = __atomic_compare_exchange_n((uint8_t *)p, &e, (uint8_t)des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    int ok = __atomic_compare_exchange_n((uint8_t *)p, &e, (uint8_t)des, weak, __ATOMIC_SEQ_CST,
+                                         __ATOMIC_SEQ_CST);
     *old = e;
     return ok;
   }
   case 2: {
     uint16_t e = (uint16_t)*old;
-    int ok = __atomic_compare_exchange_n((uint16_t *)p, &e, (uint16_t)des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    int ok = __atomic_compare_exchange_n((uint16_t *)p, &e, (uint16_t)des, weak, __ATOMIC_SEQ_CST,
+                                         __ATOMIC_SEQ_CST);
     *old = e;
     return ok;
   }
   case 4: {
     uint32_t e = (uint32_t)*old;
-    int ok = __atomic_compare_exchange_n((uint32_t *)p, &e, (uint32_t)des, weak, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    int ok = __atomic_compare_exchange_n((uint32_t *)p, &e, (uint32_t)des, weak, __ATOMIC_SEQ_CST,
+                                         __ATOMIC_SEQ_CST);
     *old = e;
     return ok;
   }
@@ -121,8 +124,8 @@ uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv);
 /* ---- history.c ---- */
 void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw, uint64_t site,
                       uint64_t value, int order, int op, int rmw_op, int size);
-void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op,
-                      int rmw_op, int order, int size, uint64_t site, uintptr_t fa);
+void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
+                      int order, int size, uint64_t site, uintptr_t fa);
 
 /* ---- value.c: the value checks (algorithm.md §4) ---- */
 int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_t m, int want_eq);

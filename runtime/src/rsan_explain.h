@@ -18,9 +18,9 @@
 
 extern int rsan_explain_on;
 
-#define RSAN_EXPLAIN(call)                                                             \
-  do {                                                                                 \
-    if (__builtin_expect(rsan_explain_on, 0)) call;                                    \
+#define RSAN_EXPLAIN(call) \
+  do { \
+    if (__builtin_expect(rsan_explain_on, 0)) call; \
   } while (0)
 
 /* start-up (init.c): opens explain_path when set */

@@ -30,9 +30,9 @@
 #define RSAN_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #ifdef RSAN_DEBUG
-#define RSAN_ASSERT(c)                                                                   \
-  do {                                                                                   \
-    if (!(c)) rsan_die_assert(#c, __FILE__, __LINE__);                                   \
+#define RSAN_ASSERT(c) \
+  do { \
+    if (!(c)) rsan_die_assert(#c, __FILE__, __LINE__); \
   } while (0)
 #else
 #define RSAN_ASSERT(c) ((void)0)
@@ -43,9 +43,7 @@ void rsan_die_assert(const char *cond, const char *file, int line) __attribute__
 static inline int mo_acq(int mo) {
   return mo == RSAN_ACQUIRE || mo == RSAN_CONSUME || mo == RSAN_ACQ_REL || mo == RSAN_SEQ_CST;
 }
-static inline int mo_rel(int mo) {
-  return mo == RSAN_RELEASE || mo == RSAN_ACQ_REL || mo == RSAN_SEQ_CST;
-}
+static inline int mo_rel(int mo) { return mo == RSAN_RELEASE || mo == RSAN_ACQ_REL || mo == RSAN_SEQ_CST; }
 
 /* ---- memory (never the interposed malloc/free) ---- */
 void *rsan_alloc(size_t n);   /* zeroed; aborts on failure */
@@ -225,7 +223,8 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
 int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot);
 /* c's value at x (bounds; exact unless the window overflowed, see rsan_q) */
 void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q); /* l locked (may set l->grow) */
-void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb); /* one scan */
+void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa,
+                     rsan_q *qb); /* one scan */
 /* checks whose verdict the bounds could not decide (counted, never reported: a miss) */
 extern uint64_t rsan_undecided_checks;
 extern uint64_t rsan_inexact_queries; /* queries answered with bounds (lo < hi) */
@@ -310,8 +309,7 @@ int rsan_thread_tid_at(uint32_t slot, uint64_t race_epoch);
 /* Shadow call stack: copies up to max call sites (innermost first) whose recorded frame is
  * above hook_frame; returns how many. */
 uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t *out, uint32_t max);
-void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op,
-                             int size);
+void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op, int size);
 /* the thread with id tid (NULL when unknown), and the calling thread's state without
  * registering it (NULL when the OS thread is not known yet) */
 rsan_thread *rsan_thread_by_tid(int tid);
@@ -324,7 +322,8 @@ extern __thread uint64_t rsan_tls_epoch __attribute__((tls_model("initial-exec")
 extern uint64_t rsan_thread_generation;
 static inline rsan_thread *rsan_thread_fast(void) {
   rsan_thread *t = rsan_tls_current;
-  if (RSAN_LIKELY(t && rsan_tls_epoch == __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED))) return t;
+  if (RSAN_LIKELY(t && rsan_tls_epoch == __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED)))
+    return t;
   return rsan_thread_current();
 }
 

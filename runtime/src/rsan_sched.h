@@ -70,9 +70,9 @@ static inline int rsan_sched_active(void) {
   return rsan_sched_on;
 }
 
-#define RSAN_SCHED_POINT(kind, addr, w)                                                \
-  do {                                                                                 \
-    if (__builtin_expect(rsan_sched_on, 0)) rsan_sched_point((kind), (addr), (w));     \
+#define RSAN_SCHED_POINT(kind, addr, w) \
+  do { \
+    if (__builtin_expect(rsan_sched_on, 0)) rsan_sched_point((kind), (addr), (w)); \
   } while (0)
 
 /* start-up (init.c rsan_init_slow, after the options): opens the trace, reads the
@@ -166,11 +166,16 @@ void rsan_sched_once_enter(const void *o);
 void rsan_sched_once_done(const void *o);
 
 
-
 /* ---- strategies (sched_strategy.c), called by sched.c under its lock ---- */
 /* AUTO (the default): PCT from a seed (seed=0: a fresh one), handing the threads over to the
  * OS scheduler after handover_steps scheduling points (docs/scheduling.md "Hand-over"). */
-enum rsan_sched_mode { RSAN_SCHED_OS = 0, RSAN_SCHED_RANDOM, RSAN_SCHED_PCT, RSAN_SCHED_DFS, RSAN_SCHED_AUTO };
+enum rsan_sched_mode {
+  RSAN_SCHED_OS = 0,
+  RSAN_SCHED_RANDOM,
+  RSAN_SCHED_PCT,
+  RSAN_SCHED_DFS,
+  RSAN_SCHED_AUTO
+};
 void rsan_strategy_init(int mode, uint64_t seed, int pct_depth, uint64_t pct_steps);
 /* PCT's horizon under pct_steps=0: named by the seed's top 4 bits (0: 1000 steps) */
 uint64_t rsan_strategy_horizon(uint64_t seed);

@@ -13,9 +13,6 @@
 #include "rsan_internal.h"
 #include "rsan_sched.h"
 
-#define RSAN_EXIT_BAD_OPTIONS 86
-#define RSAN_EXIT_DEADLOCK 87
-#define RSAN_EXIT_BOUND 88
 #define MAX_THREADS 4096
 #define SPIN_REPEATS 3 /* same location, same value, this many reads in a row: a spin loop */
 #define SPIN_SLOTS 4

@@ -49,7 +49,7 @@ static inline void rsan_rt_guard_end(int *unused) {
   (void)unused;
   rsan_rt_guard_leave();
 }
-#define RSAN_RT_GUARD                                                                   \
+#define RSAN_RT_GUARD \
   int rsan_rt_guard_ __attribute__((cleanup(rsan_rt_guard_end), unused)) = (rsan_rt_guard_enter(), 0)
 
 #endif /* RSAN_SIGNAL_H */

@@ -93,7 +93,8 @@ static void wait_flag(uint32_t *w) {
         since = now;
       } else if (now - since >= stall_ns) {
         rsan_spin_lock(&rsan_sched.lock);
-        if (!rsan_sched.finished && __atomic_load_n(&rsan_sched.step, __ATOMIC_RELAXED) == seen) handover("stall");
+        if (!rsan_sched.finished && __atomic_load_n(&rsan_sched.step, __ATOMIC_RELAXED) == seen)
+          handover("stall");
         rsan_spin_unlock(&rsan_sched.lock);
       }
     }
@@ -200,7 +201,8 @@ static void handover(const char *why) {
   }
   if (rsan_flag.verbosity >= 1) {
     char msg[160];
-    int k = snprintf(msg, sizeof msg, "pyrsan: sched=%s handed the threads over to the OS scheduler at step %llu (%s)\n",
+    int k = snprintf(msg, sizeof msg,
+                     "pyrsan: sched=%s handed the threads over to the OS scheduler at step %llu (%s)\n",
                      rsan_sched_name(), (unsigned long long)rsan_sched.step, why);
     rsan_write_all(2, msg, (size_t)k);
   }
@@ -251,7 +253,8 @@ static void bound_reached(void) {
   rsan_sched.finished = 1;
   rsan_sched_trace_end("bound", NULL);
   char msg[160];
-  int k = snprintf(msg, sizeof msg, "pyrsan: the run reached max_steps=%llu scheduling points (livelock?); stopped\n",
+  int k = snprintf(msg, sizeof msg,
+                   "pyrsan: the run reached max_steps=%llu scheduling points (livelock?); stopped\n",
                    (unsigned long long)max_steps);
   rsan_write_all(2, msg, (size_t)k);
   rsan_spin_unlock(&rsan_sched.lock);
@@ -302,7 +305,8 @@ static sched_thread *decide(void) {
   if (want >= 0) {
     for (int i = 0; i < n; i++)
       if (cand[i] == want) chosen = want;
-    if (chosen < 0 && want < rsan_sched.nthreads_max && rsan_sched.threads[want] && rsan_sched_level_of(rsan_sched.threads[want]) == LEVEL_YIELDED) {
+    if (chosen < 0 && want < rsan_sched.nthreads_max && rsan_sched.threads[want] &&
+        rsan_sched_level_of(rsan_sched.threads[want]) == LEVEL_YIELDED) {
       /* a yielding thread can run when a schedule asks for it: it joins the candidates */
       int j = n++;
       for (; j > 0 && cand[j - 1] > want; j--) cand[j] = cand[j - 1];
@@ -311,7 +315,8 @@ static sched_thread *decide(void) {
     if (chosen < 0) {
       rsan_sched.diverged = (int64_t)rsan_sched.step;
       char msg[96];
-      int k = snprintf(msg, sizeof msg, "pyrsan: schedule diverged at step %llu\n", (unsigned long long)rsan_sched.step);
+      int k = snprintf(msg, sizeof msg, "pyrsan: schedule diverged at step %llu\n",
+                       (unsigned long long)rsan_sched.step);
       rsan_write_all(2, msg, (size_t)k);
     }
   }
@@ -339,7 +344,7 @@ static sched_thread *decide(void) {
       pick = filtered;
     }
     chosen = rsan_sched.diverged >= 0 ? rsan_strategy_continue(pick, m, last)
-                           : rsan_strategy_pick(pick, m, last, rsan_sched.step);
+                                      : rsan_strategy_pick(pick, m, last, rsan_sched.step);
   }
   rsan_sched_trace_step(rsan_sched.step, chosen, cand, n);
   if (rsan_sched_sleep_applies(rsan_sched.step)) rsan_sched_wake_sleepers(rsan_sched.threads[chosen]);
@@ -349,8 +354,9 @@ static sched_thread *decide(void) {
   sched_thread *c = rsan_sched.threads[chosen];
   if (rsan_scout_child) /* a join names 1 + the joinee's tid once the joinee has ended */
     rsan_scout_note(chosen, c->kind,
-                    c->kind == RSAN_SK_JOIN ? (rsan_sched_thread_exited(c->joinee) && c->joinee ? op_addr(c) + 1 : 0)
-                                            : c->addr,
+                    c->kind == RSAN_SK_JOIN
+                        ? (rsan_sched_thread_exited(c->joinee) && c->joinee ? op_addr(c) + 1 : 0)
+                        : c->addr,
                     c->w);
   c->timed_out = !op_enabled(c);
   /* It writes there: wake those waiting for a write. An RMW / CAS / BCAS attempt may leave
@@ -571,7 +577,8 @@ void rsan_sched_init(void) {
   stall_ns = rsan_sched_flag.stall_ms * 1000000ull;
   rsan_strategy_init(mode, seed, rsan_sched_flag.pct_depth, rsan_sched_flag.pct_steps);
   if (rsan_sched_flag.schedule[0]) rsan_sched_load_schedule(rsan_sched_flag.schedule);
-  if (rsan_sched_flag.trace_path[0]) rsan_sched_trace_open(rsan_sched_flag.trace_path, rsan_sched_name(), seed);
+  if (rsan_sched_flag.trace_path[0])
+    rsan_sched_trace_open(rsan_sched_flag.trace_path, rsan_sched_name(), seed);
   pthread_atfork(NULL, NULL, sched_fork_child);
   /* scouts only where the seed is fresh: an explicit seed names exactly one sample */
   rsan_scout_pending = mode == RSAN_SCHED_AUTO && rsan_sched_flag.seed == 0 && rsan_sched_flag.samples > 0 &&
@@ -594,7 +601,8 @@ void rsan_sched_process_exit(void) {
   sched_thread *s = rsan_sched.finished ? NULL : slot_of(rsan_thread_current());
   int others = 0;
   for (int i = 0; s && i < rsan_sched.nthreads_max; i++)
-    others |= rsan_sched.threads[i] && rsan_sched.threads[i] != s && rsan_sched.threads[i]->state != ST_EXITED;
+    others |= rsan_sched.threads[i] && rsan_sched.threads[i] != s &&
+              rsan_sched.threads[i]->state != ST_EXITED;
   if (!s || s->state != ST_LIVE || !others) {
     rsan_spin_unlock(&rsan_sched.lock);
     return;

@@ -50,7 +50,8 @@ static void start_run(const char *schedule) {
   rsan_sched.lock.v = 0;
   __atomic_store_n(&rsan_sched_on, 1, __ATOMIC_RELEASE);
   rsan_sched_load_schedule(schedule);
-  if (rsan_sched_flag.trace_path[0]) rsan_sched_trace_open(rsan_sched_flag.trace_path, rsan_sched_name(), rsan_sched_seed());
+  if (rsan_sched_flag.trace_path[0])
+    rsan_sched_trace_open(rsan_sched_flag.trace_path, rsan_sched_name(), rsan_sched_seed());
 }
 
 void rsan_sched_fork_server(void) {

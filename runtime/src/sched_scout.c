@@ -145,8 +145,9 @@ void rsan_scout_note(int tid, int kind, uintptr_t addr, int w) {
   case RSAN_SK_JOIN: /* addr: 1 + the tid of a joinee that has ended, or 0 */
     if (addr && addr <= MAX_THREADS) joined_by[addr - 1] = tid + 1;
     return;
-  case RSAN_SK_EXIT: case RSAN_SK_EXIT_PROCESS: case RSAN_SK_FENCE:
-    return;
+  case RSAN_SK_EXIT:
+  case RSAN_SK_EXIT_PROCESS:
+  case RSAN_SK_FENCE: return;
   case RSAN_SK_FENCE_SC:
     addr = 8, w = 1; /* every SC fence: one word, written */
     break;
@@ -193,15 +194,58 @@ void rsan_scout_end(void) {
 /* calls with no effect outside the process (beyond CPU time), allowed whatever their
  * arguments; the ones allowed for some arguments only are checked below */
 static const int harmless[] = {
-    SYS_futex, SYS_sched_yield, SYS_munmap, SYS_mremap, SYS_mprotect, SYS_brk, SYS_clone3,
-    SYS_set_robust_list, SYS_get_robust_list, SYS_rseq, SYS_exit, SYS_exit_group, SYS_rt_sigprocmask,
-    SYS_rt_sigaction, SYS_rt_sigreturn, SYS_sigaltstack, SYS_rt_sigpending, SYS_rt_sigtimedwait,
-    SYS_gettid, SYS_getpid, SYS_getppid, SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid,
-    SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday, SYS_time, SYS_nanosleep, SYS_clock_nanosleep,
-    SYS_getrandom, SYS_sched_getaffinity, SYS_sched_getparam, SYS_sched_getscheduler,
-    SYS_sched_get_priority_max, SYS_sched_get_priority_min, SYS_arch_prctl, SYS_getrusage,
-    SYS_getpriority, SYS_uname, SYS_membarrier, SYS_fstat, SYS_newfstatat, SYS_statx, SYS_close,
-    SYS_restart_syscall, SYS_getcwd, SYS_sysinfo, SYS_wait4, SYS_waitid, SYS_madvise,
+    SYS_futex,
+    SYS_sched_yield,
+    SYS_munmap,
+    SYS_mremap,
+    SYS_mprotect,
+    SYS_brk,
+    SYS_clone3,
+    SYS_set_robust_list,
+    SYS_get_robust_list,
+    SYS_rseq,
+    SYS_exit,
+    SYS_exit_group,
+    SYS_rt_sigprocmask,
+    SYS_rt_sigaction,
+    SYS_rt_sigreturn,
+    SYS_sigaltstack,
+    SYS_rt_sigpending,
+    SYS_rt_sigtimedwait,
+    SYS_gettid,
+    SYS_getpid,
+    SYS_getppid,
+    SYS_getuid,
+    SYS_geteuid,
+    SYS_getgid,
+    SYS_getegid,
+    SYS_clock_gettime,
+    SYS_clock_getres,
+    SYS_gettimeofday,
+    SYS_time,
+    SYS_nanosleep,
+    SYS_clock_nanosleep,
+    SYS_getrandom,
+    SYS_sched_getaffinity,
+    SYS_sched_getparam,
+    SYS_sched_getscheduler,
+    SYS_sched_get_priority_max,
+    SYS_sched_get_priority_min,
+    SYS_arch_prctl,
+    SYS_getrusage,
+    SYS_getpriority,
+    SYS_uname,
+    SYS_membarrier,
+    SYS_fstat,
+    SYS_newfstatat,
+    SYS_statx,
+    SYS_close,
+    SYS_restart_syscall,
+    SYS_getcwd,
+    SYS_sysinfo,
+    SYS_wait4,
+    SYS_waitid,
+    SYS_madvise,
 };
 
 static int install_filter(int pid) {
@@ -286,7 +330,8 @@ static int may_scout(void) {
   }
   kernel_sigaction old;
   if (syscall(SYS_rt_sigaction, SIGCHLD, NULL, &old, sizeof old.mask)) return 0;
-  if ((old.flags & SA_SIGINFO) || (old.handler != (void *)SIG_DFL && old.handler != (void *)SIG_IGN)) return 0;
+  if ((old.flags & SA_SIGINFO) || (old.handler != (void *)SIG_DFL && old.handler != (void *)SIG_IGN))
+    return 0;
   sigset_t mask;
   if (sigprocmask(SIG_BLOCK, NULL, &mask) || sigismember(&mask, SIGCHLD)) return 0;
   return 1;
@@ -360,9 +405,12 @@ void rsan_sched_scout(void) {
     used = children_cpu_ms() - cpu0;
     if (rsan_flag.verbosity >= 2) {
       char msg[200];
-      int m = snprintf(msg, sizeof msg, "pyrsan: scout %llu: seed %llu, %s, %llu steps, choice %u, conflict %u\n",
+      int m = snprintf(msg, sizeof msg,
+                       "pyrsan: scout %llu: seed %llu, %s, %llu steps, choice %u, conflict %u\n",
                        (unsigned long long)k, (unsigned long long)seed_k,
-                       !result->done ? "did not finish" : result->reported ? "reported" : "no report",
+                       !result->done      ? "did not finish"
+                       : result->reported ? "reported"
+                                          : "no report",
                        (unsigned long long)result->steps, result->choice, result->conflict);
       if (m > 0) rsan_write_all(2, msg, (size_t)m);
     }
@@ -385,7 +433,8 @@ void rsan_sched_scout(void) {
   result = NULL;
   if (rsan_flag.verbosity >= 1) {
     char msg[200];
-    int m = snprintf(msg, sizeof msg, "pyrsan: sched=auto: %llu scout sample(s) in %llu ms; the run uses seed %llu%s\n",
+    int m = snprintf(msg, sizeof msg,
+                     "pyrsan: sched=auto: %llu scout sample(s) in %llu ms; the run uses seed %llu%s\n",
                      (unsigned long long)scouts, (unsigned long long)(now_ms() - start),
                      (unsigned long long)rsan_sched_seed(), found ? " (a scout's schedule reported)" : "");
     if (m > 0) rsan_write_all(2, msg, (size_t)m);
@@ -395,6 +444,9 @@ void rsan_sched_scout(void) {
 
 #else
 void rsan_scout_note(int tid, int kind, uintptr_t addr, int w) { (void)tid, (void)kind, (void)addr, (void)w; }
-void rsan_scout_end(void) { syscall(SYS_exit_group, 0); __builtin_unreachable(); }
+void rsan_scout_end(void) {
+  syscall(SYS_exit_group, 0);
+  __builtin_unreachable();
+}
 void rsan_sched_scout(void) { rsan_scout_pending = 0; }
 #endif

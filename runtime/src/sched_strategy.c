@@ -37,7 +37,8 @@ static uint64_t rng_below(uint64_t n) {
   if (n <= 1) return 0;
   uint64_t limit = UINT64_MAX - UINT64_MAX % n;
   uint64_t r;
-  do r = rng_next(); while (r >= limit);
+  do r = rng_next();
+  while (r >= limit);
   return r % n;
 }
 
@@ -52,7 +53,9 @@ uint64_t rsan_strategy_horizon(uint64_t seed) {
 }
 
 uint64_t rsan_strategy_seed_with(uint64_t seed, uint64_t steps, int depth) {
-  unsigned h = 0, d = depth == RSAN_STRATEGY_RANDOM_WALK ? 15u : depth > 1 ? (unsigned)(depth > 15 ? 15 : depth) - 1 : 0;
+  unsigned h = 0, d = depth == RSAN_STRATEGY_RANDOM_WALK ? 15u
+                      : depth > 1                        ? (unsigned)(depth > 15 ? 15 : depth) - 1
+                                                         : 0;
   if (steps)
     for (h = 1; h < 15 && (1ull << (h + 2)) < steps; h++) {
     }

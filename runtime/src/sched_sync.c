@@ -34,18 +34,18 @@ static once_model *onces;
 static size_t nonces, caponces;
 static uint64_t cond_seq; /* the order of cond waits: a signal wakes the oldest waiter */
 
-#define MODEL_FIND(type, arr, n, cap, addr_, init)                                     \
-  for (size_t i_ = 0; i_ < n; i_++)                                                    \
-    if (arr[i_].addr == (addr_)) return &arr[i_];                                      \
-  if (!create) return NULL;                                                            \
-  if (n == cap) {                                                                      \
-    cap = cap ? 2 * cap : 16;                                                          \
-    arr = rsan_realloc(arr, cap * sizeof(type));                                       \
-  }                                                                                    \
-  type *m_ = &arr[n++];                                                                \
-  memset(m_, 0, sizeof *m_);                                                           \
-  m_->addr = (addr_);                                                                  \
-  init;                                                                                \
+#define MODEL_FIND(type, arr, n, cap, addr_, init) \
+  for (size_t i_ = 0; i_ < n; i_++) \
+    if (arr[i_].addr == (addr_)) return &arr[i_]; \
+  if (!create) return NULL; \
+  if (n == cap) { \
+    cap = cap ? 2 * cap : 16; \
+    arr = rsan_realloc(arr, cap * sizeof(type)); \
+  } \
+  type *m_ = &arr[n++]; \
+  memset(m_, 0, sizeof *m_); \
+  m_->addr = (addr_); \
+  init; \
   return m_;
 
 static lock_model *lock_find(uintptr_t addr, int create) {
@@ -214,4 +214,3 @@ void rsan_sched_once_done(const void *o) {
   m->state = 2;
   rsan_spin_unlock(&rsan_sched.lock);
 }
-

@@ -7,9 +7,9 @@
 #include "rsan_report.h"
 #include "rsan_sched_internal.h"
 
-const char *const rsan_sched_kind_names[] = {"load", "store", "rmw", "fence", "fence_sc", "spawn", "join",
-                                             "exit", "lock", "unlock", "sync_acquire", "sync_release", "wait",
-                                             "exit_process"};
+const char *const rsan_sched_kind_names[] = {
+    "load", "store", "rmw",    "fence",        "fence_sc",     "spawn", "join",
+    "exit", "lock",  "unlock", "sync_acquire", "sync_release", "wait",  "exit_process"};
 const int rsan_sched_nkinds = (int)(sizeof rsan_sched_kind_names / sizeof rsan_sched_kind_names[0]);
 
 static int trace_fd = -1;
@@ -24,8 +24,9 @@ void rsan_sched_trace_open(const char *path_template, const char *sched_name, ui
   trace_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (trace_fd < 0) rsan_sched_bad_input("cannot open trace_path for writing:", path);
   char line[200];
-  int k = snprintf(line, sizeof line, "{\"pyrsan_trace\": 1, \"sched\": \"%s\", \"seed\": %llu, \"pid\": %d}\n",
-                   sched_name, (unsigned long long)seed, (int)getpid());
+  int k = snprintf(line, sizeof line,
+                   "{\"pyrsan_trace\": 1, \"sched\": \"%s\", \"seed\": %llu, \"pid\": %d}\n", sched_name,
+                   (unsigned long long)seed, (int)getpid());
   trace_line(line, (size_t)k);
 }
 
@@ -48,7 +49,8 @@ void rsan_sched_trace_step(uint64_t i, int tid, const int *cand, int n) {
   if (trace_fd < 0) return;
   sched_thread *const *threads = rsan_sched.threads;
   char line[96];
-  int k = snprintf(line, sizeof line, "{\"step\": %llu, \"tid\": %d, \"enabled\": [", (unsigned long long)i, tid);
+  int k = snprintf(line, sizeof line, "{\"step\": %llu, \"tid\": %d, \"enabled\": [", (unsigned long long)i,
+                   tid);
   trace_line(line, (size_t)k);
   for (int j = 0; j < n; j++) trace_op(threads[cand[j]], j == 0);
   trace_line("]", 1);

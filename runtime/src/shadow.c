@@ -44,7 +44,8 @@ static void *map_zero(size_t n) {
 
 static RSAN_NOINLINE rsan_cell *region_slow(uint64_t r) {
   rsan_spin_lock(&dir_lock);
-  if (!directory) __atomic_store_n(&directory, (rsan_cell **)map_zero(NREGIONS * sizeof(rsan_cell *)), __ATOMIC_RELEASE);
+  if (!directory)
+    __atomic_store_n(&directory, (rsan_cell **)map_zero(NREGIONS * sizeof(rsan_cell *)), __ATOMIC_RELEASE);
   rsan_cell *c = directory[r];
   if (!c) {
     c = map_zero(REGION_BYTES);

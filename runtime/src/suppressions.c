@@ -120,4 +120,3 @@ int rsan_suppressions_load(const char *path, char *err, size_t errn) {
   rsan_buf_free(&b);
   return 0;
 }
-

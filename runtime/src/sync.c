@@ -47,4 +47,3 @@ void rsan_sync_release(rsan_thread *t, const void *addr) {
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
 }
-

@@ -117,7 +117,8 @@ void rsan_thread_set_current(rsan_thread *t) {
 
 rsan_thread *rsan_thread_current(void) {
   rsan_thread *t = rsan_tls_current;
-  if (RSAN_LIKELY(t && rsan_tls_epoch == __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED))) return t;
+  if (RSAN_LIKELY(t && rsan_tls_epoch == __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED)))
+    return t;
   t = rsan_thread_new_root();
   rsan_thread_set_current(t);
   return t;
@@ -290,8 +291,7 @@ uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t 
   return n;
 }
 
-void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op,
-                             int size) {
+void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op, int size) {
   rsan_recent *r = &t->recent[t->recent_next++ % RSAN_RECENT];
   r->site = site;
   r->loc_id = l->id;

@@ -35,8 +35,7 @@ static int known_write(const rsan_loc *l, uint64_t ts, uint64_t *value, uint64_t
 
 /* Read-type value check: a known write with a timestamp in [Tc(x), Tsc(x)) whose value is v
  * (want_eq) or differs from v (!want_eq): a read may still see it, SC forbids it. */
-int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_t m,
-                            int want_eq) {
+int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_t m, int want_eq) {
   /* [hi(Tc), lo(Tsc)) ⊆ [Tc(x), Tsc(x)): exact values, or a miss when the facts overflowed */
   rsan_view vw;
   rsan_view_get(t, l, &vw);
@@ -58,8 +57,8 @@ int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_
  * after it). Violation iff a closed block k with TcU(x) <= k < TscU(x) ends with a write of e:
  * a known write w of e with U stamp k in that range whose successor (timestamp ts(w)+1) is
  * known and not an RMW. */
-static int block_ends_with(const rsan_loc *l, uint64_t ts, uint64_t tsU, uint64_t val,
-                           uint64_t tcU, uint64_t tscU, uint64_t e, uint64_t m) {
+static int block_ends_with(const rsan_loc *l, uint64_t ts, uint64_t tsU, uint64_t val, uint64_t tcU,
+                           uint64_t tscU, uint64_t e, uint64_t m) {
   uint64_t nval, nu;
   int nrmw;
   if (tsU < tcU || tsU >= tscU || (val & m) != (e & m)) return 0;
@@ -80,4 +79,3 @@ int rsan_stale_value_rmw(const rsan_thread *t, rsan_loc *l, uint64_t e, uint64_t
   }
   return 0;
 }
-

@@ -56,8 +56,9 @@ def test_exploration_does_not_hang_on_a_wait_inside_an_uninstrumented_library(tm
     That run is handed over to the OS scheduler after a stall and the exploration ends,
     incomplete (not a proof), instead of hanging (there is no --timeout here)."""
     env = dict(pyrsan_env, LD_LIBRARY_PATH=str(grace_lib))
-    proc = run_pyrsan("run", "--explore", "--json", tmp_path / "r.json", "-DANNOTATE", PROGRAMS / "uninstrumented_grace.c",
-                      f"-L{grace_lib}", "-lgrace", cwd=tmp_path, env=env, timeout=240)
+    proc = run_pyrsan("run", "--explore", "--json", tmp_path / "r.json", "-DANNOTATE",
+                      PROGRAMS / "uninstrumented_grace.c", f"-L{grace_lib}", "-lgrace",
+                      cwd=tmp_path, env=env, timeout=240)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "exploration incomplete" in proc.stderr and "uninstrumented library" in proc.stderr, proc.stderr[-3000:]
     doc = json.loads((tmp_path / "r.json").read_text())

@@ -200,7 +200,7 @@ def test_the_text_blocks_are_printed_when_the_run_ends_in_a_deadlock(run_pyrsan,
         env = dict(os.environ, PYRSAN_OPTIONS=f"sched=random:seed={seed}:json_path={log}")
         run = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60)
         assert run.returncode == 87, run.stderr
-        lines = [json.loads(l) for l in log.read_text().splitlines()] if log.exists() else []
+        lines = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
         reports = [r for r in lines if r.get("kind") == "robustness"]
         assert run.stderr.count("WARNING: pyrsan: robustness violation") == len(reports)
         if reports:
