@@ -474,6 +474,20 @@ class _Walk:
                 continue
         raise _Reject("state does not settle")
 
+    def _straight_line(self, env: dict, mem: dict, result: str | None, op: str, rest: str) -> None:
+        """An instruction before the first read: only slot stores, slot loads and pure values
+        matter there (a call cannot change a slot that never escapes)."""
+        if op == "store":
+            ms = _STORE_RE.match(rest)
+            if ms and ms.group(3) in self.fn.slots:
+                mem[ms.group(3)] = self.value(env, ms.group(2))
+        elif op == "load" and result:
+            ml = _LOAD_RE.match(rest)
+            if ml and ml.group(2) in self.fn.slots:
+                env[result] = mem[ml.group(2)]
+        elif op in _PURE and result:
+            env[result] = self.pure(env, op, rest)
+
     def _run_once(self) -> CasLoop:
         self.seen: dict[int, set] = {}
         self.attempts: list[int] = []
@@ -495,16 +509,7 @@ class _Walk:
             if not m:
                 continue
             result, op, rest = m.groups()
-            if op == "store":
-                ms = _STORE_RE.match(rest)
-                if ms and ms.group(3) in self.fn.slots:
-                    mem[ms.group(3)] = self.value(env, ms.group(2))
-            elif op == "load" and result:
-                ml = _LOAD_RE.match(rest)
-                if ml and ml.group(2) in self.fn.slots:
-                    env[result] = mem[ml.group(2)]
-            elif op in _PURE and result:
-                env[result] = self.pure(env, op, rest)
+            self._straight_line(env, mem, result, op, rest)
         m = _INSTR_RE.match(block.lines[pos][1])
         if m is None:
             raise _Reject("not an instruction")
@@ -850,16 +855,7 @@ class _RetryWalk(_Walk):
                 if result:
                     env[result] = ("pair", 1)
                 break
-            if op == "store":
-                ms = _STORE_RE.match(rest)
-                if ms and ms.group(3) in self.fn.slots:
-                    mem[ms.group(3)] = self.value(env, ms.group(2))
-            elif op == "load" and result:
-                ml = _LOAD_RE.match(rest)
-                if ml and ml.group(2) in self.fn.slots:
-                    env[result] = mem[ml.group(2)]
-            elif op in _PURE and result:
-                env[result] = self.pure(env, op, rest)
+            self._straight_line(env, mem, result, op, rest)
         self._walk(block, pos + 1, env, mem, 1, {}, 0)
         if not self.attempts:
             raise _Reject("no retry")

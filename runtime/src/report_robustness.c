@@ -44,20 +44,20 @@ void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, rsan_loc 
   r->ta_covers = (r->is_write ? ta.loU : ta.lo) >= r->ts_sc;
 }
 
-static int is_cas(int op) { return op == RSAN_OP_CAS_WEAK || op == RSAN_OP_CAS_STRONG; }
-static int is_read_op(int op) {
-  return op == RSAN_OP_LOAD || op == RSAN_OP_RMW || is_cas(op) || op == RSAN_OP_WAIT || op == RSAN_OP_BCAS ||
-         op == RSAN_OP_CASLOOP;
+int rsan_op_is_cas(int op) { return op == RSAN_OP_CAS_WEAK || op == RSAN_OP_CAS_STRONG; }
+int rsan_op_is_read(int op) {
+  return op == RSAN_OP_LOAD || op == RSAN_OP_RMW || rsan_op_is_cas(op) || op == RSAN_OP_WAIT ||
+         op == RSAN_OP_BCAS || op == RSAN_OP_CASLOOP;
 }
 
 /* A read-type report of a CAS can only be a failure: a successful CAS is an RMW, which reads
  * the latest write (its staleness is the write check). When the passes proved that the
  * failure only feeds a retry of the same CAS (RSAN_SITE_CAS_RETRY), the stale value has no
  * consequence: the retry starts from the value the failure read (docs/reports.md §2). */
-static int only_failure(const rsan_report_info *r) { return is_cas(r->op) && !r->is_write; }
-static const char *consequence(const rsan_report_info *r) {
+int rsan_report_only_failure(const rsan_report_info *r) { return rsan_op_is_cas(r->op) && !r->is_write; }
+const char *rsan_report_consequence(const rsan_report_info *r) {
   const rsan_site *s = rsan_site_lookup(r->site);
-  if (only_failure(r) && s && (s->op & RSAN_SITE_CAS_RETRY)) return "failed-cas";
+  if (rsan_report_only_failure(r) && s && (s->op & RSAN_SITE_CAS_RETRY)) return "failed-cas";
   /* a store to a global nothing reads: only the order of its writes differs from SC, which no
    * read can see (docs/reports.md §2) */
   if (r->is_write && r->op == RSAN_OP_STORE && s && s->kind == RSAN_SITE_STORE &&
@@ -65,7 +65,7 @@ static const char *consequence(const rsan_report_info *r) {
     return "write-only";
   return "value";
 }
-static int benign(const rsan_report_info *r) { return strcmp(consequence(r), "value") != 0; }
+int rsan_report_benign(const rsan_report_info *r) { return strcmp(rsan_report_consequence(r), "value") != 0; }
 
 /* ---- source keys: reports of the same source merge (inlined copies, other site ids) ---- */
 static uint64_t fnv(uint64_t h, const char *s) {
@@ -222,221 +222,6 @@ static void json_write(rsan_buf *b, int state, const rsan_hist *h, const char *o
   rsan_buf_puts(b, "}");
 }
 
-/* Why the fence suggestion works (one line): an SC fence in each thread of the cycle puts the
- * write SC requires before the access in hb (RC20 SC fences, RSAN paper §2; algorithm.md §3
- * "Fence seq_cst"), so the access can no longer miss it. */
-static const char *fence_why(const rsan_report_info *r) {
-  return r->is_write ? "SC fences between them order the write SC places first before this one in hb, "
-                       "so this write can no longer be placed before it in modification order"
-                     : "SC fences between them put the write SC requires this access to see before it in hb, "
-                       "so the stale value can no longer be read";
-}
-
-static const char *order_why(void) {
-  return "the thread has no earlier atomic access to another location to separate this one from with a "
-         "fence, so only stronger orders can make it see the write SC requires (verify with sc_accesses=ra)";
-}
-
-static const char *acquire_why(void) {
-  return "the thread has already read, without acquire, a write that releases the write SC requires (its "
-         "pending-acquire view has it); acquiring that read (the thread's latest read of another location is "
-         "named) or an acquire fence makes the required write happen before this access, so it can no longer "
-         "read an older one";
-}
-
-static const char *benign_why(const rsan_report_info *r) {
-  if (!strcmp(consequence(r), "write-only"))
-    return "no change is needed: no code of the program reads this global (it is static, and its address "
-           "is only ever used to store to it), so the order of its writes is something no read can see";
-  return "no change is needed: only a failing compare_exchange can read the stale value (a success reads "
-         "the latest write), and the failure only feeds a retry of the same compare_exchange, which starts "
-         "from the value the failure read";
-}
-
-/* The cheapest repair first (issue 19): how the suggestion is chosen. */
-enum { FIX_NONE, FIX_ACQUIRE, FIX_ACQUIRE_FENCE, FIX_FENCES, FIX_ORDERS };
-static int repair_kind(const rsan_report_info *r) {
-  if (benign(r)) return FIX_NONE;
-  /* MP shape: Ta already has the write SC requires. An acquire on the earlier read that
-   * brought it (the latest read of another location, when it lacks acquire), or an acquire
-   * fence right before the access (Tc := Ta), makes this access see it. */
-  if (!r->is_write && r->ta_covers) {
-    if (r->have_before && is_read_op(r->before.op) && r->before.site) {
-      const rsan_site *b = rsan_site_lookup(r->before.site);
-      int acq = b && (mo_acq((int)b->order) && (!is_cas(r->before.op) || mo_acq((int)b->order_fail)));
-      if (b && !acq) return FIX_ACQUIRE;
-    }
-    return FIX_ACQUIRE_FENCE;
-  }
-  if (r->have_before) {
-    char there[300], here[300];
-    rsan_site_short_col(there, sizeof there, r->before.site, 0);
-    rsan_site_short_col(here, sizeof here, r->site, 0);
-    /* a fence between two points of one statement is no repair a maintainer can write */
-    if (strcmp(there, here)) return FIX_FENCES;
-  }
-  return FIX_ORDERS;
-}
-
-/* "acquire" / "acq_rel" (with an acquire failure order for a CAS) for the earlier read */
-static void acquire_orders(const rsan_site *b, int op, const char **succ, const char **fail) {
-  int o = (int)b->order;
-  *succ = (o == RSAN_RELEASE || o == RSAN_ACQ_REL) ? "acq_rel" : o == RSAN_SEQ_CST ? "seq_cst" : "acquire";
-  if (op == RSAN_OP_LOAD || op == RSAN_OP_WAIT) *succ = o == RSAN_SEQ_CST ? "seq_cst" : "acquire";
-  *fail = is_cas(op) ? "acquire" : NULL;
-}
-
-static void suggestion(rsan_buf *b, const rsan_report_info *r, const char *obj, int kind) {
-  char here[300];
-  rsan_site_short(here, sizeof here, r->site);
-  const char *op = rsan_op_name(r->op, r->rmw_op);
-  if (kind == FIX_NONE) {
-    rsan_buf_puts(b, benign_why(r));
-    return;
-  }
-  if (kind == FIX_ACQUIRE) {
-    char there[300], bobj[300];
-    int known;
-    const rsan_site *bs = rsan_site_lookup(r->before.site);
-    const char *succ, *fail;
-    acquire_orders(bs, r->before.op, &succ, &fail);
-    rsan_site_short(there, sizeof there, r->before.site);
-    rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
-    rsan_buf_printf(b, "make the %s %s %s at %s memory_order_%s",
-                    rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op), bobj, there,
-                    succ);
-    if (fail) rsan_buf_printf(b, " with failure order memory_order_%s", fail);
-    rsan_buf_printf(b, " (currently %s", rsan_order_name((int)bs->order));
-    if (fail) rsan_buf_printf(b, "/%s", rsan_order_name((int)bs->order_fail));
-    rsan_buf_printf(b,
-                    "; cost: 1 order, no fence), or else insert atomic_thread_fence(memory_order_acquire) "
-                    "right before %s (cost: 1 acquire fence): %s",
-                    here, acquire_why());
-    return;
-  }
-  if (kind == FIX_ACQUIRE_FENCE) {
-    rsan_buf_printf(
-        b,
-        "insert atomic_thread_fence(memory_order_acquire) in thread %d right before %s (%s %s %s; "
-        "cost: 1 acquire fence): %s",
-        r->tid, here, op, rsan_op_prep(r->op), obj, acquire_why());
-    return;
-  }
-  if (kind == FIX_FENCES) {
-    char there[300], bobj[300];
-    int known, nf = 1;
-    rsan_site_short(there, sizeof there, r->before.site);
-    if (!strcmp(there, here)) { /* same line: tell them apart by column */
-      rsan_site_short_col(there, sizeof there, r->before.site, 1);
-      rsan_site_short_col(here, sizeof here, r->site, 1);
-    }
-    rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
-    rsan_buf_printf(b,
-                    "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "
-                    "%s (%s %s %s)",
-                    r->tid, there, rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op),
-                    bobj, here, op, rsan_op_prep(r->op), obj);
-    /* A fence on one side alone does not close an SB- or MP-shaped cycle: the writer's
-     * thread needs one too, right after the write SC forces this access to see. */
-    if (r->forced_state == 1 && r->forced.tid != r->tid) {
-      char fsite[300];
-      rsan_site_short(fsite, sizeof fsite, r->forced.site);
-      rsan_buf_printf(b, ", and one in thread %d right after %s (the %s %s %s that SC requires it to see)",
-                      r->forced.tid, fsite, rsan_op_name(r->forced.op, r->forced.rmw_op),
-                      rsan_op_prep(r->forced.op), obj);
-      nf = 2;
-    }
-    rsan_buf_printf(b, " (cost: %d seq_cst fence%s): %s", nf, nf > 1 ? "s" : "", fence_why(r));
-    return;
-  }
-  int no = 1;
-  rsan_buf_printf(b, "strengthen the %s at %s (currently %s)", op, here, rsan_order_name(r->order));
-  if (r->prev_state == 1 && r->prev.site != r->site) {
-    char there[300];
-    rsan_site_short(there, sizeof there, r->prev.site);
-    rsan_buf_printf(b, " and the %s at %s (currently %s)", rsan_op_name(r->prev.op, r->prev.rmw_op), there,
-                    rsan_order_name(r->prev.order));
-    no = 2;
-  }
-  rsan_buf_printf(b, " to memory_order_seq_cst (cost: %d order%s): %s", no, no > 1 ? "s" : "", order_why());
-}
-
-/* {"site": ..., "operation": ..., "order": ..., "file": ..., "line": ..., "column": ..., "function": ...}
- * of an access the repair names (its primary frame only). order < 0: not known. */
-static void json_repair_site(rsan_buf *b, uint64_t site, int op, int rmw_op, int order) {
-  rsan_frames fr;
-  rsan_frames_build(&fr, site, NULL, 0);
-  const rsan_frame *p = rsan_frames_primary(&fr);
-  rsan_buf_printf(b, "{\"site\": \"0x%016llx\", \"operation\": \"%s\"", (unsigned long long)site,
-                  rsan_op_name(op, rmw_op));
-  if (order >= 0) rsan_buf_printf(b, ", \"order\": \"%s\"", rsan_order_name(order));
-  if (p) {
-    rsan_buf_puts(b, ", \"file\": ");
-    rsan_buf_json_str(b, p->file ? p->file : "");
-    rsan_buf_printf(b, ", \"line\": %u, \"column\": %u, \"function\": ", p->line, p->column);
-    rsan_buf_json_str(b, p->function ? p->function : "");
-  }
-  rsan_buf_puts(b, "}");
-}
-
-/* The structured twin of the suggestion (docs/interfaces.md §2, "repair"): what `pyrsan fix`
- * tries first for this report; "cost" counts fences and orders. */
-static void json_repair(rsan_buf *b, const rsan_report_info *r, int kind) {
-  if (kind == FIX_NONE) {
-    rsan_buf_puts(b, "{\"kind\": \"none\", \"cost\": {\"fences\": 0, \"orders\": 0}, \"why\": ");
-    rsan_buf_json_str(b, benign_why(r));
-    rsan_buf_puts(b, "}");
-    return;
-  }
-  if (kind == FIX_ACQUIRE) {
-    const rsan_site *bs = rsan_site_lookup(r->before.site);
-    const char *succ, *fail;
-    acquire_orders(bs, r->before.op, &succ, &fail);
-    rsan_buf_printf(b, "{\"kind\": \"order\", \"order\": \"%s\"", succ);
-    if (fail) rsan_buf_printf(b, ", \"order_fail\": \"%s\"", fail);
-    rsan_buf_puts(b, ", \"accesses\": [");
-    json_repair_site(b, r->before.site, r->before.op, r->before.rmw_op, (int)bs->order);
-    rsan_buf_puts(b, "], \"cost\": {\"fences\": 0, \"orders\": 1}, \"why\": ");
-    rsan_buf_json_str(b, acquire_why());
-    rsan_buf_puts(b, "}");
-    return;
-  }
-  if (kind == FIX_ACQUIRE_FENCE) {
-    rsan_buf_printf(b, "{\"kind\": \"fence\", \"order\": \"acquire\", \"thread\": %d, \"before\": ", r->tid);
-    json_repair_site(b, r->site, r->op, r->rmw_op, r->order);
-    rsan_buf_puts(b, ", \"cost\": {\"fences\": 1, \"orders\": 0}, \"why\": ");
-    rsan_buf_json_str(b, acquire_why());
-    rsan_buf_puts(b, "}");
-    return;
-  }
-  if (kind == FIX_FENCES) {
-    int two = r->forced_state == 1 && r->forced.tid != r->tid;
-    rsan_buf_printf(b, "{\"kind\": \"fence\", \"thread\": %d, \"after\": ", r->tid);
-    json_repair_site(b, r->before.site, r->before.op, r->before.rmw_op, -1);
-    rsan_buf_puts(b, ", \"before\": ");
-    json_repair_site(b, r->site, r->op, r->rmw_op, r->order);
-    if (two) {
-      rsan_buf_printf(b, ", \"writer\": {\"thread\": %d, \"after\": ", r->forced.tid);
-      json_repair_site(b, r->forced.site, r->forced.op, r->forced.rmw_op, r->forced.order);
-      rsan_buf_puts(b, "}");
-    }
-    rsan_buf_printf(b, ", \"cost\": {\"fences\": %d, \"orders\": 0}, \"why\": ", two ? 2 : 1);
-    rsan_buf_json_str(b, fence_why(r));
-    rsan_buf_puts(b, "}");
-    return;
-  }
-  int two = r->prev_state == 1 && r->prev.site != r->site;
-  rsan_buf_puts(b, "{\"kind\": \"order\", \"order\": \"seq_cst\", \"accesses\": [");
-  json_repair_site(b, r->site, r->op, r->rmw_op, r->order);
-  if (two) {
-    rsan_buf_puts(b, ", ");
-    json_repair_site(b, r->prev.site, r->prev.op, r->prev.rmw_op, r->prev.order);
-  }
-  rsan_buf_printf(b, "], \"cost\": {\"fences\": 0, \"orders\": %d}, \"why\": ", two ? 2 : 1);
-  rsan_buf_json_str(b, order_why());
-  rsan_buf_puts(b, "}");
-}
-
 /* the candidate writes after the one named (JSON "stale_writes": every known write the access
  * may still read or overwrite, oldest first) */
 static void json_candidates(rsan_buf *j, const rsan_report_info *r, const char *obj, const char *init) {
@@ -574,8 +359,8 @@ void rsan_report_robustness(rsan_report_info *r) {
   /* dedup by source (issue 19): the access's site frames, the stale write's source (the
    * initial value of its object, an older write, or its site's innermost frame), the type */
   uint64_t akey = site_source_key(r->site, 1), pkey = stale_key(r, &io, obj);
-  const char *cons = consequence(r);
-  int is_benign = benign(r);
+  const char *cons = rsan_report_consequence(r);
+  int is_benign = rsan_report_benign(r);
   rsan_spin_lock(&rsan_report_lock);
   if (!rsan_dedup_insert(akey, pkey, r->is_write ? 2 : 1)) {
     rsan_spin_unlock(&rsan_report_lock);
@@ -614,9 +399,9 @@ void rsan_report_robustness(rsan_report_info *r) {
   const rsan_frame *prim = rsan_frames_primary(&acc);
   const rsan_frame *head = headline_frame(&acc);
   const char *opn = rsan_op_name(r->op, r->rmw_op);
-  int fix = repair_kind(r);
+  int fix = rsan_repair_kind(r);
   rsan_buf sug = {0};
-  suggestion(&sug, r, obj, fix);
+  rsan_repair_text(&sug, r, obj, fix);
 
   /* text block */
   rsan_buf t = {0};
@@ -639,7 +424,7 @@ void rsan_report_robustness(rsan_report_info *r) {
                     "  may read a stale value of %s: thread T%d is hb-aware of write %llu only, but SC "
                     "forces it to see write %llu.\n",
                     obj, r->tid, (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
-  if (only_failure(r))
+  if (rsan_report_only_failure(r))
     rsan_buf_puts(&t,
                   "  Only a failing compare_exchange can read the stale value (a success reads the latest "
                   "write).\n");
@@ -711,12 +496,12 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_buf_puts(&j, ", \"forced\": ");
   json_write(&j, r->forced_state, &r->forced, obj, init, &io, r->ts_sc, 0);
   json_candidates(&j, r, obj, init);
-  rsan_buf_printf(&j, ", \"only_failure\": %s", only_failure(r) ? "true" : "false");
+  rsan_buf_printf(&j, ", \"only_failure\": %s", rsan_report_only_failure(r) ? "true" : "false");
   rsan_buf_printf(&j, ", \"timestamps\": {\"hb\": %llu, \"sc\": %llu}, \"suggestion\": ",
                   (unsigned long long)r->ts_hb, (unsigned long long)r->ts_sc);
   rsan_buf_json_str(&j, sug.p);
   rsan_buf_puts(&j, ", \"repair\": ");
-  json_repair(&j, r, fix);
+  rsan_repair_json(&j, r, fix);
   rsan_json_schedule_fields(&j);
   rsan_buf_printf(&j, ", \"key\": \"0x%016llx/0x%016llx/%s\", \"group\": \"0x%016llx/%s\", \"text\": ",
                   (unsigned long long)akey, (unsigned long long)pkey, type, (unsigned long long)akey, type);

@@ -56,6 +56,17 @@ extern uint64_t rsan_nbenign; /* robustness reports with a benign consequence, n
 /* robustness reports listed inside the block of an earlier one: same access and type, another
  * stale write (report_lock) */
 extern uint64_t rsan_ngrouped;
+/* report_robustness.c: what a robustness report is (docs/reports.md §2) */
+int rsan_op_is_cas(int op);
+int rsan_op_is_read(int op);
+int rsan_report_only_failure(const rsan_report_info *r); /* a CAS whose only stale outcome is failing */
+const char *rsan_report_consequence(const rsan_report_info *r); /* "value", "failed-cas", "write-only" */
+int rsan_report_benign(const rsan_report_info *r);                /* consequence other than "value" */
+/* report_repair.c: the suggested repair, cheapest first */
+enum { RSAN_FIX_NONE, RSAN_FIX_ACQUIRE, RSAN_FIX_ACQUIRE_FENCE, RSAN_FIX_FENCES, RSAN_FIX_ORDERS };
+int rsan_repair_kind(const rsan_report_info *r);
+void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, int kind);
+void rsan_repair_json(rsan_buf *b, const rsan_report_info *r, int kind);
 /* report_robustness.c: the text blocks wait for the exit, one per group with every stale write
  * it met (report_lock held); a forked child forgets its parent's */
 void rsan_robustness_flush_groups(void);
