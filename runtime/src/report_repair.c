@@ -1,4 +1,4 @@
-/* The repair a robustness report suggests (docs/reports.md §2, "Suggestion"): the cheapest
+/* The repair a robustness report suggests (docs/reports.md §2): the cheapest
  * first (an acquire on an earlier read, an acquire fence, SC fences between two points,
  * stronger orders), its one-line reason, and its structured form for the JSON line and
  * `pyrsan fix`. Benign consequences get the reason no change is needed. */
