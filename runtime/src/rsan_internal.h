@@ -260,6 +260,8 @@ typedef struct rsan_recent {
 
 struct rsan_thread {
   int tid;
+  int ktid; /* the kernel's thread id (gettid), set by the thread itself: the scheduler's
+             * stall watch reads its CPU time and state (sched.c) */
   uint32_t finished;
   rsan_clk Tc, Tr, Ta, Tsc; /* algorithm.md §2, each fused with its U twin (vector clocks) */
   /* Thread slot: the index of this thread in every vector clock, and its fact epoch (the

@@ -27,6 +27,7 @@
  * The state is touched by the baton holder and, for a new thread's arrival, by the new
  * thread while its parent waits; a spin lock still guards it, so that threads the scheduler
  * does not manage cannot corrupt it. */
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -74,31 +75,92 @@ static uint64_t now_ns(void) {
 
 static void handover(const char *why);
 
-/* Waits for the flag; with stall_ms, a wait during which no step was decided for that long
- * hands the run over to the OS scheduler (which raises every flag). */
+/* ---- stall watch ----
+ * The thread expected to make progress (the baton holder, or the new thread its parent waits
+ * for) is charged its CPU time plus the wall time it spends blocked (kernel state other than
+ * R). Time it spends runnable without a CPU is not charged: on a loaded machine a slow step is
+ * not a stall, and a hand-over there would make a seeded run depart from its schedule. One
+ * waiting thread at a time (the watcher) samples /proc/self/task/TID/stat every slice. */
+static sched_thread *runner;
+static int watcher;
+
+typedef struct stall_watch {
+  uint64_t step;    /* the step counter when the watch (re)started */
+  uint64_t last;    /* wall time of the previous sample */
+  uint64_t charged; /* time charged to the runner since then */
+  uint64_t cpu;     /* the runner's CPU time at the previous sample */
+  int ktid;         /* the runner sampled then (0: none yet) */
+} stall_watch;
+
+/* The task's state letter and CPU time (utime + stime); 0 when it cannot be read (it ended). */
+static int sample_task(int ktid, char *state, uint64_t *cpu_ns) {
+  char path[48], buf[512];
+  snprintf(path, sizeof path, "/proc/self/task/%d/stat", ktid);
+  int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+  syscall(SYS_close, fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+  if (!p || p[1] != ' ') return 0;
+  *state = p[2];
+  /* after the name: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+   * utime stime (proc(5) fields 3..15) */
+  unsigned long long utime, stime;
+  if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2) return 0;
+  static long hz;
+  if (!hz) hz = sysconf(_SC_CLK_TCK);
+  *cpu_ns = (utime + stime) * (1000000000ull / (uint64_t)(hz > 0 ? hz : 100));
+  return 1;
+}
+
+/* One slice of a waiting thread; returns 1 while it is the watcher. Hands over once the runner
+ * was charged stall_ns without a step. */
+static int stall_check(stall_watch *sw, int watching) {
+  uint64_t s = __atomic_load_n(&rsan_sched.step, __ATOMIC_RELAXED), now = now_ns();
+  if (!sw->last || s != sw->step) {
+    *sw = (stall_watch){.step = s, .last = now};
+    return watching;
+  }
+  if (!watching && !__atomic_exchange_n(&watcher, 1, __ATOMIC_ACQUIRE)) watching = 1;
+  if (!watching) return 0;
+  sched_thread *r = __atomic_load_n(&runner, __ATOMIC_RELAXED);
+  int ktid = r ? __atomic_load_n(&r->t->ktid, __ATOMIC_RELAXED) : -1;
+  char state = 0;
+  uint64_t cpu = 0;
+  if (ktid == 0) { /* a new thread that has not started yet: runnable */
+  } else if (ktid < 0 || !sample_task(ktid, &state, &cpu)) {
+    sw->charged += now - sw->last; /* unknown, or ended: charged as blocked */
+    sw->ktid = 0;
+  } else {
+    if (sw->ktid == ktid)
+      sw->charged += (cpu > sw->cpu ? cpu - sw->cpu : 0) + (state != 'R' ? now - sw->last : 0);
+    sw->ktid = ktid;
+    sw->cpu = cpu;
+  }
+  sw->last = now;
+  if (sw->charged >= stall_ns) {
+    rsan_spin_lock(&rsan_sched.lock);
+    if (!rsan_sched.finished && __atomic_load_n(&rsan_sched.step, __ATOMIC_RELAXED) == sw->step)
+      handover("stall");
+    rsan_spin_unlock(&rsan_sched.lock);
+  }
+  return 1;
+}
+
+/* Waits for the flag; with stall_ms, the waiting threads watch for a stall (above). */
 static void wait_flag(uint32_t *w) {
   rsan_rt_enter(); /* a signal handler must not enter the scheduler while its thread waits */
-  if (!stall_ns) {
-    while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) futex_wait(w, 0, NULL);
-  } else {
-    uint64_t seen = __atomic_load_n(&rsan_sched.step, __ATOMIC_RELAXED), since = now_ns();
-    struct timespec slice = {0, 20 * 1000000L};
-    if ((uint64_t)slice.tv_nsec > stall_ns) slice.tv_nsec = (long)stall_ns;
-    while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) {
-      futex_wait(w, 0, &slice);
-      if (__atomic_load_n(w, __ATOMIC_ACQUIRE)) break;
-      uint64_t s = __atomic_load_n(&rsan_sched.step, __ATOMIC_RELAXED), now = now_ns();
-      if (s != seen) {
-        seen = s;
-        since = now;
-      } else if (now - since >= stall_ns) {
-        rsan_spin_lock(&rsan_sched.lock);
-        if (!rsan_sched.finished && __atomic_load_n(&rsan_sched.step, __ATOMIC_RELAXED) == seen)
-          handover("stall");
-        rsan_spin_unlock(&rsan_sched.lock);
-      }
-    }
+  struct timespec slice = {0, 20 * 1000000L};
+  if (stall_ns && (uint64_t)slice.tv_nsec > stall_ns) slice.tv_nsec = (long)stall_ns;
+  stall_watch sw = {0};
+  int watching = 0;
+  while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) {
+    futex_wait(w, 0, stall_ns ? &slice : NULL);
+    if (stall_ns && !__atomic_load_n(w, __ATOMIC_ACQUIRE)) watching = stall_check(&sw, watching);
   }
+  if (watching) __atomic_store_n(&watcher, 0, __ATOMIC_RELEASE);
   /* The turn is consumed before signals may run again: a handler that runs right after (at
    * depth 0) takes its scheduling points as the baton holder, and must not find the turn it
    * is about to wait for still raised (it would run beside the thread it just chose). */
@@ -142,7 +204,10 @@ sched_thread *rsan_sched_self_locked(void) {
   if (s) return s->state == ST_EXITED ? NULL : s;
   if (holder >= 0 || rsan_sched.nthreads_max > 0) return NULL; /* someone else already runs the show */
   s = register_thread(t, ST_LIVE);
-  if (s) holder = s->tid;
+  if (s) {
+    holder = s->tid;
+    __atomic_store_n(&runner, s, __ATOMIC_RELAXED);
+  }
   return s;
 }
 
@@ -365,6 +430,7 @@ static sched_thread *decide(void) {
   if (c->w && c->addr && c->kind != RSAN_SK_RMW && c->kind != RSAN_SK_SPAWN) /* spawn: a tid */
     wake_waiters(c->addr, c);
   holder = chosen;
+  __atomic_store_n(&runner, c, __ATOMIC_RELAXED); /* runnable from now on, even before it wakes */
   return c;
 }
 
@@ -395,6 +461,7 @@ void rsan_sched_set_pending(sched_thread *s, int kind, const void *addr, int w, 
 
 /* A new thread's first point: tell the parent it arrived, then wait to be chosen. */
 int rsan_sched_arrive_or_decide(sched_thread *s) {
+  if (!s->t->ktid) s->t->ktid = (int)syscall(SYS_gettid); /* the main thread */
   if (s->state == ST_NEW) {
     s->state = ST_LIVE;
     rsan_rt_enter(); /* as in switch_to: no handler until the thread's turn */
@@ -402,9 +469,9 @@ int rsan_sched_arrive_or_decide(sched_thread *s) {
     raise_flag(&s->arrived);
     wait_flag(&s->turn);
     rsan_rt_leave();
-    return !s->timed_out;
+  } else {
+    switch_to(s, decide());
   }
-  switch_to(s, decide());
   return !s->timed_out;
 }
 
@@ -520,7 +587,9 @@ void rsan_sched_spawn_done(rsan_thread *child, int ok) {
     rsan_spin_unlock(&rsan_sched.lock);
     return;
   }
+  __atomic_store_n(&runner, c, __ATOMIC_RELAXED);
   wait_flag(&c->arrived);
+  __atomic_store_n(&runner, slot_of(rsan_thread_current()), __ATOMIC_RELAXED);
 }
 
 void rsan_sched_exit_point(void) {

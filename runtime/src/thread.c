@@ -3,6 +3,8 @@
  * (architecture.md "Decisions and pitfalls": child Tr := ⊥), the shadow call stack and the
  * last few accesses (for report suggestions). */
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "rsan_explain.h"
 #include "rsan_internal.h"
@@ -166,7 +168,10 @@ rsan_thread *rsan_thread_create(rsan_thread *parent) {
   return t;
 }
 
-void rsan_thread_start(rsan_thread *child) { rsan_thread_set_current(child); }
+void rsan_thread_start(rsan_thread *child) {
+  __atomic_store_n(&child->ktid, (int)syscall(SYS_gettid), __ATOMIC_RELAXED);
+  rsan_thread_set_current(child);
+}
 
 void rsan_thread_finish(rsan_thread *t, const void *stack_lo, const void *stack_hi) {
   if (stack_lo && stack_hi > stack_lo)
