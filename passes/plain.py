@@ -25,6 +25,11 @@ the runtime's own tables (`@__rsan.*`) and `@llvm.*`; pointers in non-default ad
 (segment-relative on x86, as ThreadSanitizer skips them); accesses through null/undef/poison.
 Atomic instructions are not plain (atomics.py handles them).
 
+Volatile accesses are also shown to the controlled scheduler (docs/scheduling.md "Volatile
+spin loops"): after a volatile load of an integer or pointer of at most 8 bytes in a block on a
+cycle, `__rsan_volatile_load(p, value)`; after every volatile store, `__rsan_volatile_store(p)`.
+A loop that waits on a volatile word then yields like one that waits on an atomic.
+
 Also skipped, as ThreadSanitizer does: a read followed in the same block by a write of at least
 the same size through the same pointer, with no call, atomic or fence in between. Any access of
 another thread that races with the read races with the write too (same thread, same clock), so
@@ -40,6 +45,7 @@ from .layout import TypeLayout, UnsizedTypeError
 from .model import IRFunction, IRLine, IRModule
 from .results import Site, UnsupportedIRError
 from .sites import SiteTable
+from .spinloops import lines_in_cycles
 from .syntax import CALLEE_RE, GLOBAL_RE, i64_literal, read_type, split_top_level
 
 HOOK_SIZES = (1, 2, 4, 8, 16)
@@ -362,11 +368,38 @@ class _Pass:
                 if hooks:
                     edits[line.index] = hooks + [line.text]
         covered = _reads_covered_by_writes(accesses, lines)
+        cycles: set[int] | None = None
         for line, kind, pointer, size in accesses:
+            after: list[str] = []
+            if line.rest.startswith("volatile "):
+                if kind == "read" and cycles is None:
+                    cycles = lines_in_cycles(fn)
+                after = self.volatile(line, kind, pointer, size, cycles or set())
             if line.index in covered:
+                if after:
+                    edits[line.index] = [line.text, *after]
                 continue
-            edits[line.index] = [self.hook(fn, line, kind, pointer, size), line.text]
+            edits[line.index] = [self.hook(fn, line, kind, pointer, size), line.text, *after]
         fn.apply(edits)
+
+    def volatile(self, line: IRLine, kind: str, pointer: str, size: int, cycles: set[int]) -> list[str]:
+        """The scheduler call to put after a volatile access (module docstring), or none."""
+        dbg = ", !dbg %s" % line.dbg if line.dbg else ""
+        if kind == "write":
+            self.module.used.add("__rsan_volatile_store")
+            return ["  call void @__rsan_volatile_store(%s)%s" % (pointer, dbg)]
+        ty = split_top_level(line.rest[len("volatile "):])[0]
+        if line.index not in cycles or not line.result or size > 8 or not re.fullmatch(r"i\d+|ptr", ty):
+            return []
+        out = []
+        value = line.result
+        if ty != "i64":
+            value = self.module.fresh()
+            cast = "ptrtoint" if ty == "ptr" else "zext"
+            out.append("  %s = %s %s %s to i64%s" % (value, cast, ty, line.result, dbg))
+        self.module.used.add("__rsan_volatile_load")
+        out.append("  call void @__rsan_volatile_load(%s, i64 %s)%s" % (pointer, value, dbg))
+        return out
 
 
 def _reads_covered_by_writes(accesses, lines: list[str]) -> set[int]:

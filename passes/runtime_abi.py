@@ -40,6 +40,8 @@ for _n in (1, 2, 4, 8, 16):
     for _kind in ("read", "write"):
         DECLARATIONS["__rsan_%s_%d" % (_kind, _n)] = "declare void @__rsan_%s_%d(ptr captures(none), i64) %s" % (
             _kind, _n, _PLAIN_HOOK)
+DECLARATIONS["__rsan_volatile_load"] = "declare void @__rsan_volatile_load(ptr, i64) nounwind"
+DECLARATIONS["__rsan_volatile_store"] = "declare void @__rsan_volatile_store(ptr) nounwind"
 DECLARATIONS["__rsan_read_range"] = "declare void @__rsan_read_range(ptr captures(none), i64, i64) " + _PLAIN_HOOK
 DECLARATIONS["__rsan_write_range"] = "declare void @__rsan_write_range(ptr captures(none), i64, i64) " + _PLAIN_HOOK
 # 16-byte atomics (passes/wide.py, runtime/src/atomic16.c): i128 as (lo, hi) i64 halves

@@ -188,6 +188,52 @@ def _reach(start: str, edges: dict[str, tuple[str, ...]]) -> set[str]:
     return seen
 
 
+def lines_in_cycles(fn: IRFunction) -> set[int]:
+    """Body line indices of the instructions in blocks that lie on a cycle of the CFG: a
+    strongly connected component of two or more blocks, or a block that branches to itself
+    (Tarjan's algorithm, iterative: functions may have thousands of blocks)."""
+    blocks = _blocks(fn)
+    edges = {b.name: b.succs for b in blocks}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cyclic: set[str] = set()
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, k = work.pop()
+            if k == 0:
+                index[v] = low[v] = len(index)
+                stack.append(v)
+                on_stack.add(v)
+            succs = edges.get(v, ())
+            if k < len(succs):
+                work.append((v, k + 1))
+                w = succs[k]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1 or v in succs:
+                    cyclic.update(component)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+    return {i for b in blocks if b.name in cyclic for i, _ in b.lines}
+
+
 def _private_slots(fn: IRFunction) -> set[str]:
     """Allocas used only as the address of plain loads and stores (never escape)."""
     slots = {m.group(1) for m in map(_ALLOCA_RE.match, fn.lines) if m}

@@ -239,6 +239,12 @@ void __rsan_write_16(void *p, uint64_t site);
 void __rsan_read_range(void *p, uint64_t n, uint64_t site);
 void __rsan_write_range(void *p, uint64_t n, uint64_t site);
 
+/* Volatile accesses, for the controlled scheduler only (docs/scheduling.md "Volatile spin
+ * loops"). Called after the access: a volatile load of an integer or pointer of at most 8
+ * bytes in a loop, with the value it read (zero-extended); every volatile store. */
+void __rsan_volatile_load(void *p, uint64_t value);
+void __rsan_volatile_store(void *p);
+
 #ifdef __cplusplus
 }
 #endif

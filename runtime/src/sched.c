@@ -563,6 +563,22 @@ void rsan_sched_note_access(const void *addr, uint64_t value, int changed) {
   }
 }
 
+/* A loop that re-reads a volatile word waits like one that re-reads an atomic: its loads are
+ * scheduling points, so the spin is seen (it yields) instead of running until the stall watch
+ * hands the run over; a volatile store wakes it as an atomic store would. Exploration (dfs)
+ * leaves them out: its dependency relation covers atomics and synchronisation only, and a
+ * step it cannot relate to the others would only multiply schedules. */
+void __rsan_volatile_load(void *p, uint64_t value) {
+  if (!__atomic_load_n(&rsan_sched_on, __ATOMIC_RELAXED) || mode == RSAN_SCHED_DFS) return;
+  rsan_sched_point(RSAN_SK_LOAD, p, 0);
+  rsan_sched_note_access(p, value, 0);
+}
+
+void __rsan_volatile_store(void *p) {
+  if (!__atomic_load_n(&rsan_sched_on, __ATOMIC_RELAXED) || mode == RSAN_SCHED_DFS) return;
+  rsan_sched_note_access(p, 0, 1);
+}
+
 /* ---- threads ---- */
 void rsan_sched_spawn(void) {
   if (!rsan_sched_on) return;
@@ -631,6 +647,21 @@ static void sched_fork_child(void) {
   rsan_sched.lock.v = 0;
 }
 
+/* The seed the reports name must reproduce the run on its own. A pct_steps option (the driver
+ * passes the previous run's step count) is therefore folded into the seed's top byte, which
+ * PCT reads under pct_steps=0 (sched_strategy.c), keeping the depth the seed already names. */
+static void start_strategy(uint64_t s) {
+  uint64_t steps = rsan_sched_flag.pct_steps;
+  if (steps && (mode == RSAN_SCHED_AUTO || mode == RSAN_SCHED_PCT)) {
+    unsigned d = (unsigned)(s >> 56) & 0xf;
+    int depth = d == 15 ? RSAN_STRATEGY_RANDOM_WALK : d ? (int)d + 1 : rsan_sched_flag.pct_depth;
+    s = rsan_strategy_seed_with(s, steps, depth);
+    steps = 0;
+  }
+  seed = s;
+  rsan_strategy_init(mode, seed, rsan_sched_flag.pct_depth, steps);
+}
+
 void rsan_sched_init(void) {
   mode = rsan_sched_flag.sched;
   if (mode == RSAN_SCHED_OS || rsan_test_mode) return;
@@ -644,7 +675,7 @@ void rsan_sched_init(void) {
   max_steps = rsan_sched_flag.max_steps;
   handover_steps = mode == RSAN_SCHED_AUTO ? rsan_sched_flag.handover_steps : 0;
   stall_ns = rsan_sched_flag.stall_ms * 1000000ull;
-  rsan_strategy_init(mode, seed, rsan_sched_flag.pct_depth, rsan_sched_flag.pct_steps);
+  start_strategy(seed);
   if (rsan_sched_flag.schedule[0]) rsan_sched_load_schedule(rsan_sched_flag.schedule);
   if (rsan_sched_flag.trace_path[0])
     rsan_sched_trace_open(rsan_sched_flag.trace_path, rsan_sched_name(), seed);
@@ -657,8 +688,7 @@ void rsan_sched_init(void) {
 
 void rsan_sched_reseed(uint64_t s) {
   rsan_spin_lock(&rsan_sched.lock);
-  seed = s;
-  rsan_strategy_init(mode, seed, rsan_sched_flag.pct_depth, rsan_sched_flag.pct_steps);
+  start_strategy(s);
   for (int i = 0; i < rsan_sched.nthreads_max; i++)
     if (rsan_sched.threads[i]) rsan_strategy_thread_added(i); /* in creation order, as at the start */
   rsan_spin_unlock(&rsan_sched.lock);

@@ -105,6 +105,42 @@ def test_volatile_is_plain_and_atomic_is_not():
     assert [s.kind for s in r.sites] == ["read", "write", "load"]
 
 
+def scheduler_calls(result, name: str = "f") -> list[str]:
+    return [re.sub(r"^\s*call void |, !dbg !\d+$", "", ln) for ln in lines_of(result, name)
+            if "@__rsan_volatile_" in ln]
+
+
+def test_volatile_loads_in_loops_and_volatile_stores_are_shown_to_the_scheduler():
+    """docs/scheduling.md "Volatile spin loops": a volatile load on a cycle of the CFG passes
+    its value (zero-extended, or ptrtoint) to the scheduler; a volatile load outside every
+    loop, a plain load in a loop and a private slot do not; every volatile store does."""
+    r = run("define void @f(ptr %p, ptr %q) {\n  %once = load volatile i8, ptr %p, align 1\n"
+            "  %slot = alloca i32, align 4\n  store volatile i32 0, ptr %slot, align 4\n  br label %spin\n"
+            "spin:\n  %a = load volatile i32, ptr %p, align 4\n  %b = load volatile ptr, ptr %q, align 8\n"
+            "  %c = load volatile i64, ptr %q, align 8\n  %d = load i32, ptr %q, align 4\n"
+            "  %e = load volatile i32, ptr %slot, align 4\n  %z = icmp eq i32 %a, 0\n"
+            "  br i1 %z, label %spin, label %out\nout:\n  store volatile i32 1, ptr %q, align 4\n  ret void\n}")
+    calls = scheduler_calls(r)
+    assert len(calls) == 4, calls
+    assert re.fullmatch(r"@__rsan_volatile_load\(ptr %p, i64 %__rsan\.\d+\)", calls[0])
+    assert re.fullmatch(r"@__rsan_volatile_load\(ptr %q, i64 %__rsan\.\d+\)", calls[1])
+    assert calls[2:] == ["@__rsan_volatile_load(ptr %q, i64 %c)", "@__rsan_volatile_store(ptr %q)"]
+    body = "\n".join(lines_of(r))
+    assert re.search(r"= zext i32 %a to i64", body) and re.search(r"= ptrtoint ptr %b to i64", body)
+    verify(r.ir_text)
+
+
+def test_volatile_loads_in_a_loop_of_several_blocks_count_and_a_loop_free_function_has_none():
+    loop = run("define void @f(ptr %p) {\n  br label %head\nhead:\n  %a = load volatile i32, ptr %p, align 4\n"
+               "  %z = icmp eq i32 %a, 0\n  br i1 %z, label %body, label %out\nbody:\n  br label %head\n"
+               "out:\n  ret void\n}")
+    assert scheduler_calls(loop) and scheduler_calls(loop)[0].startswith("@__rsan_volatile_load(ptr %p")
+    straight = run("define void @f(ptr %p) {\n  %a = load volatile i32, ptr %p, align 4\n"
+                   "  %z = icmp eq i32 %a, 0\n  br i1 %z, label %x, label %out\nx:\n  br label %out\n"
+                   "out:\n  ret void\n}")
+    assert scheduler_calls(straight) == []
+
+
 def test_reads_without_a_hook_pointer_are_skipped():
     r = run("define void @f(ptr addrspace(256) %g) {\n  %a = load i32, ptr addrspace(256) %g, align 4\n"
             "  %b = load i32, ptr @c, align 4\n  %p = getelementptr inbounds [4 x i32], ptr @c, i64 0, i64 1\n"

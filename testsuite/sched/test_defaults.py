@@ -81,6 +81,21 @@ def test_without_the_stall_hand_over_that_program_hangs(built, pyrsan_env):
         run_binary(executable, pyrsan_env, "sched=pct:seed=3:stall_ms=0", timeout=3)
 
 
+@pytest.mark.parametrize("sched", ["pct", "random"])
+def test_a_volatile_spin_loop_is_seen_by_the_controlled_scheduler(built, pyrsan_env, tmp_path, sched):
+    """Threads taking turns through a volatile word finish under a controlled scheduler
+    without a stall hand-over: the spinning loads are scheduling points, and the other
+    thread's volatile store wakes the spinner."""
+    executable = built(PROGRAMS / "volatile_handoff.c")
+    trace = tmp_path / "t.jsonl"
+    proc = run_binary(executable, pyrsan_env, f"sched={sched}:seed=5:stall_ms=0:report_races=0:trace_path={trace}",
+                      timeout=60)
+    assert proc.returncode == 0 and "counter 400" in proc.stdout, proc.stderr
+    parsed = read_trace(trace)
+    assert parsed.end == "exit"
+    assert sum(1 for step in parsed.steps if step.op.kind == "load") >= 400
+
+
 def test_hand_over_after_any_number_of_steps_keeps_the_program_correct(built, pyrsan_env, tmp_path):
     """Threads released from a modelled barrier, cond, mutex or join wait at the hand-over redo
     it with the real primitive: the totals stay right and nothing hangs."""
@@ -172,6 +187,19 @@ def test_the_runtime_continuation_keeps_sleeping_threads_asleep(built, pyrsan_en
     again = decisions("asleep", asleep)
     assert again.steps[k].tid == 2 and again.diverged is None
     assert 1 in [step.tid for step in again.steps[k + 1:]]   # it runs once nothing else can
+
+
+def test_the_seed_a_run_names_reproduces_it_without_pct_steps(built, pyrsan_env, tmp_path):
+    """The driver gives every sampled run after the first pct_steps (the previous run's step
+    count); the seed the trace (and the reports) name must reproduce the run without it."""
+    executable = built(PROGRAMS / "barrier_rounds.c")
+    first, again = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    run_binary(executable, pyrsan_env, f"sched=auto:seed=77:pct_steps=37:stall_ms=0:trace_path={first}")
+    named = json.loads(first.read_text().splitlines()[0])["seed"]
+    assert named != 77
+    run_binary(executable, pyrsan_env, f"sched=auto:seed={named}:stall_ms=0:trace_path={again}")
+    a, b = read_trace(first), read_trace(again)
+    assert len(a.steps) > 20 and [s.tid for s in a.steps] == [s.tid for s in b.steps]
 
 
 def test_a_default_report_replays(run_pyrsan, tmp_path):
