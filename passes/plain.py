@@ -27,7 +27,8 @@ Atomic instructions are not plain (atomics.py handles them).
 
 Volatile accesses are also shown to the controlled scheduler (docs/scheduling.md "Volatile
 spin loops"): after a volatile load of an integer or pointer of at most 8 bytes in a block on a
-cycle, `__rsan_volatile_load(p, value)`; after every volatile store, `__rsan_volatile_store(p)`.
+cycle, or in a short helper the optimiser will inline (the pass runs before inlining),
+`__rsan_volatile_load(p, value)`; after every volatile store, `__rsan_volatile_store(p)`.
 A loop that waits on a volatile word then yields like one that waits on an atomic.
 
 Also skipped, as ThreadSanitizer does: a read followed in the same block by a write of at least
@@ -373,7 +374,7 @@ class _Pass:
             after: list[str] = []
             if line.rest.startswith("volatile "):
                 if kind == "read" and cycles is None:
-                    cycles = lines_in_cycles(fn)
+                    cycles = set(range(len(lines))) if _is_load_helper(fn) else lines_in_cycles(fn)
                 after = self.volatile(line, kind, pointer, size, cycles or set())
             if line.index in covered:
                 if after:
@@ -400,6 +401,17 @@ class _Pass:
         self.module.used.add("__rsan_volatile_load")
         out.append("  call void @__rsan_volatile_load(%s, i64 %s)%s" % (pointer, value, dbg))
         return out
+
+
+_HELPER_LINKAGE_RE = re.compile(r"^define\s+(?:internal|private|linkonce_odr|linkonce|available_externally)\b")
+
+
+def _is_load_helper(fn: IRFunction) -> bool:
+    """A short function the optimiser will inline (internal or inline linkage), such as
+    Concurrency Kit's ck_pr_md_load_uint or a READ_ONCE wrapper: the passes run before
+    inlining, so the loop that calls it is not visible here, and its volatile loads count as
+    if they were in a loop."""
+    return bool(_HELPER_LINKAGE_RE.match(fn.header)) and len(fn.lines) <= 40
 
 
 def _reads_covered_by_writes(accesses, lines: list[str]) -> set[int]:

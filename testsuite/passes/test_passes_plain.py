@@ -139,6 +139,8 @@ def test_volatile_loads_in_a_loop_of_several_blocks_count_and_a_loop_free_functi
                    "  %z = icmp eq i32 %a, 0\n  br i1 %z, label %x, label %out\nx:\n  br label %out\n"
                    "out:\n  ret void\n}")
     assert scheduler_calls(straight) == []
+    helper = run("define internal i32 @f(ptr %p) {\n  %a = load volatile i32, ptr %p, align 4\n  ret i32 %a\n}")
+    assert len(scheduler_calls(helper)) == 1   # inlined into its caller's loop later
 
 
 def test_reads_without_a_hook_pointer_are_skipped():
