@@ -81,7 +81,7 @@ OPS = st.sampled_from([("load", "0x10", False), ("store", "0x10", True), ("load"
                        ("store", "0x20", True), ("rmw", "0x10", True)])
 
 
-@settings(max_examples=40, deadline=None, database=None)
+@settings(max_examples=15, deadline=None, database=None)
 @given(threads=st.lists(st.lists(OPS, min_size=1, max_size=3), min_size=2, max_size=3),
        shards=st.integers(min_value=1, max_value=5))
 def test_shards_together_run_every_trace_class(threads, shards):
