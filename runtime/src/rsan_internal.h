@@ -388,6 +388,9 @@ void rsan_heap_reset_all(void);
 
 /* ---- sites (sites.c) ---- */
 const rsan_site *rsan_site_lookup(uint64_t site);
+/* rsan_site_lookup, and the registry's generation at the lookup (*gen; 0 for no site): a
+ * site id means the same record and frames as long as the generation is the same */
+const rsan_site *rsan_site_lookup_gen(uint64_t site, uint64_t *gen);
 /* name of the global containing addr; *off = addr - start. NULL when unknown. */
 const char *rsan_global_lookup(uintptr_t addr, uint64_t *off);
 void rsan_sites_reset(void);
