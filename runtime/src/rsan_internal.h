@@ -204,6 +204,8 @@ typedef struct rsan_loc {
   rsan_hist *hist; /* RSAN_HIST entries, allocated at the first write */
   rsan_vc S;       /* race detector: the sync clock S_x (algorithm.md §5) */
   struct rsan_loc *free_next;
+  struct rsan_loc *gnext;    /* the table's chain of the granule (location.c) */
+  struct rsan_loc *all_next; /* every record ever made (location.c: fork, reset) */
 } rsan_loc;
 
 /* Returns the location of addr, locked (created on first touch). */
