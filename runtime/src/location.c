@@ -153,6 +153,12 @@ static void loc_clear_state(rsan_loc *l) {
   if (l->facts != l->facts_inline) rsan_free(l->facts); /* a grown window goes with x */
   l->facts = l->facts_inline;
   l->fcap = RSAN_FACTS;
+  if (l->ev && l->evdirect) { /* a hot location's table goes with x */
+    rsan_free(l->ev);
+    l->ev = NULL;
+    l->evn = 0;
+    l->evdirect = 0;
+  }
   if (l->ev) memset(l->ev, 0, l->evn * sizeof(rsan_evicted));
   l->dropts = l->droptsU = 0;
   l->stamp = l->stampU = 0;
@@ -329,7 +335,7 @@ uint64_t rsan_inexact_queries;
 
 static inline uint64_t win(const rsan_loc *l) { return l->nfacts - l->fold; }
 static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1: the newest */
-  return &l->facts[(l->nfacts - i) % l->fcap];
+  return &l->facts[(l->nfacts - i) & (l->fcap - 1)]; /* fcap: a power of 2 */
 }
 
 int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
@@ -345,14 +351,61 @@ int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
 
 static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[(e->nev - 1) % RSAN_EV_HIST].ts; }
 
-/* the evicted-facts entry of slot. Made when missing: in a free entry; else, for a location
- * whose window is at its largest (a hot one), in a table twice as large (up to RSAN_EV_MAX);
- * else in place of the entry whose newest evicted fact is oldest, which is then only known
- * as a bound (dropts/droptsU). */
+/* the slot's evicted facts are now known only as a bound (dropts/droptsU) */
+static void ev_drop(rsan_loc *l, uint64_t ts, uint64_t tsU) {
+  if (ts > l->dropts) l->dropts = ts;
+  if (tsU > l->droptsU) l->droptsU = tsU;
+}
+static void ev_drop_entry(rsan_loc *l, rsan_evicted *e) {
+  if (e->used) {
+    uint64_t j = (e->nev - 1) % RSAN_EV_HIST;
+    ev_drop(l, e->h[j].ts, e->h[j].tsU);
+  }
+}
+
+/* A hot location's table (window at RSAN_FACTS_MAX) is indexed by slot (evdirect): entry s
+ * is slot s's, found in O(1) whatever the thread count; it grows to the slots seen, up to
+ * RSAN_EV_MAX. Converting keeps every entry whose slot fits. */
+static void ev_make_direct(rsan_loc *l, uint32_t slot) {
+  uint32_t need = slot + 1;
+  for (uint32_t i = 0; i < l->evn; i++)
+    if (l->ev[i].used && l->ev[i].slot < RSAN_EV_MAX && l->ev[i].slot + 1 > need) need = l->ev[i].slot + 1;
+  uint32_t n = 8;
+  while (n < need) n *= 2;
+  if (n > RSAN_EV_MAX) n = RSAN_EV_MAX;
+  rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
+  for (uint32_t i = 0; i < l->evn; i++) {
+    rsan_evicted *e = &l->ev[i];
+    if (!e->used) continue;
+    if (e->slot < n) ev[e->slot] = *e;
+    else ev_drop_entry(l, e);
+  }
+  rsan_free(l->ev);
+  l->ev = ev;
+  l->evn = n;
+  l->evdirect = 1;
+}
+
+/* the evicted-facts entry of slot, or NULL when its facts can only be kept as a bound. Made
+ * when missing: direct-mapped for a hot location (above); else in a free entry of the
+ * RSAN_EV_SLOTS, or in place of the entry whose newest evicted fact is oldest, which is then
+ * only known as a bound. */
 static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
   if (RSAN_UNLIKELY(!l->ev)) {
     l->ev = rsan_alloc(RSAN_EV_SLOTS * sizeof(rsan_evicted));
     l->evn = RSAN_EV_SLOTS;
+  }
+  if (l->evdirect) {
+    if (RSAN_UNLIKELY(slot >= l->evn)) {
+      if (slot >= RSAN_EV_MAX) return NULL;
+      ev_make_direct(l, slot); /* grows it */
+    }
+    rsan_evicted *e = &l->ev[slot];
+    if (!e->used) {
+      e->used = 1;
+      e->slot = slot;
+    }
+    return e;
   }
   rsan_evicted *victim = NULL;
   for (uint32_t i = 0; i < l->evn; i++) {
@@ -364,20 +417,11 @@ static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
       victim = e;
     }
   }
-  if (victim->used && l->fcap >= RSAN_FACTS_MAX && l->evn < RSAN_EV_MAX) {
-    uint32_t n = 2 * l->evn;
-    rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
-    memcpy(ev, l->ev, l->evn * sizeof(rsan_evicted));
-    rsan_free(l->ev);
-    l->ev = ev;
-    victim = &ev[l->evn];
-    l->evn = n;
+  if (victim->used && l->fcap >= RSAN_FACTS_MAX && slot < RSAN_EV_MAX) {
+    ev_make_direct(l, slot);
+    return ev_entry(l, slot);
   }
-  if (victim->used) { /* the dropped slot's facts are now known only as a bound */
-    uint64_t j = (victim->nev - 1) % RSAN_EV_HIST;
-    if (victim->h[j].ts > l->dropts) l->dropts = victim->h[j].ts;
-    if (victim->h[j].tsU > l->droptsU) l->droptsU = victim->h[j].tsU;
-  }
+  ev_drop_entry(l, victim);
   memset(victim, 0, sizeof *victim);
   victim->used = 1;
   victim->slot = slot;
@@ -389,7 +433,7 @@ static void window_grow(rsan_loc *l) {
   uint32_t cap = 2 * l->fcap;
   rsan_fact *nf = rsan_alloc(cap * sizeof(rsan_fact));
   uint64_t n = l->nfacts;
-  for (uint64_t j = n - l->fcap; j < n; j++) nf[j % cap] = l->facts[j % l->fcap];
+  for (uint64_t j = n - l->fcap; j < n; j++) nf[j & (cap - 1)] = l->facts[j & (l->fcap - 1)];
   if (l->facts != l->facts_inline) rsan_free(l->facts);
   l->facts = nf;
   l->fcap = cap;
@@ -400,7 +444,7 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
    * fact the max) */
   RSAN_ASSERT(l->nfacts == l->fold || (newest(l, 1)->ts <= l->stamp && newest(l, 1)->tsU <= l->stampU));
   if (l->nfacts - l->fold == l->fcap) { /* full */
-    const rsan_fact *old = &l->facts[l->fold % l->fcap];
+    const rsan_fact *old = &l->facts[l->fold & (l->fcap - 1)];
     if (l->grow && l->fcap < RSAN_FACTS_MAX) {
       /* a query of x had to use the evicted facts since the last growth: the window is too
        * short for how x is used; locations whose queries stay in the window keep the
@@ -409,6 +453,11 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
       l->grow = 0;
     } else { /* old leaves the window: keep it among its slot's newest evicted */
       rsan_evicted *e = ev_entry(l, old->slot);
+      if (RSAN_UNLIKELY(!e)) {
+        ev_drop(l, old->ts, old->tsU);
+        l->fold++;
+        goto append;
+      }
       if (!e->nev) { /* facts leave in order: the slot's first evicted is its first fact */
         e->first = old->epoch;
         e->firstts = old->ts;
@@ -421,7 +470,8 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
       l->fold++;
     }
   }
-  rsan_fact *f = &l->facts[l->nfacts % l->fcap];
+append:;
+  rsan_fact *f = &l->facts[l->nfacts & (l->fcap - 1)];
   f->slot = slot;
   f->epoch = epoch;
   f->ts = l->stamp;
@@ -525,6 +575,7 @@ static void loc_free_record(rsan_loc *l) {
   rsan_free(l->ev);
   l->ev = NULL;
   l->evn = 0;
+  l->evdirect = 0;
   rsan_free(l->hist);
   l->hist = NULL;
 }

@@ -92,19 +92,35 @@ static inline void rsan_spin_unlock(rsan_spin *l) {
  *     C(x) = max { ts(F) : F a fact on x, epoch(F) <= V[slot(F)] }   (tsU alike)
  * so ⊔ on clocks is the pointwise max of vector clocks and := a copy: joins cost O(threads),
  * never O(locations), and retiring a location leaves nothing in any clock. */
+/* Versions: every change of a clock's content gives it a new version, unique in the process
+ * (rsan_clk_newver: per-thread blocks of a global counter); a copy takes the source's
+ * version, ⊥ is version 0. So equal versions mean equal contents, whichever clocks hold
+ * them, and a thread that remembers "my Tc contains version v" (its clocks only grow) can
+ * skip a later join of any clock still at version v (rules.c, the join memos). */
 typedef struct rsan_clk {
   uint32_t n, cap; /* entries >= n are 0 */
   uint64_t *e;     /* by thread slot */
+  uint64_t ver;    /* 0: ⊥ */
 } rsan_clk;
 
+extern __thread uint64_t rsan_clk_ver_next, rsan_clk_ver_end;
+uint64_t rsan_clk_newver_slow(void);
+static inline uint64_t rsan_clk_newver(void) {
+  if (RSAN_UNLIKELY(rsan_clk_ver_next == rsan_clk_ver_end)) return rsan_clk_newver_slow();
+  return rsan_clk_ver_next++;
+}
 void rsan_clk_init(rsan_clk *c);
 void rsan_clk_release(rsan_clk *c); /* c := ⊥, memory released */
-static inline void rsan_clk_clear(rsan_clk *c) { c->n = 0; } /* c := ⊥, memory kept */
+static inline void rsan_clk_clear(rsan_clk *c) { /* c := ⊥, memory kept */
+  c->n = 0;
+  c->ver = 0;
+}
 static inline uint64_t rsan_clk_at(const rsan_clk *c, uint32_t slot) { return slot < c->n ? c->e[slot] : 0; }
 void rsan_clk_grow(rsan_clk *c, uint32_t n); /* makes n entries (rare: the slot count grew) */
 static inline void rsan_clk_set(rsan_clk *c, uint32_t slot, uint64_t epoch) {
   if (RSAN_UNLIKELY(slot >= c->n)) rsan_clk_grow(c, slot + 1);
   c->e[slot] = epoch;
+  c->ver = rsan_clk_newver();
 }
 void rsan_clk_join(rsan_clk *dst, const rsan_clk *src);   /* dst ⊔= src */
 void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src); /* dst := src */
@@ -194,6 +210,7 @@ typedef struct rsan_loc {
   uint32_t grow;     /* a query needed the evicted facts: double the window at the next fact */
   uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
   uint32_t evn;      /* entries of ev */
+  uint32_t evdirect; /* ev is indexed by slot (a hot location, location.c) */
   rsan_fact *facts;  /* ring, by nfacts % fcap: facts_inline or a larger array */
   rsan_evicted *ev;  /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
   rsan_fact facts_inline[RSAN_FACTS];
@@ -272,6 +289,10 @@ struct rsan_thread {
    * the previous owner's last epoch; epochs continue from there, never restart. */
   uint32_t slot;
   uint64_t epoch;
+  /* join memos (rules.c): versions of clocks that Tc, Ta, Tsc are known to contain, by
+   * version hash; exact because those clocks only grow while the thread runs */
+#define RSAN_JMEMO 32
+  uint64_t jm_c[RSAN_JMEMO], jm_a[RSAN_JMEMO], jm_sc[RSAN_JMEMO];
   uint32_t finished_slot; /* joined: its slot went to the joiner's free_slots */
   uint32_t nfree_slots, cap_free_slots; /* slots of threads this one joined: reusable by its */
   uint32_t *free_slots;                 /* children (docs/design/clocks.md) */

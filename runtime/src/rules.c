@@ -37,12 +37,43 @@ static inline void add_fact(rsan_thread *t, rsan_loc *l) {
   rsan_loc_add_fact(l, t->slot, e);
 }
 
+/* ---- join memos (rsan_internal.h, clock versions) ----
+ * dst ⊔= src is skipped when dst is known to contain src's version: the thread's Tc, Ta and
+ * Tsc only grow (joins, Tc := Ta ⊒ Tc, own epochs), so once dst ⊒ (the content of version
+ * v), it stays so, and every clock at version v has that content. Tc ⊑ Ta ⊑ Tsc: a version
+ * in Tc's memo is in Ta and Tsc too. */
+static inline unsigned jm_hash(uint64_t ver) { return (unsigned)((ver * 0x9E3779B97F4A7C15ull) >> 59); }
+static inline int jm_has(const uint64_t *m, uint64_t ver) { return !ver || m[jm_hash(ver)] == ver; }
+static inline void jm_put(uint64_t *m, uint64_t ver) { m[jm_hash(ver)] = ver; }
+
+/* Tsc ⊔= src */
+static inline void join_sc(rsan_thread *t, const rsan_clk *src) {
+  uint64_t v = src->ver;
+  if (jm_has(t->jm_sc, v) || jm_has(t->jm_c, v) || jm_has(t->jm_a, v)) return;
+  rsan_clk_join(&t->Tsc, src);
+  jm_put(t->jm_sc, v);
+}
+/* Ta ⊔= src, and Tc ⊔= src when acq */
+static inline void join_hb(rsan_thread *t, const rsan_clk *src, int acq) {
+  uint64_t v = src->ver;
+  if (jm_has(t->jm_c, v)) return;
+  if (!acq) {
+    if (jm_has(t->jm_a, v)) return;
+    rsan_clk_join(&t->Ta, src);
+    jm_put(t->jm_a, v);
+    return;
+  }
+  rsan_clk_join(&t->Ta, src);
+  rsan_clk_join(&t->Tc, src);
+  jm_put(t->jm_c, v);
+}
+
 /* ---- hb_SC side: algorithm.md §3.2 ---- */
 /* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)). */
 void rsan_sc_load(rsan_thread *t, rsan_loc *l) {
   add_fact(t, l);
   rsan_clk_join(&l->Msc, &t->Tsc);
-  rsan_clk_join(&t->Tsc, &l->Wsc);
+  join_sc(t, &l->Wsc);
 }
 
 /* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment):
@@ -53,7 +84,7 @@ void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
   (void)tU;
   RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
   add_fact(t, l);
-  rsan_clk_join(&t->Tsc, &l->Msc);
+  join_sc(t, &l->Msc);
   rsan_clk_assign(&l->Wsc, &t->Tsc);
   rsan_clk_assign(&l->Msc, &t->Tsc);
 }
@@ -61,8 +92,7 @@ void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
 /* ---- hb side (RC20): algorithm.md §3.3 ---- */
 /* Load(mo): Ta ⊔= W(x); mo ⊒ acq: Tc ⊔= W(x), else Tc ⊔= W(x)|x (the fact). */
 void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo) {
-  rsan_clk_join(&t->Ta, &l->W);
-  if (mo_acq(mo)) rsan_clk_join(&t->Tc, &l->W);
+  join_hb(t, &l->W, mo_acq(mo));
 }
 
 /* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
@@ -79,8 +109,7 @@ void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU
  * W(x) ⊔= Tr. W(x)'s own x@t is dropped as in a relaxed store. */
 void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts) {
   (void)ts;
-  rsan_clk_join(&t->Ta, &l->W);
-  if (mo_acq(mo)) rsan_clk_join(&t->Tc, &l->W);
+  join_hb(t, &l->W, mo_acq(mo));
   if (mo_rel(mo) && mo_acq(mo)) {
     RSAN_ASSERT(rsan_clk_leq(&l->W, &t->Tc));
     rsan_clk_assign(&l->W, &t->Tc);
