@@ -44,7 +44,17 @@ void rsan_clk_grow(rsan_clk *c, uint32_t n) {
   c->n = n;
 }
 
-void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
+/* The join is the engine's only O(threads) loop that runs on every operation: built for
+ * AVX2 too (64-bit max as compare + blend, 4 entries at once), picked at load time. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define RSAN_JOIN_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef RSAN_JOIN_CLONES
+#define RSAN_JOIN_CLONES
+#endif
+RSAN_JOIN_CLONES void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
   if (dst == src || !src->ver) return; /* version 0: ⊥ */
   uint32_t n = src->n;
   if (RSAN_UNLIKELY(n > dst->n)) rsan_clk_grow(dst, n);

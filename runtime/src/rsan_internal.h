@@ -204,6 +204,7 @@ typedef struct rsan_loc {
   uint64_t stamp, stampU;      /* algorithm.md §2 */
   rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
+  uint64_t msc_in;   /* a clock version Msc is known to contain (rules.c; 0: ⊥) */
   uint64_t nfacts;   /* facts ever added; the window is [fold, nfacts), at most fcap */
   uint64_t fold;     /* facts evicted so far */
   uint32_t fcap;     /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */

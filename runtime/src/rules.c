@@ -72,7 +72,13 @@ static inline void join_hb(rsan_thread *t, const rsan_clk *src, int acq) {
 /* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)). */
 void rsan_sc_load(rsan_thread *t, rsan_loc *l) {
   add_fact(t, l);
-  rsan_clk_join(&l->Msc, &t->Tsc);
+  /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
+   * it contains a version of Tsc, joining that version again adds nothing: a re-read that
+   * changed no clock (a spin loop) costs no join */
+  if (t->Tsc.ver != l->msc_in) {
+    rsan_clk_join(&l->Msc, &t->Tsc);
+    l->msc_in = t->Tsc.ver;
+  }
   join_sc(t, &l->Wsc);
 }
 
@@ -87,6 +93,7 @@ void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
   join_sc(t, &l->Msc);
   rsan_clk_assign(&l->Wsc, &t->Tsc);
   rsan_clk_assign(&l->Msc, &t->Tsc);
+  l->msc_in = t->Tsc.ver;
 }
 
 /* ---- hb side (RC20): algorithm.md §3.3 ---- */
