@@ -171,6 +171,30 @@ static void loc_clear_state(rsan_loc *l) {
   rsan_vc_free(&l->S);
 }
 
+/* Records come from slabs of LT_SLAB, 64-byte aligned (rsan_loc's layout keeps what an
+ * access touches in its first cache lines); they are only given back by the test reset. */
+#define LT_SLAB 32
+typedef struct loc_slab {
+  struct loc_slab *next;
+  void *mem;
+} loc_slab;
+static loc_slab *slabs;  /* under free_lock */
+static rsan_loc *slab_next, *slab_end;
+static rsan_loc *loc_slab_alloc(void) {
+  rsan_spin_lock(&free_lock);
+  if (slab_next == slab_end) {
+    loc_slab *sl = rsan_alloc(sizeof *sl);
+    sl->mem = rsan_alloc(LT_SLAB * sizeof(rsan_loc) + 63);
+    sl->next = slabs;
+    slabs = sl;
+    slab_next = (rsan_loc *)(((uintptr_t)sl->mem + 63) & ~(uintptr_t)63);
+    slab_end = slab_next + LT_SLAB;
+  }
+  rsan_loc *l = slab_next++;
+  rsan_spin_unlock(&free_lock);
+  return l;
+}
+
 /* A fresh location for addr: W = Wsc = Msc = ⊥ (the init write has timestamp 0). */
 static rsan_loc *loc_new(uintptr_t addr) {
   rsan_loc *l = NULL;
@@ -181,7 +205,7 @@ static rsan_loc *loc_new(uintptr_t addr) {
   }
   rsan_spin_unlock(&free_lock);
   if (!l) {
-    l = rsan_alloc(sizeof(*l));
+    l = loc_slab_alloc();
     l->facts = l->facts_inline;
     l->fcap = RSAN_FACTS;
     rsan_spin_lock(&free_lock);
@@ -586,8 +610,14 @@ void rsan_loc_reset_all(void) {
     rsan_loc *l = all_locs;
     all_locs = l->all_next;
     loc_free_record(l);
-    rsan_free(l);
   }
+  while (slabs) {
+    loc_slab *sl = slabs;
+    slabs = sl->next;
+    rsan_free(sl->mem);
+    rsan_free(sl);
+  }
+  slab_next = slab_end = NULL;
   free_list = NULL;
   far_head = NULL;
   for (uint32_t i = 0; i < nmapped; i++) {

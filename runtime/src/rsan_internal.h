@@ -196,31 +196,33 @@ typedef struct rsan_hist {
 } rsan_hist;
 
 /* ---- location state (location.c) ---- */
-typedef struct rsan_loc {
+/* Fields in the order an access reads them: the first two cache lines hold what every
+ * atomic operation touches (records are 64-byte aligned, location.c), the cold ones last. */
+typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_spin lock;
   uint32_t retired; /* set under lock when removed from the table */
   uintptr_t addr;
-  uint64_t id;
   uint64_t stamp, stampU;      /* algorithm.md §2 */
-  rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
-  rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
-  uint64_t msc_in;   /* a clock version Msc is known to contain (rules.c; 0: ⊥) */
   uint64_t nfacts;   /* facts ever added; the window is [fold, nfacts), at most fcap */
   uint64_t fold;     /* facts evicted so far */
   uint32_t fcap;     /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
   uint32_t grow;     /* a query needed the evicted facts: double the window at the next fact */
-  uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
-  uint32_t evn;      /* entries of ev */
-  uint32_t evdirect; /* ev is indexed by slot (a hot location, location.c) */
-  rsan_fact *facts;  /* ring, by nfacts % fcap: facts_inline or a larger array */
-  rsan_evicted *ev;  /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
-  rsan_fact facts_inline[RSAN_FACTS];
   uint32_t nocheck;            /* sync primitive address: checks off */
-  uint32_t hist_next;
   uint32_t init_known;         /* init_value holds the value of the timestamp-0 write */
-  uint64_t init_value;         /* memory's value when the location was first touched */
+  rsan_fact *facts;  /* ring, by nfacts % fcap: facts_inline or a larger array */
   rsan_hist *hist; /* RSAN_HIST entries, allocated at the first write */
+  uint64_t id;
+  uint64_t msc_in;   /* a clock version Msc is known to contain (rules.c; 0: ⊥) */
+  rsan_evicted *ev;  /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
+  uint32_t hist_next;
+  uint32_t evn;      /* entries of ev */
+  rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
+  rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
   rsan_vc S;       /* race detector: the sync clock S_x (algorithm.md §5) */
+  rsan_fact facts_inline[RSAN_FACTS];
+  uint32_t evdirect; /* ev is indexed by slot (a hot location, location.c) */
+  uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
+  uint64_t init_value;         /* memory's value when the location was first touched */
   struct rsan_loc *free_next;
   struct rsan_loc *gnext;    /* the table's chain of the granule (location.c) */
   struct rsan_loc *all_next; /* every record ever made (location.c: fork, reset) */
@@ -324,7 +326,11 @@ rsan_thread *rsan_thread_new_root(void);
 int rsan_thread_next_tid(void); /* the tid the next new thread gets */
 void rsan_thread_set_current(rsan_thread *t);
 void rsan_thread_reset_all(void);
+#ifdef RSAN_DEBUG
 void rsan_thread_check_invariants(const rsan_thread *t);
+#else
+static inline void rsan_thread_check_invariants(const rsan_thread *t) { (void)t; } /* debug builds only */
+#endif
 /* tests: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU; l locked */
 uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, rsan_loc *l);
 uint32_t rsan_thread_slot_count(void); /* slots handed out (tests, benchmarks) */

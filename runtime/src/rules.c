@@ -9,14 +9,12 @@
  * W(x) ⊑ Wsc(x) ⊑ Msc(x) pointwise. (W(x)(x) = stamp(x) no longer holds of the vector clock:
  * a relaxed store's W(x) := Tr ⊔ x@t keeps only Tr, docs/design/clocks.md; every reader adds
  * its own fact on x, which covers x@t.) */
-void rsan_loc_check_invariants(const rsan_loc *l) {
 #ifdef RSAN_DEBUG
+void rsan_loc_check_invariants(const rsan_loc *l) {
   RSAN_ASSERT(rsan_clk_leq(&l->W, &l->Wsc));
   RSAN_ASSERT(rsan_clk_leq(&l->Wsc, &l->Msc));
-#else
-  (void)l;
-#endif
 }
+#endif
 
 /* ---- facts (docs/design/clocks.md) ----
  * Every singleton a rule of §3.2/§3.3 gives a thread clock is the access's fact
