@@ -149,6 +149,7 @@ static void loc_clear_state(rsan_loc *l) {
   rsan_clk_clear(&l->Wsc);
   rsan_clk_clear(&l->Msc);
   l->msc_in = 0;
+  l->msc_wsc = 0;
   l->nfacts = l->fold = 0;
   l->grow = 0;
   if (l->facts != l->facts_inline) rsan_free(l->facts); /* a grown window goes with x */

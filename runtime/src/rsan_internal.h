@@ -216,6 +216,7 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_evicted *ev;  /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
   uint32_t hist_next;
   uint32_t evn;      /* entries of ev */
+  uint32_t msc_wsc;  /* Msc equals Wsc (after a write; Msc's own array is stale): rsan_loc_msc */
   rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
   rsan_vc S;       /* race detector: the sync clock S_x (algorithm.md §5) */
@@ -227,6 +228,9 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   struct rsan_loc *gnext;    /* the table's chain of the granule (location.c) */
   struct rsan_loc *all_next; /* every record ever made (location.c: fork, reset) */
 } rsan_loc;
+
+/* Msc(x): Wsc's clock while they are equal (after a write, rules.c) */
+static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_wsc ? &l->Wsc : &l->Msc; }
 
 /* Returns the location of addr, locked (created on first touch). */
 rsan_loc *rsan_loc_acquire(uintptr_t addr);

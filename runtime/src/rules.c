@@ -12,7 +12,7 @@
 #ifdef RSAN_DEBUG
 void rsan_loc_check_invariants(const rsan_loc *l) {
   RSAN_ASSERT(rsan_clk_leq(&l->W, &l->Wsc));
-  RSAN_ASSERT(rsan_clk_leq(&l->Wsc, &l->Msc));
+  RSAN_ASSERT(rsan_clk_leq(&l->Wsc, rsan_loc_msc(l)));
 }
 #endif
 
@@ -74,6 +74,10 @@ void rsan_sc_load(rsan_thread *t, rsan_loc *l) {
    * it contains a version of Tsc, joining that version again adds nothing: a re-read that
    * changed no clock (a spin loop) costs no join */
   if (t->Tsc.ver != l->msc_in) {
+    if (l->msc_wsc) { /* Msc(x) = Wsc(x) since the last write: materialise it */
+      rsan_clk_assign(&l->Msc, &l->Wsc);
+      l->msc_wsc = 0;
+    }
     rsan_clk_join(&l->Msc, &t->Tsc);
     l->msc_in = t->Tsc.ver;
   }
@@ -88,9 +92,9 @@ void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
   (void)tU;
   RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
   add_fact(t, l);
-  join_sc(t, &l->Msc);
+  join_sc(t, rsan_loc_msc(l));
   rsan_clk_assign(&l->Wsc, &t->Tsc);
-  rsan_clk_assign(&l->Msc, &t->Tsc);
+  l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */
   l->msc_in = t->Tsc.ver;
 }
 
