@@ -1,7 +1,7 @@
 /* The location table: address -> location state (algorithm.md §2), thread-safe.
  *
  * Locations are keyed by exact address (algorithm.md §6.6). The table is direct-mapped, like
- * ThreadSanitizer's meta map: a directory with one entry per 1 MiB region of the 47-bit user
+ * ThreadSanitizer's meta map: a directory with one entry per 16 MiB region of the 47-bit user
  * address space (reserved once with MAP_NORESERVE), and per region one slot per 8-byte
  * granule (mapped on the region's first location; pages of it are backed only when touched).
  * A slot heads the chain of the granule's locations (more than one only for sub-8-byte
@@ -35,7 +35,7 @@
 #include "rsan_internal.h"
 
 #define LT_USER_BITS 47
-#define LT_REGION_SHIFT 20
+#define LT_REGION_SHIFT 24 /* 16 MiB regions: a 64 MiB directory (the race shadow reserves 1 GiB) */
 #define LT_NREGIONS (1ull << (LT_USER_BITS - LT_REGION_SHIFT))
 #define LT_GRANULE_SHIFT 3
 #define LT_PAGE_SHIFT 12

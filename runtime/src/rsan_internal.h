@@ -95,8 +95,8 @@ static inline void rsan_spin_unlock(rsan_spin *l) {
 /* Versions: every change of a clock's content gives it a new version, unique in the process
  * (rsan_clk_newver: per-thread blocks of a global counter); a copy takes the source's
  * version, ⊥ is version 0. So equal versions mean equal contents, whichever clocks hold
- * them, and a thread that remembers "my Tc contains version v" (its clocks only grow) can
- * skip a later join of any clock still at version v (rules.c, the join memos). */
+ * them: a location clock that is known to contain a version of a thread clock needs no join
+ * of it again (rules.c, Msc(x) and msc_in). */
 typedef struct rsan_clk {
   uint32_t n, cap; /* entries >= n are 0 */
   uint64_t *e;     /* by thread slot */
@@ -296,10 +296,6 @@ struct rsan_thread {
    * the previous owner's last epoch; epochs continue from there, never restart. */
   uint32_t slot;
   uint64_t epoch;
-  /* join memos (rules.c): versions of clocks that Tc, Ta, Tsc are known to contain, by
-   * version hash; exact because those clocks only grow while the thread runs */
-#define RSAN_JMEMO 32
-  uint64_t jm_c[RSAN_JMEMO], jm_a[RSAN_JMEMO], jm_sc[RSAN_JMEMO];
   uint32_t finished_slot; /* joined: its slot went to the joiner's free_slots */
   uint32_t nfree_slots, cap_free_slots; /* slots of threads this one joined: reusable by its */
   uint32_t *free_slots;                 /* children (docs/design/clocks.md) */

@@ -35,35 +35,12 @@ static inline void add_fact(rsan_thread *t, rsan_loc *l) {
   rsan_loc_add_fact(l, t->slot, e);
 }
 
-/* ---- join memos (rsan_internal.h, clock versions) ----
- * dst ⊔= src is skipped when dst is known to contain src's version: the thread's Tc, Ta and
- * Tsc only grow (joins, Tc := Ta ⊒ Tc, own epochs), so once dst ⊒ (the content of version
- * v), it stays so, and every clock at version v has that content. Tc ⊑ Ta ⊑ Tsc: a version
- * in Tc's memo is in Ta and Tsc too. */
-static inline unsigned jm_hash(uint64_t ver) { return (unsigned)((ver * 0x9E3779B97F4A7C15ull) >> 59); }
-static inline int jm_has(const uint64_t *m, uint64_t ver) { return !ver || m[jm_hash(ver)] == ver; }
-static inline void jm_put(uint64_t *m, uint64_t ver) { m[jm_hash(ver)] = ver; }
-
 /* Tsc ⊔= src */
-static inline void join_sc(rsan_thread *t, const rsan_clk *src) {
-  uint64_t v = src->ver;
-  if (jm_has(t->jm_sc, v) || jm_has(t->jm_c, v) || jm_has(t->jm_a, v)) return;
-  rsan_clk_join(&t->Tsc, src);
-  jm_put(t->jm_sc, v);
-}
+static inline void join_sc(rsan_thread *t, const rsan_clk *src) { rsan_clk_join(&t->Tsc, src); }
 /* Ta ⊔= src, and Tc ⊔= src when acq */
 static inline void join_hb(rsan_thread *t, const rsan_clk *src, int acq) {
-  uint64_t v = src->ver;
-  if (jm_has(t->jm_c, v)) return;
-  if (!acq) {
-    if (jm_has(t->jm_a, v)) return;
-    rsan_clk_join(&t->Ta, src);
-    jm_put(t->jm_a, v);
-    return;
-  }
   rsan_clk_join(&t->Ta, src);
-  rsan_clk_join(&t->Tc, src);
-  jm_put(t->jm_c, v);
+  if (acq) rsan_clk_join(&t->Tc, src);
 }
 
 /* ---- hb_SC side: algorithm.md §3.2 ---- */
