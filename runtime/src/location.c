@@ -586,10 +586,10 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
 /* verbosity >= 1, at exit: how often the bounded windows were not exact */
 void rsan_loc_print_stats(void) {
   char buf[200];
-  int n = snprintf(buf, sizeof buf, "pyrsan: clocks: %llu undecided checks, %llu inexact queries, %u thread slots\n",
-                   (unsigned long long)__atomic_load_n(&rsan_undecided_checks, __ATOMIC_RELAXED),
-                   (unsigned long long)__atomic_load_n(&rsan_inexact_queries, __ATOMIC_RELAXED),
-                   rsan_thread_slot_count());
+  int n = snprintf(
+      buf, sizeof buf, "pyrsan: clocks: %llu undecided checks, %llu inexact queries, %u thread slots\n",
+      (unsigned long long)__atomic_load_n(&rsan_undecided_checks, __ATOMIC_RELAXED),
+      (unsigned long long)__atomic_load_n(&rsan_inexact_queries, __ATOMIC_RELAXED), rsan_thread_slot_count());
   if (n > 0) (void)!write(2, buf, (size_t)n);
 }
 
@@ -639,7 +639,8 @@ void rsan_loc_reset_all(void) {
 void rsan_loc_fork_lock(void) {
   rsan_spin_lock(&dir_lock);
   for (uint32_t k = 0; k < LT_STRIPES; k++) rsan_spin_lock(&stripes[k].lock);
-  for (rsan_loc *l = __atomic_load_n(&all_locs, __ATOMIC_ACQUIRE); l; l = l->all_next) rsan_spin_lock(&l->lock);
+  for (rsan_loc *l = __atomic_load_n(&all_locs, __ATOMIC_ACQUIRE); l; l = l->all_next)
+    rsan_spin_lock(&l->lock);
   rsan_spin_lock(&free_lock);
   rsan_spin_lock(&fence_loc.lock);
 }

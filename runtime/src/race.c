@@ -154,7 +154,8 @@ static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t
  * records it. fa != 0: the call stack of site is remembered first when a cell is stored (the
  * plain-access hooks; rsan_race_access remembers it once for all its granules). */
 static int overflow_access_plain(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
-                                 uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark, int main_slot);
+                                 uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark,
+                                 int main_slot);
 static int overflow_access_atomic(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
                                   uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark,
                                   int main_slot);
@@ -391,9 +392,9 @@ static int ovf_get(uintptr_t g) {
  * cells (at main_slot, or by eviction when no block can be had); -1: the main cells changed
  * meanwhile, scan them again. */
 static inline __attribute__((always_inline)) int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g,
-                                                                 uint32_t mask, int wr, int at, uint64_t epoch,
-                                                                 uint64_t site, uintptr_t fa, hit *h,
-                                                                 uint64_t mark, int main_slot) {
+                                                                 uint32_t mask, int wr, int at,
+                                                                 uint64_t epoch, uint64_t site, uintptr_t fa,
+                                                                 hit *h, uint64_t mark, int main_slot) {
   ovf_block *b;
   if (mark) {
     b = mark_block(mark);
@@ -442,8 +443,8 @@ static inline __attribute__((always_inline)) int overflow_access(rsan_thread *t,
   scan_cells(t, b->cells, b->sites, OVF_CELLS, 0, record, g, mask, wr, at, epoch, site, fa, h);
   return record;
 }
-static RSAN_NOINLINE int overflow_access_plain(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
-                                               uint64_t epoch, uint64_t site, uintptr_t fa, hit *h,
+static RSAN_NOINLINE int overflow_access_plain(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
+                                               int wr, uint64_t epoch, uint64_t site, uintptr_t fa, hit *h,
                                                uint64_t mark, int main_slot) {
   return overflow_access(t, c, g, mask, wr, 0, epoch, site, fa, h, mark, main_slot);
 }

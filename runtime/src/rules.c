@@ -77,9 +77,7 @@ void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
 
 /* ---- hb side (RC20): algorithm.md §3.3 ---- */
 /* Load(mo): Ta ⊔= W(x); mo ⊒ acq: Tc ⊔= W(x), else Tc ⊔= W(x)|x (the fact). */
-void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo) {
-  join_hb(t, &l->W, mo_acq(mo));
-}
+void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo) { join_hb(t, &l->W, mo_acq(mo)); }
 
 /* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
  * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */
