@@ -12,7 +12,11 @@
  * Vector clocks and cells index threads by slot (rsan_race_index, thread.c: reused only when
  * exact, epochs continuing), so only 65,535 threads alive at once are a limit.
  * A cell conflicts with an access when their byte masks overlap, one of them writes, they
- * are not both atomic and the cell's epoch is not in the accessing thread's C. Cells are
+ * are not both atomic and the cell's epoch is not in the accessing thread's C (C11
+ * [intro.races]: two atomic accesses never race, whatever their sizes; an atomic and a plain
+ * access race on their common bytes unless ordered by happens-before). Atomic accesses are
+ * recorded like plain ones, for the plain accesses after them; their own check can only
+ * find plain cells (overflow_access skips an overflow block that has none). Cells are
  * replaced only by accesses of the same thread or by accesses they happen before, so a cell
  * always describes a real access: dropping one can only miss a race, never invent one.
  *
