@@ -24,7 +24,7 @@ static inline void race_atomic(rsan_thread *t, const void *p, int size, int wr, 
 /* ---- the operations ---- */
 static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t fa) {
   rsan_ensure_init();
-  rsan_thread *t = rsan_thread_current();
+  rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
   if (fenced) rsan_fence_sc_step(t);
@@ -52,7 +52,7 @@ static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t f
 
 static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa) {
   rsan_ensure_init();
-  rsan_thread *t = rsan_thread_current();
+  rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int mo = order == RSAN_SEQ_CST ? RSAN_RELEASE : order;
   if (fenced) rsan_fence_sc_step(t);
@@ -82,7 +82,7 @@ static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, ui
 
 static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_t site, uintptr_t fa) {
   rsan_ensure_init();
-  rsan_thread *t = rsan_thread_current();
+  rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQ_REL : order;
   if (fenced) rsan_fence_sc_step(t);
@@ -118,7 +118,7 @@ static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_
 static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int size, int succ, int fail,
                            int weak, uint64_t site, uintptr_t fa) {
   rsan_ensure_init();
-  rsan_thread *t = rsan_thread_current();
+  rsan_thread *t = rsan_thread_fast();
   int fenced = (succ == RSAN_SEQ_CST || fail == RSAN_SEQ_CST) && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int ms = succ == RSAN_SEQ_CST ? RSAN_ACQ_REL : succ;
   int mf = fail == RSAN_SEQ_CST || fail == RSAN_ACQ_REL ? RSAN_ACQUIRE : fail;
@@ -195,7 +195,7 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
 static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa, int block,
                    uint64_t *seen) {
   rsan_ensure_init();
-  rsan_thread *t = rsan_thread_current();
+  rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
   uint64_t m = size_mask(size);
@@ -253,7 +253,7 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
 static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_t site, uintptr_t fa,
                    int block) {
   rsan_ensure_init();
-  rsan_thread *t = rsan_thread_current();
+  rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQ_REL : order;
   uint64_t m = size_mask(size);
@@ -386,7 +386,7 @@ RSAN_EXPORT void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site
   if (singlethread) return; /* syncscope("singlethread"): a compiler barrier only */
   rsan_ensure_init();
   RSAN_SCHED_POINT(order == RSAN_SEQ_CST ? RSAN_SK_FENCE_SC : RSAN_SK_FENCE, NULL, 0);
-  rsan_thread *t = rsan_thread_current();
+  rsan_thread *t = rsan_thread_fast();
   RSAN_EXPLAIN(rsan_explain_fence(t, order, site));
   switch (order) {
   case RSAN_CONSUME:

@@ -7,9 +7,22 @@
 
 #include "rsan_internal.h"
 
+/* versions (rsan_internal.h): blocks of RSAN_VER_BLOCK from one global counter, so that
+ * threads do not contend on it; 0 is never handed out */
+#define RSAN_VER_BLOCK 4096
+static uint64_t ver_counter;
+__thread uint64_t rsan_clk_ver_next, rsan_clk_ver_end;
+uint64_t rsan_clk_newver_slow(void) {
+  uint64_t b = __atomic_fetch_add(&ver_counter, RSAN_VER_BLOCK, __ATOMIC_RELAXED);
+  rsan_clk_ver_next = b + 2;
+  rsan_clk_ver_end = b + RSAN_VER_BLOCK + 1;
+  return b + 1;
+}
+
 void rsan_clk_init(rsan_clk *c) {
   c->n = c->cap = 0;
   c->e = NULL;
+  c->ver = 0;
 }
 
 void rsan_clk_release(rsan_clk *c) {
@@ -31,20 +44,34 @@ void rsan_clk_grow(rsan_clk *c, uint32_t n) {
   c->n = n;
 }
 
-void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
-  if (dst == src) return;
+/* The join is the engine's only O(threads) loop that runs on every operation: built for
+ * AVX2 too (64-bit max as compare + blend, 4 entries at once), picked at load time. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define RSAN_JOIN_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef RSAN_JOIN_CLONES
+#define RSAN_JOIN_CLONES
+#endif
+RSAN_JOIN_CLONES void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
+  if (dst == src || !src->ver) return; /* version 0: ⊥ */
   uint32_t n = src->n;
   if (RSAN_UNLIKELY(n > dst->n)) rsan_clk_grow(dst, n);
   uint64_t *d = dst->e;
   const uint64_t *s = src->e;
   for (uint32_t i = 0; i < n; i++) d[i] = d[i] > s[i] ? d[i] : s[i];
+  dst->ver = rsan_clk_newver();
 }
 
-void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src) {
+__attribute__((no_builtin("memcpy"))) void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src) {
   if (dst == src) return;
   if (RSAN_UNLIKELY(src->n > dst->cap)) rsan_clk_grow(dst, src->n);
-  if (src->n) memcpy(dst->e, src->e, src->n * sizeof(uint64_t));
+  uint64_t *d = dst->e;
+  const uint64_t *s = src->e;
+  for (uint32_t i = 0; i < src->n; i++) d[i] = s[i]; /* short: a call to memcpy costs more */
   dst->n = src->n;
+  dst->ver = src->ver; /* the same content */
 }
 
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b) {

@@ -1,63 +1,145 @@
 /* The location table: address -> location state (algorithm.md §2), thread-safe.
  *
- * Locations are keyed by exact address (algorithm.md §6.6) and grouped by 4 KiB page: a
- * hash of buckets (each with a spin lock) holds page records, and a page record holds its
- * locations sorted by address. Retiring [p, p+n) (free, thread exit) visits only the pages
- * of the range, or every page record when the range has more pages than the table.
+ * Locations are keyed by exact address (algorithm.md §6.6). The table is direct-mapped, like
+ * ThreadSanitizer's meta map: a directory with one entry per 16 MiB region of the 47-bit user
+ * address space (reserved once with MAP_NORESERVE), and per region one slot per 8-byte
+ * granule (mapped on the region's first location; pages of it are backed only when touched).
+ * A slot heads the chain of the granule's locations (more than one only for sub-8-byte
+ * atomics side by side). Addresses above the user space share one chain.
  *
- * Lock order: bucket -> location -> free list. The access path takes the bucket lock only to
- * find or create the record, drops it, then locks the location and re-checks that it is
- * still the live location of that address (a retire may have happened in between). Location
- * records are never returned to the system (type-stable memory): retired ones are recycled
- * through a free list, re-initialised under their own lock, so a stale pointer is harmless.
+ * Finding a location takes no lock but the location's own: the slot and the chain are read
+ * with atomic loads. Inserting and unlinking take one of RSAN_LT_STRIPES stripe locks (by
+ * user page), which also make insertion unique: the inserter re-scans the chain under it.
+ *
+ * Retirement and stale pointers: location records are never returned to the system
+ * (type-stable memory): a retired record is unlinked, cleared under its own lock with
+ * `retired` set, and recycled through a free list. A reader may still hold it (it loaded the
+ * pointer before the unlink), so a reader trusts only what it checks under the record's
+ * lock: not retired and the address it looked for; otherwise it looks again. Since there is
+ * at most one live record per address (insertion is unique), a record that passes that check
+ * is the location, however the reader reached it. A chain walk that met a recycled record
+ * may end in another chain: a miss is therefore confirmed under the stripe lock before a
+ * location is created, and walks are bounded (a longer one goes the locked way).
+ *
+ * Retiring [p, p+n) (free, thread exit) visits the granules of the range, skipping regions
+ * and 4 KiB pages that hold no location (counts per region and per page).
+ *
+ * Lock order: stripe -> location -> free list.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include "rsan_exit.h"
 #include "rsan_internal.h"
 
-#define PAGE_SHIFT 12
-#define NBUCKETS (1u << 15)
+#define LT_USER_BITS 47
+#define LT_REGION_SHIFT 24 /* 16 MiB regions: a 64 MiB directory (the race shadow reserves 1 GiB) */
+#define LT_NREGIONS (1ull << (LT_USER_BITS - LT_REGION_SHIFT))
+#define LT_GRANULE_SHIFT 3
+#define LT_PAGE_SHIFT 12
+#define LT_REGION_SLOTS (1u << (LT_REGION_SHIFT - LT_GRANULE_SHIFT))
+#define LT_REGION_PAGES (1u << (LT_REGION_SHIFT - LT_PAGE_SHIFT))
+#define LT_STRIPES 256
+#define LT_WALK_MAX 64 /* a longer lock-free walk goes the locked way */
 
-typedef struct page_ent {
-  uintptr_t addr;
-  rsan_loc *loc;
-} page_ent;
+typedef struct lt_region {
+  uint32_t total;                 /* live locations in the region */
+  uint32_t page[LT_REGION_PAGES]; /* live locations per 4 KiB of user memory */
+  rsan_loc *slot[LT_REGION_SLOTS];
+} lt_region;
 
-typedef struct page_rec {
-  uintptr_t pageno;
-  struct page_rec *next;
-  uint32_t n, cap;
-  page_ent *ents; /* sorted by addr */
-} page_rec;
-
-typedef struct bucket {
+static lt_region **directory; /* LT_NREGIONS entries, MAP_NORESERVE */
+static rsan_spin dir_lock;
+static uint32_t *mapped; /* regions mapped so far, under dir_lock */
+static uint32_t nmapped, capmapped;
+static rsan_loc *far_head; /* locations above the user address space */
+static struct {
   rsan_spin lock;
-  page_rec *head;
-} bucket;
+  char pad[60];
+} stripes[LT_STRIPES];
 
-static bucket buckets[NBUCKETS];
 static uint64_t next_id = 1; /* id 0 is the SC-fence location F */
-static uint64_t npages;      /* page records in the table */
 static uint64_t nlive;       /* live locations */
 static rsan_spin free_lock;
 static rsan_loc *free_list;
+static rsan_loc *all_locs; /* every record ever made (fork, reset), under free_lock */
 static rsan_loc fence_loc; /* F: id 0, address 0, never retired */
 
-static inline bucket *bucket_of(uintptr_t pageno) {
-  uint64_t h = (uint64_t)pageno * 0x9E3779B97F4A7C15ull;
-  return &buckets[h >> (64 - 15)];
+static inline rsan_spin *stripe_of(uintptr_t addr) {
+  if (RSAN_UNLIKELY((addr >> LT_REGION_SHIFT) >= LT_NREGIONS)) addr = 0; /* one far chain, one stripe */
+  uint64_t h = (uint64_t)(addr >> LT_PAGE_SHIFT) * 0x9E3779B97F4A7C15ull;
+  return &stripes[h >> 56].lock;
 }
 
-static uint32_t page_lower_bound(const page_rec *pg, uintptr_t addr) {
-  uint32_t lo = 0, hi = pg->n;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (pg->ents[mid].addr < addr) lo = mid + 1;
-    else hi = mid;
+static void table_die(void) {
+  static const char msg[] = "pyrsan: cannot map the location table\n";
+  (void)!write(2, msg, sizeof msg - 1);
+  rsan_exit_raw(RSAN_EXIT_FATAL);
+}
+
+static void *map_zero(size_t n) {
+  void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) table_die();
+  return p;
+}
+
+/* the region of addr, mapped when create (NULL: not mapped, or addr beyond the user space) */
+static RSAN_NOINLINE lt_region *region_slow(uint64_t r) {
+  rsan_spin_lock(&dir_lock);
+  if (!directory)
+    __atomic_store_n(&directory, (lt_region **)map_zero(LT_NREGIONS * sizeof(lt_region *)), __ATOMIC_RELEASE);
+  lt_region *g = directory[r];
+  if (!g) {
+    g = map_zero(sizeof(lt_region));
+    if (nmapped == capmapped) {
+      capmapped = capmapped ? 2 * capmapped : 64;
+      mapped = rsan_realloc(mapped, capmapped * sizeof(uint32_t));
+    }
+    mapped[nmapped++] = (uint32_t)r;
+    __atomic_store_n(&directory[r], g, __ATOMIC_RELEASE);
   }
-  return lo;
+  rsan_spin_unlock(&dir_lock);
+  return g;
+}
+
+static inline lt_region *region_of(uint64_t r, int create) {
+  lt_region **d = __atomic_load_n(&directory, __ATOMIC_ACQUIRE);
+  lt_region *g = d ? __atomic_load_n(&d[r], __ATOMIC_ACQUIRE) : NULL;
+  if (RSAN_UNLIKELY(!g) && create) g = region_slow(r);
+  return g;
+}
+
+/* the chain head of addr's granule (NULL: its region is not mapped and !create) */
+static inline rsan_loc **head_of(uintptr_t addr, int create) {
+  uint64_t r = addr >> LT_REGION_SHIFT;
+  if (RSAN_UNLIKELY(r >= LT_NREGIONS)) return &far_head;
+  lt_region *g = region_of(r, create);
+  if (!g) return NULL;
+  return &g->slot[(addr & ((1u << LT_REGION_SHIFT) - 1)) >> LT_GRANULE_SHIFT];
+}
+
+/* live-location counts of addr's region and page (under addr's stripe lock) */
+static inline void count_add(uintptr_t addr, int d) {
+  __atomic_fetch_add(&nlive, (uint64_t)(int64_t)d, __ATOMIC_RELAXED);
+  uint64_t r = addr >> LT_REGION_SHIFT;
+  if (r >= LT_NREGIONS) return;
+  lt_region *g = region_of(r, 0);
+  __atomic_fetch_add(&g->total, (uint32_t)d, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&g->page[(addr & ((1u << LT_REGION_SHIFT) - 1)) >> LT_PAGE_SHIFT], (uint32_t)d,
+                     __ATOMIC_RELAXED);
+}
+
+/* Lock-free walk: a candidate record for addr, or NULL (not found, or the walk was too long:
+ * the caller confirms under the stripe lock). */
+static inline rsan_loc *chain_find(rsan_loc **head, uintptr_t addr) {
+  rsan_loc *l = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+  for (int k = 0; l && k < LT_WALK_MAX; k++) {
+    if (__atomic_load_n(&l->addr, __ATOMIC_RELAXED) == addr) return l;
+    l = __atomic_load_n(&l->gnext, __ATOMIC_ACQUIRE);
+  }
+  return NULL;
 }
 
 /* A retired record keeps its clock memory for its next location (type-stable records):
@@ -66,11 +148,19 @@ static void loc_clear_state(rsan_loc *l) {
   rsan_clk_clear(&l->W);
   rsan_clk_clear(&l->Wsc);
   rsan_clk_clear(&l->Msc);
+  l->msc_in = 0;
+  l->msc_wsc = 0;
   l->nfacts = l->fold = 0;
   l->grow = 0;
   if (l->facts != l->facts_inline) rsan_free(l->facts); /* a grown window goes with x */
   l->facts = l->facts_inline;
   l->fcap = RSAN_FACTS;
+  if (l->ev && l->evdirect) { /* a hot location's table goes with x */
+    rsan_free(l->ev);
+    l->ev = NULL;
+    l->evn = 0;
+    l->evdirect = 0;
+  }
   if (l->ev) memset(l->ev, 0, l->evn * sizeof(rsan_evicted));
   l->dropts = l->droptsU = 0;
   l->stamp = l->stampU = 0;
@@ -82,6 +172,30 @@ static void loc_clear_state(rsan_loc *l) {
   rsan_vc_free(&l->S);
 }
 
+/* Records come from slabs of LT_SLAB, 64-byte aligned (rsan_loc's layout keeps what an
+ * access touches in its first cache lines); they are only given back by the test reset. */
+#define LT_SLAB 32
+typedef struct loc_slab {
+  struct loc_slab *next;
+  void *mem;
+} loc_slab;
+static loc_slab *slabs;  /* under free_lock */
+static rsan_loc *slab_next, *slab_end;
+static rsan_loc *loc_slab_alloc(void) {
+  rsan_spin_lock(&free_lock);
+  if (slab_next == slab_end) {
+    loc_slab *sl = rsan_alloc(sizeof *sl);
+    sl->mem = rsan_alloc(LT_SLAB * sizeof(rsan_loc) + 63);
+    sl->next = slabs;
+    slabs = sl;
+    slab_next = (rsan_loc *)(((uintptr_t)sl->mem + 63) & ~(uintptr_t)63);
+    slab_end = slab_next + LT_SLAB;
+  }
+  rsan_loc *l = slab_next++;
+  rsan_spin_unlock(&free_lock);
+  return l;
+}
+
 /* A fresh location for addr: W = Wsc = Msc = ⊥ (the init write has timestamp 0). */
 static rsan_loc *loc_new(uintptr_t addr) {
   rsan_loc *l = NULL;
@@ -91,48 +205,48 @@ static rsan_loc *loc_new(uintptr_t addr) {
     free_list = l->free_next;
   }
   rsan_spin_unlock(&free_lock);
-  if (!l) l = rsan_alloc(sizeof(*l));
+  if (!l) {
+    l = loc_slab_alloc();
+    l->facts = l->facts_inline;
+    l->fcap = RSAN_FACTS;
+    rsan_spin_lock(&free_lock);
+    l->all_next = all_locs;
+    all_locs = l;
+    rsan_spin_unlock(&free_lock);
+  }
   rsan_spin_lock(&l->lock);
   loc_clear_state(l);
-  l->addr = addr;
+  __atomic_store_n(&l->addr, addr, __ATOMIC_RELAXED);
   l->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
   l->free_next = NULL;
   l->retired = 0;
   rsan_spin_unlock(&l->lock);
-  __atomic_fetch_add(&nlive, 1, __ATOMIC_RELAXED);
+  return l;
+}
+
+/* the live location of addr (made when missing and create), under the stripe lock */
+static RSAN_NOINLINE rsan_loc *find_locked(uintptr_t addr, int create) {
+  rsan_loc **head = head_of(addr, create);
+  if (!head) return NULL;
+  rsan_spin *s = stripe_of(addr);
+  rsan_spin_lock(s);
+  rsan_loc *h = *head, *l = h;
+  while (l && l->addr != addr) l = l->gnext;
+  if (!l && create) {
+    l = loc_new(addr);
+    __atomic_store_n(&l->gnext, h, __ATOMIC_RELAXED);
+    __atomic_store_n(head, l, __ATOMIC_RELEASE);
+    count_add(addr, 1);
+  }
+  rsan_spin_unlock(s);
   return l;
 }
 
 rsan_loc *rsan_loc_acquire(uintptr_t addr) {
-  uintptr_t pageno = addr >> PAGE_SHIFT;
-  bucket *b = bucket_of(pageno);
   for (;;) {
-    rsan_spin_lock(&b->lock);
-    page_rec *pg = b->head;
-    while (pg && pg->pageno != pageno) pg = pg->next;
-    if (!pg) {
-      pg = rsan_alloc(sizeof(*pg));
-      pg->pageno = pageno;
-      pg->next = b->head;
-      b->head = pg;
-      __atomic_fetch_add(&npages, 1, __ATOMIC_RELAXED);
-    }
-    uint32_t i = page_lower_bound(pg, addr);
-    rsan_loc *l;
-    if (i < pg->n && pg->ents[i].addr == addr) {
-      l = pg->ents[i].loc;
-    } else {
-      l = loc_new(addr);
-      if (pg->n == pg->cap) {
-        pg->cap = pg->cap ? pg->cap * 2 : 4;
-        pg->ents = rsan_realloc(pg->ents, (size_t)pg->cap * sizeof(page_ent));
-      }
-      memmove(&pg->ents[i + 1], &pg->ents[i], (size_t)(pg->n - i) * sizeof(page_ent));
-      pg->ents[i].addr = addr;
-      pg->ents[i].loc = l;
-      pg->n++;
-    }
-    rsan_spin_unlock(&b->lock);
+    rsan_loc **head = head_of(addr, 1);
+    rsan_loc *l = chain_find(head, addr);
+    if (RSAN_UNLIKELY(!l)) l = find_locked(addr, 1);
     rsan_spin_lock(&l->lock);
     if (RSAN_LIKELY(!l->retired && l->addr == addr)) return l;
     rsan_spin_unlock(&l->lock); /* retired (and maybe recycled) meanwhile: look again */
@@ -145,26 +259,38 @@ rsan_loc *rsan_loc_fence(void) { return &fence_loc; }
 
 uint64_t rsan_loc_count(void) { return __atomic_load_n(&nlive, __ATOMIC_RELAXED); }
 
-uint64_t rsan_loc_peek_id(uintptr_t addr) {
-  uintptr_t pageno = addr >> PAGE_SHIFT;
-  bucket *b = bucket_of(pageno);
-  uint64_t id = 0;
-  rsan_spin_lock(&b->lock);
-  for (page_rec *pg = b->head; pg; pg = pg->next) {
-    if (pg->pageno != pageno) continue;
-    uint32_t i = page_lower_bound(pg, addr);
-    if (i < pg->n && pg->ents[i].addr == addr) id = pg->ents[i].loc->id;
+/* the live location at addr, locked, or NULL (never creates one) */
+rsan_loc *rsan_loc_peek(uintptr_t addr) {
+  for (;;) {
+    rsan_loc *l = find_locked(addr, 0);
+    if (!l) return NULL;
+    rsan_spin_lock(&l->lock);
+    if (!l->retired && l->addr == addr) return l;
+    rsan_spin_unlock(&l->lock);
   }
-  rsan_spin_unlock(&b->lock);
+}
+
+uint64_t rsan_loc_peek_id(uintptr_t addr) {
+  rsan_loc *l = rsan_loc_peek(addr);
+  if (!l) return 0;
+  uint64_t id = l->id;
+  rsan_spin_unlock(&l->lock);
   return id;
 }
 
-/* Retires the locations of page record pg (bucket b locked) in [lo, hi); frees pg when it
- * becomes empty. Returns 1 when pg was freed. */
-static int page_retire(bucket *b, page_rec *pg, uintptr_t lo, uintptr_t hi) {
-  uint32_t i = page_lower_bound(pg, lo), j = i;
-  while (j < pg->n && pg->ents[j].addr < hi) {
-    rsan_loc *l = pg->ents[j].loc;
+/* Unlinks and retires the locations of *head with addresses in [lo, hi) (stripe locked). A
+ * reader standing on an unlinked record still finds the rest of the chain (its gnext is kept
+ * until the record is reused). */
+static void chain_retire(rsan_loc **head, uintptr_t lo, uintptr_t hi) {
+  rsan_loc **pp = head;
+  rsan_loc *l;
+  while ((l = *pp)) {
+    if (l->addr < lo || l->addr >= hi) {
+      pp = &l->gnext;
+      continue;
+    }
+    __atomic_store_n(pp, l->gnext, __ATOMIC_RELEASE);
+    count_add(l->addr, -1);
     rsan_spin_lock(&l->lock);
     l->retired = 1;
     loc_clear_state(l);
@@ -173,56 +299,60 @@ static int page_retire(bucket *b, page_rec *pg, uintptr_t lo, uintptr_t hi) {
     l->free_next = free_list;
     free_list = l;
     rsan_spin_unlock(&free_lock);
-    __atomic_fetch_sub(&nlive, 1, __ATOMIC_RELAXED);
-    j++;
   }
-  if (j > i) {
-    memmove(&pg->ents[i], &pg->ents[j], (size_t)(pg->n - j) * sizeof(page_ent));
-    pg->n -= j - i;
+}
+
+/* Retires the locations in [lo, hi) of region r (if mapped), page by page. */
+static void retire_in_region(uint64_t r, uintptr_t lo, uintptr_t hi) {
+  uintptr_t rlo = (uintptr_t)r << LT_REGION_SHIFT, rhi = (uintptr_t)(r + 1) << LT_REGION_SHIFT;
+  if (lo < rlo) lo = rlo;
+  if (hi > rhi) hi = rhi;
+  lt_region *g = region_of(r, 0);
+  if (!g || lo >= hi || !__atomic_load_n(&g->total, __ATOMIC_RELAXED)) return;
+  for (uintptr_t pg = lo >> LT_PAGE_SHIFT; pg <= (hi - 1) >> LT_PAGE_SHIFT; pg++) {
+    uintptr_t plo = pg << LT_PAGE_SHIFT, phi = plo + (1u << LT_PAGE_SHIFT);
+    if (!__atomic_load_n(&g->page[(plo - rlo) >> LT_PAGE_SHIFT], __ATOMIC_RELAXED)) continue;
+    if (plo < lo) plo = lo;
+    if (phi > hi) phi = hi;
+    rsan_spin *s = stripe_of(plo);
+    rsan_spin_lock(s);
+    for (uintptr_t a = plo & ~(uintptr_t)7; a < phi; a += 8) {
+      rsan_loc **head = &g->slot[(a - rlo) >> LT_GRANULE_SHIFT];
+      if (*head) chain_retire(head, lo, hi);
+    }
+    rsan_spin_unlock(s);
   }
-  if (pg->n) return 0;
-  page_rec **pp = &b->head;
-  while (*pp != pg) pp = &(*pp)->next;
-  *pp = pg->next;
-  rsan_free(pg->ents);
-  rsan_free(pg);
-  __atomic_fetch_sub(&npages, 1, __ATOMIC_RELAXED);
-  return 1;
 }
 
 void rsan_memory_retire(const void *p, size_t n) {
-  uintptr_t lo = (uintptr_t)p, hi = lo + n;
+  uintptr_t lo = (uintptr_t)p, hi = lo + n, top = (uintptr_t)LT_NREGIONS << LT_REGION_SHIFT;
   if (n == 0 || hi < lo) return;
   rsan_shadow_reset(lo, n); /* reuse is not a race (algorithm.md §5, architecture.md) */
-  uintptr_t first = lo >> PAGE_SHIFT, last = (hi - 1) >> PAGE_SHIFT;
-  uint64_t span = (uint64_t)(last - first) + 1;
-  if (span > __atomic_load_n(&npages, __ATOMIC_RELAXED) + NBUCKETS / 64) {
-    /* huge range: cheaper to visit every page record */
-    for (uint32_t k = 0; k < NBUCKETS; k++) {
-      bucket *b = &buckets[k];
-      if (!__atomic_load_n(&b->head, __ATOMIC_RELAXED)) continue;
-      rsan_spin_lock(&b->lock);
-      page_rec *pg = b->head;
-      while (pg) {
-        page_rec *next = pg->next;
-        if (pg->pageno >= first && pg->pageno <= last) page_retire(b, pg, lo, hi);
-        pg = next;
-      }
-      rsan_spin_unlock(&b->lock);
+  if (hi > top) { /* above the user space: the far chain */
+    if (__atomic_load_n(&far_head, __ATOMIC_RELAXED)) {
+      rsan_spin *s = stripe_of(lo > top ? lo : top);
+      rsan_spin_lock(s);
+      chain_retire(&far_head, lo, hi);
+      rsan_spin_unlock(s);
     }
+    hi = top;
+    if (lo >= hi) return;
+  }
+  if (!__atomic_load_n(&directory, __ATOMIC_ACQUIRE)) return;
+  uint64_t rfirst = lo >> LT_REGION_SHIFT, rlast = (hi - 1) >> LT_REGION_SHIFT;
+  if (rlast - rfirst < 64) { /* directory entries are only ever set (but by the test reset) */
+    for (uint64_t r = rfirst; r <= rlast; r++) retire_in_region(r, lo, hi);
     return;
   }
-  for (uintptr_t pn = first;; pn++) {
-    bucket *b = bucket_of(pn);
-    if (__atomic_load_n(&b->head, __ATOMIC_RELAXED)) {
-      rsan_spin_lock(&b->lock);
-      page_rec *pg = b->head;
-      while (pg && pg->pageno != pn) pg = pg->next;
-      if (pg) page_retire(b, pg, lo, hi);
-      rsan_spin_unlock(&b->lock);
-    }
-    if (pn == last) break;
-  }
+  /* a huge range: the mapped regions only (a copy of the list: no lock held while retiring) */
+  rsan_spin_lock(&dir_lock);
+  uint32_t n_ = nmapped;
+  uint32_t *rs = rsan_alloc((n_ ? n_ : 1) * sizeof(uint32_t));
+  memcpy(rs, mapped, n_ * sizeof(uint32_t));
+  rsan_spin_unlock(&dir_lock);
+  for (uint32_t i = 0; i < n_; i++)
+    if (rs[i] >= rfirst && rs[i] <= rlast) retire_in_region(rs[i], lo, hi);
+  rsan_free(rs);
 }
 
 /* ---- facts (rsan_internal.h, docs/design/clocks.md) ---- */
@@ -231,7 +361,7 @@ uint64_t rsan_inexact_queries;
 
 static inline uint64_t win(const rsan_loc *l) { return l->nfacts - l->fold; }
 static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1: the newest */
-  return &l->facts[(l->nfacts - i) % l->fcap];
+  return &l->facts[(l->nfacts - i) & (l->fcap - 1)]; /* fcap: a power of 2 */
 }
 
 int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
@@ -247,14 +377,61 @@ int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
 
 static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[(e->nev - 1) % RSAN_EV_HIST].ts; }
 
-/* the evicted-facts entry of slot. Made when missing: in a free entry; else, for a location
- * whose window is at its largest (a hot one), in a table twice as large (up to RSAN_EV_MAX);
- * else in place of the entry whose newest evicted fact is oldest, which is then only known
- * as a bound (dropts/droptsU). */
+/* the slot's evicted facts are now known only as a bound (dropts/droptsU) */
+static void ev_drop(rsan_loc *l, uint64_t ts, uint64_t tsU) {
+  if (ts > l->dropts) l->dropts = ts;
+  if (tsU > l->droptsU) l->droptsU = tsU;
+}
+static void ev_drop_entry(rsan_loc *l, rsan_evicted *e) {
+  if (e->used) {
+    uint64_t j = (e->nev - 1) % RSAN_EV_HIST;
+    ev_drop(l, e->h[j].ts, e->h[j].tsU);
+  }
+}
+
+/* A hot location's table (window at RSAN_FACTS_MAX) is indexed by slot (evdirect): entry s
+ * is slot s's, found in O(1) whatever the thread count; it grows to the slots seen, up to
+ * RSAN_EV_MAX. Converting keeps every entry whose slot fits. */
+static void ev_make_direct(rsan_loc *l, uint32_t slot) {
+  uint32_t need = slot + 1;
+  for (uint32_t i = 0; i < l->evn; i++)
+    if (l->ev[i].used && l->ev[i].slot < RSAN_EV_MAX && l->ev[i].slot + 1 > need) need = l->ev[i].slot + 1;
+  uint32_t n = 8;
+  while (n < need) n *= 2;
+  if (n > RSAN_EV_MAX) n = RSAN_EV_MAX;
+  rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
+  for (uint32_t i = 0; i < l->evn; i++) {
+    rsan_evicted *e = &l->ev[i];
+    if (!e->used) continue;
+    if (e->slot < n) ev[e->slot] = *e;
+    else ev_drop_entry(l, e);
+  }
+  rsan_free(l->ev);
+  l->ev = ev;
+  l->evn = n;
+  l->evdirect = 1;
+}
+
+/* the evicted-facts entry of slot, or NULL when its facts can only be kept as a bound. Made
+ * when missing: direct-mapped for a hot location (above); else in a free entry of the
+ * RSAN_EV_SLOTS, or in place of the entry whose newest evicted fact is oldest, which is then
+ * only known as a bound. */
 static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
   if (RSAN_UNLIKELY(!l->ev)) {
     l->ev = rsan_alloc(RSAN_EV_SLOTS * sizeof(rsan_evicted));
     l->evn = RSAN_EV_SLOTS;
+  }
+  if (l->evdirect) {
+    if (RSAN_UNLIKELY(slot >= l->evn)) {
+      if (slot >= RSAN_EV_MAX) return NULL;
+      ev_make_direct(l, slot); /* grows it */
+    }
+    rsan_evicted *e = &l->ev[slot];
+    if (!e->used) {
+      e->used = 1;
+      e->slot = slot;
+    }
+    return e;
   }
   rsan_evicted *victim = NULL;
   for (uint32_t i = 0; i < l->evn; i++) {
@@ -266,20 +443,11 @@ static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
       victim = e;
     }
   }
-  if (victim->used && l->fcap >= RSAN_FACTS_MAX && l->evn < RSAN_EV_MAX) {
-    uint32_t n = 2 * l->evn;
-    rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
-    memcpy(ev, l->ev, l->evn * sizeof(rsan_evicted));
-    rsan_free(l->ev);
-    l->ev = ev;
-    victim = &ev[l->evn];
-    l->evn = n;
+  if (victim->used && l->fcap >= RSAN_FACTS_MAX && slot < RSAN_EV_MAX) {
+    ev_make_direct(l, slot);
+    return ev_entry(l, slot);
   }
-  if (victim->used) { /* the dropped slot's facts are now known only as a bound */
-    uint64_t j = (victim->nev - 1) % RSAN_EV_HIST;
-    if (victim->h[j].ts > l->dropts) l->dropts = victim->h[j].ts;
-    if (victim->h[j].tsU > l->droptsU) l->droptsU = victim->h[j].tsU;
-  }
+  ev_drop_entry(l, victim);
   memset(victim, 0, sizeof *victim);
   victim->used = 1;
   victim->slot = slot;
@@ -291,7 +459,7 @@ static void window_grow(rsan_loc *l) {
   uint32_t cap = 2 * l->fcap;
   rsan_fact *nf = rsan_alloc(cap * sizeof(rsan_fact));
   uint64_t n = l->nfacts;
-  for (uint64_t j = n - l->fcap; j < n; j++) nf[j % cap] = l->facts[j % l->fcap];
+  for (uint64_t j = n - l->fcap; j < n; j++) nf[j & (cap - 1)] = l->facts[j & (l->fcap - 1)];
   if (l->facts != l->facts_inline) rsan_free(l->facts);
   l->facts = nf;
   l->fcap = cap;
@@ -302,7 +470,7 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
    * fact the max) */
   RSAN_ASSERT(l->nfacts == l->fold || (newest(l, 1)->ts <= l->stamp && newest(l, 1)->tsU <= l->stampU));
   if (l->nfacts - l->fold == l->fcap) { /* full */
-    const rsan_fact *old = &l->facts[l->fold % l->fcap];
+    const rsan_fact *old = &l->facts[l->fold & (l->fcap - 1)];
     if (l->grow && l->fcap < RSAN_FACTS_MAX) {
       /* a query of x had to use the evicted facts since the last growth: the window is too
        * short for how x is used; locations whose queries stay in the window keep the
@@ -311,6 +479,11 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
       l->grow = 0;
     } else { /* old leaves the window: keep it among its slot's newest evicted */
       rsan_evicted *e = ev_entry(l, old->slot);
+      if (RSAN_UNLIKELY(!e)) {
+        ev_drop(l, old->ts, old->tsU);
+        l->fold++;
+        goto append;
+      }
       if (!e->nev) { /* facts leave in order: the slot's first evicted is its first fact */
         e->first = old->epoch;
         e->firstts = old->ts;
@@ -323,7 +496,8 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
       l->fold++;
     }
   }
-  rsan_fact *f = &l->facts[l->nfacts % l->fcap];
+append:;
+  rsan_fact *f = &l->facts[l->nfacts & (l->fcap - 1)];
   f->slot = slot;
   f->epoch = epoch;
   f->ts = l->stamp;
@@ -419,21 +593,6 @@ void rsan_loc_print_stats(void) {
   if (n > 0) (void)!write(2, buf, (size_t)n);
 }
 
-rsan_loc *rsan_loc_peek(uintptr_t addr) {
-  uintptr_t pageno = addr >> PAGE_SHIFT;
-  bucket *b = bucket_of(pageno);
-  rsan_loc *l = NULL;
-  rsan_spin_lock(&b->lock);
-  for (page_rec *pg = b->head; pg; pg = pg->next) {
-    if (pg->pageno != pageno) continue;
-    uint32_t i = page_lower_bound(pg, addr);
-    if (i < pg->n && pg->ents[i].addr == addr) l = pg->ents[i].loc;
-  }
-  if (l) rsan_spin_lock(&l->lock); /* bucket -> location: the table's lock order */
-  rsan_spin_unlock(&b->lock);
-  return l;
-}
-
 static void loc_free_record(rsan_loc *l) {
   loc_clear_state(l);
   rsan_clk_release(&l->W);
@@ -442,56 +601,53 @@ static void loc_free_record(rsan_loc *l) {
   rsan_free(l->ev);
   l->ev = NULL;
   l->evn = 0;
+  l->evdirect = 0;
   rsan_free(l->hist);
   l->hist = NULL;
 }
 
 void rsan_loc_reset_all(void) {
-  for (uint32_t k = 0; k < NBUCKETS; k++) {
-    bucket *b = &buckets[k];
-    page_rec *pg = b->head;
-    while (pg) {
-      page_rec *next = pg->next;
-      for (uint32_t i = 0; i < pg->n; i++) {
-        loc_free_record(pg->ents[i].loc);
-        rsan_free(pg->ents[i].loc);
-      }
-      rsan_free(pg->ents);
-      rsan_free(pg);
-      pg = next;
-    }
-    b->head = NULL;
-  }
-  while (free_list) {
-    rsan_loc *l = free_list;
-    free_list = l->free_next;
+  while (all_locs) {
+    rsan_loc *l = all_locs;
+    all_locs = l->all_next;
     loc_free_record(l);
-    rsan_free(l);
   }
+  while (slabs) {
+    loc_slab *sl = slabs;
+    slabs = sl->next;
+    rsan_free(sl->mem);
+    rsan_free(sl);
+  }
+  slab_next = slab_end = NULL;
+  free_list = NULL;
+  far_head = NULL;
+  for (uint32_t i = 0; i < nmapped; i++) {
+    lt_region *g = directory[mapped[i]];
+    directory[mapped[i]] = NULL;
+    munmap(g, sizeof(lt_region));
+  }
+  nmapped = 0;
   loc_free_record(&fence_loc);
-  npages = 0;
   nlive = 0;
   next_id = 1;
 }
 
-/* fork (rsan_fork.h): every lock of the table in the table's order — buckets, then the
- * locations of each bucket's pages, then the free list and its (retired) locations, then F —
- * so that the child never inherits a lock held by a thread that does not exist there. */
+/* fork (rsan_fork.h): every lock of the table in the table's order — the directory, the
+ * stripes, then every location record (live, free or being recycled), then the free list,
+ * then F — so that the child never inherits a lock held by a thread that does not exist
+ * there. */
 void rsan_loc_fork_lock(void) {
-  for (uint32_t k = 0; k < NBUCKETS; k++) rsan_spin_lock(&buckets[k].lock);
-  for (uint32_t k = 0; k < NBUCKETS; k++)
-    for (page_rec *pg = buckets[k].head; pg; pg = pg->next)
-      for (uint32_t i = 0; i < pg->n; i++) rsan_spin_lock(&pg->ents[i].loc->lock);
+  rsan_spin_lock(&dir_lock);
+  for (uint32_t k = 0; k < LT_STRIPES; k++) rsan_spin_lock(&stripes[k].lock);
+  for (rsan_loc *l = __atomic_load_n(&all_locs, __ATOMIC_ACQUIRE); l; l = l->all_next)
+    rsan_spin_lock(&l->lock);
   rsan_spin_lock(&free_lock);
-  for (rsan_loc *l = free_list; l; l = l->free_next) rsan_spin_lock(&l->lock);
   rsan_spin_lock(&fence_loc.lock);
 }
 void rsan_loc_fork_unlock(void) {
   rsan_spin_unlock(&fence_loc.lock);
-  for (rsan_loc *l = free_list; l; l = l->free_next) rsan_spin_unlock(&l->lock);
+  for (rsan_loc *l = all_locs; l; l = l->all_next) rsan_spin_unlock(&l->lock);
   rsan_spin_unlock(&free_lock);
-  for (uint32_t k = 0; k < NBUCKETS; k++)
-    for (page_rec *pg = buckets[k].head; pg; pg = pg->next)
-      for (uint32_t i = 0; i < pg->n; i++) rsan_spin_unlock(&pg->ents[i].loc->lock);
-  for (uint32_t k = 0; k < NBUCKETS; k++) rsan_spin_unlock(&buckets[k].lock);
+  for (uint32_t k = 0; k < LT_STRIPES; k++) rsan_spin_unlock(&stripes[k].lock);
+  rsan_spin_unlock(&dir_lock);
 }

@@ -12,7 +12,11 @@
  * Vector clocks and cells index threads by slot (rsan_race_index, thread.c: reused only when
  * exact, epochs continuing), so only 65,535 threads alive at once are a limit.
  * A cell conflicts with an access when their byte masks overlap, one of them writes, they
- * are not both atomic and the cell's epoch is not in the accessing thread's C. Cells are
+ * are not both atomic and the cell's epoch is not in the accessing thread's C (C11
+ * [intro.races]: two atomic accesses never race, whatever their sizes; an atomic and a plain
+ * access race on their common bytes unless ordered by happens-before). Atomic accesses are
+ * recorded like plain ones, for the plain accesses after them; their own check can only
+ * find plain cells (overflow_access skips an overflow block that has none). Cells are
  * replaced only by accesses of the same thread or by accesses they happen before, so a cell
  * always describes a real access: dropping one can only miss a race, never invent one.
  *
@@ -153,8 +157,12 @@ static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t
 /* Checks an access of the bytes `mask` of granule g (whose cells are c) against the cells and
  * records it. fa != 0: the call stack of site is remembered first when a cell is stored (the
  * plain-access hooks; rsan_race_access remembers it once for all its granules). */
-static int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at,
-                           uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark, int main_slot);
+static int overflow_access_plain(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
+                                 uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark,
+                                 int main_slot);
+static int overflow_access_atomic(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
+                                  uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark,
+                                  int main_slot);
 
 /* Records the access cur in cell k of c, which held this thread's same kind of access. The
  * site is written only when it changes, so that the sites' line stays shared between the
@@ -277,7 +285,8 @@ rescan:;
     }
   }
   if (main && RSAN_UNLIKELY(mark || slot < 0)) {
-    int r = overflow_access(t, c, g, mask, wr, at, epoch, site, fa, h, mark, slot);
+    int r = at ? overflow_access_atomic(t, c, g, mask, wr, epoch, site, fa, h, mark, slot)
+               : overflow_access_plain(t, c, g, mask, wr, epoch, site, fa, h, mark, slot);
     if (r < 0) goto rescan;
     if (r > 0) return; /* recorded in the overflow block */
   }
@@ -316,10 +325,16 @@ rescan:;
 }
 
 /* The scan of a granule's main cells, out of line for the loops over granules (inlined there,
- * it would take the registers of their fast case). */
-static RSAN_NOINLINE void scan_main(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at,
+ * it would take the registers of their fast case); one copy per kind of access, so that the
+ * atomic one is compiled with at = 1 (no conflict with an atomic cell: only plain cells need
+ * a clock for the check). */
+static RSAN_NOINLINE void scan_main(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
                                     uint64_t epoch, uint64_t site, uintptr_t fa, hit *h) {
-  scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, g, mask, wr, at, epoch, site, fa, h);
+  scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, g, mask, wr, 0, epoch, site, fa, h);
+}
+static RSAN_NOINLINE void scan_main_atomic(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
+                                           uint64_t epoch, uint64_t site, uintptr_t fa, hit *h) {
+  scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, g, mask, wr, 1, epoch, site, fa, h);
 }
 
 /* base: w_pack(epoch, this thread's slot, 0, wr, at), hoisted out of the loops over granules */
@@ -327,8 +342,9 @@ static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, r
                                                                uint64_t base, uint32_t mask, int wr, int at,
                                                                uint64_t epoch, uint64_t site, uintptr_t fa,
                                                                hit *h) {
-  if (!cells_fast(t, c, base | (uint64_t)mask << W_MASK_SHIFT, mask, wr, at, site, fa))
-    scan_main(t, c, g, mask, wr, at, epoch, site, fa, h);
+  if (cells_fast(t, c, base | (uint64_t)mask << W_MASK_SHIFT, mask, wr, at, site, fa)) return;
+  if (at) scan_main_atomic(t, c, g, mask, wr, epoch, site, fa, h);
+  else scan_main(t, c, g, mask, wr, epoch, site, fa, h);
 }
 
 /* ---- overflow blocks (see the top of this file) ---- */
@@ -336,6 +352,9 @@ static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, r
 #define OVF_SLOTS 4096 /* granules with overflow at any time, at most; beyond: eviction */
 typedef struct ovf_block {
   uintptr_t g;
+  /* 1 once a plain access may have been put in cells (since the block was last emptied):
+   * while 0, every cell is atomic, so an atomic access has nothing to check here */
+  int plain;
   rsan_cell cells[OVF_CELLS];
   uint64_t sites[OVF_CELLS];
 } ovf_block;
@@ -376,9 +395,10 @@ static int ovf_get(uintptr_t g) {
  * the granule first if needed). 1: recorded in the block; 0: the caller records it in the main
  * cells (at main_slot, or by eviction when no block can be had); -1: the main cells changed
  * meanwhile, scan them again. */
-static RSAN_NOINLINE int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
-                                         int at, uint64_t epoch, uint64_t site, uintptr_t fa, hit *h,
-                                         uint64_t mark, int main_slot) {
+static inline __attribute__((always_inline)) int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g,
+                                                                 uint32_t mask, int wr, int at,
+                                                                 uint64_t epoch, uint64_t site, uintptr_t fa,
+                                                                 hit *h, uint64_t mark, int main_slot) {
   ovf_block *b;
   if (mark) {
     b = mark_block(mark);
@@ -399,11 +419,13 @@ static RSAN_NOINLINE int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t
     }
     /* the granule is not marked: the block is new or an orphan of a reset granule */
     memset(b->cells, 0, sizeof b->cells);
+    __atomic_store_n(&b->plain, 0, __ATOMIC_RELAXED);
     for (int j = 0; j < RSAN_SHADOW_CELLS && v < 0; j++) /* move a read if there is one */
       if (!(__atomic_load_n(&c[j], __ATOMIC_RELAXED) & W_WRITE)) v = j;
     if (v < 0) v = (int)((epoch ^ (g >> 3)) % RSAN_SHADOW_CELLS);
     uint64_t vw = __atomic_load_n(&c[v], __ATOMIC_RELAXED);
     b->sites[0] = __atomic_load_n(&rsan_cell_site(c)[v], __ATOMIC_RELAXED);
+    if (!(vw & W_ATOMIC)) __atomic_store_n(&b->plain, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&b->cells[0], vw, __ATOMIC_RELEASE);
     int won = vw && __atomic_compare_exchange_n(&c[v], &vw, mark_word((uint32_t)index), 0, __ATOMIC_ACQ_REL,
                                                 __ATOMIC_RELAXED);
@@ -413,8 +435,27 @@ static RSAN_NOINLINE int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t
   }
   if (!b) return 0;
   int record = main_slot < 0;
+  /* C11: two atomic accesses never race; an atomic and a plain access to common bytes race
+   * unless one happens before the other. So the block's cells can only conflict with an
+   * atomic access if one of them is plain: when none is (plain == 0) and the atomic access is
+   * not recorded here (record == 0: the check-only scan has no other effect), there is nothing
+   * to do. A plain access marks the block before its cell can be stored (below), so skipping
+   * is what the scan would have found, or what it finds when it runs just before a concurrent
+   * plain access is recorded (the outcomes the scan itself allows). */
+  if (at && !record && !__atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)) return 0;
+  if (!at && record) __atomic_store_n(&b->plain, 1, __ATOMIC_RELEASE);
   scan_cells(t, b->cells, b->sites, OVF_CELLS, 0, record, g, mask, wr, at, epoch, site, fa, h);
   return record;
+}
+static RSAN_NOINLINE int overflow_access_plain(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
+                                               int wr, uint64_t epoch, uint64_t site, uintptr_t fa, hit *h,
+                                               uint64_t mark, int main_slot) {
+  return overflow_access(t, c, g, mask, wr, 0, epoch, site, fa, h, mark, main_slot);
+}
+static RSAN_NOINLINE int overflow_access_atomic(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
+                                                int wr, uint64_t epoch, uint64_t site, uintptr_t fa, hit *h,
+                                                uint64_t mark, int main_slot) {
+  return overflow_access(t, c, g, mask, wr, 1, epoch, site, fa, h, mark, main_slot);
 }
 
 /* rsan_race_free: the first cell of the overflow block of g that does not happen before t */

@@ -78,8 +78,41 @@ static uint64_t fnv_u(uint64_t h, uint64_t v) {
   return fnv(h, b);
 }
 /* the access: every frame of its site (file:line:column and function, the inline chain) */
+static uint64_t site_source_key_of(const rsan_site *s, uint64_t site, int all_frames);
+/* A site's key depends only on its record's frames, which stay the same as long as the
+ * registry's generation does (sites.c); a stale read in a spin loop reports again and again
+ * from the same sites: a small direct-mapped cache keyed by (site, all_frames, generation). */
+#define SITE_KEY_CACHE 64
+static rsan_spin site_key_lock;
+static struct {
+  uint64_t k; /* site * 2 + all_frames + 1 (0: empty) */
+  uint64_t gen;
+  uint64_t key;
+} site_key_cache[SITE_KEY_CACHE];
 static uint64_t site_source_key(uint64_t site, int all_frames) {
-  const rsan_site *s = rsan_site_lookup(site);
+  uint64_t gen;
+  const rsan_site *s = rsan_site_lookup_gen(site, &gen);
+  if (!s) return site_source_key_of(s, site, all_frames);
+  uint64_t k = site * 2 + (all_frames != 0) + 1, h;
+  unsigned i = (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 58);
+  /* trylock: never waits, and a child forked while another thread held it only loses the
+   * cache */
+  if (rsan_spin_trylock(&site_key_lock)) {
+    int hit = site_key_cache[i].k == k && site_key_cache[i].gen == gen;
+    h = site_key_cache[i].key;
+    rsan_spin_unlock(&site_key_lock);
+    if (hit) return h;
+  }
+  h = site_source_key_of(s, site, all_frames);
+  if (rsan_spin_trylock(&site_key_lock)) {
+    site_key_cache[i].k = k;
+    site_key_cache[i].gen = gen;
+    site_key_cache[i].key = h;
+    rsan_spin_unlock(&site_key_lock);
+  }
+  return h;
+}
+static uint64_t site_source_key_of(const rsan_site *s, uint64_t site, int all_frames) {
   uint64_t h = 0xcbf29ce484222325ull;
   if (!s || !s->nframes) return fnv_u(fnv(h, "site"), site);
   for (uint32_t i = 0; i < (all_frames ? s->nframes : 1); i++) {
@@ -354,8 +387,6 @@ void rsan_report_robustness(rsan_report_info *r) {
   rsan_object_name(obj, sizeof obj, r->addr, &obj_known);
   init_obj io;
   find_init_obj(&io, r->addr, obj_known); /* heap.c takes its own (leaf) lock */
-  char init[600];
-  describe_initial(init, sizeof init, &io, obj, r->init_value);
   /* dedup by source (issue 19): the access's site frames, the stale write's source (the
    * initial value of its object, an older write, or its site's innermost frame), the type */
   uint64_t akey = site_source_key(r->site, 1), pkey = stale_key(r, &io, obj);
@@ -366,6 +397,8 @@ void rsan_report_robustness(rsan_report_info *r) {
     rsan_spin_unlock(&rsan_report_lock);
     return;
   }
+  char init[600]; /* after the dedup: a repeated report costs no formatting */
+  describe_initial(init, sizeof init, &io, obj, r->init_value);
   rsan_frames acc;
   rsan_frames_build(&acc, r->site, r->stack, r->nstack);
   if (rsan_nsupps) {

@@ -6,7 +6,11 @@
 #include "rsan_internal.h"
 
 /* ---- clock rules (rules.c): algorithm.md §3.2, §3.3; the caller holds l's lock ---- */
+#ifdef RSAN_DEBUG
 void rsan_loc_check_invariants(const rsan_loc *l); /* algorithm.md §3.4, debug builds */
+#else
+static inline void rsan_loc_check_invariants(const rsan_loc *l) { (void)l; }
+#endif
 void rsan_sc_load(rsan_thread *t, rsan_loc *l);
 void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU); /* tU == 0: an RMW */
 void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo);

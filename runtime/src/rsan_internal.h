@@ -92,19 +92,35 @@ static inline void rsan_spin_unlock(rsan_spin *l) {
  *     C(x) = max { ts(F) : F a fact on x, epoch(F) <= V[slot(F)] }   (tsU alike)
  * so ⊔ on clocks is the pointwise max of vector clocks and := a copy: joins cost O(threads),
  * never O(locations), and retiring a location leaves nothing in any clock. */
+/* Versions: every change of a clock's content gives it a new version, unique in the process
+ * (rsan_clk_newver: per-thread blocks of a global counter); a copy takes the source's
+ * version, ⊥ is version 0. So equal versions mean equal contents, whichever clocks hold
+ * them: a location clock that is known to contain a version of a thread clock needs no join
+ * of it again (rules.c, Msc(x) and msc_in). */
 typedef struct rsan_clk {
   uint32_t n, cap; /* entries >= n are 0 */
   uint64_t *e;     /* by thread slot */
+  uint64_t ver;    /* 0: ⊥ */
 } rsan_clk;
 
+extern __thread uint64_t rsan_clk_ver_next, rsan_clk_ver_end;
+uint64_t rsan_clk_newver_slow(void);
+static inline uint64_t rsan_clk_newver(void) {
+  if (RSAN_UNLIKELY(rsan_clk_ver_next == rsan_clk_ver_end)) return rsan_clk_newver_slow();
+  return rsan_clk_ver_next++;
+}
 void rsan_clk_init(rsan_clk *c);
 void rsan_clk_release(rsan_clk *c); /* c := ⊥, memory released */
-static inline void rsan_clk_clear(rsan_clk *c) { c->n = 0; } /* c := ⊥, memory kept */
+static inline void rsan_clk_clear(rsan_clk *c) { /* c := ⊥, memory kept */
+  c->n = 0;
+  c->ver = 0;
+}
 static inline uint64_t rsan_clk_at(const rsan_clk *c, uint32_t slot) { return slot < c->n ? c->e[slot] : 0; }
 void rsan_clk_grow(rsan_clk *c, uint32_t n); /* makes n entries (rare: the slot count grew) */
 static inline void rsan_clk_set(rsan_clk *c, uint32_t slot, uint64_t epoch) {
   if (RSAN_UNLIKELY(slot >= c->n)) rsan_clk_grow(c, slot + 1);
   c->e[slot] = epoch;
+  c->ver = rsan_clk_newver();
 }
 void rsan_clk_join(rsan_clk *dst, const rsan_clk *src);   /* dst ⊔= src */
 void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src); /* dst := src */
@@ -180,31 +196,41 @@ typedef struct rsan_hist {
 } rsan_hist;
 
 /* ---- location state (location.c) ---- */
-typedef struct rsan_loc {
+/* Fields in the order an access reads them: the first two cache lines hold what every
+ * atomic operation touches (records are 64-byte aligned, location.c), the cold ones last. */
+typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_spin lock;
   uint32_t retired; /* set under lock when removed from the table */
   uintptr_t addr;
-  uint64_t id;
   uint64_t stamp, stampU;      /* algorithm.md §2 */
-  rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
-  rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
   uint64_t nfacts;   /* facts ever added; the window is [fold, nfacts), at most fcap */
   uint64_t fold;     /* facts evicted so far */
   uint32_t fcap;     /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
   uint32_t grow;     /* a query needed the evicted facts: double the window at the next fact */
-  uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
-  uint32_t evn;      /* entries of ev */
-  rsan_fact *facts;  /* ring, by nfacts % fcap: facts_inline or a larger array */
-  rsan_evicted *ev;  /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
-  rsan_fact facts_inline[RSAN_FACTS];
   uint32_t nocheck;            /* sync primitive address: checks off */
-  uint32_t hist_next;
   uint32_t init_known;         /* init_value holds the value of the timestamp-0 write */
-  uint64_t init_value;         /* memory's value when the location was first touched */
+  rsan_fact *facts;  /* ring, by nfacts % fcap: facts_inline or a larger array */
   rsan_hist *hist; /* RSAN_HIST entries, allocated at the first write */
+  uint64_t id;
+  uint64_t msc_in;   /* a clock version Msc is known to contain (rules.c; 0: ⊥) */
+  rsan_evicted *ev;  /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
+  uint32_t hist_next;
+  uint32_t evn;      /* entries of ev */
+  uint32_t msc_wsc;  /* Msc equals Wsc (after a write; Msc's own array is stale): rsan_loc_msc */
+  rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
+  rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
   rsan_vc S;       /* race detector: the sync clock S_x (algorithm.md §5) */
+  rsan_fact facts_inline[RSAN_FACTS];
+  uint32_t evdirect; /* ev is indexed by slot (a hot location, location.c) */
+  uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
+  uint64_t init_value;         /* memory's value when the location was first touched */
   struct rsan_loc *free_next;
+  struct rsan_loc *gnext;    /* the table's chain of the granule (location.c) */
+  struct rsan_loc *all_next; /* every record ever made (location.c: fork, reset) */
 } rsan_loc;
+
+/* Msc(x): Wsc's clock while they are equal (after a write, rules.c) */
+static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_wsc ? &l->Wsc : &l->Msc; }
 
 /* Returns the location of addr, locked (created on first touch). */
 rsan_loc *rsan_loc_acquire(uintptr_t addr);
@@ -300,7 +326,11 @@ rsan_thread *rsan_thread_new_root(void);
 int rsan_thread_next_tid(void); /* the tid the next new thread gets */
 void rsan_thread_set_current(rsan_thread *t);
 void rsan_thread_reset_all(void);
+#ifdef RSAN_DEBUG
 void rsan_thread_check_invariants(const rsan_thread *t);
+#else
+static inline void rsan_thread_check_invariants(const rsan_thread *t) { (void)t; } /* debug builds only */
+#endif
 /* tests: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU; l locked */
 uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, rsan_loc *l);
 uint32_t rsan_thread_slot_count(void); /* slots handed out (tests, benchmarks) */
@@ -388,6 +418,9 @@ void rsan_heap_reset_all(void);
 
 /* ---- sites (sites.c) ---- */
 const rsan_site *rsan_site_lookup(uint64_t site);
+/* rsan_site_lookup, and the registry's generation at the lookup (*gen; 0 for no site): a
+ * site id means the same record and frames as long as the generation is the same */
+const rsan_site *rsan_site_lookup_gen(uint64_t site, uint64_t *gen);
 /* name of the global containing addr; *off = addr - start. NULL when unknown. */
 const char *rsan_global_lookup(uintptr_t addr, uint64_t *off);
 void rsan_sites_reset(void);

@@ -9,14 +9,12 @@
  * W(x) ⊑ Wsc(x) ⊑ Msc(x) pointwise. (W(x)(x) = stamp(x) no longer holds of the vector clock:
  * a relaxed store's W(x) := Tr ⊔ x@t keeps only Tr, docs/design/clocks.md; every reader adds
  * its own fact on x, which covers x@t.) */
-void rsan_loc_check_invariants(const rsan_loc *l) {
 #ifdef RSAN_DEBUG
+void rsan_loc_check_invariants(const rsan_loc *l) {
   RSAN_ASSERT(rsan_clk_leq(&l->W, &l->Wsc));
-  RSAN_ASSERT(rsan_clk_leq(&l->Wsc, &l->Msc));
-#else
-  (void)l;
-#endif
+  RSAN_ASSERT(rsan_clk_leq(&l->Wsc, rsan_loc_msc(l)));
 }
+#endif
 
 /* ---- facts (docs/design/clocks.md) ----
  * Every singleton a rule of §3.2/§3.3 gives a thread clock is the access's fact
@@ -37,12 +35,30 @@ static inline void add_fact(rsan_thread *t, rsan_loc *l) {
   rsan_loc_add_fact(l, t->slot, e);
 }
 
+/* Tsc ⊔= src */
+static inline void join_sc(rsan_thread *t, const rsan_clk *src) { rsan_clk_join(&t->Tsc, src); }
+/* Ta ⊔= src, and Tc ⊔= src when acq */
+static inline void join_hb(rsan_thread *t, const rsan_clk *src, int acq) {
+  rsan_clk_join(&t->Ta, src);
+  if (acq) rsan_clk_join(&t->Tc, src);
+}
+
 /* ---- hb_SC side: algorithm.md §3.2 ---- */
 /* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)). */
 void rsan_sc_load(rsan_thread *t, rsan_loc *l) {
   add_fact(t, l);
-  rsan_clk_join(&l->Msc, &t->Tsc);
-  rsan_clk_join(&t->Tsc, &l->Wsc);
+  /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
+   * it contains a version of Tsc, joining that version again adds nothing: a re-read that
+   * changed no clock (a spin loop) costs no join */
+  if (t->Tsc.ver != l->msc_in) {
+    if (l->msc_wsc) { /* Msc(x) = Wsc(x) since the last write: materialise it */
+      rsan_clk_assign(&l->Msc, &l->Wsc);
+      l->msc_wsc = 0;
+    }
+    rsan_clk_join(&l->Msc, &t->Tsc);
+    l->msc_in = t->Tsc.ver;
+  }
+  join_sc(t, &l->Wsc);
 }
 
 /* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment):
@@ -53,17 +69,15 @@ void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
   (void)tU;
   RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
   add_fact(t, l);
-  rsan_clk_join(&t->Tsc, &l->Msc);
+  join_sc(t, rsan_loc_msc(l));
   rsan_clk_assign(&l->Wsc, &t->Tsc);
-  rsan_clk_assign(&l->Msc, &t->Tsc);
+  l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */
+  l->msc_in = t->Tsc.ver;
 }
 
 /* ---- hb side (RC20): algorithm.md §3.3 ---- */
 /* Load(mo): Ta ⊔= W(x); mo ⊒ acq: Tc ⊔= W(x), else Tc ⊔= W(x)|x (the fact). */
-void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo) {
-  rsan_clk_join(&t->Ta, &l->W);
-  if (mo_acq(mo)) rsan_clk_join(&t->Tc, &l->W);
-}
+void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo) { join_hb(t, &l->W, mo_acq(mo)); }
 
 /* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
  * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */
@@ -79,8 +93,7 @@ void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU
  * W(x) ⊔= Tr. W(x)'s own x@t is dropped as in a relaxed store. */
 void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts) {
   (void)ts;
-  rsan_clk_join(&t->Ta, &l->W);
-  if (mo_acq(mo)) rsan_clk_join(&t->Tc, &l->W);
+  join_hb(t, &l->W, mo_acq(mo));
   if (mo_rel(mo) && mo_acq(mo)) {
     RSAN_ASSERT(rsan_clk_leq(&l->W, &t->Tc));
     rsan_clk_assign(&l->W, &t->Tc);

@@ -9,6 +9,9 @@ static rsan_spin mod_lock;
 static const rsan_module **mods;
 static uint32_t nmods, capmods;
 static int warned_collision;
+/* Changes whenever the registry does (a module registered, the test reset): a site record
+ * found under one generation is what the same id means until the next (mod_lock held). */
+static uint64_t generation = 1;
 
 static void warn_collision(const rsan_module *a, const rsan_module *b) {
   if (__atomic_exchange_n(&warned_collision, 1, __ATOMIC_RELAXED)) return;
@@ -44,11 +47,15 @@ RSAN_EXPORT void __rsan_register_module(const rsan_module *m) {
     mods = rsan_realloc((void *)mods, capmods * sizeof(*mods));
   }
   mods[nmods++] = m;
+  generation++;
   rsan_spin_unlock(&mod_lock);
   if (clash) warn_collision(clash, m);
 }
 
-const rsan_site *rsan_site_lookup(uint64_t site) {
+const rsan_site *rsan_site_lookup(uint64_t site) { return rsan_site_lookup_gen(site, NULL); }
+
+const rsan_site *rsan_site_lookup_gen(uint64_t site, uint64_t *gen) {
+  if (gen) *gen = 0;
   if (!site) return NULL;
   uint64_t prefix = site & ~0xffffffffull;
   uint32_t index = (uint32_t)site;
@@ -60,6 +67,7 @@ const rsan_site *rsan_site_lookup(uint64_t site) {
       break;
     }
   }
+  if (gen) *gen = generation;
   rsan_spin_unlock(&mod_lock);
   return s;
 }
@@ -86,6 +94,7 @@ const char *rsan_global_lookup(uintptr_t addr, uint64_t *off) {
 void rsan_sites_reset(void) {
   rsan_spin_lock(&mod_lock);
   nmods = 0;
+  generation++;
   warned_collision = 0;
   rsan_spin_unlock(&mod_lock);
 }

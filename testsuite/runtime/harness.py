@@ -161,7 +161,10 @@ class Runtime:
         self.nrun = 0
 
     # -- state --
-    def reset(self, options: str = ""):
+    def reset(self, options: str = "", reuse_module: bool = False):
+        """A fresh runtime with an empty module registered. reuse_module: the same module,
+        site and frame records in memory as before, emptied (a module loaded again at the
+        same address): what a site id means must come from the registry, not the address."""
         ffi = self.ffi
         self.rsan.test_reset()
         self.nrun += 1
@@ -170,11 +173,13 @@ class Runtime:
             self.json.unlink()
         rc = self.rsan.test_set_options(f"json_path={self.json} print_reports=0 {options}".encode())
         assert rc == 0, ffi.string(self.rsan.test_last_error()).decode()
-        self._keep = []
-        self._frames = ffi.new(f"rsan_frame[{2 * MAX_SITES}]")  # up to 2 frames a site
-        self._sites = ffi.new(f"rsan_site[{MAX_SITES}]")
-        self._globals = ffi.new("rsan_global[64]")
-        self._mod = ffi.new("rsan_module *")
+        if not reuse_module:
+            self._keep = []
+            self._frames = ffi.new(f"rsan_frame[{2 * MAX_SITES}]")  # up to 2 frames a site
+            self._sites = ffi.new(f"rsan_site[{MAX_SITES}]")
+            self._globals = ffi.new("rsan_global[64]")
+            self._mod = ffi.new("rsan_module *")
+        self._mod.nsites = self._mod.nglobals = 0
         self._mod.abi_version = 1
         self._mod.id_prefix = PREFIX
         self._mod.sites = self._sites

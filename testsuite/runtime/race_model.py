@@ -171,7 +171,10 @@ def random_op(rng: random.Random) -> tuple:
         return (rng.choice(("read", "write")), rng.choice(PLAIN_VARS))
     if r < 0.55:
         return ("fence", rng.choice(("acq", "rel", "ar", "sc")))
-    x = rng.choice(ATOMIC_VARS)
+    return random_atomic_op(rng, rng.choice(ATOMIC_VARS))
+
+
+def random_atomic_op(rng: random.Random, x: str) -> tuple:
     kind = rng.choice(("ld", "ld", "st", "st", "rmw", "cas"))
     if kind == "ld":
         return ("ld", x, rng.choice(("rlx", "acq", "sc")))
@@ -224,6 +227,23 @@ def random_crowded_program(rng: random.Random) -> list[list[tuple]]:
     acquired = rng.sample(range(n), n - rng.choice((1, 1, 2)))
     threads.append([("ld", "f%d" % i, rng.choice(("acq", "acq", "sc", "rlx"))) for i in acquired]
                    + [("write", "d0")])
+    return threads
+
+
+def random_crowded_atomic_program(rng: random.Random) -> list[list[tuple]]:
+    """5 to 8 threads making atomic accesses of one location x (more accessors than a granule
+    has cells: its atomic cells overflow), each then publishing on its own flag; sometimes one
+    of them also makes a plain access of x among its atomics (a plain cell among atomic ones);
+    a last thread acquires most flags and makes a plain access of x."""
+    n = rng.randint(5, 8)
+    threads = [[random_atomic_op(rng, "x") for _ in range(rng.randint(1, 3))]
+               + [("st", "f%d" % i, 1, rng.choice(("rel", "rel", "sc", "rlx")))] for i in range(n)]
+    if rng.random() < 0.5:
+        t = rng.choice(threads)
+        t.insert(rng.randrange(len(t)), (rng.choice(("read", "write")), "x"))
+    acquired = rng.sample(range(n), n - rng.choice((0, 1, 1, 2)))
+    threads.append([("ld", "f%d" % i, rng.choice(("acq", "acq", "sc", "rlx"))) for i in acquired]
+                   + [(rng.choice(("read", "write")), "x")])
     return threads
 
 

@@ -51,6 +51,32 @@ def test_sites_with_the_same_source_give_one_report(rt):
     assert len({r["key"] for r in reports}) == 2
 
 
+def test_a_site_id_means_the_frames_it_has_now(rt):
+    """Report keys are computed from a site's frames as registered now: after a reset, the
+    same site ids (and the same site records in memory) with other frames give the new
+    frames' keys. A cache of keys by site id or record address would give the new site at
+    index 0 the old frames' key, which a new site with those frames has too: the two
+    reports would merge (test_snapshots' overflow test failed that way after other tests)."""
+    x, y = rt.var("x"), rt.var("y")
+    w, r = _threads(rt, 2)
+    old = rt.site("ld", line_of(2, 1), "reader")  # index 0
+    _stale_read_of_x(rt, r, w, x, y, old, rt.site("st", line_of(1, 0), "writer"))
+    first = [r["access"]["line"] for r in rt.reports() if r["kind"] == "robustness"]
+    assert line_of(2, 1) in first
+    rt.reset(reuse_module=True)
+    x, y, x2, y2 = (rt.var(n) for n in ("x", "y", "x2", "y2"))
+    w, r1, r2 = _threads(rt, 3)
+    new = rt.site("ld", line_of(2, 2), "reader")  # index 0 again, other frames
+    again = rt.site("ld", line_of(2, 1), "reader")  # the frames index 0 had
+    wsite = rt.site("st", line_of(1, 0), "writer")
+    _stale_read_of_x(rt, r1, w, x, y, new, wsite)
+    _stale_read_of_x(rt, r2, w, x2, y2, again, wsite)
+    reports = [r for r in rt.reports() if r["kind"] == "robustness"
+               and r["access"]["line"] in (line_of(2, 1), line_of(2, 2))]
+    assert sorted(r["access"]["line"] for r in reports) == [line_of(2, 1), line_of(2, 2)]
+    assert len({r["key"] for r in reports}) == 2
+
+
 def test_a_stale_write_out_of_the_history_is_named_by_the_oldest_candidate_kept(rt):
     """reader reads x = 1 (Tc(x) = 1); the writer writes x ten more times, then y; the reader
     reads y and x: the write at Tc(x) left the history, the oldest candidate still kept is
