@@ -118,6 +118,23 @@ def test_a_deadlock_alone_exits_3_with_each_thread_and_its_stack(run_pyrsan, tmp
     assert deadlock["reproduce"]["schedule_file"]
 
 
+def test_exploration_reverses_the_races_of_a_thread_left_blocked_at_the_exit(run_pyrsan, tmp_path):
+    """main returns holding the mutex its thread waits for: the first run ends with the thread
+    blocked, its lock never ran. Its race with main's lock must still be reversed: the thread
+    that locks first forms store buffering with main (not robust), never a proof after 1 run."""
+    proc, document = run_json(run_pyrsan, tmp_path, "--explore", PROGRAMS / "exit_holding_lock.c")
+    assert proc.returncode == 66, proc.stderr
+    assert document["verdict"] == "violations"
+    assert "robust for this input" not in proc.stderr
+
+
+def test_an_exploration_that_deadlocks_is_never_a_proof_and_exits_3(run_pyrsan, tmp_path):
+    proc, document = run_json(run_pyrsan, tmp_path, "--explore", "--keep-going", PROGRAMS / "self_deadlock.c")
+    assert proc.returncode == 3, proc.stderr
+    assert document["verdict"] == "error" and document["deadlocks"]
+    assert "robust for this input" not in proc.stderr
+
+
 def test_a_deadlock_after_a_violation_exits_66(run_pyrsan, tmp_path):
     proc, document = run_json(run_pyrsan, tmp_path, "--sched", "dfs", PROGRAMS / "deadlock_after_violation.c")
     assert proc.returncode == 66, proc.stderr
