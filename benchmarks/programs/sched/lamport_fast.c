@@ -1,6 +1,6 @@
 // Lamport's fast mutual exclusion (1987) for NTHREADS threads (ids 1..N), one critical
-// section each. Release/acquire: not robust; -DROBUST: fenced (order.h: an SC fence between
-// every two accesses of a thread to different locations, except a load followed by a store).
+// section each. Release/acquire: not robust; -DROBUST: fenced (order.h: with 3+ threads an SC
+// fence between every two accesses of a thread to different locations).
 #include <pthread.h>
 #include <stdint.h>
 #include "order.h"
@@ -13,11 +13,13 @@ atomic_int b[NTHREADS + 1], x, y, in_cs;
 static void *thread(void *arg) {
   int i = (int)(intptr_t)arg;
   for (;;) {
+    fence_n();
     store(&b[i], 1);
     fence_n();
     store(&x, i);
     fence();
     if (load(&y) != 0) {
+      fence_n();
       store(&b[i], 0);
       fence();
       while (load(&y) != 0)
@@ -27,6 +29,7 @@ static void *thread(void *arg) {
     store(&y, i);
     fence();
     if (load(&x) != i) {
+      fence_n();
       store(&b[i], 0);
       fence();
       for (int j = 1; j <= NTHREADS; j++)
@@ -40,6 +43,7 @@ static void *thread(void *arg) {
     }
     break;
   }
+  fence_n();
   atomic_fetch_add_explicit(&in_cs, 1, memory_order_relaxed); /* critical section */
   fence_n();
   store(&y, 0);

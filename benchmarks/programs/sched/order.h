@@ -1,15 +1,16 @@
 /* The detection benchmarks' accesses: release stores and acquire loads. Without -DROBUST
- * they are not robust; with -DROBUST, fence() is a seq_cst fence. Where a program places one
- * between every two accesses of a thread to different locations except a load followed by
- * a store (peterson.c, lamport_fast.c), every RC20 execution is SC, for any thread count:
- * SC fences are RMWs on one location F, so the F order is in hb, and two accesses separated
- * by fences in their threads are ordered by hb through F one way or the other; the one pair
- * left unfenced, an acquire load then a release store, is ordered after the write the load
- * read from by hb already (sw), and a relaxed RMW (the in_cs counter) is fenced on both
- * sides because reading from another RMW does not synchronise. A fence only after each store
- * (enough for 2 threads) is not: with 3 threads the waiting loop's reads of two locations
- * form IRIW- and W+RWC-shaped cycles (the witness of `pyrsan run --explore -DNTHREADS=3`).
- * With 2 threads the fences marked fence_n() are left out: --explore proves those robust. */
+ * they are not robust; with -DROBUST, fence() is a seq_cst fence. With 3 or more threads,
+ * peterson.c and lamport_fast.c place one between every two accesses of a thread to
+ * different locations (fence_n(); the relaxed in_cs counter is fenced on both sides), which
+ * makes every RC20 execution SC: SC fences are RMWs on one location F, so the F order is in
+ * hb, and two fenced accesses of different threads are ordered by hb through F one way or
+ * the other; the remaining unfenced pairs are to one location, ordered by coherence.
+ * Checked against the reference model (testsuite/reference/test_fence_rule.py: random
+ * programs with the rule are robust; leaving out the fence between a load and a later store
+ * is not enough). A fence only after each store, enough for 2 threads (--explore proves those
+ * versions, where fence_n() is empty), is not enough for 3: the waiting loops' reads of two
+ * locations form IRIW- and W+RWC-shaped cycles (the witness of `pyrsan run --explore
+ * -DNTHREADS=3` before these fences). */
 #include <stdatomic.h>
 #define store(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define load(p) atomic_load_explicit((p), memory_order_acquire)
@@ -18,8 +19,7 @@
 #else
 #define fence() ((void)0)
 #endif
-/* the fences that 3 or more threads need beyond 2 threads' (2 threads: proved robust without
- * them by --explore, which they would slow down; see above) */
+/* the fences 3 or more threads need beyond those of 2 threads (see above) */
 #if defined(NTHREADS) && NTHREADS > 2
 #define fence_n() fence()
 #else

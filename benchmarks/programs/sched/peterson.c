@@ -1,6 +1,6 @@
 // Peterson's filter lock for NTHREADS threads (2: Peterson's algorithm), one critical section
-// each. Release/acquire: not robust; -DROBUST: fenced (order.h: an SC fence between every two
-// accesses of a thread to different locations, except a load followed by a store).
+// each. Release/acquire: not robust; -DROBUST: fenced (order.h: with 3+ threads an SC fence
+// between every two accesses of a thread to different locations).
 #include <pthread.h>
 #include <stdint.h>
 #include "order.h"
@@ -20,6 +20,7 @@ static int others_at_or_above(int me, int l) {
 static void *thread(void *arg) {
   int me = (int)(intptr_t)arg;
   for (int l = 1; l < NTHREADS; l++) {
+    fence_n();
     store(&level[me], l);
     fence();
     store(&victim[l], me);
@@ -27,6 +28,7 @@ static void *thread(void *arg) {
     while (others_at_or_above(me, l) && (fence_n(), load(&victim[l])) == me)
       ;
   }
+  fence_n();
   atomic_fetch_add_explicit(&in_cs, 1, memory_order_relaxed); /* critical section */
   fence_n();
   store(&level[me], 0);
