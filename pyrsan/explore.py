@@ -214,10 +214,11 @@ class _Search:
                                   step.tid)
                     node.children[step.tid] = child
                 path.append(child)
-        self.add_race_backtracks(steps, decisions, path, max(start, 0), cut)
+        self.add_race_backtracks(steps, decisions, path, max(start, 0), cut,
+                                 trace.blocked if cut == len(steps) else {})
 
     def add_race_backtracks(self, steps: tuple[Step, ...], decisions: tuple[int, ...],
-                            path: list[_Node], first: int, cut: int) -> None:
+                            path: list[_Node], first: int, cut: int, blocked: Mapping[int, Op] = {}) -> None:
         """Backtracking from the trace (FG'05, with the race reversal of source-DPOR, Abdulla
         et al. POPL'14, which stays complete with sleep sets): for every operation j at or
         after ``first`` and every earlier operation i of another thread that is dependent
@@ -226,7 +227,13 @@ class _Search:
         the state before i: unless one of its initials (threads whose first operation in v
         nothing in v happens before) is already in that state's backtrack or sleep set, add
         one (j's thread when it is one). Races between two operations before ``first`` were
-        handled by an earlier run, which shares them."""
+        handled by an earlier run, which shares them.
+
+        ``blocked``: the pending operations of the threads the run ended with blocked (a
+        deadlock, or a process exit while they wait). They never ran, but each races with the
+        earlier operations it depends on exactly as if it ran last: in a run that deadlocks,
+        a thread's blocked acquisition is the only trace of the order that would have let it
+        through (without it, a class that starts with that thread is never run)."""
         clocks: list[dict[int, int]] = []       # vector clock of each operation
         position: list[int] = []                # 1-based index of each operation in its thread
         thread_last: dict[int, int] = {}        # tid -> index of its latest operation
@@ -295,6 +302,24 @@ class _Search:
                     reads_since[op.addr] = []
                 else:
                     reads_since.setdefault(op.addr, []).append(j)
+        for tid, op in sorted(blocked.items()):
+            # a virtual last operation of its thread, seen by nothing after it
+            previous = thread_last.get(tid)
+            base = clocks[previous] if previous is not None else clocks[spawned_by[tid]] if tid in spawned_by else {}
+            count = position[previous] + 1 if previous is not None else 1
+            candidates = self._dependent_earlier(tid, op, last_write, writes, reads_since, last_sc_fence,
+                                                 clean_since, thread_ops, steps)
+            races = [i for i in candidates if not _happens_before(i, steps[i].tid, position, base)]
+            if not races:
+                continue
+            clock = dict(base)
+            for i in candidates:
+                for t, c in clocks[i].items():
+                    clock[t] = max(clock.get(t, 0), c)
+            clock[tid] = count
+            virtual = steps[:cut] + (Step(tid, {tid: op}),)
+            for i in races:
+                self._reverse_race(i, cut, virtual, decisions, path, clocks + [clock], position + [count])
 
     def _reverse_race(self, i: int, j: int, steps: tuple[Step, ...], decisions: tuple[int, ...],
                       path: list[_Node], clocks: list[dict[int, int]], position: list[int]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -51,6 +51,7 @@ class Trace:
     sched: str | None = None
     seed: int | None = None
     reason: str | None = None       # end "handover": "steps" (handover_steps) or "stall" (stall_ms)
+    blocked: Mapping[int, Op] = field(default_factory=dict)   # threads the run ended with blocked: their pending op
 
     @property
     def decisions(self) -> tuple[int, ...]:
@@ -99,16 +100,23 @@ def parse_trace(lines: Iterable[str]) -> Trace:
         sched=header.get("sched"),
         seed=int(seed) if isinstance(seed, (int, str)) and str(seed).isdigit() else None,
         reason=str(end["reason"]) if end and end.get("reason") is not None else None,
+        blocked=_parse_ops(end.get("blocked", []) if end else [], "end"),
     )
+
+
+def _parse_ops(rows: object, where: str) -> dict[int, Op]:
+    """``[[tid, "kind", "addr", w], ...]``: each thread's pending operation."""
+    try:
+        return {int(tid): Op(str(kind), str(addr), bool(writes)) for tid, kind, addr, writes in rows}  # type: ignore[union-attr]
+    except (TypeError, ValueError) as exc:
+        raise TraceFormatError(f"{where}: malformed operation list ({exc})") from None
 
 
 def _parse_step(obj: dict, number: int, expected_index: int) -> Step:
     try:
         if obj["step"] != expected_index:
             raise TraceFormatError(f"line {number}: step {obj['step']}, expected {expected_index}")
-        enabled = {}
-        for tid, kind, addr, writes in obj["enabled"]:
-            enabled[int(tid)] = Op(str(kind), str(addr), bool(writes))
+        enabled = _parse_ops(obj["enabled"], f"line {number}")
         tid = int(obj["tid"])
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, TraceFormatError):

@@ -17,7 +17,13 @@ static const char *fence_why(const rsan_report_info *r) {
                        "so the stale value can no longer be read";
 }
 
-static const char *order_why(void) {
+static int missing_fences(const rsan_report_info *r);
+
+static const char *order_why(const rsan_report_info *r) {
+  if (r->have_before && !missing_fences(r))
+    return "the SC fences a fence repair would add are already in the code (between the thread's earlier "
+           "access and this one, and after the write SC requires), so the cycle goes through other accesses; "
+           "stronger orders are the next candidate (pyrsan fix checks them)";
   return "the thread has no earlier atomic access to another location to separate this one from with a "
          "fence, so only stronger orders can make it see the write SC requires (verify with sc_accesses=ra)";
 }
@@ -38,6 +44,65 @@ static const char *benign_why(const rsan_report_info *r) {
          "from the value the failure read";
 }
 
+/* ---- SC fences already in the code ----
+ * A suggestion must never name a fence that is there: with it the program still reported, so
+ * the cycle goes through other accesses and the same fence again fixes nothing. The passes
+ * number a module's sites in instruction order, so the sites between two sites of one
+ * function (its outermost frame: the function the code was inlined into) are the atomic
+ * operations between them in that function's code; a seq_cst access under
+ * sc_accesses=fenced counts as an SC fence on each side of it (F_sc; access; F_sc). */
+static const rsan_frame *outer_frame(const rsan_site *s) {
+  return s && s->nframes ? &s->frames[s->nframes - 1] : NULL;
+}
+
+static int same_function(const rsan_site *a, const rsan_site *b) {
+  const rsan_frame *fa = outer_frame(a), *fb = outer_frame(b);
+  return fa && fb && fa->function && fb->function && fa->file && fb->file && !strcmp(fa->function, fb->function) &&
+         !strcmp(fa->file, fb->file);
+}
+
+static int is_atomic_kind(uint32_t kind) { return kind <= RSAN_SITE_FENCE; }
+
+static int fenced_sc(const rsan_site *s) {
+  return s && s->kind != RSAN_SITE_FENCE && is_atomic_kind(s->kind) && rsan_flag.sc_accesses == RSAN_SC_FENCED &&
+         (s->order == RSAN_SEQ_CST || (s->kind == RSAN_SITE_CAS && s->order_fail == RSAN_SEQ_CST));
+}
+
+static int is_sc_fence(const rsan_site *s) { return s && s->kind == RSAN_SITE_FENCE && s->order == RSAN_SEQ_CST; }
+
+/* an SC fence in the code between sites a and b (a before b in one function) */
+static int rsan_repair_fence_between(uint64_t a, uint64_t b) {
+  const rsan_site *sa = rsan_site_lookup(a), *sb = rsan_site_lookup(b);
+  if (!sa || !sb) return 0;
+  if (fenced_sc(sa) || fenced_sc(sb)) return 1;
+  if ((a >> 32) != (b >> 32) || (uint32_t)a >= (uint32_t)b || !same_function(sa, sb)) return 0;
+  for (uint64_t k = a + 1; k < b; k++) {
+    const rsan_site *s = rsan_site_lookup(k);
+    if (s && same_function(s, sa) && (is_sc_fence(s) || fenced_sc(s))) return 1;
+  }
+  return 0;
+}
+
+/* an SC fence in the code right after site w: the next atomic operation of its function */
+static int rsan_repair_fence_after(uint64_t w) {
+  const rsan_site *sw = rsan_site_lookup(w);
+  if (!sw) return 0;
+  if (fenced_sc(sw)) return 1;
+  for (uint64_t k = w + 1;; k++) {
+    const rsan_site *s = rsan_site_lookup(k);
+    if (!s || !same_function(s, sw)) return 0;
+    if (is_atomic_kind(s->kind)) return is_sc_fence(s) || fenced_sc(s);
+  }
+}
+
+/* which of the two fences of the fence suggestion are missing: 1 between the earlier access
+ * and this one, 2 in the writer's thread after the write SC requires */
+static int missing_fences(const rsan_report_info *r) {
+  int m = rsan_repair_fence_between(r->before.site, r->site) ? 0 : 1;
+  if (r->forced_state == 1 && r->forced.tid != r->tid && !rsan_repair_fence_after(r->forced.site)) m |= 2;
+  return m;
+}
+
 /* The cheapest repair first (issue 19): how the suggestion is chosen. */
 int rsan_repair_kind(const rsan_report_info *r) {
   if (rsan_report_benign(r)) return RSAN_FIX_NONE;
@@ -56,8 +121,9 @@ int rsan_repair_kind(const rsan_report_info *r) {
     char there[300], here[300];
     rsan_site_short_col(there, sizeof there, r->before.site, 0);
     rsan_site_short_col(here, sizeof here, r->site, 0);
-    /* a fence between two points of one statement is no repair a maintainer can write */
-    if (strcmp(there, here)) return RSAN_FIX_FENCES;
+    /* a fence between two points of one statement is no repair a maintainer can write; nor
+     * are fences that are all there already */
+    if (strcmp(there, here) && missing_fences(r)) return RSAN_FIX_FENCES;
   }
   return RSAN_FIX_ORDERS;
 }
@@ -108,29 +174,34 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
   }
   if (kind == RSAN_FIX_FENCES) {
     char there[300], bobj[300];
-    int known, nf = 1;
+    int known, nf = 0, missing = missing_fences(r);
     rsan_site_short(there, sizeof there, r->before.site);
     if (!strcmp(there, here)) { /* same line: tell them apart by column */
       rsan_site_short_col(there, sizeof there, r->before.site, 1);
       rsan_site_short_col(here, sizeof here, r->site, 1);
     }
     rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
-    rsan_buf_printf(b,
-                    "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "
-                    "%s (%s %s %s)",
-                    r->tid, there, rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op),
-                    bobj, here, op, rsan_op_prep(r->op), obj);
+    if (missing & 1) {
+      rsan_buf_printf(b,
+                      "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "
+                      "%s (%s %s %s)",
+                      r->tid, there, rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op),
+                      bobj, here, op, rsan_op_prep(r->op), obj);
+      nf = 1;
+    }
     /* A fence on one side alone does not close an SB- or MP-shaped cycle: the writer's
      * thread needs one too, right after the write SC forces this access to see. */
-    if (r->forced_state == 1 && r->forced.tid != r->tid) {
+    if (missing & 2) {
       char fsite[300];
       rsan_site_short(fsite, sizeof fsite, r->forced.site);
-      rsan_buf_printf(b, ", and one in thread %d right after %s (the %s %s %s that SC requires it to see)",
-                      r->forced.tid, fsite, rsan_op_name(r->forced.op, r->forced.rmw_op),
-                      rsan_op_prep(r->forced.op), obj);
-      nf = 2;
+      rsan_buf_printf(b, "%s in thread %d right after %s (the %s %s %s that SC requires it to see)",
+                      nf ? ", and one" : "insert atomic_thread_fence(memory_order_seq_cst)", r->forced.tid, fsite,
+                      rsan_op_name(r->forced.op, r->forced.rmw_op), rsan_op_prep(r->forced.op), obj);
+      nf++;
     }
-    rsan_buf_printf(b, " (cost: %d seq_cst fence%s): %s", nf, nf > 1 ? "s" : "", fence_why(r));
+    rsan_buf_printf(b, " (cost: %d seq_cst fence%s)", nf, nf > 1 ? "s" : "");
+    if (!(missing & 1)) rsan_buf_printf(b, "; the fence between %s and %s is already there", there, here);
+    rsan_buf_printf(b, ": %s", fence_why(r));
     return;
   }
   int no = 1;
@@ -142,7 +213,7 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
                     rsan_order_name(r->prev.order));
     no = 2;
   }
-  rsan_buf_printf(b, " to memory_order_seq_cst (cost: %d order%s): %s", no, no > 1 ? "s" : "", order_why());
+  rsan_buf_printf(b, " to memory_order_seq_cst (cost: %d order%s): %s", no, no > 1 ? "s" : "", order_why(r));
 }
 
 /* {"site": ..., "operation": ..., "order": ..., "file": ..., "line": ..., "column": ..., "function": ...}
@@ -194,7 +265,15 @@ void rsan_repair_json(rsan_buf *b, const rsan_report_info *r, int kind) {
     return;
   }
   if (kind == RSAN_FIX_FENCES) {
-    int two = r->forced_state == 1 && r->forced.tid != r->tid;
+    int missing = missing_fences(r), two = (missing & 2) != 0;
+    if (!(missing & 1)) { /* the writer's fence alone */
+      rsan_buf_printf(b, "{\"kind\": \"fence\", \"thread\": %d, \"after\": ", r->forced.tid);
+      json_repair_site(b, r->forced.site, r->forced.op, r->forced.rmw_op, r->forced.order);
+      rsan_buf_puts(b, ", \"cost\": {\"fences\": 1, \"orders\": 0}, \"why\": ");
+      rsan_buf_json_str(b, fence_why(r));
+      rsan_buf_puts(b, "}");
+      return;
+    }
     rsan_buf_printf(b, "{\"kind\": \"fence\", \"thread\": %d, \"after\": ", r->tid);
     json_repair_site(b, r->before.site, r->before.op, r->before.rmw_op, -1);
     rsan_buf_puts(b, ", \"before\": ");
@@ -217,6 +296,6 @@ void rsan_repair_json(rsan_buf *b, const rsan_report_info *r, int kind) {
     json_repair_site(b, r->prev.site, r->prev.op, r->prev.rmw_op, r->prev.order);
   }
   rsan_buf_printf(b, "], \"cost\": {\"fences\": 0, \"orders\": %d}, \"why\": ", two ? 2 : 1);
-  rsan_buf_json_str(b, order_why());
+  rsan_buf_json_str(b, order_why(r));
   rsan_buf_puts(b, "}");
 }

@@ -70,14 +70,31 @@ void rsan_sched_trace_step(uint64_t i, int tid, const int *cand, int n) {
   trace_line(listed ? "]}\n" : "}\n", listed ? 3 : 2);
 }
 
+/* The pending operations of the threads the run ended with blocked (a lock held, a join, a wait
+ * for a write...): the explorer must reverse their races too, although they never ran (a run
+ * that deadlocks has its blocked acquisitions only here). */
+static void trace_blocked(void) {
+  int listed = 0;
+  for (int t = 0; t < rsan_sched.nthreads_max; t++) {
+    const sched_thread *s = rsan_sched.threads[t];
+    if (!s || s->state != ST_LIVE || rsan_sched_level_of(s) != LEVEL_NONE) continue;
+    trace_line(listed ? "" : ", \"blocked\": [", listed ? 0 : 14);
+    trace_op(s, !listed);
+    listed = 1;
+  }
+  if (listed) trace_line("]", 1);
+}
+
 void rsan_sched_trace_end(const char *how, const char *why) {
   if (trace_fd < 0) return;
   char line[200], div[32] = "null";
   if (rsan_sched.diverged >= 0) snprintf(div, sizeof div, "%lld", (long long)rsan_sched.diverged);
-  int k = snprintf(line, sizeof line, "{\"end\": \"%s\", \"steps\": %llu, \"diverged\": %s%s%s%s}\n", how,
+  int k = snprintf(line, sizeof line, "{\"end\": \"%s\", \"steps\": %llu, \"diverged\": %s%s%s%s", how,
                    (unsigned long long)rsan_sched.step, div, why ? ", \"reason\": \"" : "", why ? why : "",
                    why ? "\"" : "");
   trace_line(line, (size_t)k);
+  trace_blocked();
+  trace_line("}\n", 2);
   close(trace_fd);
   trace_fd = -1;
 }

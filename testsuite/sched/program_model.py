@@ -48,9 +48,16 @@ class _State:
         return Op(kind, addr, writes)
 
     def enabled(self) -> dict[int, Op]:
+        return {} if self.ended else self.runnable()
+
+    def blocked(self) -> dict[int, Op]:
+        """The threads that wait (a lock held, a join) with their pending operation, as the
+        runtime's trace end line lists them."""
+        runnable = self.runnable()
+        return {t: op for t in sorted(self.started) if (op := self.pending(t)) is not None and t not in runnable}
+
+    def runnable(self) -> dict[int, Op]:
         result = {}
-        if self.ended:
-            return result
         for tid in range(len(self.program)):
             op = self.pending(tid)
             if op is None or tid not in self.started or (op.kind == "lock" and op.addr in self.holder):
@@ -103,7 +110,8 @@ def simulate(program: Program, prefix: tuple[int, ...] = (), sleep: dict | None 
             asleep = {t: o for t, o in asleep.items() if not dependent(t, o, tid, enabled[tid])}
         state.execute(tid)
         last = tid
-    return Trace(tuple(steps), "exit" if state.finished() else "deadlock", diverged, "dfs", 0)
+    return Trace(tuple(steps), "exit" if state.finished() else "deadlock", diverged, "dfs", 0,
+                 blocked=state.blocked())
 
 
 def trace_class(trace: Trace) -> frozenset:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -118,6 +119,23 @@ def test_a_deadlock_alone_exits_3_with_each_thread_and_its_stack(run_pyrsan, tmp
     assert deadlock["reproduce"]["schedule_file"]
 
 
+def test_exploration_reverses_the_races_of_a_thread_left_blocked_at_the_exit(run_pyrsan, tmp_path):
+    """main returns holding the mutex its thread waits for: the first run ends with the thread
+    blocked, its lock never ran. Its race with main's lock must still be reversed: the thread
+    that locks first forms store buffering with main (not robust), never a proof after 1 run."""
+    proc, document = run_json(run_pyrsan, tmp_path, "--explore", PROGRAMS / "exit_holding_lock.c")
+    assert proc.returncode == 66, proc.stderr
+    assert document["verdict"] == "violations"
+    assert "robust for this input" not in proc.stderr
+
+
+def test_an_exploration_that_deadlocks_is_never_a_proof_and_exits_3(run_pyrsan, tmp_path):
+    proc, document = run_json(run_pyrsan, tmp_path, "--explore", "--keep-going", PROGRAMS / "self_deadlock.c")
+    assert proc.returncode == 3, proc.stderr
+    assert document["verdict"] == "error" and document["deadlocks"]
+    assert "robust for this input" not in proc.stderr
+
+
 def test_a_deadlock_after_a_violation_exits_66(run_pyrsan, tmp_path):
     proc, document = run_json(run_pyrsan, tmp_path, "--sched", "dfs", PROGRAMS / "deadlock_after_violation.c")
     assert proc.returncode == 66, proc.stderr
@@ -173,3 +191,26 @@ def test_bad_schedule_options_are_one_line_and_exit_2(run_pyrsan, tmp_path, args
     proc = run_pyrsan("run", *args, PROGRAMS / "same_stores.c", cwd=tmp_path)
     assert proc.returncode == 2
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def _line_of(path: Path, marker: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if marker in line)
+
+
+@pytest.mark.parametrize("defines", [(), ("-DEXIT_FENCE",)])
+def test_a_suggested_repair_never_names_a_fence_that_is_already_there(run_pyrsan, tmp_path, defines):
+    """The 3-thread filter lock has an SC fence right after its victim store (and, with
+    EXIT_FENCE, right after its exit store) and still reports: naming those fences again would
+    send the maintainer round in circles."""
+    program = PROGRAMS / "filter_lock_fenced.c"
+    proc, document = run_json(run_pyrsan, tmp_path, "--explore", *defines, program)
+    assert proc.returncode == 66, proc.stderr
+    name = program.name
+    victim, exit_store = _line_of(program, "VICTIM STORE"), _line_of(program, "EXIT STORE")
+    for report in document["reports"]:
+        text = report["suggestion"] if "suggestion" in report else proc.stderr
+        assert not re.search(rf"in thread \d+ between {name}:{victim} ", text), text
+        if defines:
+            assert f"right after {name}:{exit_store} " not in text, text
+            assert (report.get("repair") or {}).get("after", {}).get("line") != exit_store
+    assert "Suggestion:" in proc.stderr

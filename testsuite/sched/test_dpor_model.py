@@ -170,3 +170,55 @@ def test_process_exit_is_interleaved_with_the_threads_still_running():
     expected, _ = all_classes(program)
     classes, result = dpor_classes(program)
     assert result.complete and classes == expected and len(expected) == 4
+
+
+def test_a_run_that_deadlocks_reverses_the_races_of_its_blocked_acquisitions():
+    """Two threads take two mutexes in opposite orders, the second one with more between its
+    locks. The first run (thread 0 first) sees thread 1's acquisitions after thread 0's
+    unlocks; reversing its first lock gives a run that deadlocks, where thread 1's lock of n
+    never runs. Only that blocked lock races with thread 0's lock of n at the start, which
+    gives the class where thread 1 runs first: without it, that class is never run."""
+    t0 = (("lock", "n", True), ("lock", "m", True), ("fence_sc", "0x0", False), ("unlock", "n", True),
+          ("unlock", "m", True))
+    t1 = (("lock", "m", True), ("lock", "n", True), ("unlock", "n", True), load("y"), ("unlock", "m", True))
+    for sleep_aware in (False, True):
+        expected, _ = all_classes((t0, t1))
+        classes, result = dpor_classes((t0, t1), sleep_aware=sleep_aware)
+        assert result.complete and classes == expected and len(expected) == 3
+
+
+def test_a_thread_blocked_at_the_process_exit_still_gets_its_turn_first():
+    """main locks the mutex its thread waits for and ends the process: the runs where the
+    thread locks first (before main's lock, or before main's exit) are classes of their own."""
+    program = with_main_exiting(((("lock", "m", True), store("x"), ("unlock", "m", True)),),
+                                (("lock", "m", True),))
+    expected, _ = all_classes(program)
+    classes, result = dpor_classes(program, sleep_aware=True)
+    assert result.complete and classes == expected and len(expected) > 1
+
+
+@st.composite
+def nested_lock_programs(draw):
+    """2-3 threads whose operations sit inside up to two nested critical sections, in any
+    order of the mutexes (so runs may deadlock), or main ending the process while they wait."""
+    threads = []
+    for _ in range(draw(st.integers(2, 3))):
+        ops = draw(st.lists(OPS, min_size=1, max_size=2))
+        for mutex in draw(st.permutations(["m", "n"]))[:draw(st.integers(0, 2))]:
+            start = draw(st.integers(0, len(ops)))
+            end = draw(st.integers(start, len(ops)))
+            ops = ops[:start] + [("lock", mutex, True)] + ops[start:end] + [("unlock", mutex, True)] + ops[end:]
+        threads.append(tuple(ops))
+    shape = draw(st.sampled_from(["plain", "main_exits"]))
+    if shape == "main_exits":
+        return with_main_exiting(tuple(threads[:2]), (("lock", draw(st.sampled_from(["m", "n"])), True),))
+    return tuple(threads)
+
+
+@settings(max_examples=80, deadline=None, database=None)
+@given(nested_lock_programs(), st.booleans())
+def test_dpor_runs_every_class_of_programs_that_may_deadlock(program, sleep_aware):
+    assume(sum(map(len, program)) <= 12)
+    expected, _ = all_classes(program)
+    classes, result = dpor_classes(program, sleep_aware=sleep_aware)
+    assert result.complete and classes == expected

@@ -40,6 +40,15 @@ def test_a_trace_gives_decisions_enabled_operations_and_end():
     assert (trace.end, trace.diverged, trace.sched, trace.seed) == ("exit", None, "pct", 7)
 
 
+def test_a_trace_end_lists_the_threads_left_blocked():
+    lines = TRACE.splitlines()[:-1] + ['{"end": "deadlock", "steps": 2, "diverged": null, '
+                                       '"blocked": [[1, "lock", "0x6000", 1], [0, "join", "0x1", 0]]}']
+    trace = parse_trace(lines)
+    assert trace.end == "deadlock"
+    assert trace.blocked == {1: Op("lock", "0x6000", True), 0: Op("join", "0x1", False)}
+    assert parse_trace(TRACE.splitlines()).blocked == {}
+
+
 def test_a_killed_run_keeps_its_steps_and_has_no_end():
     lines = TRACE.splitlines()[:3] + ['{"step": 2, "tid": 1, "enab']
     trace = parse_trace(lines)

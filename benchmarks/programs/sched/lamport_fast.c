@@ -1,5 +1,6 @@
 // Lamport's fast mutual exclusion (1987) for NTHREADS threads (ids 1..N), one critical
-// section each. Release/acquire: not robust; -DROBUST: fenced.
+// section each. Release/acquire: not robust; -DROBUST: fenced (order.h: with 3+ threads an SC
+// fence between every two accesses of a thread to different locations).
 #include <pthread.h>
 #include <stdint.h>
 #include "order.h"
@@ -12,10 +13,13 @@ atomic_int b[NTHREADS + 1], x, y, in_cs;
 static void *thread(void *arg) {
   int i = (int)(intptr_t)arg;
   for (;;) {
+    fence_n();
     store(&b[i], 1);
+    fence_n();
     store(&x, i);
     fence();
     if (load(&y) != 0) {
+      fence_n();
       store(&b[i], 0);
       fence();
       while (load(&y) != 0)
@@ -25,12 +29,13 @@ static void *thread(void *arg) {
     store(&y, i);
     fence();
     if (load(&x) != i) {
+      fence_n();
       store(&b[i], 0);
       fence();
       for (int j = 1; j <= NTHREADS; j++)
-        while (load(&b[j]) != 0)
+        while ((fence_n(), load(&b[j])) != 0)
           ;
-      if (load(&y) != i) {
+      if ((fence_n(), load(&y)) != i) {
         while (load(&y) != 0)
           ;
         continue;
@@ -38,8 +43,11 @@ static void *thread(void *arg) {
     }
     break;
   }
+  fence_n();
   atomic_fetch_add_explicit(&in_cs, 1, memory_order_relaxed); /* critical section */
+  fence_n();
   store(&y, 0);
+  fence_n();
   store(&b[i], 0);
   return NULL;
 }

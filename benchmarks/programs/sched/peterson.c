@@ -1,5 +1,6 @@
 // Peterson's filter lock for NTHREADS threads (2: Peterson's algorithm), one critical section
-// each. Release/acquire: not robust; -DROBUST: fenced.
+// each. Release/acquire: not robust; -DROBUST: fenced (order.h: with 3+ threads an SC fence
+// between every two accesses of a thread to different locations).
 #include <pthread.h>
 #include <stdint.h>
 #include "order.h"
@@ -11,7 +12,7 @@ atomic_int level[NTHREADS], victim[NTHREADS], in_cs;
 
 static int others_at_or_above(int me, int l) {
   for (int k = 0; k < NTHREADS; k++)
-    if (k != me && load(&level[k]) >= l)
+    if (k != me && (fence_n(), load(&level[k])) >= l)
       return 1;
   return 0;
 }
@@ -19,14 +20,17 @@ static int others_at_or_above(int me, int l) {
 static void *thread(void *arg) {
   int me = (int)(intptr_t)arg;
   for (int l = 1; l < NTHREADS; l++) {
+    fence_n();
     store(&level[me], l);
     fence();
     store(&victim[l], me);
     fence();
-    while (others_at_or_above(me, l) && load(&victim[l]) == me)
+    while (others_at_or_above(me, l) && (fence_n(), load(&victim[l])) == me)
       ;
   }
+  fence_n();
   atomic_fetch_add_explicit(&in_cs, 1, memory_order_relaxed); /* critical section */
+  fence_n();
   store(&level[me], 0);
   return NULL;
 }
