@@ -13,7 +13,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from .errors import UsageError
 
@@ -104,10 +104,10 @@ def parse_trace(lines: Iterable[str]) -> Trace:
     )
 
 
-def _parse_ops(rows: object, where: str) -> dict[int, Op]:
+def _parse_ops(rows: Any, where: str) -> dict[int, Op]:
     """``[[tid, "kind", "addr", w], ...]``: each thread's pending operation."""
     try:
-        return {int(tid): Op(str(kind), str(addr), bool(writes)) for tid, kind, addr, writes in rows}  # type: ignore[union-attr]
+        return {int(tid): Op(str(kind), str(addr), bool(writes)) for tid, kind, addr, writes in rows}
     except (TypeError, ValueError) as exc:
         raise TraceFormatError(f"{where}: malformed operation list ({exc})") from None
 
