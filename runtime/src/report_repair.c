@@ -57,18 +57,21 @@ static const rsan_frame *outer_frame(const rsan_site *s) {
 
 static int same_function(const rsan_site *a, const rsan_site *b) {
   const rsan_frame *fa = outer_frame(a), *fb = outer_frame(b);
-  return fa && fb && fa->function && fb->function && fa->file && fb->file && !strcmp(fa->function, fb->function) &&
-         !strcmp(fa->file, fb->file);
+  return fa && fb && fa->function && fb->function && fa->file && fb->file &&
+         !strcmp(fa->function, fb->function) && !strcmp(fa->file, fb->file);
 }
 
 static int is_atomic_kind(uint32_t kind) { return kind <= RSAN_SITE_FENCE; }
 
 static int fenced_sc(const rsan_site *s) {
-  return s && s->kind != RSAN_SITE_FENCE && is_atomic_kind(s->kind) && rsan_flag.sc_accesses == RSAN_SC_FENCED &&
+  return s && s->kind != RSAN_SITE_FENCE && is_atomic_kind(s->kind) &&
+         rsan_flag.sc_accesses == RSAN_SC_FENCED &&
          (s->order == RSAN_SEQ_CST || (s->kind == RSAN_SITE_CAS && s->order_fail == RSAN_SEQ_CST));
 }
 
-static int is_sc_fence(const rsan_site *s) { return s && s->kind == RSAN_SITE_FENCE && s->order == RSAN_SEQ_CST; }
+static int is_sc_fence(const rsan_site *s) {
+  return s && s->kind == RSAN_SITE_FENCE && s->order == RSAN_SEQ_CST;
+}
 
 /* an SC fence in the code between sites a and b (a before b in one function) */
 static int rsan_repair_fence_between(uint64_t a, uint64_t b) {
@@ -182,11 +185,12 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
     }
     rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
     if (missing & 1) {
-      rsan_buf_printf(b,
-                      "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "
-                      "%s (%s %s %s)",
-                      r->tid, there, rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op),
-                      bobj, here, op, rsan_op_prep(r->op), obj);
+      rsan_buf_printf(
+          b,
+          "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "
+          "%s (%s %s %s)",
+          r->tid, there, rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op), bobj, here,
+          op, rsan_op_prep(r->op), obj);
       nf = 1;
     }
     /* A fence on one side alone does not close an SB- or MP-shaped cycle: the writer's
@@ -195,8 +199,8 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
       char fsite[300];
       rsan_site_short(fsite, sizeof fsite, r->forced.site);
       rsan_buf_printf(b, "%s in thread %d right after %s (the %s %s %s that SC requires it to see)",
-                      nf ? ", and one" : "insert atomic_thread_fence(memory_order_seq_cst)", r->forced.tid, fsite,
-                      rsan_op_name(r->forced.op, r->forced.rmw_op), rsan_op_prep(r->forced.op), obj);
+                      nf ? ", and one" : "insert atomic_thread_fence(memory_order_seq_cst)", r->forced.tid,
+                      fsite, rsan_op_name(r->forced.op, r->forced.rmw_op), rsan_op_prep(r->forced.op), obj);
       nf++;
     }
     rsan_buf_printf(b, " (cost: %d seq_cst fence%s)", nf, nf > 1 ? "s" : "");
