@@ -111,6 +111,17 @@ def test_crowded_granules(rt):
     assert 0 < racy < runs
 
 
+def test_an_atomic_access_does_not_replace_a_plain_cell(rt):
+    """Thread 1's atomic store of x is ordered after thread 0's plain write of x, but an atomic
+    access does not cover a plain one: thread 2's unsynchronised atomic load races with the
+    plain write (not with the atomic store), so the plain write's cell must stay."""
+    for second in (("st", "x", 1, "rlx"), ("rmw", "x", "add", 1, "rlx")):
+        threads = [[("write", "x"), ("st", "f", 1, "rel")], [("ld", "f", "acq"), second], [("ld", "x", "rlx")]]
+        schedule = (0, 0, 1, 1, 2)
+        assert racy_locations(threads, schedule) == {"x"}
+        assert run_detector(rt, threads, schedule, "") == {"x"}
+
+
 def test_crowded_atomic_granules(rt):
     """5-8 threads' atomic accesses of one location (its cells overflow; atomic accesses never
     race with each other) with plain accesses of it among and after them: the race detector's
