@@ -315,6 +315,10 @@ def _with_reproduction(result: RunResult, trace: Trace | None, options: RunOptio
     schedule = options.schedule
     seeded = schedule.sched in SEEDED_SCHEDS and not (explored or schedule.replay)
     seed = schedule.seed_of_run(index) if seeded else None
+    if seeded and trace is not None and trace.seed is not None:
+        # the seed the runtime names: it folds options such as pct_steps into the seed's top
+        # byte (docs/scheduling.md), so that `--seed` alone reproduces the run
+        seed = trace.seed
     schedule_file = os.path.abspath(schedule.replay) if schedule.replay else None
     if trace is not None and trace.steps and not schedule.replay:
         label = f"explore-{index}" if explored else (

@@ -202,6 +202,22 @@ def test_the_seed_a_run_names_reproduces_it_without_pct_steps(built, pyrsan_env,
     assert len(a.steps) > 20 and [s.tid for s in a.steps] == [s.tid for s in b.steps]
 
 
+def test_every_sampled_run_names_a_seed_that_repeats_its_schedule(run_pyrsan, tmp_path):
+    """Runs after the first get pct_steps from the driver; the seed a run names (the
+    runtime's, with pct_steps folded in) must repeat that run's schedule on its own."""
+    run_pyrsan("run", "--sched", "auto", "--seed", 1000, "--runs", 6, "--keep-going", "--schedule-dir",
+               tmp_path / "a", LITMUS / "mp_rlx.c", cwd=tmp_path)
+    saved = sorted((tmp_path / "a").glob("mp_rlx-auto-*.sched"))   # one per reporting run
+    assert any(int(path.stem.rsplit("-", 1)[1]) > 1005 for path in saved)   # a run after the first
+    for schedule_file in saved:
+        seed = schedule_file.stem.rsplit("-", 1)[1]
+        run_pyrsan("run", "--sched", "auto", "--seed", seed, "--runs", 1, "--schedule-dir", tmp_path / "b",
+                   LITMUS / "mp_rlx.c", cwd=tmp_path)
+        decisions = [ln for ln in schedule_file.read_text().splitlines() if not ln.startswith("#")]
+        again = (tmp_path / "b" / schedule_file.name).read_text().splitlines()
+        assert [ln for ln in again if not ln.startswith("#")] == decisions, seed
+
+
 def test_a_default_report_replays(run_pyrsan, tmp_path):
     out = tmp_path / "found.json"
     proc = run_pyrsan("run", "--json", out, "--schedule-dir", tmp_path / "s", LITMUS / "mp_rlx.c", cwd=tmp_path)
