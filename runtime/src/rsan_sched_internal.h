@@ -4,11 +4,13 @@
  *   sched_trace.c    the trace file
  *   sched_schedule.c the schedule file: its prefix and sleep set, and the dependency relation
  *   sched_strategy.c the strategies (rsan_sched.h)
+ *   sched_stall.c    the stall watch: when a waiting thread hands the run over
  * Everything here runs under rsan_sched.lock unless said otherwise. */
 #ifndef RSAN_SCHED_INTERNAL_H
 #define RSAN_SCHED_INTERNAL_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "rsan_internal.h"
 #include "rsan_sched.h"
@@ -151,5 +153,29 @@ void rsan_sched_scout(void);
 void rsan_scout_note(int tid, int kind, uintptr_t addr, int w);
 /* a scout's end: its verdict to the parent, then exit */
 void rsan_scout_end(void) __attribute__((noreturn));
+
+/* ---- sched_stall.c: the stall watch ---- */
+/* the thread expected to make progress: the holder from the moment it is chosen, or the new
+ * thread its creator waits for */
+extern sched_thread *rsan_sched_runner;
+typedef struct rsan_stall_watch {
+  uint64_t step;    /* the step counter when the watch (re)started */
+  uint64_t last;    /* wall time of the previous sample */
+  uint64_t charged; /* time charged to the runner since then */
+  uint64_t cpu;     /* the runner's CPU time at the previous sample */
+  int ktid;         /* the runner sampled then (0: none yet) */
+} rsan_stall_watch;
+/* one 20 ms slice of a waiting thread: returns 1 while it is the watcher; hands over (under
+ * the lock) once the runner was charged stall_ns without a step */
+int rsan_sched_stall_check(rsan_stall_watch *sw, int watching, uint64_t stall_ns);
+void rsan_sched_stall_unwatch(void); /* the watcher stops waiting */
+/* under lock: the rest of the run belongs to the OS scheduler (sched.c) */
+void rsan_sched_handover(const char *why);
+
+static inline uint64_t rsan_sched_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 #endif /* RSAN_SCHED_INTERNAL_H */

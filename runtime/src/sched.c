@@ -27,7 +27,6 @@
  * The state is touched by the baton holder and, for a new thread's arrival, by the new
  * thread while its parent waits; a spin lock still guards it, so that threads the scheduler
  * does not manage cannot corrupt it. */
-#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -67,100 +66,19 @@ static void futex_wait(uint32_t *w, uint32_t val, const struct timespec *timeout
 }
 static void futex_wake(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void handover(const char *why);
-
-/* ---- stall watch ----
- * The thread expected to make progress (the baton holder, or the new thread its parent waits
- * for) is charged its CPU time plus the wall time it spends blocked (kernel state other than
- * R). Time it spends runnable without a CPU is not charged: on a loaded machine a slow step is
- * not a stall, and a hand-over there would make a seeded run depart from its schedule. One
- * waiting thread at a time (the watcher) samples /proc/self/task/TID/stat every slice. */
-static sched_thread *runner;
-static int watcher;
-
-typedef struct stall_watch {
-  uint64_t step;    /* the step counter when the watch (re)started */
-  uint64_t last;    /* wall time of the previous sample */
-  uint64_t charged; /* time charged to the runner since then */
-  uint64_t cpu;     /* the runner's CPU time at the previous sample */
-  int ktid;         /* the runner sampled then (0: none yet) */
-} stall_watch;
-
-/* The task's state letter and CPU time (utime + stime); 0 when it cannot be read (it ended). */
-static int sample_task(int ktid, char *state, uint64_t *cpu_ns) {
-  char path[48], buf[512];
-  snprintf(path, sizeof path, "/proc/self/task/%d/stat", ktid);
-  int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
-  syscall(SYS_close, fd);
-  if (n <= 0) return 0;
-  buf[n] = 0;
-  const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-  if (!p || p[1] != ' ') return 0;
-  *state = p[2];
-  /* after the name: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
-   * utime stime (proc(5) fields 3..15) */
-  unsigned long long utime, stime;
-  if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2) return 0;
-  static long hz;
-  if (!hz) hz = sysconf(_SC_CLK_TCK);
-  *cpu_ns = (utime + stime) * (1000000000ull / (uint64_t)(hz > 0 ? hz : 100));
-  return 1;
-}
-
-/* One slice of a waiting thread; returns 1 while it is the watcher. Hands over once the runner
- * was charged stall_ns without a step. */
-static int stall_check(stall_watch *sw, int watching) {
-  uint64_t s = __atomic_load_n(&rsan_sched.step, __ATOMIC_RELAXED), now = now_ns();
-  if (!sw->last || s != sw->step) {
-    *sw = (stall_watch){.step = s, .last = now};
-    return watching;
-  }
-  if (!watching && !__atomic_exchange_n(&watcher, 1, __ATOMIC_ACQUIRE)) watching = 1;
-  if (!watching) return 0;
-  sched_thread *r = __atomic_load_n(&runner, __ATOMIC_RELAXED);
-  int ktid = r ? __atomic_load_n(&r->t->ktid, __ATOMIC_RELAXED) : -1;
-  char state = 0;
-  uint64_t cpu = 0;
-  if (ktid == 0) { /* a new thread that has not started yet: runnable */
-  } else if (ktid < 0 || !sample_task(ktid, &state, &cpu)) {
-    sw->charged += now - sw->last; /* unknown, or ended: charged as blocked */
-    sw->ktid = 0;
-  } else {
-    if (sw->ktid == ktid)
-      sw->charged += (cpu > sw->cpu ? cpu - sw->cpu : 0) + (state != 'R' ? now - sw->last : 0);
-    sw->ktid = ktid;
-    sw->cpu = cpu;
-  }
-  sw->last = now;
-  if (sw->charged >= stall_ns) {
-    rsan_spin_lock(&rsan_sched.lock);
-    if (!rsan_sched.finished && __atomic_load_n(&rsan_sched.step, __ATOMIC_RELAXED) == sw->step)
-      handover("stall");
-    rsan_spin_unlock(&rsan_sched.lock);
-  }
-  return 1;
-}
-
 /* Waits for the flag; with stall_ms, the waiting threads watch for a stall (above). */
 static void wait_flag(uint32_t *w) {
   rsan_rt_enter(); /* a signal handler must not enter the scheduler while its thread waits */
   struct timespec slice = {0, 20 * 1000000L};
   if (stall_ns && (uint64_t)slice.tv_nsec > stall_ns) slice.tv_nsec = (long)stall_ns;
-  stall_watch sw = {0};
+  rsan_stall_watch sw = {0};
   int watching = 0;
   while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) {
     futex_wait(w, 0, stall_ns ? &slice : NULL);
-    if (stall_ns && !__atomic_load_n(w, __ATOMIC_ACQUIRE)) watching = stall_check(&sw, watching);
+    if (stall_ns && !__atomic_load_n(w, __ATOMIC_ACQUIRE))
+      watching = rsan_sched_stall_check(&sw, watching, stall_ns);
   }
-  if (watching) __atomic_store_n(&watcher, 0, __ATOMIC_RELEASE);
+  if (watching) rsan_sched_stall_unwatch();
   /* The turn is consumed before signals may run again: a handler that runs right after (at
    * depth 0) takes its scheduling points as the baton holder, and must not find the turn it
    * is about to wait for still raised (it would run beside the thread it just chose). */
@@ -206,7 +124,7 @@ sched_thread *rsan_sched_self_locked(void) {
   s = register_thread(t, ST_LIVE);
   if (s) {
     holder = s->tid;
-    __atomic_store_n(&runner, s, __ATOMIC_RELAXED);
+    __atomic_store_n(&rsan_sched_runner, s, __ATOMIC_RELAXED);
   }
   return s;
 }
@@ -251,7 +169,7 @@ static int candidates(int *out) {
 
 /* Under lock: the rest of the run belongs to the OS scheduler (see the top of this file). The
  * trace ends with "handover" and the reason ("steps" or "stall"). */
-static void handover(const char *why) {
+void rsan_sched_handover(const char *why) {
   if (rsan_scout_child) rsan_scout_end();
   rsan_sched.finished = 1;
   rsan_sched.handed_over = 1;
@@ -351,7 +269,7 @@ static sched_thread *decide(void) {
     for (int i = 0; i < rsan_sched.nthreads_max; i++) {
       if (!rsan_sched.threads[i] || rsan_sched.threads[i]->state != ST_LIVE) continue;
       if (stall_ns && __atomic_load_n(&rsan_sched_hidden_wakers, __ATOMIC_ACQUIRE)) {
-        handover("hidden"); /* a handler or timer thread may still wake someone */
+        rsan_sched_handover("hidden"); /* a handler or timer thread may still wake someone */
         return NULL;
       }
       deadlock();
@@ -359,7 +277,7 @@ static sched_thread *decide(void) {
     return NULL; /* every managed thread exited (the last one ends the process) */
   }
   if (handover_steps && rsan_sched.step >= handover_steps) {
-    handover("steps");
+    rsan_sched_handover("steps");
     return NULL;
   }
   if (rsan_scout_child && rsan_sched.step >= RSAN_SCOUT_STEPS) rsan_scout_end();
@@ -430,7 +348,7 @@ static sched_thread *decide(void) {
   if (c->w && c->addr && c->kind != RSAN_SK_RMW && c->kind != RSAN_SK_SPAWN) /* spawn: a tid */
     wake_waiters(c->addr, c);
   holder = chosen;
-  __atomic_store_n(&runner, c, __ATOMIC_RELAXED); /* runnable from now on, even before it wakes */
+  __atomic_store_n(&rsan_sched_runner, c, __ATOMIC_RELAXED); /* runnable from now on, even before it wakes */
   return c;
 }
 
@@ -603,9 +521,9 @@ void rsan_sched_spawn_done(rsan_thread *child, int ok) {
     rsan_spin_unlock(&rsan_sched.lock);
     return;
   }
-  __atomic_store_n(&runner, c, __ATOMIC_RELAXED);
+  __atomic_store_n(&rsan_sched_runner, c, __ATOMIC_RELAXED);
   wait_flag(&c->arrived);
-  __atomic_store_n(&runner, slot_of(rsan_thread_current()), __ATOMIC_RELAXED);
+  __atomic_store_n(&rsan_sched_runner, slot_of(rsan_thread_current()), __ATOMIC_RELAXED);
 }
 
 void rsan_sched_exit_point(void) {
@@ -667,7 +585,7 @@ void rsan_sched_init(void) {
   if (mode == RSAN_SCHED_OS || rsan_test_mode) return;
   seed = rsan_sched_flag.seed;
   if (mode == RSAN_SCHED_AUTO && seed == 0) { /* a fresh seed: the reports name it */
-    seed = now_ns() ^ ((uint64_t)getpid() << 32);
+    seed = rsan_sched_now_ns() ^ ((uint64_t)getpid() << 32);
     seed = (seed ^ (seed >> 31)) * 0x9e3779b97f4a7c15ull;
     seed >>= 8; /* top byte 0: PCT's parameters are the options' (sched_strategy.c) */
     if (!seed) seed = 1;
