@@ -6,13 +6,14 @@ Every user-caused error is a PyrsanError, caught once in main() and printed as o
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -209,82 +210,77 @@ def run(ctx: click.Context, sources: tuple[str, ...], runs: int | None, keep_goi
       pyrsan run --explore --cluster tcp://HOST:8786 app.c
       pyrsan run --explore --shard 2/4 --json shard2.json app.c   (then: pyrsan report shard*.json)
     """
-    temp_dir = tempfile.mkdtemp(prefix="pyrsan-")
-    try:
-        known_options = runtime_option_names()
-        check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), known_options)
-        if no_races and no_robustness:
-            raise UsageError("--no-races and --no-robustness together leave nothing to check")
-        schedule = _schedule_options(ctx, sources, runs, sched, seed, pct_depth, replay, schedule_dir, explore,
-                                     max_schedules, preemption_bound, jobs)
-        shard = _campaign_options(schedule, explore, seed, cluster_address, shard_spec)
-        budget = None
-        if runs is None:   # the default: sample seeded schedules, within a time budget
-            sampled = schedule.sched in SEEDED_SCHEDS and not schedule.replay
-            runs, budget = (DEFAULT_SAMPLED_RUNS, DEFAULT_TIME_BUDGET) if sampled else (1, None)
-        if suppressions is not None:
-            _use_suppressions(suppressions)
-        if no_races:
-            _add_runtime_option("report_races", "0")
-        if no_robustness:
-            _add_runtime_option("report_robustness", "0")
-        if show_all:
-            _add_runtime_option("report_benign", "1")
-        executable = _prebuilt_program(sources, ctx.meta["pyrsan.compiler_flags"])
-        if executable is None:
-            os.mkdir(os.path.join(temp_dir, "bin"))
-            executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
-            _build(ctx, sources, executable, temp_dir, cc, keep_temps, no_races, verbose)
-        options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
-                             sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
-                             schedule=schedule, time_budget=budget, sampling=budget is not None,
-                             explain=explain or graph is not None,
-                             command_args=_command_args(ctx, sources, sc_accesses, no_races, no_robustness))
-        cluster = Cluster(cluster_address, executable) if cluster_address else None
+    with _work_dir("pyrsan-", keep_temps) as temp_dir:
         try:
-            if explore:
-                result = explore_campaign(
-                    executable, ctx.meta["pyrsan.program_args"], options,
-                    ExploreOptions(max_schedules=max_schedules or 10000, preemption_bound=preemption_bound,
-                                   jobs=jobs or 1),
-                    cluster=cluster, shard=shard, progress=_explore_progress,
-                )
+            known_options = runtime_option_names()
+            check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), known_options)
+            if no_races and no_robustness:
+                raise UsageError("--no-races and --no-robustness together leave nothing to check")
+            schedule = _schedule_options(ctx, sources, runs, sched, seed, pct_depth, replay, schedule_dir, explore,
+                                         max_schedules, preemption_bound, jobs)
+            shard = _campaign_options(schedule, explore, seed, cluster_address, shard_spec)
+            budget = None
+            if runs is None:   # the default: sample seeded schedules, within a time budget
+                sampled = schedule.sched in SEEDED_SCHEDS and not schedule.replay
+                runs, budget = (DEFAULT_SAMPLED_RUNS, DEFAULT_TIME_BUDGET) if sampled else (1, None)
+            if suppressions is not None:
+                _use_suppressions(suppressions)
+            if no_races:
+                _add_runtime_option("report_races", "0")
+            if no_robustness:
+                _add_runtime_option("report_robustness", "0")
+            if show_all:
+                _add_runtime_option("report_benign", "1")
+            executable = _prebuilt_program(sources, ctx.meta["pyrsan.compiler_flags"])
+            if executable is None:
+                os.mkdir(os.path.join(temp_dir, "bin"))
+                executable = os.path.join(temp_dir, "bin", Path(sources[0]).stem or "program")
+                _build(ctx, sources, executable, temp_dir, cc, keep_temps, no_races, verbose)
+            options = RunOptions(runs=runs, keep_going=keep_going, timeout=timeout,
+                                 sc_accesses=sc_accesses, work_dir=os.path.join(temp_dir, "reports"),
+                                 schedule=schedule, time_budget=budget, sampling=budget is not None,
+                                 explain=explain or graph is not None,
+                                 command_args=_command_args(ctx, sources, sc_accesses, no_races, no_robustness))
+            cluster = Cluster(cluster_address, executable) if cluster_address else None
+            try:
+                if explore:
+                    result = explore_campaign(
+                        executable, ctx.meta["pyrsan.program_args"], options,
+                        ExploreOptions(max_schedules=max_schedules or 10000, preemption_bound=preemption_bound,
+                                       jobs=jobs or 1),
+                        cluster=cluster, shard=shard, progress=_explore_progress,
+                    )
+                    _end_progress(2)
+                else:
+                    result = run_campaign(
+                        executable, ctx.meta["pyrsan.program_args"], options, cluster=cluster, shard=shard,
+                        progress=_progress if runs > 1 else None,
+                    )
+                    _end_progress(runs)
+                    _list_handovers(result, verbose)
+            except ClusterError as error:
                 _end_progress(2)
-            else:
-                result = run_campaign(
-                    executable, ctx.meta["pyrsan.program_args"], options, cluster=cluster, shard=shard,
-                    progress=_progress if runs > 1 else None,
-                )
-                _end_progress(runs)
-                _list_handovers(result, verbose)
-        except ClusterError as error:
-            _end_progress(2)
-            if error.partial is not None:   # what was found before the cluster failed
-                sys.stderr.write(render_text(error.partial))
-                if json_path:
-                    _write_json(json_path, {**json_document(error.partial), "verdict": "error",
-                                            "error": error.message})
-                    json_path = None
-                if error.partial.reports:
-                    error.exit_code = EXIT_REPORTS
+                if error.partial is not None:   # what was found before the cluster failed
+                    sys.stderr.write(render_text(error.partial))
+                    if json_path:
+                        _write_json(json_path, {**json_document(error.partial), "verdict": "error",
+                                                "error": error.message})
+                        json_path = None
+                    if error.partial.reports:
+                        error.exit_code = EXIT_REPORTS
+                raise
+            if not result.reports and result.runs and result.runs[0].returncode == EXIT_BAD_OPTIONS:
+                raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
+            sys.stderr.write(render_text(result))
+            _show_explanations([r.report.public_fields() for r in result.reports], explain, graph)
+            sys.stderr.flush()
+            if json_path:
+                _write_json(json_path, json_document(result))
+            return result.exit_code
+        except PyrsanError as error:
+            if json_path:
+                _write_json(json_path, error_document(error.message))
             raise
-        if not result.reports and result.runs and result.runs[0].returncode == EXIT_BAD_OPTIONS:
-            raise UsageError("the runtime rejected PYRSAN_OPTIONS or the suppressions file (see the line above)")
-        sys.stderr.write(render_text(result))
-        _show_explanations([r.report.public_fields() for r in result.reports], explain, graph)
-        sys.stderr.flush()
-        if json_path:
-            _write_json(json_path, json_document(result))
-        return result.exit_code
-    except PyrsanError as error:
-        if json_path:
-            _write_json(json_path, error_document(error.message))
-        raise
-    finally:
-        if keep_temps:
-            click.echo(f"pyrsan: temporary files kept in {temp_dir}", err=True)
-        else:
-            shutil.rmtree(temp_dir, ignore_errors=True)
 
 
 @cli.command(cls=CompileCommand, epilog=COMPILE_HELP,
@@ -302,15 +298,9 @@ def build(ctx: click.Context, sources: tuple[str, ...], output: str, no_races: b
     (text reports on stderr, exit status 66 when it reported)."""
     if ctx.meta["pyrsan.program_args"]:
         raise UsageError("pyrsan build takes no program arguments (after --)")
-    temp_dir = tempfile.mkdtemp(prefix="pyrsan-")
-    try:
+    with _work_dir("pyrsan-", keep_temps) as temp_dir:
         _build(ctx, sources, output, temp_dir, cc, keep_temps, no_races, verbose)
         return 0
-    finally:
-        if keep_temps:
-            click.echo(f"pyrsan: temporary files kept in {temp_dir}", err=True)
-        else:
-            shutil.rmtree(temp_dir, ignore_errors=True)
 
 
 FIX_EXIT_HELP = """
@@ -360,47 +350,55 @@ def fix(ctx: click.Context, sources: tuple[str, ...], patch_path: str | None, in
     from .checker import CheckMethod, Program
     from .fix import FixOptions, apply_in_place, fix_json_document, fix_program, render_fix_text
 
-    temp_dir = tempfile.mkdtemp(prefix="pyrsan-fix-")
+    with _work_dir("pyrsan-fix-", keep_temps) as temp_dir:
+        try:
+            check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), runtime_option_names())
+            program = Program(sources, ctx.meta["pyrsan.compiler_flags"], ctx.meta["pyrsan.program_args"], cc)
+            if cluster_address and check == "os":
+                raise UsageError("--cluster runs seeded or explored checks (--check auto|explore|pct), not --check os")
+            method = CheckMethod(scheduler=check, runs=runs, timeout=timeout, max_schedules=max_schedules,
+                                 cluster=cluster_address)
+            options = FixOptions(method=method, max_rounds=max_rounds,
+                                 root=os.getcwd(), keep_checks=keep_temps)
+            result = fix_program(program, options, temp_dir, progress=_fix_progress)
+            _end_fix_progress()
+            written: list[str] = []
+            patched_ok = result.patched_check is None or result.patched_check.clean
+            if result.plan is not None and patched_ok:
+                if patch_path:
+                    _write_text(patch_path, result.plan.diff)
+                if in_place:
+                    written = apply_in_place(result.plan)
+            elif patch_path and result.status == "robust":
+                _write_text(patch_path, "")
+            sys.stdout.write(render_fix_text(result, patch_path if (result.plan and patched_ok) else None, written))
+            if not patched_ok:
+                sys.stdout.write("pyrsan fix: the patched source is not robust in the re-check "
+                                 "(the patch was not written)\n")
+            sys.stdout.flush()
+            if json_path:
+                _write_json(json_path, fix_json_document(result, patch_path if patched_ok else None, written))
+            if result.status == "not_fixed" or not patched_ok:
+                return EXIT_REPORTS
+            return EXIT_CLEAN
+        except PyrsanError as error:
+            _end_fix_progress()
+            if json_path:
+                _write_json(json_path, error_document(error.message))
+            raise
+
+
+@contextlib.contextmanager
+def _work_dir(prefix: str, keep: bool) -> Iterator[str]:
+    """The command's temporary directory: removed at the end, or named on stderr with --keep-temps."""
+    path = tempfile.mkdtemp(prefix=prefix)
     try:
-        check_user_options(os.environ.get("PYRSAN_OPTIONS", ""), runtime_option_names())
-        program = Program(sources, ctx.meta["pyrsan.compiler_flags"], ctx.meta["pyrsan.program_args"], cc)
-        if cluster_address and check == "os":
-            raise UsageError("--cluster runs seeded or explored checks (--check auto|explore|pct), not --check os")
-        method = CheckMethod(scheduler=check, runs=runs, timeout=timeout, max_schedules=max_schedules,
-                             cluster=cluster_address)
-        options = FixOptions(method=method, max_rounds=max_rounds,
-                             root=os.getcwd(), keep_checks=keep_temps)
-        result = fix_program(program, options, temp_dir, progress=_fix_progress)
-        _end_fix_progress()
-        written: list[str] = []
-        patched_ok = result.patched_check is None or result.patched_check.clean
-        if result.plan is not None and patched_ok:
-            if patch_path:
-                _write_text(patch_path, result.plan.diff)
-            if in_place:
-                written = apply_in_place(result.plan)
-        elif patch_path and result.status == "robust":
-            _write_text(patch_path, "")
-        sys.stdout.write(render_fix_text(result, patch_path if (result.plan and patched_ok) else None, written))
-        if not patched_ok:
-            sys.stdout.write("pyrsan fix: the patched source is not robust in the re-check "
-                             "(the patch was not written)\n")
-        sys.stdout.flush()
-        if json_path:
-            _write_json(json_path, fix_json_document(result, patch_path if patched_ok else None, written))
-        if result.status == "not_fixed" or not patched_ok:
-            return EXIT_REPORTS
-        return EXIT_CLEAN
-    except PyrsanError as error:
-        _end_fix_progress()
-        if json_path:
-            _write_json(json_path, error_document(error.message))
-        raise
+        yield path
     finally:
-        if keep_temps:
-            click.echo(f"pyrsan: temporary files kept in {temp_dir}", err=True)
+        if keep:
+            click.echo(f"pyrsan: temporary files kept in {path}", err=True)
         else:
-            shutil.rmtree(temp_dir, ignore_errors=True)
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _show_explanations(reports: Sequence[Mapping[str, Any]], timelines: bool, graph: str | None, out=None,
