@@ -91,14 +91,14 @@ def _deadlock_fallback_text(report: Report) -> str:
 def schedule_line(result: SessionResult) -> str | None:
     """Which strategy and seeds the runs used (a fresh seed must be visible to be reused)."""
     schedule = result.schedule
-    if schedule is None or not schedule.controlled or result.exploration is not None:
+    if schedule is None or not schedule.controlled or (result.exploration is not None and not result.sampled):
         return None
     if schedule.replay:
         return f"pyrsan: replayed {schedule.replay}"
     if schedule.sched not in SEEDED_SCHEDS:
         return f"pyrsan: sched={schedule.sched}"
     first = schedule.seed_of_run(1)
-    last = schedule.seed_of_run(len(result.runs))
+    last = schedule.seed_of_run(result.sampled or len(result.runs))
     seeds = f"seed {first}" if first == last else f"seeds {first}..{last}"
     depth = f", depth {schedule.pct_depth}" if schedule.sched == "pct" and schedule.pct_depth else ""
     return f"pyrsan: sched={schedule.sched}{depth}, {seeds}"
@@ -122,6 +122,10 @@ def exploration_line(result: SessionResult) -> str | None:
     if exploration.stopped:
         return f"pyrsan: exploration stopped at the first problem after {runs} (--keep-going to go on)"
     remaining = f", {exploration.pending} more queued" if exploration.pending else ""
+    if result.sampled:   # the default sampling's exploration of a small program (runner.py)
+        limit = "its time limit" if exploration.bound == "time" else f"its bound ({exploration.bound})"
+        return (f"pyrsan: explored {runs} after the first run (the default for a small program) and stopped at "
+                f"{limit}{remaining}; with the seeded runs, this is not a proof (--explore goes on)")
     if exploration.bound == "stall":
         return (f"pyrsan: exploration incomplete after {runs}{remaining}: a thread ran without reaching an "
                 "operation the scheduler sees (waiting for another thread inside an uninstrumented library, "

@@ -40,6 +40,15 @@ SEEDED_SCHEDS = ("auto", "random", "pct")
 #: one auto run with probability ~0.35, so 20 runs miss it with probability < 0.02%.
 DEFAULT_SAMPLED_RUNS = 20
 DEFAULT_TIME_BUDGET = 10.0
+#: ... and a small program is explored after its first run (docs/scheduling.md "Driver
+#: defaults"): when that run ended normally under control after at most DEFAULT_EXPLORE_STEPS
+#: scheduling points without a report, DPOR runs up to DEFAULT_EXPLORE_SCHEDULES schedules for at
+#: most DEFAULT_EXPLORE_SECONDS. A violation that one seeded run shows with probability 1/200
+#: takes DPOR a few dozen schedules, and a complete exploration is a proof; an incomplete one
+#: gives the rest of the runs back to sampling.
+DEFAULT_EXPLORE_STEPS = 1000
+DEFAULT_EXPLORE_SCHEDULES = 500
+DEFAULT_EXPLORE_SECONDS = 3.0
 #: Runtime options of the driver's controlled runs: sched=auto controls the first
 #: AUTO_HANDOVER_STEPS scheduling points (the runtime's own default is smaller, for binaries
 #: run directly, whose every run counts); a run whose running thread reaches no scheduling point
@@ -112,6 +121,7 @@ class SessionResult:
     command_args: tuple[str, ...] = ()
     handovers: tuple[tuple[int, int, str], ...] = ()   # (run, step, "steps" | "stall")
     budget_stop: bool = False       # fewer runs than asked: the time budget was used up
+    sampled: int | None = None      # with an exploration: how many of the runs were seeded samples
     shard: tuple[int, int] | None = None   # (K, N): part K of N of a split campaign (cluster.py)
 
     @property
@@ -348,7 +358,9 @@ def run_program(
 ) -> SessionResult:
     """Run up to ``options.runs`` times; stop at the first run that reported, crashed,
     hung or deadlocked, unless ``keep_going``. Under pct, each run after the first places
-    its change points over the step count the previous run had (pct_steps)."""
+    its change points over the step count the previous run had (pct_steps). The default
+    sampling explores a small program after its first run (DEFAULT_EXPLORE_STEPS): the
+    exploration's runs are numbered after the samples' (options.runs + 1, ...)."""
     if options.runs < 1:
         raise UsageError("--runs must be at least 1")
     results: list[RunResult] = []
@@ -356,6 +368,7 @@ def run_program(
     steps: int | None = None
     start = time.monotonic()
     budget_stop = False
+    exploration: SessionResult | None = None
     for index in range(1, options.runs + 1):
         if index > 1 and options.time_budget is not None and time.monotonic() - start >= options.time_budget:
             budget_stop = True
@@ -373,8 +386,31 @@ def run_program(
             break
         if options.sampling and trace is not None and _forced(trace):
             break   # every seed would run this same schedule again
-    return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
-                         None, options.command_args, tuple(handovers), budget_stop)
+        if index == 1 and options.sampling and _small(trace):
+            exploration = _explore_default(executable, args, options)
+            if exploration.exploration is not None and (exploration.exploration.complete or
+                                                        (not options.keep_going and exploration.reports)):
+                break
+    if exploration is None:
+        return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
+                             None, options.command_args, tuple(handovers), budget_stop)
+    every = tuple(results) + exploration.runs
+    return SessionResult(every, deduplicate(every), options.timeout, options.schedule, exploration.exploration,
+                         options.command_args, tuple(handovers), budget_stop, sampled=len(results))
+
+
+def _small(trace: Trace | None) -> bool:
+    """A run the default sampling follows with an exploration: it ended normally, never handed
+    over, and took few scheduling points."""
+    return trace is not None and trace.end == "exit" and 0 < len(trace.steps) <= DEFAULT_EXPLORE_STEPS
+
+
+def _explore_default(executable: str, args: Sequence[str], options: RunOptions) -> SessionResult:
+    """The default sampling's exploration: bounded in schedules and in time; its runs are quiet."""
+    explore_options = ExploreOptions(max_schedules=DEFAULT_EXPLORE_SCHEDULES, preemption_bound=None, jobs=1)
+    return explore_program(executable, args, replace(options, quiet=True), explore_options,
+                           first_index=options.runs + 1,
+                           deadline=time.monotonic() + DEFAULT_EXPLORE_SECONDS)
 
 
 def _forced(trace: Trace) -> bool:
@@ -398,6 +434,7 @@ def explore_program(
     root: tuple[int, ...] = (),
     root_sleep: Mapping[int, Op] = {},
     first_index: int = 1,
+    deadline: float | None = None,
 ) -> SessionResult:
     """Stateless exploration (explore.py): every run re-executes the program with
     ``sched=dfs`` and a schedule prefix. Stops at the first run that reported (or crashed,
@@ -406,7 +443,8 @@ def explore_program(
     subtree, cluster.py); the explorer then sees the traces from the end of ``root`` on,
     starting with the sleep set ``root_sleep``.
     ``execute`` runs one schedule (run_once, or a cluster's remote run); run indices start
-    at ``first_index``."""
+    at ``first_index``. ``deadline`` (time.monotonic()): no schedule is started after it, and
+    the exploration is then incomplete with bound "time"."""
     options = exploration_options(options)
     _disable_address_randomisation()
     servers = None
@@ -426,9 +464,15 @@ def explore_program(
         shutil.rmtree(_run_dir(options, index), ignore_errors=True)
         return subtree_trace(checked_trace(trace, result), len(root)), result
 
+    out_of_time = False
+
     def on_run(prefix: tuple[int, ...], trace: Trace, result: RunResult) -> bool:
+        nonlocal out_of_time
         results.append(result)
-        return not options.keep_going and _stops(result)
+        if not options.keep_going and _stops(result):
+            return True
+        out_of_time = deadline is not None and time.monotonic() >= deadline
+        return out_of_time
 
     try:
         exploration = explore(run, on_run=on_run, max_schedules=explore_options.max_schedules,
@@ -437,6 +481,8 @@ def explore_program(
     finally:
         if servers is not None:
             servers.close()
+    if out_of_time:
+        exploration = replace(exploration, complete=False, stopped=False, bound="time")
     results.sort(key=lambda r: r.index)
     return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
                          exploration, options.command_args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -134,13 +135,47 @@ def test_default_runs_stop_at_the_time_budget(built, tmp_path):
     assert len(result.runs) == 3 and not result.budget_stop
 
 
-def test_pyrsan_run_default_is_seeded_auto_with_up_to_20_runs(run_pyrsan, tmp_path):
+def test_pyrsan_run_default_is_seeded_auto_then_explores_a_small_program(run_pyrsan, tmp_path):
+    """sb_sc: the first run is seeded auto; the program is small, so DPOR follows and proves it."""
     out = tmp_path / "out.json"
     proc = run_pyrsan("run", "--seed", "9", "--json", out, LITMUS / "sb_sc.c", cwd=tmp_path, timeout=300)
     document = json.loads(out.read_text())
     assert proc.returncode == 0, proc.stderr
-    assert document["runs"] == DEFAULT_SAMPLED_RUNS and document["schedule"]["sched"] == "auto"
-    assert "sched=auto, seeds 9..28" in proc.stderr
+    assert document["verdict"] == "robust" and document["exploration"]["complete"], proc.stderr
+    assert document["runs"] == 1 + document["exploration"]["schedules"] and document["schedule"]["sched"] == "auto"
+    assert "sched=auto, seed 9\n" in proc.stderr and "exploration complete" in proc.stderr
+
+
+def test_the_default_exploration_finds_what_sampling_rarely_does(run_pyrsan, tmp_path):
+    """sc_store_rlx_overwrite.c shows its violation in about 1 seeded run of 60; seed 1's first
+    run does not, and the exploration after it does, with a schedule file that replays it."""
+    program = LITMUS / "sc_store_rlx_overwrite.c"
+    out = tmp_path / "found.json"
+    proc = run_pyrsan("run", "--seed", 1, "--json", out, "--schedule-dir", tmp_path / "s", program, cwd=tmp_path)
+    assert proc.returncode == 66, proc.stderr
+    found = json.loads(out.read_text())
+    assert found["exploration"]["stopped_at_report"] and found["runs"] > 2
+    assert found["reports"][0]["reproduce"]["sched"] == "dfs"   # from the exploration, not from run 1
+    again = tmp_path / "again.json"
+    proc = run_pyrsan("run", "--json", again, "--replay", found["reports"][0]["reproduce"]["schedule_file"], program,
+                      cwd=tmp_path)
+    assert proc.returncode == 66 and json.loads(again.read_text())["reports"][0]["key"] == found["reports"][0]["key"]
+
+
+def test_a_bounded_default_exploration_gives_the_rest_back_to_sampling(built, tmp_path, monkeypatch):
+    import pyrsan.runner as runner
+    from pyrsan.render import exploration_line, schedule_line
+    monkeypatch.setattr(runner, "DEFAULT_EXPLORE_SCHEDULES", 4)
+    options = RunOptions(runs=6, time_budget=60.0, sampling=True, work_dir=str(tmp_path), quiet=True,
+                         schedule=ScheduleOptions(sched="auto", seed=1, schedule_dir=str(tmp_path / "s")))
+    result = run_program(str(built(LITMUS / "sb_sc.c")), (), options)
+    assert not result.reports and result.exploration is not None and not result.exploration.complete
+    assert result.sampled == 6 and len(result.runs) == 6 + 4
+    assert [r.index for r in result.runs] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    assert schedule_line(result) == "pyrsan: sched=auto, seeds 1..6"
+    assert "not a proof" in exploration_line(result)
+    options = replace(options, sampling=False)   # --runs N: exactly N seeded runs
+    assert run_program(str(built(LITMUS / "sb_sc.c")), (), options).exploration is None
 
 
 def test_default_sampling_shows_the_output_once_and_stops_when_the_schedule_is_forced(run_pyrsan, tmp_path):
@@ -219,16 +254,20 @@ def test_every_sampled_run_names_a_seed_that_repeats_its_schedule(run_pyrsan, tm
 
 
 def test_a_default_report_replays(run_pyrsan, tmp_path):
+    """A report of the default run (from a seeded run or from the exploration that follows the
+    first) replays from its schedule file, and a seeded one also from its seed alone."""
     out = tmp_path / "found.json"
     proc = run_pyrsan("run", "--json", out, "--schedule-dir", tmp_path / "s", LITMUS / "mp_rlx.c", cwd=tmp_path)
     assert proc.returncode == 66, proc.stderr
-    found = json.loads(out.read_text())
+    found, first_stderr = json.loads(out.read_text()), proc.stderr
     reproduce = found["reports"][0]["reproduce"]
-    assert reproduce["sched"] == "auto" and f"--sched auto --seed {reproduce['seed']}" in proc.stderr
     again = tmp_path / "again.json"
     proc = run_pyrsan("run", "--json", again, "--replay", reproduce["schedule_file"], LITMUS / "mp_rlx.c", cwd=tmp_path)
     assert proc.returncode == 66, proc.stderr
     assert [r["key"] for r in json.loads(again.read_text())["reports"]] == [r["key"] for r in found["reports"]]
+    if reproduce["sched"] != "auto":   # found by the exploration after the first run
+        return
+    assert f"--sched auto --seed {reproduce['seed']}" in first_stderr
     seeded = tmp_path / "seeded.json"
     proc = run_pyrsan("run", "--json", seeded, "--sched", "auto", "--seed", reproduce["seed"], "--runs", 1,
                       LITMUS / "mp_rlx.c", cwd=tmp_path)
