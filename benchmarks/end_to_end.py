@@ -1,0 +1,156 @@
+"""End-to-end differential run: random straight-line litmus programs in C, each built with
+`pyrsan build` and run with `pyrsan run` (the defaults) and `pyrsan run --explore`, against the
+RC20 reference model's verdict (testsuite/reference/rc20.py). Where differential.py checks the
+engine over all SC interleavings in-process, this checks what a user gets: the passes, the
+scheduler's default sampling and exploration, and the driver's verdict.
+
+    python benchmarks/end_to_end.py [--count 100] [--seed 1] [--max-events 24] [--non-robust]
+        [--max-schedules 3000] [--keep]
+
+Per program: threads, events (after lowering), the model's verdict, the default's and the
+exploration's exit status. Counted: false alarms (a report on a program the model calls
+robust), false proofs (a complete exploration of a non-robust program without a report), the
+default's misses and the exploration's misses within --max-schedules. --non-robust keeps only
+programs the model calls non-robust (the misses are then the detection rate). Exit status 1
+when a false alarm or a false proof was found.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "testsuite" / "reference"))
+
+import rc20  # noqa: E402
+from _bench import check_pyrsan, machine_load, main_guard, print_table, pyrsan_cmd, pyrsan_env, workdir  # noqa: E402
+
+ORDERS = {"rlx": "memory_order_relaxed", "acq": "memory_order_acquire", "rel": "memory_order_release",
+          "ar": "memory_order_acq_rel", "sc": "memory_order_seq_cst"}
+
+
+def random_litmus(rng: random.Random) -> tuple[list[str], list[list[tuple]]]:
+    """2-4 threads of 1-3 loads, stores, fetch_adds and fences over 2-3 locations; every
+    store writes a value of its own (so a read names the write it read)."""
+    locations = ["x", "y", "z"][:rng.choice([2, 2, 3])]
+    threads, value = [], 1
+    for _ in range(rng.choice([2, 2, 3, 3, 4])):
+        ops: list[tuple] = []
+        for _ in range(rng.choice([1, 2, 2, 3])):
+            kind, x = rng.choice(["st", "st", "ld", "ld", "rmw", "fence"]), rng.choice(locations)
+            if kind == "st":
+                ops.append(("st", x, value, rng.choice(["rlx", "rlx", "rel", "sc"])))
+                value += 1
+            elif kind == "ld":
+                ops.append(("ld", x, rng.choice(["rlx", "rlx", "acq", "sc"])))
+            elif kind == "rmw":
+                ops.append(("rmw", x, "add", 1, rng.choice(["rlx", "acq", "rel", "ar", "sc"])))
+            else:
+                ops.append(("fence", rng.choice(["sc", "sc", "acq", "rel", "ar"])))
+        threads.append(ops)
+    return locations, threads
+
+
+def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
+    reads = sum(1 for ops in threads for op in ops if op[0] in ("ld", "rmw")) or 1
+    out = ["#include <pthread.h>", "#include <stdatomic.h>", "#include <stdio.h>", "",
+           f"atomic_int {', '.join(locations)};", f"int {', '.join(f'r{i}' for i in range(reads))};", ""]
+    r = 0
+    for k, ops in enumerate(threads):
+        out += [f"static void *t{k}(void *arg) {{", "  (void)arg;"]
+        for op in ops:
+            if op[0] == "st":
+                out.append(f"  atomic_store_explicit(&{op[1]}, {op[2]}, {ORDERS[op[3]]});")
+            elif op[0] == "ld":
+                out.append(f"  r{r} = atomic_load_explicit(&{op[1]}, {ORDERS[op[2]]});")
+                r += 1
+            elif op[0] == "rmw":
+                out.append(f"  r{r} = atomic_fetch_add_explicit(&{op[1]}, {op[3]}, {ORDERS[op[4]]});")
+                r += 1
+            else:
+                out.append(f"  atomic_thread_fence({ORDERS[op[1]]});")
+        out += ["  return NULL;", "}", ""]
+    n = len(threads)
+    out += ["int main(void) {", f"  pthread_t th[{n}];",
+            f"  void *(*fn[{n}])(void *) = {{{', '.join(f't{k}' for k in range(n))}}};",
+            f"  for (int i = 0; i < {n}; i++)", "    pthread_create(&th[i], NULL, fn[i], NULL);",
+            f"  for (int i = 0; i < {n}; i++)", "    pthread_join(th[i], NULL);",
+            f'  printf("{" ".join(["%d"] * reads)}\\n", {", ".join(f"r{i}" for i in range(reads))});',
+            "  return 0;", "}"]
+    return "\n".join(out) + "\n"
+
+
+def pyrsan_run(executable: Path, json_path: Path, *extra: str) -> tuple[int, dict]:
+    proc = subprocess.run(pyrsan_cmd("run", *extra, "--json", str(json_path), str(executable)), env=pyrsan_env(),
+                          capture_output=True, text=True, timeout=600, cwd=executable.parent)
+    document = json.loads(json_path.read_text()) if json_path.exists() else {}
+    return proc.returncode, document
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-events", type=int, default=24, help="skip programs with more events after lowering")
+    ap.add_argument("--non-robust", action="store_true", help="keep only programs the model calls non-robust")
+    ap.add_argument("--max-schedules", type=int, default=3000)
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    check_pyrsan()
+    tmp = workdir(args.keep, "pyrsan-e2e-")
+    print(f"load average at start: {machine_load()}")
+    rows, counts = [], {"programs": 0, "non-robust": 0, "false alarms": 0, "false proofs": 0,
+                        "default misses": 0, "exploration misses": 0}
+    start = time.monotonic()
+    seed = args.seed
+    while counts["programs"] < args.count:
+        seed += 1
+        locations, threads = random_litmus(random.Random(seed))
+        events = sum(len(rc20.expand_thread(ops)) for ops in threads)
+        if events > args.max_events:
+            continue
+        robust = rc20.robust(threads)
+        if args.non_robust and robust:
+            continue
+        source = tmp / f"p{seed}.c"
+        source.write_text(c_source(locations, threads))
+        executable = tmp / f"p{seed}"
+        subprocess.run(pyrsan_cmd("build", "-o", str(executable), str(source)), env=pyrsan_env(), check=True,
+                       capture_output=True, timeout=300)
+        default, _ = pyrsan_run(executable, tmp / f"p{seed}.default.json")
+        explored, document = pyrsan_run(executable, tmp / f"p{seed}.explore.json", "--explore",
+                                        "--max-schedules", str(args.max_schedules))
+        complete = bool(document.get("exploration", {}).get("complete"))
+        problems = []
+        if robust and 66 in (default, explored):
+            problems.append("FALSE ALARM")
+        if not robust and default != 66:
+            problems.append("default miss")
+        if not robust and explored != 66:
+            problems.append("FALSE PROOF" if complete else "exploration miss")
+        if {default, explored} - {0, 66}:
+            problems.append(f"exit status {default}/{explored}")
+        counts["programs"] += 1
+        counts["non-robust"] += not robust
+        counts["false alarms"] += "FALSE ALARM" in problems
+        counts["false proofs"] += "FALSE PROOF" in problems
+        counts["default misses"] += "default miss" in problems
+        counts["exploration misses"] += "exploration miss" in problems
+        if problems:
+            rows.append([f"p{seed}", str(len(threads)), str(events), "robust" if robust else "not robust",
+                         str(default), str(explored), ", ".join(problems)])
+            print(f"p{seed}: {', '.join(problems)}: {threads}", flush=True)
+    print()
+    if rows:
+        print_table(["program", "threads", "events", "model", "default", "explore", "problem"], rows)
+    print(", ".join(f"{k}: {v}" for k, v in counts.items()) + f" ({time.monotonic() - start:.0f} s)")
+    print(f"load average at end: {machine_load()}")
+    return 1 if counts["false alarms"] or counts["false proofs"] else 0
+
+
+if __name__ == "__main__":
+    main_guard(main)
