@@ -162,6 +162,7 @@ static void loc_clear_state(rsan_loc *l) {
     l->evdirect = 0;
   }
   if (l->ev) memset(l->ev, 0, l->evn * sizeof(rsan_evicted));
+  memset(l->evslot, 0, sizeof l->evslot);
   l->dropts = l->droptsU = 0;
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
@@ -248,7 +249,16 @@ rsan_loc *rsan_loc_acquire(uintptr_t addr) {
     rsan_loc *l = chain_find(head, addr);
     if (RSAN_UNLIKELY(!l)) l = find_locked(addr, 1);
     rsan_spin_lock(&l->lock);
-    if (RSAN_LIKELY(!l->retired && l->addr == addr)) return l;
+    if (RSAN_LIKELY(!l->retired && l->addr == addr)) {
+      /* the lines an operation touches, fetched at once rather than one miss after another
+       * (they are written by whichever thread last held the lock) */
+      const char *c = (const char *)l;
+      __builtin_prefetch(c + 64, 1);
+      __builtin_prefetch(c + 128, 1);
+      __builtin_prefetch(c + 192, 1);
+      __builtin_prefetch(c + 320, 1);
+      return l;
+    }
     rsan_spin_unlock(&l->lock); /* retired (and maybe recycled) meanwhile: look again */
   }
 }
@@ -369,7 +379,8 @@ int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
   uint64_t k = win(l);
   for (uint64_t i = 1; i <= k; i++) {
     const rsan_fact *f = newest(l, i);
-    if (f->ts != l->stamp || f->tsU != l->stampU) return 0;
+    /* (low bits suffice: a window fact is less than 2^16 writes old) */
+    if (f->ts16 != (uint16_t)l->stamp || f->tsU16 != (uint16_t)l->stampU) return 0;
     if (f->slot == slot) return 1;
   }
   return 0;
@@ -410,6 +421,7 @@ static void ev_make_direct(rsan_loc *l, uint32_t slot) {
   l->ev = ev;
   l->evn = n;
   l->evdirect = 1;
+  memset(l->evslot, 0, sizeof l->evslot);
 }
 
 /* the evicted-facts entry of slot, or NULL when its facts can only be kept as a bound. Made
@@ -433,24 +445,27 @@ static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
     }
     return e;
   }
-  rsan_evicted *victim = NULL;
-  for (uint32_t i = 0; i < l->evn; i++) {
-    rsan_evicted *e = &l->ev[i];
-    if (e->used && e->slot == slot) return e;
-    if (!e->used) {
-      if (!victim || victim->used) victim = e;
-    } else if (!victim || (victim->used && newest_ts(e) < newest_ts(victim))) {
-      victim = e;
+  /* sparse: the slots of the entries are in the record (evslot): no entry is read to find one */
+  uint32_t vi = RSAN_EV_SLOTS;
+  for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++) {
+    if (l->evslot[i] == slot + 1) return &l->ev[i];
+    if (!l->evslot[i] && vi == RSAN_EV_SLOTS) vi = i;
+  }
+  if (vi == RSAN_EV_SLOTS) { /* none free: the entry whose newest evicted fact is oldest */
+    vi = 0;
+    for (uint32_t i = 1; i < RSAN_EV_SLOTS; i++)
+      if (newest_ts(&l->ev[i]) < newest_ts(&l->ev[vi])) vi = i;
+    if (l->fcap >= RSAN_FACTS_MAX && slot < RSAN_EV_MAX) {
+      ev_make_direct(l, slot);
+      return ev_entry(l, slot);
     }
   }
-  if (victim->used && l->fcap >= RSAN_FACTS_MAX && slot < RSAN_EV_MAX) {
-    ev_make_direct(l, slot);
-    return ev_entry(l, slot);
-  }
+  rsan_evicted *victim = &l->ev[vi];
   ev_drop_entry(l, victim);
   memset(victim, 0, sizeof *victim);
   victim->used = 1;
   victim->slot = slot;
+  l->evslot[vi] = slot + 1;
   return victim;
 }
 
@@ -468,7 +483,8 @@ static void window_grow(rsan_loc *l) {
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
   /* facts come in x's lock order: timestamps never decrease (what makes the newest contained
    * fact the max) */
-  RSAN_ASSERT(l->nfacts == l->fold || (newest(l, 1)->ts <= l->stamp && newest(l, 1)->tsU <= l->stampU));
+  RSAN_ASSERT(l->nfacts == l->fold || (l->stamp - rsan_fact_ts(l->stamp, newest(l, 1)->ts16) < RSAN_FACTS_MAX &&
+                                        l->stampU - rsan_fact_ts(l->stampU, newest(l, 1)->tsU16) < RSAN_FACTS_MAX));
   if (l->nfacts - l->fold == l->fcap) { /* full */
     const rsan_fact *old = &l->facts[l->fold & (l->fcap - 1)];
     if (l->grow && l->fcap < RSAN_FACTS_MAX) {
@@ -480,19 +496,20 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
     } else { /* old leaves the window: keep it among its slot's newest evicted */
       rsan_evicted *e = ev_entry(l, old->slot);
       if (RSAN_UNLIKELY(!e)) {
-        ev_drop(l, old->ts, old->tsU);
+        ev_drop(l, rsan_fact_ts(l->stamp, old->ts16), rsan_fact_ts(l->stampU, old->tsU16));
         l->fold++;
         goto append;
       }
+      uint64_t ots = rsan_fact_ts(l->stamp, old->ts16), otsU = rsan_fact_ts(l->stampU, old->tsU16);
       if (!e->nev) { /* facts leave in order: the slot's first evicted is its first fact */
         e->first = old->epoch;
-        e->firstts = old->ts;
-        e->firsttsU = old->tsU;
+        e->firstts = ots;
+        e->firsttsU = otsU;
       }
       unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
       e->h[k].epoch = old->epoch;
-      e->h[k].ts = old->ts;
-      e->h[k].tsU = old->tsU;
+      e->h[k].ts = ots;
+      e->h[k].tsU = otsU;
       l->fold++;
     }
   }
@@ -500,8 +517,8 @@ append:;
   rsan_fact *f = &l->facts[l->nfacts & (l->fcap - 1)];
   f->slot = slot;
   f->epoch = epoch;
-  f->ts = l->stamp;
-  f->tsU = l->stampU;
+  f->ts16 = (uint16_t)l->stamp;
+  f->tsU16 = (uint16_t)l->stampU;
   l->nfacts++;
 }
 
@@ -513,8 +530,8 @@ void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   for (uint64_t i = 1; i <= k; i++) {
     const rsan_fact *f = newest(l, i);
     if (f->epoch <= rsan_clk_at(c, f->slot)) { /* the newest contained fact: the max, exact */
-      q->lo = q->hi = f->ts;
-      q->loU = q->hiU = f->tsU;
+      q->lo = q->hi = rsan_fact_ts(l->stamp, f->ts16);
+      q->loU = q->hiU = rsan_fact_ts(l->stampU, f->tsU16);
       return;
     }
   }
@@ -527,13 +544,13 @@ void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *
   for (uint64_t i = 1; i <= k && !(fa && fb); i++) {
     const rsan_fact *f = newest(l, i);
     if (!fa && f->epoch <= rsan_clk_at(a, f->slot)) {
-      qa->lo = qa->hi = f->ts;
-      qa->loU = qa->hiU = f->tsU;
+      qa->lo = qa->hi = rsan_fact_ts(l->stamp, f->ts16);
+      qa->loU = qa->hiU = rsan_fact_ts(l->stampU, f->tsU16);
       fa = 1;
     }
     if (!fb && f->epoch <= rsan_clk_at(b, f->slot)) {
-      qb->lo = qb->hi = f->ts;
-      qb->loU = qb->hiU = f->tsU;
+      qb->lo = qb->hi = rsan_fact_ts(l->stamp, f->ts16);
+      qb->loU = qb->hiU = rsan_fact_ts(l->stampU, f->tsU16);
       fb = 1;
     }
   }
