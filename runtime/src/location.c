@@ -152,8 +152,8 @@ static void loc_clear_state(rsan_loc *l) {
   l->msc_wsc = 0;
   l->nfacts = l->fold = 0;
   l->grow = 0;
-  if (l->facts != l->facts_inline) rsan_free(l->facts); /* a grown window goes with x */
-  l->facts = l->facts_inline;
+  rsan_free(l->facts_ext); /* a grown window goes with x */
+  l->facts_ext = NULL;
   l->fcap = RSAN_FACTS;
   if (l->ev && l->evdirect) { /* a hot location's table goes with x */
     rsan_free(l->ev);
@@ -208,7 +208,6 @@ static rsan_loc *loc_new(uintptr_t addr) {
   rsan_spin_unlock(&free_lock);
   if (!l) {
     l = loc_slab_alloc();
-    l->facts = l->facts_inline;
     l->fcap = RSAN_FACTS;
     rsan_spin_lock(&free_lock);
     l->all_next = all_locs;
@@ -250,12 +249,13 @@ rsan_loc *rsan_loc_acquire(uintptr_t addr) {
     if (RSAN_UNLIKELY(!l)) l = find_locked(addr, 1);
     rsan_spin_lock(&l->lock);
     if (RSAN_LIKELY(!l->retired && l->addr == addr)) {
-      /* the lines an operation touches, fetched at once rather than one miss after another
-       * (they are written by whichever thread last held the lock) */
+      /* the record's lines (rsan_loc), fetched at once rather than one miss after another:
+       * whichever thread last held the lock wrote them */
       const char *c = (const char *)l;
       __builtin_prefetch(c + 64, 1);
       __builtin_prefetch(c + 128, 1);
       __builtin_prefetch(c + 192, 1);
+      __builtin_prefetch(c + 256, 1);
       __builtin_prefetch(c + 320, 1);
       return l;
     }
@@ -371,7 +371,7 @@ uint64_t rsan_inexact_queries;
 
 static inline uint64_t win(const rsan_loc *l) { return l->nfacts - l->fold; }
 static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1: the newest */
-  return &l->facts[(l->nfacts - i) & (l->fcap - 1)]; /* fcap: a power of 2 */
+  return &rsan_loc_facts(l)[(l->nfacts - i) & (l->fcap - 1)]; /* fcap: a power of 2 */
 }
 
 int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
@@ -474,9 +474,10 @@ static void window_grow(rsan_loc *l) {
   uint32_t cap = 2 * l->fcap;
   rsan_fact *nf = rsan_alloc(cap * sizeof(rsan_fact));
   uint64_t n = l->nfacts;
-  for (uint64_t j = n - l->fcap; j < n; j++) nf[j & (cap - 1)] = l->facts[j & (l->fcap - 1)];
-  if (l->facts != l->facts_inline) rsan_free(l->facts);
-  l->facts = nf;
+  const rsan_fact *of = rsan_loc_facts(l);
+  for (uint64_t j = n - l->fcap; j < n; j++) nf[j & (cap - 1)] = of[j & (l->fcap - 1)];
+  rsan_free(l->facts_ext);
+  l->facts_ext = nf;
   l->fcap = cap;
 }
 
@@ -486,7 +487,7 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
   RSAN_ASSERT(l->nfacts == l->fold || (l->stamp - rsan_fact_ts(l->stamp, newest(l, 1)->ts16) < RSAN_FACTS_MAX &&
                                         l->stampU - rsan_fact_ts(l->stampU, newest(l, 1)->tsU16) < RSAN_FACTS_MAX));
   if (l->nfacts - l->fold == l->fcap) { /* full */
-    const rsan_fact *old = &l->facts[l->fold & (l->fcap - 1)];
+    const rsan_fact *old = &rsan_loc_facts(l)[l->fold & (l->fcap - 1)];
     if (l->grow && l->fcap < RSAN_FACTS_MAX) {
       /* a query of x had to use the evicted facts since the last growth: the window is too
        * short for how x is used; locations whose queries stay in the window keep the
@@ -514,7 +515,7 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
     }
   }
 append:;
-  rsan_fact *f = &l->facts[l->nfacts & (l->fcap - 1)];
+  rsan_fact *f = &rsan_loc_facts(l)[l->nfacts & (l->fcap - 1)];
   f->slot = slot;
   f->epoch = epoch;
   f->ts16 = (uint16_t)l->stamp;

@@ -81,6 +81,17 @@ static inline int64_t sext(uint64_t v, int size) {
 }
 
 
+/* A write's history entry (history.c) and the memory it writes, fetched while the checks and
+ * rules run: lines another thread wrote last, each a miss if found out only when used. */
+static inline void rsan_loc_prefetch_write(const rsan_loc *l, const void *p) {
+  __builtin_prefetch(p, 1);
+  if (RSAN_LIKELY(l->hist != NULL)) {
+    const char *h = (const char *)&l->hist[l->hist_next % RSAN_HIST];
+    __builtin_prefetch(h, 1);
+    __builtin_prefetch(h + sizeof(rsan_hist) - 1, 1);
+  }
+}
+
 static inline void rsan_loc_touch(rsan_loc *l, const void *p, int size) {
   if (RSAN_UNLIKELY(!l->init_known)) {
     l->init_value = mem_load(p, size);

@@ -233,13 +233,13 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   uint64_t stamp, stampU; /* algorithm.md §2 */
   uint64_t nfacts;        /* facts ever added; the window is [fold, nfacts), at most fcap */
   uint64_t fold;          /* facts evicted so far */
-  rsan_fact *facts;       /* ring, by nfacts % fcap: facts_inline or a larger array */
-  rsan_fact facts_inline[RSAN_FACTS];
+  rsan_hist *hist;        /* RSAN_HIST entries, allocated at the first write */
+  rsan_fact facts_inline[RSAN_FACTS]; /* the window, by nfacts % fcap, while fcap == RSAN_FACTS */
   rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
   uint64_t id;
   uint64_t msc_in;  /* a clock version Msc is known to contain (rules.c; 0: ⊥) */
-  rsan_hist *hist;  /* RSAN_HIST entries, allocated at the first write */
+  rsan_fact *facts_ext; /* the window once it grew (fcap > RSAN_FACTS), else NULL */
   rsan_evicted *ev; /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
   uint32_t evn;     /* entries of ev */
   uint32_t evslot[RSAN_EV_SLOTS]; /* not evdirect: slot + 1 of each used entry of ev (0: free) */
@@ -251,6 +251,10 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   struct rsan_loc *all_next; /* every record ever made (location.c: fork, reset) */
 } rsan_loc;
 
+/* the window's ring (rsan_loc.facts_inline / facts_ext) */
+static inline rsan_fact *rsan_loc_facts(const rsan_loc *l) {
+  return l->fcap > RSAN_FACTS ? l->facts_ext : (rsan_fact *)l->facts_inline;
+}
 /* Msc(x): Wsc's clock while they are equal (after a write, rules.c) */
 static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_wsc ? &l->Wsc : &l->Msc; }
 
