@@ -161,7 +161,7 @@ static void loc_clear_state(rsan_loc *l) {
     l->evn = 0;
     l->evdirect = 0;
   }
-  if (l->ev) memset(l->ev, 0, l->evn * sizeof(rsan_evicted));
+  if (l->ev) memset(l->ev, 0, l->evn * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)));
   memset(l->evslot, 0, sizeof l->evslot);
   l->dropts = l->droptsU = 0;
   l->stamp = l->stampU = 0;
@@ -387,6 +387,12 @@ int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
 }
 
 static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[(e->nev - 1) % RSAN_EV_HIST].ts; }
+static inline rsan_evfirst *ev_firsts(const rsan_loc *l) { return (rsan_evfirst *)(l->ev + l->evn); }
+/* the slot of entry i (in use) */
+static inline uint32_t ev_slot(const rsan_loc *l, uint32_t i) { return l->evdirect ? i : l->evslot[i] - 1; }
+static rsan_evicted *ev_alloc(uint32_t n) {
+  return rsan_alloc_line(n * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)));
+}
 
 /* the slot's evicted facts are now known only as a bound (dropts/droptsU) */
 static void ev_drop(rsan_loc *l, uint64_t ts, uint64_t tsU) {
@@ -394,7 +400,7 @@ static void ev_drop(rsan_loc *l, uint64_t ts, uint64_t tsU) {
   if (tsU > l->droptsU) l->droptsU = tsU;
 }
 static void ev_drop_entry(rsan_loc *l, rsan_evicted *e) {
-  if (e->used) {
+  if (e->nev) {
     uint64_t j = (e->nev - 1) % RSAN_EV_HIST;
     ev_drop(l, e->h[j].ts, e->h[j].tsU);
   }
@@ -405,17 +411,25 @@ static void ev_drop_entry(rsan_loc *l, rsan_evicted *e) {
  * RSAN_EV_MAX. Converting keeps every entry whose slot fits. */
 static void ev_make_direct(rsan_loc *l, uint32_t slot) {
   uint32_t need = slot + 1;
-  for (uint32_t i = 0; i < l->evn; i++)
-    if (l->ev[i].used && l->ev[i].slot < RSAN_EV_MAX && l->ev[i].slot + 1 > need) need = l->ev[i].slot + 1;
+  for (uint32_t i = 0; i < l->evn; i++) {
+    uint32_t s = ev_slot(l, i);
+    if (l->ev[i].nev && s < RSAN_EV_MAX && s + 1 > need) need = s + 1;
+  }
   uint32_t n = 8;
   while (n < need) n *= 2;
   if (n > RSAN_EV_MAX) n = RSAN_EV_MAX;
-  rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
+  rsan_evicted *ev = ev_alloc(n); /* zeroed */
+  rsan_evfirst *fi = (rsan_evfirst *)(ev + n), *ofi = ev_firsts(l);
   for (uint32_t i = 0; i < l->evn; i++) {
     rsan_evicted *e = &l->ev[i];
-    if (!e->used) continue;
-    if (e->slot < n) ev[e->slot] = *e;
-    else ev_drop_entry(l, e);
+    if (!e->nev) continue;
+    uint32_t s = ev_slot(l, i);
+    if (s < n) {
+      ev[s] = *e;
+      fi[s] = ofi[i];
+    } else {
+      ev_drop_entry(l, e);
+    }
   }
   rsan_free(l->ev);
   l->ev = ev;
@@ -430,7 +444,7 @@ static void ev_make_direct(rsan_loc *l, uint32_t slot) {
  * only known as a bound. */
 static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
   if (RSAN_UNLIKELY(!l->ev)) {
-    l->ev = rsan_alloc(RSAN_EV_SLOTS * sizeof(rsan_evicted));
+    l->ev = ev_alloc(RSAN_EV_SLOTS);
     l->evn = RSAN_EV_SLOTS;
   }
   if (l->evdirect) {
@@ -438,12 +452,7 @@ static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
       if (slot >= RSAN_EV_MAX) return NULL;
       ev_make_direct(l, slot); /* grows it */
     }
-    rsan_evicted *e = &l->ev[slot];
-    if (!e->used) {
-      e->used = 1;
-      e->slot = slot;
-    }
-    return e;
+    return &l->ev[slot];
   }
   /* sparse: the slots of the entries are in the record (evslot): no entry is read to find one */
   uint32_t vi = RSAN_EV_SLOTS;
@@ -462,9 +471,7 @@ static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
   }
   rsan_evicted *victim = &l->ev[vi];
   ev_drop_entry(l, victim);
-  memset(victim, 0, sizeof *victim);
-  victim->used = 1;
-  victim->slot = slot;
+  memset(victim, 0, sizeof *victim); /* nev = 0: the caller makes it the slot's first */
   l->evslot[vi] = slot + 1;
   return victim;
 }
@@ -504,8 +511,7 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
       uint64_t ots = rsan_fact_ts(l->stamp, old->ts16), otsU = rsan_fact_ts(l->stampU, old->tsU16);
       if (!e->nev) { /* facts leave in order: the slot's first evicted is its first fact */
         e->first = old->epoch;
-        e->firstts = ots;
-        e->firsttsU = otsU;
+        ev_firsts(l)[e - l->ev] = (rsan_evfirst){ots, otsU};
       }
       unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
       e->h[k].epoch = old->epoch;
@@ -565,8 +571,8 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   l->grow = 1;
   for (uint32_t i = 0; i < l->evn; i++) {
     const rsan_evicted *e = &l->ev[i];
-    if (!e->used) continue;
-    uint64_t v = rsan_clk_at(c, e->slot);
+    if (!e->nev) continue;
+    uint64_t v = rsan_clk_at(c, ev_slot(l, i));
     if (v < e->first) continue; /* none of this slot's evicted facts: nothing */
     /* (its facts in the window are not contained: they are newer than the evicted ones) */
     /* the newest remembered evicted fact c contains gives this slot's contribution exactly;
@@ -574,8 +580,8 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
      * remembered one */
     uint64_t k = e->nev < RSAN_EV_HIST ? e->nev : RSAN_EV_HIST, lo = 0, loU = 0, hi = 0, hiU = 0;
     int found = 0;
-    for (uint64_t i = 1; i <= k; i++) {
-      unsigned j = (unsigned)((e->nev - i) % RSAN_EV_HIST);
+    for (uint64_t m = 1; m <= k; m++) {
+      unsigned j = (unsigned)((e->nev - m) % RSAN_EV_HIST);
       if (e->h[j].epoch <= v) {
         lo = hi = e->h[j].ts;
         loU = hiU = e->h[j].tsU;
@@ -586,8 +592,8 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
       hiU = e->h[j].tsU;
     }
     if (!found) {
-      lo = e->firstts;
-      loU = e->firsttsU;
+      lo = ev_firsts(l)[i].ts;
+      loU = ev_firsts(l)[i].tsU;
     }
     if (lo > q->lo) q->lo = lo;
     if (loU > q->loU) q->loU = loU;

@@ -164,20 +164,26 @@ static inline uint64_t rsan_fact_ts(uint64_t stamp, uint16_t low) { return stamp
 #define RSAN_EV_HIST 2  /* evicted facts remembered per slot */
 #define RSAN_EV_SLOTS 4 /* slots remembered per location; beyond, only a bound */
 #define RSAN_EV_MAX 256 /* ... except for hot locations (window at RSAN_FACTS_MAX): up to this */
-typedef struct rsan_evicted {
-  uint32_t slot, used;
-  uint64_t nev;                      /* facts of this slot evicted so far */
-  uint64_t first, firstts, firsttsU; /* the first of them (the slot's first fact on x) */
+/* One slot's evicted facts: one cache line, what an eviction writes (a 64-byte aligned
+ * array, location.c); the first evicted fact's timestamps, written once, are in a second
+ * array after the entries (rsan_evfirst). An entry is in use iff nev > 0. */
+typedef struct __attribute__((aligned(64))) rsan_evicted {
+  uint64_t nev;   /* facts of this slot evicted so far */
+  uint64_t first; /* epoch of the first of them (the slot's first fact on x) */
   struct {
     uint64_t epoch, ts, tsU;
   } h[RSAN_EV_HIST]; /* its newest evicted facts, by nev % RSAN_EV_HIST */
 } rsan_evicted;
+typedef struct rsan_evfirst {
+  uint64_t ts, tsU; /* timestamps of the slot's first evicted fact */
+} rsan_evfirst;
 /* A clock's value at a location: exact when lo == hi (both sides). */
 typedef struct rsan_q {
   uint64_t lo, loU, hi, hiU;
 } rsan_q;
 
-void *rsan_alloc_raw(size_t n); /* not zeroed; aborts on failure */
+void *rsan_alloc_raw(size_t n);  /* not zeroed; aborts on failure */
+void *rsan_alloc_line(size_t n); /* zeroed, 64-byte aligned (rsan_free releases it) */
 
 
 /* ---- vector clocks of the race detector (vclock.c), indexed by thread id ---- */
