@@ -242,24 +242,38 @@ static RSAN_NOINLINE rsan_loc *find_locked(uintptr_t addr, int create) {
   return l;
 }
 
+/* the record's lines (rsan_loc) after line 0, fetched at once rather than one miss after
+ * another: whichever thread last held the lock wrote them */
+static inline rsan_loc *locked_found(rsan_loc *l) {
+  const char *c = (const char *)l;
+  __builtin_prefetch(c + 64, 1);
+  __builtin_prefetch(c + 128, 1);
+  __builtin_prefetch(c + 192, 1);
+  __builtin_prefetch(c + 256, 1);
+  __builtin_prefetch(c + 320, 1);
+  return l;
+}
+
 rsan_loc *rsan_loc_acquire(uintptr_t addr) {
+  rsan_loc **head = head_of(addr, 1);
+  /* The common case, a granule with one location: lock the chain's head first and check its
+   * address under the lock. Reading the address before locking would fetch line 0 shared and
+   * then again exclusive for the lock: two transfers of a line another thread wrote. Locking
+   * a record that turns out to be another location's (a neighbour in the granule, or recycled
+   * meanwhile) is harmless: records are type-stable, and nothing else is held here. */
+  rsan_loc *l = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+  if (RSAN_LIKELY(l != NULL)) {
+    rsan_spin_lock(&l->lock);
+    if (RSAN_LIKELY(!l->retired && l->addr == addr)) return locked_found(l);
+    rsan_spin_unlock(&l->lock);
+  }
   for (;;) {
-    rsan_loc **head = head_of(addr, 1);
-    rsan_loc *l = chain_find(head, addr);
+    l = chain_find(head, addr);
     if (RSAN_UNLIKELY(!l)) l = find_locked(addr, 1);
     rsan_spin_lock(&l->lock);
-    if (RSAN_LIKELY(!l->retired && l->addr == addr)) {
-      /* the record's lines (rsan_loc), fetched at once rather than one miss after another:
-       * whichever thread last held the lock wrote them */
-      const char *c = (const char *)l;
-      __builtin_prefetch(c + 64, 1);
-      __builtin_prefetch(c + 128, 1);
-      __builtin_prefetch(c + 192, 1);
-      __builtin_prefetch(c + 256, 1);
-      __builtin_prefetch(c + 320, 1);
-      return l;
-    }
+    if (RSAN_LIKELY(!l->retired && l->addr == addr)) return locked_found(l);
     rsan_spin_unlock(&l->lock); /* retired (and maybe recycled) meanwhile: look again */
+    head = head_of(addr, 1);
   }
 }
 
@@ -545,24 +559,46 @@ void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   query_evicted(l, c, q);
 }
 
-void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb) {
-  uint64_t k = win(l);
-  int fa = 0, fb = 0;
-  for (uint64_t i = 1; i <= k && !(fa && fb); i++) {
-    const rsan_fact *f = newest(l, i);
-    if (!fa && f->epoch <= rsan_clk_at(a, f->slot)) {
-      qa->lo = qa->hi = rsan_fact_ts(l->stamp, f->ts16);
-      qa->loU = qa->hiU = rsan_fact_ts(l->stampU, f->tsU16);
-      fa = 1;
-    }
-    if (!fb && f->epoch <= rsan_clk_at(b, f->slot)) {
-      qb->lo = qb->hi = rsan_fact_ts(l->stamp, f->ts16);
-      qb->loU = qb->hiU = rsan_fact_ts(l->stampU, f->tsU16);
-      fb = 1;
-    }
+/* The evicted-facts entry the next fact will write when the window is full (its oldest fact
+ * leaves: rsan_loc_add_fact), fetched while the operation's rules run. */
+static inline void prefetch_eviction(const rsan_loc *l) {
+  if (win(l) != l->fcap || !l->ev || (l->grow && l->fcap < RSAN_FACTS_MAX)) return;
+  uint32_t s = rsan_loc_facts(l)[l->fold & (l->fcap - 1)].slot;
+  if (l->evdirect) {
+    if (s < l->evn) __builtin_prefetch(&l->ev[s], 1);
+    return;
   }
-  if (!fa) query_evicted(l, a, qa);
-  if (!fb) query_evicted(l, b, qb);
+  for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++)
+    if (l->evslot[i] == s + 1) __builtin_prefetch(&l->ev[i], 1);
+}
+
+void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb) {
+  prefetch_eviction(l);
+  /* the scan reads only locals: the answers are written after it (they may alias nothing,
+   * but the compiler cannot know) */
+  const rsan_fact *fs = rsan_loc_facts(l), *hita = NULL, *hitb = NULL;
+  const uint64_t *ea = rsan_clk_ce(a), *eb = rsan_clk_ce(b);
+  uint32_t na = a->n, nb = b->n;
+  uint64_t nf = l->nfacts, k = nf - l->fold, mask = l->fcap - 1;
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = &fs[(nf - i) & mask];
+    uint32_t s = f->slot; /* epochs start at 1: a slot a clock does not hold contains none */
+    if (!hita && f->epoch <= (s < na ? ea[s] : 0)) hita = f;
+    if (!hitb && f->epoch <= (s < nb ? eb[s] : 0)) hitb = f;
+    if (hita && hitb) break;
+  }
+  if (hita) {
+    qa->lo = qa->hi = rsan_fact_ts(l->stamp, hita->ts16);
+    qa->loU = qa->hiU = rsan_fact_ts(l->stampU, hita->tsU16);
+  } else {
+    query_evicted(l, a, qa);
+  }
+  if (hitb) {
+    qb->lo = qb->hi = rsan_fact_ts(l->stamp, hitb->ts16);
+    qb->loU = qb->hiU = rsan_fact_ts(l->stampU, hitb->tsU16);
+  } else {
+    query_evicted(l, b, qb);
+  }
 }
 
 static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {

@@ -110,41 +110,9 @@ static uint64_t rmw_apply(int op, uint64_t old, uint64_t v, int size) {
   return r & m;
 }
 
-/* The integer operations the hardware has, as one atomic instruction: one exclusive access to
- * the memory's cache line instead of a load and a CAS (the location lock is held, so no other
- * instrumented thread writes it meanwhile; an uninstrumented one is handled as by the CAS). */
-#define RMW_FETCH(T)                                                                               \
-  switch (op) {                                                                                    \
-  case RSAN_RMW_XCHG: return __atomic_exchange_n((T *)p, (T)v, __ATOMIC_SEQ_CST);                  \
-  case RSAN_RMW_ADD: return __atomic_fetch_add((T *)p, (T)v, __ATOMIC_SEQ_CST);                    \
-  case RSAN_RMW_SUB: return __atomic_fetch_sub((T *)p, (T)v, __ATOMIC_SEQ_CST);                    \
-  case RSAN_RMW_AND: return __atomic_fetch_and((T *)p, (T)v, __ATOMIC_SEQ_CST);                    \
-  case RSAN_RMW_OR: return __atomic_fetch_or((T *)p, (T)v, __ATOMIC_SEQ_CST);                      \
-  case RSAN_RMW_XOR: return __atomic_fetch_xor((T *)p, (T)v, __ATOMIC_SEQ_CST);                    \
-  default: break;                                                                                  \
-  }
-static inline int rmw_has_fetch(int op) {
-  return op == RSAN_RMW_XCHG || op == RSAN_RMW_ADD || op == RSAN_RMW_SUB || op == RSAN_RMW_AND ||
-         op == RSAN_RMW_OR || op == RSAN_RMW_XOR;
-}
-static inline uint64_t rmw_fetch(void *p, int op, uint64_t v, int size) {
-  switch (size) {
-  case 1: RMW_FETCH(uint8_t); break;
-  case 2: RMW_FETCH(uint16_t); break;
-  case 4: RMW_FETCH(uint32_t); break;
-  default: RMW_FETCH(uint64_t); break;
-  }
-  return 0; /* not reached: rmw_has_fetch(op) */
-}
-
-/* Performs the RMW: one atomic instruction when there is one, else a CAS loop (correct even
- * against uninstrumented writers). */
-uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv) {
-  if (RSAN_LIKELY(rmw_has_fetch(op))) {
-    uint64_t old = rmw_fetch(p, op, v, size);
-    *newv = rmw_apply(op, old, v, size);
-    return old;
-  }
+/* rsan_mem_rmw (rsan_engine.h) for the operations without one atomic instruction: a CAS loop
+ * (correct even against uninstrumented writers). */
+uint64_t rsan_mem_rmw_loop(void *p, int op, uint64_t v, int size, uint64_t *newv) {
   uint64_t old = mem_load(p, size);
   for (;;) {
     uint64_t n = rmw_apply(op, old, v, size);

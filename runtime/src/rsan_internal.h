@@ -99,7 +99,9 @@ static inline void rsan_spin_unlock(rsan_spin *l) {
  * of it again (rules.c, Msc(x) and msc_in). */
 /* Layout: one cache line. Up to RSAN_CLK_INLINE slots (the main thread and five more) the
  * entries are inline, so a location's clock is the line that holds its header, with no
- * pointer to follow; a clock that holds more slots keeps them in an array (ext). */
+ * pointer to follow; a clock that holds more slots keeps them in an array (ext). Inline
+ * entries >= n are 0 (kept so by every operation), so a join or copy of two inline clocks is
+ * a fixed-size loop over all of them, with no bounds. */
 #define RSAN_CLK_INLINE 6
 typedef struct __attribute__((aligned(64))) rsan_clk {
   uint32_t n, cap; /* entries >= n are 0; cap <= RSAN_CLK_INLINE: inline (0 in zeroed memory) */
@@ -123,6 +125,8 @@ static inline uint64_t rsan_clk_newver(void) {
 void rsan_clk_init(rsan_clk *c);
 void rsan_clk_release(rsan_clk *c); /* c := ⊥, memory released */
 static inline void rsan_clk_clear(rsan_clk *c) { /* c := ⊥, memory kept */
+  if (c->cap <= RSAN_CLK_INLINE)
+    for (int i = 0; i < RSAN_CLK_INLINE; i++) c->u.inl[i] = 0;
   c->n = 0;
   c->ver = 0;
 }
@@ -135,8 +139,37 @@ static inline void rsan_clk_set(rsan_clk *c, uint32_t slot, uint64_t epoch) {
   rsan_clk_e(c)[slot] = epoch;
   c->ver = rsan_clk_newver();
 }
-void rsan_clk_join(rsan_clk *dst, const rsan_clk *src);   /* dst ⊔= src */
-void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src); /* dst := src */
+void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src);
+void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src);
+/* dst ⊔= src. Equal versions mean equal contents, so a join of a clock's own version is
+ * skipped, and a join that changed no entry keeps dst's version (it still names dst's
+ * contents): a later join, or the Msc(x) check of rules.c, that knows it is skipped too. */
+static inline void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
+  if (!src->ver || src->ver == dst->ver) return; /* version 0: ⊥ */
+  if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
+    uint64_t changed = 0;
+    for (int i = 0; i < RSAN_CLK_INLINE; i++) {
+      uint64_t a = dst->u.inl[i], b = src->u.inl[i], m = a > b ? a : b;
+      changed |= m ^ a;
+      dst->u.inl[i] = m;
+    }
+    if (src->n > dst->n) dst->n = src->n;
+    if (changed || !dst->ver) dst->ver = rsan_clk_newver();
+    return;
+  }
+  rsan_clk_join_slow(dst, src);
+}
+/* dst := src */
+static inline void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src) {
+  if (dst->ver == src->ver && dst->n == src->n) return; /* the same content */
+  if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
+    for (int i = 0; i < RSAN_CLK_INLINE; i++) dst->u.inl[i] = src->u.inl[i];
+    dst->n = src->n;
+    dst->ver = src->ver;
+    return;
+  }
+  rsan_clk_assign_slow(dst, src);
+}
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b);    /* a ⊑ b pointwise */
 
 /* ---- per-location facts (location.c) ----
