@@ -11,6 +11,7 @@ extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_malloc(size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
 
 static void rsan_oom(void) {
   static const char msg[] = "pyrsan: out of memory in the runtime\n";
@@ -21,6 +22,13 @@ static void rsan_oom(void) {
 void *rsan_alloc(size_t n) {
   void *p = __libc_calloc(1, n ? n : 1);
   if (!p) rsan_oom();
+  return p;
+}
+
+void *rsan_alloc_line(size_t n) {
+  void *p = __libc_memalign(64, n ? n : 1);
+  if (!p) rsan_oom();
+  memset(p, 0, n);
   return p;
 }
 

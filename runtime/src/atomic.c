@@ -59,6 +59,7 @@ static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, ui
   RSAN_SCHED_POINT(RSAN_SK_STORE, p, 1);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   rsan_loc_touch(l, p, size);
+  rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
   if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_STORE, 0, order, size, site, fa);
@@ -89,6 +90,7 @@ static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_
   RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   rsan_loc_touch(l, p, size);
+  rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
   if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_RMW, op, order, size, site, fa);
@@ -128,6 +130,7 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
   RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   rsan_loc_touch(l, p, size);
+  rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   uint64_t m = size_mask(size);
   /* weak CAS: the read check (it may fail reading any stale write). Strong CAS, exact

@@ -20,32 +20,32 @@ uint64_t rsan_clk_newver_slow(void) {
 }
 
 void rsan_clk_init(rsan_clk *c) {
-  c->n = c->cap = 0;
-  c->e = NULL;
-  c->ver = 0;
+  memset(c, 0, sizeof *c);
+  c->cap = RSAN_CLK_INLINE;
 }
 
 void rsan_clk_release(rsan_clk *c) {
-  rsan_free(c->e);
+  if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.ext);
   rsan_clk_init(c);
 }
 
 void rsan_clk_grow(rsan_clk *c, uint32_t n) {
   if (n <= c->n) return;
-  if (n > c->cap) {
+  uint32_t have = c->cap > RSAN_CLK_INLINE ? c->cap : RSAN_CLK_INLINE;
+  if (n > have) {
     uint32_t cap = (n + 3) & ~3u; /* exact (a multiple of 4): slot counts grow rarely */
     uint64_t *e = rsan_alloc(cap * sizeof(uint64_t));
-    if (c->n) memcpy(e, c->e, c->n * sizeof(uint64_t));
-    rsan_free(c->e);
-    c->e = e;
+    if (c->n) memcpy(e, rsan_clk_e(c), c->n * sizeof(uint64_t));
+    if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.ext);
+    c->u.ext = e;
     c->cap = cap;
   }
-  memset(c->e + c->n, 0, (n - c->n) * sizeof(uint64_t));
+  memset(rsan_clk_e(c) + c->n, 0, (n - c->n) * sizeof(uint64_t));
   c->n = n;
 }
 
-/* The join is the engine's only O(threads) loop that runs on every operation: built for
- * AVX2 too (64-bit max as compare + blend, 4 entries at once), picked at load time. */
+/* The join of clocks beyond RSAN_CLK_INLINE slots (the inline case is in rsan_internal.h):
+ * built for AVX2 too (64-bit max as compare + blend, 4 entries at once), picked at load time. */
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define RSAN_JOIN_CLONES __attribute__((target_clones("avx2", "default")))
@@ -54,28 +54,40 @@ void rsan_clk_grow(rsan_clk *c, uint32_t n) {
 #ifndef RSAN_JOIN_CLONES
 #define RSAN_JOIN_CLONES
 #endif
-RSAN_JOIN_CLONES void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
-  if (dst == src || !src->ver) return; /* version 0: ⊥ */
-  uint32_t n = src->n;
-  if (RSAN_UNLIKELY(n > dst->n)) rsan_clk_grow(dst, n);
-  uint64_t *d = dst->e;
-  const uint64_t *s = src->e;
-  for (uint32_t i = 0; i < n; i++) d[i] = d[i] > s[i] ? d[i] : s[i];
-  dst->ver = rsan_clk_newver();
+/* the max loop of rsan_clk_join_slow: 1 when an entry of d changed */
+RSAN_JOIN_CLONES static int join_loop(uint64_t *d, const uint64_t *s, uint32_t n) {
+  uint64_t changed = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t m = d[i] > s[i] ? d[i] : s[i];
+    changed |= m ^ d[i];
+    d[i] = m;
+  }
+  return changed != 0;
 }
 
-__attribute__((no_builtin("memcpy"))) void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src) {
-  if (dst == src) return;
-  if (RSAN_UNLIKELY(src->n > dst->cap)) rsan_clk_grow(dst, src->n);
-  uint64_t *d = dst->e;
-  const uint64_t *s = src->e;
+/* rsan_clk_join when a clock is not inline */
+void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src) {
+  uint32_t n = src->n;
+  if (RSAN_UNLIKELY(n > dst->n)) rsan_clk_grow(dst, n);
+  if (join_loop(rsan_clk_e(dst), rsan_clk_ce(src), n) || !dst->ver) dst->ver = rsan_clk_newver();
+}
+
+/* rsan_clk_assign when a clock is not inline */
+__attribute__((no_builtin("memcpy"))) void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src) {
+  if (RSAN_UNLIKELY(src->n > (dst->cap > RSAN_CLK_INLINE ? dst->cap : RSAN_CLK_INLINE)))
+    rsan_clk_grow(dst, src->n);
+  uint64_t *d = rsan_clk_e(dst);
+  const uint64_t *s = rsan_clk_ce(src);
   for (uint32_t i = 0; i < src->n; i++) d[i] = s[i]; /* short: a call to memcpy costs more */
+  if (dst->cap <= RSAN_CLK_INLINE) /* inline entries >= n stay 0 */
+    for (uint32_t i = src->n; i < RSAN_CLK_INLINE; i++) d[i] = 0;
   dst->n = src->n;
   dst->ver = src->ver; /* the same content */
 }
 
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b) {
+  const uint64_t *e = rsan_clk_ce(a);
   for (uint32_t i = 0; i < a->n; i++)
-    if (a->e[i] > rsan_clk_at(b, i)) return 0;
+    if (e[i] > rsan_clk_at(b, i)) return 0;
   return 1;
 }

@@ -152,8 +152,8 @@ static void loc_clear_state(rsan_loc *l) {
   l->msc_wsc = 0;
   l->nfacts = l->fold = 0;
   l->grow = 0;
-  if (l->facts != l->facts_inline) rsan_free(l->facts); /* a grown window goes with x */
-  l->facts = l->facts_inline;
+  rsan_free(l->facts_ext); /* a grown window goes with x */
+  l->facts_ext = NULL;
   l->fcap = RSAN_FACTS;
   if (l->ev && l->evdirect) { /* a hot location's table goes with x */
     rsan_free(l->ev);
@@ -161,7 +161,8 @@ static void loc_clear_state(rsan_loc *l) {
     l->evn = 0;
     l->evdirect = 0;
   }
-  if (l->ev) memset(l->ev, 0, l->evn * sizeof(rsan_evicted));
+  if (l->ev) memset(l->ev, 0, l->evn * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)));
+  memset(l->evslot, 0, sizeof l->evslot);
   l->dropts = l->droptsU = 0;
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
@@ -207,7 +208,6 @@ static rsan_loc *loc_new(uintptr_t addr) {
   rsan_spin_unlock(&free_lock);
   if (!l) {
     l = loc_slab_alloc();
-    l->facts = l->facts_inline;
     l->fcap = RSAN_FACTS;
     rsan_spin_lock(&free_lock);
     l->all_next = all_locs;
@@ -242,14 +242,38 @@ static RSAN_NOINLINE rsan_loc *find_locked(uintptr_t addr, int create) {
   return l;
 }
 
+/* the record's lines (rsan_loc) after line 0, fetched at once rather than one miss after
+ * another: whichever thread last held the lock wrote them */
+static inline rsan_loc *locked_found(rsan_loc *l) {
+  const char *c = (const char *)l;
+  __builtin_prefetch(c + 64, 1);
+  __builtin_prefetch(c + 128, 1);
+  __builtin_prefetch(c + 192, 1);
+  __builtin_prefetch(c + 256, 1);
+  __builtin_prefetch(c + 320, 1);
+  return l;
+}
+
 rsan_loc *rsan_loc_acquire(uintptr_t addr) {
+  rsan_loc **head = head_of(addr, 1);
+  /* The common case, a granule with one location: lock the chain's head first and check its
+   * address under the lock. Reading the address before locking would fetch line 0 shared and
+   * then again exclusive for the lock: two transfers of a line another thread wrote. Locking
+   * a record that turns out to be another location's (a neighbour in the granule, or recycled
+   * meanwhile) is harmless: records are type-stable, and nothing else is held here. */
+  rsan_loc *l = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+  if (RSAN_LIKELY(l != NULL)) {
+    rsan_spin_lock(&l->lock);
+    if (RSAN_LIKELY(!l->retired && l->addr == addr)) return locked_found(l);
+    rsan_spin_unlock(&l->lock);
+  }
   for (;;) {
-    rsan_loc **head = head_of(addr, 1);
-    rsan_loc *l = chain_find(head, addr);
+    l = chain_find(head, addr);
     if (RSAN_UNLIKELY(!l)) l = find_locked(addr, 1);
     rsan_spin_lock(&l->lock);
-    if (RSAN_LIKELY(!l->retired && l->addr == addr)) return l;
+    if (RSAN_LIKELY(!l->retired && l->addr == addr)) return locked_found(l);
     rsan_spin_unlock(&l->lock); /* retired (and maybe recycled) meanwhile: look again */
+    head = head_of(addr, 1);
   }
 }
 
@@ -361,7 +385,7 @@ uint64_t rsan_inexact_queries;
 
 static inline uint64_t win(const rsan_loc *l) { return l->nfacts - l->fold; }
 static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1: the newest */
-  return &l->facts[(l->nfacts - i) & (l->fcap - 1)]; /* fcap: a power of 2 */
+  return &rsan_loc_facts(l)[(l->nfacts - i) & (l->fcap - 1)]; /* fcap: a power of 2 */
 }
 
 int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
@@ -369,13 +393,20 @@ int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
   uint64_t k = win(l);
   for (uint64_t i = 1; i <= k; i++) {
     const rsan_fact *f = newest(l, i);
-    if (f->ts != l->stamp || f->tsU != l->stampU) return 0;
+    /* (low bits suffice: a window fact is less than 2^16 writes old) */
+    if (f->ts16 != (uint16_t)l->stamp || f->tsU16 != (uint16_t)l->stampU) return 0;
     if (f->slot == slot) return 1;
   }
   return 0;
 }
 
 static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[(e->nev - 1) % RSAN_EV_HIST].ts; }
+static inline rsan_evfirst *ev_firsts(const rsan_loc *l) { return (rsan_evfirst *)(l->ev + l->evn); }
+/* the slot of entry i (in use) */
+static inline uint32_t ev_slot(const rsan_loc *l, uint32_t i) { return l->evdirect ? i : l->evslot[i] - 1; }
+static rsan_evicted *ev_alloc(uint32_t n) {
+  return rsan_alloc_line(n * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)));
+}
 
 /* the slot's evicted facts are now known only as a bound (dropts/droptsU) */
 static void ev_drop(rsan_loc *l, uint64_t ts, uint64_t tsU) {
@@ -383,7 +414,7 @@ static void ev_drop(rsan_loc *l, uint64_t ts, uint64_t tsU) {
   if (tsU > l->droptsU) l->droptsU = tsU;
 }
 static void ev_drop_entry(rsan_loc *l, rsan_evicted *e) {
-  if (e->used) {
+  if (e->nev) {
     uint64_t j = (e->nev - 1) % RSAN_EV_HIST;
     ev_drop(l, e->h[j].ts, e->h[j].tsU);
   }
@@ -394,22 +425,31 @@ static void ev_drop_entry(rsan_loc *l, rsan_evicted *e) {
  * RSAN_EV_MAX. Converting keeps every entry whose slot fits. */
 static void ev_make_direct(rsan_loc *l, uint32_t slot) {
   uint32_t need = slot + 1;
-  for (uint32_t i = 0; i < l->evn; i++)
-    if (l->ev[i].used && l->ev[i].slot < RSAN_EV_MAX && l->ev[i].slot + 1 > need) need = l->ev[i].slot + 1;
+  for (uint32_t i = 0; i < l->evn; i++) {
+    uint32_t s = ev_slot(l, i);
+    if (l->ev[i].nev && s < RSAN_EV_MAX && s + 1 > need) need = s + 1;
+  }
   uint32_t n = 8;
   while (n < need) n *= 2;
   if (n > RSAN_EV_MAX) n = RSAN_EV_MAX;
-  rsan_evicted *ev = rsan_alloc(n * sizeof(rsan_evicted)); /* zeroed */
+  rsan_evicted *ev = ev_alloc(n); /* zeroed */
+  rsan_evfirst *fi = (rsan_evfirst *)(ev + n), *ofi = ev_firsts(l);
   for (uint32_t i = 0; i < l->evn; i++) {
     rsan_evicted *e = &l->ev[i];
-    if (!e->used) continue;
-    if (e->slot < n) ev[e->slot] = *e;
-    else ev_drop_entry(l, e);
+    if (!e->nev) continue;
+    uint32_t s = ev_slot(l, i);
+    if (s < n) {
+      ev[s] = *e;
+      fi[s] = ofi[i];
+    } else {
+      ev_drop_entry(l, e);
+    }
   }
   rsan_free(l->ev);
   l->ev = ev;
   l->evn = n;
   l->evdirect = 1;
+  memset(l->evslot, 0, sizeof l->evslot);
 }
 
 /* the evicted-facts entry of slot, or NULL when its facts can only be kept as a bound. Made
@@ -418,7 +458,7 @@ static void ev_make_direct(rsan_loc *l, uint32_t slot) {
  * only known as a bound. */
 static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
   if (RSAN_UNLIKELY(!l->ev)) {
-    l->ev = rsan_alloc(RSAN_EV_SLOTS * sizeof(rsan_evicted));
+    l->ev = ev_alloc(RSAN_EV_SLOTS);
     l->evn = RSAN_EV_SLOTS;
   }
   if (l->evdirect) {
@@ -426,31 +466,27 @@ static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
       if (slot >= RSAN_EV_MAX) return NULL;
       ev_make_direct(l, slot); /* grows it */
     }
-    rsan_evicted *e = &l->ev[slot];
-    if (!e->used) {
-      e->used = 1;
-      e->slot = slot;
+    return &l->ev[slot];
+  }
+  /* sparse: the slots of the entries are in the record (evslot): no entry is read to find one */
+  uint32_t vi = RSAN_EV_SLOTS;
+  for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++) {
+    if (l->evslot[i] == slot + 1) return &l->ev[i];
+    if (!l->evslot[i] && vi == RSAN_EV_SLOTS) vi = i;
+  }
+  if (vi == RSAN_EV_SLOTS) { /* none free: the entry whose newest evicted fact is oldest */
+    vi = 0;
+    for (uint32_t i = 1; i < RSAN_EV_SLOTS; i++)
+      if (newest_ts(&l->ev[i]) < newest_ts(&l->ev[vi])) vi = i;
+    if (l->fcap >= RSAN_FACTS_MAX && slot < RSAN_EV_MAX) {
+      ev_make_direct(l, slot);
+      return ev_entry(l, slot);
     }
-    return e;
   }
-  rsan_evicted *victim = NULL;
-  for (uint32_t i = 0; i < l->evn; i++) {
-    rsan_evicted *e = &l->ev[i];
-    if (e->used && e->slot == slot) return e;
-    if (!e->used) {
-      if (!victim || victim->used) victim = e;
-    } else if (!victim || (victim->used && newest_ts(e) < newest_ts(victim))) {
-      victim = e;
-    }
-  }
-  if (victim->used && l->fcap >= RSAN_FACTS_MAX && slot < RSAN_EV_MAX) {
-    ev_make_direct(l, slot);
-    return ev_entry(l, slot);
-  }
+  rsan_evicted *victim = &l->ev[vi];
   ev_drop_entry(l, victim);
-  memset(victim, 0, sizeof *victim);
-  victim->used = 1;
-  victim->slot = slot;
+  memset(victim, 0, sizeof *victim); /* nev = 0: the caller makes it the slot's first */
+  l->evslot[vi] = slot + 1;
   return victim;
 }
 
@@ -459,18 +495,20 @@ static void window_grow(rsan_loc *l) {
   uint32_t cap = 2 * l->fcap;
   rsan_fact *nf = rsan_alloc(cap * sizeof(rsan_fact));
   uint64_t n = l->nfacts;
-  for (uint64_t j = n - l->fcap; j < n; j++) nf[j & (cap - 1)] = l->facts[j & (l->fcap - 1)];
-  if (l->facts != l->facts_inline) rsan_free(l->facts);
-  l->facts = nf;
+  const rsan_fact *of = rsan_loc_facts(l);
+  for (uint64_t j = n - l->fcap; j < n; j++) nf[j & (cap - 1)] = of[j & (l->fcap - 1)];
+  rsan_free(l->facts_ext);
+  l->facts_ext = nf;
   l->fcap = cap;
 }
 
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
   /* facts come in x's lock order: timestamps never decrease (what makes the newest contained
    * fact the max) */
-  RSAN_ASSERT(l->nfacts == l->fold || (newest(l, 1)->ts <= l->stamp && newest(l, 1)->tsU <= l->stampU));
+  RSAN_ASSERT(l->nfacts == l->fold || (l->stamp - rsan_fact_ts(l->stamp, newest(l, 1)->ts16) < RSAN_FACTS_MAX &&
+                                        l->stampU - rsan_fact_ts(l->stampU, newest(l, 1)->tsU16) < RSAN_FACTS_MAX));
   if (l->nfacts - l->fold == l->fcap) { /* full */
-    const rsan_fact *old = &l->facts[l->fold & (l->fcap - 1)];
+    const rsan_fact *old = &rsan_loc_facts(l)[l->fold & (l->fcap - 1)];
     if (l->grow && l->fcap < RSAN_FACTS_MAX) {
       /* a query of x had to use the evicted facts since the last growth: the window is too
        * short for how x is used; locations whose queries stay in the window keep the
@@ -480,28 +518,28 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
     } else { /* old leaves the window: keep it among its slot's newest evicted */
       rsan_evicted *e = ev_entry(l, old->slot);
       if (RSAN_UNLIKELY(!e)) {
-        ev_drop(l, old->ts, old->tsU);
+        ev_drop(l, rsan_fact_ts(l->stamp, old->ts16), rsan_fact_ts(l->stampU, old->tsU16));
         l->fold++;
         goto append;
       }
+      uint64_t ots = rsan_fact_ts(l->stamp, old->ts16), otsU = rsan_fact_ts(l->stampU, old->tsU16);
       if (!e->nev) { /* facts leave in order: the slot's first evicted is its first fact */
         e->first = old->epoch;
-        e->firstts = old->ts;
-        e->firsttsU = old->tsU;
+        ev_firsts(l)[e - l->ev] = (rsan_evfirst){ots, otsU};
       }
       unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
       e->h[k].epoch = old->epoch;
-      e->h[k].ts = old->ts;
-      e->h[k].tsU = old->tsU;
+      e->h[k].ts = ots;
+      e->h[k].tsU = otsU;
       l->fold++;
     }
   }
 append:;
-  rsan_fact *f = &l->facts[l->nfacts & (l->fcap - 1)];
+  rsan_fact *f = &rsan_loc_facts(l)[l->nfacts & (l->fcap - 1)];
   f->slot = slot;
   f->epoch = epoch;
-  f->ts = l->stamp;
-  f->tsU = l->stampU;
+  f->ts16 = (uint16_t)l->stamp;
+  f->tsU16 = (uint16_t)l->stampU;
   l->nfacts++;
 }
 
@@ -513,32 +551,54 @@ void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   for (uint64_t i = 1; i <= k; i++) {
     const rsan_fact *f = newest(l, i);
     if (f->epoch <= rsan_clk_at(c, f->slot)) { /* the newest contained fact: the max, exact */
-      q->lo = q->hi = f->ts;
-      q->loU = q->hiU = f->tsU;
+      q->lo = q->hi = rsan_fact_ts(l->stamp, f->ts16);
+      q->loU = q->hiU = rsan_fact_ts(l->stampU, f->tsU16);
       return;
     }
   }
   query_evicted(l, c, q);
 }
 
-void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb) {
-  uint64_t k = win(l);
-  int fa = 0, fb = 0;
-  for (uint64_t i = 1; i <= k && !(fa && fb); i++) {
-    const rsan_fact *f = newest(l, i);
-    if (!fa && f->epoch <= rsan_clk_at(a, f->slot)) {
-      qa->lo = qa->hi = f->ts;
-      qa->loU = qa->hiU = f->tsU;
-      fa = 1;
-    }
-    if (!fb && f->epoch <= rsan_clk_at(b, f->slot)) {
-      qb->lo = qb->hi = f->ts;
-      qb->loU = qb->hiU = f->tsU;
-      fb = 1;
-    }
+/* The evicted-facts entry the next fact will write when the window is full (its oldest fact
+ * leaves: rsan_loc_add_fact), fetched while the operation's rules run. */
+static inline void prefetch_eviction(const rsan_loc *l) {
+  if (win(l) != l->fcap || !l->ev || (l->grow && l->fcap < RSAN_FACTS_MAX)) return;
+  uint32_t s = rsan_loc_facts(l)[l->fold & (l->fcap - 1)].slot;
+  if (l->evdirect) {
+    if (s < l->evn) __builtin_prefetch(&l->ev[s], 1);
+    return;
   }
-  if (!fa) query_evicted(l, a, qa);
-  if (!fb) query_evicted(l, b, qb);
+  for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++)
+    if (l->evslot[i] == s + 1) __builtin_prefetch(&l->ev[i], 1);
+}
+
+void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb) {
+  prefetch_eviction(l);
+  /* the scan reads only locals: the answers are written after it (they may alias nothing,
+   * but the compiler cannot know) */
+  const rsan_fact *fs = rsan_loc_facts(l), *hita = NULL, *hitb = NULL;
+  const uint64_t *ea = rsan_clk_ce(a), *eb = rsan_clk_ce(b);
+  uint32_t na = a->n, nb = b->n;
+  uint64_t nf = l->nfacts, k = nf - l->fold, mask = l->fcap - 1;
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = &fs[(nf - i) & mask];
+    uint32_t s = f->slot; /* epochs start at 1: a slot a clock does not hold contains none */
+    if (!hita && f->epoch <= (s < na ? ea[s] : 0)) hita = f;
+    if (!hitb && f->epoch <= (s < nb ? eb[s] : 0)) hitb = f;
+    if (hita && hitb) break;
+  }
+  if (hita) {
+    qa->lo = qa->hi = rsan_fact_ts(l->stamp, hita->ts16);
+    qa->loU = qa->hiU = rsan_fact_ts(l->stampU, hita->tsU16);
+  } else {
+    query_evicted(l, a, qa);
+  }
+  if (hitb) {
+    qb->lo = qb->hi = rsan_fact_ts(l->stamp, hitb->ts16);
+    qb->loU = qb->hiU = rsan_fact_ts(l->stampU, hitb->tsU16);
+  } else {
+    query_evicted(l, b, qb);
+  }
 }
 
 static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
@@ -547,8 +607,8 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   l->grow = 1;
   for (uint32_t i = 0; i < l->evn; i++) {
     const rsan_evicted *e = &l->ev[i];
-    if (!e->used) continue;
-    uint64_t v = rsan_clk_at(c, e->slot);
+    if (!e->nev) continue;
+    uint64_t v = rsan_clk_at(c, ev_slot(l, i));
     if (v < e->first) continue; /* none of this slot's evicted facts: nothing */
     /* (its facts in the window are not contained: they are newer than the evicted ones) */
     /* the newest remembered evicted fact c contains gives this slot's contribution exactly;
@@ -556,8 +616,8 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
      * remembered one */
     uint64_t k = e->nev < RSAN_EV_HIST ? e->nev : RSAN_EV_HIST, lo = 0, loU = 0, hi = 0, hiU = 0;
     int found = 0;
-    for (uint64_t i = 1; i <= k; i++) {
-      unsigned j = (unsigned)((e->nev - i) % RSAN_EV_HIST);
+    for (uint64_t m = 1; m <= k; m++) {
+      unsigned j = (unsigned)((e->nev - m) % RSAN_EV_HIST);
       if (e->h[j].epoch <= v) {
         lo = hi = e->h[j].ts;
         loU = hiU = e->h[j].tsU;
@@ -568,8 +628,8 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
       hiU = e->h[j].tsU;
     }
     if (!found) {
-      lo = e->firstts;
-      loU = e->firsttsU;
+      lo = ev_firsts(l)[i].ts;
+      loU = ev_firsts(l)[i].tsU;
     }
     if (lo > q->lo) q->lo = lo;
     if (loU > q->loU) q->loU = loU;

@@ -110,8 +110,9 @@ static uint64_t rmw_apply(int op, uint64_t old, uint64_t v, int size) {
   return r & m;
 }
 
-/* Performs the RMW with a CAS loop (correct even against uninstrumented writers). */
-uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv) {
+/* rsan_mem_rmw (rsan_engine.h) for the operations without one atomic instruction: a CAS loop
+ * (correct even against uninstrumented writers). */
+uint64_t rsan_mem_rmw_loop(void *p, int op, uint64_t v, int size, uint64_t *newv) {
   uint64_t old = mem_load(p, size);
   for (;;) {
     uint64_t n = rmw_apply(op, old, v, size);

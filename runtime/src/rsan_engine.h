@@ -81,6 +81,17 @@ static inline int64_t sext(uint64_t v, int size) {
 }
 
 
+/* A write's history entry (history.c) and the memory it writes, fetched while the checks and
+ * rules run: lines another thread wrote last, each a miss if found out only when used. */
+static inline void rsan_loc_prefetch_write(const rsan_loc *l, const void *p) {
+  __builtin_prefetch(p, 1);
+  if (RSAN_LIKELY(l->hist != NULL)) {
+    const char *h = (const char *)&l->hist[l->hist_next % RSAN_HIST];
+    __builtin_prefetch(h, 1);
+    __builtin_prefetch(h + sizeof(rsan_hist) - 1, 1);
+  }
+}
+
 static inline void rsan_loc_touch(rsan_loc *l, const void *p, int size) {
   if (RSAN_UNLIKELY(!l->init_known)) {
     l->init_value = mem_load(p, size);
@@ -121,9 +132,31 @@ static inline int rsan_write_violation(const rsan_thread *t, rsan_loc *l) {
 
 static inline int rsan_checks_on(const rsan_loc *l) { return rsan_flag.report_robustness && !l->nocheck; }
 
-/* memop.c: performs the RMW op (enum rsan_rmw_op) with a CAS loop (correct even against
- * uninstrumented writers); returns the old value, *newv the new one. */
-uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv);
+/* Performs the RMW op (enum rsan_rmw_op); returns the old value, *newv the new one. The
+ * integer operations the hardware has are one atomic instruction (one exclusive access to the
+ * memory's line instead of a load and a CAS); the others a CAS loop (memop.c). */
+uint64_t rsan_mem_rmw_loop(void *p, int op, uint64_t v, int size, uint64_t *newv);
+#define RSAN_RMW_FETCH(T, FN) ((uint64_t)FN((T *)p, (T)v, __ATOMIC_SEQ_CST))
+#define RSAN_RMW_SIZED(FN)                                                                         \
+  (size == 1 ? RSAN_RMW_FETCH(uint8_t, FN)                                                         \
+   : size == 2 ? RSAN_RMW_FETCH(uint16_t, FN)                                                      \
+   : size == 4 ? RSAN_RMW_FETCH(uint32_t, FN)                                                      \
+               : RSAN_RMW_FETCH(uint64_t, FN))
+static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv) {
+  uint64_t m = size_mask(size), old;
+  v &= m;
+  switch (op) {
+  case RSAN_RMW_XCHG: old = RSAN_RMW_SIZED(__atomic_exchange_n); *newv = v; return old;
+  case RSAN_RMW_ADD: old = RSAN_RMW_SIZED(__atomic_fetch_add); *newv = (old + v) & m; return old;
+  case RSAN_RMW_SUB: old = RSAN_RMW_SIZED(__atomic_fetch_sub); *newv = (old - v) & m; return old;
+  case RSAN_RMW_AND: old = RSAN_RMW_SIZED(__atomic_fetch_and); *newv = old & v; return old;
+  case RSAN_RMW_OR: old = RSAN_RMW_SIZED(__atomic_fetch_or); *newv = old | v; return old;
+  case RSAN_RMW_XOR: old = RSAN_RMW_SIZED(__atomic_fetch_xor); *newv = old ^ v; return old;
+  default: return rsan_mem_rmw_loop(p, op, v, size, newv);
+  }
+}
+#undef RSAN_RMW_SIZED
+#undef RSAN_RMW_FETCH
 
 /* ---- history.c ---- */
 void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw, uint64_t site,

@@ -97,11 +97,24 @@ static inline void rsan_spin_unlock(rsan_spin *l) {
  * version, ⊥ is version 0. So equal versions mean equal contents, whichever clocks hold
  * them: a location clock that is known to contain a version of a thread clock needs no join
  * of it again (rules.c, Msc(x) and msc_in). */
-typedef struct rsan_clk {
-  uint32_t n, cap; /* entries >= n are 0 */
-  uint64_t *e;     /* by thread slot */
+/* Layout: one cache line. Up to RSAN_CLK_INLINE slots (the main thread and five more) the
+ * entries are inline, so a location's clock is the line that holds its header, with no
+ * pointer to follow; a clock that holds more slots keeps them in an array (ext). Inline
+ * entries >= n are 0 (kept so by every operation), so a join or copy of two inline clocks is
+ * a fixed-size loop over all of them, with no bounds. */
+#define RSAN_CLK_INLINE 6
+typedef struct __attribute__((aligned(64))) rsan_clk {
+  uint32_t n, cap; /* entries >= n are 0; cap <= RSAN_CLK_INLINE: inline (0 in zeroed memory) */
   uint64_t ver;    /* 0: ⊥ */
+  union {
+    uint64_t inl[RSAN_CLK_INLINE];
+    uint64_t *ext;
+  } u; /* by thread slot */
 } rsan_clk;
+static inline uint64_t *rsan_clk_e(rsan_clk *c) { return c->cap > RSAN_CLK_INLINE ? c->u.ext : c->u.inl; }
+static inline const uint64_t *rsan_clk_ce(const rsan_clk *c) {
+  return c->cap > RSAN_CLK_INLINE ? c->u.ext : c->u.inl;
+}
 
 extern __thread uint64_t rsan_clk_ver_next, rsan_clk_ver_end;
 uint64_t rsan_clk_newver_slow(void);
@@ -112,18 +125,51 @@ static inline uint64_t rsan_clk_newver(void) {
 void rsan_clk_init(rsan_clk *c);
 void rsan_clk_release(rsan_clk *c); /* c := ⊥, memory released */
 static inline void rsan_clk_clear(rsan_clk *c) { /* c := ⊥, memory kept */
+  if (c->cap <= RSAN_CLK_INLINE)
+    for (int i = 0; i < RSAN_CLK_INLINE; i++) c->u.inl[i] = 0;
   c->n = 0;
   c->ver = 0;
 }
-static inline uint64_t rsan_clk_at(const rsan_clk *c, uint32_t slot) { return slot < c->n ? c->e[slot] : 0; }
+static inline uint64_t rsan_clk_at(const rsan_clk *c, uint32_t slot) {
+  return slot < c->n ? rsan_clk_ce(c)[slot] : 0;
+}
 void rsan_clk_grow(rsan_clk *c, uint32_t n); /* makes n entries (rare: the slot count grew) */
 static inline void rsan_clk_set(rsan_clk *c, uint32_t slot, uint64_t epoch) {
   if (RSAN_UNLIKELY(slot >= c->n)) rsan_clk_grow(c, slot + 1);
-  c->e[slot] = epoch;
+  rsan_clk_e(c)[slot] = epoch;
   c->ver = rsan_clk_newver();
 }
-void rsan_clk_join(rsan_clk *dst, const rsan_clk *src);   /* dst ⊔= src */
-void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src); /* dst := src */
+void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src);
+void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src);
+/* dst ⊔= src. Equal versions mean equal contents, so a join of a clock's own version is
+ * skipped, and a join that changed no entry keeps dst's version (it still names dst's
+ * contents): a later join, or the Msc(x) check of rules.c, that knows it is skipped too. */
+static inline void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
+  if (!src->ver || src->ver == dst->ver) return; /* version 0: ⊥ */
+  if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
+    uint64_t changed = 0;
+    for (int i = 0; i < RSAN_CLK_INLINE; i++) {
+      uint64_t a = dst->u.inl[i], b = src->u.inl[i], m = a > b ? a : b;
+      changed |= m ^ a;
+      dst->u.inl[i] = m;
+    }
+    if (src->n > dst->n) dst->n = src->n;
+    if (changed || !dst->ver) dst->ver = rsan_clk_newver();
+    return;
+  }
+  rsan_clk_join_slow(dst, src);
+}
+/* dst := src */
+static inline void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src) {
+  if (dst->ver == src->ver && dst->n == src->n) return; /* the same content */
+  if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
+    for (int i = 0; i < RSAN_CLK_INLINE; i++) dst->u.inl[i] = src->u.inl[i];
+    dst->n = src->n;
+    dst->ver = src->ver;
+    return;
+  }
+  rsan_clk_assign_slow(dst, src);
+}
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b);    /* a ⊑ b pointwise */
 
 /* ---- per-location facts (location.c) ----
@@ -138,27 +184,39 @@ int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b);    /* a ⊑ b pointwise 
 #ifndef RSAN_FACTS_MAX
 #define RSAN_FACTS_MAX 128 /* it doubles, up to this, when queries need older facts */
 #endif
+/* A fact in the window: its timestamps by their low 16 bits. Exact: every write to x adds a
+ * fact (rules.c: a write's stamp increment and its fact are one step), so a fact in the window
+ * of at most RSAN_FACTS_MAX facts is less than 2^16 writes old, and the full value is the
+ * newest timestamp of x with those low bits (rsan_fact_ts). 16 bytes: 4 to a cache line. */
 typedef struct rsan_fact {
-  uint64_t epoch, ts, tsU;
+  uint64_t epoch;
   uint32_t slot;
+  uint16_t ts16, tsU16;
 } rsan_fact;
+static inline uint64_t rsan_fact_ts(uint64_t stamp, uint16_t low) { return stamp - (uint16_t)((uint16_t)stamp - low); }
 #define RSAN_EV_HIST 2  /* evicted facts remembered per slot */
 #define RSAN_EV_SLOTS 4 /* slots remembered per location; beyond, only a bound */
 #define RSAN_EV_MAX 256 /* ... except for hot locations (window at RSAN_FACTS_MAX): up to this */
-typedef struct rsan_evicted {
-  uint32_t slot, used;
-  uint64_t nev;                      /* facts of this slot evicted so far */
-  uint64_t first, firstts, firsttsU; /* the first of them (the slot's first fact on x) */
+/* One slot's evicted facts: one cache line, what an eviction writes (a 64-byte aligned
+ * array, location.c); the first evicted fact's timestamps, written once, are in a second
+ * array after the entries (rsan_evfirst). An entry is in use iff nev > 0. */
+typedef struct __attribute__((aligned(64))) rsan_evicted {
+  uint64_t nev;   /* facts of this slot evicted so far */
+  uint64_t first; /* epoch of the first of them (the slot's first fact on x) */
   struct {
     uint64_t epoch, ts, tsU;
   } h[RSAN_EV_HIST]; /* its newest evicted facts, by nev % RSAN_EV_HIST */
 } rsan_evicted;
+typedef struct rsan_evfirst {
+  uint64_t ts, tsU; /* timestamps of the slot's first evicted fact */
+} rsan_evfirst;
 /* A clock's value at a location: exact when lo == hi (both sides). */
 typedef struct rsan_q {
   uint64_t lo, loU, hi, hiU;
 } rsan_q;
 
-void *rsan_alloc_raw(size_t n); /* not zeroed; aborts on failure */
+void *rsan_alloc_raw(size_t n);  /* not zeroed; aborts on failure */
+void *rsan_alloc_line(size_t n); /* zeroed, 64-byte aligned (rsan_free releases it) */
 
 
 /* ---- vector clocks of the race detector (vclock.c), indexed by thread id ---- */
@@ -196,39 +254,46 @@ typedef struct rsan_hist {
 } rsan_hist;
 
 /* ---- location state (location.c) ---- */
-/* Fields in the order an access reads them: the first two cache lines hold what every
- * atomic operation touches (records are 64-byte aligned, location.c), the cold ones last. */
+/* Cache lines in the order an access reads them (records are 64-byte aligned, location.c):
+ * line 0 the lock, address, stamps and window state; line 1 the inline facts; lines 2-4 the
+ * clocks (inline up to RSAN_CLK_INLINE slots); then the rest. An atomic access touches lines
+ * it can find without following a pointer. */
 typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_spin lock;
-  uint32_t retired; /* set under lock when removed from the table */
-  uintptr_t addr;
-  uint64_t stamp, stampU;      /* algorithm.md §2 */
-  uint64_t nfacts;   /* facts ever added; the window is [fold, nfacts), at most fcap */
-  uint64_t fold;     /* facts evicted so far */
-  uint32_t fcap;     /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
-  uint32_t grow;     /* a query needed the evicted facts: double the window at the next fact */
-  uint32_t nocheck;            /* sync primitive address: checks off */
-  uint32_t init_known;         /* init_value holds the value of the timestamp-0 write */
-  rsan_fact *facts;  /* ring, by nfacts % fcap: facts_inline or a larger array */
-  rsan_hist *hist; /* RSAN_HIST entries, allocated at the first write */
-  uint64_t id;
-  uint64_t msc_in;   /* a clock version Msc is known to contain (rules.c; 0: ⊥) */
-  rsan_evicted *ev;  /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
+  uint16_t fcap;      /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
+  uint8_t retired;    /* set under lock when removed from the table */
+  uint8_t nocheck;    /* sync primitive address: checks off */
+  uint8_t init_known; /* init_value holds the value of the timestamp-0 write */
+  uint8_t msc_wsc;    /* Msc equals Wsc (after a write; Msc's own array is stale): rsan_loc_msc */
+  uint8_t grow;       /* a query needed the evicted facts: double the window at the next fact */
+  uint8_t evdirect;   /* ev is indexed by slot (a hot location, location.c) */
   uint32_t hist_next;
-  uint32_t evn;      /* entries of ev */
-  uint32_t msc_wsc;  /* Msc equals Wsc (after a write; Msc's own array is stale): rsan_loc_msc */
+  uintptr_t addr;
+  uint64_t stamp, stampU; /* algorithm.md §2 */
+  uint64_t nfacts;        /* facts ever added; the window is [fold, nfacts), at most fcap */
+  uint64_t fold;          /* facts evicted so far */
+  rsan_hist *hist;        /* RSAN_HIST entries, allocated at the first write */
+  rsan_fact facts_inline[RSAN_FACTS]; /* the window, by nfacts % fcap, while fcap == RSAN_FACTS */
   rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
-  rsan_vc S;       /* race detector: the sync clock S_x (algorithm.md §5) */
-  rsan_fact facts_inline[RSAN_FACTS];
-  uint32_t evdirect; /* ev is indexed by slot (a hot location, location.c) */
+  uint64_t id;
+  uint64_t msc_in;  /* a clock version Msc is known to contain (rules.c; 0: ⊥) */
+  rsan_fact *facts_ext; /* the window once it grew (fcap > RSAN_FACTS), else NULL */
+  rsan_evicted *ev; /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
+  uint32_t evn;     /* entries of ev */
+  uint32_t evslot[RSAN_EV_SLOTS]; /* not evdirect: slot + 1 of each used entry of ev (0: free) */
+  rsan_vc S; /* race detector: the sync clock S_x (algorithm.md §5) */
   uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
-  uint64_t init_value;         /* memory's value when the location was first touched */
+  uint64_t init_value;      /* memory's value when the location was first touched */
   struct rsan_loc *free_next;
   struct rsan_loc *gnext;    /* the table's chain of the granule (location.c) */
   struct rsan_loc *all_next; /* every record ever made (location.c: fork, reset) */
 } rsan_loc;
 
+/* the window's ring (rsan_loc.facts_inline / facts_ext) */
+static inline rsan_fact *rsan_loc_facts(const rsan_loc *l) {
+  return l->fcap > RSAN_FACTS ? l->facts_ext : (rsan_fact *)l->facts_inline;
+}
 /* Msc(x): Wsc's clock while they are equal (after a write, rules.c) */
 static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_wsc ? &l->Wsc : &l->Msc; }
 

@@ -25,14 +25,25 @@ void rsan_loc_check_invariants(const rsan_loc *l) {
  * (Wsc(x) := Tsc, W(x) := Tc) contain it; a load's Msc(x) ⊔= Tsc then also contains it,
  * which adds nothing (Msc(x)(x) = stamp(x), MscU(x)(x) = stampU(x) already). F's facts are
  * never queried and not made. */
-static inline void add_fact(rsan_thread *t, rsan_loc *l) {
+static inline void add_fact(rsan_thread *t, rsan_loc *l, int write) {
   if (RSAN_UNLIKELY(l->id == 0)) return; /* F */
-  if (rsan_loc_has_current_fact(l, t->slot)) return; /* a re-read: the older fact is the same */
+  /* a re-read: the older fact is the same (a write changed the stamp: it always adds one) */
+  if (!write && rsan_loc_has_current_fact(l, t->slot)) return;
   uint64_t e = ++t->epoch;
-  rsan_clk_set(&t->Tc, t->slot, e);
-  rsan_clk_set(&t->Ta, t->slot, e);
-  rsan_clk_set(&t->Tsc, t->slot, e);
-  rsan_loc_add_fact(l, t->slot, e);
+  uint32_t s = t->slot;
+  if (RSAN_LIKELY(s < t->Tc.n && s < t->Ta.n && s < t->Tsc.n)) { /* own entries exist: set them */
+    rsan_clk_e(&t->Tc)[s] = e;
+    rsan_clk_e(&t->Ta)[s] = e;
+    rsan_clk_e(&t->Tsc)[s] = e;
+    t->Tc.ver = rsan_clk_newver();
+    t->Ta.ver = rsan_clk_newver();
+    t->Tsc.ver = rsan_clk_newver();
+  } else {
+    rsan_clk_set(&t->Tc, s, e);
+    rsan_clk_set(&t->Ta, s, e);
+    rsan_clk_set(&t->Tsc, s, e);
+  }
+  rsan_loc_add_fact(l, s, e);
 }
 
 /* Tsc ⊔= src */
@@ -46,7 +57,7 @@ static inline void join_hb(rsan_thread *t, const rsan_clk *src, int acq) {
 /* ---- hb_SC side: algorithm.md §3.2 ---- */
 /* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)). */
 void rsan_sc_load(rsan_thread *t, rsan_loc *l) {
-  add_fact(t, l);
+  add_fact(t, l, 0);
   /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
    * it contains a version of Tsc, joining that version again adds nothing: a re-read that
    * changed no clock (a spin loop) costs no join */
@@ -68,7 +79,7 @@ void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
   (void)ts;
   (void)tU;
   RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
-  add_fact(t, l);
+  add_fact(t, l, 1);
   join_sc(t, rsan_loc_msc(l));
   rsan_clk_assign(&l->Wsc, &t->Tsc);
   l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */

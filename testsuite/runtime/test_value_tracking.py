@@ -164,6 +164,45 @@ def test_bcas_cannot_read_a_stale_value_an_rmw_already_read(vrt):
     assert vrt.reports() == []
 
 
+# the value an integer RMW writes, at its size (LLVM atomicrmw)
+RMW_NEW = {
+    "xchg": lambda old, v, m: v,
+    "add": lambda old, v, m: (old + v) & m,
+    "sub": lambda old, v, m: (old - v) & m,
+    "and": lambda old, v, m: old & v,
+    "or": lambda old, v, m: old | v,
+    "xor": lambda old, v, m: old ^ v,
+}
+
+
+@pytest.mark.parametrize("size", [1, 2, 4, 8])
+@pytest.mark.parametrize("op", sorted(RMW_NEW))
+def test_an_rmw_records_the_value_it_wrote_at_its_size(vrt, op, size):
+    # the history keeps what the RMW wrote (the value checks read it): t2 waiting for that value
+    # is stale (SB: t2 is hb-aware of the initial write only), waiting for another is not
+    m = (1 << (8 * size)) - 1
+    old, v = 0xF0F0F0F0F0F0F0F0 & m, 0x3C3C3C3C3C3C3C3C & m  # add and sub wrap at every size
+    new = RMW_NEW[op](old, v, m)
+    absent = new ^ 2
+    assert absent not in (0, old, new, new ^ 1)
+    x, y = vrt.var("x"), vrt.var("y")
+    main, (t1, t2) = threads(vrt, 2)
+    as_(vrt, t1)
+    vrt.store(x, old, "rel", size=size)
+    assert vrt.rmw(x, op, v, "rel", size=size) == old
+    assert vrt.load(x, "rlx", size=size) == new
+    vrt.store(x, new ^ 1, "rel", size=size)  # memory leaves the value: the waits do not succeed
+    vrt.load(y, "acq")
+    as_(vrt, t2)
+    vrt.store(y, 1, "rel")
+    wait = fn(vrt, "__rsan_test_wait_once")
+    assert wait(x, absent, size, ORDERS["acq"], 0) == 0
+    assert vrt.reports() == []
+    assert wait(x, new, size, ORDERS["acq"], 0) == 0
+    (r,) = vrt.reports()
+    assert r["type"] == "read" and r["access"]["operation"] == "wait"
+
+
 @pytest.mark.parametrize("expected,typ", [(0, "write"), (7, "read")])
 def test_strong_cas_check_is_exact_and_carries_no_note(vrt, expected, typ):
     # stale initial 0: a strong CAS expecting 0 may succeed on it (write-type); one expecting 7
