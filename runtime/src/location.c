@@ -505,8 +505,9 @@ static void window_grow(rsan_loc *l) {
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
   /* facts come in x's lock order: timestamps never decrease (what makes the newest contained
    * fact the max) */
-  RSAN_ASSERT(l->nfacts == l->fold || (l->stamp - rsan_fact_ts(l->stamp, newest(l, 1)->ts16) < RSAN_FACTS_MAX &&
-                                        l->stampU - rsan_fact_ts(l->stampU, newest(l, 1)->tsU16) < RSAN_FACTS_MAX));
+  RSAN_ASSERT(l->nfacts == l->fold ||
+              (l->stamp - rsan_fact_ts(l->stamp, newest(l, 1)->ts16) < RSAN_FACTS_MAX &&
+               l->stampU - rsan_fact_ts(l->stampU, newest(l, 1)->tsU16) < RSAN_FACTS_MAX));
   if (l->nfacts - l->fold == l->fcap) { /* full */
     const rsan_fact *old = &rsan_loc_facts(l)[l->fold & (l->fcap - 1)];
     if (l->grow && l->fcap < RSAN_FACTS_MAX) {

@@ -137,21 +137,39 @@ static inline int rsan_checks_on(const rsan_loc *l) { return rsan_flag.report_ro
  * memory's line instead of a load and a CAS); the others a CAS loop (memop.c). */
 uint64_t rsan_mem_rmw_loop(void *p, int op, uint64_t v, int size, uint64_t *newv);
 #define RSAN_RMW_FETCH(T, FN) ((uint64_t)FN((T *)p, (T)v, __ATOMIC_SEQ_CST))
-#define RSAN_RMW_SIZED(FN)                                                                         \
-  (size == 1 ? RSAN_RMW_FETCH(uint8_t, FN)                                                         \
-   : size == 2 ? RSAN_RMW_FETCH(uint16_t, FN)                                                      \
-   : size == 4 ? RSAN_RMW_FETCH(uint32_t, FN)                                                      \
+#define RSAN_RMW_SIZED(FN) \
+  (size == 1   ? RSAN_RMW_FETCH(uint8_t, FN) \
+   : size == 2 ? RSAN_RMW_FETCH(uint16_t, FN) \
+   : size == 4 ? RSAN_RMW_FETCH(uint32_t, FN) \
                : RSAN_RMW_FETCH(uint64_t, FN))
 static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv) {
   uint64_t m = size_mask(size), old;
   v &= m;
   switch (op) {
-  case RSAN_RMW_XCHG: old = RSAN_RMW_SIZED(__atomic_exchange_n); *newv = v; return old;
-  case RSAN_RMW_ADD: old = RSAN_RMW_SIZED(__atomic_fetch_add); *newv = (old + v) & m; return old;
-  case RSAN_RMW_SUB: old = RSAN_RMW_SIZED(__atomic_fetch_sub); *newv = (old - v) & m; return old;
-  case RSAN_RMW_AND: old = RSAN_RMW_SIZED(__atomic_fetch_and); *newv = old & v; return old;
-  case RSAN_RMW_OR: old = RSAN_RMW_SIZED(__atomic_fetch_or); *newv = old | v; return old;
-  case RSAN_RMW_XOR: old = RSAN_RMW_SIZED(__atomic_fetch_xor); *newv = old ^ v; return old;
+  case RSAN_RMW_XCHG:
+    old = RSAN_RMW_SIZED(__atomic_exchange_n);
+    *newv = v;
+    return old;
+  case RSAN_RMW_ADD:
+    old = RSAN_RMW_SIZED(__atomic_fetch_add);
+    *newv = (old + v) & m;
+    return old;
+  case RSAN_RMW_SUB:
+    old = RSAN_RMW_SIZED(__atomic_fetch_sub);
+    *newv = (old - v) & m;
+    return old;
+  case RSAN_RMW_AND:
+    old = RSAN_RMW_SIZED(__atomic_fetch_and);
+    *newv = old & v;
+    return old;
+  case RSAN_RMW_OR:
+    old = RSAN_RMW_SIZED(__atomic_fetch_or);
+    *newv = old | v;
+    return old;
+  case RSAN_RMW_XOR:
+    old = RSAN_RMW_SIZED(__atomic_fetch_xor);
+    *newv = old ^ v;
+    return old;
   default: return rsan_mem_rmw_loop(p, op, v, size, newv);
   }
 }

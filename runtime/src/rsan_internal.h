@@ -193,7 +193,9 @@ typedef struct rsan_fact {
   uint32_t slot;
   uint16_t ts16, tsU16;
 } rsan_fact;
-static inline uint64_t rsan_fact_ts(uint64_t stamp, uint16_t low) { return stamp - (uint16_t)((uint16_t)stamp - low); }
+static inline uint64_t rsan_fact_ts(uint64_t stamp, uint16_t low) {
+  return stamp - (uint16_t)((uint16_t)stamp - low);
+}
 #define RSAN_EV_HIST 2  /* evicted facts remembered per slot */
 #define RSAN_EV_SLOTS 4 /* slots remembered per location; beyond, only a bound */
 #define RSAN_EV_MAX 256 /* ... except for hot locations (window at RSAN_FACTS_MAX): up to this */
