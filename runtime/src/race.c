@@ -210,22 +210,60 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   }
   /* shared data that is only read: no cell is a write (a read conflicts with nothing else;
    * a mark has W_WRITE, so a granule with overflow cells never comes here) and one is this
-   * thread's same kind of read, which is renewed as the scan would */
+   * thread's same kind of read, which is renewed as the scan would. A cell that already
+   * holds this very access (same epoch) is left alone: a store of the same value would still
+   * take the line from the other readers' caches, so every read of a variable that several
+   * threads read in a loop would move the line between cores. */
   if (!wr) {
     uint64_t w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED), w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
     if (!((w0 | w1 | w2 | w3) & W_WRITE)) {
-      int k = !(d & low)            ? 0
-              : !((w1 ^ cur) & low) ? 1
-              : !((w2 ^ cur) & low) ? 2
-              : !((w3 ^ cur) & low) ? 3
-                                    : -1;
+      uint64_t wk = w0;
+      int k = !(d & low)                        ? 0
+              : !(((wk = w1) ^ cur) & low)      ? 1
+              : !(((wk = w2) ^ cur) & low)      ? 2
+              : !(((wk = w3) ^ cur) & low)      ? 3
+                                                : -1;
       if (k >= 0) {
-        renew_cell(t, c, k, cur, site, fa);
+        if (wk != cur) renew_cell(t, c, k, cur, site, fa);
         return 1;
       }
     }
   }
   return 0;
+}
+
+/* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask: what the
+ * scan would do, without its clock reads, CAS or call. C11 [intro.races]: two atomic accesses
+ * never race; an atomic and a plain access to common bytes race unless happens-before orders
+ * them. So a cell needs its clock read only if it is another thread's plain access that
+ * conflicts (common bytes, one of them a write), or to choose the cell to replace when the
+ * thread has none of its own here. When no cell is such a plain access or a mark (whose
+ * overflow block may hold one), and one is this thread's atomic access at this epoch that
+ * subsumes cur, there is nothing to do; when one is this thread's atomic access that cur
+ * covers (the cell the scan takes, the last one if several), cur is stored there, and
+ * nothing is stored when the cell already holds it. 1: done; 0: the scan decides. */
+static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsan_cell *c, uint64_t cur,
+                                                             uint32_t mask, int wr, uint64_t site) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
+  int k = -1;
+#pragma GCC unroll 4
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    if (!w) break; /* the first empty cell ends the used ones (scan_cells) */
+    uint32_t cm = w_mask(w);
+    int cw = (w & W_WRITE) != 0;
+    if (!((w ^ cur) & slot_bits)) { /* this thread's */
+      if (!(w & W_ATOMIC)) continue; /* never replaced by an atomic access, never subsumes one */
+      if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
+      if (!(cm & ~mask) && (wr || !cw)) k = i;
+      continue;
+    }
+    if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) return 0;
+    if (!(w & W_ATOMIC) && (cm & mask) && (cw || wr)) return 0; /* a plain access to check */
+  }
+  if (k < 0) return 0;
+  renew_cell(t, c, k, cur, site, 0); /* wk != cur: the same access would have returned above */
+  return 1;
 }
 
 /* The scan and update of n cells (sites: their sites) for an access. record = 0: check only
@@ -569,6 +607,15 @@ void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int
   if (site) note_site_stack(t, site, fa);
   if (!at) RSAN_EXPLAIN(rsan_explain_plain(t, addr, size, wr, site));
   hit h = {0, 0, 0, 0};
+  if (at && (addr & 7) + size <= 8) { /* an atomic access of one granule: no loop */
+    rsan_cell *c = rsan_shadow_cells_fast(addr);
+    if (!c) return;
+    uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
+    if (atomic_fast(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
+    scan_main_atomic(t, c, addr & ~(uintptr_t)7, mask, wr, epoch, site, 0, &h);
+    if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
+    return;
+  }
   uintptr_t end = addr + size;
   if (end < addr) end = UINTPTR_MAX;
   if (at) access_span(t, addr, end, wr, 1, epoch, site, &h);
