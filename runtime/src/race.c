@@ -589,7 +589,7 @@ static inline __attribute__((always_inline)) void access_span(rsan_thread *t, ui
     uintptr_t last = (g | region) - 7; /* the region's last granule */
     if (end - 8 < last) last = end - 8; /* end >= g + 8 when p == g and end - g >= 8 */
     if (p == g && end - g >= 8) {
-      for (; g <= last; g += 8, c += RSAN_SHADOW_CELLS)
+      for (; g <= last; g += 8, c += RSAN_SHADOW_STRIDE)
         access_cells(t, c, g, base, 0xff, wr, at, epoch, site, 0, h);
       p = g;
       continue;
@@ -601,8 +601,10 @@ static inline __attribute__((always_inline)) void access_span(rsan_thread *t, ui
   }
 }
 
-void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
-                      uint64_t site, uintptr_t fa) {
+/* Everything but the fast case of rsan_race_access: ranges, plain accesses (the range hooks),
+ * unmapped regions, the scan of an atomic access that atomic_fast left. */
+static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at,
+                                      uint64_t epoch, uint64_t site, uintptr_t fa) {
   if (!on() || !size || rsan_race_index(t) > MAX_TID) return;
   if (site) note_site_stack(t, site, fa);
   if (!at) RSAN_EXPLAIN(rsan_explain_plain(t, addr, size, wr, site));
@@ -611,7 +613,6 @@ void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int
     rsan_cell *c = rsan_shadow_cells_fast(addr);
     if (!c) return;
     uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
-    if (atomic_fast(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
     scan_main_atomic(t, c, addr & ~(uintptr_t)7, mask, wr, epoch, site, 0, &h);
     if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
     return;
@@ -622,6 +623,23 @@ void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int
   else if (wr) access_span(t, addr, end, 1, 0, epoch, site, &h);
   else access_span(t, addr, end, 0, 0, epoch, site, &h);
   if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
+}
+
+/* The fast case, an atomic access of one granule of a mapped region that atomic_fast settles,
+ * with no frame of its own (the rest is a tail call). */
+void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
+                      uint64_t site, uintptr_t fa) {
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
+  rsan_cell *c;
+  if (RSAN_LIKELY(at && on() && t->race_cur && size && (addr & 7) + size <= 8 && d &&
+                  !(addr >> RSAN_SHADOW_USER_BITS) &&
+                  (c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE)))) {
+    c += ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+    if (site) note_site_stack(t, site, fa);
+    uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
+    if (atomic_fast(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
+  }
+  access_more(t, addr, size, wr, at, epoch, site, fa);
 }
 
 /* rsan_sync.h: free() as a write of the whole block, checked only (its shadow is reset right
@@ -645,7 +663,7 @@ void rsan_race_free(const void *p, size_t n) {
     }
     uintptr_t end = hi < next_region ? hi : next_region;
     for (; g < end && !h.found; g += 8) {
-      rsan_cell *cells = c + ((g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+      rsan_cell *cells = c + ((g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
       for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
         uint64_t w = __atomic_load_n(&cells[i], __ATOMIC_RELAXED);
         if (w_tid(w) == MARK_TID) { /* a mark is no access: its overflow block holds the cells */
@@ -728,7 +746,7 @@ static inline __attribute__((always_inline)) rsan_cell *plain_cells(void *p, uin
                     !(c = __atomic_load_n(&d[a >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
     return NULL;
   *tp = t;
-  return c + ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+  return c + ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
 }
 
 static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n, int wr, uint64_t site,
