@@ -142,7 +142,7 @@ def test_an_atomic_access_checks_a_plain_cell_beside_its_own(rt, plain, second):
 def test_crowded_atomic_granules(rt):
     """5-8 threads' atomic accesses of one location (its cells overflow; atomic accesses never
     race with each other) with plain accesses of it among and after them: the race detector's
-    handling of atomic accesses (race.c overflow_access) against the model."""
+    handling of atomic accesses (race.c atomic_fast, race_overflow.c) against the model."""
     count = int(os.environ.get("PYRSAN_RACE_DIFF_COUNT", "100"))
     runs, racy = check(rt, count, seed=47, generate=random_crowded_atomic_program)
     assert 0 < racy < runs
