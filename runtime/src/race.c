@@ -201,8 +201,9 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
  * never race; an atomic and a plain access to common bytes race unless happens-before orders
  * them. So a cell needs its clock read only if it is another thread's plain access that
  * conflicts (common bytes, one of them a write), or to choose the cell to replace when the
- * thread has none of its own here. When no cell is such a plain access or a mark (whose
- * overflow block may hold one), and one is this thread's atomic access at this epoch that
+ * thread has none of its own here. When no cell is a mark (whose overflow block may hold a
+ * plain cell) or such a plain access unordered with this one, and one is this thread's atomic
+ * access at this epoch that
  * subsumes cur, there is nothing to do; when one is this thread's atomic access that cur
  * covers (the cell the scan takes, the last one if several), cur is stored there, and
  * nothing is stored when the cell already holds it. 1: done; 0: the scan decides. */
@@ -223,10 +224,12 @@ static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsa
       continue;
     }
     if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) return 0;
-    if (!(w & W_ATOMIC) && (cm & mask) && (cw || wr)) return 0; /* a plain access to check */
+    /* a conflicting plain access of another thread: fine if it happens before this one (an
+     * initialising write of main's), else the scan reports it */
+    if (!(w & W_ATOMIC) && (cm & mask) && (cw || wr) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
   }
   if (k < 0) return 0;
-  renew_cell(t, c, k, cur, site, 0); /* wk != cur: the same access would have returned above */
+  renew_cell(t, c, k, cur, site, 0); /* not cur itself: the same access returned above */
   return 1;
 }
 
