@@ -201,9 +201,9 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
  * never race; an atomic and a plain access to common bytes race unless happens-before orders
  * them. So a cell needs its clock read only if it is another thread's plain access that
  * conflicts (common bytes, one of them a write), or to choose the cell to replace when the
- * thread has none of its own here. When no cell is a mark (whose overflow block may hold a
- * plain cell) or such a plain access unordered with this one, and one is this thread's atomic
- * access at this epoch that
+ * thread has none of its own here. When no cell is such a plain access unordered with this
+ * one, and no cell is a mark whose overflow block may hold a plain cell, and one is this
+ * thread's atomic access at this epoch that
  * subsumes cur, there is nothing to do; when one is this thread's atomic access that cur
  * covers (the cell the scan takes, the last one if several), cur is stored there, and
  * nothing is stored when the cell already holds it. 1: done; 0: the scan decides. */
@@ -211,6 +211,7 @@ static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsa
                                                              uint32_t mask, int wr, uint64_t site) {
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
   int k = -1;
+  uint64_t mark = 0;
 #pragma GCC unroll 4
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
@@ -223,12 +224,17 @@ static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsa
       if (!(cm & ~mask) && (wr || !cw)) k = i;
       continue;
     }
-    if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) return 0;
+    if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) { /* more cells in the overflow block */
+      mark = w;
+      continue;
+    }
     /* a conflicting plain access of another thread: fine if it happens before this one (an
      * initialising write of main's), else the scan reports it */
     if (!(w & W_ATOMIC) && (cm & mask) && (cw || wr) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
   }
   if (k < 0) return 0;
+  /* the block is checked only for its plain cells (race_overflow.c), none for most */
+  if (mark && rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0); /* not cur itself: the same access returned above */
   return 1;
 }

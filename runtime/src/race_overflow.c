@@ -109,6 +109,12 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
   rsan_race_scan_block(t, b->cells, b->sites, OVF_CELLS, record, g, mask, wr, at, epoch, site, fa, h);
   return record;
 }
+/* rsan_race.h: read as the check-only scan of rsan_race_overflow reads it */
+int rsan_race_overflow_has_plain(uint64_t mark) {
+  ovf_block *b = mark_block(mark);
+  return b && __atomic_load_n(&b->plain, __ATOMIC_ACQUIRE);
+}
+
 /* rsan_race.h (free) */
 int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h) {
   ovf_block *b = mark_block(mark);
