@@ -216,21 +216,21 @@ static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsa
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
     if (!w) break; /* the first empty cell ends the used ones (scan_cells) */
+    if ((w ^ cur) & slot_bits) { /* another thread's (or a mark) */
+      if (w & W_ATOMIC) { /* nothing to check (a mark has W_ATOMIC too) */
+        if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) mark = w; /* more cells in the overflow block */
+        continue;
+      }
+      /* a conflicting plain access: fine if it happens before this one (an initialising write
+       * of main's), else the scan reports it */
+      if ((w_mask(w) & mask) && ((w & W_WRITE) || wr) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
+      continue;
+    }
+    if (!(w & W_ATOMIC)) continue; /* own plain cell: never replaced by an atomic access */
     uint32_t cm = w_mask(w);
     int cw = (w & W_WRITE) != 0;
-    if (!((w ^ cur) & slot_bits)) { /* this thread's */
-      if (!(w & W_ATOMIC)) continue; /* never replaced by an atomic access, never subsumes one */
-      if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
-      if (!(cm & ~mask) && (wr || !cw)) k = i;
-      continue;
-    }
-    if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) { /* more cells in the overflow block */
-      mark = w;
-      continue;
-    }
-    /* a conflicting plain access of another thread: fine if it happens before this one (an
-     * initialising write of main's), else the scan reports it */
-    if (!(w & W_ATOMIC) && (cm & mask) && (cw || wr) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
+    if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
+    if (!(cm & ~mask) && (wr || !cw)) k = i;
   }
   if (k < 0) return 0;
   /* the block is checked only for its plain cells (race_overflow.c), none for most */
