@@ -8,50 +8,28 @@
  * access; C[τ] is bumped after every release, so an epoch e of thread u happens before a
  * thread whose clock has C[u] >= e.
  *
- * Shadow cell (shadow.c): clock (38 bits) | thread slot (16) | byte mask (8) | write | atomic.
- * Vector clocks and cells index threads by slot (rsan_race_index, thread.c: reused only when
- * exact, epochs continuing), so only 65,535 threads alive at once are a limit.
+ * Shadow cell (shadow.c, encoding in rsan_race.h): clock (38 bits) | thread slot (16) | byte
+ * mask (8) | write | atomic. Vector clocks and cells index threads by slot (rsan_race_index,
+ * thread.c: reused only when exact, epochs continuing), so only 65,535 threads alive at once
+ * are a limit.
  * A cell conflicts with an access when their byte masks overlap, one of them writes, they
  * are not both atomic and the cell's epoch is not in the accessing thread's C (C11
  * [intro.races]: two atomic accesses never race, whatever their sizes; an atomic and a plain
  * access race on their common bytes unless ordered by happens-before). Atomic accesses are
  * recorded like plain ones, for the plain accesses after them; their own check can only
- * find plain cells (overflow_access skips an overflow block that has none). Cells are
- * replaced only by accesses of the same thread or by accesses they happen before, and never
- * a plain cell by an atomic access (a later atomic access races with the plain one but not
- * with the atomic one), so a cell always describes a real access: dropping one can only miss
- * a race, never invent one. A full granule still drops a cell ordered before the access even
- * when the access does not cover it (a known miss, test_race_differential's xfail; the exact
- * rule costs 2.4x on read-shared arrays: docs/design/races.md).
- *
- * Overflow: when every cell of a granule holds an access of another thread that this access
- * may not replace (more than RSAN_SHADOW_CELLS concurrent accessors, e.g. 8 threads reading
- * one variable), one cell moves to an overflow block of OVF_CELLS more cells (a small global
- * table keyed by granule) and is replaced by a mark (tid MARK_TID): accesses of a marked
- * granule are also checked against the block, and recorded there when the main cells are
- * full. The mark is cleared with the main cells (free, thread exit), which orphans the block;
- * a block is emptied when it is marked again. */
+ * find plain cells (atomic_fast reads no clock unless a plain cell conflicts; race_overflow.c
+ * skips an overflow block that has none). Cells are replaced only by accesses of the same
+ * thread or by accesses they happen before, and never a plain cell by an atomic access (a
+ * later atomic access races with the plain one but not with the atomic one), so a cell always
+ * describes a real access: dropping one can only miss a race, never invent one. A full granule
+ * still drops a cell ordered before the access even when the access does not cover it (a
+ * known miss, test_race_differential's xfail; the exact rule costs 2.4x on read-shared arrays:
+ * docs/design/races.md). More than RSAN_SHADOW_CELLS concurrent accessors of a granule:
+ * race_overflow.c. */
 #include <string.h>
 
 #include "rsan_explain.h"
-#include "rsan_internal.h"
-
-#define W_ATOMIC 1ull
-#define W_WRITE 2ull
-#define W_MASK_SHIFT 2
-#define W_TID_SHIFT 10
-#define W_CLOCK_SHIFT 26
-#define TID_MASK 0xffffu
-#define MAX_TID 0xfffe /* tid 0xffff marks a granule with overflow cells */
-#define MARK_TID 0xffffu
-
-static inline uint64_t w_pack(uint64_t clock, uint32_t tid, uint32_t mask, int wr, int at) {
-  return clock << W_CLOCK_SHIFT | (uint64_t)tid << W_TID_SHIFT | (uint64_t)mask << W_MASK_SHIFT |
-         (wr ? W_WRITE : 0) | (at ? W_ATOMIC : 0);
-}
-static inline uint64_t w_clock(uint64_t w) { return w >> W_CLOCK_SHIFT; }
-static inline uint32_t w_tid(uint64_t w) { return (uint32_t)(w >> W_TID_SHIFT) & TID_MASK; }
-static inline uint32_t w_mask(uint64_t w) { return (uint32_t)(w >> W_MASK_SHIFT) & 0xff; }
+#include "rsan_race.h"
 
 static inline int on(void) { return rsan_flag.report_races; }
 /* t->race_cur: the thread's epoch and slot as a cell holds them, so that the hot path builds an
@@ -149,24 +127,10 @@ void rsan_race_fence_rel(rsan_thread *t) {
 }
 
 /* ---- shadow checks ---- */
-typedef struct hit {
-  int found;
-  uintptr_t addr;
-  uint64_t word, site;
-} hit;
+typedef rsan_race_hit hit;
 
 static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t, uint64_t site,
                                                                   uintptr_t fa);
-
-/* Checks an access of the bytes `mask` of granule g (whose cells are c) against the cells and
- * records it. fa != 0: the call stack of site is remembered first when a cell is stored (the
- * plain-access hooks; rsan_race_access remembers it once for all its granules). */
-static int overflow_access_plain(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
-                                 uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark,
-                                 int main_slot);
-static int overflow_access_atomic(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr,
-                                  uint64_t epoch, uint64_t site, uintptr_t fa, hit *h, uint64_t mark,
-                                  int main_slot);
 
 /* Records the access cur in cell k of c, which held this thread's same kind of access. The
  * site is written only when it changes, so that the sites' line stays shared between the
@@ -210,22 +174,69 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   }
   /* shared data that is only read: no cell is a write (a read conflicts with nothing else;
    * a mark has W_WRITE, so a granule with overflow cells never comes here) and one is this
-   * thread's same kind of read, which is renewed as the scan would */
+   * thread's same kind of read, which is renewed as the scan would. A cell that already
+   * holds this very access (same epoch) is left alone: a store of the same value would still
+   * take the line from the other readers' caches, so every read of a variable that several
+   * threads read in a loop would move the line between cores. */
   if (!wr) {
     uint64_t w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED), w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
     if (!((w0 | w1 | w2 | w3) & W_WRITE)) {
-      int k = !(d & low)            ? 0
-              : !((w1 ^ cur) & low) ? 1
-              : !((w2 ^ cur) & low) ? 2
-              : !((w3 ^ cur) & low) ? 3
-                                    : -1;
+      uint64_t wk = w0;
+      int k = !(d & low)                        ? 0
+              : !(((wk = w1) ^ cur) & low)      ? 1
+              : !(((wk = w2) ^ cur) & low)      ? 2
+              : !(((wk = w3) ^ cur) & low)      ? 3
+                                                : -1;
       if (k >= 0) {
-        renew_cell(t, c, k, cur, site, fa);
+        if (wk != cur) renew_cell(t, c, k, cur, site, fa);
         return 1;
       }
     }
   }
   return 0;
+}
+
+/* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask: what the
+ * scan would do, without its clock reads, CAS or call. C11 [intro.races]: two atomic accesses
+ * never race; an atomic and a plain access to common bytes race unless happens-before orders
+ * them. So a cell needs its clock read only if it is another thread's plain access that
+ * conflicts (common bytes, one of them a write), or to choose the cell to replace when the
+ * thread has none of its own here. When no cell is such a plain access unordered with this
+ * one, and no cell is a mark whose overflow block may hold a plain cell, and one is this
+ * thread's atomic access at this epoch that
+ * subsumes cur, there is nothing to do; when one is this thread's atomic access that cur
+ * covers (the cell the scan takes, the last one if several), cur is stored there, and
+ * nothing is stored when the cell already holds it. 1: done; 0: the scan decides. */
+static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsan_cell *c, uint64_t cur,
+                                                             uint32_t mask, int wr, uint64_t site) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
+  int k = -1;
+  uint64_t mark = 0;
+#pragma GCC unroll 4
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    if (!w) break; /* the first empty cell ends the used ones (scan_cells) */
+    if ((w ^ cur) & slot_bits) { /* another thread's (or a mark) */
+      if (w & W_ATOMIC) { /* nothing to check (a mark has W_ATOMIC too) */
+        if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) mark = w; /* more cells in the overflow block */
+        continue;
+      }
+      /* a conflicting plain access: fine if it happens before this one (an initialising write
+       * of main's), else the scan reports it */
+      if ((w_mask(w) & mask) && ((w & W_WRITE) || wr) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
+      continue;
+    }
+    if (!(w & W_ATOMIC)) continue; /* own plain cell: never replaced by an atomic access */
+    uint32_t cm = w_mask(w);
+    int cw = (w & W_WRITE) != 0;
+    if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
+    if (!(cm & ~mask) && (wr || !cw)) k = i;
+  }
+  if (k < 0) return 0;
+  /* the block is checked only for its plain cells (race_overflow.c), none for most */
+  if (mark && rsan_race_overflow_has_plain(mark)) return 0;
+  renew_cell(t, c, k, cur, site, 0); /* not cur itself: the same access returned above */
+  return 1;
 }
 
 /* The scan and update of n cells (sites: their sites) for an access. record = 0: check only
@@ -292,8 +303,7 @@ rescan:;
     }
   }
   if (main && RSAN_UNLIKELY(mark || slot < 0)) {
-    int r = at ? overflow_access_atomic(t, c, g, mask, wr, epoch, site, fa, h, mark, slot)
-               : overflow_access_plain(t, c, g, mask, wr, epoch, site, fa, h, mark, slot);
+    int r = rsan_race_overflow(t, c, g, mask, wr, at, epoch, site, fa, h, mark, slot);
     if (r < 0) goto rescan;
     if (r > 0) return; /* recorded in the overflow block */
   }
@@ -344,6 +354,13 @@ static RSAN_NOINLINE void scan_main_atomic(rsan_thread *t, rsan_cell *c, uintptr
   scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, g, mask, wr, 1, epoch, site, fa, h);
 }
 
+/* rsan_race.h: the cells of an overflow block (race_overflow.c), one copy per kind of access */
+void rsan_race_scan_block(rsan_thread *t, rsan_cell *cells, uint64_t *sites, int n, int record, uintptr_t g,
+                          uint32_t mask, int wr, int at, uint64_t epoch, uint64_t site, uintptr_t fa, hit *h) {
+  if (at) scan_cells(t, cells, sites, n, 0, record, g, mask, wr, 1, epoch, site, fa, h);
+  else scan_cells(t, cells, sites, n, 0, record, g, mask, wr, 0, epoch, site, fa, h);
+}
+
 /* base: w_pack(epoch, this thread's slot, 0, wr, at), hoisted out of the loops over granules */
 static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, rsan_cell *c, uintptr_t g,
                                                                uint64_t base, uint32_t mask, int wr, int at,
@@ -352,132 +369,6 @@ static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, r
   if (cells_fast(t, c, base | (uint64_t)mask << W_MASK_SHIFT, mask, wr, at, site, fa)) return;
   if (at) scan_main_atomic(t, c, g, mask, wr, epoch, site, fa, h);
   else scan_main(t, c, g, mask, wr, epoch, site, fa, h);
-}
-
-/* ---- overflow blocks (see the top of this file) ---- */
-#define OVF_CELLS 16
-#define OVF_SLOTS 4096 /* granules with overflow at any time, at most; beyond: eviction */
-typedef struct ovf_block {
-  uintptr_t g;
-  /* 1 once a plain access may have been put in cells (since the block was last emptied):
-   * while 0, every cell is atomic, so an atomic access has nothing to check here */
-  int plain;
-  rsan_cell cells[OVF_CELLS];
-  uint64_t sites[OVF_CELLS];
-} ovf_block;
-static ovf_block *ovf_table[OVF_SLOTS]; /* open addressing; entries are only ever added */
-static rsan_spin ovf_lock;
-/* a mark: tid MARK_TID, the block's index in ovf_table in the clock bits */
-/* W_WRITE and W_ATOMIC set, no bytes: never a conflict, and the read-only fast case of
- * cells_fast, which requires no write among the cells, excludes marked granules for free */
-static inline uint64_t mark_word(uint32_t index) {
-  return (uint64_t)index << W_CLOCK_SHIFT | (uint64_t)MARK_TID << W_TID_SHIFT | W_WRITE | W_ATOMIC;
-}
-static inline ovf_block *mark_block(uint64_t mark) {
-  return __atomic_load_n(&ovf_table[w_clock(mark) % OVF_SLOTS], __ATOMIC_ACQUIRE);
-}
-
-static uint32_t ovf_hash(uintptr_t g) {
-  return (uint32_t)(((g >> 3) * 0x9E3779B97F4A7C15ull) >> 52) % OVF_SLOTS;
-}
-
-/* under ovf_lock: the index of g's block, created if needed (-1 when the table is full) */
-static int ovf_get(uintptr_t g) {
-  for (uint32_t k = 0, h = ovf_hash(g); k < OVF_SLOTS; k++, h = (h + 1) % OVF_SLOTS) {
-    ovf_block *b = ovf_table[h];
-    if (b && b->g == g) return (int)h;
-    if (!b) {
-      b = rsan_alloc(sizeof *b);
-      memset(b, 0, sizeof *b);
-      b->g = g;
-      __atomic_store_n(&ovf_table[h], b, __ATOMIC_RELEASE);
-      return (int)h;
-    }
-  }
-  return -1;
-}
-
-/* The granule's main cells c are marked or full (main_slot < 0: no cell this access may take).
- * Checks the access against the overflow block; records it there when main_slot < 0 (marking
- * the granule first if needed). 1: recorded in the block; 0: the caller records it in the main
- * cells (at main_slot, or by eviction when no block can be had); -1: the main cells changed
- * meanwhile, scan them again. */
-static inline __attribute__((always_inline)) int overflow_access(rsan_thread *t, rsan_cell *c, uintptr_t g,
-                                                                 uint32_t mask, int wr, int at,
-                                                                 uint64_t epoch, uint64_t site, uintptr_t fa,
-                                                                 hit *h, uint64_t mark, int main_slot) {
-  ovf_block *b;
-  if (mark) {
-    b = mark_block(mark);
-  } else {
-    rsan_spin_lock(&ovf_lock);
-    int index = ovf_get(g);
-    if (index < 0) {
-      rsan_spin_unlock(&ovf_lock);
-      return 0;
-    }
-    b = ovf_table[index];
-    int v = -1;
-    for (int j = 0; j < RSAN_SHADOW_CELLS; j++)
-      if (w_tid(__atomic_load_n(&c[j], __ATOMIC_RELAXED)) == MARK_TID) v = -2; /* marked meanwhile */
-    if (v == -2) {
-      rsan_spin_unlock(&ovf_lock);
-      return -1;
-    }
-    /* the granule is not marked: the block is new or an orphan of a reset granule */
-    memset(b->cells, 0, sizeof b->cells);
-    __atomic_store_n(&b->plain, 0, __ATOMIC_RELAXED);
-    for (int j = 0; j < RSAN_SHADOW_CELLS && v < 0; j++) /* move a read if there is one */
-      if (!(__atomic_load_n(&c[j], __ATOMIC_RELAXED) & W_WRITE)) v = j;
-    if (v < 0) v = (int)((epoch ^ (g >> 3)) % RSAN_SHADOW_CELLS);
-    uint64_t vw = __atomic_load_n(&c[v], __ATOMIC_RELAXED);
-    b->sites[0] = __atomic_load_n(&rsan_cell_site(c)[v], __ATOMIC_RELAXED);
-    if (!(vw & W_ATOMIC)) __atomic_store_n(&b->plain, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&b->cells[0], vw, __ATOMIC_RELEASE);
-    int won = vw && __atomic_compare_exchange_n(&c[v], &vw, mark_word((uint32_t)index), 0, __ATOMIC_ACQ_REL,
-                                                __ATOMIC_RELAXED);
-    if (!won) __atomic_store_n(&b->cells[0], 0, __ATOMIC_RELAXED);
-    rsan_spin_unlock(&ovf_lock);
-    if (!won) return -1;
-  }
-  if (!b) return 0;
-  int record = main_slot < 0;
-  /* C11: two atomic accesses never race; an atomic and a plain access to common bytes race
-   * unless one happens before the other. So the block's cells can only conflict with an
-   * atomic access if one of them is plain: when none is (plain == 0) and the atomic access is
-   * not recorded here (record == 0: the check-only scan has no other effect), there is nothing
-   * to do. A plain access marks the block before its cell can be stored (below), so skipping
-   * is what the scan would have found, or what it finds when it runs just before a concurrent
-   * plain access is recorded (the outcomes the scan itself allows). */
-  if (at && !record && !__atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)) return 0;
-  if (!at && record) __atomic_store_n(&b->plain, 1, __ATOMIC_RELEASE);
-  scan_cells(t, b->cells, b->sites, OVF_CELLS, 0, record, g, mask, wr, at, epoch, site, fa, h);
-  return record;
-}
-static RSAN_NOINLINE int overflow_access_plain(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
-                                               int wr, uint64_t epoch, uint64_t site, uintptr_t fa, hit *h,
-                                               uint64_t mark, int main_slot) {
-  return overflow_access(t, c, g, mask, wr, 0, epoch, site, fa, h, mark, main_slot);
-}
-static RSAN_NOINLINE int overflow_access_atomic(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
-                                                int wr, uint64_t epoch, uint64_t site, uintptr_t fa, hit *h,
-                                                uint64_t mark, int main_slot) {
-  return overflow_access(t, c, g, mask, wr, 1, epoch, site, fa, h, mark, main_slot);
-}
-
-/* rsan_race_free: the first cell of the overflow block of g that does not happen before t */
-static int overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, hit *h) {
-  ovf_block *b = mark_block(mark);
-  for (int i = 0; b && i < OVF_CELLS; i++) {
-    uint64_t w = __atomic_load_n(&b->cells[i], __ATOMIC_ACQUIRE);
-    if (!w || w_tid(w) == rsan_race_index(t) || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
-    h->found = 1;
-    h->addr = g + (uintptr_t)__builtin_ctz(w_mask(w));
-    h->word = w;
-    h->site = __atomic_load_n(&b->sites[i], __ATOMIC_RELAXED);
-    return 1;
-  }
-  return 0;
 }
 
 static inline uint32_t site_slot(uint64_t site) {
@@ -551,7 +442,7 @@ static inline __attribute__((always_inline)) void access_span(rsan_thread *t, ui
     uintptr_t last = (g | region) - 7; /* the region's last granule */
     if (end - 8 < last) last = end - 8; /* end >= g + 8 when p == g and end - g >= 8 */
     if (p == g && end - g >= 8) {
-      for (; g <= last; g += 8, c += RSAN_SHADOW_CELLS)
+      for (; g <= last; g += 8, c += RSAN_SHADOW_STRIDE)
         access_cells(t, c, g, base, 0xff, wr, at, epoch, site, 0, h);
       p = g;
       continue;
@@ -563,18 +454,45 @@ static inline __attribute__((always_inline)) void access_span(rsan_thread *t, ui
   }
 }
 
-void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
-                      uint64_t site, uintptr_t fa) {
+/* Everything but the fast case of rsan_race_access: ranges, plain accesses (the range hooks),
+ * unmapped regions, the scan of an atomic access that atomic_fast left. */
+static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at,
+                                      uint64_t epoch, uint64_t site, uintptr_t fa) {
   if (!on() || !size || rsan_race_index(t) > MAX_TID) return;
   if (site) note_site_stack(t, site, fa);
   if (!at) RSAN_EXPLAIN(rsan_explain_plain(t, addr, size, wr, site));
   hit h = {0, 0, 0, 0};
+  if (at && (addr & 7) + size <= 8) { /* an atomic access of one granule: no loop */
+    rsan_cell *c = rsan_shadow_cells_fast(addr);
+    if (!c) return;
+    uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
+    scan_main_atomic(t, c, addr & ~(uintptr_t)7, mask, wr, epoch, site, 0, &h);
+    if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
+    return;
+  }
   uintptr_t end = addr + size;
   if (end < addr) end = UINTPTR_MAX;
   if (at) access_span(t, addr, end, wr, 1, epoch, site, &h);
   else if (wr) access_span(t, addr, end, 1, 0, epoch, site, &h);
   else access_span(t, addr, end, 0, 0, epoch, site, &h);
   if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
+}
+
+/* The fast case, an atomic access of one granule of a mapped region that atomic_fast settles,
+ * with no frame of its own (the rest is a tail call). */
+void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
+                      uint64_t site, uintptr_t fa) {
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
+  rsan_cell *c;
+  if (RSAN_LIKELY(at && on() && t->race_cur && size && (addr & 7) + size <= 8 && d &&
+                  !(addr >> RSAN_SHADOW_USER_BITS) &&
+                  (c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE)))) {
+    c += ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+    if (site) note_site_stack(t, site, fa);
+    uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
+    if (atomic_fast(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
+  }
+  access_more(t, addr, size, wr, at, epoch, site, fa);
 }
 
 /* rsan_sync.h: free() as a write of the whole block, checked only (its shadow is reset right
@@ -598,11 +516,11 @@ void rsan_race_free(const void *p, size_t n) {
     }
     uintptr_t end = hi < next_region ? hi : next_region;
     for (; g < end && !h.found; g += 8) {
-      rsan_cell *cells = c + ((g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+      rsan_cell *cells = c + ((g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
       for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
         uint64_t w = __atomic_load_n(&cells[i], __ATOMIC_RELAXED);
         if (w_tid(w) == MARK_TID) { /* a mark is no access: its overflow block holds the cells */
-          if (overflow_unordered(t, g, w, &h)) break;
+          if (rsan_race_overflow_unordered(t, g, w, &h)) break;
           continue;
         }
         if (!w || w_tid(w) == rsan_race_index(t) || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
@@ -681,7 +599,7 @@ static inline __attribute__((always_inline)) rsan_cell *plain_cells(void *p, uin
                     !(c = __atomic_load_n(&d[a >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
     return NULL;
   *tp = t;
-  return c + ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+  return c + ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
 }
 
 static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n, int wr, uint64_t site,

@@ -446,15 +446,17 @@ void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int is_writ
                       uint64_t epoch, uint64_t site, uintptr_t fa);
 
 /* ---- shadow cells (shadow.c): RSAN_SHADOW_CELLS per 8-byte granule ----
- * A cell is one word (the packed access, race.c; 0: empty). The site id of the access in a
- * cell lives at the same index in a parallel array (rsan_cell_site), so that the checks of the
- * hot path touch 32 bytes per granule and the sites only when a cell is stored or reported. */
+ * A cell is one word (the packed access, race.c; 0: empty). A granule's cells are followed by
+ * the site ids of their accesses (rsan_cell_site), RSAN_SHADOW_STRIDE words in all: one
+ * 64-byte line per granule, so that an access touches one line (cells and sites) and two
+ * granules' accesses never share one. */
 #define RSAN_SHADOW_CELLS 4
+#define RSAN_SHADOW_STRIDE (2 * RSAN_SHADOW_CELLS) /* words per granule: cells, then sites */
 #define RSAN_SHADOW_REGION_SHIFT 20
 #define RSAN_SHADOW_USER_BITS 47
-#define RSAN_SHADOW_REGION_CELLS ((1ull << (RSAN_SHADOW_REGION_SHIFT - 3)) * RSAN_SHADOW_CELLS)
+#define RSAN_SHADOW_REGION_WORDS ((1ull << (RSAN_SHADOW_REGION_SHIFT - 3)) * RSAN_SHADOW_STRIDE)
 typedef uint64_t rsan_cell;
-static inline uint64_t *rsan_cell_site(rsan_cell *c) { return c + RSAN_SHADOW_REGION_CELLS; }
+static inline uint64_t *rsan_cell_site(rsan_cell *c) { return c + RSAN_SHADOW_CELLS; }
 /* The cells of the granule containing addr (allocated on first use); NULL outside the
  * user address space. */
 rsan_cell *rsan_shadow_cells(uintptr_t addr);
@@ -466,7 +468,7 @@ static inline rsan_cell *rsan_shadow_cells_fast(uintptr_t addr) {
   rsan_cell *c;
   if (RSAN_LIKELY(d && r < (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT)) &&
                   (c = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE))))
-    return c + ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_CELLS;
+    return c + ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
   return rsan_shadow_cells(addr);
 }
 void rsan_shadow_reset(uintptr_t addr, size_t n); /* empties the cells of [addr, addr + n) */

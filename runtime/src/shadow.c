@@ -4,9 +4,9 @@
  *
  * Two levels: a directory with one pointer per 1 MiB region of the 47-bit user address
  * space (reserved once with MAP_NORESERVE: pages of it are only backed when touched), and
- * per region a block of cells (then their sites) mapped on the first access to the region.
- * Memory is thus bounded by the memory the program touches (8 bytes of user memory -> 4
- * cells and 4 sites of 8 bytes).
+ * per region a block of granules mapped on the first access to the region, each granule's
+ * 4 cells followed by their 4 sites (one 64-byte line, RSAN_SHADOW_STRIDE words). Memory is
+ * thus bounded by the memory the program touches (8 bytes of user memory -> 64 of shadow).
  * Freed memory and exited threads' stacks are reset (rsan_shadow_reset); large ranges give
  * their pages back with madvise(MADV_DONTNEED), which reads back as zero (empty cells). */
 #include <sys/mman.h>
@@ -20,8 +20,8 @@
 #define REGION_SHIFT RSAN_SHADOW_REGION_SHIFT /* 1 MiB of user memory per region */
 #define NREGIONS (1ull << (USER_BITS - REGION_SHIFT))
 #define GRANULE_SHIFT 3
-#define REGION_CELLS RSAN_SHADOW_REGION_CELLS
-#define REGION_BYTES (2 * REGION_CELLS * sizeof(rsan_cell)) /* cells, then their sites */
+#define STRIDE RSAN_SHADOW_STRIDE
+#define REGION_BYTES (RSAN_SHADOW_REGION_WORDS * sizeof(rsan_cell)) /* granules: cells, sites */
 
 rsan_cell **rsan_shadow_directory; /* NREGIONS entries, MAP_NORESERVE */
 #define directory rsan_shadow_directory
@@ -66,7 +66,7 @@ rsan_cell *rsan_shadow_cells(uintptr_t addr) {
   rsan_cell **d = __atomic_load_n(&directory, __ATOMIC_ACQUIRE);
   rsan_cell *c = d ? __atomic_load_n(&d[r], __ATOMIC_ACQUIRE) : NULL;
   if (RSAN_UNLIKELY(!c)) c = region_slow(r);
-  return c + ((addr & ((1ull << REGION_SHIFT) - 1)) >> GRANULE_SHIFT) * RSAN_SHADOW_CELLS;
+  return c + ((addr & ((1ull << REGION_SHIFT) - 1)) >> GRANULE_SHIFT) * STRIDE;
 }
 
 /* Zeroes [p, p + n) of mapped shadow: page-aligned interiors of large spans go back to the
@@ -91,10 +91,16 @@ static void reset_in_region(rsan_cell **d, uint64_t r, uintptr_t lo, uintptr_t h
   if (hi > rhi) hi = rhi;
   rsan_cell *c = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE);
   if (!c || lo >= hi) return;
-  rsan_cell *first = c + ((lo - rlo) >> GRANULE_SHIFT) * RSAN_SHADOW_CELLS;
+  rsan_cell *first = c + ((lo - rlo) >> GRANULE_SHIFT) * STRIDE;
+  size_t n = (hi - lo) >> GRANULE_SHIFT;
   /* the sites need no clearing: a site is read only beside a non-empty cell, and a cell's
-   * site is stored before the cell */
-  clear_shadow((char *)first, ((hi - lo) >> GRANULE_SHIFT) * RSAN_SHADOW_CELLS * sizeof(rsan_cell));
+   * site is stored before the cell; so a few granules (a small block's free) clear their
+   * cells only, and larger spans all of it (most pages go back to the kernel) */
+  if (n <= 64) {
+    for (size_t i = 0; i < n; i++) memset(first + i * STRIDE, 0, RSAN_SHADOW_CELLS * sizeof(rsan_cell));
+    return;
+  }
+  clear_shadow((char *)first, n * STRIDE * sizeof(rsan_cell));
 }
 
 void rsan_shadow_reset(uintptr_t addr, size_t n) {

@@ -122,10 +122,27 @@ def test_an_atomic_access_does_not_replace_a_plain_cell(rt):
         assert run_detector(rt, threads, schedule, "") == {"x"}
 
 
+@pytest.mark.parametrize("second", [("st", "x", 2, "rlx"), ("rmw", "x", "add", 1, "rlx"),
+                                    ("ld", "x", "rlx"), ("cas", "x", 1, 3, "rlx", "rlx")])
+@pytest.mark.parametrize("plain", ["write", "read"])
+def test_an_atomic_access_checks_a_plain_cell_beside_its_own(rt, plain, second):
+    """Thread 0's first atomic access of x happens before thread 1's plain access (through f),
+    its second one does not: only the second races with the plain access, and only the second
+    can find it (the plain access found thread 0's first cell ordered; the CAS succeeds). The
+    atomic access must check a conflicting plain cell even when its own atomic cell is there to
+    be renewed (race.c atomic_fast). A plain read conflicts with the atomic writes only."""
+    threads = [[("st", "x", 1, "rel"), ("st", "f", 1, "rel"), second], [("ld", "f", "acq"), (plain, "x")]]
+    schedule = (0, 0, 1, 1, 0)
+    expected = {"x"} if plain == "write" or second[0] != "ld" else set()
+    assert racy_locations(threads, schedule) == expected
+    for mode in MODES:
+        assert run_detector(rt, threads, schedule, mode) == expected
+
+
 def test_crowded_atomic_granules(rt):
     """5-8 threads' atomic accesses of one location (its cells overflow; atomic accesses never
     race with each other) with plain accesses of it among and after them: the race detector's
-    handling of atomic accesses (race.c overflow_access) against the model."""
+    handling of atomic accesses (race.c atomic_fast, race_overflow.c) against the model."""
     count = int(os.environ.get("PYRSAN_RACE_DIFF_COUNT", "100"))
     runs, racy = check(rt, count, seed=47, generate=random_crowded_atomic_program)
     assert 0 < racy < runs

@@ -1,0 +1,54 @@
+/* The race detector's shadow cells, shared by race.c (the clock rules, the checks of the main
+ * cells, the hooks) and race_overflow.c (the overflow blocks of crowded granules). */
+#ifndef RSAN_RACE_H
+#define RSAN_RACE_H
+
+#include "rsan_internal.h"
+
+/* A cell: clock (38 bits) | thread slot (16) | byte mask (8) | write | atomic; 0 is empty. */
+#define W_ATOMIC 1ull
+#define W_WRITE 2ull
+#define W_MASK_SHIFT 2
+#define W_TID_SHIFT 10
+#define W_CLOCK_SHIFT 26
+#define TID_MASK 0xffffu
+#define MAX_TID 0xfffe /* tid 0xffff marks a granule with overflow cells */
+#define MARK_TID 0xffffu
+
+static inline uint64_t w_pack(uint64_t clock, uint32_t tid, uint32_t mask, int wr, int at) {
+  return clock << W_CLOCK_SHIFT | (uint64_t)tid << W_TID_SHIFT | (uint64_t)mask << W_MASK_SHIFT |
+         (wr ? W_WRITE : 0) | (at ? W_ATOMIC : 0);
+}
+static inline uint64_t w_clock(uint64_t w) { return w >> W_CLOCK_SHIFT; }
+static inline uint32_t w_tid(uint64_t w) { return (uint32_t)(w >> W_TID_SHIFT) & TID_MASK; }
+static inline uint32_t w_mask(uint64_t w) { return (uint32_t)(w >> W_MASK_SHIFT) & 0xff; }
+
+/* The first conflicting unordered cell an access found (found == 0: none), for the report. */
+typedef struct rsan_race_hit {
+  int found;
+  uintptr_t addr;
+  uint64_t word, site;
+} rsan_race_hit;
+
+/* race_overflow.c. The granule g's main cells c are marked (mark: the mark cell) or full
+ * (main_slot < 0: no cell this access may take). Checks the access against the overflow
+ * block; records it there when main_slot < 0 (marking the granule first if needed).
+ * 1: recorded in the block; 0: the caller records it in the main cells (at main_slot, or by
+ * eviction when no block can be had); -1: the main cells changed meanwhile, scan them again. */
+int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at, uint64_t epoch,
+                       uint64_t site, uintptr_t fa, rsan_race_hit *h, uint64_t mark, int main_slot);
+/* Whether the overflow block of a marked granule (mark: its mark) may hold a plain cell: if
+ * not, an atomic access that is not recorded in the block has nothing to check there. */
+int rsan_race_overflow_has_plain(uint64_t mark);
+/* free(): the first cell of the overflow block of g (mark: its mark) that does not happen
+ * before t, into h; 1 if there is one. */
+int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h);
+
+/* race.c: the check (and record, if record) of an access against n cells of an overflow block
+ * and their sites, as for main cells but with no mark and no eviction. fa != 0: the call
+ * stack of site is remembered when a cell is stored. */
+void rsan_race_scan_block(rsan_thread *t, rsan_cell *cells, uint64_t *sites, int n, int record, uintptr_t g,
+                          uint32_t mask, int wr, int at, uint64_t epoch, uint64_t site, uintptr_t fa,
+                          rsan_race_hit *h);
+
+#endif /* RSAN_RACE_H */
