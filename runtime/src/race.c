@@ -182,11 +182,11 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
     uint64_t w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED), w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
     if (!((w0 | w1 | w2 | w3) & W_WRITE)) {
       uint64_t wk = w0;
-      int k = !(d & low)                        ? 0
-              : !(((wk = w1) ^ cur) & low)      ? 1
-              : !(((wk = w2) ^ cur) & low)      ? 2
-              : !(((wk = w3) ^ cur) & low)      ? 3
-                                                : -1;
+      int k = !(d & low)                   ? 0
+              : !(((wk = w1) ^ cur) & low) ? 1
+              : !(((wk = w2) ^ cur) & low) ? 2
+              : !(((wk = w3) ^ cur) & low) ? 3
+                                           : -1;
       if (k >= 0) {
         if (wk != cur) renew_cell(t, c, k, cur, site, fa);
         return 1;
@@ -356,7 +356,8 @@ static RSAN_NOINLINE void scan_main_atomic(rsan_thread *t, rsan_cell *c, uintptr
 
 /* rsan_race.h: the cells of an overflow block (race_overflow.c), one copy per kind of access */
 void rsan_race_scan_block(rsan_thread *t, rsan_cell *cells, uint64_t *sites, int n, int record, uintptr_t g,
-                          uint32_t mask, int wr, int at, uint64_t epoch, uint64_t site, uintptr_t fa, hit *h) {
+                          uint32_t mask, int wr, int at, uint64_t epoch, uint64_t site, uintptr_t fa,
+                          hit *h) {
   if (at) scan_cells(t, cells, sites, n, 0, record, g, mask, wr, 1, epoch, site, fa, h);
   else scan_cells(t, cells, sites, n, 0, record, g, mask, wr, 0, epoch, site, fa, h);
 }

@@ -59,8 +59,9 @@ static int ovf_get(uintptr_t g) {
 }
 
 /* rsan_race.h */
-int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at, uint64_t epoch,
-                       uint64_t site, uintptr_t fa, rsan_race_hit *h, uint64_t mark, int main_slot) {
+int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at,
+                       uint64_t epoch, uint64_t site, uintptr_t fa, rsan_race_hit *h, uint64_t mark,
+                       int main_slot) {
   ovf_block *b;
   if (mark) {
     b = mark_block(mark);
@@ -129,4 +130,3 @@ int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsa
   }
   return 0;
 }
-

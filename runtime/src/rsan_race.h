@@ -35,8 +35,9 @@ typedef struct rsan_race_hit {
  * block; records it there when main_slot < 0 (marking the granule first if needed).
  * 1: recorded in the block; 0: the caller records it in the main cells (at main_slot, or by
  * eviction when no block can be had); -1: the main cells changed meanwhile, scan them again. */
-int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at, uint64_t epoch,
-                       uint64_t site, uintptr_t fa, rsan_race_hit *h, uint64_t mark, int main_slot);
+int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at,
+                       uint64_t epoch, uint64_t site, uintptr_t fa, rsan_race_hit *h, uint64_t mark,
+                       int main_slot);
 /* Whether the overflow block of a marked granule (mark: its mark) may hold a plain cell: if
  * not, an atomic access that is not recorded in the block has nothing to check there. */
 int rsan_race_overflow_has_plain(uint64_t mark);
