@@ -57,6 +57,7 @@ class ForkServer:
         finally:
             theirs.close()
         self.sock = ours
+        self.runs = 0
         self.pending = b""   # what the server wrote past the last line read
         if self._line(READY_TIMEOUT) != "ready":
             self.close()
@@ -86,7 +87,10 @@ class ForkServer:
         """runner.run_once for one schedule prefix, as a child of the server."""
         from .runner import EXIT_RUNTIME_BOUND, EXIT_RUNTIME_FATAL, _read_trace, _with_reproduction
 
-        schedule = self.directory / "prefix.sched"
+        # A new file each run: rewriting one in place makes ext4 flush it at close (its
+        # replace-by-truncate heuristic), 1-5 ms of wall time per schedule.
+        self.runs += 1
+        schedule = self.directory / f"prefix.{self.runs}.sched"
         write_schedule(schedule, tuple(prefix), sleep=sleep)
         try:
             self.sock.sendall(f"run {schedule}\n".encode())
@@ -124,7 +128,7 @@ class ForkServer:
             sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
         trace = _read_trace(trace_path)
         reports = tuple(read_report_dir(self.directory))
-        for path in [trace_path, *self.directory.glob("reports*.jsonl")]:
+        for path in [schedule, trace_path, *self.directory.glob("reports*.jsonl")]:
             path.unlink(missing_ok=True)
         bound = (trace is not None and trace.end == "bound") or returncode == EXIT_RUNTIME_BOUND
         result = RunResult(index=index, returncode=None if timed_out or cut else returncode, signal=sig,
