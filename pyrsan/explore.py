@@ -388,7 +388,9 @@ class _Search:
         if first_trace is not None and not self.stopped:
             self.absorb((), {}, first_trace)
         lock = threading.Lock()
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+        # one job: the runs go in this thread (no hand-over to a worker thread per run, and the
+        # fork server of the first run serves them all)
+        with (ThreadPoolExecutor(max_workers=self.jobs) if self.jobs > 1 else _InlineExecutor()) as pool:
             running: dict[Future, tuple[tuple[int, ...], dict[int, Op]]] = {}
             while (self.stack or running) and not self.stopped:
                 while self.stack and len(running) < self.jobs and not self.stopped:
@@ -431,6 +433,24 @@ class _Search:
         if self.on_run(prefix, trace, payload):
             self.stopped = True
         return trace
+
+
+class _InlineExecutor:
+    """ThreadPoolExecutor's submit, run at once in the calling thread."""
+
+    def __enter__(self) -> "_InlineExecutor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def submit(self, fn: Callable, *args: Any) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:   # noqa: BLE001 - re-raised by future.result()
+            future.set_exception(exc)
+        return future
 
 
 def _happens_before(i: int, tid_i: int, position: list[int], clock: Mapping[int, int]) -> bool:
