@@ -31,9 +31,10 @@ THREAD_KINDS = frozenset({"spawn", "join", "exit"})
 #: The end of the process (exit, or a return from main), while other threads may still run: it
 #: ends them all, so it is dependent with every operation of another thread.
 PROCESS_EXIT = "exit_process"
-#: The address a trace names for a *clean* SC fence: its thread's previous step was an SC fence,
-#: so it releases nothing new into F, and two clean fences of different threads commute
-#: (docs/scheduling.md, "SC fences: when two commute"). Other SC fences are "0x0".
+#: The address a trace names for a *clean* SC fence: its thread's Ta and Tsc hold nothing its
+#: previous SC fence did not leave there (runtime/src/sched_fence.c), so it releases nothing new
+#: into F, and two clean fences of different threads commute (docs/scheduling.md, "SC fences:
+#: when two commute"). Other SC fences are "0x0".
 CLEAN_FENCE = "0x1"
 #: Operations that wait for another thread (a lock held, a thread not ended, a wait for a
 #: write): one whose thread could not run before an operation it depends on cannot be moved
