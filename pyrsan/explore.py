@@ -31,9 +31,10 @@ THREAD_KINDS = frozenset({"spawn", "join", "exit"})
 #: The end of the process (exit, or a return from main), while other threads may still run: it
 #: ends them all, so it is dependent with every operation of another thread.
 PROCESS_EXIT = "exit_process"
-#: The address a trace names for a *clean* SC fence: its thread's previous step was an SC fence,
-#: so it releases nothing new into F, and two clean fences of different threads commute
-#: (docs/scheduling.md, "SC fences: when two commute"). Other SC fences are "0x0".
+#: The address a trace names for a *clean* SC fence: its thread's Ta and Tsc hold nothing its
+#: previous SC fence did not leave there (runtime/src/sched_fence.c), so it releases nothing new
+#: into F, and two clean fences of different threads commute (docs/scheduling.md, "SC fences:
+#: when two commute"). Other SC fences are "0x0".
 CLEAN_FENCE = "0x1"
 #: Operations that wait for another thread (a lock held, a thread not ended, a wait for a
 #: write): one whose thread could not run before an operation it depends on cannot be moved
@@ -388,7 +389,9 @@ class _Search:
         if first_trace is not None and not self.stopped:
             self.absorb((), {}, first_trace)
         lock = threading.Lock()
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+        # one job: the runs go in this thread (no hand-over to a worker thread per run, and the
+        # fork server of the first run serves them all)
+        with (ThreadPoolExecutor(max_workers=self.jobs) if self.jobs > 1 else _InlineExecutor()) as pool:
             running: dict[Future, tuple[tuple[int, ...], dict[int, Op]]] = {}
             while (self.stack or running) and not self.stopped:
                 while self.stack and len(running) < self.jobs and not self.stopped:
@@ -431,6 +434,24 @@ class _Search:
         if self.on_run(prefix, trace, payload):
             self.stopped = True
         return trace
+
+
+class _InlineExecutor:
+    """ThreadPoolExecutor's submit, run at once in the calling thread."""
+
+    def __enter__(self) -> "_InlineExecutor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def submit(self, fn: Callable, *args: Any) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:   # noqa: BLE001 - re-raised by future.result()
+            future.set_exception(exc)
+        return future
 
 
 def _happens_before(i: int, tid_i: int, position: list[int], clock: Mapping[int, int]) -> bool:

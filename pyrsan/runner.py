@@ -24,6 +24,7 @@ from . import abi
 from .options import OptionSyntaxError, format_options, parse_options
 from .reports import DistinctReport, Reproduction, RunResult, deduplicate, read_report_dir
 from .schedule import Op, Trace, TraceFormatError, read_trace, write_schedule
+from .watchdog import Watchdog
 from .words import signal_name
 
 SC_ACCESS_MODES = ("fenced", "ra")
@@ -250,13 +251,21 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
                                 stdin=output, stdout=output, stderr=output)
     except OSError as exc:
         raise InternalError(f"cannot start {executable}: {exc.strerror or exc}") from None
-    timed_out = False
+    timed_out = cut = False
+    # --timeout, and in an exploration a bounded wait after a hand-over (watchdog.py)
+    watchdog = Watchdog(options.timeout, trace_path if prefix is not None else None)
     try:
-        proc.wait(timeout=options.timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc.pid)
-        proc.wait()
+        while True:
+            try:
+                proc.wait(timeout=watchdog.wait())
+                break
+            except subprocess.TimeoutExpired:
+                killed = watchdog.expired()
+                if killed is not None:
+                    timed_out, cut = killed == "timeout", killed == "handover"
+                    _kill_group(proc.pid)
+                    proc.wait()
+                    break
     except BaseException:  # Ctrl-C: do not leave the program running
         _kill_group(proc.pid)
         proc.wait()
@@ -264,6 +273,8 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
     _kill_group(proc.pid)  # leftover children of the program
     returncode = proc.returncode
     sig = None
+    if cut:
+        returncode = None   # killed by the watchdog after the hand-over: not the program's doing
     if returncode is not None and returncode < 0 and not timed_out:
         sig = signal_name(returncode)
     if returncode == EXIT_RUNTIME_FATAL:  # a crash of the runtime, not the program's status

@@ -357,6 +357,7 @@ struct rsan_thread {
              * stall watch reads its CPU time and state (sched.c) */
   uint32_t finished;
   rsan_clk Tc, Tr, Ta, Tsc; /* algorithm.md §2, each fused with its U twin (vector clocks) */
+  rsan_clk Fa, Fsc; /* Ta and Tsc as the thread's last SC fence left them (sched_fence.c) */
   /* Thread slot: the index of this thread in every vector clock, and its fact epoch (the
    * epoch of its newest fact; Tc, Ta and Tsc hold it at slot, Tr the one of the last release
    * fence). A slot is reused (thread.c) only by a thread created by one whose clocks contain

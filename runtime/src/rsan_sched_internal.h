@@ -40,6 +40,7 @@ typedef struct sched_thread {
   int kind;
   uintptr_t addr;
   int w;
+  int clean;        /* an SC fence that is clean (sched_fence.c) */
   int block;        /* enum rsan_sched_block, or one of SB_* */
   int timed;
   int timed_out;    /* the last blocking point was chosen as a time-out */
@@ -73,8 +74,9 @@ extern struct rsan_sched_state rsan_sched;
 
 static inline sched_thread *slot_of(rsan_thread *t) { return t ? (sched_thread *)t->sched : NULL; }
 
-/* 1 when s's pending operation is a clean SC fence: the thread's previous step was an SC
- * fence too (docs/scheduling.md "SC fences: when two commute"; sched_schedule.c) */
+/* 1 when s's pending operation is a clean SC fence: the thread's Ta and Tsc hold nothing its
+ * previous SC fence did not leave there (docs/scheduling.md "SC fences: when two commute";
+ * sched_fence.c) */
 int rsan_sched_fence_clean(const sched_thread *s);
 
 /* the address a trace names for s's pending operation (a join names the joinee's tid; a
@@ -121,9 +123,6 @@ int rsan_sched_prefix_at(uint64_t step);
 int rsan_sched_sleep_applies(uint64_t step);
 int rsan_sched_drop_sleepers(int *cand, int n);
 void rsan_sched_wake_sleepers(const sched_thread *c);
-/* c's operation runs as the step now decided (after the trace line and the sleepers'
- * wake-up, which see the state before it): remembers what it was, for clean fences */
-void rsan_sched_note_step(const sched_thread *c);
 
 /* forget the schedule prefix and the sleep set (a fork-server child loads its own) */
 void rsan_sched_forget_schedule(void);

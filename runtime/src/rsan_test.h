@@ -35,6 +35,8 @@ uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *a
 uint64_t __rsan_test_undecided_count(void);
 uint64_t __rsan_test_inexact_count(void); /* queries answered with bounds */
 uint32_t __rsan_test_slot_count(void);
+/* 1 when t's next SC fence is clean (sched_fence.c, docs/scheduling.md "SC fences") */
+int __rsan_test_fence_sc_clean(const rsan_thread *t);
 
 /* Every scheduling point of the engine (rsan_sched.h: kind, address, may-write) calls hook
  * instead of a scheduler, in the calling OS thread, before the step it precedes; a test can

@@ -4,6 +4,7 @@
  * at once (rsan_internal.h, fused clocks); the caller holds the location lock. */
 #include "rsan_engine.h"
 #include "rsan_sched.h"
+#include "rsan_sched_fence.h"
 
 /* ---- invariants (algorithm.md §3.4 on the vector clocks), debug builds only ----
  * W(x) ⊑ Wsc(x) ⊑ Msc(x) pointwise. (W(x)(x) = stamp(x) no longer holds of the vector clock:
@@ -144,6 +145,7 @@ static void fence_sc(rsan_thread *t, int race) {
   rsan_spin_unlock(&f->lock);
   fence_rel(t, race);
   rsan_thread_check_invariants(t);
+  rsan_fence_sc_done(t); /* for the scheduler's clean-fence label (sched_fence.c) */
 }
 void rsan_fence_sc(rsan_thread *t) { fence_sc(t, 1); }
 

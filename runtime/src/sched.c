@@ -39,6 +39,7 @@
 #include "rsan_exit.h"
 #include "rsan_internal.h"
 #include "rsan_report.h"
+#include "rsan_sched_fence.h"
 #include "rsan_sched_internal.h"
 
 int rsan_sched_on;
@@ -331,7 +332,6 @@ static sched_thread *decide(void) {
   }
   rsan_sched_trace_step(rsan_sched.step, chosen, cand, n);
   if (rsan_sched_sleep_applies(rsan_sched.step)) rsan_sched_wake_sleepers(rsan_sched.threads[chosen]);
-  rsan_sched_note_step(rsan_sched.threads[chosen]);
   __atomic_store_n(&rsan_sched.step, rsan_sched.step + 1, __ATOMIC_RELAXED); /* read by waiters (stall) */
   last = chosen;
   sched_thread *c = rsan_sched.threads[chosen];
@@ -370,6 +370,7 @@ void rsan_sched_set_pending(sched_thread *s, int kind, const void *addr, int w, 
   s->kind = kind;
   s->addr = (uintptr_t)addr;
   s->w = w;
+  s->clean = kind == RSAN_SK_FENCE_SC && s->t && rsan_fence_sc_clean(s->t);
   s->block = block;
   s->timed = timed;
   if (s->retry && (s->retry_addr != s->addr)) s->retry = 0; /* it moved on to something else */

@@ -27,17 +27,10 @@ int rsan_sched_sleep_applies(uint64_t step) { return nsleepers && step >= prefix
 
 static int is_thread_kind(int k) { return k == RSAN_SK_SPAWN || k == RSAN_SK_JOIN || k == RSAN_SK_EXIT; }
 
-/* Clean SC fences (docs/scheduling.md "SC fences: when two commute"): a thread whose previous
- * step was an SC fence has made no event since it released its clocks into F, so its next SC
- * fence releases nothing new; two such fences of different threads commute. 1 = the thread's
- * last step was an SC fence. Indexed by tid, written by the baton holder. */
-static unsigned char last_was_fence_sc[MAX_THREADS];
-
-int rsan_sched_fence_clean(const sched_thread *s) {
-  return s->kind == RSAN_SK_FENCE_SC && last_was_fence_sc[s->tid];
-}
-
-void rsan_sched_note_step(const sched_thread *c) { last_was_fence_sc[c->tid] = c->kind == RSAN_SK_FENCE_SC; }
+/* Clean SC fences (docs/scheduling.md "SC fences: when two commute", sched_fence.c): the label
+ * is taken when the thread arrives at the fence's scheduling point (rsan_sched_set_pending),
+ * from its own clocks, which nothing changes while the fence is pending. */
+int rsan_sched_fence_clean(const sched_thread *s) { return s->kind == RSAN_SK_FENCE_SC && s->clean; }
 
 /* docs/scheduling.md "Trace file", Dependency; the same relation as explore.dependent. A
  * clean SC fence has address RSAN_CLEAN_FENCE_ADDR (op_addr). */

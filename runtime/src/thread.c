@@ -8,6 +8,7 @@
 
 #include "rsan_explain.h"
 #include "rsan_internal.h"
+#include "rsan_sched_fence.h"
 
 /* rsan_internal.h (rsan_thread_fast): the calling thread's state, valid while rsan_tls_epoch equals
  * the generation (tests: a reset invalidates every thread's TLS) */
@@ -223,6 +224,7 @@ static void thread_free_clocks(rsan_thread *t) {
   rsan_clk_release(&t->Tr);
   rsan_clk_release(&t->Ta);
   rsan_clk_release(&t->Tsc);
+  rsan_fence_sc_forget(t);
   rsan_race_thread_free(t);
 }
 

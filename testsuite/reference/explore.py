@@ -172,7 +172,8 @@ def load_engine():
 
 
 #: rsan_test.h: the engine's scheduling points (rsan_sched.h) reported to the test driver
-SCHED_HOOK_CDEF = "void __rsan_test_set_sched_hook(void (*hook)(int kind, const void *addr, int w));"
+SCHED_HOOK_CDEF = """void __rsan_test_set_sched_hook(void (*hook)(int kind, const void *addr, int w));
+int __rsan_test_fence_sc_clean(const void *t);"""
 #: enum rsan_sched_kind (runtime/src/rsan_sched.h)
 SCHED_KIND = {"ld": 0, "st": 1, "rmw": 2, "cas": 2, "fence": 3, "fence_sc": 4}
 
@@ -214,6 +215,7 @@ class Engine:
         main = rs.test_new_thread(ffi.NULL)
         rs.test_set_current(main)
         ths = [rs.test_new_thread(main) for _ in threads]
+        self.threads = ths   # the engine's thread records, for queries after the run
         pos = [0] * len(threads)
         shadow = {n: 0 for n in names}
         for k, ok in sched:

@@ -5,6 +5,8 @@ then the default continuation, and returns the trace the runtime would write."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from pyrsan.explore import CLEAN_FENCE, dependent
 from pyrsan.schedule import Op, Step, Trace
 
@@ -29,8 +31,10 @@ def with_main_exiting(threads: Program, main_ops: tuple = ()) -> Program:
 
 
 class _State:
-    def __init__(self, program: Program) -> None:
+    def __init__(self, program: Program, clean: Callable[[tuple[int, ...]], frozenset] | None = None) -> None:
         self.program = program
+        self.clean = clean   # the runtime's clean-fence labels after a sequence of steps
+        self.done: tuple[int, ...] = ()
         self.position = [0] * len(program)
         self.holder: dict[str, int] = {}
         # With a spawning thread 0, the others start when spawned.
@@ -43,8 +47,11 @@ class _State:
         if self.position[tid] >= len(ops):
             return None
         kind, addr, writes = ops[self.position[tid]]
-        if kind == "fence_sc" and self.position[tid] and ops[self.position[tid] - 1][0] == "fence_sc":
-            addr = CLEAN_FENCE   # the runtime names an SC fence right after one of its thread so
+        if kind == "fence_sc" and self.clean is not None:
+            if tid in self.clean(self.done):
+                addr = CLEAN_FENCE
+        elif kind == "fence_sc" and self.position[tid] and ops[self.position[tid] - 1][0] == "fence_sc":
+            addr = CLEAN_FENCE   # an SC fence right after one of its thread is clean (a sub-case)
         return Op(kind, addr, writes)
 
     def enabled(self) -> dict[int, Op]:
@@ -78,16 +85,20 @@ class _State:
         elif op.kind == "exit_process":
             self.ended = True
         self.position[tid] += 1
+        self.done += (tid,)
 
     def finished(self) -> bool:
         return self.ended or all(self.position[t] == len(ops) for t, ops in enumerate(self.program))
 
 
-def simulate(program: Program, prefix: tuple[int, ...] = (), sleep: dict | None = None) -> Trace:
-    """``sleep``: the sleep set at the state after the prefix (docs/scheduling.md "Sleep set"):
+def simulate(program: Program, prefix: tuple[int, ...] = (), sleep: dict | None = None,
+             clean: Callable[[tuple[int, ...]], frozenset] | None = None) -> Trace:
+    """``clean``: the tids whose pending SC fence is clean after a sequence of steps (the
+    runtime's label, sched_fence.c); by default an SC fence right after one of its thread.
+    ``sleep``: the sleep set at the state after the prefix (docs/scheduling.md "Sleep set"):
     the continuation runs no sleeping thread while an awake one is enabled; a sleeper wakes
     when an operation dependent with its pending one runs."""
-    state = _State(program)
+    state = _State(program, clean)
     steps: list[Step] = []
     diverged = None
     last = None

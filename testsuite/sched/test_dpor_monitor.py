@@ -48,9 +48,11 @@ def model_ops(split):
     return tuple(out)
 
 
-def random_program(rng: random.Random, max_steps: int):
+def random_program(rng: random.Random, max_steps: int, rereads: float = 0.0):
     """2-3 threads of loads, stores, RMWs (no CAS: the control flow must not depend on values)
-    and fences, seq_cst accesses likely; at most max_steps steps after lowering."""
+    and fences, seq_cst accesses likely; at most max_steps steps after lowering. ``rereads``:
+    the chance that a load is followed by the same load again (a spin loop's re-read, which
+    leaves the thread's clocks as they were: the SC fence after it can be clean)."""
     while True:
         nthreads = rng.choice((2, 2, 3))
         threads = []
@@ -63,6 +65,8 @@ def random_program(rng: random.Random, max_steps: int):
                 if op[0] != "fence" and rng.random() < 0.4:   # more seq_cst accesses
                     op = op[:-1] + ("sc",)
                 ops.append(op)
+                if op[0] == "ld" and rng.random() < rereads:
+                    ops.append(op)
             threads.append(ops)
         if sum(map(len, split_fenced(threads))) <= max_steps:
             return threads
@@ -99,12 +103,31 @@ def brute_force(engine, split) -> tuple[frozenset, int]:
     return frozenset(found), runs
 
 
-def explored(engine, split) -> tuple[frozenset, int]:
+def engine_labels(engine, split):
+    """The runtime's clean-fence labels (sched_fence.c): after the steps done, the threads
+    whose next step is an SC fence that the engine calls clean."""
+    memo: dict = {}
+
+    def clean(done: tuple) -> frozenset:
+        if done not in memo:
+            engine.run(split, [(t, None) for t in done], "fenced")
+            pos = [done.count(k) for k in range(len(split))]
+            memo[done] = frozenset(
+                k for k, ops in enumerate(split)
+                if pos[k] < len(ops) and ops[pos[k]] == ("fence", "sc")
+                and engine.lib.__rsan_test_fence_sc_clean(engine.threads[k]))
+        return memo[done]
+    return clean
+
+
+def explored(engine, split, labels=None) -> tuple[frozenset, int]:
+    """``labels``: the clean-fence labels (default: the engine's own)."""
     model = model_ops(split)
     found: set = set()
+    clean = labels(split) if labels else engine_labels(engine, split)
 
     def run(prefix, sleep):
-        trace = simulate(model, prefix, sleep)
+        trace = simulate(model, prefix, sleep, clean)
         return trace, reports_of(engine, split, trace.decisions)
 
     def on_run(prefix, trace, reports):
@@ -116,10 +139,10 @@ def explored(engine, split) -> tuple[frozenset, int]:
     return frozenset(found), result.schedules
 
 
-def check(engine, program):
+def check(engine, program, labels=None):
     split = split_fenced(program)
     expected, interleavings = brute_force(engine, split)
-    found, schedules = explored(engine, split)
+    found, schedules = explored(engine, split, labels)
     assert found == expected, (program, expected - found)
     assert (not found) == rc20.robust(program, "fenced"), program
     assert schedules <= interleavings
@@ -157,3 +180,96 @@ def test_explorer_finds_every_report_of_random_seq_cst_programs_long(engine, see
     rng = random.Random(9000 + seed)
     for _ in range(25):
         check(engine, random_program(rng, 11))
+
+
+def syntactic_labels(split):
+    """The old, narrower label: an SC fence right after an SC fence of its thread."""
+    def clean(done: tuple) -> frozenset:
+        pos = [done.count(k) for k in range(len(split))]
+        return frozenset(k for k, ops in enumerate(split)
+                         if 0 < pos[k] < len(ops) and ops[pos[k]] == ops[pos[k] - 1] == ("fence", "sc"))
+    return clean
+
+
+def test_a_fence_after_a_re_read_is_clean_and_saves_schedules(engine):
+    """A seq_cst re-read (a spin loop's second iteration) leaves Ta and Tsc as they were: the
+    trailing fence after it is clean, by the engine's label, and the explorer runs fewer
+    schedules than with the old label; same reports as brute force either way."""
+    spin = [[("ld", "y", "sc"), ("ld", "y", "sc")],
+            [("st", "x", 1, "sc"), ("st", "y", 1, "sc")]]
+    split = split_fenced(spin)
+    # T1's steps: F ld(y) F | F ld(y) F; T2's: F st(x) F | F st(y) F
+    engine.run(split, [(0, None)] * 5, "fenced")   # the fence after the re-read
+    assert engine.lib.__rsan_test_fence_sc_clean(engine.threads[0])
+    engine.run(split, [(0, None)] * 2, "fenced")   # the fence after its first (fresh) load
+    assert not engine.lib.__rsan_test_fence_sc_clean(engine.threads[0])
+    engine.run(split, [(1, None)] * 6 + [(0, None)] * 5, "fenced")   # y=1 before both loads
+    assert engine.lib.__rsan_test_fence_sc_clean(engine.threads[0])
+    engine.run(split, [(0, None)] * 3 + [(1, None)] * 6 + [(0, None)] * 2, "fenced")   # y=1 between
+    assert not engine.lib.__rsan_test_fence_sc_clean(engine.threads[0])
+    new, _ = check(engine, spin)
+    old, _ = check(engine, spin, syntactic_labels)   # 92 and 102 of 924 interleavings
+    assert new < old, (new, old)
+
+
+def test_a_fence_after_a_fresh_read_is_not_clean(engine):
+    """A read of a newer write makes a fact (and may acquire): the fence after it releases
+    something F lacks."""
+    prog = [[("ld", "x", "sc"), ("ld", "x", "sc")], [("st", "x", 1, "sc")]]
+    split = split_fenced(prog)
+    # T1: fence, ld x (0), fence, fence, then T2 stores x=1, then T1's re-read sees the new write
+    engine.run(split, [(0, None)] * 4 + [(1, None)] * 3 + [(0, None)], "fenced")
+    assert not engine.lib.__rsan_test_fence_sc_clean(engine.threads[0])
+    engine.run(split, [(0, None)] * 5, "fenced")   # the same load again, no write between
+    assert engine.lib.__rsan_test_fence_sc_clean(engine.threads[0])
+
+
+def clean_unless_first(split):
+    """A label too wide: every SC fence of a thread but its first is clean."""
+    def clean(done: tuple) -> frozenset:
+        pos = [done.count(k) for k in range(len(split))]
+        return frozenset(k for k, ops in enumerate(split)
+                         if 0 < pos[k] < len(ops) and ops[pos[k]] == ("fence", "sc"))
+    return clean
+
+
+# FENCED_SC_STORE with a relaxed load first in T1 and T2: their seq_cst stores' leading fences
+# are no longer their first steps
+LOADED_FENCED_SC_STORE = [[("ld", "z", "rlx"), ("st", "y", 1, "sc"), ("ld", "x", "rlx")],
+                          [("ld", "z", "rlx"), ("st", "x", 1, "sc")],
+                          [("ld", "x", "acq"), ("ld", "y", "rlx")]]
+
+
+def test_labels_that_call_too_many_sc_fences_clean_lose_reports(engine):
+    """The check can fail: with every SC fence labelled clean, FENCED_SC_STORE's two reports
+    are lost; with every fence but each thread's first, LOADED_FENCED_SC_STORE's are. The
+    engine's labels keep them (check). Random programs of up to 10 steps did not tell the
+    second label apart (300 of them), nor one that calls every SC fence after a load clean
+    (400), which survives these two programs as well: the label rests on the proof in
+    docs/scheduling.md, not on this test alone."""
+    def every_fence(split):
+        def clean(done: tuple) -> frozenset:
+            pos = [done.count(k) for k in range(len(split))]
+            return frozenset(k for k, ops in enumerate(split) if pos[k] < len(ops) and ops[pos[k]] == ("fence", "sc"))
+        return clean
+    for program, label in ((FENCED_SC_STORE, every_fence), (LOADED_FENCED_SC_STORE, clean_unless_first)):
+        split = split_fenced(program)
+        expected, _ = brute_force(engine, split)
+        found, _ = explored(engine, split, label)
+        assert expected and not found, program
+        check(engine, program)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_explorer_finds_every_report_of_random_programs_with_re_reads(engine, seed):
+    rng = random.Random(3100 + seed)
+    for _ in range(10):
+        check(engine, random_program(rng, 10, rereads=0.5))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(30))
+def test_explorer_finds_every_report_of_random_programs_with_re_reads_long(engine, seed):
+    rng = random.Random(7100 + seed)
+    for _ in range(25):
+        check(engine, random_program(rng, 12, rereads=0.5))

@@ -13,15 +13,18 @@ from pyrsan.runner import exploration_options
 
 HERE = Path(__file__).resolve().parent
 LITMUS = HERE.parent / "litmus"
+PROGRAMS = HERE / "programs"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, pyrsan_cli, pyrsan_env):
     out = tmp_path_factory.mktemp("explore_programs")
     exes = {}
-    for name in ("sb_sc", "sb_relacq", "dekker_fenced"):
+    sources = {name: LITMUS / f"{name}.c" for name in ("sb_sc", "sb_relacq", "dekker_fenced")}
+    sources.update({name: PROGRAMS / f"{name}.c" for name in ("spin_flag_sc", "stall_then_deadlock")})
+    for name, source in sources.items():
         exe = out / name
-        proc = subprocess.run([*pyrsan_cli, "build", str(LITMUS / f"{name}.c"), "-o", str(exe)], env=pyrsan_env,
+        proc = subprocess.run([*pyrsan_cli, "build", str(source), "-o", str(exe)], env=pyrsan_env,
                               capture_output=True, text=True, timeout=600, check=False)
         assert proc.returncode == 0, proc.stderr
         exes[name] = exe
@@ -34,7 +37,10 @@ def built(tmp_path_factory, pyrsan_cli, pyrsan_env):
     return exes
 
 
-def test_the_runtime_marks_exactly_the_sc_fences_that_follow_an_sc_fence_of_their_thread(built, tmp_path):
+def test_in_straight_line_code_the_clean_sc_fences_are_those_that_follow_an_sc_fence_of_their_thread(
+        built, tmp_path):
+    """No re-read in sb_sc: every access makes a fact, so a fence is clean exactly when the
+    thread's previous step was an SC fence (the first fence of a thread never is)."""
     options = exploration_options(RunOptions(work_dir=str(tmp_path), quiet=True, timeout=60))
     _, trace = run_once(str(built["sb_sc"]), [], 1, options, prefix=())
     last_kind: dict[int, str] = {}
@@ -86,3 +92,50 @@ def test_a_program_with_no_scheduling_point_falls_back_to_one_process(built, tmp
     result = explore_program(str(built["single"]), [], options, ExploreOptions())
     assert result.exploration.complete and result.exploration.schedules == 1
     assert result.runs[0].returncode == 0
+
+
+def test_the_sc_fence_after_a_spin_loops_re_read_is_clean(built, tmp_path):
+    """spin_flag_sc: the consumer's fence after a load is clean when the load re-read the value
+    of its previous load (no write between), and not after its first load of `ready`."""
+    options = exploration_options(RunOptions(work_dir=str(tmp_path), quiet=True, timeout=60))
+    _, trace = run_once(str(built["spin_flag_sc"]), [], 1, options, prefix=())
+    history: dict[int, list] = {}
+    after_reread = after_fresh = 0
+    for step in trace.steps:
+        ops = history.setdefault(step.tid, [])
+        op = step.op
+        if op.kind == "fence_sc" and ops and ops[-1].kind == "load":
+            loads = [o for o in ops if o.kind == "load" and o.addr == ops[-1].addr]
+            writes = [i for i, s in enumerate(trace.steps[:trace.steps.index(step)])
+                      if s.tid != step.tid and s.op.addr == ops[-1].addr and s.op.writes]
+            if len(loads) == 1:
+                assert op.addr == "0x0", step   # a first read makes a fact
+                after_fresh += 1
+            elif not writes:
+                assert op.addr == "0x1", step   # a re-read with no write anywhere before it
+                after_reread += 1
+        ops.append(op)
+    assert after_reread and after_fresh
+
+
+def test_spin_flag_sc_is_proved(built, tmp_path):
+    options = RunOptions(work_dir=str(tmp_path), quiet=True, timeout=60)
+    result = explore_program(str(built["spin_flag_sc"]), [], options, ExploreOptions(max_schedules=2000))
+    assert result.exploration.complete and not result.reports
+
+
+@pytest.mark.parametrize("server", ["1", "0"])
+def test_a_handed_over_run_that_deadlocks_ends_the_exploration_incomplete(built, tmp_path, monkeypatch, server):
+    """stall_then_deadlock: the reader blocks in read() (a stall: the run is handed over) and
+    main's join then waits for ever. No --timeout: the watchdog kills the run HANDOVER_GRACE
+    after the hand-over; the exploration ends, incomplete, with no report and no hang."""
+    import pyrsan.runner
+    import pyrsan.watchdog
+    monkeypatch.setattr(pyrsan.runner, "EXPLORE_STALL_MS", 300)
+    monkeypatch.setattr(pyrsan.watchdog, "HANDOVER_GRACE", 0.5)
+    monkeypatch.setenv("PYRSAN_FORK_SERVER", server)
+    options = RunOptions(work_dir=str(tmp_path), quiet=True, timeout=None)
+    result = explore_program(str(built["stall_then_deadlock"]), [], options, ExploreOptions(max_schedules=20))
+    assert not result.exploration.complete and result.exploration.bound == "stall"
+    assert result.runs and all(not r.timed_out and not r.crashed and r.returncode is None for r in result.runs)
+    assert not result.reports
