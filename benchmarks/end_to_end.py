@@ -5,7 +5,7 @@ engine over all SC interleavings in-process, this checks what a user gets: the p
 scheduler's default sampling and exploration, and the driver's verdict.
 
     python benchmarks/end_to_end.py [--count 100] [--seed 1] [--max-events 24] [--non-robust]
-        [--max-schedules 3000] [--keep]
+        [--max-schedules 3000] [--shapes basic|all] [--keep]
 
 Per program: threads, events (after lowering), the model's verdict, the default's and the
 exploration's exit status. Counted: false alarms (a report on a program the model calls
@@ -33,15 +33,23 @@ ORDERS = {"rlx": "memory_order_relaxed", "acq": "memory_order_acquire", "rel": "
           "ar": "memory_order_acq_rel", "sc": "memory_order_seq_cst"}
 
 
-def random_litmus(rng: random.Random) -> tuple[list[str], list[list[tuple]]]:
+#: (success, failure) orders of a generated compare-exchange (failure: no release, not stronger)
+CAS_ORDERS = [("rlx", "rlx"), ("acq", "acq"), ("rel", "rlx"), ("ar", "acq"), ("sc", "sc"), ("sc", "rlx")]
+
+
+def random_litmus(rng: random.Random, shapes: str = "basic") -> tuple[list[str], list[list[tuple]]]:
     """2-4 threads of 1-3 loads, stores, fetch_adds and fences over 2-3 locations; every
-    store writes a value of its own (so a read names the write it read)."""
+    store writes a value of its own (so a read names the write it read). ``shapes="all"`` also
+    draws strong compare-exchanges and spin waits (`while (load != v) ;`, which the passes turn
+    into waits). A thread waits only for a value a lower-numbered thread stores to a location
+    with no other write, so every run terminates."""
     locations = ["x", "y", "z"][:rng.choice([2, 2, 3])]
     threads, value = [], 1
+    kinds = ["st", "st", "ld", "ld", "rmw", "fence"] + (["cas", "wait"] if shapes == "all" else [])
     for _ in range(rng.choice([2, 2, 3, 3, 4])):
         ops: list[tuple] = []
         for _ in range(rng.choice([1, 2, 2, 3])):
-            kind, x = rng.choice(["st", "st", "ld", "ld", "rmw", "fence"]), rng.choice(locations)
+            kind, x = rng.choice(kinds), rng.choice(locations)
             if kind == "st":
                 ops.append(("st", x, value, rng.choice(["rlx", "rlx", "rel", "sc"])))
                 value += 1
@@ -49,14 +57,42 @@ def random_litmus(rng: random.Random) -> tuple[list[str], list[list[tuple]]]:
                 ops.append(("ld", x, rng.choice(["rlx", "rlx", "acq", "sc"])))
             elif kind == "rmw":
                 ops.append(("rmw", x, "add", 1, rng.choice(["rlx", "acq", "rel", "ar", "sc"])))
+            elif kind == "cas":
+                success, failure = rng.choice(CAS_ORDERS)
+                ops.append(("cas", x, rng.choice([0, 1]), value, success, failure, False))
+                value += 1
+            elif kind == "wait":
+                ops.append(("wait", x, 0, rng.choice(["rlx", "acq", "sc"])))   # the value is chosen below
             else:
                 ops.append(("fence", rng.choice(["sc", "sc", "acq", "rel", "ar"])))
         threads.append(ops)
-    return locations, threads
+    return locations, _waits_that_end(threads)
+
+
+def _waits_that_end(threads: list[list[tuple]]) -> list[list[tuple]]:
+    """Each wait gets the value of the only write to its location by a lower-numbered thread,
+    or is dropped when there is none."""
+    writes: dict[str, list[tuple[int, int]]] = {}
+    for k, ops in enumerate(threads):
+        for op in ops:
+            if op[0] in ("st", "rmw", "cas"):
+                writes.setdefault(op[1], []).append((k, op[2] if op[0] == "st" else -1))
+    out = []
+    for k, ops in enumerate(threads):
+        kept = []
+        for op in ops:
+            if op[0] == "wait":
+                only = writes.get(op[1], [])
+                if len(only) != 1 or only[0][0] >= k or only[0][1] < 0:
+                    continue
+                op = ("wait", op[1], only[0][1], op[3])
+            kept.append(op)
+        out.append(kept or [("fence", "rel")])
+    return out
 
 
 def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
-    reads = sum(1 for ops in threads for op in ops if op[0] in ("ld", "rmw")) or 1
+    reads = sum(1 for ops in threads for op in ops if op[0] in ("ld", "rmw", "cas")) or 1
     out = ["#include <pthread.h>", "#include <stdatomic.h>", "#include <stdio.h>", "",
            f"atomic_int {', '.join(locations)};", f"int {', '.join(f'r{i}' for i in range(reads))};", ""]
     r = 0
@@ -71,6 +107,12 @@ def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
             elif op[0] == "rmw":
                 out.append(f"  r{r} = atomic_fetch_add_explicit(&{op[1]}, {op[3]}, {ORDERS[op[4]]});")
                 r += 1
+            elif op[0] == "cas":
+                out.append(f"  {{ int e = {op[2]}; r{r} = atomic_compare_exchange_strong_explicit(&{op[1]}, &e, "
+                           f"{op[3]}, {ORDERS[op[4]]}, {ORDERS[op[5]]}); }}")
+                r += 1
+            elif op[0] == "wait":
+                out += [f"  while (atomic_load_explicit(&{op[1]}, {ORDERS[op[3]]}) != {op[2]})", "    ;"]
             else:
                 out.append(f"  atomic_thread_fence({ORDERS[op[1]]});")
         out += ["  return NULL;", "}", ""]
@@ -98,6 +140,8 @@ def main() -> int:
     ap.add_argument("--max-events", type=int, default=24, help="skip programs with more events after lowering")
     ap.add_argument("--non-robust", action="store_true", help="keep only programs the model calls non-robust")
     ap.add_argument("--max-schedules", type=int, default=3000)
+    ap.add_argument("--shapes", choices=("basic", "all"), default="basic",
+                    help="all: also strong compare-exchanges and spin waits")
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
     check_pyrsan()
@@ -109,7 +153,7 @@ def main() -> int:
     seed = args.seed
     while counts["programs"] < args.count:
         seed += 1
-        locations, threads = random_litmus(random.Random(seed))
+        locations, threads = random_litmus(random.Random(seed), args.shapes)
         events = sum(len(rc20.expand_thread(ops)) for ops in threads)
         if events > args.max_events:
             continue
