@@ -64,7 +64,7 @@ static uint64_t fp_to_bits(double d, int size) {
 /* The floating-point operations, out of line: inlined, the compiler may evaluate the
  * (side-effect free, but slow: soft-float half conversions raise exceptions through x87
  * instructions) conversions speculatively for every RMW, integer ones too. */
-static RSAN_NOINLINE uint64_t rmw_apply_fp(int op, uint64_t old, uint64_t v, int size) {
+RSAN_NOINLINE uint64_t rsan_rmw_apply_fp(int op, uint64_t old, uint64_t v, int size) {
   double a = bits_to_fp(old, size), b = bits_to_fp(v, size), r;
   switch (op) {
   case RSAN_RMW_FADD: r = a + b; break;
@@ -77,45 +77,12 @@ static RSAN_NOINLINE uint64_t rmw_apply_fp(int op, uint64_t old, uint64_t v, int
   return fp_to_bits(r, size);
 }
 
-/* The new value of an atomicrmw (rsan_interface.h, enum rsan_rmw_op), at the access size. */
-static uint64_t rmw_apply(int op, uint64_t old, uint64_t v, int size) {
-  uint64_t m = size_mask(size);
-  old &= m;
-  v &= m;
-  uint64_t r;
-  switch (op) {
-  case RSAN_RMW_XCHG: r = v; break;
-  case RSAN_RMW_ADD: r = old + v; break;
-  case RSAN_RMW_SUB: r = old - v; break;
-  case RSAN_RMW_AND: r = old & v; break;
-  case RSAN_RMW_NAND: r = ~(old & v); break;
-  case RSAN_RMW_OR: r = old | v; break;
-  case RSAN_RMW_XOR: r = old ^ v; break;
-  case RSAN_RMW_MAX: r = sext(old, size) >= sext(v, size) ? old : v; break;
-  case RSAN_RMW_MIN: r = sext(old, size) <= sext(v, size) ? old : v; break;
-  case RSAN_RMW_UMAX: r = old >= v ? old : v; break;
-  case RSAN_RMW_UMIN: r = old <= v ? old : v; break;
-  case RSAN_RMW_FADD:
-  case RSAN_RMW_FSUB:
-  case RSAN_RMW_FMAX:
-  case RSAN_RMW_FMIN:
-  case RSAN_RMW_FMAXIMUM:
-  case RSAN_RMW_FMINIMUM: r = rmw_apply_fp(op, old, v, size); break;
-  case RSAN_RMW_UINC_WRAP: r = old >= v ? 0 : old + 1; break;
-  case RSAN_RMW_UDEC_WRAP: r = (old == 0 || old > v) ? v : old - 1; break;
-  case RSAN_RMW_USUB_COND: r = old >= v ? old - v : old; break;
-  case RSAN_RMW_USUB_SAT: r = old >= v ? old - v : 0; break;
-  default: r = old; break; /* unknown op: leave memory unchanged */
-  }
-  return r & m;
-}
-
 /* rsan_mem_rmw (rsan_engine.h) for the operations without one atomic instruction: a CAS loop
  * (correct even against uninstrumented writers). */
 uint64_t rsan_mem_rmw_loop(void *p, int op, uint64_t v, int size, uint64_t *newv) {
   uint64_t old = mem_load(p, size);
   for (;;) {
-    uint64_t n = rmw_apply(op, old, v, size);
+    uint64_t n = rsan_rmw_apply(op, old, v, size);
     if (mem_cas(p, &old, n, 0, size)) {
       *newv = n;
       return old;

@@ -132,6 +132,41 @@ static inline int rsan_write_violation(const rsan_thread *t, rsan_loc *l) {
 
 static inline int rsan_checks_on(const rsan_loc *l) { return rsan_flag.report_robustness && !l->nocheck; }
 
+/* The floating-point operations of rsan_rmw_apply, out of line (memop.c). */
+uint64_t rsan_rmw_apply_fp(int op, uint64_t old, uint64_t v, int size);
+/* The new value of an atomicrmw (rsan_interface.h, enum rsan_rmw_op), at the access size. */
+static inline uint64_t rsan_rmw_apply(int op, uint64_t old, uint64_t v, int size) {
+  uint64_t m = size_mask(size);
+  old &= m;
+  v &= m;
+  uint64_t r;
+  switch (op) {
+  case RSAN_RMW_XCHG: r = v; break;
+  case RSAN_RMW_ADD: r = old + v; break;
+  case RSAN_RMW_SUB: r = old - v; break;
+  case RSAN_RMW_AND: r = old & v; break;
+  case RSAN_RMW_NAND: r = ~(old & v); break;
+  case RSAN_RMW_OR: r = old | v; break;
+  case RSAN_RMW_XOR: r = old ^ v; break;
+  case RSAN_RMW_MAX: r = sext(old, size) >= sext(v, size) ? old : v; break;
+  case RSAN_RMW_MIN: r = sext(old, size) <= sext(v, size) ? old : v; break;
+  case RSAN_RMW_UMAX: r = old >= v ? old : v; break;
+  case RSAN_RMW_UMIN: r = old <= v ? old : v; break;
+  case RSAN_RMW_FADD:
+  case RSAN_RMW_FSUB:
+  case RSAN_RMW_FMAX:
+  case RSAN_RMW_FMIN:
+  case RSAN_RMW_FMAXIMUM:
+  case RSAN_RMW_FMINIMUM: r = rsan_rmw_apply_fp(op, old, v, size); break;
+  case RSAN_RMW_UINC_WRAP: r = old >= v ? 0 : old + 1; break;
+  case RSAN_RMW_UDEC_WRAP: r = (old == 0 || old > v) ? v : old - 1; break;
+  case RSAN_RMW_USUB_COND: r = old >= v ? old - v : old; break;
+  case RSAN_RMW_USUB_SAT: r = old >= v ? old - v : 0; break;
+  default: r = old; break; /* unknown op: leave memory unchanged */
+  }
+  return r & m;
+}
+
 /* Performs the RMW op (enum rsan_rmw_op); returns the old value, *newv the new one. The
  * integer operations the hardware has are one atomic instruction (one exclusive access to the
  * memory's line instead of a load and a CAS); the others a CAS loop (memop.c). */
@@ -143,35 +178,19 @@ uint64_t rsan_mem_rmw_loop(void *p, int op, uint64_t v, int size, uint64_t *newv
    : size == 4 ? RSAN_RMW_FETCH(uint32_t, FN) \
                : RSAN_RMW_FETCH(uint64_t, FN))
 static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint64_t *newv) {
-  uint64_t m = size_mask(size), old;
-  v &= m;
+  uint64_t old;
+  v &= size_mask(size);
   switch (op) {
-  case RSAN_RMW_XCHG:
-    old = RSAN_RMW_SIZED(__atomic_exchange_n);
-    *newv = v;
-    return old;
-  case RSAN_RMW_ADD:
-    old = RSAN_RMW_SIZED(__atomic_fetch_add);
-    *newv = (old + v) & m;
-    return old;
-  case RSAN_RMW_SUB:
-    old = RSAN_RMW_SIZED(__atomic_fetch_sub);
-    *newv = (old - v) & m;
-    return old;
-  case RSAN_RMW_AND:
-    old = RSAN_RMW_SIZED(__atomic_fetch_and);
-    *newv = old & v;
-    return old;
-  case RSAN_RMW_OR:
-    old = RSAN_RMW_SIZED(__atomic_fetch_or);
-    *newv = old | v;
-    return old;
-  case RSAN_RMW_XOR:
-    old = RSAN_RMW_SIZED(__atomic_fetch_xor);
-    *newv = old ^ v;
-    return old;
+  case RSAN_RMW_XCHG: old = RSAN_RMW_SIZED(__atomic_exchange_n); break;
+  case RSAN_RMW_ADD: old = RSAN_RMW_SIZED(__atomic_fetch_add); break;
+  case RSAN_RMW_SUB: old = RSAN_RMW_SIZED(__atomic_fetch_sub); break;
+  case RSAN_RMW_AND: old = RSAN_RMW_SIZED(__atomic_fetch_and); break;
+  case RSAN_RMW_OR: old = RSAN_RMW_SIZED(__atomic_fetch_or); break;
+  case RSAN_RMW_XOR: old = RSAN_RMW_SIZED(__atomic_fetch_xor); break;
   default: return rsan_mem_rmw_loop(p, op, v, size, newv);
   }
+  *newv = rsan_rmw_apply(op, old, v, size);
+  return old;
 }
 #undef RSAN_RMW_SIZED
 #undef RSAN_RMW_FETCH

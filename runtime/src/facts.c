@@ -1,0 +1,282 @@
+/* A location's facts (docs/design/clocks.md §3, §5, §10): the window of its newest facts,
+ * the evicted-fact table of older ones per thread slot, and the queries that answer what a
+ * clock knows of x from them. The location table that finds the records is location.c. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rsan_internal.h"
+
+uint64_t rsan_undecided_checks;
+uint64_t rsan_inexact_queries;
+
+static inline uint64_t win(const rsan_loc *l) { return l->nfacts - l->fold; }
+static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1: the newest */
+  return &rsan_loc_facts(l)[(l->nfacts - i) & (l->fcap - 1)]; /* fcap: a power of 2 */
+}
+
+int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
+  /* the facts with the current timestamps are the newest ones (timestamps never decrease) */
+  uint64_t k = win(l);
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = newest(l, i);
+    /* (low bits suffice: a window fact is less than 2^16 writes old) */
+    if (f->ts16 != (uint16_t)l->stamp || f->tsU16 != (uint16_t)l->stampU) return 0;
+    if (f->slot == slot) return 1;
+  }
+  return 0;
+}
+
+static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[(e->nev - 1) % RSAN_EV_HIST].ts; }
+static inline rsan_evfirst *ev_firsts(const rsan_loc *l) { return (rsan_evfirst *)(l->ev + l->evn); }
+/* the slot of entry i (in use) */
+static inline uint32_t ev_slot(const rsan_loc *l, uint32_t i) { return l->evdirect ? i : l->evslot[i] - 1; }
+static rsan_evicted *ev_alloc(uint32_t n) {
+  return rsan_alloc_line(n * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)));
+}
+
+/* the slot's evicted facts are now known only as a bound (dropts/droptsU) */
+static void ev_drop(rsan_loc *l, uint64_t ts, uint64_t tsU) {
+  if (ts > l->dropts) l->dropts = ts;
+  if (tsU > l->droptsU) l->droptsU = tsU;
+}
+static void ev_drop_entry(rsan_loc *l, rsan_evicted *e) {
+  if (e->nev) {
+    uint64_t j = (e->nev - 1) % RSAN_EV_HIST;
+    ev_drop(l, e->h[j].ts, e->h[j].tsU);
+  }
+}
+
+/* A hot location's table (window at RSAN_FACTS_MAX) is indexed by slot (evdirect): entry s
+ * is slot s's, found in O(1) whatever the thread count; it grows to the slots seen, up to
+ * RSAN_EV_MAX. Converting keeps every entry whose slot fits. */
+static void ev_make_direct(rsan_loc *l, uint32_t slot) {
+  uint32_t need = slot + 1;
+  for (uint32_t i = 0; i < l->evn; i++) {
+    uint32_t s = ev_slot(l, i);
+    if (l->ev[i].nev && s < RSAN_EV_MAX && s + 1 > need) need = s + 1;
+  }
+  uint32_t n = 8;
+  while (n < need) n *= 2;
+  if (n > RSAN_EV_MAX) n = RSAN_EV_MAX;
+  rsan_evicted *ev = ev_alloc(n); /* zeroed */
+  rsan_evfirst *fi = (rsan_evfirst *)(ev + n), *ofi = ev_firsts(l);
+  for (uint32_t i = 0; i < l->evn; i++) {
+    rsan_evicted *e = &l->ev[i];
+    if (!e->nev) continue;
+    uint32_t s = ev_slot(l, i);
+    if (s < n) {
+      ev[s] = *e;
+      fi[s] = ofi[i];
+    } else {
+      ev_drop_entry(l, e);
+    }
+  }
+  rsan_free(l->ev);
+  l->ev = ev;
+  l->evn = n;
+  l->evdirect = 1;
+  memset(l->evslot, 0, sizeof l->evslot);
+}
+
+/* the evicted-facts entry of slot, or NULL when its facts can only be kept as a bound. Made
+ * when missing: direct-mapped for a hot location (above); else in a free entry of the
+ * RSAN_EV_SLOTS, or in place of the entry whose newest evicted fact is oldest, which is then
+ * only known as a bound. */
+static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
+  if (RSAN_UNLIKELY(!l->ev)) {
+    l->ev = ev_alloc(RSAN_EV_SLOTS);
+    l->evn = RSAN_EV_SLOTS;
+  }
+  if (l->evdirect) {
+    if (RSAN_UNLIKELY(slot >= l->evn)) {
+      if (slot >= RSAN_EV_MAX) return NULL;
+      ev_make_direct(l, slot); /* grows it */
+    }
+    return &l->ev[slot];
+  }
+  /* sparse: the slots of the entries are in the record (evslot): no entry is read to find one */
+  uint32_t vi = RSAN_EV_SLOTS;
+  for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++) {
+    if (l->evslot[i] == slot + 1) return &l->ev[i];
+    if (!l->evslot[i] && vi == RSAN_EV_SLOTS) vi = i;
+  }
+  if (vi == RSAN_EV_SLOTS) { /* none free: the entry whose newest evicted fact is oldest */
+    vi = 0;
+    for (uint32_t i = 1; i < RSAN_EV_SLOTS; i++)
+      if (newest_ts(&l->ev[i]) < newest_ts(&l->ev[vi])) vi = i;
+    if (l->fcap >= RSAN_FACTS_MAX && slot < RSAN_EV_MAX) {
+      ev_make_direct(l, slot);
+      return ev_entry(l, slot);
+    }
+  }
+  rsan_evicted *victim = &l->ev[vi];
+  ev_drop_entry(l, victim);
+  memset(victim, 0, sizeof *victim); /* nev = 0: the caller makes it the slot's first */
+  l->evslot[vi] = slot + 1;
+  return victim;
+}
+
+/* doubles the window, keeping the facts' order (oldest first at the new positions) */
+static void window_grow(rsan_loc *l) {
+  uint32_t cap = 2 * l->fcap;
+  rsan_fact *nf = rsan_alloc(cap * sizeof(rsan_fact));
+  uint64_t n = l->nfacts;
+  const rsan_fact *of = rsan_loc_facts(l);
+  for (uint64_t j = n - l->fcap; j < n; j++) nf[j & (cap - 1)] = of[j & (l->fcap - 1)];
+  rsan_free(l->facts_ext);
+  l->facts_ext = nf;
+  l->fcap = cap;
+}
+
+void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
+  /* facts come in x's lock order: timestamps never decrease (what makes the newest contained
+   * fact the max) */
+  RSAN_ASSERT(l->nfacts == l->fold ||
+              (l->stamp - rsan_fact_ts(l->stamp, newest(l, 1)->ts16) < RSAN_FACTS_MAX &&
+               l->stampU - rsan_fact_ts(l->stampU, newest(l, 1)->tsU16) < RSAN_FACTS_MAX));
+  if (l->nfacts - l->fold == l->fcap) { /* full */
+    const rsan_fact *old = &rsan_loc_facts(l)[l->fold & (l->fcap - 1)];
+    if (l->grow && l->fcap < RSAN_FACTS_MAX) {
+      /* a query of x had to use the evicted facts since the last growth: the window is too
+       * short for how x is used; locations whose queries stay in the window keep the
+       * inline one */
+      window_grow(l);
+      l->grow = 0;
+    } else { /* old leaves the window: keep it among its slot's newest evicted */
+      rsan_evicted *e = ev_entry(l, old->slot);
+      if (RSAN_UNLIKELY(!e)) {
+        ev_drop(l, rsan_fact_ts(l->stamp, old->ts16), rsan_fact_ts(l->stampU, old->tsU16));
+        l->fold++;
+        goto append;
+      }
+      uint64_t ots = rsan_fact_ts(l->stamp, old->ts16), otsU = rsan_fact_ts(l->stampU, old->tsU16);
+      if (!e->nev) { /* facts leave in order: the slot's first evicted is its first fact */
+        e->first = old->epoch;
+        ev_firsts(l)[e - l->ev] = (rsan_evfirst){ots, otsU};
+      }
+      unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
+      e->h[k].epoch = old->epoch;
+      e->h[k].ts = ots;
+      e->h[k].tsU = otsU;
+      l->fold++;
+    }
+  }
+append:;
+  rsan_fact *f = &rsan_loc_facts(l)[l->nfacts & (l->fcap - 1)];
+  f->slot = slot;
+  f->epoch = epoch;
+  f->ts16 = (uint16_t)l->stamp;
+  f->tsU16 = (uint16_t)l->stampU;
+  l->nfacts++;
+}
+
+/* the query's part beyond the window (no window fact is contained in c) */
+static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q);
+
+void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
+  uint64_t k = win(l);
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = newest(l, i);
+    if (f->epoch <= rsan_clk_at(c, f->slot)) { /* the newest contained fact: the max, exact */
+      q->lo = q->hi = rsan_fact_ts(l->stamp, f->ts16);
+      q->loU = q->hiU = rsan_fact_ts(l->stampU, f->tsU16);
+      return;
+    }
+  }
+  query_evicted(l, c, q);
+}
+
+/* The evicted-facts entry the next fact will write when the window is full (its oldest fact
+ * leaves: rsan_loc_add_fact), fetched while the operation's rules run. */
+static inline void prefetch_eviction(const rsan_loc *l) {
+  if (win(l) != l->fcap || !l->ev || (l->grow && l->fcap < RSAN_FACTS_MAX)) return;
+  uint32_t s = rsan_loc_facts(l)[l->fold & (l->fcap - 1)].slot;
+  if (l->evdirect) {
+    if (s < l->evn) __builtin_prefetch(&l->ev[s], 1);
+    return;
+  }
+  for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++)
+    if (l->evslot[i] == s + 1) __builtin_prefetch(&l->ev[i], 1);
+}
+
+void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb) {
+  prefetch_eviction(l);
+  /* the scan reads only locals: the answers are written after it (they may alias nothing,
+   * but the compiler cannot know) */
+  const rsan_fact *fs = rsan_loc_facts(l), *hita = NULL, *hitb = NULL;
+  const uint64_t *ea = rsan_clk_ce(a), *eb = rsan_clk_ce(b);
+  uint32_t na = a->n, nb = b->n;
+  uint64_t nf = l->nfacts, k = nf - l->fold, mask = l->fcap - 1;
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = &fs[(nf - i) & mask];
+    uint32_t s = f->slot; /* epochs start at 1: a slot a clock does not hold contains none */
+    if (!hita && f->epoch <= (s < na ? ea[s] : 0)) hita = f;
+    if (!hitb && f->epoch <= (s < nb ? eb[s] : 0)) hitb = f;
+    if (hita && hitb) break;
+  }
+  if (hita) {
+    qa->lo = qa->hi = rsan_fact_ts(l->stamp, hita->ts16);
+    qa->loU = qa->hiU = rsan_fact_ts(l->stampU, hita->tsU16);
+  } else {
+    query_evicted(l, a, qa);
+  }
+  if (hitb) {
+    qb->lo = qb->hi = rsan_fact_ts(l->stamp, hitb->ts16);
+    qb->loU = qb->hiU = rsan_fact_ts(l->stampU, hitb->tsU16);
+  } else {
+    query_evicted(l, b, qb);
+  }
+}
+
+static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
+  q->lo = q->loU = q->hi = q->hiU = 0;
+  if (!l->fold) return; /* nothing evicted: no fact contained, exactly 0 */
+  l->grow = 1;
+  for (uint32_t i = 0; i < l->evn; i++) {
+    const rsan_evicted *e = &l->ev[i];
+    if (!e->nev) continue;
+    uint64_t v = rsan_clk_at(c, ev_slot(l, i));
+    if (v < e->first) continue; /* none of this slot's evicted facts: nothing */
+    /* (its facts in the window are not contained: they are newer than the evicted ones) */
+    /* the newest remembered evicted fact c contains gives this slot's contribution exactly;
+     * if c contains only older ones, it lies between the slot's first fact and the oldest
+     * remembered one */
+    uint64_t k = e->nev < RSAN_EV_HIST ? e->nev : RSAN_EV_HIST, lo = 0, loU = 0, hi = 0, hiU = 0;
+    int found = 0;
+    for (uint64_t m = 1; m <= k; m++) {
+      unsigned j = (unsigned)((e->nev - m) % RSAN_EV_HIST);
+      if (e->h[j].epoch <= v) {
+        lo = hi = e->h[j].ts;
+        loU = hiU = e->h[j].tsU;
+        found = 1;
+        break;
+      }
+      hi = e->h[j].ts; /* the oldest remembered so far */
+      hiU = e->h[j].tsU;
+    }
+    if (!found) {
+      lo = ev_firsts(l)[i].ts;
+      loU = ev_firsts(l)[i].tsU;
+    }
+    if (lo > q->lo) q->lo = lo;
+    if (loU > q->loU) q->loU = loU;
+    if (hi > q->hi) q->hi = hi;
+    if (hiU > q->hiU) q->hiU = hiU;
+  }
+  /* slots dropped from ev: at most their newest evicted facts */
+  if (l->dropts > q->hi) q->hi = l->dropts;
+  if (l->droptsU > q->hiU) q->hiU = l->droptsU;
+  if (RSAN_UNLIKELY(q->lo != q->hi || q->loU != q->hiU))
+    __atomic_fetch_add(&rsan_inexact_queries, 1, __ATOMIC_RELAXED);
+}
+
+/* verbosity >= 1, at exit: how often the bounded windows were not exact */
+void rsan_loc_print_stats(void) {
+  char buf[200];
+  int n = snprintf(
+      buf, sizeof buf, "pyrsan: clocks: %llu undecided checks, %llu inexact queries, %u thread slots\n",
+      (unsigned long long)__atomic_load_n(&rsan_undecided_checks, __ATOMIC_RELAXED),
+      (unsigned long long)__atomic_load_n(&rsan_inexact_queries, __ATOMIC_RELAXED), rsan_thread_slot_count());
+  if (n > 0) (void)!write(2, buf, (size_t)n);
+}
