@@ -379,7 +379,7 @@ def run_program(
     steps: int | None = None
     start = time.monotonic()
     budget_stop = False
-    exploration: SessionResult | None = None
+    explored: SessionResult | None = None
     for index in range(1, options.runs + 1):
         if index > 1 and options.time_budget is not None and time.monotonic() - start >= options.time_budget:
             budget_stop = True
@@ -398,15 +398,15 @@ def run_program(
         if options.sampling and trace is not None and _forced(trace):
             break   # every seed would run this same schedule again
         if index == 1 and options.sampling and _small(trace):
-            exploration = _explore_default(executable, args, options)
-            if exploration.exploration is not None and (exploration.exploration.complete or
-                                                        (not options.keep_going and exploration.reports)):
+            explored = _explore_default(executable, args, options)
+            if explored.exploration is not None and (explored.exploration.complete or
+                                                     (not options.keep_going and explored.reports)):
                 break
-    if exploration is None:
+    if explored is None:
         return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
                              None, options.command_args, tuple(handovers), budget_stop)
-    every = tuple(results) + exploration.runs
-    return SessionResult(every, deduplicate(every), options.timeout, options.schedule, exploration.exploration,
+    every = tuple(results) + explored.runs
+    return SessionResult(every, deduplicate(every), options.timeout, options.schedule, explored.exploration,
                          options.command_args, tuple(handovers), budget_stop, sampled=len(results))
 
 
