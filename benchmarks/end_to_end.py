@@ -5,7 +5,7 @@ engine over all SC interleavings in-process, this checks what a user gets: the p
 scheduler's default sampling and exploration, and the driver's verdict.
 
     python benchmarks/end_to_end.py [--count 100] [--seed 1] [--max-events 24] [--non-robust]
-        [--max-schedules 3000] [--shapes basic|all] [--keep]
+        [--max-schedules 3000] [--shapes basic|all|locks] [--keep]
 
 Per program: threads, events (after lowering), the model's verdict, the default's and the
 exploration's exit status. Counted: false alarms (a report on a program the model calls
@@ -42,10 +42,11 @@ def random_litmus(rng: random.Random, shapes: str = "basic") -> tuple[list[str],
     store writes a value of its own (so a read names the write it read). ``shapes="all"`` also
     draws strong compare-exchanges and spin waits (`while (load != v) ;`, which the passes turn
     into waits). A thread waits only for a value a lower-numbered thread stores to a location
-    with no other write, so every run terminates."""
+    with no other write, so every run terminates. ``shapes="locks"`` is "all" with some
+    threads' operations (none of them a wait) in a critical section of one pthread mutex."""
     locations = ["x", "y", "z"][:rng.choice([2, 2, 3])]
     threads, value = [], 1
-    kinds = ["st", "st", "ld", "ld", "rmw", "fence"] + (["cas", "wait"] if shapes == "all" else [])
+    kinds = ["st", "st", "ld", "ld", "rmw", "fence"] + (["cas", "wait"] if shapes != "basic" else [])
     for _ in range(rng.choice([2, 2, 3, 3, 4])):
         ops: list[tuple] = []
         for _ in range(rng.choice([1, 2, 2, 3])):
@@ -66,7 +67,28 @@ def random_litmus(rng: random.Random, shapes: str = "basic") -> tuple[list[str],
             else:
                 ops.append(("fence", rng.choice(["sc", "sc", "acq", "rel", "ar"])))
         threads.append(ops)
-    return locations, _waits_that_end(threads)
+    threads = _waits_that_end(threads)
+    return locations, [_critical_section(rng, ops) for ops in threads] if shapes == "locks" else threads
+
+
+#: The mutex of shapes="locks", a location of the model: pthread_mutex_lock is an acquire RMW
+#: that waits for the unlocked value 0 and pthread_mutex_unlock a release store of 0, as the
+#: runtime models them (sync.c; architecture.md "Decisions and pitfalls").
+MUTEX = "m"
+LOCK = ("bcas", MUTEX, 0, 1, "acq")
+UNLOCK = ("st", MUTEX, 0, "rel")
+
+
+def _critical_section(rng: random.Random, ops: list[tuple]) -> list[tuple]:
+    """Half of the threads put a contiguous run of their operations in a critical section. It
+    holds no wait: a thread waiting inside one for a thread that needs the mutex would deadlock."""
+    if rng.random() < 0.5:
+        return ops
+    i = rng.randrange(len(ops))
+    j = rng.randrange(i, len(ops)) + 1
+    if any(op[0] == "wait" for op in ops[i:j]):
+        return ops
+    return ops[:i] + [LOCK] + ops[i:j] + [UNLOCK] + ops[j:]
 
 
 def _waits_that_end(threads: list[list[tuple]]) -> list[list[tuple]]:
@@ -94,12 +116,17 @@ def _waits_that_end(threads: list[list[tuple]]) -> list[list[tuple]]:
 def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
     reads = sum(1 for ops in threads for op in ops if op[0] in ("ld", "rmw", "cas")) or 1
     out = ["#include <pthread.h>", "#include <stdatomic.h>", "#include <stdio.h>", "",
-           f"atomic_int {', '.join(locations)};", f"int {', '.join(f'r{i}' for i in range(reads))};", ""]
+           f"atomic_int {', '.join(locations)};", f"int {', '.join(f'r{i}' for i in range(reads))};",
+           f"pthread_mutex_t {MUTEX} = PTHREAD_MUTEX_INITIALIZER;", ""]
     r = 0
     for k, ops in enumerate(threads):
         out += [f"static void *t{k}(void *arg) {{", "  (void)arg;"]
         for op in ops:
-            if op[0] == "st":
+            if op == LOCK:
+                out.append(f"  pthread_mutex_lock(&{MUTEX});")
+            elif op == UNLOCK:
+                out.append(f"  pthread_mutex_unlock(&{MUTEX});")
+            elif op[0] == "st":
                 out.append(f"  atomic_store_explicit(&{op[1]}, {op[2]}, {ORDERS[op[3]]});")
             elif op[0] == "ld":
                 out.append(f"  r{r} = atomic_load_explicit(&{op[1]}, {ORDERS[op[2]]});")
@@ -140,8 +167,8 @@ def main() -> int:
     ap.add_argument("--max-events", type=int, default=24, help="skip programs with more events after lowering")
     ap.add_argument("--non-robust", action="store_true", help="keep only programs the model calls non-robust")
     ap.add_argument("--max-schedules", type=int, default=3000)
-    ap.add_argument("--shapes", choices=("basic", "all"), default="basic",
-                    help="all: also strong compare-exchanges and spin waits")
+    ap.add_argument("--shapes", choices=("basic", "all", "locks"), default="basic",
+                    help="all: also strong compare-exchanges and spin waits; locks: all, and critical sections")
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
     check_pyrsan()

@@ -93,3 +93,30 @@ def test_ratio_formatting_handles_missing_values():
     assert _bench.ratio(3.0, 2.0) == "1.50x"
     assert _bench.ratio(float("nan"), 2.0) == "n/a"
     assert _bench.ratio(1.0, 0.0) == "n/a"
+
+
+@needs_clang
+def test_end_to_end_critical_sections_are_well_formed_and_compile(tmp_path):
+    import random
+
+    import end_to_end
+    sections = 0
+    for seed in range(60):
+        locations, threads = end_to_end.random_litmus(random.Random(seed), "locks")
+        for ops in threads:
+            held = False
+            for op in ops:
+                if op == end_to_end.LOCK:
+                    assert not held
+                    held, sections = True, sections + 1
+                elif op == end_to_end.UNLOCK:
+                    assert held
+                    held = False
+                else:
+                    assert not (held and op[0] == "wait"), ops
+            assert not held
+        if seed < 5:
+            source = tmp_path / f"p{seed}.c"
+            source.write_text(end_to_end.c_source(locations, threads))
+            subprocess.run([CLANG, "-fsyntax-only", "-Werror", str(source)], check=True)
+    assert sections > 20
