@@ -120,3 +120,19 @@ def test_end_to_end_critical_sections_are_well_formed_and_compile(tmp_path):
             source.write_text(end_to_end.c_source(locations, threads))
             subprocess.run([CLANG, "-fsyntax-only", "-Werror", str(source)], check=True)
     assert sections > 20
+
+
+@needs_clang
+def test_end_to_end_races_programs_compile_and_the_model_sees_both_verdicts(tmp_path):
+    import random
+
+    import end_to_end_races
+    verdicts = set()
+    for seed in range(40):
+        threads = end_to_end_races.race_model.random_program(random.Random(seed), 6)
+        verdicts.add(end_to_end_races.racy(threads))
+        if seed < 5:
+            source = tmp_path / f"p{seed}.c"
+            source.write_text(end_to_end_races.c_source(threads))
+            subprocess.run([CLANG, "-fsyntax-only", "-Werror", str(source)], check=True)
+    assert verdicts == {True, False}
