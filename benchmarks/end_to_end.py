@@ -5,20 +5,23 @@ engine over all SC interleavings in-process, this checks what a user gets: the p
 scheduler's default sampling and exploration, and the driver's verdict.
 
     python benchmarks/end_to_end.py [--count 100] [--seed 1] [--max-events 24] [--non-robust]
-        [--max-schedules 3000] [--shapes basic|all|locks] [--keep]
+        [--max-schedules 3000] [--shapes basic|all|locks] [--fix] [--keep]
 
 Per program: threads, events (after lowering), the model's verdict, the default's and the
 exploration's exit status. Counted: false alarms (a report on a program the model calls
 robust), false proofs (a complete exploration of a non-robust program without a report), the
 default's misses and the exploration's misses within --max-schedules. --non-robust keeps only
-programs the model calls non-robust (the misses are then the detection rate). Exit status 1
-when a false alarm or a false proof was found.
+programs the model calls non-robust (the misses are then the detection rate). --fix (non-robust
+programs only) also runs `pyrsan fix --in-place` and reads the patched program back: the model
+must call it robust (else a wrong fix). Exit status 1 when a false alarm, a false proof or a
+wrong fix was found.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import random
+import re
 import subprocess
 import sys
 import time
@@ -153,6 +156,49 @@ def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
     return "\n".join(out) + "\n"
 
 
+_NAMES = {v: k for k, v in ORDERS.items()}
+_LINE = re.compile(r"""
+    pthread_mutex_(?P<mutex>lock|unlock)\(&\w+\)
+  | atomic_store_explicit\(&(?P<st>\w+),\ (?P<stv>-?\d+),\ (?P<sto>\w+)\)
+  | atomic_load_explicit\(&(?P<ld>\w+),\ (?P<ldo>\w+)\)\ !=\ (?P<wait>-?\d+)
+  | atomic_load_explicit\(&(?P<ld2>\w+),\ (?P<ld2o>\w+)\)
+  | atomic_fetch_add_explicit\(&(?P<rmw>\w+),\ (?P<rmwv>-?\d+),\ (?P<rmwo>\w+)\)
+  | int\ e\ =\ (?P<exp>-?\d+);.*compare_exchange_strong_explicit\(&(?P<cas>\w+),\ &e,\ (?P<des>-?\d+),
+        \ (?P<succ>\w+),\ (?P<fail>\w+)\)
+  | atomic_thread_fence\((?P<fence>\w+)\)
+""", re.VERBOSE)
+
+
+def ops_of_source(text: str) -> list[list[tuple]]:
+    """The threads of a program c_source wrote, read back from its text (after `pyrsan fix`
+    changed orders or added fences): the inverse of c_source."""
+    threads: list[list[tuple]] = []
+    for line in text.splitlines():
+        if re.match(r"static void \*t\d+\(void \*arg\) \{", line):
+            threads.append([])
+            continue
+        m = _LINE.search(line)
+        if m is None or not threads:
+            continue
+        g = m.groupdict()
+        if g["mutex"]:
+            threads[-1].append(LOCK if g["mutex"] == "lock" else UNLOCK)
+        elif g["st"]:
+            threads[-1].append(("st", g["st"], int(g["stv"]), _NAMES[g["sto"]]))
+        elif g["ld"]:
+            threads[-1].append(("wait", g["ld"], int(g["wait"]), _NAMES[g["ldo"]]))
+        elif g["ld2"]:
+            threads[-1].append(("ld", g["ld2"], _NAMES[g["ld2o"]]))
+        elif g["rmw"]:
+            threads[-1].append(("rmw", g["rmw"], "add", int(g["rmwv"]), _NAMES[g["rmwo"]]))
+        elif g["cas"]:
+            threads[-1].append(("cas", g["cas"], int(g["exp"]), int(g["des"]), _NAMES[g["succ"]],
+                                _NAMES[g["fail"]], False))
+        else:
+            threads[-1].append(("fence", _NAMES[g["fence"]]))
+    return threads
+
+
 def pyrsan_run(executable: Path, json_path: Path, *extra: str) -> tuple[int, dict]:
     proc = subprocess.run(pyrsan_cmd("run", *extra, "--json", str(json_path), str(executable)), env=pyrsan_env(),
                           capture_output=True, text=True, timeout=600, cwd=executable.parent)
@@ -169,13 +215,19 @@ def main() -> int:
     ap.add_argument("--max-schedules", type=int, default=3000)
     ap.add_argument("--shapes", choices=("basic", "all", "locks"), default="basic",
                     help="all: also strong compare-exchanges and spin waits; locks: all, and critical sections")
+    ap.add_argument("--fix", action="store_true",
+                    help="non-robust programs only: also run `pyrsan fix --in-place` and check the patched "
+                         "program with the model")
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
+    args.non_robust |= args.fix
     check_pyrsan()
     tmp = workdir(args.keep, "pyrsan-e2e-")
     print(f"load average at start: {machine_load()}")
     rows, counts = [], {"programs": 0, "non-robust": 0, "false alarms": 0, "false proofs": 0,
                         "default misses": 0, "exploration misses": 0}
+    if args.fix:
+        counts |= {"fixed": 0, "fixed (proved)": 0, "not fixed": 0, "wrong fixes": 0}
     start = time.monotonic()
     seed = args.seed
     while counts["programs"] < args.count:
@@ -205,6 +257,8 @@ def main() -> int:
             problems.append("FALSE PROOF" if complete else "exploration miss")
         if {default, explored} - {0, 66}:
             problems.append(f"exit status {default}/{explored}")
+        if args.fix:
+            problems += check_fix(source, tmp, counts)
         counts["programs"] += 1
         counts["non-robust"] += not robust
         counts["false alarms"] += "FALSE ALARM" in problems
@@ -220,7 +274,29 @@ def main() -> int:
         print_table(["program", "threads", "events", "model", "default", "explore", "problem"], rows)
     print(", ".join(f"{k}: {v}" for k, v in counts.items()) + f" ({time.monotonic() - start:.0f} s)")
     print(f"load average at end: {machine_load()}")
-    return 1 if counts["false alarms"] or counts["false proofs"] else 0
+    return 1 if counts["false alarms"] or counts["false proofs"] or counts.get("wrong fixes") else 0
+
+
+def check_fix(source: Path, tmp: Path, counts: dict[str, int]) -> list[str]:
+    """`pyrsan fix --in-place` on a non-robust program; a program it calls fixed is read back
+    (ops_of_source) and must be robust for the model: else a WRONG FIX (if the fix's check was
+    a complete exploration, a false proof of the patched program)."""
+    json_path = source.with_suffix(".fix.json")
+    proc = subprocess.run(pyrsan_cmd("fix", "--in-place", "--json", str(json_path), str(source)), env=pyrsan_env(),
+                          capture_output=True, text=True, timeout=1200, cwd=tmp)
+    document = json.loads(json_path.read_text()) if json_path.exists() else {}
+    if proc.returncode == 66 or document.get("verdict") == "not_fixed":
+        counts["not fixed"] += 1
+        return ["not fixed"]
+    if proc.returncode != 0 or document.get("verdict") != "fixed":
+        return [f"fix exit status {proc.returncode}"]
+    counts["fixed"] += 1
+    proved = bool(document.get("patched_check", {}).get("complete"))
+    counts["fixed (proved)"] += proved
+    if rc20.robust(ops_of_source(source.read_text())):
+        return []
+    counts["wrong fixes"] += 1
+    return ["WRONG FIX" + (" (proved)" if proved else " (sampled)")]
 
 
 if __name__ == "__main__":

@@ -136,3 +136,20 @@ def test_end_to_end_races_programs_compile_and_the_model_sees_both_verdicts(tmp_
             source.write_text(end_to_end_races.c_source(threads))
             subprocess.run([CLANG, "-fsyntax-only", "-Werror", str(source)], check=True)
     assert verdicts == {True, False}
+
+
+def test_end_to_end_reads_back_the_programs_it_writes_and_a_fix():
+    import random
+
+    import end_to_end
+    for shapes in ("basic", "all", "locks"):
+        for seed in range(100):
+            locations, threads = end_to_end.random_litmus(random.Random(seed), shapes)
+            assert end_to_end.ops_of_source(end_to_end.c_source(locations, threads)) == threads
+    source = end_to_end.c_source(["x", "y"], [[("st", "x", 1, "rlx"), ("ld", "y", "rlx")],
+                                              [("st", "y", 2, "rlx"), ("ld", "x", "rlx")]])
+    fixed = source.replace("memory_order_relaxed);\n  r0", "memory_order_relaxed);\n  atomic_thread_fence("
+                           "memory_order_seq_cst);\n  r0").replace("(&x, memory_order_relaxed)",
+                                                                  "(&x, memory_order_seq_cst)")
+    assert end_to_end.ops_of_source(fixed) == [[("st", "x", 1, "rlx"), ("fence", "sc"), ("ld", "y", "rlx")],
+                                               [("st", "y", 2, "rlx"), ("ld", "x", "sc")]]
