@@ -124,6 +124,8 @@ def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
     r = 0
     for k, ops in enumerate(threads):
         out += [f"static void *t{k}(void *arg) {{", "  (void)arg;"]
+        if any(op[0] == "cas" for op in ops):
+            out.append("  int e;   /* a compare-exchange's expected value, one statement per line */")
         for op in ops:
             if op == LOCK:
                 out.append(f"  pthread_mutex_lock(&{MUTEX});")
@@ -138,8 +140,8 @@ def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
                 out.append(f"  r{r} = atomic_fetch_add_explicit(&{op[1]}, {op[3]}, {ORDERS[op[4]]});")
                 r += 1
             elif op[0] == "cas":
-                out.append(f"  {{ int e = {op[2]}; r{r} = atomic_compare_exchange_strong_explicit(&{op[1]}, &e, "
-                           f"{op[3]}, {ORDERS[op[4]]}, {ORDERS[op[5]]}); }}")
+                out += [f"  e = {op[2]};", f"  r{r} = atomic_compare_exchange_strong_explicit(&{op[1]}, &e, "
+                        f"{op[3]}, {ORDERS[op[4]]}, {ORDERS[op[5]]});"]
                 r += 1
             elif op[0] == "wait":
                 out += [f"  while (atomic_load_explicit(&{op[1]}, {ORDERS[op[3]]}) != {op[2]})", "    ;"]
@@ -163,8 +165,8 @@ _LINE = re.compile(r"""
   | atomic_load_explicit\(&(?P<ld>\w+),\ (?P<ldo>\w+)\)\ !=\ (?P<wait>-?\d+)
   | atomic_load_explicit\(&(?P<ld2>\w+),\ (?P<ld2o>\w+)\)
   | atomic_fetch_add_explicit\(&(?P<rmw>\w+),\ (?P<rmwv>-?\d+),\ (?P<rmwo>\w+)\)
-  | int\ e\ =\ (?P<exp>-?\d+);.*compare_exchange_strong_explicit\(&(?P<cas>\w+),\ &e,\ (?P<des>-?\d+),
-        \ (?P<succ>\w+),\ (?P<fail>\w+)\)
+  | ^\ +e\ =\ (?P<exp>-?\d+);
+  | compare_exchange_strong_explicit\(&(?P<cas>\w+),\ &e,\ (?P<des>-?\d+),\ (?P<succ>\w+),\ (?P<fail>\w+)\)
   | atomic_thread_fence\((?P<fence>\w+)\)
 """, re.VERBOSE)
 
@@ -173,6 +175,7 @@ def ops_of_source(text: str) -> list[list[tuple]]:
     """The threads of a program c_source wrote, read back from its text (after `pyrsan fix`
     changed orders or added fences): the inverse of c_source."""
     threads: list[list[tuple]] = []
+    expected = 0
     for line in text.splitlines():
         if re.match(r"static void \*t\d+\(void \*arg\) \{", line):
             threads.append([])
@@ -181,7 +184,9 @@ def ops_of_source(text: str) -> list[list[tuple]]:
         if m is None or not threads:
             continue
         g = m.groupdict()
-        if g["mutex"]:
+        if g["exp"]:
+            expected = int(g["exp"])
+        elif g["mutex"]:
             threads[-1].append(LOCK if g["mutex"] == "lock" else UNLOCK)
         elif g["st"]:
             threads[-1].append(("st", g["st"], int(g["stv"]), _NAMES[g["sto"]]))
@@ -192,7 +197,7 @@ def ops_of_source(text: str) -> list[list[tuple]]:
         elif g["rmw"]:
             threads[-1].append(("rmw", g["rmw"], "add", int(g["rmwv"]), _NAMES[g["rmwo"]]))
         elif g["cas"]:
-            threads[-1].append(("cas", g["cas"], int(g["exp"]), int(g["des"]), _NAMES[g["succ"]],
+            threads[-1].append(("cas", g["cas"], expected, int(g["des"]), _NAMES[g["succ"]],
                                 _NAMES[g["fail"]], False))
         else:
             threads[-1].append(("fence", _NAMES[g["fence"]]))
@@ -227,7 +232,8 @@ def main() -> int:
     rows, counts = [], {"programs": 0, "non-robust": 0, "false alarms": 0, "false proofs": 0,
                         "default misses": 0, "exploration misses": 0}
     if args.fix:
-        counts |= {"fixed": 0, "fixed (proved)": 0, "not fixed": 0, "wrong fixes": 0}
+        counts |= {"fixed": 0, "fixed (proved)": 0, "not fixed": 0, "manual steps": 0,
+                   "wrong fixes": 0}
     start = time.monotonic()
     seed = args.seed
     while counts["programs"] < args.count:
@@ -291,7 +297,11 @@ def check_fix(source: Path, tmp: Path, counts: dict[str, int]) -> list[str]:
     if proc.returncode != 0 or document.get("verdict") != "fixed":
         return [f"fix exit status {proc.returncode}"]
     counts["fixed"] += 1
-    proved = bool(document.get("patched_check", {}).get("complete"))
+    if document.get("patched_check") is None:   # manual steps: the source was not patched in full
+        counts["manual steps"] += 1
+        return ["manual steps: " + "; ".join(r["manual"]["instruction"] for r in document.get("repairs", [])
+                                             if "manual" in r)]
+    proved = bool(document["patched_check"].get("complete"))
     counts["fixed (proved)"] += proved
     if rc20.robust(ops_of_source(source.read_text())):
         return []
