@@ -122,6 +122,19 @@ static inline uint64_t rsan_clk_newver(void) {
   if (RSAN_UNLIKELY(rsan_clk_ver_next == rsan_clk_ver_end)) return rsan_clk_newver_slow();
   return rsan_clk_ver_next++;
 }
+/* three consecutive fresh versions (the first returned): one bound check for the three thread
+ * clocks a fact changes */
+static inline uint64_t rsan_clk_newver3(void) {
+  if (RSAN_UNLIKELY(rsan_clk_ver_end - rsan_clk_ver_next < 3)) {
+    rsan_clk_ver_next = rsan_clk_ver_end; /* the block's rest is never handed out */
+    uint64_t v = rsan_clk_newver_slow(); /* a new block of RSAN_VER_BLOCK >= 3 */
+    rsan_clk_ver_next += 2;
+    return v;
+  }
+  uint64_t v = rsan_clk_ver_next;
+  rsan_clk_ver_next += 3;
+  return v;
+}
 void rsan_clk_init(rsan_clk *c);
 void rsan_clk_release(rsan_clk *c); /* c := ⊥, memory released */
 static inline void rsan_clk_clear(rsan_clk *c) { /* c := ⊥, memory kept */
@@ -144,7 +157,7 @@ void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src);
 /* dst ⊔= src. Equal versions mean equal contents, so a join of a clock's own version is
  * skipped, and a join that changed no entry keeps dst's version (it still names dst's
  * contents): a later join, or the Msc(x) check of rules.c, that knows it is skipped too. */
-static inline void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
+static inline __attribute__((always_inline)) void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
   if (!src->ver || src->ver == dst->ver) return; /* version 0: ⊥ */
   if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
     uint64_t changed = 0;
@@ -301,7 +314,7 @@ static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_ws
 
 /* Returns the location of addr, locked (created on first touch). */
 rsan_loc *rsan_loc_acquire(uintptr_t addr);
-void rsan_loc_release(rsan_loc *l);
+static inline void rsan_loc_release(rsan_loc *l) { rsan_spin_unlock(&l->lock); }
 rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the table */
 uint64_t rsan_loc_count(void);  /* live locations in the table */
 void rsan_loc_reset_all(void);  /* tests: drop every location, restart ids at 1 */
