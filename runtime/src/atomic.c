@@ -34,8 +34,8 @@ static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t f
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_read_violation(t, l);
   if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
-  rsan_sc_load_i(t, l);
-  rsan_hb_load_i(t, l, mo);
+  int known = rsan_sc_load_i(t, l);
+  rsan_hb_load_i(t, l, mo, known);
   rsan_race_load(t, l, mo);
   uint64_t v = mem_load(p, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_LOAD, 0, size);
@@ -162,8 +162,8 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
     race_epoch = rsan_race_rmw(t, l, ms);
     rsan_hist_record(l, t, fa, ts, 1, site, desired & m, succ, opk, 0, size);
   } else { /* failure: Load(mo_f) */
-    rsan_sc_load_i(t, l);
-    rsan_hb_load_i(t, l, mf);
+    int known = rsan_sc_load_i(t, l);
+    rsan_hb_load_i(t, l, mf, known);
     rsan_race_load(t, l, mf);
     race_epoch = rsan_race_epoch(t);
   }

@@ -27,10 +27,8 @@ void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts);
  * (Wsc(x) := Tsc, W(x) := Tc) contain it; a load's Msc(x) ⊔= Tsc then also contains it,
  * which adds nothing (Msc(x)(x) = stamp(x), MscU(x)(x) = stampU(x) already). F's facts are
  * never queried and not made. */
-static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l, int write) {
+static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l) {
   if (RSAN_UNLIKELY(l->id == 0)) return; /* F */
-  /* a re-read: the older fact is the same (a write changed the stamp: it always adds one) */
-  if (!write && rsan_loc_has_current_fact(l, t->slot)) return;
   uint64_t e = ++t->epoch;
   uint32_t s = t->slot;
   if (RSAN_LIKELY(s < t->Tc.n && s < t->Ta.n && s < t->Tsc.n)) { /* own entries exist: set them */
@@ -49,10 +47,48 @@ static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l, int 
   rsan_loc_add_fact(l, s, e);
 }
 
+/* The first epoch of the facts this thread made since the engine first checked it here: the
+ * facts of its slot from this epoch on are its own (a slot has one owner while it lives), made
+ * while its clocks only grew (Ta and Tsc are never lowered in a thread's life: joins, own
+ * entries; Tc := Ta keeps the chain). Kept per OS thread, for the thread record and the test
+ * generation it was taken for; anything else starts it again, later: fewer facts trusted. */
+extern __thread const rsan_thread *rsan_tls_fact_thread __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t rsan_tls_fact_epoch0 __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t rsan_tls_fact_gen __attribute__((tls_model("initial-exec")));
+static inline uint64_t rsan_thread_own_epoch0(const rsan_thread *t) {
+  uint64_t g = __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED);
+  if (RSAN_UNLIKELY(rsan_tls_fact_thread != t || rsan_tls_fact_gen != g)) {
+    rsan_tls_fact_thread = t;
+    rsan_tls_fact_gen = g;
+    rsan_tls_fact_epoch0 = t->epoch + 1;
+  }
+  return rsan_tls_fact_epoch0;
+}
+
+/* A load's fact. Returns 1 when the load re-reads the write its thread's own earlier access
+ * of x read or made (its slot has a fact with x's current timestamps, made by this thread):
+ * then the thread's clocks already hold what the write's clocks give a reader, Wsc(x) ⊑ Tsc
+ * and W(x) ⊑ Ta, and those joins are skipped. Why exact: W(x) and Wsc(x) change only at
+ * writes to x (rules below, through rsan_sc_write / rsan_hb_store / rsan_hb_rmw; location.c
+ * clears them only with the facts), and every write makes a fact with a new stamp, so no
+ * write to x came after that fact. If the fact was a load's, that load joined
+ * Tsc ⊔= Wsc(x) and Ta ⊔= W(x) in the same step; if a write's, it set Wsc(x) := Tsc and
+ * W(x) := Tc or Tr, or W(x) ⊔= Tc or Tr after Ta ⊔= W(x), all ⊑ Ta (Tr ⊑ Tc ⊑ Ta, §3.4).
+ * Tsc and Ta only grew since (rsan_thread_own_epoch0). Otherwise (no such fact, or one of
+ * the slot's previous owner) the fact is made as before and 0 returned. */
+static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l) {
+  uint64_t e = rsan_loc_current_fact(l, t->slot);
+  /* a re-read: the older fact is the same (a write changed the stamp: it always adds one) */
+  if (e) return e >= rsan_thread_own_epoch0(t);
+  rsan_add_fact_i(t, l);
+  return 0;
+}
+
 /* ---- hb_SC side: algorithm.md §3.2 ---- */
-/* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)). */
-static RSAN_ALWAYS_INLINE void rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
-  rsan_add_fact_i(t, l, 0);
+/* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)).
+ * Returns what rsan_load_fact_i returned: 1 when W(x) ⊑ Ta is known (for rsan_hb_load_i). */
+static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
+  int known = rsan_load_fact_i(t, l);
   /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
    * it contains a version of Tsc, joining that version again adds nothing: a re-read that
    * changed no clock (a spin loop) costs no join */
@@ -64,7 +100,8 @@ static RSAN_ALWAYS_INLINE void rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
     rsan_clk_join(&l->Msc, &t->Tsc);
     l->msc_in = t->Tsc.ver;
   }
-  rsan_clk_join(&t->Tsc, &l->Wsc);
+  if (!known) rsan_clk_join(&t->Tsc, &l->Wsc);
+  return known;
 }
 
 /* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment):
@@ -74,7 +111,7 @@ static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint
   (void)ts;
   (void)tU;
   RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
-  rsan_add_fact_i(t, l, 1);
+  rsan_add_fact_i(t, l); /* a write's stamp is new: no fact has it yet */
   rsan_clk_join(&t->Tsc, rsan_loc_msc(l));
   rsan_clk_assign(&l->Wsc, &t->Tsc);
   l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */
@@ -87,9 +124,11 @@ static RSAN_ALWAYS_INLINE void rsan_join_hb_i(rsan_thread *t, const rsan_clk *sr
   rsan_clk_join(&t->Ta, src);
   if (acq) rsan_clk_join(&t->Tc, src);
 }
-/* Load(mo): Ta ⊔= W(x); mo ⊒ acq: Tc ⊔= W(x), else Tc ⊔= W(x)|x (the fact). */
-static RSAN_ALWAYS_INLINE void rsan_hb_load_i(rsan_thread *t, rsan_loc *l, int mo) {
-  rsan_join_hb_i(t, &l->W, mo_acq(mo));
+/* Load(mo): Ta ⊔= W(x); mo ⊒ acq: Tc ⊔= W(x), else Tc ⊔= W(x)|x (the fact). known: W(x) ⊑ Ta
+ * already (rsan_load_fact_i), so only Tc's join is left. */
+static RSAN_ALWAYS_INLINE void rsan_hb_load_i(rsan_thread *t, rsan_loc *l, int mo, int known) {
+  if (!known) rsan_clk_join(&t->Ta, &l->W);
+  if (mo_acq(mo)) rsan_clk_join(&t->Tc, &l->W);
 }
 /* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
  * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */

@@ -324,9 +324,21 @@ uint64_t rsan_loc_peek_id(uintptr_t addr);
 rsan_loc *rsan_loc_peek(uintptr_t addr);
 /* Facts (docs/design/clocks.md): adds the fact (slot, epoch, stamp(x), stampU(x)) */
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
-/* 1 when slot already has a fact on x with the current (stamp, stampU): a new one would add
- * nothing (a repeated read of the same write) */
-int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot);
+/* The epoch of slot's fact on x with the current (stamp, stampU), 0 when it has none: a new
+ * one would add nothing (a repeated read of the same write). The facts with the current
+ * timestamps are the newest ones (timestamps never decrease); low bits suffice, a window fact
+ * being less than 2^16 writes old. */
+static inline uint64_t rsan_loc_current_fact(const rsan_loc *l, uint32_t slot) {
+  const rsan_fact *fs = rsan_loc_facts(l);
+  uint64_t nf = l->nfacts, k = nf - l->fold, mask = (uint64_t)l->fcap - 1;
+  uint16_t ts = (uint16_t)l->stamp, tsU = (uint16_t)l->stampU;
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = &fs[(nf - i) & mask];
+    if (f->ts16 != ts || f->tsU16 != tsU) return 0;
+    if (f->slot == slot) return f->epoch;
+  }
+  return 0;
+}
 /* c's value at x (bounds; exact unless the window overflowed, see rsan_q) */
 void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q); /* l locked (may set l->grow) */
 void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa,
