@@ -3,6 +3,8 @@
 #ifndef RSAN_ENGINE_H
 #define RSAN_ENGINE_H
 
+#include <string.h>
+
 #include "rsan_internal.h"
 
 /* ---- clock rules (rules.c): algorithm.md §3.2, §3.3; the caller holds l's lock ---- */
@@ -343,8 +345,26 @@ static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint6
 #undef RSAN_RMW_FETCH
 
 /* ---- history.c ---- */
-void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw, uint64_t site,
-                      uint64_t value, int order, int op, int rmw_op, int size);
+/* A write's history entry (inline in the atomic entry points: every write makes one) */
+static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw, uint64_t site,
+                      uint64_t value, int order, int op, int rmw_op, int size) {
+  if (RSAN_UNLIKELY(!l->hist)) l->hist = rsan_alloc(RSAN_HIST * sizeof(rsan_hist));
+  rsan_hist *h = &l->hist[l->hist_next++ % RSAN_HIST];
+  h->ts = ts;
+  h->tsU = l->stampU;
+  h->site = site;
+  h->value = value;
+  /* 0-terminated: zeroed first (a fixed-size clear, two stores, not a call), then filled */
+  memset(h->stack, 0, sizeof h->stack);
+  (void)rsan_thread_stack(t, fa, h->stack, RSAN_HIST_STACK);
+  h->tid = t->tid;
+  h->order = (uint8_t)order;
+  h->op = (uint8_t)op;
+  h->rmw_op = (uint8_t)rmw_op;
+  h->rmw = (uint8_t)rmw;
+  h->size = (uint8_t)size;
+}
+
 void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
                       int order, int size, uint64_t site, uintptr_t fa);
 
