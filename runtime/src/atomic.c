@@ -50,7 +50,8 @@ static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_
   return v;
 }
 
-static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa) {
+static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order, uint64_t site,
+                                        uintptr_t fa) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
@@ -81,7 +82,8 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   if (fenced) rsan_fence_sc_step(t);
 }
 
-static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_t site, uintptr_t fa) {
+static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_t site,
+                                          uintptr_t fa) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
@@ -117,8 +119,8 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   return old;
 }
 
-static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int size, int succ, int fail,
-                           int weak, uint64_t site, uintptr_t fa) {
+static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int size,
+                                              int succ, int fail, int weak, uint64_t site, uintptr_t fa) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   int fenced = (succ == RSAN_SEQ_CST || fail == RSAN_SEQ_CST) && rsan_flag.sc_accesses == RSAN_SC_FENCED;
