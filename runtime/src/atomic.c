@@ -22,7 +22,7 @@ static inline void race_atomic(rsan_thread *t, const void *p, int size, int wr, 
 }
 
 /* ---- the operations ---- */
-static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t fa) {
+static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t fa) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
@@ -34,8 +34,8 @@ static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t f
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_read_violation(t, l);
   if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
-  rsan_sc_load(t, l);
-  rsan_hb_load(t, l, mo);
+  int known = rsan_sc_load_i(t, l);
+  rsan_hb_load_i(t, l, mo, known);
   rsan_race_load(t, l, mo);
   uint64_t v = mem_load(p, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_LOAD, 0, size);
@@ -50,7 +50,8 @@ static uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t f
   return v;
 }
 
-static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa) {
+static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order, uint64_t site,
+                                        uintptr_t fa) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
@@ -64,8 +65,8 @@ static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, ui
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
   if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_STORE, 0, order, size, site, fa);
   uint64_t ts = ++l->stamp, tU = ++l->stampU;
-  rsan_sc_write(t, l, ts, tU);
-  rsan_hb_store(t, l, mo, ts, tU);
+  rsan_sc_write_i(t, l, ts, tU);
+  rsan_hb_store_i(t, l, mo);
   uint64_t race_epoch = rsan_race_store(t, l, mo);
   v &= size_mask(size);
   rsan_hist_record(l, t, fa, ts, 0, site, v, order, RSAN_OP_STORE, 0, size);
@@ -81,7 +82,8 @@ static void op_store(void *p, uint64_t v, int size, int order, uint64_t site, ui
   if (fenced) rsan_fence_sc_step(t);
 }
 
-static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_t site, uintptr_t fa) {
+static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_t site,
+                                          uintptr_t fa) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
@@ -95,8 +97,8 @@ static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
   if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_RMW, op, order, size, site, fa);
   uint64_t ts = ++l->stamp; /* no U increment for RMW */
-  rsan_sc_write(t, l, ts, 0);
-  rsan_hb_rmw(t, l, mo, ts);
+  rsan_sc_write_i(t, l, ts, 0);
+  rsan_hb_rmw_i(t, l, mo);
   uint64_t race_epoch = rsan_race_rmw(t, l, mo);
   uint64_t newv;
   uint64_t old = rsan_mem_rmw(p, op, v, size, &newv);
@@ -117,8 +119,8 @@ static uint64_t op_rmw(void *p, uint64_t v, int op, int size, int order, uint64_
   return old;
 }
 
-static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int size, int succ, int fail,
-                           int weak, uint64_t site, uintptr_t fa) {
+static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int size,
+                                              int succ, int fail, int weak, uint64_t site, uintptr_t fa) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   int fenced = (succ == RSAN_SEQ_CST || fail == RSAN_SEQ_CST) && rsan_flag.sc_accesses == RSAN_SC_FENCED;
@@ -157,13 +159,13 @@ static rsan_cas_ret op_cas(void *p, uint64_t expected, uint64_t desired, int siz
   uint64_t race_epoch;
   if (ok) { /* success: RMW(mo_s) */
     uint64_t ts = ++l->stamp;
-    rsan_sc_write(t, l, ts, 0);
-    rsan_hb_rmw(t, l, ms, ts);
+    rsan_sc_write_i(t, l, ts, 0);
+    rsan_hb_rmw_i(t, l, ms);
     race_epoch = rsan_race_rmw(t, l, ms);
     rsan_hist_record(l, t, fa, ts, 1, site, desired & m, succ, opk, 0, size);
   } else { /* failure: Load(mo_f) */
-    rsan_sc_load(t, l);
-    rsan_hb_load(t, l, mf);
+    int known = rsan_sc_load_i(t, l);
+    rsan_hb_load_i(t, l, mf, known);
     rsan_race_load(t, l, mf);
     race_epoch = rsan_race_epoch(t);
   }

@@ -15,18 +15,6 @@ static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1:
   return &rsan_loc_facts(l)[(l->nfacts - i) & (l->fcap - 1)]; /* fcap: a power of 2 */
 }
 
-int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot) {
-  /* the facts with the current timestamps are the newest ones (timestamps never decrease) */
-  uint64_t k = win(l);
-  for (uint64_t i = 1; i <= k; i++) {
-    const rsan_fact *f = newest(l, i);
-    /* (low bits suffice: a window fact is less than 2^16 writes old) */
-    if (f->ts16 != (uint16_t)l->stamp || f->tsU16 != (uint16_t)l->stampU) return 0;
-    if (f->slot == slot) return 1;
-  }
-  return 0;
-}
-
 static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[(e->nev - 1) % RSAN_EV_HIST].ts; }
 static inline rsan_evfirst *ev_firsts(const rsan_loc *l) { return (rsan_evfirst *)(l->ev + l->evn); }
 /* the slot of entry i (in use) */

@@ -4,24 +4,6 @@
 
 #include "rsan_engine.h"
 
-void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw, uint64_t site,
-                      uint64_t value, int order, int op, int rmw_op, int size) {
-  if (RSAN_UNLIKELY(!l->hist)) l->hist = rsan_alloc(RSAN_HIST * sizeof(rsan_hist));
-  rsan_hist *h = &l->hist[l->hist_next++ % RSAN_HIST];
-  h->ts = ts;
-  h->tsU = l->stampU;
-  h->site = site;
-  h->value = value;
-  uint32_t n = rsan_thread_stack(t, fa, h->stack, RSAN_HIST_STACK);
-  for (uint32_t i = n; i < RSAN_HIST_STACK; i++) h->stack[i] = 0;
-  h->tid = t->tid;
-  h->order = (uint8_t)order;
-  h->op = (uint8_t)op;
-  h->rmw_op = (uint8_t)rmw_op;
-  h->rmw = (uint8_t)rmw;
-  h->size = (uint8_t)size;
-}
-
 /* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when
  * is_write). Returns 0 initial value, 1 found, 2 out of the window. */
 static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *out) {

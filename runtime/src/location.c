@@ -276,8 +276,6 @@ rsan_loc *rsan_loc_acquire(uintptr_t addr) {
   }
 }
 
-void rsan_loc_release(rsan_loc *l) { rsan_spin_unlock(&l->lock); }
-
 rsan_loc *rsan_loc_fence(void) { return &fence_loc; }
 
 uint64_t rsan_loc_count(void) { return __atomic_load_n(&nlive, __ATOMIC_RELAXED); }

@@ -114,14 +114,46 @@ void rsan_json_frame_fields(rsan_buf *b, const rsan_frames *fr) {
   rsan_buf_puts(b, "]");
 }
 
+/* out := s followed by the digits of v in base (16 or 10, lowercase) when base != 0, truncated
+ * to n - 1 characters and terminated, as snprintf(out, n, "%s%llx" / "%s%llu") would: the
+ * object name is made for every robustness check that fails, before its dedup (a stale read
+ * in a spin loop fails again and again), where snprintf cost ~1,000 instructions */
+static void put_name(char *out, size_t n, const char *s, uint64_t v, unsigned base) {
+  if (!n) return;
+  char digits[24];
+  size_t nd = 0;
+  if (base) {
+    do {
+      digits[nd++] = "0123456789abcdef"[v % base];
+      v /= base;
+    } while (v);
+  }
+  size_t k = 0;
+  for (; *s && k + 1 < n; s++) out[k++] = *s;
+  while (nd && k + 1 < n) out[k++] = digits[--nd];
+  out[k] = 0;
+}
+
 /* "x", "x+8" or "0x7f..." */
 void rsan_object_name(char *out, size_t n, uintptr_t addr, int *known) {
   uint64_t off = 0;
   const char *g = rsan_global_lookup(addr, &off);
   *known = g != NULL;
-  if (g && off) snprintf(out, n, "%s+%llu", g, (unsigned long long)off);
-  else if (g) snprintf(out, n, "%s", g);
-  else snprintf(out, n, "0x%llx", (unsigned long long)addr);
+  if (g && off) {
+    char pre[300]; /* "%s+" */
+    put_name(pre, sizeof pre, g, 0, 0);
+    size_t k = strlen(pre);
+    if (k + 1 < sizeof pre) pre[k++] = '+', pre[k] = 0;
+    if (k + 1 < sizeof pre) {
+      put_name(out, n, pre, off, 10);
+    } else { /* a name too long for the short path: as snprintf */
+      snprintf(out, n, "%s+%llu", g, (unsigned long long)off);
+    }
+  } else if (g) {
+    put_name(out, n, g, 0, 0);
+  } else {
+    put_name(out, n, "0x", addr, 16);
+  }
 }
 
 /* "sb.c:13" (or "sb.c:13:9" with_col) of a site, or "<unknown site>" */

@@ -3,6 +3,8 @@
 #ifndef RSAN_ENGINE_H
 #define RSAN_ENGINE_H
 
+#include <string.h>
+
 #include "rsan_internal.h"
 
 /* ---- clock rules (rules.c): algorithm.md §3.2, §3.3; the caller holds l's lock ---- */
@@ -16,12 +18,146 @@ void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU); /* tU
 void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo);
 void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU);
 void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts);
+#define RSAN_ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* ---- facts (docs/design/clocks.md) ----
+ * Every singleton a rule of §3.2/§3.3 gives a thread clock is the access's fact
+ * (x, stamp(x), stampU(x)) after the operation: a store's x@t / x@tU, a load's coherence
+ * W(x)|x (W(x)(x) = stamp(x), WU(x)(x) = stampU(x), §3.4), an RMW's x@t with WU(x)|x. Tc, Ta
+ * and Tsc all receive it, Tr does not: the fact gets the thread's next epoch, which Tc, Ta
+ * and Tsc hold at the thread's slot. Made before the rules, so the clocks a write exports
+ * (Wsc(x) := Tsc, W(x) := Tc) contain it; a load's Msc(x) ⊔= Tsc then also contains it,
+ * which adds nothing (Msc(x)(x) = stamp(x), MscU(x)(x) = stampU(x) already). F's facts are
+ * never queried and not made. */
+static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l) {
+  if (RSAN_UNLIKELY(l->id == 0)) return; /* F */
+  uint64_t e = ++t->epoch;
+  uint32_t s = t->slot;
+  if (RSAN_LIKELY(s < t->Tc.n && s < t->Ta.n && s < t->Tsc.n)) { /* own entries exist: set them */
+    rsan_clk_e(&t->Tc)[s] = e;
+    rsan_clk_e(&t->Ta)[s] = e;
+    rsan_clk_e(&t->Tsc)[s] = e;
+    uint64_t v = rsan_clk_newver3(); /* three fresh versions: v, v + 1, v + 2 */
+    t->Tc.ver = v;
+    t->Ta.ver = v + 1;
+    t->Tsc.ver = v + 2;
+  } else {
+    rsan_clk_set(&t->Tc, s, e);
+    rsan_clk_set(&t->Ta, s, e);
+    rsan_clk_set(&t->Tsc, s, e);
+  }
+  rsan_loc_add_fact(l, s, e);
+}
+
+/* The first epoch of the facts this thread made since the engine first checked it here: the
+ * facts of its slot from this epoch on are its own (a slot has one owner while it lives), made
+ * while its clocks only grew (Ta and Tsc are never lowered in a thread's life: joins, own
+ * entries; Tc := Ta keeps the chain). Kept per OS thread, for the thread record and the test
+ * generation it was taken for; anything else starts it again, later: fewer facts trusted. */
+extern __thread const rsan_thread *rsan_tls_fact_thread __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t rsan_tls_fact_epoch0 __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t rsan_tls_fact_gen __attribute__((tls_model("initial-exec")));
+static inline uint64_t rsan_thread_own_epoch0(const rsan_thread *t) {
+  uint64_t g = __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED);
+  if (RSAN_UNLIKELY(rsan_tls_fact_thread != t || rsan_tls_fact_gen != g)) {
+    rsan_tls_fact_thread = t;
+    rsan_tls_fact_gen = g;
+    rsan_tls_fact_epoch0 = t->epoch + 1;
+  }
+  return rsan_tls_fact_epoch0;
+}
+
+/* A load's fact. Returns 1 when the load re-reads the write its thread's own earlier access
+ * of x read or made (its slot has a fact with x's current timestamps, made by this thread):
+ * then the thread's clocks already hold what the write's clocks give a reader, Wsc(x) ⊑ Tsc
+ * and W(x) ⊑ Ta, and those joins are skipped. Why exact: W(x) and Wsc(x) change only at
+ * writes to x (rules below, through rsan_sc_write / rsan_hb_store / rsan_hb_rmw; location.c
+ * clears them only with the facts), and every write makes a fact with a new stamp, so no
+ * write to x came after that fact. If the fact was a load's, that load joined
+ * Tsc ⊔= Wsc(x) and Ta ⊔= W(x) in the same step; if a write's, it set Wsc(x) := Tsc and
+ * W(x) := Tc or Tr, or W(x) ⊔= Tc or Tr after Ta ⊔= W(x), all ⊑ Ta (Tr ⊑ Tc ⊑ Ta, §3.4).
+ * Tsc and Ta only grew since (rsan_thread_own_epoch0). Otherwise (no such fact, or one of
+ * the slot's previous owner) the fact is made as before and 0 returned. */
+static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l) {
+  uint64_t e = rsan_loc_current_fact(l, t->slot);
+  /* a re-read: the older fact is the same (a write changed the stamp: it always adds one) */
+  if (e) return e >= rsan_thread_own_epoch0(t);
+  rsan_add_fact_i(t, l);
+  return 0;
+}
+
+/* ---- hb_SC side: algorithm.md §3.2 ---- */
+/* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)).
+ * Returns what rsan_load_fact_i returned: 1 when W(x) ⊑ Ta is known (for rsan_hb_load_i). */
+static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
+  int known = rsan_load_fact_i(t, l);
+  /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
+   * it contains a version of Tsc, joining that version again adds nothing: a re-read that
+   * changed no clock (a spin loop) costs no join */
+  if (t->Tsc.ver != l->msc_in) {
+    if (l->msc_wsc) { /* Msc(x) = Wsc(x) since the last write: materialise it */
+      rsan_clk_assign(&l->Msc, &l->Wsc);
+      l->msc_wsc = 0;
+    }
+    rsan_clk_join(&l->Msc, &t->Tsc);
+    l->msc_in = t->Tsc.ver;
+  }
+  if (!known) rsan_clk_join(&t->Tsc, &l->Wsc);
+  return known;
+}
+
+/* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment):
+ * Msc(x) ⊔= x@t; Tsc ⊔= Msc(x); Wsc(x) := Tsc; Msc(x) := Tsc (U: x@tU, or nothing).
+ * x@t (with stampU) is the fact, already in Tsc. */
+static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
+  (void)ts;
+  (void)tU;
+  RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
+  rsan_add_fact_i(t, l); /* a write's stamp is new: no fact has it yet */
+  rsan_clk_join(&t->Tsc, rsan_loc_msc(l));
+  rsan_clk_assign(&l->Wsc, &t->Tsc);
+  l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */
+  l->msc_in = t->Tsc.ver;
+}
+
+/* ---- hb side (RC20): algorithm.md §3.3 ---- */
+/* Ta ⊔= src, and Tc ⊔= src when acq */
+static RSAN_ALWAYS_INLINE void rsan_join_hb_i(rsan_thread *t, const rsan_clk *src, int acq) {
+  rsan_clk_join(&t->Ta, src);
+  if (acq) rsan_clk_join(&t->Tc, src);
+}
+/* Load(mo): Ta ⊔= W(x); mo ⊒ acq: Tc ⊔= W(x), else Tc ⊔= W(x)|x (the fact). known: W(x) ⊑ Ta
+ * already (rsan_load_fact_i), so only Tc's join is left. */
+static RSAN_ALWAYS_INLINE void rsan_hb_load_i(rsan_thread *t, rsan_loc *l, int mo, int known) {
+  if (!known) rsan_clk_join(&t->Ta, &l->W);
+  if (mo_acq(mo)) rsan_clk_join(&t->Tc, &l->W);
+}
+/* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
+ * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */
+static RSAN_ALWAYS_INLINE void rsan_hb_store_i(rsan_thread *t, rsan_loc *l, int mo) {
+  rsan_clk_assign(&l->W, mo_rel(mo) ? &t->Tc : &t->Tr);
+}
+/* RMW(mo): W(x) ⊔= x@t; Ta, Tc ⊔= x@t (the fact). Read part: Ta ⊔= W(x); mo ⊒ acq:
+ * Tc ⊔= W(x), else TcU ⊔= WU(x)|x (the fact). Write part, joined (release sequences run
+ * through RMWs): mo ⊒ rel: W(x) ⊔= Tc (:= Tc when acquire too: Tc ⊒ W(x) then), else
+ * W(x) ⊔= Tr. W(x)'s own x@t is dropped as in a relaxed store. */
+static RSAN_ALWAYS_INLINE void rsan_hb_rmw_i(rsan_thread *t, rsan_loc *l, int mo) {
+  rsan_join_hb_i(t, &l->W, mo_acq(mo));
+  if (mo_rel(mo) && mo_acq(mo)) {
+    RSAN_ASSERT(rsan_clk_leq(&l->W, &t->Tc));
+    rsan_clk_assign(&l->W, &t->Tc);
+  } else if (mo_rel(mo)) {
+    rsan_clk_join(&l->W, &t->Tc);
+  } else {
+    rsan_clk_join(&l->W, &t->Tr);
+  }
+}
+
 void rsan_fence_acq(rsan_thread *t);
 void rsan_fence_rel(rsan_thread *t);
 void rsan_fence_sc(rsan_thread *t);
 void rsan_fence_sc_step(rsan_thread *t); /* a scheduling point, then rsan_fence_sc without its race part */
 
-/* ---- the real memory operations (seq_cst hardware atomics) ---- */
 /* ---- the real memory operations (seq_cst hardware atomics) ---- */
 static inline uint64_t mem_load(const void *p, int size) {
   switch (size) {
@@ -110,6 +246,17 @@ typedef struct rsan_view {
 static inline void rsan_view_get(const rsan_thread *t, rsan_loc *l, rsan_view *v) {
   rsan_loc_query2(l, &t->Tc, &t->Tsc, &v->c, &v->sc);
 }
+/* The common case of every check, answered without the query: x's newest fact is contained
+ * in both Tc and Tsc. The newest contained fact is the max (§3), so both clocks' values at x
+ * are that fact's timestamps: Tc(x) = Tsc(x) and TcU(x) = TscU(x), exactly what
+ * rsan_loc_query2 answers then (it stops at that fact for both, with no side effect). So no
+ * read, write or value check can find a violation, nor be undecided: each returns 0 here.
+ * (Two compares; no order between Tc and Tsc is assumed.) */
+static inline int rsan_view_same_newest(const rsan_thread *t, const rsan_loc *l) {
+  if (RSAN_UNLIKELY(l->nfacts == l->fold)) return 0; /* no fact in the window */
+  const rsan_fact *f = &rsan_loc_facts(l)[(l->nfacts - 1) & (l->fcap - 1)];
+  return f->epoch <= rsan_clk_at(&t->Tc, f->slot) && f->epoch <= rsan_clk_at(&t->Tsc, f->slot);
+}
 static inline int rsan_view_exact(const rsan_view *v) {
   return v->c.lo == v->c.hi && v->c.loU == v->c.hiU && v->sc.lo == v->sc.hi && v->sc.loU == v->sc.hiU;
 }
@@ -120,11 +267,13 @@ static inline int rsan_certainly_after(uint64_t sc_lo, uint64_t sc_hi, uint64_t 
   return 0;
 }
 static inline int rsan_read_violation(const rsan_thread *t, rsan_loc *l) {
+  if (RSAN_LIKELY(rsan_view_same_newest(t, l))) return 0;
   rsan_view v;
   rsan_view_get(t, l, &v);
   return rsan_certainly_after(v.sc.lo, v.sc.hi, v.c.lo, v.c.hi);
 }
 static inline int rsan_write_violation(const rsan_thread *t, rsan_loc *l) {
+  if (RSAN_LIKELY(rsan_view_same_newest(t, l))) return 0;
   rsan_view v;
   rsan_view_get(t, l, &v);
   return rsan_certainly_after(v.sc.loU, v.sc.hiU, v.c.loU, v.c.hiU);
@@ -196,8 +345,27 @@ static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint6
 #undef RSAN_RMW_FETCH
 
 /* ---- history.c ---- */
-void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts, int rmw, uint64_t site,
-                      uint64_t value, int order, int op, int rmw_op, int size);
+/* A write's history entry (inline in the atomic entry points: every write makes one) */
+static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts,
+                                                int rmw, uint64_t site, uint64_t value, int order, int op,
+                                                int rmw_op, int size) {
+  if (RSAN_UNLIKELY(!l->hist)) l->hist = rsan_alloc(RSAN_HIST * sizeof(rsan_hist));
+  rsan_hist *h = &l->hist[l->hist_next++ % RSAN_HIST];
+  h->ts = ts;
+  h->tsU = l->stampU;
+  h->site = site;
+  h->value = value;
+  /* 0-terminated: zeroed first (a fixed-size clear, two stores, not a call), then filled */
+  memset(h->stack, 0, sizeof h->stack);
+  (void)rsan_thread_stack(t, fa, h->stack, RSAN_HIST_STACK);
+  h->tid = t->tid;
+  h->order = (uint8_t)order;
+  h->op = (uint8_t)op;
+  h->rmw_op = (uint8_t)rmw_op;
+  h->rmw = (uint8_t)rmw;
+  h->size = (uint8_t)size;
+}
+
 void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
                       int order, int size, uint64_t site, uintptr_t fa);
 

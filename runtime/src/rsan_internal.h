@@ -122,6 +122,19 @@ static inline uint64_t rsan_clk_newver(void) {
   if (RSAN_UNLIKELY(rsan_clk_ver_next == rsan_clk_ver_end)) return rsan_clk_newver_slow();
   return rsan_clk_ver_next++;
 }
+/* three consecutive fresh versions (the first returned): one bound check for the three thread
+ * clocks a fact changes */
+static inline uint64_t rsan_clk_newver3(void) {
+  if (RSAN_UNLIKELY(rsan_clk_ver_end - rsan_clk_ver_next < 3)) {
+    rsan_clk_ver_next = rsan_clk_ver_end; /* the block's rest is never handed out */
+    uint64_t v = rsan_clk_newver_slow(); /* a new block of RSAN_VER_BLOCK >= 3 */
+    rsan_clk_ver_next += 2;
+    return v;
+  }
+  uint64_t v = rsan_clk_ver_next;
+  rsan_clk_ver_next += 3;
+  return v;
+}
 void rsan_clk_init(rsan_clk *c);
 void rsan_clk_release(rsan_clk *c); /* c := ⊥, memory released */
 static inline void rsan_clk_clear(rsan_clk *c) { /* c := ⊥, memory kept */
@@ -144,7 +157,7 @@ void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src);
 /* dst ⊔= src. Equal versions mean equal contents, so a join of a clock's own version is
  * skipped, and a join that changed no entry keeps dst's version (it still names dst's
  * contents): a later join, or the Msc(x) check of rules.c, that knows it is skipped too. */
-static inline void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
+static inline __attribute__((always_inline)) void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
   if (!src->ver || src->ver == dst->ver) return; /* version 0: ⊥ */
   if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
     uint64_t changed = 0;
@@ -301,7 +314,7 @@ static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_ws
 
 /* Returns the location of addr, locked (created on first touch). */
 rsan_loc *rsan_loc_acquire(uintptr_t addr);
-void rsan_loc_release(rsan_loc *l);
+static inline void rsan_loc_release(rsan_loc *l) { rsan_spin_unlock(&l->lock); }
 rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the table */
 uint64_t rsan_loc_count(void);  /* live locations in the table */
 void rsan_loc_reset_all(void);  /* tests: drop every location, restart ids at 1 */
@@ -311,9 +324,21 @@ uint64_t rsan_loc_peek_id(uintptr_t addr);
 rsan_loc *rsan_loc_peek(uintptr_t addr);
 /* Facts (docs/design/clocks.md): adds the fact (slot, epoch, stamp(x), stampU(x)) */
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
-/* 1 when slot already has a fact on x with the current (stamp, stampU): a new one would add
- * nothing (a repeated read of the same write) */
-int rsan_loc_has_current_fact(const rsan_loc *l, uint32_t slot);
+/* The epoch of slot's fact on x with the current (stamp, stampU), 0 when it has none: a new
+ * one would add nothing (a repeated read of the same write). The facts with the current
+ * timestamps are the newest ones (timestamps never decrease); low bits suffice, a window fact
+ * being less than 2^16 writes old. */
+static inline uint64_t rsan_loc_current_fact(const rsan_loc *l, uint32_t slot) {
+  const rsan_fact *fs = rsan_loc_facts(l);
+  uint64_t nf = l->nfacts, k = nf - l->fold, mask = (uint64_t)l->fcap - 1;
+  uint16_t ts = (uint16_t)l->stamp, tsU = (uint16_t)l->stampU;
+  for (uint64_t i = 1; i <= k; i++) {
+    const rsan_fact *f = &fs[(nf - i) & mask];
+    if (f->ts16 != ts || f->tsU16 != tsU) return 0;
+    if (f->slot == slot) return f->epoch;
+  }
+  return 0;
+}
 /* c's value at x (bounds; exact unless the window overflowed, see rsan_q) */
 void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q); /* l locked (may set l->grow) */
 void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa,

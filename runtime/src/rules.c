@@ -17,103 +17,22 @@ void rsan_loc_check_invariants(const rsan_loc *l) {
 }
 #endif
 
-/* ---- facts (docs/design/clocks.md) ----
- * Every singleton a rule of §3.2/§3.3 gives a thread clock is the access's fact
- * (x, stamp(x), stampU(x)) after the operation: a store's x@t / x@tU, a load's coherence
- * W(x)|x (W(x)(x) = stamp(x), WU(x)(x) = stampU(x), §3.4), an RMW's x@t with WU(x)|x. Tc, Ta
- * and Tsc all receive it, Tr does not: the fact gets the thread's next epoch, which Tc, Ta
- * and Tsc hold at the thread's slot. Made before the rules, so the clocks a write exports
- * (Wsc(x) := Tsc, W(x) := Tc) contain it; a load's Msc(x) ⊔= Tsc then also contains it,
- * which adds nothing (Msc(x)(x) = stamp(x), MscU(x)(x) = stampU(x) already). F's facts are
- * never queried and not made. */
-static inline void add_fact(rsan_thread *t, rsan_loc *l, int write) {
-  if (RSAN_UNLIKELY(l->id == 0)) return; /* F */
-  /* a re-read: the older fact is the same (a write changed the stamp: it always adds one) */
-  if (!write && rsan_loc_has_current_fact(l, t->slot)) return;
-  uint64_t e = ++t->epoch;
-  uint32_t s = t->slot;
-  if (RSAN_LIKELY(s < t->Tc.n && s < t->Ta.n && s < t->Tsc.n)) { /* own entries exist: set them */
-    rsan_clk_e(&t->Tc)[s] = e;
-    rsan_clk_e(&t->Ta)[s] = e;
-    rsan_clk_e(&t->Tsc)[s] = e;
-    t->Tc.ver = rsan_clk_newver();
-    t->Ta.ver = rsan_clk_newver();
-    t->Tsc.ver = rsan_clk_newver();
-  } else {
-    rsan_clk_set(&t->Tc, s, e);
-    rsan_clk_set(&t->Ta, s, e);
-    rsan_clk_set(&t->Tsc, s, e);
-  }
-  rsan_loc_add_fact(l, s, e);
-}
+/* ---- the rules of loads and writes: rsan_engine.h (inline in the atomic entry points);
+ * these are their out-of-line copies for the other callers ---- */
+__thread const rsan_thread *rsan_tls_fact_thread;
+__thread uint64_t rsan_tls_fact_epoch0, rsan_tls_fact_gen;
 
-/* Tsc ⊔= src */
-static inline void join_sc(rsan_thread *t, const rsan_clk *src) { rsan_clk_join(&t->Tsc, src); }
-/* Ta ⊔= src, and Tc ⊔= src when acq */
-static inline void join_hb(rsan_thread *t, const rsan_clk *src, int acq) {
-  rsan_clk_join(&t->Ta, src);
-  if (acq) rsan_clk_join(&t->Tc, src);
-}
-
-/* ---- hb_SC side: algorithm.md §3.2 ---- */
-/* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)). */
-void rsan_sc_load(rsan_thread *t, rsan_loc *l) {
-  add_fact(t, l, 0);
-  /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
-   * it contains a version of Tsc, joining that version again adds nothing: a re-read that
-   * changed no clock (a spin loop) costs no join */
-  if (t->Tsc.ver != l->msc_in) {
-    if (l->msc_wsc) { /* Msc(x) = Wsc(x) since the last write: materialise it */
-      rsan_clk_assign(&l->Msc, &l->Wsc);
-      l->msc_wsc = 0;
-    }
-    rsan_clk_join(&l->Msc, &t->Tsc);
-    l->msc_in = t->Tsc.ver;
-  }
-  join_sc(t, &l->Wsc);
-}
-
-/* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment):
- * Msc(x) ⊔= x@t; Tsc ⊔= Msc(x); Wsc(x) := Tsc; Msc(x) := Tsc (U: x@tU, or nothing).
- * x@t (with stampU) is the fact, already in Tsc. */
-void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
-  (void)ts;
-  (void)tU;
-  RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
-  add_fact(t, l, 1);
-  join_sc(t, rsan_loc_msc(l));
-  rsan_clk_assign(&l->Wsc, &t->Tsc);
-  l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */
-  l->msc_in = t->Tsc.ver;
-}
-
-/* ---- hb side (RC20): algorithm.md §3.3 ---- */
-/* Load(mo): Ta ⊔= W(x); mo ⊒ acq: Tc ⊔= W(x), else Tc ⊔= W(x)|x (the fact). */
-void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo) { join_hb(t, &l->W, mo_acq(mo)); }
-
-/* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
- * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */
+void rsan_sc_load(rsan_thread *t, rsan_loc *l) { (void)rsan_sc_load_i(t, l); }
+void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) { rsan_sc_write_i(t, l, ts, tU); }
+void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo) { rsan_hb_load_i(t, l, mo, 0); }
 void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU) {
   (void)ts;
   (void)tU;
-  rsan_clk_assign(&l->W, mo_rel(mo) ? &t->Tc : &t->Tr);
+  rsan_hb_store_i(t, l, mo);
 }
-
-/* RMW(mo): W(x) ⊔= x@t; Ta, Tc ⊔= x@t (the fact). Read part: Ta ⊔= W(x); mo ⊒ acq:
- * Tc ⊔= W(x), else TcU ⊔= WU(x)|x (the fact). Write part, joined (release sequences run
- * through RMWs): mo ⊒ rel: W(x) ⊔= Tc (:= Tc when acquire too: Tc ⊒ W(x) then), else
- * W(x) ⊔= Tr. W(x)'s own x@t is dropped as in a relaxed store. */
 void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts) {
   (void)ts;
-  join_hb(t, &l->W, mo_acq(mo));
-  if (mo_rel(mo) && mo_acq(mo)) {
-    RSAN_ASSERT(rsan_clk_leq(&l->W, &t->Tc));
-    rsan_clk_assign(&l->W, &t->Tc);
-  } else if (mo_rel(mo)) {
-    rsan_clk_join(&l->W, &t->Tc);
-  } else {
-    rsan_clk_join(&l->W, &t->Tr);
-  }
+  rsan_hb_rmw_i(t, l, mo);
 }
 
 /* ---- fences: algorithm.md §3.3 and architecture.md (SC fence on both sides) ---- */

@@ -85,6 +85,33 @@ def test_joined_thread_slot_is_reused_and_the_old_writes_stay_known(rt):
     lib.__rsan_test_set_current(main)
 
 
+def test_a_reread_of_the_previous_slot_owners_fact_still_joins_w(rt):
+    """A load that re-reads the write its slot already has a fact of skips Ta ⊔= W(x) only
+    when its own thread made that fact (docs/design/clocks.md §11): a child that took a joined
+    thread's slot has Ta := its creator's Tc, which need not hold what the old owner's Ta got
+    from W(x). Fails if the re-read skip trusts the old owner's fact."""
+    lib, ffi = rt.lib, rt.ffi
+    x, y = rt.var("x"), rt.var("y")
+    main = lib.__rsan_test_new_thread(ffi.NULL)
+    t0, t1 = lib.__rsan_test_new_thread(main), lib.__rsan_test_new_thread(main)
+    lib.__rsan_test_set_current(t0)
+    rt.store(y, 1, "rlx")
+    rt.store(x, 1, "rel")  # W(x) := t0's Tc, which holds y@1
+    lib.__rsan_test_set_current(t1)
+    assert rt.load(x, "rlx") == 1  # t1's fact on x; y@1 reaches its Ta, not its Tc
+    assert lib.__rsan_test_thread_clock(t1, TA, y) == 1
+    assert lib.__rsan_test_thread_clock(t1, TC, y) == 0
+    lib.__rsan_test_set_current(main)
+    lib.rsan_thread_join(main, t1)  # main's Tc and Ta get t1's Tc: no y
+    t3 = lib.__rsan_test_new_thread(main)  # takes t1's slot
+    assert lib.__rsan_test_thread_clock(t3, TA, y) == 0
+    lib.__rsan_test_set_current(t3)
+    assert rt.load(x, "rlx") == 1  # no new fact: the slot's fact has x's current stamps
+    assert lib.__rsan_test_thread_clock(t3, TA, y) == 1  # Ta ⊔= W(x) was made
+    assert lib.__rsan_test_thread_clock(t3, TC, y) == 0
+    lib.__rsan_test_set_current(main)
+
+
 def test_a_thread_created_by_a_non_joiner_gets_a_new_slot(rt):
     lib, ffi = rt.lib, rt.ffi
     main = lib.__rsan_test_new_thread(ffi.NULL)
