@@ -43,7 +43,7 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
     if optimise:
         module = parse_module(optimise_ir(declare_used(module), optimise, optimiser))
         debug = table.debug = DebugInfo(module.top_level_lines())
-    insert_repairs(module, table, module_id, repairs or [])
+    insert_repairs(module, table, module_id, repairs or [], spin_loops)
     loops: list = []
     libcall_notes: list = []
     module, _ = rewrite_atomics(module, table, spin_loops, loops, libcall_notes)

@@ -31,6 +31,7 @@ from pyrsan.abi import primary_frame
 from .atomics import atomic_instructions
 from .model import IRFunction, IRLine, IRModule
 from .sites import SiteTable
+from .spinloops import find_spin_loops
 from .syntax import ORDER_NUMBER, ORDERING_RE, i64_literal
 
 FENCE_POSITIONS = ("before", "after")
@@ -39,9 +40,10 @@ FENCE_POSITIONS = ("before", "after")
 ORDERS = ("acquire", "release", "acq_rel", "seq_cst")
 
 # `  ; pyrsan.repair fence !64`: a comment line, so that the spin-loop recogniser and the
-# atomics pass see the block as it was.
+# atomics pass see the block as it was. `fence spin`: the fence is next to the load of a
+# recognised spin loop (a wait), inside the loop.
 PLACEHOLDER = "  ; pyrsan.repair fence"
-_PLACEHOLDER_RE = re.compile(r"^  ; pyrsan\.repair fence(?: (![0-9]+))?$")
+_PLACEHOLDER_RE = re.compile(r"^  ; pyrsan\.repair fence( spin)?(?: (![0-9]+))?$")
 
 
 class RepairError(ValueError):
@@ -176,15 +178,18 @@ def _strengthened(line: IRLine, order: str) -> str:
 
 
 def insert_repairs(module: IRModule, table: SiteTable, module_id: str,
-                   repairs: list[IRRepair]) -> int:
+                   repairs: list[IRRepair], spin_loops: bool = True) -> int:
     """Strengthen orders in place and leave fence placeholders; returns how many atomic
-    instructions were repaired. Run just before rewrite_atomics (same site numbering)."""
+    instructions were repaired. Run just before rewrite_atomics (same site numbering), with
+    its ``spin_loops``: a fence next to the load of a loop it will recognise as a wait is
+    marked, because that load is one attempt of the wait (see number_repair_fences)."""
     if not repairs:
         return 0
     index = len(table.sites)  # the first atomic site comes after the plain-access sites
     repaired = 0
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
+        waits = {i for i, loop in (find_spin_loops(fn) if spin_loops else {}).items() if loop.kind == "wait"}
         for line in atomic_instructions(fn, table):
             wanted = [r for r in repairs if _matches(r, module_id, index, table, fn, line)]
             index += 1
@@ -194,8 +199,8 @@ def insert_repairs(module: IRModule, table: SiteTable, module_id: str,
             for repair in wanted:
                 if repair.kind == "order":
                     line.text = text = _strengthened(line, repair.order)
-            placeholder = PLACEHOLDER + (" " + line.dbg if line.dbg else (
-                " " + line.loc if line.loc else ""))
+            placeholder = PLACEHOLDER + (" spin" if line.index in waits else "") + (
+                " " + line.dbg if line.dbg else (" " + line.loc if line.loc else ""))
             before = [placeholder] if any(r.kind == "fence" and r.position == "before"
                                           for r in wanted) else []
             after = [placeholder] if any(r.kind == "fence" and r.position == "after"
@@ -208,7 +213,14 @@ def insert_repairs(module: IRModule, table: SiteTable, module_id: str,
 
 def number_repair_fences(module: IRModule, table: SiteTable) -> int:
     """Turn every placeholder into a seq_cst `__rsan_fence` call with a site of its own
-    (numbered after the program's atomic instructions); returns how many."""
+    (numbered after the program's atomic instructions); returns how many.
+
+    A fence before or after the load of a recognised spin loop becomes `__rsan_fence_spin`:
+    it takes effect only where no failed attempt of the wait is pending. A failed attempt
+    creates no event (spinloops.py), so the loop's events are those of its last, successful
+    attempt, and "a fence right after (before) the load" means after (before) the loop: right
+    after that attempt (before the first one). As a plain fence in the loop it would also be
+    a step of every failed iteration, and a controlled run would spin on it for ever."""
     count = 0
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
@@ -216,13 +228,17 @@ def number_repair_fences(module: IRModule, table: SiteTable) -> int:
             m = _PLACEHOLDER_RE.match(text)
             if m is None:
                 continue
-            ref = m.group(1)
+            spin, ref = m.group(1), m.group(2)
             line = IRLine(i, text, "fence", dbg=ref, loc=ref)
             sid = table.add(fn, line, "fence", ORDER_NUMBER["seq_cst"], 0)
-            module.used.add("__rsan_fence")
             dbg = ", !dbg %s" % ref if ref else ""
-            edits[i] = ["  notail call void @__rsan_fence(i32 %d, i32 0, i64 %s)%s" % (
-                ORDER_NUMBER["seq_cst"], i64_literal(sid), dbg)]
+            if spin:
+                module.used.add("__rsan_fence_spin")
+                call = "@__rsan_fence_spin(i32 %d, i64 %s)"
+            else:
+                module.used.add("__rsan_fence")
+                call = "@__rsan_fence(i32 %d, i32 0, i64 %s)"
+            edits[i] = ["  notail call void " + (call % (ORDER_NUMBER["seq_cst"], i64_literal(sid))) + dbg]
             count += 1
         fn.apply(edits)
     return count

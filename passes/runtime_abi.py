@@ -7,6 +7,7 @@ __all__ = ["ABI_VERSION", "DECLARATIONS", "FRAME_TYPE", "SITE_TYPE", "GLOBAL_TYP
 
 DECLARATIONS = {
     "__rsan_fence": "declare void @__rsan_fence(i32, i32, i64)",
+    "__rsan_fence_spin": "declare void @__rsan_fence_spin(i32, i64)",
     "__rsan_func_entry": "declare void @__rsan_func_entry(i64)",
     "__rsan_func_exit": "declare void @__rsan_func_exit()",
     "__rsan_register_module": "declare void @__rsan_register_module(ptr)",

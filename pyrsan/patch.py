@@ -44,6 +44,7 @@ _CONTROL_RE = re.compile(r"^(?:if|while|for|switch|do|else|case|default|return|b
 # `STORE_REL(y, 1)`: what the debug position of an access inside a macro expansion shows
 _MACRO_CALL_RE = re.compile(r"([A-Za-z_]\w*)\s*\(")
 # a line that continues a statement begun above it: nothing can be inserted before it
+_WHILE_RE = re.compile(r"^while\s*\(")
 _NO_STATEMENT_BEFORE_RE = re.compile(r"^(?:else|case|default|do)\b")
 _INCLUDE_RE = re.compile(r'^\s*#\s*include\s*[<"]stdatomic\.h[>"]')
 
@@ -156,6 +157,30 @@ def _statement_end(lines: list[str], start: int) -> int:
     raise _Unsafe("the end of the statement was not found")
 
 
+def _empty_while_end(lines: list[str], start: int, index: int) -> int:
+    """For an access on line ``index`` in the condition of `while (...)` starting at line
+    ``start`` whose body is empty (`;` or `{}`, a spin loop), the 0-based line that ends the
+    loop: "right after the access" is then right after the loop, since an iteration does
+    nothing but evaluate the condition again (for a recognised wait, passes/repairs.py puts
+    the repair there too; the patched program is checked again either way). Else _Unsafe."""
+    chars = [(i, c) for i in range(start, min(len(lines), start + 40)) for c in _code(lines[i]) + " "]
+    depth, k = 0, 0
+    for k, (i, c) in enumerate(chars):
+        depth += (c == "(") - (c == ")")
+        if c == ")" and depth == 0:
+            break
+    else:
+        raise _Unsafe("the end of the loop's condition was not found")
+    if index > chars[k][0]:
+        raise _Unsafe("the access is in the loop's body, not in its condition")
+    body = [(i, c) for i, c in chars[k + 1:] if not c.isspace()]
+    if body[:1] and body[0][1] == ";":
+        return body[0][0]
+    if len(body) >= 2 and body[0][1] == "{" and body[1][1] == "}":
+        return body[1][0]
+    raise _Unsafe("the access is in the condition of a loop with a body")
+
+
 def _indentation(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
@@ -226,9 +251,12 @@ class _FilePatch:
             line = self.fence_line(start)
             self.before.setdefault(start, []).append(line)
             return SourceEdit(repair, self.path, frame.line, "insert_before", start + 1, line)
-        if _CONTROL_RE.match(first):
+        if _WHILE_RE.match(first):
+            end = _empty_while_end(self.lines, start, index)
+        elif _CONTROL_RE.match(first):
             raise _Unsafe("the access is in a condition or a jump, not in a statement of its own")
-        end = _statement_end(self.lines, start)
+        else:
+            end = _statement_end(self.lines, start)
         line = self.fence_line(start)
         self.after.setdefault(end, []).append(line)
         return SourceEdit(repair, self.path, frame.line, "insert_after", end + 1, line)

@@ -212,6 +212,10 @@ void __rsan_track_8(void *p, uint64_t v, uint64_t site);
 
 /* singlethread != 0: syncscope("singlethread"), a compiler barrier only (no effect). */
 void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site);
+/* A fence that `pyrsan fix` put right before or after the load of a recognised spin loop
+ * (__rsan_spin_load_N), inside the loop: no effect while a failed attempt of the wait is
+ * pending, so it acts once, as a fence before (after) the whole loop would. */
+void __rsan_fence_spin(int32_t order, uint64_t site);
 
 /* Shadow call stack. The pass brackets every call to a non-intrinsic function:
  *   call void @__rsan_func_entry(i64 <call site id>)   ; before the call

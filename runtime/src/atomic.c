@@ -342,14 +342,17 @@ static void op_track(void *p, int size) {
                                                           uint64_t site) { \
     RSAN_RT_GUARD; \
     uint64_t seen = 0; \
-    op_wait(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN, &seen); \
+    int ok = op_wait(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN, &seen); \
+    rsan_thread_fast()->spin_failed = !ok; \
     return seen; \
   } \
   RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_ne_##N(void *p, uint64_t unexpected, int32_t order, \
                                                              uint64_t site) { \
     RSAN_RT_GUARD; \
     uint64_t seen = 0; \
-    op_wait(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE, &seen); \
+    int ok = op_wait(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE, \
+                     &seen); \
+    rsan_thread_fast()->spin_failed = !ok; \
     return seen; \
   } \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_bcas_##N(void *p, uint64_t expected, uint64_t desired, \
@@ -386,10 +389,7 @@ RSAN_DEF_SIZE(2)
 RSAN_DEF_SIZE(4)
 RSAN_DEF_SIZE(8)
 
-RSAN_EXPORT void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site) {
-  RSAN_RT_GUARD;
-  if (singlethread) return; /* syncscope("singlethread"): a compiler barrier only */
-  rsan_ensure_init();
+static void op_fence(int32_t order, uint64_t site) {
   RSAN_SCHED_POINT(order == RSAN_SEQ_CST ? RSAN_SK_FENCE_SC : RSAN_SK_FENCE, NULL, 0);
   rsan_thread *t = rsan_thread_fast();
   RSAN_EXPLAIN(rsan_explain_fence(t, order, site));
@@ -405,4 +405,22 @@ RSAN_EXPORT void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site
   default: break;
   }
   rsan_thread_check_invariants(t);
+}
+
+RSAN_EXPORT void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site) {
+  RSAN_RT_GUARD;
+  if (singlethread) return; /* syncscope("singlethread"): a compiler barrier only */
+  rsan_ensure_init();
+  op_fence(order, site);
+}
+
+/* A repair fence next to the load of a recognised spin loop (rsan_interface.h): a failed
+ * attempt creates no event, so while one is pending the fence is not yet "after the loop"
+ * (nor, for a fence before the load, still "before" it): nothing happens, not even a
+ * scheduling point, and the loop stays a wait for the scheduler. */
+RSAN_EXPORT void __rsan_fence_spin(int32_t order, uint64_t site) {
+  RSAN_RT_GUARD;
+  rsan_ensure_init();
+  if (rsan_thread_fast()->spin_failed) return;
+  op_fence(order, site);
 }

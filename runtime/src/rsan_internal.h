@@ -412,6 +412,9 @@ struct rsan_thread {
   uint32_t ncreate; /* the creator's call stack at the creation, innermost first */
   uint64_t create_stack[RSAN_CREATE_STACK];
   void *sched; /* the controlled scheduler's slot (sched.c), NULL when not managed */
+  /* the last attempt of a recognised spin loop read another value: the loop goes on, and a
+   * repair fence next to its load waits for the attempt that leaves it (__rsan_fence_spin) */
+  int spin_failed;
   struct rsan_thread *all_next;
 };
 

@@ -97,6 +97,16 @@ def test_sb_is_fixed_with_a_fence_in_each_thread(run_pyrsan, tmp_path):
     assert document["check"]["sc_accesses"] == "fenced"
 
 
+def test_mp_with_a_spin_loop_gets_its_reader_fence_after_the_loop(run_pyrsan, tmp_path):
+    """The reader's fence belongs after its recognised spin loop: inside it (right after the
+    load, as the IR repair first placed it) it was a step of every failed attempt, the
+    check's run spun on it until max_steps, and the fix gave up."""
+    document = fix_and_verify(run_pyrsan, tmp_path, LITMUS / "mp_spin_rlx.c", expected_fences=2)
+    patch_text = (tmp_path / "work" / "fix.patch").read_text()
+    assert re.search(r"^ +;\n\+ +atomic_thread_fence\(memory_order_seq_cst\);\n +r0 = ", patch_text, re.M), patch_text
+    assert not document["remaining"]
+
+
 def test_dekker_in_place_keeps_a_backup_and_needs_one_fence(run_pyrsan, tmp_path):
     document = fix_and_verify(run_pyrsan, tmp_path, LITMUS / "dekker_relacq.c", expected_fences=1)
     [repair] = document["repairs"]

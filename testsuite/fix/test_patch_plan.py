@@ -161,12 +161,30 @@ def test_statement_boundaries_decide_where_a_fence_can_go(tmp_path):
                        Repair("fence", str(path), 4, "before"),
                        Repair("fence", str(path), 2, "after"), Repair("fence", str(path), 3, "after"),
                        Repair("order", str(path), 3)), sites, str(tmp_path))
+    # a fence after the load of an empty-bodied while loop (a spin loop) goes after the loop
     assert [(e.repair.index, e.action, e.anchor) for e in plan.edits] == [
-        (0, "insert_before", 4), (4, "insert_before", 15), (3, "insert_after", 12)]
+        (0, "insert_before", 4), (4, "insert_before", 15), (2, "insert_after", 10), (3, "insert_after", 12)]
     assert {step.repair.index: step.reason for step in plan.manual} == {
         1: "the access is in a condition or a jump, not in a statement of its own",
-        2: "the access is in a condition or a jump, not in a statement of its own",
         3: "the call spans several lines"}
+
+
+def test_a_fence_after_a_spin_loads_goes_after_its_loop_only_when_the_body_is_empty(tmp_path):
+    path = tmp_path / "w.c"
+    path.write_text(
+        "#include <stdatomic.h>\natomic_int f, g;\nvoid pause(void);\nvoid w(void) {\n"
+        "  while (atomic_load_explicit(&f, memory_order_relaxed) != 1) {}\n"      # 5
+        "  while (atomic_load_explicit(&g, memory_order_relaxed)\n         != 2) {\n  }\n"  # 6-8
+        "  while (atomic_load_explicit(&f, memory_order_relaxed) != 3)\n    pause();\n"     # 9-10
+        "}\n")
+    sites = (_site(path, 0, 5, 10, "load", "relaxed"), _site(path, 1, 6, 10, "load", "relaxed"),
+             _site(path, 2, 9, 10, "load", "relaxed"))
+    plan = plan_patch(tuple(Repair("fence", str(path), i, "after") for i in range(3)), sites, str(tmp_path))
+    assert [(e.repair.index, e.anchor) for e in plan.edits] == [(0, 5), (1, 8)]
+    assert {step.repair.index: step.reason for step in plan.manual} == {
+        2: "the access is in the condition of a loop with a body"}
+    lines = plan.new_texts[str(path)].split("\n")
+    assert lines[5] == lines[9] == "  " + C_FENCE
 
 
 def test_an_acquire_repair_raises_each_order_token_no_further_than_needed():
