@@ -18,14 +18,29 @@
  * access race on their common bytes unless ordered by happens-before). Atomic accesses are
  * recorded like plain ones, for the plain accesses after them; their own check can only
  * find plain cells (atomic_fast reads no clock unless a plain cell conflicts; race_overflow.c
- * skips an overflow block that has none). Cells are replaced only by accesses of the same
- * thread or by accesses they happen before, and never a plain cell by an atomic access (a
- * later atomic access races with the plain one but not with the atomic one), so a cell always
- * describes a real access: dropping one can only miss a race, never invent one. A full granule
- * still drops a cell ordered before the access even when the access does not cover it (a
- * known miss, test_race_differential's xfail; the exact rule costs 2.4x on read-shared arrays:
- * docs/design/races.md). More than RSAN_SHADOW_CELLS concurrent accessors of a granule:
- * race_overflow.c. */
+ * skips an overflow block that has none).
+ *
+ * Replacement (the argument by which miri's data_race.rs keeps one write per location and
+ * ThreadSanitizer lets an access overwrite its thread's weaker cell): the cell of an access a
+ * may give way to an access b only when
+ *   1. a happens before b (a is this thread's own earlier access, or a's epoch is in b's C), and
+ *   2. b covers a: a's bytes are a subset of b's, a is a write only if b is, and b is atomic
+ *      only if a is.
+ * Then every later access d that races with a races with b too, so the granule still reports
+ * d's race (naming b): d overlaps b's bytes because it overlaps a's; d or b writes because d
+ * or a does; they are not both atomic because d and a are not; and b does not happen before
+ * d, since a hb b hb d would order a before d. A cell may also be dropped when a happens
+ * before every access of every live and future thread (its epoch is below the floor of its
+ * slot, race_floor.c): no later access can race with it. An access that may replace no cell
+ * takes an empty one; a full granule drops a cell below the floor, else takes the overflow
+ * block (race_overflow.c): it never drops a cell the access does not cover (an acquire read
+ * evicting the release write it read from would hide that write's race with a later plain
+ * read). Every cell describes a real access, so a dropped cell can only miss a race, never
+ * invent one; cells are lost only when the overflow block is full too (more than
+ * RSAN_SHADOW_CELLS - 1 + OVF_CELLS accesses of a granule none of which may replace or drop
+ * another) or no block can be had (OVF_SLOTS granules with overflow cells at once): then a cell
+ * ordered before the access goes (a read first), else a read gives way to a read, else a cell
+ * chosen by hash (scan_cells). */
 #include <string.h>
 
 #include "rsan_explain.h"
@@ -290,17 +305,15 @@ rescan:;
     }
   }
   if (slot < 0 && i < n) slot = i; /* the first empty cell */
-  if (main && RSAN_UNLIKELY(slot < 0)) {
-    /* full: a cell whose access happens before this one goes (a read if possible; losing it
-     * can only hide a race with an access that is not ordered after it); only when every
-     * cell is concurrent with this access does the granule need overflow cells */
-    for (int j = 0; j < n; j++) {
-      uint64_t w = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
-      uint32_t u = w_tid(w);
-      if (!w || u == MARK_TID || (u != tid && w_clock(w) > rsan_vc_get(&t->C, u))) continue;
-      if (slot < 0 || !(w & W_WRITE)) slot = j, slot_w = w;
-      if (!(w & W_WRITE)) break;
-    }
+  if (RSAN_UNLIKELY(slot < 0) && record) {
+    /* Full, and no cell may give way (the scan took one that may): a cell ordered before this
+     * access but not covered by it stays, since a later access may race with it and not with
+     * this one. A cell below the floor (ordered before every live and future thread's
+     * accesses) can race with nothing any more: it goes, else the granule gets overflow cells. */
+    uint64_t seen[16];
+    for (int j = 0; j < n; j++) seen[j] = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
+    int k = rsan_race_floor_pick(t, seen, n);
+    if (k >= 0) slot = k, slot_w = seen[k];
   }
   if (main && RSAN_UNLIKELY(mark || slot < 0)) {
     int r = rsan_race_overflow(t, c, g, mask, wr, at, epoch, site, fa, h, mark, slot);
@@ -308,7 +321,19 @@ rescan:;
     if (r > 0) return; /* recorded in the overflow block */
   }
   if (!record) return;
-  if (slot < 0 && !wr) /* full: a read replaces a read, keeping the writes */
+  /* Full with no overflow cells to be had (the overflow block full, or no block): a cell is
+   * lost, which can miss a race (the limit at the top of the file). The least likely to
+   * matter goes: one ordered before this access (a read first: only a later write can race
+   * with it), else, for a read, a read, keeping the writes; else one chosen by hash. */
+  if (RSAN_UNLIKELY(slot < 0))
+    for (int j = 0; j < n; j++) {
+      uint64_t w = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
+      uint32_t u = w_tid(w);
+      if (!w || u == MARK_TID || (u != tid && w_clock(w) > rsan_vc_get(&t->C, u))) continue;
+      if (slot < 0 || !(w & W_WRITE)) slot = j, slot_w = w;
+      if (!(w & W_WRITE)) break;
+    }
+  if (slot < 0 && !wr) /* a read replaces a read, keeping the writes */
     for (int j = 0; j < n && slot < 0; j++) {
       uint64_t w = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
       if (!(w & W_WRITE) && w_tid(w) != MARK_TID) slot = j;

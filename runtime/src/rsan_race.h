@@ -52,4 +52,19 @@ void rsan_race_scan_block(rsan_thread *t, rsan_cell *cells, uint64_t *sites, int
                           uint32_t mask, int wr, int at, uint64_t epoch, uint64_t site, uintptr_t fa,
                           rsan_race_hit *h);
 
+/* vclock.c: another thread's vector clock, read while its owner may grow it: between
+ * rsan_vc_read_lock and rsan_vc_read_unlock no clock array is freed; an entry read is one the
+ * clock held (entries only grow: a lower bound of the owner's later values). */
+void rsan_vc_read_lock(void);
+void rsan_vc_read_unlock(void);
+uint64_t rsan_vc_read(const rsan_vc *v, uint32_t tid);
+
+/* thread.c: fn(t, arg) for every thread record (joined ones too: their clocks are empty),
+ * under the lock of the thread list, so that no record is freed meanwhile. */
+void rsan_thread_for_each(void (*fn)(rsan_thread *t, void *arg), void *arg);
+
+/* race_floor.c: the index of a cell of cells[0..n) (seen: what the caller read in them) that
+ * happens before every access of every live and future thread (below the floor), or -1. */
+int rsan_race_floor_pick(rsan_thread *t, const uint64_t *seen, int n);
+
 #endif /* RSAN_RACE_H */

@@ -8,6 +8,7 @@
 
 #include "rsan_explain.h"
 #include "rsan_internal.h"
+#include "rsan_race.h"
 #include "rsan_sched_fence.h"
 
 /* rsan_internal.h (rsan_thread_fast): the calling thread's state, valid while rsan_tls_epoch equals
@@ -140,6 +141,13 @@ rsan_thread *rsan_thread_by_tid(int tid) {
   while (t && t->tid != tid) t = t->all_next;
   rsan_spin_unlock(&all_lock);
   return t;
+}
+
+/* rsan_race.h */
+void rsan_thread_for_each(void (*fn)(rsan_thread *t, void *arg), void *arg) {
+  rsan_spin_lock(&all_lock);
+  for (rsan_thread *t = all_threads; t; t = t->all_next) fn(t, arg);
+  rsan_spin_unlock(&all_lock);
 }
 
 int rsan_thread_next_tid(void) { return __atomic_load_n(&next_tid, __ATOMIC_RELAXED); }
@@ -307,5 +315,12 @@ void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, i
 }
 
 /* fork (rsan_fork.h) */
-void rsan_thread_fork_lock(void) { rsan_spin_lock(&all_lock); }
-void rsan_thread_fork_unlock(void) { rsan_spin_unlock(&all_lock); }
+/* (and the clocks' lock, vclock.c, which a thread growing its clock may hold at the fork) */
+void rsan_thread_fork_lock(void) {
+  rsan_spin_lock(&all_lock);
+  rsan_vc_read_lock();
+}
+void rsan_thread_fork_unlock(void) {
+  rsan_vc_read_unlock();
+  rsan_spin_unlock(&all_lock);
+}
