@@ -68,7 +68,7 @@ void rsan_race_thread_init(rsan_thread *t) {
 void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
   /* child C := A := parent C, R := ⊥; then bump both epochs, so that the parent's later
    * accesses are not ordered before the child's */
-  rsan_vc_assign(&child->C, &parent->C);
+  rsan_vc_assign_published(&child->C, &parent->C);
   rsan_vc_assign(&child->A, &parent->C);
   /* a reused slot continues after its previous owner's epochs (thread.c) */
   child->race_epoch = rsan_vc_get(&parent->C, rsan_race_index(child)) + 1;
@@ -79,7 +79,7 @@ void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
 
 void rsan_race_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
   /* joiner C ⊔= joinee C (and A, which must stay ⊒ what C saw) */
-  rsan_vc_join(&joiner->C, &joinee->C);
+  rsan_vc_join_published(&joiner->C, &joinee->C);
   rsan_vc_join(&joiner->A, &joinee->C);
 }
 
@@ -94,7 +94,7 @@ void rsan_race_thread_free(rsan_thread *t) {
 void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
   if (!on()) return;
   rsan_vc_join(&t->A, &l->S);
-  if (mo_acq(mo)) rsan_vc_join(&t->C, &l->S);
+  if (mo_acq(mo)) rsan_vc_join_published(&t->C, &l->S);
   /* nobody knows a later epoch of this thread than the thread itself */
   RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
   RSAN_ASSERT(!mo_acq(mo) || rsan_vc_leq(&l->S, &t->C));
@@ -131,7 +131,7 @@ uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
 
 /* fence acq: C ⊔= A */
 void rsan_race_fence_acq(rsan_thread *t) {
-  if (on()) rsan_vc_join(&t->C, &t->A);
+  if (on()) rsan_vc_join_published(&t->C, &t->A);
 }
 
 /* fence rel: R := C; C[τ]++ (an SC fence is acq then rel for races, rules.c) */

@@ -56,6 +56,10 @@ void rsan_race_scan_block(rsan_thread *t, rsan_cell *cells, uint64_t *sites, int
  * rsan_vc_read_lock and rsan_vc_read_unlock no clock array is freed; an entry read is one the
  * clock held (entries only grow: a lower bound of the owner's later values). */
 void rsan_vc_read_lock(void);
+/* dst ⊔= src and dst := src for a clock that others read (a thread's C): entries written with
+ * relaxed atomic stores (rsan_vc_set writes every clock so) */
+void rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src);
+void rsan_vc_assign_published(rsan_vc *dst, const rsan_vc *src);
 void rsan_vc_read_unlock(void);
 uint64_t rsan_vc_read(const rsan_vc *v, uint32_t tid);
 

@@ -4,10 +4,11 @@
  *
  * Threads' C clocks are also read by other threads (race_floor.c, the floor of a full
  * granule) while their owners grow them. So every clock publishes its array and size with
- * release stores and writes entries with relaxed atomic stores (a reader sees, per entry, an
- * old or a new value, never a torn one; entries only grow, so a value read is a lower bound
- * of the owner's later values), and an array or clock is freed only after it was unpublished
- * under shared_lock, which the readers hold while they read (rsan_vc_read_lock). Grows and
+ * release stores, a C clock's entries are written with relaxed atomic stores (rsan_vc_set and
+ * the _published variants: a reader sees, per entry, an old or a new value, never a torn one;
+ * entries only grow, so a value read is a lower bound of the owner's later values), and an
+ * array or clock is freed only after it was unpublished under shared_lock, which the readers
+ * hold while they read (rsan_vc_read_lock). Grows and
  * frees are rare (doubling; thread join; location retire), the lock is a leaf. */
 #include <string.h>
 
@@ -40,16 +41,37 @@ void rsan_vc_set(rsan_vc *v, uint32_t tid, uint64_t c) {
   __atomic_store_n(&v->e[tid], c, __ATOMIC_RELAXED);
 }
 
-/* dst ⊔= src */
+/* dst ⊔= src. A clock that other threads read (a thread's C) is written by the _published
+ * variants below, entry by entry with relaxed atomic stores; the others (R, A, a location's S,
+ * read only by their owner or under the location lock) keep the plain loop the compiler
+ * vectorises (a join is on the path of every acquire and release). */
 void rsan_vc_join(rsan_vc *dst, const rsan_vc *src) {
   if (dst == src || !src->n) return;
   if (src->n > dst->n) vc_extend(dst, src->n);
   for (uint32_t i = 0; i < src->n; i++)
-    if (src->e[i] > dst->e[i]) __atomic_store_n(&dst->e[i], src->e[i], __ATOMIC_RELAXED);
+    if (src->e[i] > dst->e[i]) dst->e[i] = src->e[i];
 }
 
 /* dst := src */
 void rsan_vc_assign(rsan_vc *dst, const rsan_vc *src) {
+  if (dst == src) return;
+  vc_grow(dst, src->n);
+  if (src->n) memcpy(dst->e, src->e, src->n * sizeof(uint64_t));
+  __atomic_store_n(&dst->n, src->n, __ATOMIC_RELEASE);
+}
+
+/* rsan_race.h: the same for a clock other threads read (rsan_vc_read) */
+void rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src) {
+  if (dst == src || !src->n) return;
+  if (src->n > dst->n) vc_extend(dst, src->n);
+  uint64_t *d = dst->e;
+  const uint64_t *e = src->e;
+  for (uint32_t i = 0; i < src->n; i++) {
+    uint64_t a = d[i], b = e[i];
+    __atomic_store_n(&d[i], a > b ? a : b, __ATOMIC_RELAXED); /* branch-free: own array */
+  }
+}
+void rsan_vc_assign_published(rsan_vc *dst, const rsan_vc *src) {
   if (dst == src) return;
   vc_grow(dst, src->n);
   for (uint32_t i = 0; i < src->n; i++) __atomic_store_n(&dst->e[i], src->e[i], __ATOMIC_RELAXED);
