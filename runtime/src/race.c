@@ -267,6 +267,9 @@ rescan:;
   int slot = -1, i;
   uint64_t mark = 0; /* the mark cell, if any */
   uint64_t slot_w = 0; /* what the scan saw in the chosen cell */
+  uint32_t dom = 0; /* cells this access may replace (rule 1 and 2): freed once it is stored */
+  uint64_t seen[16]; /* what the scan saw in them */
+  _Static_assert(RSAN_SHADOW_CELLS <= 16, "seen holds a granule's main cells");
 #pragma GCC unroll 4 /* both compilers: straight-line code for the four main cells */
   for (i = 0; i < n; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
@@ -284,16 +287,19 @@ rescan:;
      * atomic access in place of a plain one (a later atomic access unordered with the plain
      * one races with it, but not with this atomic access) */
     int covers = !(cm & ~mask) && (wr || !cw) && (ca || !at);
+    seen[i] = w;
     if (u == tid) {
       /* the thread's own access at the same epoch that subsumes this one (a write covers a
        * later read): every access that races with this one races with it too */
       if (w_clock(w) == epoch && !(mask & ~cm) && cw >= wr && ca == at) return;
+      if (covers) dom |= 1u << i; /* program order: rule 1 holds */
       if (covers && ca == at) slot = i, slot_w = w;
       continue;
     }
     int conflicting = (cm & mask) && (cw || wr) && !(ca && at);
-    if (!conflicting && (!covers || slot >= 0)) continue; /* its clock would tell nothing */
+    if (!conflicting && !covers) continue; /* its clock would tell nothing */
     if (w_clock(w) <= rsan_vc_get(&t->C, u)) { /* the cell happens before: no race */
+      if (covers) dom |= 1u << i;
       if (covers && slot < 0) slot = i, slot_w = w;
       continue;
     }
@@ -310,10 +316,11 @@ rescan:;
      * access but not covered by it stays, since a later access may race with it and not with
      * this one. A cell below the floor (ordered before every live and future thread's
      * accesses) can race with nothing any more: it goes, else the granule gets overflow cells. */
-    uint64_t seen[16];
-    for (int j = 0; j < n; j++) seen[j] = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
-    int k = rsan_race_floor_pick(t, seen, n);
-    if (k >= 0) slot = k, slot_w = seen[k];
+    uint64_t now[16];
+    for (int j = 0; j < n; j++) now[j] = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
+    int k = rsan_race_floor_cached(now, n);
+    if (k < 0) k = rsan_race_floor_recompute(now, n);
+    if (k >= 0) slot = k, slot_w = now[k];
   }
   if (main && RSAN_UNLIKELY(mark || slot < 0)) {
     int r = rsan_race_overflow(t, c, g, mask, wr, at, epoch, site, fa, h, mark, slot);
@@ -364,6 +371,19 @@ rescan:;
   if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
     __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   if (fa && site) note_site_stack(t, site, fa);
+  /* The other cells this access may replace (rule 1 and 2 at the top of the file) are freed,
+   * now that it is stored in the granule: it stands for them (every access that races with
+   * one of them races with it). Left in place they would fill the granule (each access takes
+   * one cell, but a write after a chain of ordered accesses covers all of theirs) and send
+   * its later accesses to the overflow block. A cell that changed since the scan saw it is
+   * left alone. */
+  dom &= ~(1u << slot);
+  while (RSAN_UNLIKELY(dom)) {
+    int j = __builtin_ctz(dom);
+    dom &= dom - 1;
+    if (seen[j] != W_FREED)
+      __atomic_compare_exchange_n(&c[j], &seen[j], W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
 }
 
 /* The scan of a granule's main cells, out of line for the loops over granules (inlined there,

@@ -7,32 +7,34 @@
  * F only grows: a live thread's C only grows, a joined thread leaves the minimum (its joiner's
  * C took its clock), a new thread starts from its creator's C, a reused slot continues its
  * previous owner's epochs (thread.c). So a value of F computed at any time is a lower bound of
- * F ever after: floor[] caches the highest one computed per slot, and the cold path that needs
- * a higher one recomputes it, at most once per epoch of the asking thread. The limit: a thread
+ * F ever after: floor_of[] caches the highest one computed per slot, and the cold path that needs
+ * a higher one recomputes it (at most once per FLOOR_BUDGET misses of the asking thread). The limit: a thread
  * the runtime did not see created (a root thread other than the first: rsan_thread_current of
  * a thread no interceptor announced) starts from an empty clock, so it is unordered with
  * every earlier access; a cell dropped before it appeared can hide a race with it (a miss,
  * never a false report: a dropped cell reports nothing). */
 #include "rsan_race.h"
 
-static uint64_t floor_of[MAX_TID + 1]; /* per slot: a lower bound of F (0: none known) */
-static uint64_t floor_gen;             /* rsan_thread_generation the values belong to */
-static uint32_t floor_hi;              /* slots < floor_hi may be non-zero */
-static rsan_spin floor_lock;           /* the reset of a new generation */
-/* the thread's epoch and slot (race_cur) and generation of its last recomputation */
-static __thread uint64_t tried_cur, tried_gen;
+uint64_t rsan_race_floor_of[TID_MASK + 1]; /* rsan_race.h: per slot, a lower bound of F */
+static uint32_t floor_hi;                    /* slots < floor_hi may be non-zero */
+static rsan_spin floor_lock;                 /* floor_hi */
+/* A recomputation walks every thread under the thread list's lock: a thread that found no
+ * cell below the cached floor recomputes only after FLOOR_BUDGET more such misses (its first
+ * miss recomputes at once). Programs whose full granules hold concurrent accesses (a queue's
+ * head, read and CAS'd by every thread) thus pay one walk per FLOOR_BUDGET full-granule
+ * accesses; a program whose floor rises (a read-shared array) finds it on its first miss, or
+ * FLOOR_BUDGET misses after it rose. */
+#define FLOOR_BUDGET 256
+static __thread uint32_t misses_left __attribute__((tls_model("initial-exec")));
 
-/* A test reset starts a new generation of threads and clocks: the old bounds are void. */
-static void check_generation(void) {
-  uint64_t gen = __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED);
-  if (RSAN_LIKELY(__atomic_load_n(&floor_gen, __ATOMIC_ACQUIRE) == gen)) return;
+/* rsan_race.h: a test reset starts new threads and clocks; the old bounds are void (no other
+ * thread runs then) */
+void rsan_race_floor_reset(void) {
   rsan_spin_lock(&floor_lock);
-  if (floor_gen != gen) {
-    for (uint32_t u = 0; u < floor_hi; u++) __atomic_store_n(&floor_of[u], 0, __ATOMIC_RELAXED);
-    floor_hi = 0;
-    __atomic_store_n(&floor_gen, gen, __ATOMIC_RELEASE);
-  }
+  for (uint32_t u = 0; u < floor_hi; u++) __atomic_store_n(&rsan_race_floor_of[u], 0, __ATOMIC_RELAXED);
+  floor_hi = 0;
   rsan_spin_unlock(&floor_lock);
+  misses_left = 0;
 }
 
 typedef struct walk {
@@ -60,35 +62,25 @@ static void recompute(walk *w) {
   rsan_vc_read_unlock();
   for (int i = 0; i < w->n; i++) {
     if (w->min[i] == UINT64_MAX) continue; /* no live thread (cannot happen: the caller lives) */
-    uint64_t old = __atomic_load_n(&floor_of[w->slot[i]], __ATOMIC_RELAXED);
-    while (old < w->min[i] && !__atomic_compare_exchange_n(&floor_of[w->slot[i]], &old, w->min[i], 1,
+    uint64_t old = __atomic_load_n(&rsan_race_floor_of[w->slot[i]], __ATOMIC_RELAXED);
+    while (old < w->min[i] && !__atomic_compare_exchange_n(&rsan_race_floor_of[w->slot[i]], &old, w->min[i], 1,
                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
   }
 }
 
-static int pick(const uint64_t *seen, int n) {
-  for (int i = 0; i < n; i++) {
-    uint64_t c = seen[i];
-    uint32_t u = w_tid(c);
-    if (c && u != MARK_TID && w_clock(c) <= __atomic_load_n(&floor_of[u], __ATOMIC_RELAXED)) return i;
-  }
-  return -1;
-}
-
 /* rsan_race.h */
-int rsan_race_floor_pick(rsan_thread *t, const uint64_t *seen, int n) {
-  check_generation();
-  int k = pick(seen, n);
-  uint64_t gen = __atomic_load_n(&floor_gen, __ATOMIC_RELAXED);
-  if (k >= 0 || (tried_cur == t->race_cur && tried_gen == gen)) return k;
-  tried_cur = t->race_cur;
-  tried_gen = gen;
+int rsan_race_floor_recompute(const uint64_t *seen, int n) {
+  if (misses_left) {
+    misses_left--;
+    return -1;
+  }
+  misses_left = FLOOR_BUDGET;
   walk w;
   w.n = 0;
   for (int i = 0; i < n; i++) { /* the distinct slots of the cells */
     uint32_t u = w_tid(seen[i]);
-    if (!seen[i] || u == MARK_TID) continue;
+    if (!seen[i] || u > MAX_TID) continue; /* a mark or a freed cell */
     int j = 0;
     while (j < w.n && w.slot[j] != u) j++;
     if (j == w.n && w.n < 16) w.slot[w.n++] = u;
@@ -99,5 +91,5 @@ int rsan_race_floor_pick(rsan_thread *t, const uint64_t *seen, int n) {
     if (w.slot[i] >= floor_hi) floor_hi = w.slot[i] + 1;
   rsan_spin_unlock(&floor_lock);
   recompute(&w);
-  return pick(seen, n);
+  return rsan_race_floor_cached(seen, n);
 }

@@ -12,13 +12,21 @@
 #define W_TID_SHIFT 10
 #define W_CLOCK_SHIFT 26
 #define TID_MASK 0xffffu
-#define MAX_TID 0xfffe /* tid 0xffff marks a granule with overflow cells */
-#define MARK_TID 0xffffu
+#define MAX_TID 0xfffd /* tids 0xfffe and 0xffff are not threads: */
+#define MARK_TID 0xffffu /* a granule with overflow cells (race_overflow.c) */
+#define FREE_TID 0xfffeu /* a freed cell (W_FREED) */
 
 static inline uint64_t w_pack(uint64_t clock, uint32_t tid, uint32_t mask, int wr, int at) {
   return clock << W_CLOCK_SHIFT | (uint64_t)tid << W_TID_SHIFT | (uint64_t)mask << W_MASK_SHIFT |
          (wr ? W_WRITE : 0) | (at ? W_ATOMIC : 0);
 }
+/* A freed cell: one whose access another cell of the granule stands for (race.c, "Replacement":
+ * the access it happens before and that covers it). Neither empty (the first empty cell ends a
+ * granule's used cells) nor an access: no bytes (it conflicts with nothing), epoch 0 (it happens
+ * before every access), atomic and no write (every access covers it), so the scan gives it to
+ * the next access that needs a cell. */
+#define W_FREED ((uint64_t)FREE_TID << W_TID_SHIFT | W_ATOMIC)
+
 static inline uint64_t w_clock(uint64_t w) { return w >> W_CLOCK_SHIFT; }
 static inline uint32_t w_tid(uint64_t w) { return (uint32_t)(w >> W_TID_SHIFT) & TID_MASK; }
 static inline uint32_t w_mask(uint64_t w) { return (uint32_t)(w >> W_MASK_SHIFT) & 0xff; }
@@ -67,8 +75,23 @@ uint64_t rsan_vc_read(const rsan_vc *v, uint32_t tid);
  * under the lock of the thread list, so that no record is freed meanwhile. */
 void rsan_thread_for_each(void (*fn)(rsan_thread *t, void *arg), void *arg);
 
-/* race_floor.c: the index of a cell of cells[0..n) (seen: what the caller read in them) that
- * happens before every access of every live and future thread (below the floor), or -1. */
-int rsan_race_floor_pick(rsan_thread *t, const uint64_t *seen, int n);
+/* race_floor.c: the floor of each slot (F[u] = min over live threads v of C_v[u]; a cell (u, e)
+ * with e <= F[u] happens before every access of every live and future thread). Cached lower
+ * bounds, which only grow. */
+extern uint64_t rsan_race_floor_of[TID_MASK + 1];
+/* The index of a cell of cells[0..n) (seen: what the caller read in them) below the cached
+ * floor, or -1. (A mark's slot has no floor; a freed cell's epoch 0 is below any.) */
+static inline int rsan_race_floor_cached(const uint64_t *seen, int n) {
+  for (int i = 0; i < n; i++) {
+    uint64_t c = seen[i];
+    if (c && w_tid(c) != MARK_TID && w_clock(c) <= __atomic_load_n(&rsan_race_floor_of[w_tid(c)], __ATOMIC_RELAXED))
+      return i;
+  }
+  return -1;
+}
+/* The same after recomputing the floor of the cells' slots (now and then: race_floor.c). */
+int rsan_race_floor_recompute(const uint64_t *seen, int n);
+/* A test reset (thread.c). */
+void rsan_race_floor_reset(void);
 
 #endif /* RSAN_RACE_H */

@@ -264,6 +264,7 @@ void rsan_thread_reset_all(void) {
   owners_cap = 0;
   __atomic_fetch_add(&rsan_thread_generation, 1, __ATOMIC_RELAXED);
   rsan_tls_current = NULL;
+  rsan_race_floor_reset(); /* the floors of the old threads' slots */
 }
 
 /* ---- shadow call stack (rsan_interface.h) ----

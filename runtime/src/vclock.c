@@ -29,8 +29,9 @@ static void vc_grow(rsan_vc *v, uint32_t n) {
   rsan_free(old); /* no reader can still hold it: they read under shared_lock */
 }
 
-/* the entries from v->n to n (fresh zeros; published by the release store of the size) */
-static void vc_extend(rsan_vc *v, uint32_t n) {
+/* the entries from v->n to n (fresh zeros; published by the release store of the size); out
+ * of line, so that a join that does not grow (nearly all) needs no frame */
+static RSAN_NOINLINE void vc_extend(rsan_vc *v, uint32_t n) {
   vc_grow(v, n);
   memset(v->e + v->n, 0, (n - v->n) * sizeof(uint64_t));
   __atomic_store_n(&v->n, n, __ATOMIC_RELEASE);
@@ -66,10 +67,8 @@ void rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src) {
   if (src->n > dst->n) vc_extend(dst, src->n);
   uint64_t *d = dst->e;
   const uint64_t *e = src->e;
-  for (uint32_t i = 0; i < src->n; i++) {
-    uint64_t a = d[i], b = e[i];
-    __atomic_store_n(&d[i], a > b ? a : b, __ATOMIC_RELAXED); /* branch-free: own array */
-  }
+  for (uint32_t i = 0, n = src->n; i < n; i++)
+    if (e[i] > d[i]) __atomic_store_n(&d[i], e[i], __ATOMIC_RELAXED);
 }
 void rsan_vc_assign_published(rsan_vc *dst, const rsan_vc *src) {
   if (dst == src) return;
