@@ -211,6 +211,29 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   return 0;
 }
 
+/* atomic_fast's case of a marked granule whose main cells the atomic access cur may not take
+ * (full: no empty cell, no plain cell, no other thread's cell it covers that happens before
+ * it, none below the floor, no floor recomputation due) and whose block holds no plain cell:
+ * the scan records it in the block, in its own covering cell if it has one there, as
+ * rsan_race_overflow_atomic_own does (a queue's head, read and CAS'd by every thread: most
+ * threads' cells live in the block). 1: done; 0: the scan decides. */
+static RSAN_NOINLINE int atomic_block(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr,
+                                      uint64_t site, uint64_t mark) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
+  uint64_t seen[RSAN_SHADOW_CELLS];
+  if (!rsan_race_floor_misses_left) return 0;
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = seen[i] = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    if (!w || !(w & W_ATOMIC)) return 0; /* an empty cell; a plain one */
+    if (w == mark || !((w ^ cur) & slot_bits)) continue;
+    if (!(w_mask(w) & ~mask) && (wr || !(w & W_WRITE)) && w_clock(w) <= rsan_vc_get(&t->C, w_tid(w)))
+      return 0; /* the scan would take it */
+  }
+  if (rsan_race_floor_cached(seen, RSAN_SHADOW_CELLS) >= 0) return 0;
+  rsan_race_floor_misses_left--; /* the miss the scan would count */
+  return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
+}
+
 /* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask: what the
  * scan would do, without its clock reads, CAS or call. C11 [intro.races]: two atomic accesses
  * never race; an atomic and a plain access to common bytes race unless happens-before orders
@@ -247,7 +270,7 @@ static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsa
     if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
     if (!(cm & ~mask) && (wr || !cw)) k = i;
   }
-  if (k < 0) return 0;
+  if (k < 0) return mark ? atomic_block(t, c, cur, mask, wr, site, mark) : 0;
   /* the block is checked only for its plain cells (race_overflow.c), none for most */
   if (mark && rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0); /* not cur itself: the same access returned above */

@@ -25,7 +25,8 @@ static rsan_spin floor_lock;                 /* floor_hi */
  * accesses; a program whose floor rises (a read-shared array) finds it on its first miss, or
  * FLOOR_BUDGET misses after it rose. */
 #define FLOOR_BUDGET 256
-static __thread uint32_t misses_left __attribute__((tls_model("initial-exec")));
+__thread uint32_t rsan_race_floor_misses_left __attribute__((tls_model("initial-exec")));
+#define misses_left rsan_race_floor_misses_left
 
 /* rsan_race.h: a test reset starts new threads and clocks; the old bounds are void (no other
  * thread runs then) */

@@ -49,6 +49,12 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
 /* Whether the overflow block of a marked granule (mark: its mark) may hold a plain cell: if
  * not, an atomic access that is not recorded in the block has nothing to check there. */
 int rsan_race_overflow_has_plain(uint64_t mark);
+/* atomic_fast: the atomic access cur (w_pack; bytes mask) of a marked granule (mark) whose main
+ * cells it may not take and whose block holds no plain cell, in the block as the scan would
+ * record it there: 1 when a cell of the block is this thread's atomic access at cur's epoch that
+ * subsumes cur (nothing to do) or this thread's atomic access that cur covers (the last such
+ * takes cur); 0 when the scan must decide. */
+int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, int wr, uint64_t site);
 /* free(): the first cell of the overflow block of g (mark: its mark) that does not happen
  * before t, into h; 1 if there is one. */
 int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h);
@@ -91,6 +97,8 @@ static inline int rsan_race_floor_cached(const uint64_t *seen, int n) {
 }
 /* The same after recomputing the floor of the cells' slots (now and then: race_floor.c). */
 int rsan_race_floor_recompute(const uint64_t *seen, int n);
+/* 0 when this thread's next rsan_race_floor_recompute walks the threads (race_floor.c) */
+extern __thread uint32_t rsan_race_floor_misses_left __attribute__((tls_model("initial-exec")));
 /* A test reset (thread.c). */
 void rsan_race_floor_reset(void);
 
