@@ -64,8 +64,8 @@ static void recompute(walk *w) {
   for (int i = 0; i < w->n; i++) {
     if (w->min[i] == UINT64_MAX) continue; /* no live thread (cannot happen: the caller lives) */
     uint64_t old = __atomic_load_n(&rsan_race_floor_of[w->slot[i]], __ATOMIC_RELAXED);
-    while (old < w->min[i] && !__atomic_compare_exchange_n(&rsan_race_floor_of[w->slot[i]], &old, w->min[i], 1,
-                                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    while (old < w->min[i] && !__atomic_compare_exchange_n(&rsan_race_floor_of[w->slot[i]], &old, w->min[i],
+                                                           1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
   }
 }

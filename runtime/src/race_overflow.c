@@ -138,7 +138,8 @@ int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, in
     if (!(cm & ~mask) && (wr || !cw)) k = i;
   }
   if (k < 0) return 0;
-  if (__atomic_load_n(&b->sites[k], __ATOMIC_RELAXED) != site) __atomic_store_n(&b->sites[k], site, __ATOMIC_RELAXED);
+  if (__atomic_load_n(&b->sites[k], __ATOMIC_RELAXED) != site)
+    __atomic_store_n(&b->sites[k], site, __ATOMIC_RELAXED);
   __atomic_store_n(&b->cells[k], cur, __ATOMIC_RELEASE);
   return 1;
 }

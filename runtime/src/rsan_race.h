@@ -90,7 +90,8 @@ extern uint64_t rsan_race_floor_of[TID_MASK + 1];
 static inline int rsan_race_floor_cached(const uint64_t *seen, int n) {
   for (int i = 0; i < n; i++) {
     uint64_t c = seen[i];
-    if (c && w_tid(c) != MARK_TID && w_clock(c) <= __atomic_load_n(&rsan_race_floor_of[w_tid(c)], __ATOMIC_RELAXED))
+    if (c && w_tid(c) != MARK_TID &&
+        w_clock(c) <= __atomic_load_n(&rsan_race_floor_of[w_tid(c)], __ATOMIC_RELAXED))
       return i;
   }
   return -1;
