@@ -320,7 +320,8 @@ rescan:;
       continue;
     }
     int conflicting = (cm & mask) && (cw || wr) && !(ca && at);
-    if (!conflicting && !covers) continue; /* its clock would tell nothing */
+    /* its clock would tell nothing (an atomic access frees no cell: below) */
+    if (!conflicting && (!covers || (at && slot >= 0))) continue;
     if (w_clock(w) <= rsan_vc_get(&t->C, u)) { /* the cell happens before: no race */
       if (covers) dom |= 1u << i;
       if (covers && slot < 0) slot = i, slot_w = w;
@@ -399,9 +400,11 @@ rescan:;
    * one of them races with it). Left in place they would fill the granule (each access takes
    * one cell, but a write after a chain of ordered accesses covers all of theirs) and send
    * its later accesses to the overflow block. A cell that changed since the scan saw it is
-   * left alone. */
+   * left alone. Only a plain access frees cells: an atomic one would free the other threads'
+   * atomic cells of a contended atomic (an acq_rel counter), each of which its thread renews
+   * in place on its next access (atomic_fast) but would then have to take again by a scan. */
   dom &= ~(1u << slot);
-  while (RSAN_UNLIKELY(dom)) {
+  while (!at && RSAN_UNLIKELY(dom)) {
     int j = __builtin_ctz(dom);
     dom &= dom - 1;
     if (seen[j] != W_FREED)
