@@ -18,14 +18,29 @@
  * access race on their common bytes unless ordered by happens-before). Atomic accesses are
  * recorded like plain ones, for the plain accesses after them; their own check can only
  * find plain cells (atomic_fast reads no clock unless a plain cell conflicts; race_overflow.c
- * skips an overflow block that has none). Cells are replaced only by accesses of the same
- * thread or by accesses they happen before, and never a plain cell by an atomic access (a
- * later atomic access races with the plain one but not with the atomic one), so a cell always
- * describes a real access: dropping one can only miss a race, never invent one. A full granule
- * still drops a cell ordered before the access even when the access does not cover it (a
- * known miss, test_race_differential's xfail; the exact rule costs 2.4x on read-shared arrays:
- * docs/design/races.md). More than RSAN_SHADOW_CELLS concurrent accessors of a granule:
- * race_overflow.c. */
+ * skips an overflow block that has none).
+ *
+ * Replacement (the argument by which miri's data_race.rs keeps one write per location and
+ * ThreadSanitizer lets an access overwrite its thread's weaker cell): the cell of an access a
+ * may give way to an access b only when
+ *   1. a happens before b (a is this thread's own earlier access, or a's epoch is in b's C), and
+ *   2. b covers a: a's bytes are a subset of b's, a is a write only if b is, and b is atomic
+ *      only if a is.
+ * Then every later access d that races with a races with b too, so the granule still reports
+ * d's race (naming b): d overlaps b's bytes because it overlaps a's; d or b writes because d
+ * or a does; they are not both atomic because d and a are not; and b does not happen before
+ * d, since a hb b hb d would order a before d. A cell may also be dropped when a happens
+ * before every access of every live and future thread (its epoch is below the floor of its
+ * slot, race_floor.c): no later access can race with it. An access that may replace no cell
+ * takes an empty one; a full granule drops a cell below the floor, else takes the overflow
+ * block (race_overflow.c): it never drops a cell the access does not cover (an acquire read
+ * evicting the release write it read from would hide that write's race with a later plain
+ * read). Every cell describes a real access, so a dropped cell can only miss a race, never
+ * invent one; cells are lost only when the overflow block is full too (more than
+ * RSAN_SHADOW_CELLS - 1 + OVF_CELLS accesses of a granule none of which may replace or drop
+ * another) or no block can be had (OVF_SLOTS granules with overflow cells at once): then a cell
+ * ordered before the access goes (a read first), else a read gives way to a read, else a cell
+ * chosen by hash (scan_cells). */
 #include <string.h>
 
 #include "rsan_explain.h"
@@ -53,7 +68,7 @@ void rsan_race_thread_init(rsan_thread *t) {
 void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
   /* child C := A := parent C, R := ⊥; then bump both epochs, so that the parent's later
    * accesses are not ordered before the child's */
-  rsan_vc_assign(&child->C, &parent->C);
+  rsan_vc_assign_published(&child->C, &parent->C);
   rsan_vc_assign(&child->A, &parent->C);
   /* a reused slot continues after its previous owner's epochs (thread.c) */
   child->race_epoch = rsan_vc_get(&parent->C, rsan_race_index(child)) + 1;
@@ -64,7 +79,7 @@ void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
 
 void rsan_race_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
   /* joiner C ⊔= joinee C (and A, which must stay ⊒ what C saw) */
-  rsan_vc_join(&joiner->C, &joinee->C);
+  rsan_vc_join_published(&joiner->C, &joinee->C);
   rsan_vc_join(&joiner->A, &joinee->C);
 }
 
@@ -79,7 +94,7 @@ void rsan_race_thread_free(rsan_thread *t) {
 void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
   if (!on()) return;
   rsan_vc_join(&t->A, &l->S);
-  if (mo_acq(mo)) rsan_vc_join(&t->C, &l->S);
+  if (mo_acq(mo)) rsan_vc_join_published(&t->C, &l->S);
   /* nobody knows a later epoch of this thread than the thread itself */
   RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
   RSAN_ASSERT(!mo_acq(mo) || rsan_vc_leq(&l->S, &t->C));
@@ -116,7 +131,7 @@ uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
 
 /* fence acq: C ⊔= A */
 void rsan_race_fence_acq(rsan_thread *t) {
-  if (on()) rsan_vc_join(&t->C, &t->A);
+  if (on()) rsan_vc_join_published(&t->C, &t->A);
 }
 
 /* fence rel: R := C; C[τ]++ (an SC fence is acq then rel for races, rules.c) */
@@ -196,6 +211,29 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   return 0;
 }
 
+/* atomic_fast's case of a marked granule whose main cells the atomic access cur may not take
+ * (full: no empty cell, no plain cell, no other thread's cell it covers that happens before
+ * it, none below the floor, no floor recomputation due) and whose block holds no plain cell:
+ * the scan records it in the block, in its own covering cell if it has one there, as
+ * rsan_race_overflow_atomic_own does (a queue's head, read and CAS'd by every thread: most
+ * threads' cells live in the block). 1: done; 0: the scan decides. */
+static RSAN_NOINLINE int atomic_block(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr,
+                                      uint64_t site, uint64_t mark) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
+  uint64_t seen[RSAN_SHADOW_CELLS];
+  if (!rsan_race_floor_misses_left) return 0;
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = seen[i] = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    if (!w || !(w & W_ATOMIC)) return 0; /* an empty cell; a plain one */
+    if (w == mark || !((w ^ cur) & slot_bits)) continue;
+    if (!(w_mask(w) & ~mask) && (wr || !(w & W_WRITE)) && w_clock(w) <= rsan_vc_get(&t->C, w_tid(w)))
+      return 0; /* the scan would take it */
+  }
+  if (rsan_race_floor_cached(seen, RSAN_SHADOW_CELLS) >= 0) return 0;
+  rsan_race_floor_misses_left--; /* the miss the scan would count */
+  return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
+}
+
 /* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask: what the
  * scan would do, without its clock reads, CAS or call. C11 [intro.races]: two atomic accesses
  * never race; an atomic and a plain access to common bytes race unless happens-before orders
@@ -232,7 +270,7 @@ static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsa
     if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
     if (!(cm & ~mask) && (wr || !cw)) k = i;
   }
-  if (k < 0) return 0;
+  if (k < 0) return mark ? atomic_block(t, c, cur, mask, wr, site, mark) : 0;
   /* the block is checked only for its plain cells (race_overflow.c), none for most */
   if (mark && rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0); /* not cur itself: the same access returned above */
@@ -252,6 +290,9 @@ rescan:;
   int slot = -1, i;
   uint64_t mark = 0; /* the mark cell, if any */
   uint64_t slot_w = 0; /* what the scan saw in the chosen cell */
+  uint32_t dom = 0; /* cells this access may replace (rule 1 and 2): freed once it is stored */
+  uint64_t seen[16]; /* what the scan saw in them */
+  _Static_assert(RSAN_SHADOW_CELLS <= 16, "seen holds a granule's main cells");
 #pragma GCC unroll 4 /* both compilers: straight-line code for the four main cells */
   for (i = 0; i < n; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
@@ -269,16 +310,20 @@ rescan:;
      * atomic access in place of a plain one (a later atomic access unordered with the plain
      * one races with it, but not with this atomic access) */
     int covers = !(cm & ~mask) && (wr || !cw) && (ca || !at);
+    seen[i] = w;
     if (u == tid) {
       /* the thread's own access at the same epoch that subsumes this one (a write covers a
        * later read): every access that races with this one races with it too */
       if (w_clock(w) == epoch && !(mask & ~cm) && cw >= wr && ca == at) return;
+      if (covers) dom |= 1u << i; /* program order: rule 1 holds */
       if (covers && ca == at) slot = i, slot_w = w;
       continue;
     }
     int conflicting = (cm & mask) && (cw || wr) && !(ca && at);
-    if (!conflicting && (!covers || slot >= 0)) continue; /* its clock would tell nothing */
+    /* its clock would tell nothing (an atomic access frees no cell: below) */
+    if (!conflicting && (!covers || (at && slot >= 0))) continue;
     if (w_clock(w) <= rsan_vc_get(&t->C, u)) { /* the cell happens before: no race */
+      if (covers) dom |= 1u << i;
       if (covers && slot < 0) slot = i, slot_w = w;
       continue;
     }
@@ -290,17 +335,16 @@ rescan:;
     }
   }
   if (slot < 0 && i < n) slot = i; /* the first empty cell */
-  if (main && RSAN_UNLIKELY(slot < 0)) {
-    /* full: a cell whose access happens before this one goes (a read if possible; losing it
-     * can only hide a race with an access that is not ordered after it); only when every
-     * cell is concurrent with this access does the granule need overflow cells */
-    for (int j = 0; j < n; j++) {
-      uint64_t w = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
-      uint32_t u = w_tid(w);
-      if (!w || u == MARK_TID || (u != tid && w_clock(w) > rsan_vc_get(&t->C, u))) continue;
-      if (slot < 0 || !(w & W_WRITE)) slot = j, slot_w = w;
-      if (!(w & W_WRITE)) break;
-    }
+  if (RSAN_UNLIKELY(slot < 0) && record) {
+    /* Full, and no cell may give way (the scan took one that may): a cell ordered before this
+     * access but not covered by it stays, since a later access may race with it and not with
+     * this one. A cell below the floor (ordered before every live and future thread's
+     * accesses) can race with nothing any more: it goes, else the granule gets overflow cells. */
+    uint64_t now[16];
+    for (int j = 0; j < n; j++) now[j] = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
+    int k = rsan_race_floor_cached(now, n);
+    if (k < 0) k = rsan_race_floor_recompute(now, n);
+    if (k >= 0) slot = k, slot_w = now[k];
   }
   if (main && RSAN_UNLIKELY(mark || slot < 0)) {
     int r = rsan_race_overflow(t, c, g, mask, wr, at, epoch, site, fa, h, mark, slot);
@@ -308,7 +352,19 @@ rescan:;
     if (r > 0) return; /* recorded in the overflow block */
   }
   if (!record) return;
-  if (slot < 0 && !wr) /* full: a read replaces a read, keeping the writes */
+  /* Full with no overflow cells to be had (the overflow block full, or no block): a cell is
+   * lost, which can miss a race (the limit at the top of the file). The least likely to
+   * matter goes: one ordered before this access (a read first: only a later write can race
+   * with it), else, for a read, a read, keeping the writes; else one chosen by hash. */
+  if (RSAN_UNLIKELY(slot < 0))
+    for (int j = 0; j < n; j++) {
+      uint64_t w = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
+      uint32_t u = w_tid(w);
+      if (!w || u == MARK_TID || (u != tid && w_clock(w) > rsan_vc_get(&t->C, u))) continue;
+      if (slot < 0 || !(w & W_WRITE)) slot = j, slot_w = w;
+      if (!(w & W_WRITE)) break;
+    }
+  if (slot < 0 && !wr) /* a read replaces a read, keeping the writes */
     for (int j = 0; j < n && slot < 0; j++) {
       uint64_t w = __atomic_load_n(&c[j], __ATOMIC_RELAXED);
       if (!(w & W_WRITE) && w_tid(w) != MARK_TID) slot = j;
@@ -339,6 +395,21 @@ rescan:;
   if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
     __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   if (fa && site) note_site_stack(t, site, fa);
+  /* The other cells this access may replace (rule 1 and 2 at the top of the file) are freed,
+   * now that it is stored in the granule: it stands for them (every access that races with
+   * one of them races with it). Left in place they would fill the granule (each access takes
+   * one cell, but a write after a chain of ordered accesses covers all of theirs) and send
+   * its later accesses to the overflow block. A cell that changed since the scan saw it is
+   * left alone. Only a plain access frees cells: an atomic one would free the other threads'
+   * atomic cells of a contended atomic (an acq_rel counter), each of which its thread renews
+   * in place on its next access (atomic_fast) but would then have to take again by a scan. */
+  dom &= ~(1u << slot);
+  while (!at && RSAN_UNLIKELY(dom)) {
+    int j = __builtin_ctz(dom);
+    dom &= dom - 1;
+    if (seen[j] != W_FREED)
+      __atomic_compare_exchange_n(&c[j], &seen[j], W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
 }
 
 /* The scan of a granule's main cells, out of line for the loops over granules (inlined there,

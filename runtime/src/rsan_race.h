@@ -12,13 +12,21 @@
 #define W_TID_SHIFT 10
 #define W_CLOCK_SHIFT 26
 #define TID_MASK 0xffffu
-#define MAX_TID 0xfffe /* tid 0xffff marks a granule with overflow cells */
-#define MARK_TID 0xffffu
+#define MAX_TID 0xfffd /* tids 0xfffe and 0xffff are not threads: */
+#define MARK_TID 0xffffu /* a granule with overflow cells (race_overflow.c) */
+#define FREE_TID 0xfffeu /* a freed cell (W_FREED) */
 
 static inline uint64_t w_pack(uint64_t clock, uint32_t tid, uint32_t mask, int wr, int at) {
   return clock << W_CLOCK_SHIFT | (uint64_t)tid << W_TID_SHIFT | (uint64_t)mask << W_MASK_SHIFT |
          (wr ? W_WRITE : 0) | (at ? W_ATOMIC : 0);
 }
+/* A freed cell: one whose access another cell of the granule stands for (race.c, "Replacement":
+ * the access it happens before and that covers it). Neither empty (the first empty cell ends a
+ * granule's used cells) nor an access: no bytes (it conflicts with nothing), epoch 0 (it happens
+ * before every access), atomic and no write (every access covers it), so the scan gives it to
+ * the next access that needs a cell. */
+#define W_FREED ((uint64_t)FREE_TID << W_TID_SHIFT | W_ATOMIC)
+
 static inline uint64_t w_clock(uint64_t w) { return w >> W_CLOCK_SHIFT; }
 static inline uint32_t w_tid(uint64_t w) { return (uint32_t)(w >> W_TID_SHIFT) & TID_MASK; }
 static inline uint32_t w_mask(uint64_t w) { return (uint32_t)(w >> W_MASK_SHIFT) & 0xff; }
@@ -41,6 +49,12 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
 /* Whether the overflow block of a marked granule (mark: its mark) may hold a plain cell: if
  * not, an atomic access that is not recorded in the block has nothing to check there. */
 int rsan_race_overflow_has_plain(uint64_t mark);
+/* atomic_fast: the atomic access cur (w_pack; bytes mask) of a marked granule (mark) whose main
+ * cells it may not take and whose block holds no plain cell, in the block as the scan would
+ * record it there: 1 when a cell of the block is this thread's atomic access at cur's epoch that
+ * subsumes cur (nothing to do) or this thread's atomic access that cur covers (the last such
+ * takes cur); 0 when the scan must decide. */
+int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, int wr, uint64_t site);
 /* free(): the first cell of the overflow block of g (mark: its mark) that does not happen
  * before t, into h; 1 if there is one. */
 int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h);
@@ -51,5 +65,42 @@ int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsa
 void rsan_race_scan_block(rsan_thread *t, rsan_cell *cells, uint64_t *sites, int n, int record, uintptr_t g,
                           uint32_t mask, int wr, int at, uint64_t epoch, uint64_t site, uintptr_t fa,
                           rsan_race_hit *h);
+
+/* vclock.c: another thread's vector clock, read while its owner may grow it: between
+ * rsan_vc_read_lock and rsan_vc_read_unlock no clock array is freed; an entry read is one the
+ * clock held (entries only grow: a lower bound of the owner's later values). */
+void rsan_vc_read_lock(void);
+/* dst ⊔= src and dst := src for a clock that others read (a thread's C): entries written with
+ * relaxed atomic stores (rsan_vc_set writes every clock so) */
+void rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src);
+void rsan_vc_assign_published(rsan_vc *dst, const rsan_vc *src);
+void rsan_vc_read_unlock(void);
+uint64_t rsan_vc_read(const rsan_vc *v, uint32_t tid);
+
+/* thread.c: fn(t, arg) for every thread record (joined ones too: their clocks are empty),
+ * under the lock of the thread list, so that no record is freed meanwhile. */
+void rsan_thread_for_each(void (*fn)(rsan_thread *t, void *arg), void *arg);
+
+/* race_floor.c: the floor of each slot (F[u] = min over live threads v of C_v[u]; a cell (u, e)
+ * with e <= F[u] happens before every access of every live and future thread). Cached lower
+ * bounds, which only grow. */
+extern uint64_t rsan_race_floor_of[TID_MASK + 1];
+/* The index of a cell of cells[0..n) (seen: what the caller read in them) below the cached
+ * floor, or -1. (A mark's slot has no floor; a freed cell's epoch 0 is below any.) */
+static inline int rsan_race_floor_cached(const uint64_t *seen, int n) {
+  for (int i = 0; i < n; i++) {
+    uint64_t c = seen[i];
+    if (c && w_tid(c) != MARK_TID &&
+        w_clock(c) <= __atomic_load_n(&rsan_race_floor_of[w_tid(c)], __ATOMIC_RELAXED))
+      return i;
+  }
+  return -1;
+}
+/* The same after recomputing the floor of the cells' slots (now and then: race_floor.c). */
+int rsan_race_floor_recompute(const uint64_t *seen, int n);
+/* 0 when this thread's next rsan_race_floor_recompute walks the threads (race_floor.c) */
+extern __thread uint32_t rsan_race_floor_misses_left __attribute__((tls_model("initial-exec")));
+/* A test reset (thread.c). */
+void rsan_race_floor_reset(void);
 
 #endif /* RSAN_RACE_H */

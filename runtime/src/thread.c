@@ -8,6 +8,7 @@
 
 #include "rsan_explain.h"
 #include "rsan_internal.h"
+#include "rsan_race.h"
 #include "rsan_sched_fence.h"
 
 /* rsan_internal.h (rsan_thread_fast): the calling thread's state, valid while rsan_tls_epoch equals
@@ -142,6 +143,13 @@ rsan_thread *rsan_thread_by_tid(int tid) {
   return t;
 }
 
+/* rsan_race.h */
+void rsan_thread_for_each(void (*fn)(rsan_thread *t, void *arg), void *arg) {
+  rsan_spin_lock(&all_lock);
+  for (rsan_thread *t = all_threads; t; t = t->all_next) fn(t, arg);
+  rsan_spin_unlock(&all_lock);
+}
+
 int rsan_thread_next_tid(void) { return __atomic_load_n(&next_tid, __ATOMIC_RELAXED); }
 
 /* architecture.md: child Tc := Ta := parent Tc, Tsc := parent Tsc (U likewise), Tr := ⊥. */
@@ -256,6 +264,7 @@ void rsan_thread_reset_all(void) {
   owners_cap = 0;
   __atomic_fetch_add(&rsan_thread_generation, 1, __ATOMIC_RELAXED);
   rsan_tls_current = NULL;
+  rsan_race_floor_reset(); /* the floors of the old threads' slots */
 }
 
 /* ---- shadow call stack (rsan_interface.h) ----
@@ -307,5 +316,12 @@ void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, i
 }
 
 /* fork (rsan_fork.h) */
-void rsan_thread_fork_lock(void) { rsan_spin_lock(&all_lock); }
-void rsan_thread_fork_unlock(void) { rsan_spin_unlock(&all_lock); }
+/* (and the clocks' lock, vclock.c, which a thread growing its clock may hold at the fork) */
+void rsan_thread_fork_lock(void) {
+  rsan_spin_lock(&all_lock);
+  rsan_vc_read_lock();
+}
+void rsan_thread_fork_unlock(void) {
+  rsan_vc_read_unlock();
+  rsan_spin_unlock(&all_lock);
+}

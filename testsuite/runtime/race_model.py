@@ -12,18 +12,24 @@ C++20 [intro.races] / RC11 (Lahav et al., PLDI 2017, §3):
   write) or a release fence po-before h (h any atomic write), and B is r itself (r an
   acquire read) or an acquire fence po-after r (r any atomic read);
 - hb = (po ∪ sw)+ (threads are created before any of their events, the initial values are
-  written before the threads start: neither adds an edge between two threads);
+  written before the threads start: neither adds an edge between two threads), and, when
+  thread 0 spawns the others (spawn_join programs), its spawn before each other thread's
+  first event and each thread's last event before thread 0's join of it;
 - orders: seq_cst counts as acquire and release (psc is not part of hb), an SC fence as an
   acq_rel fence; a failed CAS is a read with its failure order;
-- race: two accesses of one location by different threads, at least one a write, not both
-  atomic, unordered by hb.
+- race: two accesses of common bytes of one location by different threads, at least one a
+  write, not both atomic, unordered by hb (atomic accesses are of bytes 0-3).
 
 Program ops (one list per thread):
-  ("read", v) ("write", v)                    plain accesses of a plain location
+  ("read", v) ("write", v)                    plain accesses of bytes 0-3 of a location
+  ("read", v, off, size) ("write", v, off, size)  plain accesses of bytes off..off+size-1
   ("ld", x, order) ("st", x, value, order)    atomic load / store
   ("rmw", x, op, value, order)                op "add" or "xchg"
   ("cas", x, expected, desired, succ, fail)   strong CAS
   ("fence", order)
+  ("spawn",) ("join", k)                      thread 0 only (spawn_join programs): thread 0 is
+                                              main, the others start after its spawn; join k
+                                              waits for thread k's end
 Orders: "rlx", "acq", "rel", "ar", "sc".
 """
 from __future__ import annotations
@@ -51,7 +57,14 @@ class Event:
 
 
 def location(op: tuple) -> str | None:
-    return None if op[0] == "fence" else op[1]
+    return None if op[0] in ("fence", "spawn", "join") else op[1]
+
+
+def byte_range(op: tuple) -> tuple[int, int]:
+    """(offset, size) of the bytes an access touches in its location."""
+    if op[0] in ("read", "write") and len(op) > 2:
+        return op[2], op[3]
+    return 0, 4
 
 
 def execute(threads: list[list[tuple]], schedule) -> list[Event]:
@@ -101,6 +114,13 @@ def happens_before(events: list[Event]) -> list[int]:
     for idxs in by_thread.values():  # po (the run keeps each thread's order)
         for a, b in zip(idxs, idxs[1:]):
             preds[b].add(a)
+    for i, e in enumerate(events):  # spawn and join (thread 0, spawn_join programs)
+        if e.op[0] == "spawn":
+            for t, idxs in by_thread.items():
+                if t:
+                    preds[idxs[0]].add(i)
+        elif e.op[0] == "join":
+            preds[i].add(by_thread[e.op[1]][-1])
     mo: dict[str, list[int]] = {}
     for i, e in enumerate(events):
         if e.writes:
@@ -153,10 +173,14 @@ def racy_locations(threads: list[list[tuple]], schedule) -> set[str]:
             continue
         b_plain = b.op[0] in ("read", "write")
         b_write = b.op[0] == "write" or b.writes
+        b_off, b_size = byte_range(b.op)
         for i in range(j):
             a = events[i]
             if a.thread == b.thread or location(a.op) != lb:
                 continue
+            a_off, a_size = byte_range(a.op)
+            if a_off >= b_off + b_size or b_off >= a_off + a_size:
+                continue  # no common byte
             a_plain = a.op[0] in ("read", "write")
             a_write = a.op[0] == "write" or a.writes
             if (a_write or b_write) and (a_plain or b_plain) and not (hb[j] >> i) & 1:
@@ -247,6 +271,37 @@ def random_crowded_atomic_program(rng: random.Random) -> list[list[tuple]]:
     return threads
 
 
+# plain accesses of a shared 8-byte location in random_mixed_granule_program: the bytes of its
+# atomic accesses (0-3), more, fewer, and others
+MIXED_RANGES = ((0, 4), (0, 4), (0, 8), (4, 4), (0, 2), (2, 2), (0, 1), (3, 1))
+
+
+def random_mixed_granule_program(rng: random.Random) -> list[list[tuple]]:
+    """3 to 6 threads making atomic accesses of one location x (one granule) and one or two
+    plain accesses of various bytes of it among them; each thread but the first starts by
+    loading the flag the one before it (or, sometimes, an earlier one) releases at its end.
+    Run in nearly sequential interleavings (ordered_schedules), the accesses are mostly
+    ordered: cells ordered before later accesses that do or do not cover them (bytes, write,
+    atomic), in granules with free cells and full ones, where one unordered pair decides
+    whether x is racy."""
+    n = rng.randint(3, 6)
+    bodies = [[random_atomic_op(rng, "x") for _ in range(rng.randint(1, 2))] for _ in range(n)]
+    for _ in range(1 if rng.random() < 0.7 else 2):
+        body = rng.choice(bodies)
+        off, size = rng.choice(MIXED_RANGES)
+        body.insert(rng.randrange(len(body) + 1), (rng.choice(("read", "write")), "x", off, size))
+    threads = []
+    for i, body in enumerate(bodies):
+        ops: list[tuple] = []
+        if i:
+            j = i - 1 if rng.random() < 0.8 else rng.randrange(i)
+            ops.append(("ld", "f%d" % j, rng.choice(("acq", "acq", "sc", "rlx"))))
+        ops += body
+        ops.append(("st", "f%d" % i, 1, rng.choice(("rel", "sc"))))
+        threads.append(ops)
+    return threads
+
+
 def all_schedules(threads: list[list[tuple]]) -> list[tuple]:
     """Every interleaving of the threads' ops (as thread indices)."""
     left = [len(t) for t in threads]
@@ -278,6 +333,88 @@ def random_schedules(rng: random.Random, threads: list[list[tuple]], count: int)
         while any(left):
             k = rng.choice([i for i, c in enumerate(left) if c])
             left[k] -= 1
+            sched.append(k)
+        seen.add(tuple(sched))
+        if len(seen) == count:
+            break
+    return sorted(seen)
+
+
+def ordered_schedules(rng: random.Random, threads: list[list[tuple]], count: int,
+                      p: float = 0.75) -> list[tuple]:
+    """Up to count distinct interleavings that mostly run the threads in their order: each
+    step runs the first unfinished thread with probability p, else a random one."""
+    seen: set[tuple] = set()
+    for _ in range(4 * count):
+        left = [len(t) for t in threads]
+        sched = []
+        while any(left):
+            live = [i for i, c in enumerate(left) if c]
+            k = live[0] if rng.random() < p else rng.choice(live)
+            left[k] -= 1
+            sched.append(k)
+        seen.add(tuple(sched))
+        if len(seen) == count:
+            break
+    return sorted(seen)
+
+
+def random_spawn_join_program(rng: random.Random) -> list[list[tuple]]:
+    """Main (thread 0) makes one or two accesses of x (plain, of various bytes, or atomic),
+    spawns 4 to 6 threads, joins a few of them and may access x again; each thread but the
+    first starts by loading the flag of the one before it (or, sometimes, an earlier one),
+    makes one or two accesses of x (mostly plain reads) and releases its own flag. More
+    accessors of x than a granule has cells, many of them ordered before every thread still
+    running (main's accesses before the spawn; those of joined threads that the others
+    acquired): the cells the race detector may drop from a full granule (race_floor.c), among
+    cells it must keep."""
+    def access() -> tuple:
+        r = rng.random()
+        if r < 0.2:
+            return random_atomic_op(rng, "x")
+        off, size = rng.choice(MIXED_RANGES)
+        return ("read" if r < 0.75 else "write", "x", off, size)
+
+    n = rng.randint(4, 6)
+    main = [access() for _ in range(rng.randint(1, 2))] + [("spawn",)]
+    main += [("join", k) for k in sorted(rng.sample(range(1, n + 1), rng.randint(1, n - 1)))]
+    if rng.random() < 0.6:
+        main.append(access())
+    threads = [main]
+    for i in range(1, n + 1):
+        ops: list[tuple] = []
+        if i > 1:
+            j = i - 1 if rng.random() < 0.8 else rng.randrange(1, i)
+            ops.append(("ld", "f%d" % j, rng.choice(("acq", "acq", "sc", "rlx"))))
+        ops += [access() for _ in range(rng.randint(1, 2))]
+        ops.append(("st", "f%d" % i, 1, rng.choice(("rel", "sc"))))
+        threads.append(ops)
+    return threads
+
+
+def spawn_join_schedules(rng: random.Random, threads: list[list[tuple]], count: int,
+                         p: float = 0.75) -> list[tuple]:
+    """Up to count distinct interleavings of a spawn_join program: thread 0 up to its spawn
+    first, a join only after the end of the thread it joins; otherwise mostly the threads in
+    their order (the first runnable one with probability p, else a random runnable one)."""
+    seen: set[tuple] = set()
+    for _ in range(4 * count):
+        left = [len(t) for t in threads]
+        pos = [0] * len(threads)
+        sched = []
+        while any(left):
+            spawned = any(op[0] == "spawn" for op in threads[0][:pos[0]])
+            live = []
+            for k in range(len(threads)):
+                if not left[k] or (k and not spawned):
+                    continue
+                op = threads[k][pos[k]]
+                if op[0] == "join" and left[op[1]]:
+                    continue
+                live.append(k)
+            k = live[0] if rng.random() < p else rng.choice(live)
+            left[k] -= 1
+            pos[k] += 1
             sched.append(k)
         seen.add(tuple(sched))
         if len(seen) == count:

@@ -528,6 +528,38 @@ def test_no_read_is_lost_when_more_threads_read_a_granule_than_it_has_cells(rt, 
         assert rt.races() == []
 
 
+@pytest.mark.parametrize("ignorant", ["main", "t6", None])
+def test_a_full_granule_drops_a_cell_only_below_every_live_threads_clock(rt, ignorant):
+    """T1 writes x and releases f; T2..T5 acquire f and read x: T5's read finds the four cells
+    full (T1's write, three reads; none covers another). T1's write may be dropped only when
+    every live thread is ordered after it (race_floor.c): main and T6 acquire f too, except
+    the `ignorant` one, which then reads x, a race with T1's write alone (reads do not race
+    with reads), found only if the write's cell stayed. With none ignorant, the write is below
+    the floor, and T6's later read is no race."""
+    th, (x, f) = setup(rt, nvars=("x", "f"))
+    ts = [th.spawn() for _ in range(6)]
+    th.on(ts[0])
+    rt.write(x, site=rt.site("write", 11, "t1"))
+    rt.store(f, 1, "rel", site=rt.site("st", 12, "t1"))
+    knowing = {"main": th.main, "t6": ts[5]}
+    for name, t in knowing.items():
+        if name != ignorant:
+            th.on(t)
+            assert rt.load(f, "acq", site=rt.site("ld", 90, name)) == 1
+    for i in range(1, 5):
+        th.on(ts[i])
+        assert rt.load(f, "acq", site=rt.site("ld", 10 * i + 11, f"t{i + 1}")) == 1
+        rt.read(x, site=rt.site("read", 10 * i + 12, f"t{i + 1}"))
+    assert rt.races() == []
+    th.on(knowing[ignorant or "t6"])
+    rt.read(x, site=rt.site("read", 99, ignorant or "t6"))
+    races = rt.races()
+    if ignorant is None:
+        assert races == []
+    else:
+        assert [(r["access"]["line"], r["previous"]["line"]) for r in races] == [(99, 11)]
+
+
 def test_a_write_in_the_overflow_cells_is_found_by_a_later_reader(rt):
     """Five unordered readers overflow x's granule; then an unordered write lands in the overflow
     cells; every reader that reads x again at a new epoch (after a release; at the same epoch its
