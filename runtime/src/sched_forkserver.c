@@ -24,17 +24,29 @@
 #include "rsan_report.h"
 #include "rsan_sched_internal.h"
 
+/* One request line (without its newline) into buf; -1 at the end of the socket. Reads in
+ * chunks (the driver is the socket's only writer and waits for each answer, so a chunk holds
+ * one request; whatever follows a newline is kept for the next call). */
+static char inbuf[1024];
+static size_t inlen;
+
 static int read_line(int fd, char *buf, size_t n) {
-  size_t k = 0;
-  while (k + 1 < n) {
-    ssize_t r = read(fd, buf + k, 1);
+  for (;;) {
+    char *nl = memchr(inbuf, '\n', inlen);
+    if (nl) {
+      size_t k = (size_t)(nl - inbuf), copy = k < n - 1 ? k : n - 1;
+      memcpy(buf, inbuf, copy);
+      buf[copy] = 0;
+      inlen -= k + 1;
+      memmove(inbuf, nl + 1, inlen);
+      return (int)copy;
+    }
+    if (inlen == sizeof inbuf) return -1; /* a line longer than any request */
+    ssize_t r = read(fd, inbuf + inlen, sizeof inbuf - inlen);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return -1;
-    if (buf[k] == '\n') break;
-    k++;
+    inlen += (size_t)r;
   }
-  buf[k] = 0;
-  return (int)k;
 }
 
 static void answer(int fd, const char *what, long long v) {
