@@ -130,10 +130,10 @@ class ForkServer:
             sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
         trace = _read_trace(trace_path)
         # every report file in the directory is this run's (its processes', %p); one listing
-        written = sorted(entry.path for entry in os.scandir(self.directory)
-                         if entry.name.startswith("reports") and entry.name.endswith(".jsonl"))
+        written: list[str] = sorted(entry.path for entry in os.scandir(self.directory)
+                                    if entry.name.startswith("reports") and entry.name.endswith(".jsonl"))
         reports = tuple(report for path in written for report in read_report_file(path))
-        for path in [schedule, trace_path, *written]:
+        for path in [str(schedule), str(trace_path), *written]:
             try:
                 os.unlink(path)
             except FileNotFoundError:
