@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from .reports import RunResult, read_report_dir
-from .schedule import Op, Trace, write_schedule
+from .reports import RunResult, read_report_file
+from .schedule import Op, Trace, format_schedule
 from .watchdog import Watchdog
 
 #: How long the server may take to reach its first scheduling point (process start-up).
@@ -92,7 +92,8 @@ class ForkServer:
         # replace-by-truncate heuristic), 1-5 ms of wall time per schedule.
         self.runs += 1
         schedule = self.directory / f"prefix.{self.runs}.sched"
-        write_schedule(schedule, tuple(prefix), sleep=sleep)
+        with open(schedule, "w", encoding="utf-8") as handle:   # the directory is the server's
+            handle.write(format_schedule(tuple(prefix), sleep=sleep))
         try:
             self.sock.sendall(f"run {schedule}\n".encode())
         except OSError:
@@ -128,9 +129,15 @@ class ForkServer:
         if returncode == EXIT_RUNTIME_FATAL:
             sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
         trace = _read_trace(trace_path)
-        reports = tuple(read_report_dir(self.directory))
-        for path in [schedule, trace_path, *self.directory.glob("reports*.jsonl")]:
-            path.unlink(missing_ok=True)
+        # every report file in the directory is this run's (its processes', %p); one listing
+        written: list[str] = sorted(entry.path for entry in os.scandir(self.directory)
+                                    if entry.name.startswith("reports") and entry.name.endswith(".jsonl"))
+        reports = tuple(report for path in written for report in read_report_file(path))
+        for path in [str(schedule), str(trace_path), *written]:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
         bound = (trace is not None and trace.end == "bound") or returncode == EXIT_RUNTIME_BOUND
         result = RunResult(index=index, returncode=None if timed_out or cut else returncode, signal=sig,
                            timed_out=timed_out, reports=reports, reached_bound=bound)

@@ -58,6 +58,15 @@ class Trace:
         return tuple(step.tid for step in self.steps)
 
 
+#: Step lines already parsed (the line, whole, as the runtime wrote it: index, thread, every
+#: candidate's operation) and the operations named in them. An exploration's runs share their
+#: prefixes, so most of a run's lines were seen in an earlier run; the Step objects are
+#: immutable and shared. Bounded: cleared when full.
+_STEP_CACHE: dict[str, tuple[int, "Step"]] = {}
+_OP_CACHE: dict[tuple, Op] = {}
+_STEP_CACHE_SIZE = 1 << 16
+
+
 class TraceFormatError(ValueError):
     """A trace file that does not follow docs/scheduling.md."""
 
@@ -75,6 +84,10 @@ def parse_trace(lines: Iterable[str]) -> Trace:
             continue
         if pending_error is not None:  # a bad line that was not the last one
             raise TraceFormatError(pending_error)
+        cached = _STEP_CACHE.get(line)
+        if cached is not None and cached[0] == len(steps):
+            steps.append(cached[1])
+            continue
         try:
             obj = json.loads(line)
         except ValueError:
@@ -89,7 +102,11 @@ def parse_trace(lines: Iterable[str]) -> Trace:
         elif "end" in obj:
             end = obj
         elif "step" in obj:
-            steps.append(_parse_step(obj, number, len(steps)))
+            step = _parse_step(obj, number, len(steps))
+            if len(_STEP_CACHE) >= _STEP_CACHE_SIZE:
+                _STEP_CACHE.clear()
+            _STEP_CACHE[line] = (len(steps), step)
+            steps.append(step)
         else:
             raise TraceFormatError(f"line {number}: neither header, step nor end")
     seed = header.get("seed")
@@ -104,10 +121,20 @@ def parse_trace(lines: Iterable[str]) -> Trace:
     )
 
 
+def _op(kind: Any, addr: Any, writes: Any) -> Op:
+    key = (kind, addr, writes)
+    op = _OP_CACHE.get(key)
+    if op is None:
+        if len(_OP_CACHE) >= _STEP_CACHE_SIZE:
+            _OP_CACHE.clear()
+        op = _OP_CACHE[key] = Op(str(kind), str(addr), bool(writes))
+    return op
+
+
 def _parse_ops(rows: Any, where: str) -> dict[int, Op]:
     """``[[tid, "kind", "addr", w], ...]``: each thread's pending operation."""
     try:
-        return {int(tid): Op(str(kind), str(addr), bool(writes)) for tid, kind, addr, writes in rows}
+        return {int(tid): _op(kind, addr, writes) for tid, kind, addr, writes in rows}
     except (TypeError, ValueError) as exc:
         raise TraceFormatError(f"{where}: malformed operation list ({exc})") from None
 

@@ -16,25 +16,73 @@
  * returns to the program: at the end of the socket it exits with _exit (its own buffered
  * output is each child's, printed by the child). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rsan_fork.h"
 #include "rsan_report.h"
 #include "rsan_sched_internal.h"
 
+/* The process has exactly one thread (/proc/self/stat field 20), so no lock can be held by
+ * another one. */
+static int one_thread(void) {
+  char buf[1024];
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')');
+  for (int field = 2; p && field < 20; field++) p = strchr(p + 1, ' ');
+  return p && strtol(p + 1, NULL, 10) == 1;
+}
+
+/* A child for one run. With one thread in the process, _Fork: no atfork handler runs, which
+ * is what a run started from scratch sees (no fork happened in it; the program's own
+ * handlers must not run), and the runtime's handler would take and release each of its
+ * thousands of locks in both processes, which made about a fifth of a child's CPU time (the
+ * child's copies of the lock words are written, so their pages are copied too). Nobody can
+ * hold those locks: the only thread is here, outside the runtime's critical sections. The
+ * child starts its own report state as intercept_fork.c's handler would have it (no reports,
+ * json_path reopened for its pid); start_run restarts the scheduler. Otherwise fork. */
+static pid_t fork_run(int single) {
+  if (!single) return fork();
+  pid_t pid = _Fork();
+  if (pid == 0) {
+    rsan_report_fork_lock();
+    rsan_report_fork_unlock(1);
+  }
+  return pid;
+}
+
+/* One request line (without its newline) into buf; -1 at the end of the socket. Reads in
+ * chunks (the driver is the socket's only writer and waits for each answer, so a chunk holds
+ * one request; whatever follows a newline is kept for the next call). */
+static char inbuf[1024];
+static size_t inlen;
+
 static int read_line(int fd, char *buf, size_t n) {
-  size_t k = 0;
-  while (k + 1 < n) {
-    ssize_t r = read(fd, buf + k, 1);
+  for (;;) {
+    char *nl = memchr(inbuf, '\n', inlen);
+    if (nl) {
+      size_t k = (size_t)(nl - inbuf), copy = k < n - 1 ? k : n - 1;
+      memcpy(buf, inbuf, copy);
+      buf[copy] = 0;
+      inlen -= k + 1;
+      memmove(inbuf, nl + 1, inlen);
+      return (int)copy;
+    }
+    if (inlen == sizeof inbuf) return -1; /* a line longer than any request */
+    ssize_t r = read(fd, inbuf + inlen, sizeof inbuf - inlen);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return -1;
-    if (buf[k] == '\n') break;
-    k++;
+    inlen += (size_t)r;
   }
-  buf[k] = 0;
-  return (int)k;
 }
 
 static void answer(int fd, const char *what, long long v) {
@@ -59,11 +107,12 @@ void rsan_sched_fork_server(void) {
   rsan_sched_flag.fork_server = -1; /* once: children and a refusing server go on normally */
   if (rsan_sched.nthreads_max > 0 || rsan_sched.step > 0 || rsan_sched.finished) return;
   rsan_sched_trace_forget(); /* the server's own trace would stay empty */
+  int single = one_thread();
   rsan_write_all(fd, "ready\n", 6);
   char req[1024];
   for (;;) {
     if (read_line(fd, req, sizeof req) < 0 || strncmp(req, "run ", 4) != 0) _exit(0);
-    pid_t pid = fork();
+    pid_t pid = fork_run(single);
     if (pid == 0) {
       close(fd);
       start_run(req + 4);

@@ -2,6 +2,7 @@
  * with the candidates' pending operations, and a last line saying how the run ended. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "rsan_report.h"
@@ -13,9 +14,27 @@ const char *const rsan_sched_kind_names[] = {
 const int rsan_sched_nkinds = (int)(sizeof rsan_sched_kind_names / sizeof rsan_sched_kind_names[0]);
 
 static int trace_fd = -1;
+/* The line being written: one write(2) per line (a step used to take 2 + one per candidate;
+ * the file is still complete up to the last whole line if the program crashes). Only the
+ * thread holding the baton writes steps, the exiting one the end line. */
+static char pending[4096];
+static size_t npending;
+
+static void trace_flush(void) {
+  if (trace_fd >= 0 && npending) rsan_write_all(trace_fd, pending, npending);
+  npending = 0;
+}
 
 static void trace_line(const char *s, size_t n) {
-  if (trace_fd >= 0) rsan_write_all(trace_fd, s, n);
+  if (trace_fd < 0) return;
+  if (npending + n > sizeof pending) trace_flush();
+  if (n > sizeof pending) {
+    rsan_write_all(trace_fd, s, n);
+    return;
+  }
+  memcpy(pending + npending, s, n);
+  npending += n;
+  if (n && s[n - 1] == '\n') trace_flush();
 }
 
 void rsan_sched_trace_open(const char *path_template, const char *sched_name, uint64_t seed) {
@@ -33,6 +52,7 @@ void rsan_sched_trace_open(const char *path_template, const char *sched_name, ui
 void rsan_sched_trace_forget(void) {
   if (trace_fd >= 0) close(trace_fd);
   trace_fd = -1;
+  npending = 0;
 }
 
 static void trace_op(const sched_thread *s, int first) {
@@ -95,6 +115,7 @@ void rsan_sched_trace_end(const char *how, const char *why) {
   trace_line(line, (size_t)k);
   trace_blocked();
   trace_line("}\n", 2);
+  trace_flush();
   close(trace_fd);
   trace_fd = -1;
 }

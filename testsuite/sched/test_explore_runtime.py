@@ -21,7 +21,7 @@ def built(tmp_path_factory, pyrsan_cli, pyrsan_env):
     out = tmp_path_factory.mktemp("explore_programs")
     exes = {}
     sources = {name: LITMUS / f"{name}.c" for name in ("sb_sc", "sb_relacq", "dekker_fenced")}
-    sources.update({name: PROGRAMS / f"{name}.c" for name in ("spin_flag_sc", "stall_then_deadlock")})
+    sources.update({name: PROGRAMS / f"{name}.c" for name in ("spin_flag_sc", "stall_then_deadlock", "atfork_handler")})
     for name, source in sources.items():
         exe = out / name
         proc = subprocess.run([*pyrsan_cli, "build", str(source), "-o", str(exe)], env=pyrsan_env,
@@ -84,6 +84,16 @@ def test_fork_server_runs_report_with_a_replayable_schedule(built, tmp_path, mon
     from pyrsan.schedule import read_schedule
     again, _ = run_once(str(built["sb_relacq"]), [], 1, replay, prefix=read_schedule(reproduction.schedule_file))
     assert again.reported
+
+
+def test_fork_server_children_do_not_run_the_programs_fork_handlers(built, tmp_path, monkeypatch):
+    """A run from scratch forks nothing: a pthread_atfork handler the program registered
+    before its first scheduling point must not run in the fork server's children either
+    (atfork_handler.c exits 3 when it did)."""
+    forked, execd = explore_both(built["atfork_handler"], tmp_path, monkeypatch)
+    assert forked.exploration.complete and forked.exploration.schedules == execd.exploration.schedules
+    assert [r.returncode for r in forked.runs] == [r.returncode for r in execd.runs]
+    assert {r.returncode for r in forked.runs} == {0}
 
 
 def test_a_program_with_no_scheduling_point_falls_back_to_one_process(built, tmp_path, monkeypatch):

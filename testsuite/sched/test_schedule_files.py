@@ -61,3 +61,14 @@ def test_a_bad_line_inside_a_trace_is_an_error():
         parse_trace([lines[0], "not json", lines[1]])
     with pytest.raises(TraceFormatError):
         parse_trace([lines[0], '{"step": 0, "tid": 3, "enabled": [[0, "load", "0x1", 0]]}'])
+
+
+def test_a_step_line_seen_before_is_reused_only_at_its_own_index():
+    """parse_trace keeps the Step of each line it parsed (runs of an exploration share their
+    prefixes); a line whose step number does not fit its place is still an error."""
+    first = parse_trace(TRACE.splitlines())
+    again = parse_trace(TRACE.splitlines())
+    assert again == first and again.steps[1] is first.steps[1]
+    lines = TRACE.splitlines()
+    with pytest.raises(TraceFormatError):
+        parse_trace([lines[0], lines[2]])   # step 1's line (cached) where step 0 must be
