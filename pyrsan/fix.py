@@ -13,7 +13,11 @@ still misbehaves (architecture.md "Fix loop": prefer fences):
      access (when not seq_cst already); any order repair makes every later check use
      sc_accesses=ra (the fenced model could hide what it leaves).
 Before all of them, a report whose own repair is an acquire on the thread's earlier read
-(docs/reports.md §5: cost one order) is tried first.
+(docs/reports.md §5: cost one order) is tried first. A report names two or three threads,
+but the cycle behind it may run through others (SC knowledge passed along relaxed accesses
+of a third thread); when no report has a candidate left, one last round adds a fence after
+every atomic access of the program (SC fences between all of a thread's accesses leave no
+execution that SC forbids) and minimisation keeps the few that are needed.
 Minimisation removes one repair at a time (orders first, then fences, newest first) and
 keeps the removal when the check stays clean, so every repair left is needed: without it a
 violation comes back in the check.
@@ -146,6 +150,13 @@ def candidates(report: Report, sites_by_id: dict[int, SiteInfo]) -> list[Repair]
     return out
 
 
+def fences_everywhere(sites: tuple[SiteInfo, ...], repairs: tuple[Repair, ...]) -> list[Repair]:
+    """The last round's repairs (module docstring): a seq_cst fence after every atomic access
+    that has none yet."""
+    every = (Repair("fence", s.module, s.index, "after") for s in sites if s.is_access)
+    return [r for r in every if r not in repairs]
+
+
 def count_cost(repairs: tuple[Repair, ...], sites: tuple[SiteInfo, ...]) -> Cost:
     """Repairs against making every atomic access seq_cst (the paper's comparison)."""
     weaker = sum(1 for s in sites if s.is_access
@@ -200,6 +211,7 @@ def fix_program(program: Program, options: FixOptions, work_dir: str,
         return FixResult("not_fixed", initial, (), (), (), initial, count_cost((), sites), sites,
                          checks=check.count, reason=initial.failure)
     repairs: tuple[Repair, ...] = ()
+    fenced_everywhere = False
     rounds: list[Round] = []
     outcome = initial
     reason = ""
@@ -210,6 +222,8 @@ def fix_program(program: Program, options: FixOptions, work_dir: str,
                 if candidate not in repairs and candidate not in added:
                     added.append(candidate)
                     break
+        if not added and not fenced_everywhere:
+            added, fenced_everywhere = fences_everywhere(sites, repairs), True
         if not added:
             reason = "no candidate repair is left for the remaining violations"
             break

@@ -92,6 +92,19 @@ def test_running_out_of_candidates_is_not_fixed(monkeypatch, tmp_path):
     assert result.status == "not_fixed" and result.reason.startswith("no candidate repair is left")
 
 
+def test_a_cycle_through_a_thread_no_report_names_gets_a_last_round_of_fences_everywhere(monkeypatch, tmp_path):
+    """Only a fence after site 1 (in no candidate of the report: it names sites 0, 2, 3)
+    makes the program robust: the last round fences every access, and minimisation keeps
+    that one fence alone."""
+    _install(monkeypatch, lambda repairs, model: _fence(1) in repairs)
+    result = _run(tmp_path)
+    assert result.status == "fixed"
+    assert result.rounds[-1].added == tuple(_fence(i) for i in range(4) if _fence(i) not in
+                                            {r for rnd in result.rounds[:-1] for r in rnd.added})
+    assert _fence(1) in result.rounds[-1].added
+    assert result.repairs == (_fence(1),)
+
+
 def test_a_clean_program_is_checked_once(monkeypatch, tmp_path):
     calls = _install(monkeypatch, lambda repairs, model: True)
     result = _run(tmp_path)
