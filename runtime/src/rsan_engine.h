@@ -366,8 +366,9 @@ static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uin
   h->size = (uint8_t)size;
 }
 
-void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
-                      int order, int size, uint64_t site, uintptr_t fa);
+/* 0: the report would repeat one the thread already met (dropped by the dedup); r untouched */
+int rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
+                     int order, int size, uint64_t site, uintptr_t fa);
 
 /* ---- value.c: the value checks (algorithm.md §4) ---- */
 int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_t m, int want_eq);

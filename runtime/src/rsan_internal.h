@@ -367,6 +367,15 @@ enum rsan_opkind {
   RSAN_OP_CASLOOP, /* the successful attempt of a CAS retry loop: one RMW (casloop.c) */
 };
 
+/* A robustness report already emitted, by what decides its dedup key (report_robustness.c
+ * rsan_repeat_*): the access's site, the type and the stale write's source (its site, an older
+ * write, or the initial value of the global at an address), under a site-registry generation
+ * and a report epoch. meta 0: empty. */
+typedef struct rsan_repeat {
+  uint64_t site, x, meta, gen, epoch;
+} rsan_repeat;
+#define RSAN_REPEATS 16 /* per thread, direct-mapped */
+
 typedef struct rsan_recent {
   uint64_t site;
   uint64_t loc_id;
@@ -415,6 +424,7 @@ struct rsan_thread {
   /* the last attempt of a recognised spin loop read another value: the loop goes on, and a
    * repair fence next to its load waits for the attempt that leaves it (__rsan_fence_spin) */
   int spin_failed;
+  rsan_repeat repeats[RSAN_REPEATS]; /* reports this thread's checks repeat (report_robustness.c) */
   struct rsan_thread *all_next;
 };
 
@@ -614,9 +624,18 @@ typedef struct rsan_report_info {
   rsan_hist cand[RSAN_HIST];
   int prev_oldest_retained; /* prev is the oldest retained candidate, not the write at hb */
   int ta_covers;
+  /* what the report's dedup key is made of, and the thread's cache slot to remember it in
+   * once the key is in the dedup table (rsan_repeat_note) */
+  rsan_repeat repeat;
+  rsan_repeat *repeat_slot;
 } rsan_report_info;
 
 void rsan_report_robustness(rsan_report_info *r);
+/* report_robustness.c: 1 if k (gen and epoch filled in here) is remembered by the thread: the
+ * dedup key it gives is in the dedup table, the report would be dropped as a repeat; else 0
+ * and *slot is where rsan_report_robustness may remember it */
+int rsan_repeat_seen(struct rsan_thread *t, rsan_repeat *k, rsan_repeat **slot);
+uint64_t rsan_sites_generation(void); /* sites.c: changes whenever the registry does */
 /* the part of a robustness report that needs the location's state (its lock held) */
 struct rsan_loc;
 void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, struct rsan_loc *l);
