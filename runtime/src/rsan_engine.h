@@ -46,7 +46,7 @@ static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l) {
     rsan_clk_set(&t->Ta, s, e);
     rsan_clk_set(&t->Tsc, s, e);
   }
-  rsan_loc_add_fact(l, s, e);
+  rsan_loc_add_fact_i(l, s, e);
 }
 
 /* The first epoch of the facts this thread made since the engine first checked it here: the

@@ -324,6 +324,46 @@ uint64_t rsan_loc_peek_id(uintptr_t addr);
 rsan_loc *rsan_loc_peek(uintptr_t addr);
 /* Facts (docs/design/clocks.md): adds the fact (slot, epoch, stamp(x), stampU(x)) */
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
+/* The same, with its steady cases inline (docs/design/clocks.md §12): a window with room, or
+ * a full one (no growth due) whose oldest fact's slot already has an evicted-facts entry in
+ * use; the stores are rsan_loc_add_fact's for those cases, anything else calls it. */
+static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *l, uint32_t slot,
+                                                                      uint64_t epoch) {
+  rsan_fact *fs = rsan_loc_facts(l);
+  uint64_t n = l->nfacts, mask = (uint64_t)l->fcap - 1;
+  /* facts come in x's lock order: timestamps never decrease (rsan_loc_add_fact) */
+  RSAN_ASSERT(n == l->fold || (l->stamp - rsan_fact_ts(l->stamp, fs[(n - 1) & mask].ts16) < RSAN_FACTS_MAX &&
+                               l->stampU - rsan_fact_ts(l->stampU, fs[(n - 1) & mask].tsU16) < RSAN_FACTS_MAX));
+  if (n - l->fold == l->fcap) { /* full */
+    if (RSAN_UNLIKELY(l->grow && l->fcap < RSAN_FACTS_MAX) || RSAN_UNLIKELY(!l->ev)) {
+      rsan_loc_add_fact(l, slot, epoch);
+      return;
+    }
+    const rsan_fact *old = &fs[l->fold & mask];
+    rsan_evicted *e = NULL;
+    if (l->evdirect) {
+      if (old->slot < l->evn) e = &l->ev[old->slot];
+    } else {
+      for (uint32_t i = RSAN_EV_SLOTS; i-- > 0;) /* the first match, as ev_entry (a slot has one) */
+        if (l->evslot[i] == old->slot + 1) e = &l->ev[i];
+    }
+    if (RSAN_UNLIKELY(!e || !e->nev)) { /* a new entry, a victim, a conversion: out of line */
+      rsan_loc_add_fact(l, slot, epoch);
+      return;
+    }
+    unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
+    e->h[k].epoch = old->epoch;
+    e->h[k].ts = rsan_fact_ts(l->stamp, old->ts16);
+    e->h[k].tsU = rsan_fact_ts(l->stampU, old->tsU16);
+    l->fold++;
+  }
+  rsan_fact *f = &fs[n & mask];
+  f->slot = slot;
+  f->epoch = epoch;
+  f->ts16 = (uint16_t)l->stamp;
+  f->tsU16 = (uint16_t)l->stampU;
+  l->nfacts = n + 1;
+}
 /* The epoch of slot's fact on x with the current (stamp, stampU), 0 when it has none: a new
  * one would add nothing (a repeated read of the same write). The facts with the current
  * timestamps are the newest ones (timestamps never decrease); low bits suffice, a window fact
