@@ -404,8 +404,7 @@ int rsan_repeat_seen(rsan_thread *t, rsan_repeat *k, rsan_repeat **slot) {
   k->epoch = __atomic_load_n(&rsan_report_epoch, __ATOMIC_ACQUIRE);
   rsan_repeat *e = &t->repeats[repeat_index(k)];
   *slot = e;
-  return e->meta == k->meta && e->site == k->site && e->x == k->x && e->gen == k->gen &&
-         e->epoch == k->epoch;
+  return e->meta == k->meta && e->site == k->site && e->x == k->x && e->gen == k->gen && e->epoch == k->epoch;
 }
 /* report_lock held; the report's key is in the dedup table */
 static void repeat_note(const rsan_report_info *r, int obj_known) {

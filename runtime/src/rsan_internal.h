@@ -332,8 +332,9 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
   rsan_fact *fs = rsan_loc_facts(l);
   uint64_t n = l->nfacts, mask = (uint64_t)l->fcap - 1;
   /* facts come in x's lock order: timestamps never decrease (rsan_loc_add_fact) */
-  RSAN_ASSERT(n == l->fold || (l->stamp - rsan_fact_ts(l->stamp, fs[(n - 1) & mask].ts16) < RSAN_FACTS_MAX &&
-                               l->stampU - rsan_fact_ts(l->stampU, fs[(n - 1) & mask].tsU16) < RSAN_FACTS_MAX));
+  RSAN_ASSERT(n == l->fold ||
+              (l->stamp - rsan_fact_ts(l->stamp, fs[(n - 1) & mask].ts16) < RSAN_FACTS_MAX &&
+               l->stampU - rsan_fact_ts(l->stampU, fs[(n - 1) & mask].tsU16) < RSAN_FACTS_MAX));
   if (n - l->fold == l->fcap) { /* full */
     if (RSAN_UNLIKELY(l->grow && l->fcap < RSAN_FACTS_MAX) || RSAN_UNLIKELY(!l->ev)) {
       rsan_loc_add_fact(l, slot, epoch);
