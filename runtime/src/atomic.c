@@ -99,7 +99,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   uint64_t ts = ++l->stamp; /* no U increment for RMW */
   rsan_sc_write_i(t, l, ts, 0);
   rsan_hb_rmw_i(t, l, mo);
-  uint64_t race_epoch = rsan_race_rmw(t, l, mo);
+  uint64_t race_epoch = rsan_race_rmw_i(t, l, mo);
   uint64_t newv;
   uint64_t old = rsan_mem_rmw(p, op, v, size, &newv);
   rsan_hist_record(l, t, fa, ts, 1, site, newv, order, RSAN_OP_RMW, op, size);

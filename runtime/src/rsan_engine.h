@@ -20,6 +20,15 @@ void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU
 void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts);
 #define RSAN_ALWAYS_INLINE inline __attribute__((always_inline))
 
+/* rsan_race_rmw of a relaxed RMW whose location has S_x = ⊥ and whose thread has R = ⊥ (no
+ * release fence yet; a counter only relaxed RMWs touch): its two joins, A ⊔= S_x and
+ * S_x ⊔= R, are with ⊥, so it only returns the epoch; decided without the call
+ * (docs/design/races.md "Sixth pass") */
+static inline __attribute__((always_inline)) uint64_t rsan_race_rmw_i(rsan_thread *t, rsan_loc *l, int mo) {
+  if (mo == RSAN_RELAXED && !l->S.n && !t->R.n && rsan_flag.report_races) return rsan_race_epoch(t);
+  return rsan_race_rmw(t, l, mo);
+}
+
 /* ---- facts (docs/design/clocks.md) ----
  * Every singleton a rule of §3.2/§3.3 gives a thread clock is the access's fact
  * (x, stamp(x), stampU(x)) after the operation: a store's x@t / x@tU, a load's coherence
