@@ -20,21 +20,22 @@ static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *ou
   return 2;
 }
 
-/* The site of the write a report names as its stale write when the hb-aware one left the
- * history (prev_state 2): the oldest candidate still kept, as rsan_report_note_state picks it
- * (the known non-RMW-for-writes write with the smallest stamp in [lo, hi), the first of the
- * window on a tie); 0 when there is none (the report names "an older write"). */
-static uint64_t oldest_candidate_site(const rsan_loc *l, int is_write, uint64_t lo, uint64_t hi) {
-  uint64_t best = ~0ull, site = 0;
+/* The write a report names as its stale write when the hb-aware one left the history
+ * (prev_state 2): the oldest candidate still kept, as rsan_report_note_state picks it (the
+ * known non-RMW-for-writes write with the smallest stamp in [lo, hi), the first of the window
+ * on a tie). 1 and its site in *site, or 0 when there is none (the report names "an older
+ * write"); a site may be 0 (an unknown one), so the answer is not the site. */
+static int oldest_candidate_site(const rsan_loc *l, int is_write, uint64_t lo, uint64_t hi, uint64_t *site) {
+  uint64_t best = ~0ull;
   for (int i = 0; l->hist && i < RSAN_HIST; i++) {
     const rsan_hist *h = &l->hist[i];
     if (!h->ts) continue;
     uint64_t ts = is_write ? h->tsU : h->ts;
     if ((is_write && h->rmw) || ts < lo || ts >= hi || ts >= best) continue;
     best = ts;
-    site = h->site;
+    *site = h->site;
   }
-  return best == ~0ull ? 0 : site;
+  return best != ~0ull;
 }
 
 int rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
@@ -55,8 +56,7 @@ int rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_wr
     kind = 1;
     rk.x = prev.site;
   } else if (prev_state == 2) {
-    rk.x = oldest_candidate_site(l, is_write, ts_hb, ts_sc);
-    kind = rk.x ? 1 : 2;
+    kind = oldest_candidate_site(l, is_write, ts_hb, ts_sc, &rk.x) ? 1 : 2;
   } else {
     kind = 0;
     rk.x = l->addr;
