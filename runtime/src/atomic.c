@@ -33,7 +33,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_
   rsan_loc_touch(l, p, size);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_read_violation(t, l);
-  if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
+  if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
   int known = rsan_sc_load_i(t, l);
   rsan_hb_load_i(t, l, mo, known);
   rsan_race_load(t, l, mo);
@@ -63,7 +63,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
-  if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_STORE, 0, order, size, site, fa);
+  if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 1, RSAN_OP_STORE, 0, order, size, site, fa);
   uint64_t ts = ++l->stamp, tU = ++l->stampU;
   rsan_sc_write_i(t, l, ts, tU);
   rsan_hb_store_i(t, l, mo);
@@ -95,11 +95,11 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
-  if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_RMW, op, order, size, site, fa);
+  if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 1, RSAN_OP_RMW, op, order, size, site, fa);
   uint64_t ts = ++l->stamp; /* no U increment for RMW */
   rsan_sc_write_i(t, l, ts, 0);
   rsan_hb_rmw_i(t, l, mo);
-  uint64_t race_epoch = rsan_race_rmw(t, l, mo);
+  uint64_t race_epoch = rsan_race_rmw_i(t, l, mo);
   uint64_t newv;
   uint64_t old = rsan_mem_rmw(p, op, v, size, &newv);
   rsan_hist_record(l, t, fa, ts, 1, site, newv, order, RSAN_OP_RMW, op, size);
@@ -150,7 +150,7 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
     }
   }
   if (RSAN_UNLIKELY(bad)) {
-    rsan_fill_report(&rep, t, l, bad_write, opk, 0, succ, size, site, fa);
+    bad = rsan_fill_report(&rep, t, l, bad_write, opk, 0, succ, size, site, fa);
     rep.has_expected = 1; /* reports: a read-type CAS report is a failure (report_robustness.c) */
     rep.expected = expected & m;
   }
@@ -228,7 +228,7 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
     int ok = (got == v) != ne;
     if (spin) *seen = got;
     int bad = first && (ok || !spin) && rsan_checks_on(l) && rsan_stale_value_read(t, l, v, m, !ne);
-    if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 0, RSAN_OP_WAIT, 0, order, size, site, fa);
+    if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_WAIT, 0, order, size, site, fa);
     if (ok) {
       rsan_sc_load(t, l);
       rsan_hb_load(t, l, mo);
@@ -271,7 +271,7 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
     rsan_loc_touch(l, p, size);
     rsan_report_info rep;
     int bad = first && rsan_checks_on(l) && rsan_stale_value_rmw(t, l, e, m);
-    if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_BCAS, 0, order, size, site, fa);
+    if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 1, RSAN_OP_BCAS, 0, order, size, site, fa);
     uint64_t old = e, race_epoch = 0;
     int ok = mem_cas(p, &old, d, 0, size);
     if (ok) {

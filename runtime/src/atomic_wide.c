@@ -58,7 +58,7 @@ void rsan_wide_end(rsan_wide_op *w, int kind, uint64_t written, uint64_t expecte
     }
   }
   if (RSAN_UNLIKELY(bad))
-    rsan_fill_report(&rep, t, l, is_write, op, rmw_op, order, report_size(size), site, fa);
+    bad = rsan_fill_report(&rep, t, l, is_write, op, rmw_op, order, report_size(size), site, fa);
   if (kind == RSAN_WIDE_LOAD || kind == RSAN_WIDE_CAS_FAIL) {
     int mo = kind == RSAN_WIDE_LOAD ? order : order_fail;
     if (mo == RSAN_SEQ_CST || mo == RSAN_ACQ_REL) mo = RSAN_ACQUIRE;

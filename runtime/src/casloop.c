@@ -55,7 +55,7 @@ static rsan_cas_ret op_casloop_cas(void *p, uint64_t expected, uint64_t desired,
   int bad = 0;
   if (ok) {
     bad = rsan_checks_on(l) && rsan_write_violation(t, l);
-    if (RSAN_UNLIKELY(bad)) rsan_fill_report(&rep, t, l, 1, RSAN_OP_CASLOOP, 0, succ, size, site, fa);
+    if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 1, RSAN_OP_CASLOOP, 0, succ, size, site, fa);
     uint64_t ts = ++l->stamp; /* an RMW: no U increment */
     rsan_sc_write(t, l, ts, 0);
     rsan_hb_rmw(t, l, ms, ts);

@@ -20,9 +20,53 @@ static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *ou
   return 2;
 }
 
-void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
-                      int order, int size, uint64_t site, uintptr_t fa) {
+/* The write a report names as its stale write when the hb-aware one left the history
+ * (prev_state 2): the oldest candidate still kept, as rsan_report_note_state picks it (the
+ * known non-RMW-for-writes write with the smallest stamp in [lo, hi), the first of the window
+ * on a tie). 1 and its site in *site, or 0 when there is none (the report names "an older
+ * write"); a site may be 0 (an unknown one), so the answer is not the site. */
+static int oldest_candidate_site(const rsan_loc *l, int is_write, uint64_t lo, uint64_t hi, uint64_t *site) {
+  uint64_t best = ~0ull;
+  for (int i = 0; l->hist && i < RSAN_HIST; i++) {
+    const rsan_hist *h = &l->hist[i];
+    if (!h->ts) continue;
+    uint64_t ts = is_write ? h->tsU : h->ts;
+    if ((is_write && h->rmw) || ts < lo || ts >= hi || ts >= best) continue;
+    best = ts;
+    *site = h->site;
+  }
+  return best != ~0ull;
+}
+
+int rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
+                     int order, int size, uint64_t site, uintptr_t fa) {
+  /* exact, or (facts overflowed) the bounds that made the violation certain */
+  rsan_view v;
+  rsan_view_get(t, l, &v);
+  uint64_t ts_hb = is_write ? v.c.hiU : v.c.hi, ts_sc = is_write ? v.sc.loU : v.sc.lo;
+  rsan_hist prev;
+  int prev_state = hist_find(l, is_write, ts_hb, &prev);
+  /* The dedup key of the report (report_robustness.c) is made of the access's site frames, the
+   * type, and the stale write's source: its site's frames (prev_state 1, or 2 with a candidate
+   * still kept), "an older write" (2 without), or the initial value of the object at addr (0).
+   * A report whose key the thread already met costs no more than this (rsan_repeat_seen). */
+  rsan_repeat rk = {.site = site};
+  uint64_t kind;
+  if (prev_state == 1) {
+    kind = 1;
+    rk.x = prev.site;
+  } else if (prev_state == 2) {
+    kind = oldest_candidate_site(l, is_write, ts_hb, ts_sc, &rk.x) ? 1 : 2;
+  } else {
+    kind = 0;
+    rk.x = l->addr;
+  }
+  rk.meta = 1 + (uint64_t)(is_write != 0) + 2 * kind;
+  rsan_repeat *slot;
+  if (rsan_repeat_seen(t, &rk, &slot)) return 0;
   memset(r, 0, sizeof *r);
+  r->repeat = rk;
+  r->repeat_slot = slot;
   r->is_write = is_write;
   r->addr = l->addr;
   r->loc_id = l->id;
@@ -33,12 +77,10 @@ void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_w
   r->order = order;
   r->size = size;
   r->nstack = rsan_thread_stack(t, fa, r->stack, RSAN_SHADOW_MAX);
-  /* exact, or (facts overflowed) the bounds that made the violation certain */
-  rsan_view v;
-  rsan_view_get(t, l, &v);
-  r->ts_hb = is_write ? v.c.hiU : v.c.hi;
-  r->ts_sc = is_write ? v.sc.loU : v.sc.lo;
-  r->prev_state = hist_find(l, is_write, r->ts_hb, &r->prev);
+  r->ts_hb = ts_hb;
+  r->ts_sc = ts_sc;
+  r->prev_state = prev_state;
+  if (prev_state == 1) r->prev = prev;
   r->forced_state = hist_find(l, is_write, r->ts_sc, &r->forced);
   rsan_report_note_state(r, t, l); /* report_robustness.c: candidates, initial value */
   /* the thread's latest earlier access to another location */
@@ -50,4 +92,5 @@ void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_w
       break;
     }
   }
+  return 1;
 }

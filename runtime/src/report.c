@@ -169,6 +169,8 @@ void rsan_site_short(char *out, size_t n, uint64_t site) { rsan_site_short_col(o
 
 /* ---- deduplication by (access key, previous key, type): robustness reports pass source
  * keys (report_robustness.c), race reports site ids ---- */
+uint64_t rsan_report_epoch = 1;
+
 typedef struct dkey {
   uint64_t a, b, type; /* type 0: empty slot */
 } dkey;
@@ -303,6 +305,8 @@ uint64_t rsan_report_count(void) { return __atomic_load_n(&rsan_nreports, __ATOM
 
 /* No report made yet: counts, the dedup table and the JSON file (report_lock held). */
 static void forget_reports(void) {
+  /* every thread's repeat cache (report_robustness.c) names keys of the table forgotten here */
+  __atomic_fetch_add(&rsan_report_epoch, 1, __ATOMIC_RELEASE);
   rsan_nreports = 0;
   rsan_nraces = 0;
   rsan_nsuppressed = 0;

@@ -380,6 +380,42 @@ void rsan_robustness_forget_groups(void) {
   ngroups = cgroups = 0;
 }
 
+/* ---- repeats: a check that fails again and again (a stale read in a spin loop) makes the
+ * same report again and again, which the dedup drops; the thread remembers what made the keys
+ * it met, so that a repeat costs a lookup instead of the report's names and keys.
+ *
+ * Exact: the dedup key (akey, pkey, type) is a function of the access's site, the type and the
+ * stale write's source: akey = site_source_key(site, 1) and, with prev_state 1 (or 2 with a
+ * candidate kept, which note_state names instead), pkey = site_source_key(prev site, 0), both
+ * functions of the site records, fixed while the registry's generation is; with prev_state 2
+ * and no candidate a constant; with prev_state 0 the initial value of the object at addr,
+ * remembered only when addr is in a registered global (whose name is fixed with the generation)
+ * and never for a heap block (whose identity changes without the generation). An entry is
+ * stored under report_lock once its key is in the dedup table, with the generation read when
+ * the check failed, only if the generation is still that one (it only grows, so the keys were
+ * computed under it), and with the table's epoch (bumped whenever the table is emptied). A
+ * hit therefore means: this report's key is in the table now, and rsan_report_robustness would
+ * return at rsan_dedup_insert, having printed, counted and explained nothing. */
+static inline unsigned repeat_index(const rsan_repeat *k) {
+  return (unsigned)(((k->site ^ (k->x * 31) ^ k->meta) * 0x9E3779B97F4A7C15ull) >> 60) % RSAN_REPEATS;
+}
+int rsan_repeat_seen(rsan_thread *t, rsan_repeat *k, rsan_repeat **slot) {
+  k->gen = rsan_sites_generation();
+  k->epoch = __atomic_load_n(&rsan_report_epoch, __ATOMIC_ACQUIRE);
+  rsan_repeat *e = &t->repeats[repeat_index(k)];
+  *slot = e;
+  return e->meta == k->meta && e->site == k->site && e->x == k->x && e->gen == k->gen && e->epoch == k->epoch;
+}
+/* report_lock held; the report's key is in the dedup table */
+static void repeat_note(const rsan_report_info *r, int obj_known) {
+  if (!r->repeat_slot) return;
+  if ((r->repeat.meta - 1) / 2 == 0 && !obj_known) return; /* the initial value of a non-global */
+  if (rsan_sites_generation() != r->repeat.gen) return;
+  rsan_repeat e = r->repeat;
+  e.epoch = rsan_report_epoch;
+  *r->repeat_slot = e;
+}
+
 void rsan_report_robustness(rsan_report_info *r) {
   const char *type = r->is_write ? "write" : "read";
   char obj[300];
@@ -393,7 +429,9 @@ void rsan_report_robustness(rsan_report_info *r) {
   const char *cons = rsan_report_consequence(r);
   int is_benign = rsan_report_benign(r);
   rsan_spin_lock(&rsan_report_lock);
-  if (!rsan_dedup_insert(akey, pkey, r->is_write ? 2 : 1)) {
+  int fresh = rsan_dedup_insert(akey, pkey, r->is_write ? 2 : 1);
+  repeat_note(r, obj_known);
+  if (!fresh) {
     rsan_spin_unlock(&rsan_report_lock);
     return;
   }

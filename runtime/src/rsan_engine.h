@@ -20,6 +20,15 @@ void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU
 void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts);
 #define RSAN_ALWAYS_INLINE inline __attribute__((always_inline))
 
+/* rsan_race_rmw of a relaxed RMW whose location has S_x = ⊥ and whose thread has R = ⊥ (no
+ * release fence yet; a counter only relaxed RMWs touch): its two joins, A ⊔= S_x and
+ * S_x ⊔= R, are with ⊥, so it only returns the epoch; decided without the call
+ * (docs/design/races.md "Sixth pass") */
+static inline __attribute__((always_inline)) uint64_t rsan_race_rmw_i(rsan_thread *t, rsan_loc *l, int mo) {
+  if (mo == RSAN_RELAXED && !l->S.n && !t->R.n && rsan_flag.report_races) return rsan_race_epoch(t);
+  return rsan_race_rmw(t, l, mo);
+}
+
 /* ---- facts (docs/design/clocks.md) ----
  * Every singleton a rule of §3.2/§3.3 gives a thread clock is the access's fact
  * (x, stamp(x), stampU(x)) after the operation: a store's x@t / x@tU, a load's coherence
@@ -46,7 +55,7 @@ static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l) {
     rsan_clk_set(&t->Ta, s, e);
     rsan_clk_set(&t->Tsc, s, e);
   }
-  rsan_loc_add_fact(l, s, e);
+  rsan_loc_add_fact_i(l, s, e);
 }
 
 /* The first epoch of the facts this thread made since the engine first checked it here: the
@@ -366,8 +375,9 @@ static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uin
   h->size = (uint8_t)size;
 }
 
-void rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
-                      int order, int size, uint64_t site, uintptr_t fa);
+/* 0: the report would repeat one the thread already met (dropped by the dedup); r untouched */
+int rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
+                     int order, int size, uint64_t site, uintptr_t fa);
 
 /* ---- value.c: the value checks (algorithm.md §4) ---- */
 int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_t m, int want_eq);

@@ -324,6 +324,47 @@ uint64_t rsan_loc_peek_id(uintptr_t addr);
 rsan_loc *rsan_loc_peek(uintptr_t addr);
 /* Facts (docs/design/clocks.md): adds the fact (slot, epoch, stamp(x), stampU(x)) */
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
+/* The same, with its steady cases inline (docs/design/clocks.md §12): a window with room, or
+ * a full one (no growth due) whose oldest fact's slot already has an evicted-facts entry in
+ * use; the stores are rsan_loc_add_fact's for those cases, anything else calls it. */
+static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *l, uint32_t slot,
+                                                                      uint64_t epoch) {
+  rsan_fact *fs = rsan_loc_facts(l);
+  uint64_t n = l->nfacts, mask = (uint64_t)l->fcap - 1;
+  /* facts come in x's lock order: timestamps never decrease (rsan_loc_add_fact) */
+  RSAN_ASSERT(n == l->fold ||
+              (l->stamp - rsan_fact_ts(l->stamp, fs[(n - 1) & mask].ts16) < RSAN_FACTS_MAX &&
+               l->stampU - rsan_fact_ts(l->stampU, fs[(n - 1) & mask].tsU16) < RSAN_FACTS_MAX));
+  if (n - l->fold == l->fcap) { /* full */
+    if (RSAN_UNLIKELY(l->grow && l->fcap < RSAN_FACTS_MAX) || RSAN_UNLIKELY(!l->ev)) {
+      rsan_loc_add_fact(l, slot, epoch);
+      return;
+    }
+    const rsan_fact *old = &fs[l->fold & mask];
+    rsan_evicted *e = NULL;
+    if (l->evdirect) {
+      if (old->slot < l->evn) e = &l->ev[old->slot];
+    } else {
+      for (uint32_t i = RSAN_EV_SLOTS; i-- > 0;) /* the first match, as ev_entry (a slot has one) */
+        if (l->evslot[i] == old->slot + 1) e = &l->ev[i];
+    }
+    if (RSAN_UNLIKELY(!e || !e->nev)) { /* a new entry, a victim, a conversion: out of line */
+      rsan_loc_add_fact(l, slot, epoch);
+      return;
+    }
+    unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
+    e->h[k].epoch = old->epoch;
+    e->h[k].ts = rsan_fact_ts(l->stamp, old->ts16);
+    e->h[k].tsU = rsan_fact_ts(l->stampU, old->tsU16);
+    l->fold++;
+  }
+  rsan_fact *f = &fs[n & mask];
+  f->slot = slot;
+  f->epoch = epoch;
+  f->ts16 = (uint16_t)l->stamp;
+  f->tsU16 = (uint16_t)l->stampU;
+  l->nfacts = n + 1;
+}
 /* The epoch of slot's fact on x with the current (stamp, stampU), 0 when it has none: a new
  * one would add nothing (a repeated read of the same write). The facts with the current
  * timestamps are the newest ones (timestamps never decrease); low bits suffice, a window fact
@@ -366,6 +407,15 @@ enum rsan_opkind {
   RSAN_OP_BCAS,  /* pyrsan_bcas: a CAS retried until it succeeds */
   RSAN_OP_CASLOOP, /* the successful attempt of a CAS retry loop: one RMW (casloop.c) */
 };
+
+/* A robustness report already emitted, by what decides its dedup key (report_robustness.c
+ * rsan_repeat_*): the access's site, the type and the stale write's source (its site, an older
+ * write, or the initial value of the global at an address), under a site-registry generation
+ * and a report epoch. meta 0: empty. */
+typedef struct rsan_repeat {
+  uint64_t site, x, meta, gen, epoch;
+} rsan_repeat;
+#define RSAN_REPEATS 16 /* per thread, direct-mapped */
 
 typedef struct rsan_recent {
   uint64_t site;
@@ -415,6 +465,7 @@ struct rsan_thread {
   /* the last attempt of a recognised spin loop read another value: the loop goes on, and a
    * repair fence next to its load waits for the attempt that leaves it (__rsan_fence_spin) */
   int spin_failed;
+  rsan_repeat repeats[RSAN_REPEATS]; /* reports this thread's checks repeat (report_robustness.c) */
   struct rsan_thread *all_next;
 };
 
@@ -614,9 +665,18 @@ typedef struct rsan_report_info {
   rsan_hist cand[RSAN_HIST];
   int prev_oldest_retained; /* prev is the oldest retained candidate, not the write at hb */
   int ta_covers;
+  /* what the report's dedup key is made of, and the thread's cache slot to remember it in
+   * once the key is in the dedup table (rsan_repeat_note) */
+  rsan_repeat repeat;
+  rsan_repeat *repeat_slot;
 } rsan_report_info;
 
 void rsan_report_robustness(rsan_report_info *r);
+/* report_robustness.c: 1 if k (gen and epoch filled in here) is remembered by the thread: the
+ * dedup key it gives is in the dedup table, the report would be dropped as a repeat; else 0
+ * and *slot is where rsan_report_robustness may remember it */
+int rsan_repeat_seen(struct rsan_thread *t, rsan_repeat *k, rsan_repeat **slot);
+uint64_t rsan_sites_generation(void); /* sites.c: changes whenever the registry does */
 /* the part of a robustness report that needs the location's state (its lock held) */
 struct rsan_loc;
 void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, struct rsan_loc *l);

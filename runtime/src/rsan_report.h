@@ -45,6 +45,9 @@ void rsan_site_short_col(char *out, size_t n, uint64_t site, int with_col); /* "
 void rsan_site_short(char *out, size_t n, uint64_t site);
 /* 1 the first time (site, previous site, type) is seen; report_lock held */
 int rsan_dedup_insert(uint64_t a, uint64_t b, uint64_t type);
+/* changes whenever the dedup table is emptied (a reset, a forked child): written under
+ * report_lock, read without it by the repeat caches (report_robustness.c) */
+extern uint64_t rsan_report_epoch;
 void rsan_json_schedule_fields(rsan_buf *j);
 int rsan_text_fd(void); /* stderr, or <log_path>.<pid> */
 /* The end of every report, with rsan_report_lock held: publishes the text block and the JSON

@@ -47,7 +47,7 @@ RSAN_EXPORT void __rsan_register_module(const rsan_module *m) {
     mods = rsan_realloc((void *)mods, capmods * sizeof(*mods));
   }
   mods[nmods++] = m;
-  generation++;
+  __atomic_fetch_add(&generation, 1, __ATOMIC_RELEASE);
   rsan_spin_unlock(&mod_lock);
   if (clash) warn_collision(clash, m);
 }
@@ -72,6 +72,10 @@ const rsan_site *rsan_site_lookup_gen(uint64_t site, uint64_t *gen) {
   return s;
 }
 
+/* Without the lock: the repeat cache (report_robustness.c) compares it before and after it
+ * computes a key; the generation only grows */
+uint64_t rsan_sites_generation(void) { return __atomic_load_n(&generation, __ATOMIC_ACQUIRE); }
+
 const char *rsan_global_lookup(uintptr_t addr, uint64_t *off) {
   const char *name = NULL;
   rsan_spin_lock(&mod_lock);
@@ -94,7 +98,7 @@ const char *rsan_global_lookup(uintptr_t addr, uint64_t *off) {
 void rsan_sites_reset(void) {
   rsan_spin_lock(&mod_lock);
   nmods = 0;
-  generation++;
+  __atomic_fetch_add(&generation, 1, __ATOMIC_RELEASE);
   warned_collision = 0;
   rsan_spin_unlock(&mod_lock);
 }
