@@ -116,6 +116,16 @@ def _waits_that_end(threads: list[list[tuple]]) -> list[list[tuple]]:
     return out
 
 
+def c_main(n: int, reads: int) -> list[str]:
+    """`main` of a generated program: start threads t0..t{n-1}, join them, print r0..r{reads-1}."""
+    return ["int main(void) {", f"  pthread_t th[{n}];",
+            f"  void *(*fn[{n}])(void *) = {{{', '.join(f't{k}' for k in range(n))}}};",
+            f"  for (int i = 0; i < {n}; i++)", "    pthread_create(&th[i], NULL, fn[i], NULL);",
+            f"  for (int i = 0; i < {n}; i++)", "    pthread_join(th[i], NULL);",
+            f'  printf("{" ".join(["%d"] * reads)}\\n", {", ".join(f"r{i}" for i in range(reads))});',
+            "  return 0;", "}"]
+
+
 def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
     reads = sum(1 for ops in threads for op in ops if op[0] in ("ld", "rmw", "cas")) or 1
     out = ["#include <pthread.h>", "#include <stdatomic.h>", "#include <stdio.h>", "",
@@ -148,14 +158,7 @@ def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
             else:
                 out.append(f"  atomic_thread_fence({ORDERS[op[1]]});")
         out += ["  return NULL;", "}", ""]
-    n = len(threads)
-    out += ["int main(void) {", f"  pthread_t th[{n}];",
-            f"  void *(*fn[{n}])(void *) = {{{', '.join(f't{k}' for k in range(n))}}};",
-            f"  for (int i = 0; i < {n}; i++)", "    pthread_create(&th[i], NULL, fn[i], NULL);",
-            f"  for (int i = 0; i < {n}; i++)", "    pthread_join(th[i], NULL);",
-            f'  printf("{" ".join(["%d"] * reads)}\\n", {", ".join(f"r{i}" for i in range(reads))});',
-            "  return 0;", "}"]
-    return "\n".join(out) + "\n"
+    return "\n".join(out + c_main(len(threads), reads)) + "\n"
 
 
 _NAMES = {v: k for k, v in ORDERS.items()}

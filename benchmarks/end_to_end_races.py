@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "testsuite" / "runt
 
 import race_model  # noqa: E402
 from _bench import check_pyrsan, machine_load, main_guard, print_table, pyrsan_cmd, pyrsan_env, workdir  # noqa: E402
-from end_to_end import ORDERS, pyrsan_run  # noqa: E402
+from end_to_end import ORDERS, c_main, pyrsan_run  # noqa: E402
 
 RACE_EXIT = 66
 
@@ -69,14 +69,7 @@ def c_source(threads: list[list[tuple]]) -> str:
                 out.append(f"  atomic_thread_fence({ORDERS[op[1]]});")
             r += kind in ("read", "ld", "rmw", "cas")
         out += ["  return NULL;", "}", ""]
-    n = len(threads)
-    out += ["int main(void) {", f"  pthread_t th[{n}];",
-            f"  void *(*fn[{n}])(void *) = {{{', '.join(f't{k}' for k in range(n))}}};",
-            f"  for (int i = 0; i < {n}; i++)", "    pthread_create(&th[i], NULL, fn[i], NULL);",
-            f"  for (int i = 0; i < {n}; i++)", "    pthread_join(th[i], NULL);",
-            f'  printf("{" ".join(["%d"] * reads)}\\n", {", ".join(f"r{i}" for i in range(reads))});',
-            "  return 0;", "}"]
-    return "\n".join(out) + "\n"
+    return "\n".join(out + c_main(len(threads), reads)) + "\n"
 
 
 def main() -> int:
