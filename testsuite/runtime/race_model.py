@@ -326,31 +326,24 @@ def all_schedules(threads: list[list[tuple]]) -> list[tuple]:
 
 def random_schedules(rng: random.Random, threads: list[list[tuple]], count: int) -> list[tuple]:
     """Up to count distinct random interleavings."""
-    seen: set[tuple] = set()
-    for _ in range(4 * count):
-        left = [len(t) for t in threads]
-        sched = []
-        while any(left):
-            k = rng.choice([i for i, c in enumerate(left) if c])
-            left[k] -= 1
-            sched.append(k)
-        seen.add(tuple(sched))
-        if len(seen) == count:
-            break
-    return sorted(seen)
+    return _distinct_schedules(threads, count, rng.choice)
 
 
 def ordered_schedules(rng: random.Random, threads: list[list[tuple]], count: int,
                       p: float = 0.75) -> list[tuple]:
     """Up to count distinct interleavings that mostly run the threads in their order: each
     step runs the first unfinished thread with probability p, else a random one."""
+    return _distinct_schedules(threads, count, lambda live: live[0] if rng.random() < p else rng.choice(live))
+
+
+def _distinct_schedules(threads: list[list[tuple]], count: int, pick) -> list[tuple]:
+    """Up to count distinct interleavings, each step's thread chosen by pick(unfinished)."""
     seen: set[tuple] = set()
     for _ in range(4 * count):
         left = [len(t) for t in threads]
         sched = []
         while any(left):
-            live = [i for i, c in enumerate(left) if c]
-            k = live[0] if rng.random() < p else rng.choice(live)
+            k = pick([i for i, c in enumerate(left) if c])
             left[k] -= 1
             sched.append(k)
         seen.add(tuple(sched))

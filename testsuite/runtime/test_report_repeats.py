@@ -5,6 +5,7 @@ stale write from another source, or the initial value of another object, is a ne
 from __future__ import annotations
 
 from harness import line_of
+from test_report_sources import _stale_read_of_x as _stale_read
 
 
 def _threads(rt, n):
@@ -12,24 +13,6 @@ def _threads(rt, n):
     main = rs.test_new_thread(rt.ffi.NULL)
     rs.test_set_current(main)
     return [rs.test_new_thread(main) for _ in range(n)]
-
-
-def _stale_read(rt, reader, writer, x, y, read_site, write_site, known_first=True):
-    """writer: x = 1 || reader: r = x || writer: x = 2; y = 1 || reader: r = y; r = x (relaxed):
-    the last read may still read x = 1 (write_site) or, without the first read, the initial
-    value of x."""
-    rs = rt.rsan
-    rs.test_set_current(writer)
-    rt.store(x, 1, "rlx", write_site)
-    if known_first:
-        rs.test_set_current(reader)
-        rt.load(x, "rlx", rt.site("ld", line_of(2, 8), "reader"))
-    rs.test_set_current(writer)
-    rt.store(x, 2, "rlx", write_site)
-    rt.store(y, 1, "rlx", rt.site("st", line_of(1, 9), "t1"))
-    rs.test_set_current(reader)
-    rt.load(y, "rlx", rt.site("ld", line_of(2, 9), "reader"))
-    rt.load(x, "rlx", read_site)
 
 
 def _robustness(rt):
