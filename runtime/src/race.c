@@ -152,7 +152,7 @@ static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t
  * threads that use the granule. The call stack of the site is remembered only then too: a
  * cell renewed by the same site (a loop) names a site whose stack this thread remembered
  * when the cell took it (the check of the per-thread table was a sixth of the hook's time);
- * a report may thus show an earlier execution's stack of the same site (race.c prev_stack). */
+ * a report may thus show an earlier execution's stack of the same site (rsan_race_prev_stack). */
 static inline __attribute__((always_inline)) void renew_cell(rsan_thread *t, rsan_cell *c, int k,
                                                              uint64_t cur, uint64_t site, uintptr_t fa) {
   uint64_t *cell_site = &rsan_cell_site(c)[k];
@@ -463,10 +463,8 @@ static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t
     record_site_stack(t, k, site, fa);
 }
 
-/* The previous access's call stack, if its thread still remembers one for its site (read
- * while that thread may run: a report may then show a stack of a later execution of the
- * same site). */
-static void prev_stack(rsan_race_info *r) {
+/* rsan_race.h */
+void rsan_race_prev_stack(rsan_race_info *r) {
   rsan_thread *u = r->prev_site ? rsan_thread_by_tid(r->prev_tid) : NULL;
   if (!u) return;
   uint32_t k = site_slot(r->prev_site);
@@ -491,7 +489,7 @@ static RSAN_NOINLINE void report(rsan_thread *t, const hit *h, uint64_t size, in
   r.nstack = rsan_thread_stack(t, fa, r.stack, RSAN_SHADOW_MAX);
   r.prev_site = h->site;
   r.prev_tid = rsan_thread_tid_at(w_tid(h->word), w_clock(h->word));
-  prev_stack(&r);
+  rsan_race_prev_stack(&r);
   r.prev_is_write = (h->word & W_WRITE) != 0;
   r.prev_is_atomic = (h->word & W_ATOMIC) != 0;
   r.prev_size = __builtin_popcount(w_mask(h->word));
@@ -565,67 +563,6 @@ void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int
     if (atomic_fast(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
   }
   access_more(t, addr, size, wr, at, epoch, site, fa);
-}
-
-/* rsan_sync.h: free() as a write of the whole block, checked only (its shadow is reset right
- * after). Regions never touched by instrumented code have no shadow: skipped, not mapped. */
-void rsan_race_free(const void *p, size_t n) {
-  if (!on() || !n || !__atomic_load_n(&rsan_inited, __ATOMIC_ACQUIRE)) return;
-  rsan_thread *t = rsan_thread_peek_current();
-  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
-  if (!t || !d || rsan_race_index(t) > MAX_TID) return;
-  uintptr_t lo = (uintptr_t)p & ~(uintptr_t)7, hi = (uintptr_t)p + n;
-  hit h = {0, 0, 0, 0};
-  for (uintptr_t g = lo; g < hi && !h.found;) {
-    uintptr_t r = g >> RSAN_SHADOW_REGION_SHIFT;
-    uintptr_t next_region = (r + 1) << RSAN_SHADOW_REGION_SHIFT;
-    rsan_cell *c = r < (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT))
-                       ? __atomic_load_n(&d[r], __ATOMIC_ACQUIRE)
-                       : NULL;
-    if (!c) {
-      g = next_region;
-      continue;
-    }
-    uintptr_t end = hi < next_region ? hi : next_region;
-    for (; g < end && !h.found; g += 8) {
-      rsan_cell *cells = c + ((g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
-      for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
-        uint64_t w = __atomic_load_n(&cells[i], __ATOMIC_RELAXED);
-        if (w_tid(w) == MARK_TID) { /* a mark is no access: its overflow block holds the cells */
-          if (rsan_race_overflow_unordered(t, g, w, &h)) break;
-          continue;
-        }
-        if (!w || w_tid(w) == rsan_race_index(t) || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
-        h.found = 1;
-        h.addr = g + (uintptr_t)__builtin_ctz(w_mask(w));
-        h.word = w;
-        h.site = __atomic_load_n(&rsan_cell_site(cells)[i], __ATOMIC_RELAXED);
-        break;
-      }
-    }
-  }
-  if (!h.found) return;
-  /* the free's own site is the call site on top of the shadow stack (free is not
-   * instrumented, its caller is) */
-  rsan_race_info ri;
-  memset(&ri, 0, sizeof ri);
-  uint64_t st[RSAN_SHADOW_MAX];
-  uint32_t k = rsan_thread_stack(t, (uintptr_t)__builtin_frame_address(0), st, RSAN_SHADOW_MAX);
-  ri.addr = h.addr;
-  ri.site = k ? st[0] : 0;
-  for (uint32_t i = 1; i < k; i++) ri.stack[ri.nstack++] = st[i];
-  ri.tid = t->tid;
-  ri.is_write = 1;
-  ri.is_free = 1;
-  rsan_block_info blk; /* the size the program asked for, not malloc_usable_size */
-  ri.size = rsan_heap_find((uintptr_t)p, &blk) && blk.addr == (uintptr_t)p ? (int)blk.size : (int)n;
-  ri.prev_site = h.site;
-  ri.prev_tid = rsan_thread_tid_at(w_tid(h.word), w_clock(h.word));
-  prev_stack(&ri);
-  ri.prev_is_write = (h.word & W_WRITE) != 0;
-  ri.prev_is_atomic = (h.word & W_ATOMIC) != 0;
-  ri.prev_size = __builtin_popcount(w_mask(h.word));
-  rsan_report_race(&ri);
 }
 
 /* ---- ABI: plain accesses (rsan_interface.h), called before the access ----

@@ -59,6 +59,11 @@ int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, in
  * before t, into h; 1 if there is one. */
 int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h);
 
+/* race.c: the previous access's call stack into r, if its thread still remembers one for its
+ * site (read while that thread may run: a report may then show a stack of a later execution
+ * of the same site). */
+void rsan_race_prev_stack(rsan_race_info *r);
+
 /* race.c: the check (and record, if record) of an access against n cells of an overflow block
  * and their sites, as for main cells but with no mark and no eviction. fa != 0: the call
  * stack of site is remembered when a cell is stored. */
