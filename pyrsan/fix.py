@@ -20,7 +20,8 @@ every atomic access of the program (SC fences between all of a thread's accesses
 execution that SC forbids) and minimisation keeps the few that are needed.
 Minimisation removes one repair at a time (orders first, then fences, newest first) and
 keeps the removal when the check stays clean, so every repair left is needed: without it a
-violation comes back in the check.
+violation comes back in the check. When the repairs were proved (a complete exploration), a
+removal also needs a proof: a clean sample of schedules keeps the repair (kept, unproved).
 """
 
 from __future__ import annotations
@@ -247,7 +248,9 @@ def fix_program(program: Program, options: FixOptions, work_dir: str,
     for repair in _sort_for_removal(repairs):
         trial = tuple(r for r in repairs if r != repair)
         without = check(trial, f"minimising: {len(trial)} repairs")
-        needed = not without.clean
+        # a repair goes only on evidence as strong as what justified the set: when the set was
+        # proved (complete exploration), a sample of schedules without the repair is not enough
+        needed = not without.clean or (final.complete and not without.complete)
         removals.append(Removal(repair, needed, without))
         if not needed:
             repairs = trial
@@ -352,9 +355,11 @@ def render_fix_text(result: FixResult, patch_path: str | None, written: list[str
                     out.append(f"    suggestion: {suggestion}")
         return "\n".join(out) + "\n"
     for removal in result.removals:
-        verdict = ("needed: without it, " + _report_line(removal.outcome.violations[0])
-                   if removal.outcome.violations else "needed" if removal.needed else
-                   "not needed: removed")
+        outcome = removal.outcome
+        verdict = ("needed: without it, " + _report_line(outcome.violations[0])
+                   if outcome.violations else "not needed: removed" if not removal.needed else
+                   "kept: without it, no violation in a sample of schedules, but no proof"
+                   if outcome.clean else "needed")
         out.append(f"minimise: {describe_repair(removal.repair, result.site(removal.repair))}: {verdict}")
     cost = result.cost
     out.append(f"result: robust with {plural(cost.fences, 'fence')} added and "

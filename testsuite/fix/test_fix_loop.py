@@ -68,6 +68,31 @@ def test_repairs_that_turn_out_unneeded_are_dropped(monkeypatch, tmp_path):
     assert result.final.sc_accesses == "fenced"
 
 
+def test_a_proved_repair_is_not_dropped_on_a_sample_of_schedules(monkeypatch, tmp_path):
+    """The two fences the rounds add make a complete exploration clean. While minimising,
+    each exploration without one of them hits its bound with nothing found: a sample, no
+    proof, so both fences stay."""
+    proved = []
+
+    def fake_check(program, repairs, method, work_dir, sc_accesses=None):
+        model = sc_accesses or model_for(repairs)
+        if {r.index for r in repairs} == {0, 2}:
+            proved.append(True)
+            return CheckOutcome((), 1, model, method, SITES, complete=True)
+        if proved:  # minimising: the bound is hit with nothing found
+            return CheckOutcome((), 500, model, method, SITES, complete=False)
+        return CheckOutcome((_report(),), 1, model, method, SITES)
+
+    monkeypatch.setattr(fix, "check_program", fake_check)
+    result = _run(tmp_path)
+    assert result.status == "fixed" and {r.index for r in result.repairs} == {0, 2}
+    assert result.final.complete
+    assert len(result.removals) == 2
+    assert all(r.needed and r.outcome.clean for r in result.removals)
+    text = fix.render_fix_text(result, None, [])
+    assert text.count("no violation in a sample of schedules, but no proof") == 2
+
+
 def test_order_repairs_are_checked_with_sc_accesses_ra(monkeypatch, tmp_path):
     order = Repair("order", "sb.c", 3)
     calls = _install(monkeypatch, lambda repairs, model: order in repairs and model == "ra",
