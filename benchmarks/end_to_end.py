@@ -5,7 +5,7 @@ engine over all SC interleavings in-process, this checks what a user gets: the p
 scheduler's default sampling and exploration, and the driver's verdict.
 
     python benchmarks/end_to_end.py [--count 100] [--seed 1] [--max-events 24] [--non-robust]
-        [--max-schedules 3000] [--shapes basic|all|locks] [--fix] [--keep]
+        [--max-schedules 3000] [--shapes basic|all|locks|loops] [--fix] [--keep]
 
 Per program: threads, events (after lowering), the model's verdict, the default's and the
 exploration's exit status. Counted: false alarms (a report on a program the model calls
@@ -46,7 +46,9 @@ def random_litmus(rng: random.Random, shapes: str = "basic") -> tuple[list[str],
     draws strong compare-exchanges and spin waits (`while (load != v) ;`, which the passes turn
     into waits). A thread waits only for a value a lower-numbered thread stores to a location
     with no other write, so every run terminates. ``shapes="locks"`` is "all" with some
-    threads' operations (none of them a wait) in a critical section of one pthread mutex."""
+    threads' operations (none of them a wait) in a critical section of one pthread mutex.
+    ``shapes="loops"`` is "all" with a contiguous run of some threads' operations in a loop of
+    two iterations (``("loop", body)``; ``unrolled`` is what the model sees)."""
     locations = ["x", "y", "z"][:rng.choice([2, 2, 3])]
     threads, value = [], 1
     kinds = ["st", "st", "ld", "ld", "rmw", "fence"] + (["cas", "wait"] if shapes != "basic" else [])
@@ -71,7 +73,12 @@ def random_litmus(rng: random.Random, shapes: str = "basic") -> tuple[list[str],
                 ops.append(("fence", rng.choice(["sc", "sc", "acq", "rel", "ar"])))
         threads.append(ops)
     threads = _waits_that_end(threads)
-    return locations, [_critical_section(rng, ops) for ops in threads] if shapes == "locks" else threads
+    if shapes == "locks":
+        return locations, [_critical_section(rng, ops) for ops in threads]
+    if shapes == "loops":
+        waited = {op[1] for ops in threads for op in ops if op[0] == "wait"}
+        return locations, [_loop(rng, ops, waited) for ops in threads]
+    return locations, threads
 
 
 #: The mutex of shapes="locks", a location of the model: pthread_mutex_lock is an acquire RMW
@@ -92,6 +99,45 @@ def _critical_section(rng: random.Random, ops: list[tuple]) -> list[tuple]:
     if any(op[0] == "wait" for op in ops[i:j]):
         return ops
     return ops[:i] + [LOCK] + ops[i:j] + [UNLOCK] + ops[j:]
+
+
+#: The iterations of a generated loop, and what a store or compare-exchange in iteration i adds
+#: to its value (so each write still has a value of its own; generated values stay below it).
+#: The bound is a global the compiler cannot fold, so the loop stays a loop in the IR.
+LOOP_ITERATIONS, LOOP_STRIDE = 2, 1000
+
+
+def _loop(rng: random.Random, ops: list[tuple], waited: set[str]) -> list[tuple]:
+    """Half of the threads put a contiguous run of their operations in a loop. It holds no
+    wait, and writes no location that a thread waits on (a wait for one value of a location
+    written twice could miss it and spin forever)."""
+    if rng.random() < 0.5:
+        return ops
+    i = rng.randrange(len(ops))
+    j = rng.randrange(i, len(ops)) + 1
+    body = ops[i:j]
+    if any(op[0] == "wait" or (op[0] in ("st", "rmw", "cas") and op[1] in waited) for op in body):
+        return ops
+    return ops[:i] + [("loop", body)] + ops[j:]
+
+
+def _iteration(op: tuple, i: int) -> tuple:
+    if op[0] == "st":
+        return (op[0], op[1], op[2] + LOOP_STRIDE * i, *op[3:])
+    if op[0] == "cas":
+        return (*op[:3], op[3] + LOOP_STRIDE * i, *op[4:])
+    return op
+
+
+def unrolled(ops: list[tuple]) -> list[tuple]:
+    """A thread's operations as the model sees them: each loop unrolled."""
+    out: list[tuple] = []
+    for op in ops:
+        if op[0] == "loop":
+            out += [_iteration(o, i) for i in range(LOOP_ITERATIONS) for o in op[1]]
+        else:
+            out.append(op)
+    return out
 
 
 def _waits_that_end(threads: list[list[tuple]]) -> list[list[tuple]]:
@@ -126,37 +172,52 @@ def c_main(n: int, reads: int) -> list[str]:
             "  return 0;", "}"]
 
 
+def _flat(ops: list[tuple]) -> list[tuple]:
+    """Each operation once, loop bodies in place (the statements of the source)."""
+    return [o for op in ops for o in (op[1] if op[0] == "loop" else [op])]
+
+
 def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
-    reads = sum(1 for ops in threads for op in ops if op[0] in ("ld", "rmw", "cas")) or 1
+    reads = sum(1 for ops in threads for op in _flat(ops) if op[0] in ("ld", "rmw", "cas")) or 1
     out = ["#include <pthread.h>", "#include <stdatomic.h>", "#include <stdio.h>", "",
            f"atomic_int {', '.join(locations)};", f"int {', '.join(f'r{i}' for i in range(reads))};",
-           f"pthread_mutex_t {MUTEX} = PTHREAD_MUTEX_INITIALIZER;", ""]
+           f"pthread_mutex_t {MUTEX} = PTHREAD_MUTEX_INITIALIZER;",
+           f"int loops = {LOOP_ITERATIONS};   /* a loop's bound, not a constant of the compiler */", ""]
     r = 0
-    for k, ops in enumerate(threads):
-        out += [f"static void *t{k}(void *arg) {{", "  (void)arg;"]
-        if any(op[0] == "cas" for op in ops):
-            out.append("  int e;   /* a compare-exchange's expected value, one statement per line */")
+
+    def statements(ops: list[tuple], pad: str, stride: str) -> None:
+        nonlocal r, out
         for op in ops:
             if op == LOCK:
-                out.append(f"  pthread_mutex_lock(&{MUTEX});")
+                out.append(f"{pad}pthread_mutex_lock(&{MUTEX});")
             elif op == UNLOCK:
-                out.append(f"  pthread_mutex_unlock(&{MUTEX});")
+                out.append(f"{pad}pthread_mutex_unlock(&{MUTEX});")
+            elif op[0] == "loop":
+                out.append(f"{pad}for (int i = 0; i < loops; i++) {{")
+                statements(op[1], pad + "  ", f" + {LOOP_STRIDE} * i")
+                out.append(f"{pad}}}   /* loop */")
             elif op[0] == "st":
-                out.append(f"  atomic_store_explicit(&{op[1]}, {op[2]}, {ORDERS[op[3]]});")
+                out.append(f"{pad}atomic_store_explicit(&{op[1]}, {op[2]}{stride}, {ORDERS[op[3]]});")
             elif op[0] == "ld":
-                out.append(f"  r{r} = atomic_load_explicit(&{op[1]}, {ORDERS[op[2]]});")
+                out.append(f"{pad}r{r} = atomic_load_explicit(&{op[1]}, {ORDERS[op[2]]});")
                 r += 1
             elif op[0] == "rmw":
-                out.append(f"  r{r} = atomic_fetch_add_explicit(&{op[1]}, {op[3]}, {ORDERS[op[4]]});")
+                out.append(f"{pad}r{r} = atomic_fetch_add_explicit(&{op[1]}, {op[3]}, {ORDERS[op[4]]});")
                 r += 1
             elif op[0] == "cas":
-                out += [f"  e = {op[2]};", f"  r{r} = atomic_compare_exchange_strong_explicit(&{op[1]}, &e, "
-                        f"{op[3]}, {ORDERS[op[4]]}, {ORDERS[op[5]]});"]
+                out += [f"{pad}e = {op[2]};", f"{pad}r{r} = atomic_compare_exchange_strong_explicit(&{op[1]}, &e, "
+                        f"{op[3]}{stride}, {ORDERS[op[4]]}, {ORDERS[op[5]]});"]
                 r += 1
             elif op[0] == "wait":
-                out += [f"  while (atomic_load_explicit(&{op[1]}, {ORDERS[op[3]]}) != {op[2]})", "    ;"]
+                out += [f"{pad}while (atomic_load_explicit(&{op[1]}, {ORDERS[op[3]]}) != {op[2]})", f"{pad}  ;"]
             else:
-                out.append(f"  atomic_thread_fence({ORDERS[op[1]]});")
+                out.append(f"{pad}atomic_thread_fence({ORDERS[op[1]]});")
+
+    for k, ops in enumerate(threads):
+        out += [f"static void *t{k}(void *arg) {{", "  (void)arg;"]
+        if any(op[0] == "cas" for op in _flat(ops)):
+            out.append("  int e;   /* a compare-exchange's expected value, one statement per line */")
+        statements(ops, "  ", "")
         out += ["  return NULL;", "}", ""]
     return "\n".join(out + c_main(len(threads), reads)) + "\n"
 
@@ -164,12 +225,14 @@ def c_source(locations: list[str], threads: list[list[tuple]]) -> str:
 _NAMES = {v: k for k, v in ORDERS.items()}
 _LINE = re.compile(r"""
     pthread_mutex_(?P<mutex>lock|unlock)\(&\w+\)
-  | atomic_store_explicit\(&(?P<st>\w+),\ (?P<stv>-?\d+),\ (?P<sto>\w+)\)
+  | for\ \(int\ i\ =\ 0;\ i\ <\ loops;\ i\+\+\)\ \{(?P<loop>)
+  | ^\ *\}\ +/\*\ loop\ \*/(?P<endloop>)
+  | atomic_store_explicit\(&(?P<st>\w+),\ (?P<stv>-?\d+)(?:\ \+\ \d+\ \*\ i)?,\ (?P<sto>\w+)\)
   | atomic_load_explicit\(&(?P<ld>\w+),\ (?P<ldo>\w+)\)\ !=\ (?P<wait>-?\d+)
   | atomic_load_explicit\(&(?P<ld2>\w+),\ (?P<ld2o>\w+)\)
   | atomic_fetch_add_explicit\(&(?P<rmw>\w+),\ (?P<rmwv>-?\d+),\ (?P<rmwo>\w+)\)
   | ^\ +e\ =\ (?P<exp>-?\d+);
-  | compare_exchange_strong_explicit\(&(?P<cas>\w+),\ &e,\ (?P<des>-?\d+),\ (?P<succ>\w+),\ (?P<fail>\w+)\)
+  | compare_exchange_strong_explicit\(&(?P<cas>\w+),\ &e,\ (?P<des>-?\d+)(?:\ \+\ \d+\ \*\ i)?,\ (?P<succ>\w+),\ (?P<fail>\w+)\)
   | atomic_thread_fence\((?P<fence>\w+)\)
 """, re.VERBOSE)
 
@@ -179,31 +242,38 @@ def ops_of_source(text: str) -> list[list[tuple]]:
     changed orders or added fences): the inverse of c_source."""
     threads: list[list[tuple]] = []
     expected = 0
+    ops: list[tuple] = []   # where the next operation goes: its thread's, or a loop's body
     for line in text.splitlines():
         if re.match(r"static void \*t\d+\(void \*arg\) \{", line):
             threads.append([])
+            ops = threads[-1]
             continue
         m = _LINE.search(line)
         if m is None or not threads:
             continue
         g = m.groupdict()
-        if g["exp"]:
+        if g["loop"] is not None:
+            ops = []
+            threads[-1].append(("loop", ops))
+        elif g["endloop"] is not None:
+            ops = threads[-1]
+        elif g["exp"]:
             expected = int(g["exp"])
         elif g["mutex"]:
-            threads[-1].append(LOCK if g["mutex"] == "lock" else UNLOCK)
+            ops.append(LOCK if g["mutex"] == "lock" else UNLOCK)
         elif g["st"]:
-            threads[-1].append(("st", g["st"], int(g["stv"]), _NAMES[g["sto"]]))
+            ops.append(("st", g["st"], int(g["stv"]), _NAMES[g["sto"]]))
         elif g["ld"]:
-            threads[-1].append(("wait", g["ld"], int(g["wait"]), _NAMES[g["ldo"]]))
+            ops.append(("wait", g["ld"], int(g["wait"]), _NAMES[g["ldo"]]))
         elif g["ld2"]:
-            threads[-1].append(("ld", g["ld2"], _NAMES[g["ld2o"]]))
+            ops.append(("ld", g["ld2"], _NAMES[g["ld2o"]]))
         elif g["rmw"]:
-            threads[-1].append(("rmw", g["rmw"], "add", int(g["rmwv"]), _NAMES[g["rmwo"]]))
+            ops.append(("rmw", g["rmw"], "add", int(g["rmwv"]), _NAMES[g["rmwo"]]))
         elif g["cas"]:
-            threads[-1].append(("cas", g["cas"], expected, int(g["des"]), _NAMES[g["succ"]],
-                                _NAMES[g["fail"]], False))
+            ops.append(("cas", g["cas"], expected, int(g["des"]), _NAMES[g["succ"]],
+                        _NAMES[g["fail"]], False))
         else:
-            threads[-1].append(("fence", _NAMES[g["fence"]]))
+            ops.append(("fence", _NAMES[g["fence"]]))
     return threads
 
 
@@ -221,8 +291,9 @@ def main() -> int:
     ap.add_argument("--max-events", type=int, default=24, help="skip programs with more events after lowering")
     ap.add_argument("--non-robust", action="store_true", help="keep only programs the model calls non-robust")
     ap.add_argument("--max-schedules", type=int, default=3000)
-    ap.add_argument("--shapes", choices=("basic", "all", "locks"), default="basic",
-                    help="all: also strong compare-exchanges and spin waits; locks: all, and critical sections")
+    ap.add_argument("--shapes", choices=("basic", "all", "locks", "loops"), default="basic",
+                    help="all: also strong compare-exchanges and spin waits; locks: all, and critical "
+                         "sections; loops: all, and loops of two iterations")
     ap.add_argument("--fix", action="store_true",
                     help="non-robust programs only: also run `pyrsan fix --in-place` and check the patched "
                          "program with the model")
@@ -242,10 +313,11 @@ def main() -> int:
     while counts["programs"] < args.count:
         seed += 1
         locations, threads = random_litmus(random.Random(seed), args.shapes)
-        events = sum(len(rc20.expand_thread(ops)) for ops in threads)
+        model = [unrolled(ops) for ops in threads]
+        events = sum(len(rc20.expand_thread(ops)) for ops in model)
         if events > args.max_events:
             continue
-        robust = rc20.robust(threads)
+        robust = rc20.robust(model)
         if args.non_robust and robust:
             continue
         source = tmp / f"p{seed}.c"
@@ -306,7 +378,7 @@ def check_fix(source: Path, tmp: Path, counts: dict[str, int]) -> list[str]:
                                              if "manual" in r)]
     proved = bool(document["patched_check"].get("complete"))
     counts["fixed (proved)"] += proved
-    if rc20.robust(ops_of_source(source.read_text())):
+    if rc20.robust([unrolled(ops) for ops in ops_of_source(source.read_text())]):
         return []
     counts["wrong fixes"] += 1
     return ["WRONG FIX" + (" (proved)" if proved else " (sampled)")]

@@ -123,6 +123,43 @@ def test_end_to_end_critical_sections_are_well_formed_and_compile(tmp_path):
 
 
 @needs_clang
+def test_end_to_end_loops_run_as_the_model_unrolls_them(tmp_path):
+    """A generated loop runs its body twice, each store and compare-exchange with a value of
+    its own per iteration: the native program's final values are those of the unrolled ops."""
+    import random
+
+    import end_to_end
+    loops = 0
+    for seed in range(200):
+        locations, threads = end_to_end.random_litmus(random.Random(seed), "loops")
+        if not any(op[0] == "loop" and any(o[0] in ("st", "cas") for o in op[1]) for op in threads[0]):
+            continue
+        loops += 1
+        if loops > 3:
+            continue
+        solo = [threads[0]]   # one thread alone: a single behaviour to compare with
+        model = end_to_end.unrolled(threads[0])
+        assert len(model) > len(threads[0])
+        final = {x: 0 for x in locations}
+        for op in model:
+            if op[0] == "st":
+                final[op[1]] = op[2]
+            elif op[0] == "rmw":
+                final[op[1]] += op[3]
+            elif op[0] == "cas" and final[op[1]] == op[2]:
+                final[op[1]] = op[3]
+        text = end_to_end.c_source(locations, solo).replace(
+            '  return 0;', '  printf("' + " ".join(["%d"] * len(locations)) + '\\n", '
+            + ", ".join(locations) + ");\n  return 0;")
+        source, exe = tmp_path / f"p{seed}.c", tmp_path / f"p{seed}"
+        source.write_text(text)
+        subprocess.run([CLANG, "-O1", "-Werror", str(source), "-o", str(exe), "-pthread"], check=True)
+        last = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()[-1]
+        assert last.split() == [str(final[x]) for x in locations], (threads[0], text)
+    assert loops > 5
+
+
+@needs_clang
 def test_end_to_end_races_programs_compile_and_the_model_sees_both_verdicts(tmp_path):
     import random
 
@@ -142,7 +179,7 @@ def test_end_to_end_reads_back_the_programs_it_writes_and_a_fix():
     import random
 
     import end_to_end
-    for shapes in ("basic", "all", "locks"):
+    for shapes in ("basic", "all", "locks", "loops"):
         for seed in range(100):
             locations, threads = end_to_end.random_litmus(random.Random(seed), shapes)
             assert end_to_end.ops_of_source(end_to_end.c_source(locations, threads)) == threads
