@@ -232,7 +232,8 @@ _LINE = re.compile(r"""
   | atomic_load_explicit\(&(?P<ld2>\w+),\ (?P<ld2o>\w+)\)
   | atomic_fetch_add_explicit\(&(?P<rmw>\w+),\ (?P<rmwv>-?\d+),\ (?P<rmwo>\w+)\)
   | ^\ +e\ =\ (?P<exp>-?\d+);
-  | compare_exchange_strong_explicit\(&(?P<cas>\w+),\ &e,\ (?P<des>-?\d+)(?:\ \+\ \d+\ \*\ i)?,\ (?P<succ>\w+),\ (?P<fail>\w+)\)
+  | compare_exchange_strong_explicit\(&(?P<cas>\w+),\ &e,\ (?P<des>-?\d+)(?:\ \+\ \d+\ \*\ i)?,
+      \ (?P<succ>\w+),\ (?P<fail>\w+)\)
   | atomic_thread_fence\((?P<fence>\w+)\)
 """, re.VERBOSE)
 
