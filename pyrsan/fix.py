@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -41,6 +41,10 @@ from .words import plural
 from .reports import Report
 
 DEFAULT_MAX_ROUNDS = 10
+#: A fix whose last check was a sample (an exploration that hit its bound) is confirmed with an
+#: exploration this many times wider before it is reported; a violation found then goes back to
+#: the rounds, so a repair that only the narrower sample missed is added, not reported as done.
+CONFIRM_FACTOR = 10
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ class FixResult:
     plan: PatchPlan | None = None
     patched_check: CheckOutcome | None = None
     checks: int = 0
+    confirmations: tuple[CheckOutcome, ...] = ()  # the wider checks of sampled fixes (CONFIRM_FACTOR)
     reason: str = ""             # why not fixed
 
     def site(self, repair: Repair) -> SiteInfo | None:
@@ -179,12 +184,12 @@ class _Checker:
         self.progress = progress
 
     def __call__(self, repairs: tuple[Repair, ...], what: str, program: Program | None = None,
-                 sc_accesses: str | None = None) -> CheckOutcome:
+                 sc_accesses: str | None = None, method: CheckMethod | None = None) -> CheckOutcome:
         self.count += 1
         if self.progress is not None:
             self.progress(what)
         directory = os.path.join(self.work_dir, f"check{self.count}")
-        outcome = check_program(program or self.program, repairs, self.method, directory,
+        outcome = check_program(program or self.program, repairs, method or self.method, directory,
                                 sc_accesses)
         if not self.keep:
             shutil.rmtree(directory, ignore_errors=True)
@@ -214,60 +219,76 @@ def fix_program(program: Program, options: FixOptions, work_dir: str,
     repairs: tuple[Repair, ...] = ()
     fenced_everywhere = False
     rounds: list[Round] = []
+    removals: list[Removal] = []
+    confirmations: list[CheckOutcome] = []
     outcome = initial
     reason = ""
-    for number in range(1, options.max_rounds + 1):
-        added: list[Repair] = []
-        for report in outcome.violations:
-            for candidate in candidates(report, sites_by_id):
-                if candidate not in repairs and candidate not in added:
-                    added.append(candidate)
-                    break
-        if not added and not fenced_everywhere:
-            added, fenced_everywhere = fences_everywhere(sites, repairs), True
-        if not added:
-            reason = "no candidate repair is left for the remaining violations"
+    # a repair that a minimisation kept, or that came back after one dropped it (on a sample
+    # that a wider confirmation then contradicted), is not tried again
+    settled: set[Repair] = set()
+    while True:
+        while not outcome.clean:
+            if len(rounds) == options.max_rounds:
+                reason = f"violations remain after {options.max_rounds} rounds (--max-rounds)"
+                break
+            added: list[Repair] = []
+            for report in outcome.violations:
+                for candidate in candidates(report, sites_by_id):
+                    if candidate not in repairs and candidate not in added:
+                        added.append(candidate)
+                        break
+            if not added and not fenced_everywhere:
+                added, fenced_everywhere = fences_everywhere(sites, repairs), True
+            if not added:
+                reason = "no candidate repair is left for the remaining violations"
+                break
+            repairs = repairs + tuple(added)
+            outcome = check(repairs, f"round {len(rounds) + 1}: checking {len(repairs)} repairs")
+            rounds.append(Round(len(rounds) + 1, tuple(added), outcome))
+            if outcome.failure and not outcome.violations:
+                reason = outcome.failure
+                break
+        if not outcome.clean:
+            return FixResult("not_fixed", initial, tuple(rounds), tuple(removals), (), outcome,
+                             count_cost((), sites), sites, checks=check.count,
+                             reason=reason or "violations remain",
+                             confirmations=tuple(confirmations))
+        final = outcome
+        for repair in _sort_for_removal(repairs):
+            if repair in settled:
+                continue
+            trial = tuple(r for r in repairs if r != repair)
+            without = check(trial, f"minimising: {len(trial)} repairs")
+            # a repair goes only on evidence as strong as what justified the set: when the set
+            # was proved (complete exploration), a sample of schedules without it is not enough
+            needed = not without.clean or (final.complete and not without.complete)
+            removals.append(Removal(repair, needed, without))
+            settled.add(repair)
+            if not needed:
+                repairs = trial
+                final = without
+        if final.complete or not final.explored:
             break
-        repairs = repairs + tuple(added)
-        outcome = check(repairs, f"round {number}: checking {len(repairs)} repairs")
-        rounds.append(Round(number, tuple(added), outcome))
-        if outcome.failure and not outcome.violations:
-            reason = outcome.failure
-            break
+        wide = replace(final.method, max_schedules=final.method.max_schedules * CONFIRM_FACTOR)
+        outcome = check(repairs, f"confirming {len(repairs)} repairs with a wider exploration",
+                        method=wide)
+        confirmations.append(outcome)
         if outcome.clean:
+            final = outcome
             break
-    else:
-        reason = f"violations remain after {options.max_rounds} rounds (--max-rounds)"
-    if not outcome.clean:
-        return FixResult("not_fixed", initial, tuple(rounds), (), (), outcome,
-                         count_cost((), sites), sites, checks=check.count,
-                         reason=reason or "violations remain")
-
-    removals: list[Removal] = []
-    final = outcome
-    for repair in _sort_for_removal(repairs):
-        trial = tuple(r for r in repairs if r != repair)
-        without = check(trial, f"minimising: {len(trial)} repairs")
-        # a repair goes only on evidence as strong as what justified the set: when the set was
-        # proved (complete exploration), a sample of schedules without the repair is not enough
-        needed = not without.clean or (final.complete and not without.complete)
-        removals.append(Removal(repair, needed, without))
-        if not needed:
-            repairs = trial
-            final = without
     cost = count_cost(repairs, sites)
     plan = plan_patch(repairs, sites, options.root)
     patched = None
     if options.verify_patch and plan.new_texts and not plan.manual:
-        patched = _check_patched(program, plan, check, work_dir, model_for(repairs))
+        patched = _check_patched(program, plan, check, work_dir, model_for(repairs), final.method)
     return FixResult("fixed", initial, tuple(rounds), tuple(removals), repairs, final, cost, sites,
-                     plan, patched, checks=check.count)
+                     plan, patched, checks=check.count, confirmations=tuple(confirmations))
 
 
 def _check_patched(program: Program, plan: PatchPlan, check: _Checker, work_dir: str,
-                   model: str) -> CheckOutcome:
+                   model: str, method: CheckMethod) -> CheckOutcome:
     """Build and check the patched sources (copies in a directory of their own; quoted
-    includes still find the original directories)."""
+    includes still find the original directories), as widely as the repairs' last check."""
     copy_dir = tempfile.mkdtemp(prefix="patched-", dir=work_dir)
     sources: list[str] = []
     include_dirs: list[str] = []
@@ -292,7 +313,8 @@ def _check_patched(program: Program, plan: PatchPlan, check: _Checker, work_dir:
     patched = Program(tuple(sources), tuple(flags), program.args, program.cc)
     try:
         # seq_cst orders the patch wrote are checked with sc_accesses=ra, as the IR repair was
-        return check((), "checking the patched program", program=patched, sc_accesses=model)
+        return check((), "checking the patched program", program=patched, sc_accesses=model,
+                     method=method)
     except BuildError as error:
         raise BuildError(f"the patched program does not build: {error.message}", error.details) from None
 
@@ -330,6 +352,12 @@ def _report_line(report: Report) -> str:
             f"{access.get('line', '?')} in {access.get('function') or '?'} (thread {access.get('thread', '?')})")
 
 
+def _confirmation_lines(result: FixResult) -> list[str]:
+    return [f"confirm: {c.description()}: " + ("clean" if c.clean else
+            f"{_report_line(c.violations[0])}: back to the rounds" if c.violations else "failed")
+            for c in result.confirmations]
+
+
 def render_fix_text(result: FixResult, patch_path: str | None, written: list[str]) -> str:
     out: list[str] = []
     initial = result.initial
@@ -345,6 +373,7 @@ def render_fix_text(result: FixResult, patch_path: str | None, written: list[str
         out.append(f"round {round_.number}: added " + "; ".join(
             describe_repair(r, result.site(r)) for r in round_.added) + f" -> {state}")
     if result.status == "not_fixed":
+        out.extend(_confirmation_lines(result))
         out.append(f"pyrsan fix: could not make the program robust: {result.reason}")
         if result.final.violations:
             out.append("remaining violations:")
@@ -361,6 +390,7 @@ def render_fix_text(result: FixResult, patch_path: str | None, written: list[str
                    "kept: without it, no violation in a sample of schedules, but no proof"
                    if outcome.clean else "needed")
         out.append(f"minimise: {describe_repair(removal.repair, result.site(removal.repair))}: {verdict}")
+    out.extend(_confirmation_lines(result))
     cost = result.cost
     out.append(f"result: robust with {plural(cost.fences, 'fence')} added and "
                f"{plural(cost.orders, 'order')} strengthened; making every atomic access seq_cst "
@@ -436,6 +466,7 @@ def fix_json_document(result: FixResult, patch_path: str | None, written: list[s
         "cost": {"fences": result.cost.fences, "orders": result.cost.orders,
                  "all_seq_cst": result.cost.all_seq_cst},
         "check": _check_json(result.final),
+        "confirmations": [_check_json(c) for c in result.confirmations],
         "checks": result.checks,
         "remaining": [r.public_fields() for r in result.final.violations]
         if result.status == "not_fixed" else [],

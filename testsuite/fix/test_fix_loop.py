@@ -93,6 +93,35 @@ def test_a_proved_repair_is_not_dropped_on_a_sample_of_schedules(monkeypatch, tm
     assert text.count("no violation in a sample of schedules, but no proof") == 2
 
 
+def test_a_fix_decided_on_a_sample_is_confirmed_wider_and_a_violation_then_goes_back_to_the_rounds(
+        monkeypatch, tmp_path):
+    """With the first fence alone the exploration hits its bound with nothing found; only an
+    exploration CONFIRM_FACTOR times wider finds the violation that the second fence repairs."""
+    calls = []
+
+    def fake_check(program, repairs, method, work_dir, sc_accesses=None):
+        model = sc_accesses or model_for(repairs)
+        calls.append(method.max_schedules)
+        indexes = {r.index for r in repairs}
+        if indexes == {0, 2}:
+            return CheckOutcome((), 40, model, method, SITES, complete=True, explored=40)
+        if indexes == {2} and method.max_schedules == 500:   # a sample: nothing found
+            return CheckOutcome((), 560, model, method, SITES, explored=500)
+        return CheckOutcome((_report(),), 1, model, method, SITES, explored=1)
+
+    monkeypatch.setattr(fix, "check_program", fake_check)
+    options = fix.FixOptions(method=CheckMethod(max_schedules=500), root=str(tmp_path), verify_patch=False)
+    result = fix.fix_program(Program(("sb.c",)), options, str(tmp_path))
+    assert result.status == "fixed" and {r.index for r in result.repairs} == {0, 2}
+    assert result.final.complete
+    assert [c.method.max_schedules for c in result.confirmations] == [500 * fix.CONFIRM_FACTOR]
+    assert result.confirmations[0].violations
+    assert 500 * fix.CONFIRM_FACTOR in calls
+    assert "back to the rounds" in fix.render_fix_text(result, None, [])
+    document = fix.fix_json_document(result, None, [])
+    assert [c["max_schedules"] for c in document["confirmations"]] == [5000]
+
+
 def test_order_repairs_are_checked_with_sc_accesses_ra(monkeypatch, tmp_path):
     order = Repair("order", "sb.c", 3)
     calls = _install(monkeypatch, lambda repairs, model: order in repairs and model == "ra",
