@@ -47,6 +47,13 @@
 #include "rsan_race.h"
 
 static inline int on(void) { return rsan_flag.report_races; }
+/* A tail call that must be one (musttail: the callee's frame replaces the caller's, so a hook's
+ * frame address stays where the shadow call stack expects it, and a fast path keeps no frame) */
+#if defined(__has_attribute) && __has_attribute(musttail)
+#define RSAN_MUSTTAIL __attribute__((musttail))
+#else
+#define RSAN_MUSTTAIL
+#endif
 /* t->race_cur: the thread's epoch and slot as a cell holds them, so that the hot path builds an
  * access's cell with one OR; 0 for a thread whose slot a cell cannot hold (not checked) */
 static inline void set_cur(rsan_thread *t) {
@@ -243,12 +250,12 @@ static RSAN_NOINLINE int atomic_block(rsan_thread *t, rsan_cell *c, uint64_t cur
  * one, and no cell is a mark whose overflow block may hold a plain cell, and one is this
  * thread's atomic access at this epoch that
  * subsumes cur, there is nothing to do; when one is this thread's atomic access that cur
- * covers (the cell the scan takes, the last one if several), cur is stored there, and
- * nothing is stored when the cell already holds it. 1: done; 0: the scan decides. */
+ * covers, cur is stored in the cell the scan takes (the last of the same kind, else the last
+ * such), and nothing is stored when the cell already holds it. 1: done; 0: the scan decides. */
 static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsan_cell *c, uint64_t cur,
                                                              uint32_t mask, int wr, uint64_t site) {
-  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
-  int k = -1;
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
+  int k = -1, same = 0;
   uint64_t mark = 0;
 #pragma GCC unroll 4
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
@@ -268,7 +275,8 @@ static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsa
     uint32_t cm = w_mask(w);
     int cw = (w & W_WRITE) != 0;
     if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
-    if (!(cm & ~mask) && (wr || !cw)) k = i;
+    if (!((w ^ cur) & low)) k = i, same = 1; /* the same kind: taken before any other */
+    else if (!same && !(cm & ~mask) && (wr || !cw)) k = i;
   }
   if (k < 0) return mark ? atomic_block(t, c, cur, mask, wr, site, mark) : 0;
   /* the block is checked only for its plain cells (race_overflow.c), none for most */
@@ -290,6 +298,7 @@ rescan:;
   int slot = -1, i;
   uint64_t mark = 0; /* the mark cell, if any */
   uint64_t slot_w = 0; /* what the scan saw in the chosen cell */
+  int slot_rank = 0; /* 0: another thread's cell; 1: an own covering cell; 2: of the same kind */
   uint32_t dom = 0; /* cells this access may replace (rule 1 and 2): freed once it is stored */
   uint64_t seen[16]; /* what the scan saw in them */
   _Static_assert(RSAN_SHADOW_CELLS <= 16, "seen holds a granule's main cells");
@@ -316,7 +325,11 @@ rescan:;
        * later read): every access that races with this one races with it too */
       if (w_clock(w) == epoch && !(mask & ~cm) && cw >= wr && ca == at) return;
       if (covers) dom |= 1u << i; /* program order: rule 1 holds */
-      if (covers && ca == at) slot = i, slot_w = w;
+      /* its own covering cell: one of the same kind (bytes and write) before any other, so
+       * that a thread that reads and writes a location keeps one cell of each kind rather than
+       * trading a read cell for a write and taking a new cell for its next read */
+      int rank = 1 + (cm == mask && cw == wr);
+      if (covers && ca == at && rank >= slot_rank) slot = i, slot_w = w, slot_rank = rank;
       continue;
     }
     int conflicting = (cm & mask) && (cw || wr) && !(ca && at);
@@ -443,9 +456,7 @@ static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, r
   else scan_main(t, c, g, mask, wr, epoch, site, fa, h);
 }
 
-static inline uint32_t site_slot(uint64_t site) {
-  return (uint32_t)((site * 0x9E3779B97F4A7C15ull) >> 60) % RSAN_SITE_STACKS;
-}
+static inline uint32_t site_slot(uint64_t site) { return rsan_race_site_slot(site); }
 
 /* Remembers the call stack of this execution of site (a cell is about to name it), unless the
  * slot already holds the site at the same depth (most likely the same stack). */
@@ -548,10 +559,11 @@ static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t s
   if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
 }
 
-/* The fast case, an atomic access of one granule of a mapped region that atomic_fast settles,
- * with no frame of its own (the rest is a tail call). */
-void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
-                      uint64_t site, uintptr_t fa) {
+/* rsan_race.h: rsan_race_access for anything rsan_race_atomic_fast did not settle: atomic_fast
+ * (plain cells to check, a mark, no own covering cell), the scan, ranges, plain accesses,
+ * unmapped regions. */
+void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
+                              uint64_t site, uintptr_t fa) {
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
   rsan_cell *c;
   if (RSAN_LIKELY(at && on() && t->race_cur && size && (addr & 7) + size <= 8 && d &&
@@ -563,6 +575,13 @@ void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int
     if (atomic_fast(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
   }
   access_more(t, addr, size, wr, at, epoch, site, fa);
+}
+
+/* rsan_race.h's rsan_race_atomic_i, else everything else as a tail call. */
+void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
+                      uint64_t site, uintptr_t fa) {
+  if (RSAN_LIKELY(at && on()) && rsan_race_atomic_fast(t, addr, size, wr, epoch, site)) return;
+  RSAN_MUSTTAIL return rsan_race_access_general(t, addr, size, wr, at, epoch, site, fa);
 }
 
 /* ---- ABI: plain accesses (rsan_interface.h), called before the access ----
@@ -639,13 +658,6 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
 }
 
-/* The hook tail-calls the rest (musttail: the rest's frame replaces the hook's, so its frame
- * address is where the hook's was, which the shadow call stack needs) */
-#if defined(__has_attribute) && __has_attribute(musttail)
-#define RSAN_MUSTTAIL __attribute__((musttail))
-#else
-#define RSAN_MUSTTAIL
-#endif
 #define RSAN_DEF_PLAIN_KIND(KIND, WR, N) \
   static RSAN_NOINLINE void KIND##_more_##N(void *p, uint64_t site) { \
     plain_more(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)); \
