@@ -97,10 +97,15 @@ void rsan_race_thread_free(rsan_thread *t) {
 }
 
 /* ---- atomics: algorithm.md §5 table, under the location lock ---- */
+/* dst ⊔= src, with the test for an empty source (S_x of a location no release reached, R of a
+ * thread that ran no release fence: a join with ⊥ changes nothing) inline */
+static inline void vc_join(rsan_vc *dst, const rsan_vc *src) {
+  if (src->n) rsan_vc_join(dst, src);
+}
 /* rlx load: A ⊔= S_x; acq load: C ⊔= S_x, A ⊔= S_x */
 void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
   if (!on()) return;
-  rsan_vc_join(&t->A, &l->S);
+  vc_join(&t->A, &l->S);
   if (mo_acq(mo)) rsan_vc_join_published(&t->C, &l->S);
   /* nobody knows a later epoch of this thread than the thread itself */
   RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
@@ -128,10 +133,10 @@ uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
   rsan_race_load(t, l, mo);
   uint64_t e = rsan_race_epoch(t);
   if (mo_rel(mo)) {
-    rsan_vc_join(&l->S, &t->C);
+    vc_join(&l->S, &t->C);
     bump(t);
   } else {
-    rsan_vc_join(&l->S, &t->R);
+    vc_join(&l->S, &t->R);
   }
   return e;
 }
@@ -282,6 +287,16 @@ static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsa
   /* the block is checked only for its plain cells (race_overflow.c), none for most */
   if (mark && rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0); /* not cur itself: the same access returned above */
+  return 1;
+}
+
+/* rsan_race.h */
+int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k) {
+  uint32_t mask = w_mask(cur);
+  int wr = (cur & W_WRITE) != 0;
+  if (k < 0) return atomic_block(t, c, cur, mask, wr, site, mark);
+  if (rsan_race_overflow_has_plain(mark)) return 0;
+  renew_cell(t, c, k, cur, site, 0);
   return 1;
 }
 

@@ -112,6 +112,10 @@ void rsan_race_floor_reset(void);
 void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
                               uint64_t site, uintptr_t fa);
 
+/* race.c: rsan_race_atomic_fast's end in a marked granule (mark) whose other cells are all
+ * atomic, k its own covering cell or -1: as race.c atomic_fast ends. 1: done, 0: not. */
+int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k);
+
 /* race.c: the slot of a site in a thread's table of recent sites' call stacks */
 static inline uint32_t rsan_race_site_slot(uint64_t site) {
   return (uint32_t)((site * 0x9E3779B97F4A7C15ull) >> 60) % RSAN_SITE_STACKS;
@@ -122,7 +126,7 @@ static inline uint32_t rsan_race_site_slot(uint64_t site) {
  * done, 0 when rsan_race_access must decide (from the start). The caller checked that race
  * reports are on. It takes an access of one granule of a mapped region, whose site's call stack this thread already
  * remembers (race.c note_site_stack would do nothing), whose granule's used cells are all
- * atomic and none a mark, and which finds one of its thread's own atomic cells that it
+ * atomic (a mark: rsan_race_atomic_marked), and which finds one of its thread's own atomic cells that it
  * covers, or one at its epoch that subsumes it. That is race.c atomic_fast's result when no
  * cell is plain or a mark: nothing to check (C11 [intro.races]: two atomic accesses never
  * race), no clock, no overflow block; the cell it renews is the one atomic_fast and the scan
@@ -147,14 +151,16 @@ rsan_race_atomic_fast(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, uin
   uint64_t cur = epoch << W_CLOCK_SHIFT | (me & slot_bits) | (uint64_t)mask << W_MASK_SHIFT |
                  (wr ? W_WRITE : 0) | W_ATOMIC;
   int k = -1, same = 0;
+  uint64_t mark = 0;
 #pragma GCC unroll 4
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
     if (!w) break; /* the first empty cell ends the used ones */
     if (w == cur) return 1; /* this very access */
     uint64_t x = w ^ cur;
-    if (x & slot_bits) { /* another thread's: nothing to check if atomic; a mark or plain: */
-      if (RSAN_UNLIKELY(!(w & W_ATOMIC) || w_tid(w) == MARK_TID)) return 0;
+    if (x & slot_bits) { /* another thread's (nothing to check if atomic), or a mark */
+      if (RSAN_UNLIKELY(!(w & W_ATOMIC))) return 0;
+      if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) mark = w;
       continue;
     }
     if (RSAN_UNLIKELY(!(w & W_ATOMIC))) return 0; /* own plain cell */
@@ -167,6 +173,7 @@ rsan_race_atomic_fast(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, uin
     if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && cw >= wr) return 1; /* subsumed at its epoch */
     if (!same && !(cm & ~mask) && (wr || !cw)) k = i;
   }
+  if (RSAN_UNLIKELY(mark)) return rsan_race_atomic_marked(t, c, cur, site, mark, k);
   if (k < 0) return 0;
   /* race.c renew_cell: the site only when it changes (the sites' line stays shared) */
   uint64_t *cell_site = &rsan_cell_site(c)[k];
