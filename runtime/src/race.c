@@ -223,26 +223,16 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   return 0;
 }
 
-/* atomic_fast's case of a marked granule whose main cells the atomic access cur may not take
- * (full: no empty cell, no plain cell, no other thread's cell it covers that happens before
- * it, none below the floor, no floor recomputation due) and whose block holds no plain cell:
- * the scan records it in the block, in its own covering cell if it has one there, as
- * rsan_race_overflow_atomic_own does (a queue's head, read and CAS'd by every thread: most
- * threads' cells live in the block). 1: done; 0: the scan decides. */
-static RSAN_NOINLINE int atomic_block(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr,
-                                      uint64_t site, uint64_t mark) {
-  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
-  uint64_t seen[RSAN_SHADOW_CELLS];
-  if (!rsan_race_floor_misses_left) return 0;
-  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
-    uint64_t w = seen[i] = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
-    if (!w || !(w & W_ATOMIC)) return 0; /* an empty cell; a plain one */
-    if (w == mark || !((w ^ cur) & slot_bits)) continue;
-    if (!(w_mask(w) & ~mask) && (wr || !(w & W_WRITE)) && w_clock(w) <= rsan_vc_get(&t->C, w_tid(w)))
-      return 0; /* the scan would take it */
-  }
-  if (rsan_race_floor_cached(seen, RSAN_SHADOW_CELLS) >= 0) return 0;
-  rsan_race_floor_misses_left--; /* the miss the scan would count */
+/* atomic_fast's case of a marked granule in whose main cells the atomic access cur found no own
+ * covering cell (and no plain cell unordered with it): when the overflow block holds no plain
+ * cell and this thread's own covering cell there (the last of cur's kind, else the last), that
+ * cell takes cur, as in the main cells (rsan_race_overflow_atomic_own; a queue's head, read and
+ * CAS'd by every thread, keeps half the threads' cells in the block). The scan would first look
+ * for another thread's main cell that cur covers and that happens before it, or one below the
+ * floor: that is a choice among cells cur may replace, not of what is checked (the replacement
+ * rule at the top of the file holds for either; nothing in the block can race with an atomic
+ * access when no cell there is plain). 1: done; 0: the scan decides. */
+static RSAN_NOINLINE int atomic_block(uint64_t cur, uint32_t mask, int wr, uint64_t site, uint64_t mark) {
   return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
 }
 
@@ -283,7 +273,7 @@ static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsa
     if (!((w ^ cur) & low)) k = i, same = 1; /* the same kind: taken before any other */
     else if (!same && !(cm & ~mask) && (wr || !cw)) k = i;
   }
-  if (k < 0) return mark ? atomic_block(t, c, cur, mask, wr, site, mark) : 0;
+  if (k < 0) return mark ? atomic_block(cur, mask, wr, site, mark) : 0;
   /* the block is checked only for its plain cells (race_overflow.c), none for most */
   if (mark && rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0); /* not cur itself: the same access returned above */
@@ -294,7 +284,7 @@ static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsa
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k) {
   uint32_t mask = w_mask(cur);
   int wr = (cur & W_WRITE) != 0;
-  if (k < 0) return atomic_block(t, c, cur, mask, wr, site, mark);
+  if (k < 0) return atomic_block(cur, mask, wr, site, mark);
   if (rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0);
   return 1;

@@ -132,12 +132,18 @@ int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, in
     uint64_t w = __atomic_load_n(&b->cells[i], __ATOMIC_RELAXED);
     if (!w) break; /* the first empty cell ends the used ones */
     if (w == cur) return 1;
-    if ((w ^ cur) & slot_bits || !(w & W_ATOMIC)) continue; /* another thread's, or a plain cell */
+    uint64_t x = w ^ cur;
+    /* another thread's (a freed cell's slot is no thread's); every cell is atomic (plain == 0,
+     * read with acquire: a plain access sets it before storing its cell) */
+    if (x & slot_bits) continue;
+    if (!(x & low)) { /* the same kind at another epoch */
+      k = i, same = 1;
+      continue;
+    }
     uint32_t cm = w_mask(w);
     int cw = (w & W_WRITE) != 0;
-    if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
-    if (!((w ^ cur) & low)) k = i, same = 1;
-    else if (!same && !(cm & ~mask) && (wr || !cw)) k = i;
+    if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && cw >= wr) return 1;
+    if (!same && !(cm & ~mask) && (wr || !cw)) k = i;
   }
   if (k < 0) return 0;
   if (__atomic_load_n(&b->sites[k], __ATOMIC_RELAXED) != site)
