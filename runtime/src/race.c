@@ -17,7 +17,7 @@
  * [intro.races]: two atomic accesses never race, whatever their sizes; an atomic and a plain
  * access race on their common bytes unless ordered by happens-before). Atomic accesses are
  * recorded like plain ones, for the plain accesses after them; their own check can only
- * find plain cells (atomic_fast reads no clock unless a plain cell conflicts; race_overflow.c
+ * find plain cells (rsan_race_atomic_cells reads no clock unless a plain cell conflicts; race_overflow.c
  * skips an overflow block that has none).
  *
  * Replacement (the argument by which miri's data_race.rs keeps one write per location and
@@ -223,68 +223,18 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   return 0;
 }
 
-/* atomic_fast's case of a marked granule in whose main cells the atomic access cur found no own
- * covering cell (and no plain cell unordered with it): when the overflow block holds no plain
- * cell and this thread's own covering cell there (the last of cur's kind, else the last), that
- * cell takes cur, as in the main cells (rsan_race_overflow_atomic_own; a queue's head, read and
- * CAS'd by every thread, keeps half the threads' cells in the block). The scan would first look
- * for another thread's main cell that cur covers and that happens before it, or one below the
- * floor: that is a choice among cells cur may replace, not of what is checked (the replacement
- * rule at the top of the file holds for either; nothing in the block can race with an atomic
- * access when no cell there is plain). 1: done; 0: the scan decides. */
-static RSAN_NOINLINE int atomic_block(uint64_t cur, uint32_t mask, int wr, uint64_t site, uint64_t mark) {
-  return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
-}
-
-/* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask: what the
- * scan would do, without its clock reads, CAS or call. C11 [intro.races]: two atomic accesses
- * never race; an atomic and a plain access to common bytes race unless happens-before orders
- * them. So a cell needs its clock read only if it is another thread's plain access that
- * conflicts (common bytes, one of them a write), or to choose the cell to replace when the
- * thread has none of its own here. When no cell is such a plain access unordered with this
- * one, and no cell is a mark whose overflow block may hold a plain cell, and one is this
- * thread's atomic access at this epoch that
- * subsumes cur, there is nothing to do; when one is this thread's atomic access that cur
- * covers, cur is stored in the cell the scan takes (the last of the same kind, else the last
- * such), and nothing is stored when the cell already holds it. 1: done; 0: the scan decides. */
-static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsan_cell *c, uint64_t cur,
-                                                             uint32_t mask, int wr, uint64_t site) {
-  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
-  int k = -1, same = 0;
-  uint64_t mark = 0;
-#pragma GCC unroll 4
-  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
-    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
-    if (!w) break; /* the first empty cell ends the used ones (scan_cells) */
-    if ((w ^ cur) & slot_bits) { /* another thread's (or a mark) */
-      if (w & W_ATOMIC) { /* nothing to check (a mark has W_ATOMIC too) */
-        if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) mark = w; /* more cells in the overflow block */
-        continue;
-      }
-      /* a conflicting plain access: fine if it happens before this one (an initialising write
-       * of main's), else the scan reports it */
-      if ((w_mask(w) & mask) && ((w & W_WRITE) || wr) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
-      continue;
-    }
-    if (!(w & W_ATOMIC)) continue; /* own plain cell: never replaced by an atomic access */
-    uint32_t cm = w_mask(w);
-    int cw = (w & W_WRITE) != 0;
-    if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
-    if (!((w ^ cur) & low)) k = i, same = 1; /* the same kind: taken before any other */
-    else if (!same && !(cm & ~mask) && (wr || !cw)) k = i;
-  }
-  if (k < 0) return mark ? atomic_block(cur, mask, wr, site, mark) : 0;
-  /* the block is checked only for its plain cells (race_overflow.c), none for most */
-  if (mark && rsan_race_overflow_has_plain(mark)) return 0;
-  renew_cell(t, c, k, cur, site, 0); /* not cur itself: the same access returned above */
-  return 1;
-}
-
-/* rsan_race.h */
+/* rsan_race.h. With no own covering cell in the main cells (k < 0): when the overflow block
+ * holds no plain cell and this thread's own covering cell there (the last of cur's kind, else
+ * the last), that cell takes cur, as in the main cells (rsan_race_overflow_atomic_own; a
+ * queue's head, read and CAS'd by every thread, keeps half the threads' cells in the block).
+ * The scan would first look for another thread's main cell that cur covers and that happens
+ * before it, or one below the floor: that is a choice among cells cur may replace, not of what
+ * is checked (the replacement rule at the top of the file holds for either; nothing in a block
+ * without plain cells can race with an atomic access). */
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k) {
   uint32_t mask = w_mask(cur);
   int wr = (cur & W_WRITE) != 0;
-  if (k < 0) return atomic_block(cur, mask, wr, site, mark);
+  if (k < 0) return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
   if (rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0);
   return 1;
@@ -420,7 +370,7 @@ rescan:;
    * its later accesses to the overflow block. A cell that changed since the scan saw it is
    * left alone. Only a plain access frees cells: an atomic one would free the other threads'
    * atomic cells of a contended atomic (an acq_rel counter), each of which its thread renews
-   * in place on its next access (atomic_fast) but would then have to take again by a scan. */
+   * in place on its next access (rsan_race_atomic_cells) but would then have to take again by a scan. */
   dom &= ~(1u << slot);
   while (!at && RSAN_UNLIKELY(dom)) {
     int j = __builtin_ctz(dom);
@@ -541,7 +491,7 @@ static inline __attribute__((always_inline)) void access_span(rsan_thread *t, ui
 }
 
 /* Everything but the fast case of rsan_race_access: ranges, plain accesses (the range hooks),
- * unmapped regions, the scan of an atomic access that atomic_fast left. */
+ * unmapped regions, the scan of an atomic access that rsan_race_atomic_cells left. */
 static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at,
                                       uint64_t epoch, uint64_t site, uintptr_t fa) {
   if (!on() || !size || rsan_race_index(t) > MAX_TID) return;
@@ -564,7 +514,7 @@ static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t s
   if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
 }
 
-/* rsan_race.h: rsan_race_access for anything rsan_race_atomic_fast did not settle: atomic_fast
+/* rsan_race.h: rsan_race_access for anything rsan_race_atomic_fast did not settle:
  * (plain cells to check, a mark, no own covering cell), the scan, ranges, plain accesses,
  * unmapped regions. */
 void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
@@ -577,7 +527,7 @@ void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int
     c += ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
     if (site) note_site_stack(t, site, fa);
     uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
-    if (atomic_fast(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
+    if (rsan_race_atomic_cells(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
   }
   access_more(t, addr, size, wr, at, epoch, site, fa);
 }
