@@ -116,6 +116,10 @@ void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int
  * -1. 1: done, 0: the scan decides. */
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k);
 
+/* race.c: rsan_race_atomic_cells' end when cur has no own covering cell and no mark is in the
+ * granule: another thread's cell or an empty one to take. 1: done, 0: the scan decides. */
+int rsan_race_atomic_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site);
+
 /* race.c: the slot of a site in a thread's table of recent sites' call stacks */
 static inline uint32_t rsan_race_site_slot(uint64_t site) {
   return (uint32_t)((site * 0x9E3779B97F4A7C15ull) >> 60) % RSAN_SITE_STACKS;
@@ -131,8 +135,8 @@ static inline uint32_t rsan_race_site_slot(uint64_t site) {
  * do; when one is this thread's atomic access that cur covers, cur is stored in the cell the
  * scan takes (the last of cur's kind, else the last such; the site only when it changes, so
  * that the sites' line stays shared); nothing is stored when the cell already holds cur. A
- * mark (the granule has overflow cells): rsan_race_atomic_marked decides. 1: done; 0: the
- * scan decides (no own covering cell: another thread's cell or an empty one to take). */
+ * mark (the granule has overflow cells): rsan_race_atomic_marked decides; no own covering
+ * cell: rsan_race_atomic_take. 1: done; 0: the scan decides. */
 static inline __attribute__((always_inline)) int
 rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site) {
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
@@ -164,7 +168,7 @@ rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask
     if (!same && !(cm & ~mask) && (wr || !cw)) k = i;
   }
   if (RSAN_UNLIKELY(mark)) return rsan_race_atomic_marked(t, c, cur, site, mark, k);
-  if (k < 0) return 0;
+  if (RSAN_UNLIKELY(k < 0)) return rsan_race_atomic_take(t, c, cur, mask, wr, site);
   uint64_t *cell_site = &rsan_cell_site(c)[k];
   if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
     __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
