@@ -638,81 +638,6 @@ static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n,
                     site, fa);
 }
 
-/* The scan of a plain access cur (w_pack: this thread's slot and epoch, the bytes mask, wr) in
- * a granule whose used cells all happen before it, or conflict with it in no way the scan
- * looks at, and hold no mark: then the scan finds no race, and this does what it does then,
- * in one pass with no report state (scan_cells with main = record = 1, at = 0, step for
- * step): nothing when a cell is this thread's plain access at cur's epoch that subsumes cur;
- * else cur goes to the cell the scan takes (its own plain covering cell, of its kind first,
- * else the first other cell it covers that happens before it, a freed one included, else the
- * first empty one), the site with it, and the other cells it may replace are freed. A cell
- * of another thread that conflicts with cur and does not happen before it (a race), a mark,
- * a full granule with no cell to take, or a lost compare-and-swap: 0, and the scan decides.
- * What it takes: a stack variable written, then read after a release (its own write and the
- * freed cell of its last read: a scan at each read and write before), a slot handed from
- * thread to thread through an acquire (mpmc_queue.c's value). */
-static RSAN_NOINLINE int plain_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr,
-                                       uint64_t site, uintptr_t fa) {
-  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
-  int slot = -1, rank = 0, i;
-  uint32_t dom = 0;
-  uint64_t seen[RSAN_SHADOW_CELLS], slot_w = 0;
-#pragma GCC unroll 4
-  for (i = 0; i < RSAN_SHADOW_CELLS; i++) {
-    uint64_t w = seen[i] = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
-    if (!w) break;
-    if (!x) return 1; /* this very access */
-    if (!(x & low)) { /* its own plain access of its kind at another epoch: covered, rank 2 */
-      dom |= 1u << i;
-      slot = i, slot_w = w, rank = 2;
-      continue;
-    }
-    if (w == W_FREED) { /* covered, epoch 0: happens before */
-      dom |= 1u << i;
-      if (slot < 0) slot = i, slot_w = w;
-      continue;
-    }
-    uint32_t cm = w_mask(w);
-    int cw = (w & W_WRITE) != 0, covers = !(cm & ~mask) && (wr || !cw);
-    if (!(x & slot_bits)) { /* another of its own */
-      int ca = (w & W_ATOMIC) != 0;
-      if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && cw >= wr && !ca) return 1;
-      if (covers) dom |= 1u << i;
-      if (covers && !ca && rank <= 1) slot = i, slot_w = w, rank = 1;
-      continue;
-    }
-    uint32_t u = w_tid(w);
-    if (RSAN_UNLIKELY(u == MARK_TID)) return 0;
-    int conflicting = (cm & mask) && (cw || wr);
-    if (!conflicting && !covers) continue;
-    if (w_clock(w) <= rsan_vc_get(&t->C, u)) {
-      if (covers) dom |= 1u << i;
-      if (covers && slot < 0) slot = i, slot_w = w;
-      continue;
-    }
-    if (conflicting) return 0; /* a race: the scan reports it */
-  }
-  if (slot < 0 && i < RSAN_SHADOW_CELLS) slot = i; /* the first empty cell */
-  if (slot < 0) return 0;
-  uint64_t *cell_site = &rsan_cell_site(c)[slot];
-  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
-    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-  if (slot_w && !((slot_w ^ cur) & slot_bits)) __atomic_store_n(&c[slot], cur, __ATOMIC_RELEASE);
-  else if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-    return 0;
-  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
-    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-  if (fa && site) note_site_stack(t, site, fa);
-  dom &= ~(1u << slot);
-  while (RSAN_UNLIKELY(dom)) {
-    int j = __builtin_ctz(dom);
-    dom &= dom - 1;
-    if (seen[j] != W_FREED)
-      __atomic_compare_exchange_n(&c[j], &seen[j], W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-  }
-  return 1;
-}
-
 /* Everything plain_fast did not do: the scan of the granule's cells, or plain_slow. */
 static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n, int wr, uint64_t site,
                                                              uintptr_t fa) {
@@ -724,9 +649,6 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   }
   uintptr_t a = (uintptr_t)p;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
-  if (plain_ordered(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT | (wr ? W_WRITE : 0), mask, wr, site,
-                    fa))
-    return;
   hit h;
   h.found = 0; /* the other fields are set with it */
   scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch,

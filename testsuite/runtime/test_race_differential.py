@@ -170,11 +170,11 @@ def test_an_atomic_access_without_a_cell_of_its_own_checks_a_plain_cell(rt, plai
 
 @pytest.mark.parametrize("other", [("write", "x"), ("read", "x"), ("ld", "g", "rlx")])
 def test_a_plain_access_after_a_release_checks_another_threads_cell(rt, other):
-    """Thread 0 writes x, releases f and then reads x again (a stack variable around an atomic
-    store: its own write and the freed cell of its last read, race.c plain_ordered); thread 1
-    acquires f, then accesses x: its access is ordered after thread 0's write but not before
-    thread 0's read, which races with it if it writes. Both plain accesses after the release go
-    the ordered path when every cell happens before them, the scan when one does not."""
+    """Thread 0 writes x, releases f and then writes and reads x again (a stack variable around
+    an atomic store: its own write at an older epoch and the freed cell of its last read);
+    thread 1 acquires f, then accesses x: ordered after thread 0's first accesses, not before
+    its last two, which race with it when one of the two writes. A shortcut for cells that all
+    happen before the access must still check the one that does not."""
     threads = [[("write", "x"), ("read", "x"), ("st", "f", 1, "rel"), ("write", "x"), ("read", "x")],
                [("ld", "f", "acq"), other]]
     schedule = (0, 0, 0, 1, 1, 0, 0)
