@@ -205,9 +205,15 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
    * holds this very access (same epoch) is left alone: a store of the same value would still
    * take the line from the other readers' caches, so every read of a variable that several
    * threads read in a loop would move the line between cores. */
-  if (!wr) {
-    uint64_t w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED), w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
-    if (!((w0 | w1 | w2 | w3) & W_WRITE)) {
+  if (!wr && !((w0 | w1) & W_WRITE)) {
+    /* a cell that holds this very access, with no write before it, is where the scan returns
+     * (a read conflicts with writes only): the cells after it need not be read */
+    if (w1 == cur) return 1;
+    uint64_t w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED);
+    if (w2 == cur) return 1;
+    uint64_t w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
+    if (w3 == cur && !(w2 & W_WRITE)) return 1;
+    if (!((w2 | w3) & W_WRITE)) {
       uint64_t wk = w0;
       int k = !(d & low)                   ? 0
               : !(((wk = w1) ^ cur) & low) ? 1
