@@ -8,6 +8,7 @@
 
 #include "rsan_engine.h"
 #include "rsan_explain.h"
+#include "rsan_race.h"
 #include "rsan_sched.h"
 #include "rsan_signal.h"
 
@@ -16,9 +17,10 @@
  * synchronises with this access (it takes the lock later) must find the cell already there,
  * or its own plain access would be checked first and this one then reported against it. A
  * race report made here takes only leaf locks (report, sites, threads, heap blocks). */
-static inline void race_atomic(rsan_thread *t, const void *p, int size, int wr, uint64_t epoch, uint64_t site,
-                               uintptr_t fa) {
-  if (rsan_flag.report_races) rsan_race_access(t, (uintptr_t)p, (uint64_t)size, wr, 1, epoch, site, fa);
+static RSAN_ALWAYS_INLINE void race_atomic(rsan_thread *t, const void *p, int size, int wr, uint64_t epoch,
+                                           uint64_t site, uintptr_t fa) {
+  if (rsan_flag.report_races && !rsan_race_atomic_fast(t, (uintptr_t)p, (uint64_t)size, wr, epoch, site))
+    rsan_race_access_general(t, (uintptr_t)p, (uint64_t)size, wr, 1, epoch, site, fa);
 }
 
 /* ---- the operations ---- */

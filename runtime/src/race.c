@@ -17,7 +17,7 @@
  * [intro.races]: two atomic accesses never race, whatever their sizes; an atomic and a plain
  * access race on their common bytes unless ordered by happens-before). Atomic accesses are
  * recorded like plain ones, for the plain accesses after them; their own check can only
- * find plain cells (atomic_fast reads no clock unless a plain cell conflicts; race_overflow.c
+ * find plain cells (rsan_race_atomic_cells reads no clock unless a plain cell conflicts; race_overflow.c
  * skips an overflow block that has none).
  *
  * Replacement (the argument by which miri's data_race.rs keeps one write per location and
@@ -47,6 +47,13 @@
 #include "rsan_race.h"
 
 static inline int on(void) { return rsan_flag.report_races; }
+/* A tail call that must be one (musttail: the callee's frame replaces the caller's, so a hook's
+ * frame address stays where the shadow call stack expects it, and a fast path keeps no frame) */
+#if defined(__has_attribute) && __has_attribute(musttail)
+#define RSAN_MUSTTAIL __attribute__((musttail))
+#else
+#define RSAN_MUSTTAIL
+#endif
 /* t->race_cur: the thread's epoch and slot as a cell holds them, so that the hot path builds an
  * access's cell with one OR; 0 for a thread whose slot a cell cannot hold (not checked) */
 static inline void set_cur(rsan_thread *t) {
@@ -90,10 +97,15 @@ void rsan_race_thread_free(rsan_thread *t) {
 }
 
 /* ---- atomics: algorithm.md §5 table, under the location lock ---- */
+/* dst ⊔= src, with the test for an empty source (S_x of a location no release reached, R of a
+ * thread that ran no release fence: a join with ⊥ changes nothing) inline */
+static inline void vc_join(rsan_vc *dst, const rsan_vc *src) {
+  if (src->n) rsan_vc_join(dst, src);
+}
 /* rlx load: A ⊔= S_x; acq load: C ⊔= S_x, A ⊔= S_x */
 void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
   if (!on()) return;
-  rsan_vc_join(&t->A, &l->S);
+  vc_join(&t->A, &l->S);
   if (mo_acq(mo)) rsan_vc_join_published(&t->C, &l->S);
   /* nobody knows a later epoch of this thread than the thread itself */
   RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
@@ -121,10 +133,10 @@ uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
   rsan_race_load(t, l, mo);
   uint64_t e = rsan_race_epoch(t);
   if (mo_rel(mo)) {
-    rsan_vc_join(&l->S, &t->C);
+    vc_join(&l->S, &t->C);
     bump(t);
   } else {
-    rsan_vc_join(&l->S, &t->R);
+    vc_join(&l->S, &t->R);
   }
   return e;
 }
@@ -193,9 +205,15 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
    * holds this very access (same epoch) is left alone: a store of the same value would still
    * take the line from the other readers' caches, so every read of a variable that several
    * threads read in a loop would move the line between cores. */
-  if (!wr) {
-    uint64_t w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED), w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
-    if (!((w0 | w1 | w2 | w3) & W_WRITE)) {
+  if (!wr && !((w0 | w1) & W_WRITE)) {
+    /* a cell that holds this very access, with no write before it, is where the scan returns
+     * (a read conflicts with writes only): the cells after it need not be read */
+    if (w1 == cur) return 1;
+    uint64_t w2 = __atomic_load_n(&c[2], __ATOMIC_RELAXED);
+    if (w2 == cur) return 1;
+    uint64_t w3 = __atomic_load_n(&c[3], __ATOMIC_RELAXED);
+    if (w3 == cur && !(w2 & W_WRITE)) return 1;
+    if (!((w2 | w3) & W_WRITE)) {
       uint64_t wk = w0;
       int k = !(d & low)                   ? 0
               : !(((wk = w1) ^ cur) & low) ? 1
@@ -211,69 +229,63 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   return 0;
 }
 
-/* atomic_fast's case of a marked granule whose main cells the atomic access cur may not take
- * (full: no empty cell, no plain cell, no other thread's cell it covers that happens before
- * it, none below the floor, no floor recomputation due) and whose block holds no plain cell:
- * the scan records it in the block, in its own covering cell if it has one there, as
- * rsan_race_overflow_atomic_own does (a queue's head, read and CAS'd by every thread: most
- * threads' cells live in the block). 1: done; 0: the scan decides. */
-static RSAN_NOINLINE int atomic_block(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr,
-                                      uint64_t site, uint64_t mark) {
-  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
-  uint64_t seen[RSAN_SHADOW_CELLS];
-  if (!rsan_race_floor_misses_left) return 0;
-  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
-    uint64_t w = seen[i] = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
-    if (!w || !(w & W_ATOMIC)) return 0; /* an empty cell; a plain one */
-    if (w == mark || !((w ^ cur) & slot_bits)) continue;
-    if (!(w_mask(w) & ~mask) && (wr || !(w & W_WRITE)) && w_clock(w) <= rsan_vc_get(&t->C, w_tid(w)))
-      return 0; /* the scan would take it */
-  }
-  if (rsan_race_floor_cached(seen, RSAN_SHADOW_CELLS) >= 0) return 0;
-  rsan_race_floor_misses_left--; /* the miss the scan would count */
-  return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
+/* rsan_race.h. With no own covering cell in the main cells (k < 0): when the overflow block
+ * holds no plain cell and this thread's own covering cell there (the last of cur's kind, else
+ * the last), that cell takes cur, as in the main cells (rsan_race_overflow_atomic_own; a
+ * queue's head, read and CAS'd by every thread, keeps half the threads' cells in the block).
+ * The scan would first look for another thread's main cell that cur covers and that happens
+ * before it, or one below the floor: that is a choice among cells cur may replace, not of what
+ * is checked (the replacement rule at the top of the file holds for either; nothing in a block
+ * without plain cells can race with an atomic access). */
+int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k) {
+  uint32_t mask = w_mask(cur);
+  int wr = (cur & W_WRITE) != 0;
+  if (k < 0) return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
+  if (rsan_race_overflow_has_plain(mark)) return 0;
+  renew_cell(t, c, k, cur, site, 0);
+  return 1;
 }
 
-/* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask: what the
- * scan would do, without its clock reads, CAS or call. C11 [intro.races]: two atomic accesses
- * never race; an atomic and a plain access to common bytes race unless happens-before orders
- * them. So a cell needs its clock read only if it is another thread's plain access that
- * conflicts (common bytes, one of them a write), or to choose the cell to replace when the
- * thread has none of its own here. When no cell is such a plain access unordered with this
- * one, and no cell is a mark whose overflow block may hold a plain cell, and one is this
- * thread's atomic access at this epoch that
- * subsumes cur, there is nothing to do; when one is this thread's atomic access that cur
- * covers (the cell the scan takes, the last one if several), cur is stored there, and
- * nothing is stored when the cell already holds it. 1: done; 0: the scan decides. */
-static inline __attribute__((always_inline)) int atomic_fast(rsan_thread *t, rsan_cell *c, uint64_t cur,
-                                                             uint32_t mask, int wr, uint64_t site) {
+/* rsan_race.h. The scan of an atomic access cur with no own covering cell, in its common case:
+ * scan_cells (main = record = 1, at = 1) step for step, with no report state, while no cell is
+ * a mark or another thread's conflicting plain access that does not happen before cur (a
+ * race) and the granule has a cell to take: the first other thread's atomic cell that cur
+ * covers and that happens before it (a freed one included), else the first empty one, taken
+ * by compare-and-swap (lost: 0, and the scan decides), with its site. An atomic access frees no
+ * other cell. counters.c: an RMW of a counter whose cells are other threads' earlier RMWs. */
+int rsan_race_atomic_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site) {
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
-  int k = -1;
-  uint64_t mark = 0;
+  int slot = -1, i;
+  uint64_t slot_w = 0;
 #pragma GCC unroll 4
-  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
-    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
-    if (!w) break; /* the first empty cell ends the used ones (scan_cells) */
-    if ((w ^ cur) & slot_bits) { /* another thread's (or a mark) */
-      if (w & W_ATOMIC) { /* nothing to check (a mark has W_ATOMIC too) */
-        if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) mark = w; /* more cells in the overflow block */
-        continue;
-      }
-      /* a conflicting plain access: fine if it happens before this one (an initialising write
-       * of main's), else the scan reports it */
-      if ((w_mask(w) & mask) && ((w & W_WRITE) || wr) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
+  for (i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
+    if (!w) break;
+    if (!x) return 1;
+    uint32_t u = w_tid(w), cm = w_mask(w);
+    int cw = (w & W_WRITE) != 0, ca = (w & W_ATOMIC) != 0;
+    if (!(x & slot_bits)) { /* its own: one that subsumes or that it covers changed meanwhile */
+      if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && cw >= wr && ca) return 1;
+      if (!(cm & ~mask) && (wr || !cw) && ca) return 0;
       continue;
     }
-    if (!(w & W_ATOMIC)) continue; /* own plain cell: never replaced by an atomic access */
-    uint32_t cm = w_mask(w);
-    int cw = (w & W_WRITE) != 0;
-    if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
-    if (!(cm & ~mask) && (wr || !cw)) k = i;
+    if (u == MARK_TID) return 0;
+    int covers = !(cm & ~mask) && (wr || !cw) && ca, conflicting = (cm & mask) && (cw || wr) && !ca;
+    if (!conflicting && (!covers || slot >= 0)) continue;
+    if (w_clock(w) <= rsan_vc_get(&t->C, u)) {
+      if (covers && slot < 0) slot = i, slot_w = w;
+      continue;
+    }
+    if (conflicting) return 0; /* a race: the scan reports it */
   }
-  if (k < 0) return mark ? atomic_block(t, c, cur, mask, wr, site, mark) : 0;
-  /* the block is checked only for its plain cells (race_overflow.c), none for most */
-  if (mark && rsan_race_overflow_has_plain(mark)) return 0;
-  renew_cell(t, c, k, cur, site, 0); /* not cur itself: the same access returned above */
+  if (slot < 0 && i < RSAN_SHADOW_CELLS) slot = i; /* the first empty cell */
+  if (slot < 0) return 0;
+  uint64_t *cell_site = &rsan_cell_site(c)[slot];
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) return 0;
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   return 1;
 }
 
@@ -290,6 +302,7 @@ rescan:;
   int slot = -1, i;
   uint64_t mark = 0; /* the mark cell, if any */
   uint64_t slot_w = 0; /* what the scan saw in the chosen cell */
+  int slot_rank = 0; /* 0: another thread's cell; 1: an own covering cell; 2: of the same kind */
   uint32_t dom = 0; /* cells this access may replace (rule 1 and 2): freed once it is stored */
   uint64_t seen[16]; /* what the scan saw in them */
   _Static_assert(RSAN_SHADOW_CELLS <= 16, "seen holds a granule's main cells");
@@ -316,7 +329,11 @@ rescan:;
        * later read): every access that races with this one races with it too */
       if (w_clock(w) == epoch && !(mask & ~cm) && cw >= wr && ca == at) return;
       if (covers) dom |= 1u << i; /* program order: rule 1 holds */
-      if (covers && ca == at) slot = i, slot_w = w;
+      /* its own covering cell: one of the same kind (bytes and write) before any other, so
+       * that a thread that reads and writes a location keeps one cell of each kind rather than
+       * trading a read cell for a write and taking a new cell for its next read */
+      int rank = 1 + (cm == mask && cw == wr);
+      if (covers && ca == at && rank >= slot_rank) slot = i, slot_w = w, slot_rank = rank;
       continue;
     }
     int conflicting = (cm & mask) && (cw || wr) && !(ca && at);
@@ -402,7 +419,7 @@ rescan:;
    * its later accesses to the overflow block. A cell that changed since the scan saw it is
    * left alone. Only a plain access frees cells: an atomic one would free the other threads'
    * atomic cells of a contended atomic (an acq_rel counter), each of which its thread renews
-   * in place on its next access (atomic_fast) but would then have to take again by a scan. */
+   * in place on its next access (rsan_race_atomic_cells) but would then have to take again by a scan. */
   dom &= ~(1u << slot);
   while (!at && RSAN_UNLIKELY(dom)) {
     int j = __builtin_ctz(dom);
@@ -443,9 +460,7 @@ static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, r
   else scan_main(t, c, g, mask, wr, epoch, site, fa, h);
 }
 
-static inline uint32_t site_slot(uint64_t site) {
-  return (uint32_t)((site * 0x9E3779B97F4A7C15ull) >> 60) % RSAN_SITE_STACKS;
-}
+static inline uint32_t site_slot(uint64_t site) { return rsan_race_site_slot(site); }
 
 /* Remembers the call stack of this execution of site (a cell is about to name it), unless the
  * slot already holds the site at the same depth (most likely the same stack). */
@@ -525,7 +540,7 @@ static inline __attribute__((always_inline)) void access_span(rsan_thread *t, ui
 }
 
 /* Everything but the fast case of rsan_race_access: ranges, plain accesses (the range hooks),
- * unmapped regions, the scan of an atomic access that atomic_fast left. */
+ * unmapped regions, the scan of an atomic access that rsan_race_atomic_cells left. */
 static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at,
                                       uint64_t epoch, uint64_t site, uintptr_t fa) {
   if (!on() || !size || rsan_race_index(t) > MAX_TID) return;
@@ -548,10 +563,11 @@ static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t s
   if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
 }
 
-/* The fast case, an atomic access of one granule of a mapped region that atomic_fast settles,
- * with no frame of its own (the rest is a tail call). */
-void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
-                      uint64_t site, uintptr_t fa) {
+/* rsan_race.h: rsan_race_access for anything rsan_race_atomic_fast did not settle:
+ * (plain cells to check, a mark, no own covering cell), the scan, ranges, plain accesses,
+ * unmapped regions. */
+void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
+                              uint64_t site, uintptr_t fa) {
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
   rsan_cell *c;
   if (RSAN_LIKELY(at && on() && t->race_cur && size && (addr & 7) + size <= 8 && d &&
@@ -560,9 +576,16 @@ void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int
     c += ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
     if (site) note_site_stack(t, site, fa);
     uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
-    if (atomic_fast(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
+    if (rsan_race_atomic_cells(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
   }
   access_more(t, addr, size, wr, at, epoch, site, fa);
+}
+
+/* rsan_race.h's rsan_race_atomic_i, else everything else as a tail call. */
+void rsan_race_access(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
+                      uint64_t site, uintptr_t fa) {
+  if (RSAN_LIKELY(at && on()) && rsan_race_atomic_fast(t, addr, size, wr, epoch, site)) return;
+  RSAN_MUSTTAIL return rsan_race_access_general(t, addr, size, wr, at, epoch, site, fa);
 }
 
 /* ---- ABI: plain accesses (rsan_interface.h), called before the access ----
@@ -639,13 +662,6 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
 }
 
-/* The hook tail-calls the rest (musttail: the rest's frame replaces the hook's, so its frame
- * address is where the hook's was, which the shadow call stack needs) */
-#if defined(__has_attribute) && __has_attribute(musttail)
-#define RSAN_MUSTTAIL __attribute__((musttail))
-#else
-#define RSAN_MUSTTAIL
-#endif
 #define RSAN_DEF_PLAIN_KIND(KIND, WR, N) \
   static RSAN_NOINLINE void KIND##_more_##N(void *p, uint64_t site) { \
     plain_more(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)); \

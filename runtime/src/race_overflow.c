@@ -117,7 +117,8 @@ int rsan_race_overflow_has_plain(uint64_t mark) {
 }
 
 /* rsan_race.h. What rsan_race_scan_block does for cur when it records it (race.c scan_cells,
- * record = 1): its own covering cell, the last one, is the one it takes, before any other; with
+ * record = 1): its own covering cell (the last of cur's kind, else the last) is the one it
+ * takes, before any other; with
  * no plain cell in the block an atomic access has nothing to check there (C11: two atomic
  * accesses never race). The scan would also free the other cells cur may replace: an
  * optimisation this path skips. Anything else (no own cell: an empty or another thread's cell
@@ -125,17 +126,24 @@ int rsan_race_overflow_has_plain(uint64_t mark) {
 int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, int wr, uint64_t site) {
   ovf_block *b = mark_block(mark);
   if (!b || __atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)) return 0;
-  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
-  int k = -1;
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
+  int k = -1, same = 0;
   for (int i = 0; i < OVF_CELLS; i++) {
     uint64_t w = __atomic_load_n(&b->cells[i], __ATOMIC_RELAXED);
     if (!w) break; /* the first empty cell ends the used ones */
     if (w == cur) return 1;
-    if ((w ^ cur) & slot_bits || !(w & W_ATOMIC)) continue; /* another thread's, or a plain cell */
+    uint64_t x = w ^ cur;
+    /* another thread's (a freed cell's slot is no thread's); every cell is atomic (plain == 0,
+     * read with acquire: a plain access sets it before storing its cell) */
+    if (x & slot_bits) continue;
+    if (!(x & low)) { /* the same kind at another epoch */
+      k = i, same = 1;
+      continue;
+    }
     uint32_t cm = w_mask(w);
     int cw = (w & W_WRITE) != 0;
-    if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && cw >= wr) return 1;
-    if (!(cm & ~mask) && (wr || !cw)) k = i;
+    if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && cw >= wr) return 1;
+    if (!same && !(cm & ~mask) && (wr || !cw)) k = i;
   }
   if (k < 0) return 0;
   if (__atomic_load_n(&b->sites[k], __ATOMIC_RELAXED) != site)

@@ -52,8 +52,8 @@ int rsan_race_overflow_has_plain(uint64_t mark);
 /* atomic_fast: the atomic access cur (w_pack; bytes mask) of a marked granule (mark) whose main
  * cells it may not take and whose block holds no plain cell, in the block as the scan would
  * record it there: 1 when a cell of the block is this thread's atomic access at cur's epoch that
- * subsumes cur (nothing to do) or this thread's atomic access that cur covers (the last such
- * takes cur); 0 when the scan must decide. */
+ * subsumes cur (nothing to do) or this thread's atomic access that cur covers (the last of
+ * cur's kind, else the last such, takes cur); 0 when the scan must decide. */
 int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, int wr, uint64_t site);
 /* free(): the first cell of the overflow block of g (mark: its mark) that does not happen
  * before t, into h; 1 if there is one. */
@@ -107,5 +107,100 @@ int rsan_race_floor_recompute(const uint64_t *seen, int n);
 extern __thread uint32_t rsan_race_floor_misses_left __attribute__((tls_model("initial-exec")));
 /* A test reset (thread.c). */
 void rsan_race_floor_reset(void);
+
+/* race.c: rsan_race_access without its first step, rsan_race_atomic_fast (below) */
+void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
+                              uint64_t site, uintptr_t fa);
+
+/* race.c: rsan_race_atomic_cells' end in a marked granule (mark), k its own covering cell or
+ * -1. 1: done, 0: the scan decides. */
+int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k);
+
+/* race.c: rsan_race_atomic_cells' end when cur has no own covering cell and no mark is in the
+ * granule: another thread's cell or an empty one to take. 1: done, 0: the scan decides. */
+int rsan_race_atomic_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site);
+
+/* race.c: the slot of a site in a thread's table of recent sites' call stacks */
+static inline uint32_t rsan_race_site_slot(uint64_t site) {
+  return (uint32_t)((site * 0x9E3779B97F4A7C15ull) >> 60) % RSAN_SITE_STACKS;
+}
+
+/* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask to a granule's
+ * main cells c: what race.c's scan would do, without its clock reads (but for a conflicting
+ * plain cell), CAS or call. C11 [intro.races]: two atomic accesses never race; an atomic and a
+ * plain access to common bytes race unless happens-before orders them. So a cell needs its
+ * clock read only if it is another thread's plain access that conflicts (common bytes, one of
+ * them a write): if that one does not happen before cur, the scan reports it (0). Else, when
+ * one cell is this thread's atomic access at cur's epoch that subsumes it, there is nothing to
+ * do; when one is this thread's atomic access that cur covers, cur is stored in the cell the
+ * scan takes (the last of cur's kind, else the last such; the site only when it changes, so
+ * that the sites' line stays shared); nothing is stored when the cell already holds cur. A
+ * mark (the granule has overflow cells): rsan_race_atomic_marked decides; no own covering
+ * cell: rsan_race_atomic_take. 1: done; 0: the scan decides. */
+static inline __attribute__((always_inline)) int
+rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
+  int k = -1, same = 0;
+  uint64_t mark = 0;
+#pragma GCC unroll 4
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    if (!w) break; /* the first empty cell ends the used ones */
+    if (w == cur) return 1; /* this very access */
+    uint64_t x = w ^ cur;
+    if (x & slot_bits) { /* another thread's, or a mark */
+      if (RSAN_UNLIKELY(!(w & W_ATOMIC))) { /* plain: fine if it happens before cur */
+        if ((w_mask(w) & mask) && ((w & W_WRITE) || wr) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w)))
+          return 0;
+        continue;
+      }
+      if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) mark = w; /* more cells in the overflow block */
+      continue;
+    }
+    if (RSAN_UNLIKELY(!(w & W_ATOMIC))) continue; /* own plain cell: never replaced by an atomic one */
+    if (!(x & low)) { /* the same kind at another epoch */
+      k = i, same = 1;
+      continue;
+    }
+    uint32_t cm = w_mask(w);
+    int cw = (w & W_WRITE) != 0;
+    if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && cw >= wr) return 1; /* subsumed at its epoch */
+    if (!same && !(cm & ~mask) && (wr || !cw)) k = i;
+  }
+  if (RSAN_UNLIKELY(mark)) return rsan_race_atomic_marked(t, c, cur, site, mark, k);
+  if (RSAN_UNLIKELY(k < 0)) return rsan_race_atomic_take(t, c, cur, mask, wr, site);
+  uint64_t *cell_site = &rsan_cell_site(c)[k];
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
+  return 1;
+}
+
+/* rsan_race_access's first step for an atomic access (at = 1), inline and without any call in
+ * its common case, for the atomic entry points (atomic.c) and rsan_race_access itself: 1 when
+ * it is done, 0 when rsan_race_access_general must decide (from the start). The caller checked
+ * that race reports are on. It takes an access of one granule of a mapped region whose site's
+ * call stack this thread already remembers (race.c note_site_stack would do nothing) and that
+ * rsan_race_atomic_cells settles. docs/design/races.md section 7. */
+static inline __attribute__((always_inline)) int
+rsan_race_atomic_fast(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, uint64_t epoch, uint64_t site) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
+  uint64_t me = t->race_cur; /* 0: a thread whose slot a cell cannot hold */
+  /* size - 1 < 8 - (addr & 7): 1 <= size and the access ends in addr's granule */
+  if (RSAN_UNLIKELY(!me || size - 1 >= 8 - (addr & 7) || (addr >> RSAN_SHADOW_USER_BITS))) return 0;
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
+  rsan_cell *c;
+  if (RSAN_UNLIKELY(!d || !(c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
+    return 0;
+  if (site) {
+    uint32_t s = rsan_race_site_slot(site);
+    if (RSAN_UNLIKELY(t->site_stack[s].site != site || t->site_stack[s].depth != t->depth)) return 0;
+  }
+  c += ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+  uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
+  uint64_t cur = epoch << W_CLOCK_SHIFT | (me & slot_bits) | (uint64_t)mask << W_MASK_SHIFT |
+                 (wr ? W_WRITE : 0) | W_ATOMIC;
+  return rsan_race_atomic_cells(t, c, cur, mask, wr, site);
+}
 
 #endif /* RSAN_RACE_H */

@@ -141,7 +141,7 @@ def test_an_atomic_access_checks_a_plain_cell_beside_its_own(rt, plain, second):
     its second one does not: only the second races with the plain access, and only the second
     can find it (the plain access found thread 0's first cell ordered; the CAS succeeds). The
     atomic access must check a conflicting plain cell even when its own atomic cell is there to
-    be renewed (race.c atomic_fast). A plain read conflicts with the atomic writes only."""
+    be renewed (rsan_race.h rsan_race_atomic_cells). A plain read conflicts with the atomic writes only."""
     threads = [[("st", "x", 1, "rel"), ("st", "f", 1, "rel"), second], [("ld", "f", "acq"), (plain, "x")]]
     schedule = (0, 0, 1, 1, 0)
     expected = {"x"} if plain == "write" or second[0] != "ld" else set()
@@ -150,10 +150,44 @@ def test_an_atomic_access_checks_a_plain_cell_beside_its_own(rt, plain, second):
         assert run_detector(rt, threads, schedule, mode) == expected
 
 
+@pytest.mark.parametrize("atomic", [("st", "x", 2, "rlx"), ("rmw", "x", "add", 1, "rlx"), ("ld", "x", "rlx"),
+                                    ("cas", "x", 1, 3, "rlx", "rlx")])
+@pytest.mark.parametrize("plain", ["write", "read"])
+def test_an_atomic_access_without_a_cell_of_its_own_checks_a_plain_cell(rt, plain, atomic):
+    """Thread 2's atomic store of x and thread 1's plain access of x are ordered (through f);
+    thread 0 acquires f too, so thread 2's cell happens before its atomic access of x (which
+    may take that cell, having none of its own: race.c rsan_race_atomic_take), but thread 1's
+    plain access does not: thread 0's access races with it when one of the two writes. The
+    atomic access must check the plain cell after the cell it takes."""
+    threads = [[("ld", "f", "acq"), atomic], [("ld", "f", "acq"), (plain, "x")],
+               [("st", "x", 1, "rlx"), ("st", "f", 1, "rel")]]
+    schedule = (2, 2, 1, 1, 0, 0)
+    expected = racy_locations(threads, schedule)
+    assert expected == ({"x"} if plain == "write" or atomic[0] != "ld" else set())
+    for mode in MODES:
+        assert run_detector(rt, threads, schedule, mode) == expected
+
+
+@pytest.mark.parametrize("other", [("write", "x"), ("read", "x"), ("ld", "g", "rlx")])
+def test_a_plain_access_after_a_release_checks_another_threads_cell(rt, other):
+    """Thread 0 writes x, releases f and then writes and reads x again (a stack variable around
+    an atomic store: its own write at an older epoch and the freed cell of its last read);
+    thread 1 acquires f, then accesses x: ordered after thread 0's first accesses, not before
+    its last two, which race with it when one of the two writes. A shortcut for cells that all
+    happen before the access must still check the one that does not."""
+    threads = [[("write", "x"), ("read", "x"), ("st", "f", 1, "rel"), ("write", "x"), ("read", "x")],
+               [("ld", "f", "acq"), other]]
+    schedule = (0, 0, 0, 1, 1, 0, 0)
+    expected = racy_locations(threads, schedule)
+    assert expected == ({"x"} if other[0] == "write" or other == ("read", "x") else set())
+    for mode in MODES:
+        assert run_detector(rt, threads, schedule, mode) == expected
+
+
 def test_crowded_atomic_granules(rt):
     """5-8 threads' atomic accesses of one location (its cells overflow; atomic accesses never
     race with each other) with plain accesses of it among and after them: the race detector's
-    handling of atomic accesses (race.c atomic_fast, race_overflow.c) against the model."""
+    handling of atomic accesses (rsan_race.h rsan_race_atomic_cells, race_overflow.c) against the model."""
     count = int(os.environ.get("PYRSAN_RACE_DIFF_COUNT", "100"))
     runs, racy = check(rt, count, seed=47, generate=random_crowded_atomic_program)
     assert 0 < racy < runs
