@@ -22,7 +22,7 @@ process exit among their steps.
 ``--variants`` re-runs each exploration with every two SC fences independent (``[fences
 free]``): what is left are the other causes. It is a measurement, not a sound relation.
 
-    python benchmarks/exploration_causes.py [--max-schedules 1000] [--only TEXT] [--variants]
+    python benchmarks/exploration_causes.py [--max-schedules 1000] [--only TEXT] [--variants | --fences-free]
 """
 
 from __future__ import annotations
@@ -188,6 +188,8 @@ def main() -> int:
     parser.add_argument("--max-schedules", type=int, default=1000)
     parser.add_argument("--only", help="programs whose name contains TEXT")
     parser.add_argument("--variants", action="store_true", help="also explore with every two SC fences independent")
+    parser.add_argument("--fences-free", action="store_true", help="only the exploration with every two SC fences "
+                        "independent")
     args = parser.parse_args()
     os.environ.setdefault("PYRSAN_FORK_SERVER", "1")
     print(f"# exploration_causes.py --max-schedules {args.max_schedules}; {machine_load()}")
@@ -200,7 +202,7 @@ def main() -> int:
             exe = work / "prog"
             subprocess.run(pyrsan_cmd("build", "-o", str(exe), *defines, str(source)), check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            for free in (False, True) if args.variants else (False,):
+            for free in (True,) if args.fences_free else (False, True) if args.variants else (False,):
                 result, wall, probe = explore(exe, work / "runs", args.max_schedules, free)
                 exploration = result.exploration
                 verdict = "REPORTED" if result.reports else "robust" if exploration.complete else "bound"
