@@ -1,7 +1,8 @@
 """The F-order closure on simulated programs (issue 15, docs/design/exploration.md §2): for the
-seq_cst litmus shapes (robust: the closure must find nothing) and random straight-line programs, the explorer's schedules with today's
-relation (clean SC fences commute), with the coarse relation (every two SC fences commute), and
-the monitor states the closures of the coarse runs expand in all (testsuite/sched/lc_model.py
+seq_cst litmus shapes (robust: the closure must find nothing) and random straight-line
+programs, the explorer's schedules with today's relation (clean SC fences commute), with the
+coarse relation (every two SC fences commute), and the monitor states the closures of the
+coarse runs expand in all (testsuite/sched/lc_model.py
 `class_reports`). A random program's reports are checked against every interleaving
 (`lc_model.all_reports`); a difference ends the script with status 1.
 
