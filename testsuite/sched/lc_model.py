@@ -193,3 +193,82 @@ def clean_labels(split) -> Callable[[tuple[int, ...]], frozenset]:
                                    and ops[monitor.pos[t]] == ("fence", "sc") and monitor.clean(t))
         return memo[done]
     return clean
+
+
+# --- The F-order closure of a run (issue 15) ---------------------------------------------------
+#
+# A run's *coarse* class: the interleavings that order every two conflicting accesses of a real
+# location (same location, one writes) as the run does, with SC fences ordered by nothing but
+# their thread. Its interleavings execute the same steps with the same values (an SC fence reads
+# and writes no program memory, so no load's value, no CAS outcome, no control flow depends on
+# the fences' order); they differ only in the order of the SC fences in F, and the monitor's
+# verdict can depend on that order (docs/scheduling.md "SC fences: when two commute"). The
+# closure is every report of every interleaving of the class. An explorer whose relation makes
+# every two SC fences independent runs one interleaving per coarse class at least; with the
+# closure of each run in place of the run's own reports it misses no report of any
+# interleaving, and every report it finds is the engine's report of one real interleaving
+# (class_witness names one, which the driver can run as a schedule).
+
+
+def coarse_predecessors(split, decisions) -> list[list[tuple[int, ...]]]:
+    """For each thread's k-th step, how many steps of each thread must run before it in every
+    interleaving of the run's coarse class: the run's conflicting accesses of a real location
+    (po is the thread's own order)."""
+    n = len(split)
+    need = [[(0,) * n for _ in ops] for ops in split]
+    pos = [0] * n
+    events: list[tuple[int, int]] = []
+    for t in decisions:
+        op = split[t][pos[t]]
+        req = [0] * n
+        if op[0] != "fence":
+            for u, k in events:
+                if u == t:
+                    continue
+                other = split[u][k]
+                if other[0] != "fence" and other[1] == op[1] and (op[0] != "ld" or other[0] != "ld"):
+                    req[u] = max(req[u], k + 1)
+        need[t][pos[t]] = tuple(req)
+        events.append((t, pos[t]))
+        pos[t] += 1
+    return need
+
+
+def closure_key(monitor: Monitor) -> tuple:
+    """The part of the state a later step can read: without F's component of every clock (F's
+    stamps are never checked, and a join is per component, so they reach no other component)
+    and without the clocks of threads that have ended (no step reads them again: what they
+    wrote is in the locations). Two states with one key make the same future reports."""
+    f = monitor.f
+    threads = tuple(None if monitor.pos[t] == len(ops) else tuple(c[:f] for c in monitor.threads[t])
+                    for t, ops in enumerate(monitor.split))
+    locs = tuple(tuple(c[:f] if isinstance(c, tuple) else c for c in loc) for loc in monitor.locs[:f])
+    return (tuple(monitor.pos), threads, locs)
+
+
+def class_reports(split, decisions) -> tuple[frozenset, int]:
+    """The reports of every interleaving of the run's coarse class (its F-order closure), and
+    the monitor states expanded: a search that expands each state once, stepping a thread only
+    when its step's coarse predecessors have run."""
+    need = coarse_predecessors(split, decisions)
+    seen: set = set()
+    found: set = set()
+    stack: list[tuple[int, ...]] = [()]
+    while stack:
+        prefix = stack.pop()
+        monitor = run(split, prefix)
+        found |= monitor.reports
+        key = closure_key(monitor)
+        if key in seen:
+            continue
+        seen.add(key)
+        ready = [t for t, ops in enumerate(split) if monitor.pos[t] < len(ops)
+                 and all(monitor.pos[u] >= c for u, c in enumerate(need[t][monitor.pos[t]]))]
+        # A ready step that is not an SC fence commutes with every other ready step (two
+        # conflicting accesses are never ready together: one is the other's predecessor), on
+        # the monitor state too (it touches its thread's and its location's clocks, an SC fence
+        # its thread's and F's): running it first loses no state's reports. Only the fences'
+        # order branches.
+        access = [t for t in ready if split[t][monitor.pos[t]] != ("fence", "sc")]
+        stack.extend(prefix + (t,) for t in (access[:1] or ready))
+    return frozenset(found), len(seen)
