@@ -25,8 +25,42 @@ void rsan_clk_init(rsan_clk *c) {
 }
 
 void rsan_clk_release(rsan_clk *c) {
-  if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.ext);
+  if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.x.ext);
   rsan_clk_init(c);
+}
+
+/* ---- width (rsan_internal.h): a location clock's array is narrow (32-bit entries) while
+ * every entry it holds fits; exact, since an entry is converted to 64 bits before a value
+ * that does not fit is stored. ---- */
+#define NARROW_MAX 0xFFFFFFFFull
+
+uint64_t rsan_clk_get(const rsan_clk *c, uint32_t slot) {
+  if (slot >= c->n) return 0;
+  if (rsan_clk_narrow(c)) return ((const uint32_t *)c->u.x.ext)[slot];
+  return rsan_clk_ce(c)[slot];
+}
+
+/* c's first n entries into a new array of cap entries of the given width (n <= cap, cap >
+ * RSAN_CLK_INLINE); the rest of the new array is 0 */
+static void clk_move(rsan_clk *c, uint32_t cap, int narrow) {
+  void *e = rsan_alloc(cap * (narrow ? sizeof(uint32_t) : sizeof(uint64_t))); /* zeroed */
+  for (uint32_t i = 0; i < c->n; i++) {
+    uint64_t v = rsan_clk_get(c, i);
+    RSAN_ASSERT(!narrow || v <= NARROW_MAX);
+    if (narrow)
+      ((uint32_t *)e)[i] = (uint32_t)v;
+    else
+      ((uint64_t *)e)[i] = v;
+  }
+  if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.x.ext);
+  c->u.x.ext = e;
+  c->u.x.narrow = (uint32_t)narrow;
+  c->cap = cap;
+}
+
+/* a narrow clock made 64-bit (an entry that does not fit is about to be stored) */
+static void clk_widen(rsan_clk *c) {
+  if (rsan_clk_narrow(c)) clk_move(c, c->cap, 0);
 }
 
 void rsan_clk_grow(rsan_clk *c, uint32_t n) {
@@ -34,13 +68,20 @@ void rsan_clk_grow(rsan_clk *c, uint32_t n) {
   uint32_t have = c->cap > RSAN_CLK_INLINE ? c->cap : RSAN_CLK_INLINE;
   if (n > have) {
     uint32_t cap = (n + 3) & ~3u; /* exact (a multiple of 4): slot counts grow rarely */
-    uint64_t *e = rsan_alloc(cap * sizeof(uint64_t));
-    if (c->n) memcpy(e, rsan_clk_e(c), c->n * sizeof(uint64_t));
-    if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.ext);
-    c->u.ext = e;
-    c->cap = cap;
+    int narrow;
+    if (c->cap > RSAN_CLK_INLINE) {
+      narrow = (int)c->u.x.narrow;
+    } else { /* an inline location clock starts narrow when its entries fit */
+      narrow = c->cap == RSAN_CLK_INLINE_LOC;
+      for (uint32_t i = 0; i < c->n; i++)
+        if (c->u.inl[i] > NARROW_MAX) narrow = 0;
+    }
+    clk_move(c, cap, narrow);
+  } else if (rsan_clk_narrow(c)) {
+    memset((uint32_t *)c->u.x.ext + c->n, 0, (n - c->n) * sizeof(uint32_t));
+  } else {
+    memset(rsan_clk_e(c) + c->n, 0, (n - c->n) * sizeof(uint64_t));
   }
-  memset(rsan_clk_e(c) + c->n, 0, (n - c->n) * sizeof(uint64_t));
   c->n = n;
 }
 
@@ -54,7 +95,8 @@ void rsan_clk_grow(rsan_clk *c, uint32_t n) {
 #ifndef RSAN_JOIN_CLONES
 #define RSAN_JOIN_CLONES
 #endif
-/* the max loop of rsan_clk_join_slow: 1 when an entry of d changed */
+/* the max loops of rsan_clk_join_slow, by the widths of d and s: 1 when an entry of d
+ * changed */
 RSAN_JOIN_CLONES static int join_loop(uint64_t *d, const uint64_t *s, uint32_t n) {
   uint64_t changed = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -64,30 +106,102 @@ RSAN_JOIN_CLONES static int join_loop(uint64_t *d, const uint64_t *s, uint32_t n
   }
   return changed != 0;
 }
+RSAN_JOIN_CLONES static int join_loop_wn(uint64_t *d, const uint32_t *s, uint32_t n) {
+  uint64_t changed = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t m = d[i] > s[i] ? d[i] : s[i];
+    changed |= m ^ d[i];
+    d[i] = m;
+  }
+  return changed != 0;
+}
+RSAN_JOIN_CLONES static int join_loop_nn(uint32_t *d, const uint32_t *s, uint32_t n) {
+  uint32_t changed = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t m = d[i] > s[i] ? d[i] : s[i];
+    changed |= m ^ d[i];
+    d[i] = m;
+  }
+  return changed != 0;
+}
+/* narrow d, 64-bit s: *over is set when an entry of s does not fit; the entries stored
+ * are then not all meaningful (the caller widens d and joins s again: every entry that
+ * did not fit is s's, and every other one was stored right) */
+RSAN_JOIN_CLONES static int join_loop_nw(uint32_t *d, const uint64_t *s, uint32_t n, int *over) {
+  uint64_t changed = 0, high = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t m = d[i] > s[i] ? d[i] : s[i];
+    high |= m >> 32;
+    changed |= m ^ d[i];
+    d[i] = (uint32_t)m;
+  }
+  *over = high != 0;
+  return changed != 0;
+}
 
-/* rsan_clk_join when a clock is not inline */
+/* dst ⊔= src, any widths (rsan_clk_join when a clock is not inline) */
 void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src) {
   uint32_t n = src->n;
   if (RSAN_UNLIKELY(n > dst->n)) rsan_clk_grow(dst, n);
-  if (join_loop(rsan_clk_e(dst), rsan_clk_ce(src), n) || !dst->ver) dst->ver = rsan_clk_newver();
+  int changed, sn = rsan_clk_narrow(src);
+  if (!rsan_clk_narrow(dst)) {
+    uint64_t *d = rsan_clk_e(dst);
+    changed = sn ? join_loop_wn(d, (const uint32_t *)src->u.x.ext, n) : join_loop(d, rsan_clk_ce(src), n);
+  } else if (sn) {
+    changed = join_loop_nn((uint32_t *)dst->u.x.ext, (const uint32_t *)src->u.x.ext, n);
+  } else {
+    int over;
+    changed = join_loop_nw((uint32_t *)dst->u.x.ext, rsan_clk_ce(src), n, &over);
+    if (RSAN_UNLIKELY(over)) { /* an epoch past 2^32 - 1: dst becomes 64-bit, then the join again */
+      clk_widen(dst);
+      (void)join_loop(rsan_clk_e(dst), rsan_clk_ce(src), n);
+      changed = 1;
+    }
+  }
+  if (changed || !dst->ver) dst->ver = rsan_clk_newver();
 }
 
-/* rsan_clk_assign when a clock is not inline */
+/* dst := src, any widths (rsan_clk_assign when a clock is not inline) */
 __attribute__((no_builtin("memcpy"))) void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src) {
-  if (RSAN_UNLIKELY(src->n > (dst->cap > RSAN_CLK_INLINE ? dst->cap : RSAN_CLK_INLINE)))
-    rsan_clk_grow(dst, src->n);
-  uint64_t *d = rsan_clk_e(dst);
-  const uint64_t *s = rsan_clk_ce(src);
-  for (uint32_t i = 0; i < src->n; i++) d[i] = s[i]; /* short: a call to memcpy costs more */
-  if (dst->cap <= RSAN_CLK_INLINE) /* inline entries >= n stay 0 */
-    for (uint32_t i = src->n; i < RSAN_CLK_INLINE; i++) d[i] = 0;
-  dst->n = src->n;
+  uint32_t n = src->n;
+  if (RSAN_UNLIKELY(n > (dst->cap > RSAN_CLK_INLINE ? dst->cap : RSAN_CLK_INLINE))) rsan_clk_grow(dst, n);
+  int sn = rsan_clk_narrow(src);
+  if (rsan_clk_narrow(dst)) {
+    uint32_t *d = (uint32_t *)dst->u.x.ext;
+    if (sn) {
+      const uint32_t *s = (const uint32_t *)src->u.x.ext;
+      for (uint32_t i = 0; i < n; i++) d[i] = s[i];
+    } else {
+      const uint64_t *s = rsan_clk_ce(src);
+      uint64_t high = 0;
+      for (uint32_t i = 0; i < n; i++) {
+        high |= s[i] >> 32;
+        d[i] = (uint32_t)s[i];
+      }
+      if (RSAN_UNLIKELY(high)) { /* an epoch past 2^32 - 1: dst becomes 64-bit */
+        dst->n = 0; /* nothing of it to keep */
+        clk_widen(dst);
+      }
+    }
+  }
+  if (!rsan_clk_narrow(dst)) {
+    uint64_t *d = rsan_clk_e(dst);
+    if (sn) {
+      const uint32_t *s = (const uint32_t *)src->u.x.ext;
+      for (uint32_t i = 0; i < n; i++) d[i] = s[i];
+    } else {
+      const uint64_t *s = rsan_clk_ce(src);
+      for (uint32_t i = 0; i < n; i++) d[i] = s[i]; /* short: a call to memcpy costs more */
+    }
+    if (dst->cap <= RSAN_CLK_INLINE) /* inline entries >= n stay 0 */
+      for (uint32_t i = n; i < RSAN_CLK_INLINE; i++) d[i] = 0;
+  }
+  dst->n = n;
   dst->ver = src->ver; /* the same content */
 }
 
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b) {
-  const uint64_t *e = rsan_clk_ce(a);
   for (uint32_t i = 0; i < a->n; i++)
-    if (e[i] > rsan_clk_at(b, i)) return 0;
+    if (rsan_clk_get(a, i) > rsan_clk_get(b, i)) return 0;
   return 1;
 }

@@ -102,18 +102,34 @@ static inline void rsan_spin_unlock(rsan_spin *l) {
  * pointer to follow; a clock that holds more slots keeps them in an array (ext). Inline
  * entries >= n are 0 (kept so by every operation), so a join or copy of two inline clocks is
  * a fixed-size loop over all of them, with no bounds. */
+/* Width (docs/design/clocks.md §13): a location clock's array holds 32-bit entries while
+ * every entry fits (narrow: half the memory and the bytes a join reads, at many threads); an
+ * entry that does not fit makes the array 64-bit before it is stored (clock.c). Thread clocks
+ * and inline entries are always 64-bit, so the hot paths that read thread clocks by pointer
+ * (rsan_clk_e, rsan_clk_ce, rsan_clk_at) never meet a narrow clock. An inline location clock
+ * has cap RSAN_CLK_INLINE_LOC: its array, when it grows one, starts narrow. */
 #define RSAN_CLK_INLINE 6
+#define RSAN_CLK_INLINE_LOC 1 /* cap of an inline location clock (location.c) */
 typedef struct __attribute__((aligned(64))) rsan_clk {
   uint32_t n, cap; /* entries >= n are 0; cap <= RSAN_CLK_INLINE: inline (0 in zeroed memory) */
   uint64_t ver;    /* 0: ⊥ */
   union {
     uint64_t inl[RSAN_CLK_INLINE];
-    uint64_t *ext;
+    struct {
+      void *ext;       /* cap entries: uint32_t when narrow, else uint64_t */
+      uint32_t narrow; /* (location clocks only) */
+    } x;
   } u; /* by thread slot */
 } rsan_clk;
-static inline uint64_t *rsan_clk_e(rsan_clk *c) { return c->cap > RSAN_CLK_INLINE ? c->u.ext : c->u.inl; }
+static inline int rsan_clk_narrow(const rsan_clk *c) { return c->cap > RSAN_CLK_INLINE && c->u.x.narrow; }
+/* a 64-bit clock's entries (never a narrow one: thread clocks, inline clocks) */
+static inline uint64_t *rsan_clk_e(rsan_clk *c) {
+  RSAN_ASSERT(!rsan_clk_narrow(c));
+  return c->cap > RSAN_CLK_INLINE ? (uint64_t *)c->u.x.ext : c->u.inl;
+}
 static inline const uint64_t *rsan_clk_ce(const rsan_clk *c) {
-  return c->cap > RSAN_CLK_INLINE ? c->u.ext : c->u.inl;
+  RSAN_ASSERT(!rsan_clk_narrow(c));
+  return c->cap > RSAN_CLK_INLINE ? (const uint64_t *)c->u.x.ext : c->u.inl;
 }
 
 extern __thread uint64_t rsan_clk_ver_next, rsan_clk_ver_end;
@@ -143,9 +159,11 @@ static inline void rsan_clk_clear(rsan_clk *c) { /* c := ⊥, memory kept */
   c->n = 0;
   c->ver = 0;
 }
+/* entry slot of a 64-bit clock (a thread clock); rsan_clk_get reads any clock */
 static inline uint64_t rsan_clk_at(const rsan_clk *c, uint32_t slot) {
   return slot < c->n ? rsan_clk_ce(c)[slot] : 0;
 }
+uint64_t rsan_clk_get(const rsan_clk *c, uint32_t slot);
 void rsan_clk_grow(rsan_clk *c, uint32_t n); /* makes n entries (rare: the slot count grew) */
 static inline void rsan_clk_set(rsan_clk *c, uint32_t slot, uint64_t epoch) {
   if (RSAN_UNLIKELY(slot >= c->n)) rsan_clk_grow(c, slot + 1);
@@ -481,6 +499,7 @@ static inline void rsan_thread_check_invariants(const rsan_thread *t) { (void)t;
 /* tests: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU; l locked */
 uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, rsan_loc *l);
 uint32_t rsan_thread_slot_count(void); /* slots handed out (tests, benchmarks) */
+void rsan_thread_skip_epochs(rsan_thread *t, uint64_t n); /* tests: t's epoch += n (thread.c) */
 /* Race detection indexes threads by slot too (race.c): the tid of the thread that held slot
  * when its race epoch was race_epoch (-1 unknown), for reports of a previous access. */
 static inline uint32_t rsan_race_index(const rsan_thread *t) { return t->slot; }

@@ -236,6 +236,18 @@ static void thread_free_clocks(rsan_thread *t) {
   rsan_race_thread_free(t);
 }
 
+/* tests: t's epoch jumps by n, as if t had made n facts that no clock ever learnt (its own
+ * entries follow; every fact made before keeps its epoch, so every clock contains the same
+ * facts as before): a thread's epochs past 2^32 without 2^32 operations (clock widths,
+ * docs/design/clocks.md §13) */
+void rsan_thread_skip_epochs(rsan_thread *t, uint64_t n) {
+  t->epoch += n;
+  rsan_clk_set(&t->Tc, t->slot, t->epoch);
+  rsan_clk_set(&t->Ta, t->slot, t->epoch);
+  rsan_clk_set(&t->Tsc, t->slot, t->epoch);
+  rsan_thread_check_invariants(t);
+}
+
 uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, rsan_loc *l) {
   const rsan_clk *c[] = {&t->Tc, &t->Tr, &t->Ta, &t->Tsc};
   if (which < 0 || which > 7) return 0;

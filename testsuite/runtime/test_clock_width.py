@@ -1,0 +1,98 @@
+"""Location clocks with 32-bit entries (runtime/src/clock.c, docs/design/clocks.md §13): a
+location clock's array is narrow while every entry fits and becomes 64-bit before an entry
+that does not fit is stored. Epochs past 2^32 are made without 2^32 operations by
+__rsan_test_skip_epochs (thread.c: no clock learns of a fact it did not contain, so every
+clock's value at every location, and every report, must stay what it was). Programs use
+more than RSAN_CLK_INLINE (6) thread slots, so that location clocks have arrays."""
+import random
+
+from harness import line_of
+from test_snapshots import random_big_program
+
+BIG = 1 << 32
+
+
+def _run(rt, prog, sched, options, skips):
+    """prog in the interleaving sched; before op i of thread k (k = 0: main, before the
+    threads are created) with (k, i) in skips, that thread's epoch jumps past 2^32. Returns the
+    reports and every thread clock at every location (all 8 clocks) at the end."""
+    rt.reset(options)
+    lib = rt.lib
+    names = sorted({op[1] for t in prog.threads for op in t if op[0] != "fence"})
+    mem = {n: rt.var(n) for n in names}
+    main = lib.__rsan_test_new_thread(rt.ffi.NULL)
+    lib.__rsan_test_set_current(main)
+    for n in names:  # main writes every location first: one more slot in every clock
+        rt.store(mem[n], 0, "rel", rt.site("st", 1, "main", "rel"))
+    if (0, 0) in skips:
+        lib.__rsan_test_skip_epochs(main, BIG)
+    threads = [lib.__rsan_test_new_thread(main) for _ in prog.threads]
+    pos = [0] * len(threads)
+    for k in sched:
+        i = pos[k]
+        op = prog.threads[k][i]
+        t = threads[k]
+        lib.__rsan_test_set_current(t)
+        if (k + 1, i) in skips:
+            lib.__rsan_test_skip_epochs(t, BIG + i)
+        fn, line = f"t{k + 1}", line_of(k + 1, i)
+        kind = op[0]
+        if kind == "st":
+            rt.store(mem[op[1]], op[2], op[3], rt.site("st", line, fn, op[3]))
+        elif kind == "ld":
+            rt.load(mem[op[1]], op[2], rt.site("ld", line, fn, op[2]))
+        elif kind == "rmw":
+            rt.rmw(mem[op[1]], op[2], op[3], op[4], rt.site("rmw", line, fn, op[4]))
+        elif kind == "cas":
+            rt.cas(mem[op[1]], op[2], op[3], op[4], op[5], op[6], rt.site("cas", line, fn, op[4]))
+        else:
+            rt.fence(op[1], rt.site("fence", line, fn, op[1]))
+        pos[k] += 1
+    lib.__rsan_test_set_current(main)
+    clocks = [lib.__rsan_test_thread_clock(t, which, mem[n])
+              for t in [main, *threads] for n in names for which in range(8)]
+    reports = sorted((r["type"], r["access"]["line"], r["timestamps"]["hb"], r["timestamps"]["sc"])
+                     for r in rt.reports())
+    return reports, clocks, lib.__rsan_test_undecided_count(), lib.__rsan_test_inexact_count()
+
+
+def test_epochs_past_32_bits_change_no_clock_value_and_no_report(rt):
+    """The same programs (7-12 threads, 1-3 locations, every kind of operation and fence) run
+    with small epochs and with some threads' epochs jumped past 2^32 at random points (main's
+    before the threads are created, so children start with wide entries too). A location
+    clock that kept an entry in 32 bits would contain fewer facts: other clock values, other
+    reports."""
+    rnd = random.Random(77)
+    reported = 0
+    for _ in range(24):
+        prog = random_big_program(rnd, rnd.choice([1, 2, 3]), rnd.randint(7, 12), rnd.randint(6, 14))
+        sched = list(prog.sequential())
+        rnd.shuffle(sched)
+        options = f"sc_accesses={rnd.choice(['fenced', 'ra'])}"
+        base = _run(rt, prog, sched, options, set())
+        positions = [(0, 0)] + [(k + 1, i) for k, t in enumerate(prog.threads) for i in range(len(t))]
+        skips = set(rnd.sample(positions, rnd.randint(1, 4)))
+        got = _run(rt, prog, sched, options, skips)
+        assert got == base, (prog.threads, sched, options, sorted(skips))
+        reported += len(base[0])
+    assert reported >= 10, reported  # the programs do make reports: their timestamps are compared
+
+
+def test_a_wide_entry_reaches_a_reader_through_every_location_clock(rt):
+    """One location, 8 threads: a writer whose epoch is past 2^32 stores (Wsc(x) := Tsc,
+    W(x) := Tc into narrow arrays), a reader loads (Msc(x) ⊔= Tsc, Tsc ⊔= Wsc(x), Ta, Tc ⊔= W(x)),
+    a second writer RMWs (Tsc ⊔= Msc(x)). Each reader's clocks must contain the big-epoch fact:
+    its values at x are the store's timestamp, as without the jump."""
+    prog_threads = [[("st", "x", 5, "rel")], [("ld", "x", "acq")], [("rmw", "x", "add", 1, "rlx")]]
+    prog_threads += [[("ld", "x", "rlx")] for _ in range(5)]
+
+    class P:
+        threads = prog_threads
+    sched = list(range(len(prog_threads)))
+    for options in ("sc_accesses=ra", "sc_accesses=fenced"):
+        base = _run(rt, P, sched, options, set())
+        for skip in ({(1, 0)}, {(0, 0)}, {(1, 0), (2, 0)}):
+            assert _run(rt, P, sched, options, skip) == base, (options, skip)
+        # the acquire reader's Tc and Tsc at x: the release store's timestamp (main's is 1)
+        reader = 2 * 8  # clocks of [main, *threads] by location (one) and clock (8)
+        assert base[1][reader + 0] == 2 and base[1][reader + 3] == 2, base[1][reader:reader + 8]
