@@ -24,9 +24,28 @@ void rsan_clk_init(rsan_clk *c) {
   c->cap = RSAN_CLK_INLINE;
 }
 
+/* ---- shared snapshots (rsan_internal.h): immutable once made, freed by their last holder ---- */
+static void snap_ref(rsan_snap *p) { __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED); }
+static void snap_unref(rsan_snap *p) {
+  if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) rsan_free(p);
+}
+void rsan_snap_drop(rsan_snap **p) {
+  snap_unref(*p);
+  *p = NULL;
+}
+
 void rsan_clk_release(rsan_clk *c) {
-  if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.x.ext);
+  if (rsan_clk_shared(c))
+    snap_unref(c->u.s.snap);
+  else if (c->cap > RSAN_CLK_INLINE)
+    rsan_free(c->u.x.ext);
   rsan_clk_init(c);
+}
+
+void rsan_clk_unshare(rsan_clk *c) {
+  snap_unref(c->u.s.snap);
+  memset(c, 0, sizeof *c);
+  c->cap = RSAN_CLK_INLINE_LOC;
 }
 
 /* ---- width (rsan_internal.h): a location clock's array is narrow (32-bit entries) while
@@ -36,6 +55,13 @@ void rsan_clk_release(rsan_clk *c) {
 
 uint64_t rsan_clk_get(const rsan_clk *c, uint32_t slot) {
   if (slot >= c->n) return 0;
+  if (rsan_clk_shared(c)) {
+    const rsan_snap *p = c->u.s.snap;
+    uint64_t v = slot < p->n ? p->e[slot] : 0;
+    for (int i = 0; i < RSAN_CLK_DELTA; i++)
+      if (c->u.s.ep[i] && c->u.s.slot[i] == slot && c->u.s.ep[i] > v) v = c->u.s.ep[i];
+    return v;
+  }
   if (rsan_clk_narrow(c)) return ((const uint32_t *)c->u.x.ext)[slot];
   return rsan_clk_ce(c)[slot];
 }
@@ -52,10 +78,19 @@ static void clk_move(rsan_clk *c, uint32_t cap, int narrow) {
     else
       ((uint64_t *)e)[i] = v;
   }
-  if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.x.ext);
+  if (rsan_clk_shared(c))
+    snap_unref(c->u.s.snap);
+  else if (c->cap > RSAN_CLK_INLINE)
+    rsan_free(c->u.x.ext);
+  memset(&c->u, 0, sizeof c->u);
   c->u.x.ext = e;
   c->u.x.narrow = (uint32_t)narrow;
   c->cap = cap;
+}
+
+/* a shared clock made a narrow array of its own (the same entries) */
+static void clk_materialise(rsan_clk *c) {
+  if (rsan_clk_shared(c)) clk_move(c, (c->n + 3) & ~3u, 1);
 }
 
 /* a narrow clock made 64-bit (an entry that does not fit is about to be stored) */
@@ -65,6 +100,7 @@ static void clk_widen(rsan_clk *c) {
 
 void rsan_clk_grow(rsan_clk *c, uint32_t n) {
   if (n <= c->n) return;
+  clk_materialise(c);
   uint32_t have = c->cap > RSAN_CLK_INLINE ? c->cap : RSAN_CLK_INLINE;
   if (n > have) {
     uint32_t cap = (n + 3) & ~3u; /* exact (a multiple of 4): slot counts grow rarely */
@@ -141,10 +177,28 @@ RSAN_JOIN_CLONES static int join_loop_nw(uint32_t *d, const uint64_t *s, uint32_
 
 /* dst ⊔= src, any widths (rsan_clk_join when a clock is not inline) */
 void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src) {
+  clk_materialise(dst);
   uint32_t n = src->n;
   if (RSAN_UNLIKELY(n > dst->n)) rsan_clk_grow(dst, n);
   int changed, sn = rsan_clk_narrow(src);
-  if (!rsan_clk_narrow(dst)) {
+  if (rsan_clk_shared(src)) { /* its snapshot, then its differences */
+    const rsan_snap *p = src->u.s.snap;
+    if (rsan_clk_narrow(dst))
+      changed = join_loop_nn((uint32_t *)dst->u.x.ext, p->e, p->n);
+    else
+      changed = join_loop_wn(rsan_clk_e(dst), p->e, p->n);
+    for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+      uint32_t u = src->u.s.slot[i], v = src->u.s.ep[i];
+      if (!v) continue;
+      if (rsan_clk_narrow(dst)) {
+        uint32_t *d = (uint32_t *)dst->u.x.ext;
+        if (v > d[u]) d[u] = v, changed = 1;
+      } else {
+        uint64_t *d = rsan_clk_e(dst);
+        if (v > d[u]) d[u] = v, changed = 1;
+      }
+    }
+  } else if (!rsan_clk_narrow(dst)) {
     uint64_t *d = rsan_clk_e(dst);
     changed = sn ? join_loop_wn(d, (const uint32_t *)src->u.x.ext, n) : join_loop(d, rsan_clk_ce(src), n);
   } else if (sn) {
@@ -162,7 +216,40 @@ void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src) {
 }
 
 /* dst := src, any widths (rsan_clk_assign when a clock is not inline) */
+/* a location clock (marked inline, narrow, or shared): what sharing may replace */
+static int is_loc_clock(const rsan_clk *c) {
+  return c->cap == RSAN_CLK_INLINE_LOC || rsan_clk_narrow(c) || rsan_clk_shared(c);
+}
+/* dst (a location clock) := src's snapshot and differences, the memory of dst's own dropped */
+static void share(rsan_clk *dst, rsan_snap *p, const uint32_t *slot, const uint32_t *ep, uint32_t n,
+                  uint64_t ver) {
+  snap_ref(p);
+  if (rsan_clk_shared(dst))
+    snap_unref(dst->u.s.snap);
+  else if (dst->cap > RSAN_CLK_INLINE)
+    rsan_free(dst->u.x.ext);
+  dst->cap = RSAN_CLK_SHARED;
+  dst->u.s.snap = p;
+  for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+    dst->u.s.slot[i] = slot[i];
+    dst->u.s.ep[i] = ep[i];
+  }
+  dst->n = n;
+  dst->ver = ver;
+}
+
 __attribute__((no_builtin("memcpy"))) void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src) {
+  if (rsan_clk_shared(src)) {
+    if (is_loc_clock(dst)) { /* Msc(x) := Wsc(x): one more holder of the snapshot */
+      share(dst, src->u.s.snap, src->u.s.slot, src->u.s.ep, src->n, src->ver);
+      return;
+    }
+    rsan_clk_clear(dst); /* (not reached by the rules: only location clocks are shared) */
+    rsan_clk_join_slow(dst, src);
+    dst->ver = src->ver;
+    return;
+  }
+  if (rsan_clk_shared(dst)) rsan_clk_unshare(dst); /* := another content: its own entries */
   uint32_t n = src->n;
   if (RSAN_UNLIKELY(n > (dst->cap > RSAN_CLK_INLINE ? dst->cap : RSAN_CLK_INLINE))) rsan_clk_grow(dst, n);
   int sn = rsan_clk_narrow(src);
@@ -198,6 +285,79 @@ __attribute__((no_builtin("memcpy"))) void rsan_clk_assign_slow(rsan_clk *dst, c
   }
   dst->n = n;
   dst->ver = src->ver; /* the same content */
+}
+
+/* dst (a location clock) := src (a thread clock of more than RSAN_CLK_INLINE slots), sharing
+ * *snap when src differs from it in at most RSAN_CLK_DELTA entries, each of them above the
+ * snapshot's; else *snap becomes a new snapshot of src (the thread's, until the next one).
+ * Exact: dst's entry u is then max(snap[u], the difference of u) = src[u] for every u < n. A
+ * clock with an entry beyond 32 bits is not shared (the 64-bit assignment). */
+void rsan_clk_export_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) {
+  uint32_t n = src->n;
+  if (!is_loc_clock(dst) || src->cap <= RSAN_CLK_INLINE || n <= RSAN_CLK_INLINE) {
+    rsan_clk_assign_slow(dst, src);
+    return;
+  }
+  const uint64_t *e = rsan_clk_ce(src);
+  uint32_t slot[RSAN_CLK_DELTA] = {0}, ep[RSAN_CLK_DELTA] = {0};
+  rsan_snap *p = *snap;
+  int k = 0;
+  if (p && p->n <= n) {
+    for (uint32_t u = 0; u < n; u++) {
+      uint64_t a = u < p->n ? p->e[u] : 0;
+      if (a == e[u]) continue;
+      if (a > e[u] || e[u] > NARROW_MAX || k == RSAN_CLK_DELTA) {
+        k = -1;
+        break;
+      }
+      slot[k] = u;
+      ep[k++] = (uint32_t)e[u];
+    }
+  } else {
+    k = -1;
+  }
+  if (k < 0) { /* a new snapshot of src */
+    for (uint32_t u = 0; u < n; u++)
+      if (e[u] > NARROW_MAX) {
+        rsan_clk_assign_slow(dst, src);
+        return;
+      }
+    p = rsan_alloc_raw(sizeof(rsan_snap) + n * sizeof(uint32_t));
+    p->refs = 1;
+    p->n = n;
+    for (uint32_t u = 0; u < n; u++) p->e[u] = (uint32_t)e[u];
+    snap_unref(*snap);
+    *snap = p;
+    for (int i = 0; i < RSAN_CLK_DELTA; i++) slot[i] = ep[i] = 0;
+  }
+  share(dst, p, slot, ep, n, src->ver);
+}
+
+/* a location clock's entries ⊑ a 64-bit clock's */
+static int loc_leq(const rsan_clk *a, const rsan_clk *b) {
+  const uint64_t *e = rsan_clk_ce(b);
+  uint32_t nb = b->n;
+  if (rsan_clk_shared(a)) {
+    const rsan_snap *p = a->u.s.snap;
+    for (uint32_t u = 0; u < p->n; u++)
+      if (p->e[u] > (u < nb ? e[u] : 0)) return 0;
+    for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+      uint32_t u = a->u.s.slot[i];
+      if (a->u.s.ep[i] > (u < nb ? e[u] : 0)) return 0;
+    }
+    return 1;
+  }
+  return rsan_clk_leq(a, b);
+}
+
+/* dst (a location clock) ⊔= src (a thread clock): when dst ⊑ src the join is src, exported
+ * (shared); otherwise the join in dst's own array. */
+void rsan_clk_join_loc_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) {
+  if (is_loc_clock(dst) && src->cap > RSAN_CLK_INLINE && loc_leq(dst, src)) {
+    rsan_clk_export_slow(dst, src, snap);
+    return;
+  }
+  rsan_clk_join_slow(dst, src);
 }
 
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b) {

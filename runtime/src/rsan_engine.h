@@ -108,7 +108,7 @@ static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
       rsan_clk_assign(&l->Msc, &l->Wsc);
       l->msc_wsc = 0;
     }
-    rsan_clk_join(&l->Msc, &t->Tsc);
+    rsan_clk_join_loc(&l->Msc, &t->Tsc, &t->snap_sc);
     l->msc_in = t->Tsc.ver;
   }
   if (!known) rsan_clk_join(&t->Tsc, &l->Wsc);
@@ -124,7 +124,7 @@ static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint
   RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
   rsan_add_fact_i(t, l); /* a write's stamp is new: no fact has it yet */
   rsan_clk_join(&t->Tsc, rsan_loc_msc(l));
-  rsan_clk_assign(&l->Wsc, &t->Tsc);
+  rsan_clk_export(&l->Wsc, &t->Tsc, &t->snap_sc);
   l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */
   l->msc_in = t->Tsc.ver;
 }
@@ -144,7 +144,10 @@ static RSAN_ALWAYS_INLINE void rsan_hb_load_i(rsan_thread *t, rsan_loc *l, int m
 /* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
  * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */
 static RSAN_ALWAYS_INLINE void rsan_hb_store_i(rsan_thread *t, rsan_loc *l, int mo) {
-  rsan_clk_assign(&l->W, mo_rel(mo) ? &t->Tc : &t->Tr);
+  if (mo_rel(mo))
+    rsan_clk_export(&l->W, &t->Tc, &t->snap_c);
+  else
+    rsan_clk_export(&l->W, &t->Tr, &t->snap_r);
 }
 /* RMW(mo): W(x) ⊔= x@t; Ta, Tc ⊔= x@t (the fact). Read part: Ta ⊔= W(x); mo ⊒ acq:
  * Tc ⊔= W(x), else TcU ⊔= WU(x)|x (the fact). Write part, joined (release sequences run
@@ -154,11 +157,11 @@ static RSAN_ALWAYS_INLINE void rsan_hb_rmw_i(rsan_thread *t, rsan_loc *l, int mo
   rsan_join_hb_i(t, &l->W, mo_acq(mo));
   if (mo_rel(mo) && mo_acq(mo)) {
     RSAN_ASSERT(rsan_clk_leq(&l->W, &t->Tc));
-    rsan_clk_assign(&l->W, &t->Tc);
+    rsan_clk_export(&l->W, &t->Tc, &t->snap_c);
   } else if (mo_rel(mo)) {
-    rsan_clk_join(&l->W, &t->Tc);
+    rsan_clk_join_loc(&l->W, &t->Tc, &t->snap_c);
   } else {
-    rsan_clk_join(&l->W, &t->Tr);
+    rsan_clk_join_loc(&l->W, &t->Tr, &t->snap_r);
   }
 }
 
