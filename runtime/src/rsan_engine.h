@@ -96,22 +96,28 @@ static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l) {
 }
 
 /* ---- hb_SC side: algorithm.md §3.2 ---- */
-/* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)).
+/* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)),
+ * applied in the other order, which gives the same clocks: Msc(x) ⊔ (Tsc ⊔ Wsc(x)) =
+ * Msc(x) ⊔ Tsc, as Wsc(x) ⊑ Msc(x) (§3.4). Then Tsc ⊒ Wsc(x), so while Msc(x) = Wsc(x)
+ * (since the last write) Msc(x) ⊔ Tsc is Tsc: one copy, which a location clock of many slots
+ * shares with the thread (rsan_clk_export) instead of an array of its own.
  * Returns what rsan_load_fact_i returned: 1 when W(x) ⊑ Ta is known (for rsan_hb_load_i). */
 static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
   int known = rsan_load_fact_i(t, l);
+  if (!known) rsan_clk_join(&t->Tsc, &l->Wsc); /* known: Wsc(x) ⊑ Tsc already */
+  RSAN_ASSERT(rsan_clk_leq(&l->Wsc, &t->Tsc));
   /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
    * it contains a version of Tsc, joining that version again adds nothing: a re-read that
    * changed no clock (a spin loop) costs no join */
   if (t->Tsc.ver != l->msc_in) {
-    if (l->msc_wsc) { /* Msc(x) = Wsc(x) since the last write: materialise it */
-      rsan_clk_assign(&l->Msc, &l->Wsc);
+    if (l->msc_wsc) { /* Msc(x) = Wsc(x) ⊑ Tsc */
+      rsan_clk_export(&l->Msc, &t->Tsc, &t->snap_sc);
       l->msc_wsc = 0;
+    } else {
+      rsan_clk_join_loc(&l->Msc, &t->Tsc, &t->snap_sc);
     }
-    rsan_clk_join_loc(&l->Msc, &t->Tsc, &t->snap_sc);
     l->msc_in = t->Tsc.ver;
   }
-  if (!known) rsan_clk_join(&t->Tsc, &l->Wsc);
   return known;
 }
 
