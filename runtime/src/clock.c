@@ -35,10 +35,8 @@ void rsan_snap_drop(rsan_snap **p) {
 }
 
 void rsan_clk_release(rsan_clk *c) {
-  if (rsan_clk_shared(c))
-    snap_unref(c->u.s.snap);
-  else if (c->cap > RSAN_CLK_INLINE)
-    rsan_free(c->u.x.ext);
+  if (rsan_clk_shared(c)) snap_unref(c->u.s.snap);
+  else if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.x.ext);
   rsan_clk_init(c);
 }
 
@@ -73,15 +71,11 @@ static void clk_move(rsan_clk *c, uint32_t cap, int narrow) {
   for (uint32_t i = 0; i < c->n; i++) {
     uint64_t v = rsan_clk_get(c, i);
     RSAN_ASSERT(!narrow || v <= NARROW_MAX);
-    if (narrow)
-      ((uint32_t *)e)[i] = (uint32_t)v;
-    else
-      ((uint64_t *)e)[i] = v;
+    if (narrow) ((uint32_t *)e)[i] = (uint32_t)v;
+    else ((uint64_t *)e)[i] = v;
   }
-  if (rsan_clk_shared(c))
-    snap_unref(c->u.s.snap);
-  else if (c->cap > RSAN_CLK_INLINE)
-    rsan_free(c->u.x.ext);
+  if (rsan_clk_shared(c)) snap_unref(c->u.s.snap);
+  else if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.x.ext);
   memset(&c->u, 0, sizeof c->u);
   c->u.x.ext = e;
   c->u.x.narrow = (uint32_t)narrow;
@@ -183,18 +177,18 @@ void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src) {
   int changed, sn = rsan_clk_narrow(src);
   if (rsan_clk_shared(src)) { /* its snapshot, then its differences */
     const rsan_snap *p = src->u.s.snap;
-    if (rsan_clk_narrow(dst))
-      changed = join_loop_nn((uint32_t *)dst->u.x.ext, p->e, p->n);
-    else
-      changed = join_loop_wn(rsan_clk_e(dst), p->e, p->n);
-    for (int i = 0; i < RSAN_CLK_DELTA; i++) {
-      uint32_t u = src->u.s.slot[i], v = src->u.s.ep[i];
-      if (!v) continue;
-      if (rsan_clk_narrow(dst)) {
-        uint32_t *d = (uint32_t *)dst->u.x.ext;
-        if (v > d[u]) d[u] = v, changed = 1;
-      } else {
-        uint64_t *d = rsan_clk_e(dst);
+    if (rsan_clk_narrow(dst)) changed = join_loop_nn((uint32_t *)dst->u.x.ext, p->e, p->n);
+    else changed = join_loop_wn(rsan_clk_e(dst), p->e, p->n);
+    if (rsan_clk_narrow(dst)) {
+      uint32_t *d = (uint32_t *)dst->u.x.ext;
+      for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+        uint32_t u = src->u.s.slot[i], v = src->u.s.ep[i];
+        if (v > d[u]) d[u] = v, changed = 1; /* (an unused one, v = 0, never is) */
+      }
+    } else {
+      uint64_t *d = rsan_clk_e(dst);
+      for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+        uint32_t u = src->u.s.slot[i], v = src->u.s.ep[i];
         if (v > d[u]) d[u] = v, changed = 1;
       }
     }
@@ -224,10 +218,8 @@ static int is_loc_clock(const rsan_clk *c) {
 static void share(rsan_clk *dst, rsan_snap *p, const uint32_t *slot, const uint32_t *ep, uint32_t n,
                   uint64_t ver) {
   snap_ref(p);
-  if (rsan_clk_shared(dst))
-    snap_unref(dst->u.s.snap);
-  else if (dst->cap > RSAN_CLK_INLINE)
-    rsan_free(dst->u.x.ext);
+  if (rsan_clk_shared(dst)) snap_unref(dst->u.s.snap);
+  else if (dst->cap > RSAN_CLK_INLINE) rsan_free(dst->u.x.ext);
   dst->cap = RSAN_CLK_SHARED;
   dst->u.s.snap = p;
   for (int i = 0; i < RSAN_CLK_DELTA; i++) {
@@ -287,6 +279,30 @@ __attribute__((no_builtin("memcpy"))) void rsan_clk_assign_slow(rsan_clk *dst, c
   dst->ver = src->ver; /* the same content */
 }
 
+/* The entries u < n in which e differs from s (s[u] = 0 for u >= ns), into slot/ep: their
+ * count, or -1 when there are more than RSAN_CLK_DELTA, or one is below s's or beyond 32
+ * bits. Blocks of 8 equal entries are passed at once (most are, for a thread's own
+ * snapshot). */
+RSAN_JOIN_CLONES static int diff_scan(const uint64_t *e, const uint32_t *s, uint32_t ns, uint32_t n,
+                                      uint32_t *slot, uint32_t *ep) {
+  int k = 0;
+  for (uint32_t b = 0; b < n; b += 8) {
+    if (b + 8 <= ns) {
+      uint64_t d = 0;
+      for (uint32_t i = 0; i < 8; i++) d |= e[b + i] ^ s[b + i];
+      if (!d) continue;
+    }
+    for (uint32_t u = b; u < b + 8 && u < n; u++) {
+      uint64_t a = u < ns ? s[u] : 0;
+      if (a == e[u]) continue;
+      if (a > e[u] || e[u] > NARROW_MAX || k == RSAN_CLK_DELTA) return -1;
+      slot[k] = u;
+      ep[k++] = (uint32_t)e[u];
+    }
+  }
+  return k;
+}
+
 /* dst (a location clock) := src (a thread clock of more than RSAN_CLK_INLINE slots), sharing
  * *snap when src differs from it in at most RSAN_CLK_DELTA entries, each of them above the
  * snapshot's; else *snap becomes a new snapshot of src (the thread's, until the next one).
@@ -301,21 +317,7 @@ void rsan_clk_export_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) 
   const uint64_t *e = rsan_clk_ce(src);
   uint32_t slot[RSAN_CLK_DELTA] = {0}, ep[RSAN_CLK_DELTA] = {0};
   rsan_snap *p = *snap;
-  int k = 0;
-  if (p && p->n <= n) {
-    for (uint32_t u = 0; u < n; u++) {
-      uint64_t a = u < p->n ? p->e[u] : 0;
-      if (a == e[u]) continue;
-      if (a > e[u] || e[u] > NARROW_MAX || k == RSAN_CLK_DELTA) {
-        k = -1;
-        break;
-      }
-      slot[k] = u;
-      ep[k++] = (uint32_t)e[u];
-    }
-  } else {
-    k = -1;
-  }
+  int k = p && p->n <= n ? diff_scan(e, p->e, p->n, n, slot, ep) : -1;
   if (k < 0) { /* a new snapshot of src */
     for (uint32_t u = 0; u < n; u++)
       if (e[u] > NARROW_MAX) {
@@ -333,20 +335,34 @@ void rsan_clk_export_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) 
   share(dst, p, slot, ep, n, src->ver);
 }
 
+/* narrow a[0, n) ⊑ 64-bit b[0, n) */
+RSAN_JOIN_CLONES static int leq_nw(const uint32_t *a, const uint64_t *b, uint32_t n) {
+  uint64_t bad = 0;
+  for (uint32_t i = 0; i < n; i++) bad |= (uint64_t)(a[i] > b[i]);
+  return !bad;
+}
+/* a narrow array of na entries ⊑ 64-bit b */
+static int narrow_leq(const uint32_t *a, uint32_t na, const uint64_t *b, uint32_t nb) {
+  uint32_t m = na < nb ? na : nb;
+  if (!leq_nw(a, b, m)) return 0;
+  for (uint32_t u = m; u < na; u++)
+    if (a[u]) return 0;
+  return 1;
+}
 /* a location clock's entries ⊑ a 64-bit clock's */
 static int loc_leq(const rsan_clk *a, const rsan_clk *b) {
   const uint64_t *e = rsan_clk_ce(b);
   uint32_t nb = b->n;
   if (rsan_clk_shared(a)) {
     const rsan_snap *p = a->u.s.snap;
-    for (uint32_t u = 0; u < p->n; u++)
-      if (p->e[u] > (u < nb ? e[u] : 0)) return 0;
+    if (!narrow_leq(p->e, p->n, e, nb)) return 0;
     for (int i = 0; i < RSAN_CLK_DELTA; i++) {
       uint32_t u = a->u.s.slot[i];
       if (a->u.s.ep[i] > (u < nb ? e[u] : 0)) return 0;
     }
     return 1;
   }
+  if (rsan_clk_narrow(a)) return narrow_leq((const uint32_t *)a->u.x.ext, a->n, e, nb);
   return rsan_clk_leq(a, b);
 }
 

@@ -150,10 +150,8 @@ static RSAN_ALWAYS_INLINE void rsan_hb_load_i(rsan_thread *t, rsan_loc *l, int m
 /* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
  * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */
 static RSAN_ALWAYS_INLINE void rsan_hb_store_i(rsan_thread *t, rsan_loc *l, int mo) {
-  if (mo_rel(mo))
-    rsan_clk_export(&l->W, &t->Tc, &t->snap_c);
-  else
-    rsan_clk_export(&l->W, &t->Tr, &t->snap_r);
+  if (mo_rel(mo)) rsan_clk_export(&l->W, &t->Tc, &t->snap_c);
+  else rsan_clk_export(&l->W, &t->Tr, &t->snap_r);
 }
 /* RMW(mo): W(x) ⊔= x@t; Ta, Tc ⊔= x@t (the fact). Read part: Ta ⊔= W(x); mo ⊒ acq:
  * Tc ⊔= W(x), else TcU ⊔= WU(x)|x (the fact). Write part, joined (release sequences run
