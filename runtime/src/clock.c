@@ -209,7 +209,6 @@ void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src) {
   if (changed || !dst->ver) dst->ver = rsan_clk_newver();
 }
 
-/* dst := src, any widths (rsan_clk_assign when a clock is not inline) */
 /* a location clock (marked inline, narrow, or shared): what sharing may replace */
 static int is_loc_clock(const rsan_clk *c) {
   return c->cap == RSAN_CLK_INLINE_LOC || rsan_clk_narrow(c) || rsan_clk_shared(c);
@@ -230,6 +229,7 @@ static void share(rsan_clk *dst, rsan_snap *p, const uint32_t *slot, const uint3
   dst->ver = ver;
 }
 
+/* dst := src, any widths (rsan_clk_assign when a clock is not inline) */
 __attribute__((no_builtin("memcpy"))) void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src) {
   if (rsan_clk_shared(src)) {
     if (is_loc_clock(dst)) { /* Msc(x) := Wsc(x): one more holder of the snapshot */
