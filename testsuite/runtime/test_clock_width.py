@@ -10,6 +10,7 @@ from harness import line_of
 from test_snapshots import random_big_program
 
 BIG = 1 << 32
+TC, TSC = 0, 3  # __rsan_test_thread_clock: which
 
 
 def _run(rt, prog, sched, options, skips):
@@ -132,3 +133,44 @@ def test_shared_location_clocks_match_the_transcription(rt):
         exact += 1
         reported += len(got)
     assert exact >= 20 and reported >= 20, (exact, reported)
+
+
+def test_a_shared_snapshot_outlives_its_thread_and_a_reused_slot(rt):
+    """W(x) and Wsc(x) share t1's snapshots (t1's slot is past 6: its clocks have arrays); t1
+    writes on, is joined (its snapshots released) and its slot goes to t3, which writes too.
+    A reader acquiring x learns exactly t1's facts up to its store of x: y, not z (t1's later
+    write) nor w (t3's, in the same slot at later epochs); then z and w by acquiring them."""
+    lib, ffi = rt.lib, rt.ffi
+    x, y, z, w = rt.var("x"), rt.var("y"), rt.var("z"), rt.var("w")
+    main = lib.__rsan_test_new_thread(ffi.NULL)
+    pad = [lib.__rsan_test_new_thread(main) for _ in range(8)]
+    t1, t2 = lib.__rsan_test_new_thread(main), lib.__rsan_test_new_thread(main)
+    for i, p in enumerate(pad):  # t1 and t2 learn every slot: clocks of 11 entries
+        lib.__rsan_test_set_current(p)
+        rt.store(rt.var(f"p{i}"), 1, "rel")
+        for t in (t1, t2):
+            lib.__rsan_test_set_current(t)
+            rt.load(rt.var(f"p{i}"), "acq")
+    lib.__rsan_test_set_current(t1)
+    rt.store(y, 1, "rlx")
+    rt.store(x, 1, "rel")
+    rt.store(z, 1, "rel")
+    lib.__rsan_test_set_current(main)
+    lib.rsan_thread_join(main, t1)
+    slots = lib.__rsan_test_slot_count()
+    t3 = lib.__rsan_test_new_thread(main)  # takes t1's slot
+    assert lib.__rsan_test_slot_count() == slots
+    lib.__rsan_test_set_current(t3)
+    rt.store(w, 1, "rel")
+    lib.__rsan_test_set_current(t2)
+    assert rt.load(x, "acq") == 1
+    for which in (TC, TSC):
+        assert lib.__rsan_test_thread_clock(t2, which, y) == 1
+        assert lib.__rsan_test_thread_clock(t2, which, z) == 0
+        assert lib.__rsan_test_thread_clock(t2, which, w) == 0
+    assert rt.load(z, "acq") == 1
+    assert lib.__rsan_test_thread_clock(t2, TC, z) == 1
+    assert lib.__rsan_test_thread_clock(t2, TC, w) == 0
+    assert rt.load(w, "acq") == 1
+    assert lib.__rsan_test_thread_clock(t2, TC, w) == 1
+    lib.__rsan_test_set_current(main)
