@@ -24,23 +24,94 @@ void rsan_clk_init(rsan_clk *c) {
   c->cap = RSAN_CLK_INLINE;
 }
 
+/* ---- shared snapshots (rsan_internal.h): immutable once made, freed by their last holder ---- */
+static void snap_ref(rsan_snap *p) { __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED); }
+static void snap_unref(rsan_snap *p) {
+  if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) rsan_free(p);
+}
+void rsan_snap_drop(rsan_snap **p) {
+  snap_unref(*p);
+  *p = NULL;
+}
+
 void rsan_clk_release(rsan_clk *c) {
-  if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.ext);
+  if (rsan_clk_shared(c)) snap_unref(c->u.s.snap);
+  else if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.x.ext);
   rsan_clk_init(c);
+}
+
+void rsan_clk_unshare(rsan_clk *c) {
+  snap_unref(c->u.s.snap);
+  memset(c, 0, sizeof *c);
+  c->cap = RSAN_CLK_INLINE_LOC;
+}
+
+/* ---- width (rsan_internal.h): a location clock's array is narrow (32-bit entries) while
+ * every entry it holds fits; exact, since an entry is converted to 64 bits before a value
+ * that does not fit is stored. ---- */
+#define NARROW_MAX 0xFFFFFFFFull
+
+uint64_t rsan_clk_get(const rsan_clk *c, uint32_t slot) {
+  if (slot >= c->n) return 0;
+  if (rsan_clk_shared(c)) {
+    const rsan_snap *p = c->u.s.snap;
+    uint64_t v = slot < p->n ? p->e[slot] : 0;
+    for (int i = 0; i < RSAN_CLK_DELTA; i++)
+      if (c->u.s.ep[i] && c->u.s.slot[i] == slot && c->u.s.ep[i] > v) v = c->u.s.ep[i];
+    return v;
+  }
+  if (rsan_clk_narrow(c)) return ((const uint32_t *)c->u.x.ext)[slot];
+  return rsan_clk_ce(c)[slot];
+}
+
+/* c's first n entries into a new array of cap entries of the given width (n <= cap, cap >
+ * RSAN_CLK_INLINE); the rest of the new array is 0 */
+static void clk_move(rsan_clk *c, uint32_t cap, int narrow) {
+  void *e = rsan_alloc(cap * (narrow ? sizeof(uint32_t) : sizeof(uint64_t))); /* zeroed */
+  for (uint32_t i = 0; i < c->n; i++) {
+    uint64_t v = rsan_clk_get(c, i);
+    RSAN_ASSERT(!narrow || v <= NARROW_MAX);
+    if (narrow) ((uint32_t *)e)[i] = (uint32_t)v;
+    else ((uint64_t *)e)[i] = v;
+  }
+  if (rsan_clk_shared(c)) snap_unref(c->u.s.snap);
+  else if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.x.ext);
+  memset(&c->u, 0, sizeof c->u);
+  c->u.x.ext = e;
+  c->u.x.narrow = (uint32_t)narrow;
+  c->cap = cap;
+}
+
+/* a shared clock made a narrow array of its own (the same entries) */
+static void clk_materialise(rsan_clk *c) {
+  if (rsan_clk_shared(c)) clk_move(c, (c->n + 3) & ~3u, 1);
+}
+
+/* a narrow clock made 64-bit (an entry that does not fit is about to be stored) */
+static void clk_widen(rsan_clk *c) {
+  if (rsan_clk_narrow(c)) clk_move(c, c->cap, 0);
 }
 
 void rsan_clk_grow(rsan_clk *c, uint32_t n) {
   if (n <= c->n) return;
+  clk_materialise(c);
   uint32_t have = c->cap > RSAN_CLK_INLINE ? c->cap : RSAN_CLK_INLINE;
   if (n > have) {
     uint32_t cap = (n + 3) & ~3u; /* exact (a multiple of 4): slot counts grow rarely */
-    uint64_t *e = rsan_alloc(cap * sizeof(uint64_t));
-    if (c->n) memcpy(e, rsan_clk_e(c), c->n * sizeof(uint64_t));
-    if (c->cap > RSAN_CLK_INLINE) rsan_free(c->u.ext);
-    c->u.ext = e;
-    c->cap = cap;
+    int narrow;
+    if (c->cap > RSAN_CLK_INLINE) {
+      narrow = (int)c->u.x.narrow;
+    } else { /* an inline location clock starts narrow when its entries fit */
+      narrow = c->cap == RSAN_CLK_INLINE_LOC;
+      for (uint32_t i = 0; i < c->n; i++)
+        if (c->u.inl[i] > NARROW_MAX) narrow = 0;
+    }
+    clk_move(c, cap, narrow);
+  } else if (rsan_clk_narrow(c)) {
+    memset((uint32_t *)c->u.x.ext + c->n, 0, (n - c->n) * sizeof(uint32_t));
+  } else {
+    memset(rsan_clk_e(c) + c->n, 0, (n - c->n) * sizeof(uint64_t));
   }
-  memset(rsan_clk_e(c) + c->n, 0, (n - c->n) * sizeof(uint64_t));
   c->n = n;
 }
 
@@ -54,7 +125,8 @@ void rsan_clk_grow(rsan_clk *c, uint32_t n) {
 #ifndef RSAN_JOIN_CLONES
 #define RSAN_JOIN_CLONES
 #endif
-/* the max loop of rsan_clk_join_slow: 1 when an entry of d changed */
+/* the max loops of rsan_clk_join_slow, by the widths of d and s: 1 when an entry of d
+ * changed */
 RSAN_JOIN_CLONES static int join_loop(uint64_t *d, const uint64_t *s, uint32_t n) {
   uint64_t changed = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -64,30 +136,248 @@ RSAN_JOIN_CLONES static int join_loop(uint64_t *d, const uint64_t *s, uint32_t n
   }
   return changed != 0;
 }
-
-/* rsan_clk_join when a clock is not inline */
-void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src) {
-  uint32_t n = src->n;
-  if (RSAN_UNLIKELY(n > dst->n)) rsan_clk_grow(dst, n);
-  if (join_loop(rsan_clk_e(dst), rsan_clk_ce(src), n) || !dst->ver) dst->ver = rsan_clk_newver();
+RSAN_JOIN_CLONES static int join_loop_wn(uint64_t *d, const uint32_t *s, uint32_t n) {
+  uint64_t changed = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t m = d[i] > s[i] ? d[i] : s[i];
+    changed |= m ^ d[i];
+    d[i] = m;
+  }
+  return changed != 0;
+}
+RSAN_JOIN_CLONES static int join_loop_nn(uint32_t *d, const uint32_t *s, uint32_t n) {
+  uint32_t changed = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t m = d[i] > s[i] ? d[i] : s[i];
+    changed |= m ^ d[i];
+    d[i] = m;
+  }
+  return changed != 0;
+}
+/* narrow d, 64-bit s: *over is set when an entry of s does not fit; the entries stored
+ * are then not all meaningful (the caller widens d and joins s again: every entry that
+ * did not fit is s's, and every other one was stored right) */
+RSAN_JOIN_CLONES static int join_loop_nw(uint32_t *d, const uint64_t *s, uint32_t n, int *over) {
+  uint64_t changed = 0, high = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t m = d[i] > s[i] ? d[i] : s[i];
+    high |= m >> 32;
+    changed |= m ^ d[i];
+    d[i] = (uint32_t)m;
+  }
+  *over = high != 0;
+  return changed != 0;
 }
 
-/* rsan_clk_assign when a clock is not inline */
+/* dst ⊔= src, any widths (rsan_clk_join when a clock is not inline) */
+void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src) {
+  clk_materialise(dst);
+  uint32_t n = src->n;
+  if (RSAN_UNLIKELY(n > dst->n)) rsan_clk_grow(dst, n);
+  int changed, sn = rsan_clk_narrow(src);
+  if (rsan_clk_shared(src)) { /* its snapshot, then its differences */
+    const rsan_snap *p = src->u.s.snap;
+    if (rsan_clk_narrow(dst)) changed = join_loop_nn((uint32_t *)dst->u.x.ext, p->e, p->n);
+    else changed = join_loop_wn(rsan_clk_e(dst), p->e, p->n);
+    if (rsan_clk_narrow(dst)) {
+      uint32_t *d = (uint32_t *)dst->u.x.ext;
+      for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+        uint32_t u = src->u.s.slot[i], v = src->u.s.ep[i];
+        if (v > d[u]) d[u] = v, changed = 1; /* (an unused one, v = 0, never is) */
+      }
+    } else {
+      uint64_t *d = rsan_clk_e(dst);
+      for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+        uint32_t u = src->u.s.slot[i], v = src->u.s.ep[i];
+        if (v > d[u]) d[u] = v, changed = 1;
+      }
+    }
+  } else if (!rsan_clk_narrow(dst)) {
+    uint64_t *d = rsan_clk_e(dst);
+    changed = sn ? join_loop_wn(d, (const uint32_t *)src->u.x.ext, n) : join_loop(d, rsan_clk_ce(src), n);
+  } else if (sn) {
+    changed = join_loop_nn((uint32_t *)dst->u.x.ext, (const uint32_t *)src->u.x.ext, n);
+  } else {
+    int over;
+    changed = join_loop_nw((uint32_t *)dst->u.x.ext, rsan_clk_ce(src), n, &over);
+    if (RSAN_UNLIKELY(over)) { /* an epoch past 2^32 - 1: dst becomes 64-bit, then the join again */
+      clk_widen(dst);
+      (void)join_loop(rsan_clk_e(dst), rsan_clk_ce(src), n);
+      changed = 1;
+    }
+  }
+  if (changed || !dst->ver) dst->ver = rsan_clk_newver();
+}
+
+/* a location clock (marked inline, narrow, or shared): what sharing may replace */
+static int is_loc_clock(const rsan_clk *c) {
+  return c->cap == RSAN_CLK_INLINE_LOC || rsan_clk_narrow(c) || rsan_clk_shared(c);
+}
+/* dst (a location clock) := src's snapshot and differences, the memory of dst's own dropped */
+static void share(rsan_clk *dst, rsan_snap *p, const uint32_t *slot, const uint32_t *ep, uint32_t n,
+                  uint64_t ver) {
+  snap_ref(p);
+  if (rsan_clk_shared(dst)) snap_unref(dst->u.s.snap);
+  else if (dst->cap > RSAN_CLK_INLINE) rsan_free(dst->u.x.ext);
+  dst->cap = RSAN_CLK_SHARED;
+  dst->u.s.snap = p;
+  for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+    dst->u.s.slot[i] = slot[i];
+    dst->u.s.ep[i] = ep[i];
+  }
+  dst->n = n;
+  dst->ver = ver;
+}
+
+/* dst := src, any widths (rsan_clk_assign when a clock is not inline) */
 __attribute__((no_builtin("memcpy"))) void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src) {
-  if (RSAN_UNLIKELY(src->n > (dst->cap > RSAN_CLK_INLINE ? dst->cap : RSAN_CLK_INLINE)))
-    rsan_clk_grow(dst, src->n);
-  uint64_t *d = rsan_clk_e(dst);
-  const uint64_t *s = rsan_clk_ce(src);
-  for (uint32_t i = 0; i < src->n; i++) d[i] = s[i]; /* short: a call to memcpy costs more */
-  if (dst->cap <= RSAN_CLK_INLINE) /* inline entries >= n stay 0 */
-    for (uint32_t i = src->n; i < RSAN_CLK_INLINE; i++) d[i] = 0;
-  dst->n = src->n;
+  if (rsan_clk_shared(src)) {
+    if (is_loc_clock(dst)) { /* Msc(x) := Wsc(x): one more holder of the snapshot */
+      share(dst, src->u.s.snap, src->u.s.slot, src->u.s.ep, src->n, src->ver);
+      return;
+    }
+    rsan_clk_clear(dst); /* (not reached by the rules: only location clocks are shared) */
+    rsan_clk_join_slow(dst, src);
+    dst->ver = src->ver;
+    return;
+  }
+  if (rsan_clk_shared(dst)) rsan_clk_unshare(dst); /* := another content: its own entries */
+  uint32_t n = src->n;
+  if (RSAN_UNLIKELY(n > (dst->cap > RSAN_CLK_INLINE ? dst->cap : RSAN_CLK_INLINE))) rsan_clk_grow(dst, n);
+  int sn = rsan_clk_narrow(src);
+  if (rsan_clk_narrow(dst)) {
+    uint32_t *d = (uint32_t *)dst->u.x.ext;
+    if (sn) {
+      const uint32_t *s = (const uint32_t *)src->u.x.ext;
+      for (uint32_t i = 0; i < n; i++) d[i] = s[i];
+    } else {
+      const uint64_t *s = rsan_clk_ce(src);
+      uint64_t high = 0;
+      for (uint32_t i = 0; i < n; i++) {
+        high |= s[i] >> 32;
+        d[i] = (uint32_t)s[i];
+      }
+      if (RSAN_UNLIKELY(high)) { /* an epoch past 2^32 - 1: dst becomes 64-bit */
+        dst->n = 0; /* nothing of it to keep */
+        clk_widen(dst);
+      }
+    }
+  }
+  if (!rsan_clk_narrow(dst)) {
+    uint64_t *d = rsan_clk_e(dst);
+    if (sn) {
+      const uint32_t *s = (const uint32_t *)src->u.x.ext;
+      for (uint32_t i = 0; i < n; i++) d[i] = s[i];
+    } else {
+      const uint64_t *s = rsan_clk_ce(src);
+      for (uint32_t i = 0; i < n; i++) d[i] = s[i]; /* short: a call to memcpy costs more */
+    }
+    if (dst->cap <= RSAN_CLK_INLINE) /* inline entries >= n stay 0 */
+      for (uint32_t i = n; i < RSAN_CLK_INLINE; i++) d[i] = 0;
+  }
+  dst->n = n;
   dst->ver = src->ver; /* the same content */
 }
 
+/* The entries u < n in which e differs from s (s[u] = 0 for u >= ns), into slot/ep: their
+ * count, or -1 when there are more than RSAN_CLK_DELTA, or one is below s's or beyond 32
+ * bits. Blocks of 8 equal entries are passed at once (most are, for a thread's own
+ * snapshot). */
+RSAN_JOIN_CLONES static int diff_scan(const uint64_t *e, const uint32_t *s, uint32_t ns, uint32_t n,
+                                      uint32_t *slot, uint32_t *ep) {
+  int k = 0;
+  for (uint32_t b = 0; b < n; b += 8) {
+    if (b + 8 <= ns) {
+      uint64_t d = 0;
+      for (uint32_t i = 0; i < 8; i++) d |= e[b + i] ^ s[b + i];
+      if (!d) continue;
+    }
+    for (uint32_t u = b; u < b + 8 && u < n; u++) {
+      uint64_t a = u < ns ? s[u] : 0;
+      if (a == e[u]) continue;
+      if (a > e[u] || e[u] > NARROW_MAX || k == RSAN_CLK_DELTA) return -1;
+      slot[k] = u;
+      ep[k++] = (uint32_t)e[u];
+    }
+  }
+  return k;
+}
+
+/* dst (a location clock) := src (a thread clock of more than RSAN_CLK_INLINE slots), sharing
+ * *snap when src differs from it in at most RSAN_CLK_DELTA entries, each of them above the
+ * snapshot's; else *snap becomes a new snapshot of src (the thread's, until the next one).
+ * Exact: dst's entry u is then max(snap[u], the difference of u) = src[u] for every u < n. A
+ * clock with an entry beyond 32 bits is not shared (the 64-bit assignment). */
+void rsan_clk_export_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) {
+  uint32_t n = src->n;
+  if (!is_loc_clock(dst) || src->cap <= RSAN_CLK_INLINE || n <= RSAN_CLK_INLINE) {
+    rsan_clk_assign_slow(dst, src);
+    return;
+  }
+  const uint64_t *e = rsan_clk_ce(src);
+  uint32_t slot[RSAN_CLK_DELTA] = {0}, ep[RSAN_CLK_DELTA] = {0};
+  rsan_snap *p = *snap;
+  int k = p && p->n <= n ? diff_scan(e, p->e, p->n, n, slot, ep) : -1;
+  if (k < 0) { /* a new snapshot of src */
+    for (uint32_t u = 0; u < n; u++)
+      if (e[u] > NARROW_MAX) {
+        rsan_clk_assign_slow(dst, src);
+        return;
+      }
+    p = rsan_alloc_raw(sizeof(rsan_snap) + n * sizeof(uint32_t));
+    p->refs = 1;
+    p->n = n;
+    for (uint32_t u = 0; u < n; u++) p->e[u] = (uint32_t)e[u];
+    snap_unref(*snap);
+    *snap = p;
+    for (int i = 0; i < RSAN_CLK_DELTA; i++) slot[i] = ep[i] = 0;
+  }
+  share(dst, p, slot, ep, n, src->ver);
+}
+
+/* narrow a[0, n) ⊑ 64-bit b[0, n) */
+RSAN_JOIN_CLONES static int leq_nw(const uint32_t *a, const uint64_t *b, uint32_t n) {
+  uint64_t bad = 0;
+  for (uint32_t i = 0; i < n; i++) bad |= (uint64_t)(a[i] > b[i]);
+  return !bad;
+}
+/* a narrow array of na entries ⊑ 64-bit b */
+static int narrow_leq(const uint32_t *a, uint32_t na, const uint64_t *b, uint32_t nb) {
+  uint32_t m = na < nb ? na : nb;
+  if (!leq_nw(a, b, m)) return 0;
+  for (uint32_t u = m; u < na; u++)
+    if (a[u]) return 0;
+  return 1;
+}
+/* a location clock's entries ⊑ a 64-bit clock's */
+static int loc_leq(const rsan_clk *a, const rsan_clk *b) {
+  const uint64_t *e = rsan_clk_ce(b);
+  uint32_t nb = b->n;
+  if (rsan_clk_shared(a)) {
+    const rsan_snap *p = a->u.s.snap;
+    if (!narrow_leq(p->e, p->n, e, nb)) return 0;
+    for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+      uint32_t u = a->u.s.slot[i];
+      if (a->u.s.ep[i] > (u < nb ? e[u] : 0)) return 0;
+    }
+    return 1;
+  }
+  if (rsan_clk_narrow(a)) return narrow_leq((const uint32_t *)a->u.x.ext, a->n, e, nb);
+  return rsan_clk_leq(a, b);
+}
+
+/* dst (a location clock) ⊔= src (a thread clock): when dst ⊑ src the join is src, exported
+ * (shared); otherwise the join in dst's own array. */
+void rsan_clk_join_loc_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) {
+  if (is_loc_clock(dst) && src->cap > RSAN_CLK_INLINE && loc_leq(dst, src)) {
+    rsan_clk_export_slow(dst, src, snap);
+    return;
+  }
+  rsan_clk_join_slow(dst, src);
+}
+
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b) {
-  const uint64_t *e = rsan_clk_ce(a);
   for (uint32_t i = 0; i < a->n; i++)
-    if (e[i] > rsan_clk_at(b, i)) return 0;
+    if (rsan_clk_get(a, i) > rsan_clk_get(b, i)) return 0;
   return 1;
 }

@@ -144,9 +144,12 @@ static inline rsan_loc *chain_find(rsan_loc **head, uintptr_t addr) {
 /* A retired record keeps its clock memory for its next location (type-stable records):
  * clearing is O(1) for the clocks and the facts, O(slots) for the evicted table. */
 static void loc_clear_state(rsan_loc *l) {
-  rsan_clk_clear(&l->W);
-  rsan_clk_clear(&l->Wsc);
-  rsan_clk_clear(&l->Msc);
+  rsan_clk *lc[] = {&l->W, &l->Wsc, &l->Msc};
+  for (int i = 0; i < 3; i++) {
+    rsan_clk_clear(lc[i]);
+    /* a location clock: its array, once it has one, starts narrow (rsan_internal.h) */
+    if (lc[i]->cap <= RSAN_CLK_INLINE) lc[i]->cap = RSAN_CLK_INLINE_LOC;
+  }
   l->msc_in = 0;
   l->msc_wsc = 0;
   l->nfacts = l->fold = 0;

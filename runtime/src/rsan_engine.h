@@ -96,22 +96,28 @@ static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l) {
 }
 
 /* ---- hb_SC side: algorithm.md §3.2 ---- */
-/* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)).
+/* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)),
+ * applied in the other order, which gives the same clocks: Msc(x) ⊔ (Tsc ⊔ Wsc(x)) =
+ * Msc(x) ⊔ Tsc, as Wsc(x) ⊑ Msc(x) (§3.4). Then Tsc ⊒ Wsc(x), so while Msc(x) = Wsc(x)
+ * (since the last write) Msc(x) ⊔ Tsc is Tsc: one copy, which a location clock of many slots
+ * shares with the thread (rsan_clk_export) instead of an array of its own.
  * Returns what rsan_load_fact_i returned: 1 when W(x) ⊑ Ta is known (for rsan_hb_load_i). */
 static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
   int known = rsan_load_fact_i(t, l);
+  if (!known) rsan_clk_join(&t->Tsc, &l->Wsc); /* known: Wsc(x) ⊑ Tsc already */
+  RSAN_ASSERT(rsan_clk_leq(&l->Wsc, &t->Tsc));
   /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
    * it contains a version of Tsc, joining that version again adds nothing: a re-read that
    * changed no clock (a spin loop) costs no join */
   if (t->Tsc.ver != l->msc_in) {
-    if (l->msc_wsc) { /* Msc(x) = Wsc(x) since the last write: materialise it */
-      rsan_clk_assign(&l->Msc, &l->Wsc);
+    if (l->msc_wsc) { /* Msc(x) = Wsc(x) ⊑ Tsc */
+      rsan_clk_export(&l->Msc, &t->Tsc, &t->snap_sc);
       l->msc_wsc = 0;
+    } else {
+      rsan_clk_join_loc(&l->Msc, &t->Tsc, &t->snap_sc);
     }
-    rsan_clk_join(&l->Msc, &t->Tsc);
     l->msc_in = t->Tsc.ver;
   }
-  if (!known) rsan_clk_join(&t->Tsc, &l->Wsc);
   return known;
 }
 
@@ -124,7 +130,7 @@ static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint
   RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
   rsan_add_fact_i(t, l); /* a write's stamp is new: no fact has it yet */
   rsan_clk_join(&t->Tsc, rsan_loc_msc(l));
-  rsan_clk_assign(&l->Wsc, &t->Tsc);
+  rsan_clk_export(&l->Wsc, &t->Tsc, &t->snap_sc);
   l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */
   l->msc_in = t->Tsc.ver;
 }
@@ -144,7 +150,8 @@ static RSAN_ALWAYS_INLINE void rsan_hb_load_i(rsan_thread *t, rsan_loc *l, int m
 /* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
  * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */
 static RSAN_ALWAYS_INLINE void rsan_hb_store_i(rsan_thread *t, rsan_loc *l, int mo) {
-  rsan_clk_assign(&l->W, mo_rel(mo) ? &t->Tc : &t->Tr);
+  if (mo_rel(mo)) rsan_clk_export(&l->W, &t->Tc, &t->snap_c);
+  else rsan_clk_export(&l->W, &t->Tr, &t->snap_r);
 }
 /* RMW(mo): W(x) ⊔= x@t; Ta, Tc ⊔= x@t (the fact). Read part: Ta ⊔= W(x); mo ⊒ acq:
  * Tc ⊔= W(x), else TcU ⊔= WU(x)|x (the fact). Write part, joined (release sequences run
@@ -154,11 +161,11 @@ static RSAN_ALWAYS_INLINE void rsan_hb_rmw_i(rsan_thread *t, rsan_loc *l, int mo
   rsan_join_hb_i(t, &l->W, mo_acq(mo));
   if (mo_rel(mo) && mo_acq(mo)) {
     RSAN_ASSERT(rsan_clk_leq(&l->W, &t->Tc));
-    rsan_clk_assign(&l->W, &t->Tc);
+    rsan_clk_export(&l->W, &t->Tc, &t->snap_c);
   } else if (mo_rel(mo)) {
-    rsan_clk_join(&l->W, &t->Tc);
+    rsan_clk_join_loc(&l->W, &t->Tc, &t->snap_c);
   } else {
-    rsan_clk_join(&l->W, &t->Tr);
+    rsan_clk_join_loc(&l->W, &t->Tr, &t->snap_r);
   }
 }
 

@@ -102,18 +102,54 @@ static inline void rsan_spin_unlock(rsan_spin *l) {
  * pointer to follow; a clock that holds more slots keeps them in an array (ext). Inline
  * entries >= n are 0 (kept so by every operation), so a join or copy of two inline clocks is
  * a fixed-size loop over all of them, with no bounds. */
+/* Width (docs/design/clocks.md §13): a location clock's array holds 32-bit entries while
+ * every entry fits (narrow: half the memory and the bytes a join reads, at many threads); an
+ * entry that does not fit makes the array 64-bit before it is stored (clock.c). Thread clocks
+ * and inline entries are always 64-bit, so the hot paths that read thread clocks by pointer
+ * (rsan_clk_e, rsan_clk_ce, rsan_clk_at) never meet a narrow clock. An inline location clock
+ * has cap RSAN_CLK_INLINE_LOC: its array, when it grows one, starts narrow. */
+/* Sharing (docs/design/clocks.md §13): a location clock assigned a thread clock of more than
+ * RSAN_CLK_INLINE slots refers to an immutable, reference-counted snapshot of that thread clock
+ * (rsan_snap, narrow) plus the up to RSAN_CLK_DELTA entries in which the thread clock differs
+ * from it (cap RSAN_CLK_SHARED). A thread keeps the last snapshot of each clock it exports (Tc,
+ * Tr, Tsc) and takes a new one only when its clock moved too far from it, so the location
+ * clocks its writes set share one array instead of having one each. */
 #define RSAN_CLK_INLINE 6
+#define RSAN_CLK_INLINE_LOC 1       /* cap of an inline location clock (location.c) */
+#define RSAN_CLK_SHARED 0xFFFFFFFFu /* cap of a shared location clock */
+#define RSAN_CLK_DELTA 5
+typedef struct rsan_snap {
+  uint32_t refs; /* atomic: location clocks and the exporting thread hold it */
+  uint32_t n;
+  uint32_t e[]; /* n entries, never changed once made */
+} rsan_snap;
 typedef struct __attribute__((aligned(64))) rsan_clk {
   uint32_t n, cap; /* entries >= n are 0; cap <= RSAN_CLK_INLINE: inline (0 in zeroed memory) */
   uint64_t ver;    /* 0: ⊥ */
   union {
     uint64_t inl[RSAN_CLK_INLINE];
-    uint64_t *ext;
+    struct {
+      void *ext;       /* cap entries: uint32_t when narrow, else uint64_t */
+      uint32_t narrow; /* (location clocks only) */
+    } x;
+    struct {
+      rsan_snap *snap;
+      uint32_t slot[RSAN_CLK_DELTA], ep[RSAN_CLK_DELTA]; /* entry slot[i] is ep[i] (0: unused) */
+    } s; /* cap RSAN_CLK_SHARED: entry u = max(snap->e[u], the ep[i] of slot u) */
   } u; /* by thread slot */
 } rsan_clk;
-static inline uint64_t *rsan_clk_e(rsan_clk *c) { return c->cap > RSAN_CLK_INLINE ? c->u.ext : c->u.inl; }
+static inline int rsan_clk_narrow(const rsan_clk *c) {
+  return c->cap > RSAN_CLK_INLINE && c->cap != RSAN_CLK_SHARED && c->u.x.narrow;
+}
+static inline int rsan_clk_shared(const rsan_clk *c) { return c->cap == RSAN_CLK_SHARED; }
+/* a 64-bit clock's entries (never a narrow one: thread clocks, inline clocks) */
+static inline uint64_t *rsan_clk_e(rsan_clk *c) {
+  RSAN_ASSERT(!rsan_clk_narrow(c) && !rsan_clk_shared(c));
+  return c->cap > RSAN_CLK_INLINE ? (uint64_t *)c->u.x.ext : c->u.inl;
+}
 static inline const uint64_t *rsan_clk_ce(const rsan_clk *c) {
-  return c->cap > RSAN_CLK_INLINE ? c->u.ext : c->u.inl;
+  RSAN_ASSERT(!rsan_clk_narrow(c) && !rsan_clk_shared(c));
+  return c->cap > RSAN_CLK_INLINE ? (const uint64_t *)c->u.x.ext : c->u.inl;
 }
 
 extern __thread uint64_t rsan_clk_ver_next, rsan_clk_ver_end;
@@ -137,15 +173,23 @@ static inline uint64_t rsan_clk_newver3(void) {
 }
 void rsan_clk_init(rsan_clk *c);
 void rsan_clk_release(rsan_clk *c); /* c := ⊥, memory released */
-static inline void rsan_clk_clear(rsan_clk *c) { /* c := ⊥, memory kept */
+void rsan_clk_unshare(rsan_clk *c); /* a shared clock := ⊥, an inline location clock */
+void rsan_snap_drop(rsan_snap **p);  /* a thread's snapshot let go (*p := NULL) */
+static inline void rsan_clk_clear(rsan_clk *c) { /* c := ⊥, memory kept (a shared one's dropped) */
+  if (RSAN_UNLIKELY(rsan_clk_shared(c))) {
+    rsan_clk_unshare(c);
+    return;
+  }
   if (c->cap <= RSAN_CLK_INLINE)
     for (int i = 0; i < RSAN_CLK_INLINE; i++) c->u.inl[i] = 0;
   c->n = 0;
   c->ver = 0;
 }
+/* entry slot of a 64-bit clock (a thread clock); rsan_clk_get reads any clock */
 static inline uint64_t rsan_clk_at(const rsan_clk *c, uint32_t slot) {
   return slot < c->n ? rsan_clk_ce(c)[slot] : 0;
 }
+uint64_t rsan_clk_get(const rsan_clk *c, uint32_t slot);
 void rsan_clk_grow(rsan_clk *c, uint32_t n); /* makes n entries (rare: the slot count grew) */
 static inline void rsan_clk_set(rsan_clk *c, uint32_t slot, uint64_t epoch) {
   if (RSAN_UNLIKELY(slot >= c->n)) rsan_clk_grow(c, slot + 1);
@@ -184,6 +228,37 @@ static inline void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src) {
   rsan_clk_assign_slow(dst, src);
 }
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b);    /* a ⊑ b pointwise */
+/* A location clock := / ⊔= a thread clock (the rules' writes of W, Wsc, Msc): the inline
+ * case as rsan_clk_assign / rsan_clk_join; beyond it the location clock shares *snap, the
+ * thread clock's last snapshot (a new one when the clock moved too far from it). */
+void rsan_clk_export_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap);
+void rsan_clk_join_loc_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap);
+static inline void rsan_clk_export(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) {
+  if (dst->ver == src->ver && dst->n == src->n) return; /* the same content */
+  if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
+    for (int i = 0; i < RSAN_CLK_INLINE; i++) dst->u.inl[i] = src->u.inl[i];
+    dst->n = src->n;
+    dst->ver = src->ver;
+    return;
+  }
+  rsan_clk_export_slow(dst, src, snap);
+}
+static inline __attribute__((always_inline)) void rsan_clk_join_loc(rsan_clk *dst, const rsan_clk *src,
+                                                                    rsan_snap **snap) {
+  if (!src->ver || src->ver == dst->ver) return;
+  if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
+    uint64_t changed = 0;
+    for (int i = 0; i < RSAN_CLK_INLINE; i++) {
+      uint64_t a = dst->u.inl[i], b = src->u.inl[i], m = a > b ? a : b;
+      changed |= m ^ a;
+      dst->u.inl[i] = m;
+    }
+    if (src->n > dst->n) dst->n = src->n;
+    if (changed || !dst->ver) dst->ver = rsan_clk_newver();
+    return;
+  }
+  rsan_clk_join_loc_slow(dst, src, snap);
+}
 
 /* ---- per-location facts (location.c) ----
  * The last RSAN_FACTS facts of a location in its lock order (timestamps non-decreasing), and
@@ -433,6 +508,7 @@ struct rsan_thread {
   uint32_t finished;
   rsan_clk Tc, Tr, Ta, Tsc; /* algorithm.md §2, each fused with its U twin (vector clocks) */
   rsan_clk Fa, Fsc; /* Ta and Tsc as the thread's last SC fence left them (sched_fence.c) */
+  rsan_snap *snap_c, *snap_r, *snap_sc; /* the last snapshots of Tc, Tr, Tsc (rsan_clk_export) */
   /* Thread slot: the index of this thread in every vector clock, and its fact epoch (the
    * epoch of its newest fact; Tc, Ta and Tsc hold it at slot, Tr the one of the last release
    * fence). A slot is reused (thread.c) only by a thread created by one whose clocks contain
@@ -481,6 +557,7 @@ static inline void rsan_thread_check_invariants(const rsan_thread *t) { (void)t;
 /* tests: which = 0 Tc, 1 Tr, 2 Ta, 3 Tsc, 4 TcU, 5 TrU, 6 TaU, 7 TscU; l locked */
 uint64_t rsan_thread_clock_get(const rsan_thread *t, int which, rsan_loc *l);
 uint32_t rsan_thread_slot_count(void); /* slots handed out (tests, benchmarks) */
+void rsan_thread_skip_epochs(rsan_thread *t, uint64_t n); /* tests: t's epoch += n (thread.c) */
 /* Race detection indexes threads by slot too (race.c): the tid of the thread that held slot
  * when its race epoch was race_epoch (-1 unknown), for reports of a previous access. */
 static inline uint32_t rsan_race_index(const rsan_thread *t) { return t->slot; }

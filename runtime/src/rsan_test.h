@@ -35,6 +35,9 @@ uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *a
 uint64_t __rsan_test_undecided_count(void);
 uint64_t __rsan_test_inexact_count(void); /* queries answered with bounds */
 uint32_t __rsan_test_slot_count(void);
+/* t's fact epoch jumps by n (no clock learns of facts it did not contain): epochs past
+ * 2^32 without 2^32 operations (docs/design/clocks.md §13) */
+void __rsan_test_skip_epochs(rsan_thread *t, uint64_t n);
 /* 1 when t's next SC fence is clean (sched_fence.c, docs/scheduling.md "SC fences") */
 int __rsan_test_fence_sc_clean(const rsan_thread *t);
 

@@ -68,6 +68,8 @@ RSAN_EXPORT uint64_t __rsan_test_inexact_count(void) {
 }
 RSAN_EXPORT uint32_t __rsan_test_slot_count(void) { return rsan_thread_slot_count(); }
 
+RSAN_EXPORT void __rsan_test_skip_epochs(rsan_thread *t, uint64_t n) { rsan_thread_skip_epochs(t, n); }
+
 RSAN_EXPORT void __rsan_test_set_sched_hook(void (*hook)(int kind, const void *addr, int w)) {
   rsan_sched_test_hook = hook;
   rsan_sched_on = hook != NULL;

@@ -67,6 +67,7 @@ uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *a
 uint64_t __rsan_test_undecided_count(void);
 uint64_t __rsan_test_inexact_count(void);
 uint32_t __rsan_test_slot_count(void);
+void __rsan_test_skip_epochs(rsan_thread *t, uint64_t n);
 
 
 uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site);
