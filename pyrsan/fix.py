@@ -42,8 +42,9 @@ from .reports import Report
 
 DEFAULT_MAX_ROUNDS = 10
 #: A fix whose last check was a sample (an exploration that hit its bound) is confirmed with an
-#: exploration this many times wider before it is reported; a violation found then goes back to
-#: the rounds, so a repair that only the narrower sample missed is added, not reported as done.
+#: exploration this many times wider before it is reported. A violation found then goes back to
+#: the rounds with the repairs the samples removed, and every later check is that wide: a repair
+#: that only the narrower samples missed is added, not reported as done.
 CONFIRM_FACTOR = 10
 
 
@@ -223,9 +224,8 @@ def fix_program(program: Program, options: FixOptions, work_dir: str,
     confirmations: list[CheckOutcome] = []
     outcome = initial
     reason = ""
-    # a repair that a minimisation kept, or that came back after one dropped it (on a sample
-    # that a wider confirmation then contradicted), is not tried again
-    settled: set[Repair] = set()
+    settled: set[Repair] = set()   # repairs a minimisation has tried
+    method = options.method        # after a failed confirmation: the confirmation's width
     while True:
         while not outcome.clean:
             if len(rounds) == options.max_rounds:
@@ -243,7 +243,8 @@ def fix_program(program: Program, options: FixOptions, work_dir: str,
                 reason = "no candidate repair is left for the remaining violations"
                 break
             repairs = repairs + tuple(added)
-            outcome = check(repairs, f"round {len(rounds) + 1}: checking {len(repairs)} repairs")
+            outcome = check(repairs, f"round {len(rounds) + 1}: checking {len(repairs)} repairs",
+                            method=method)
             rounds.append(Round(len(rounds) + 1, tuple(added), outcome))
             if outcome.failure and not outcome.violations:
                 reason = outcome.failure
@@ -258,7 +259,7 @@ def fix_program(program: Program, options: FixOptions, work_dir: str,
             if repair in settled:
                 continue
             trial = tuple(r for r in repairs if r != repair)
-            without = check(trial, f"minimising: {len(trial)} repairs")
+            without = check(trial, f"minimising: {len(trial)} repairs", method=method)
             # a repair goes only on evidence as strong as what justified the set: when the set
             # was proved (complete exploration), a sample of schedules without it is not enough
             needed = not without.clean or (final.complete and not without.complete)
@@ -267,15 +268,19 @@ def fix_program(program: Program, options: FixOptions, work_dir: str,
             if not needed:
                 repairs = trial
                 final = without
-        if final.complete or not final.explored:
+        if final.complete or not final.explored or method is not options.method:
             break
-        wide = replace(final.method, max_schedules=final.method.max_schedules * CONFIRM_FACTOR)
+        wide = replace(method, max_schedules=method.max_schedules * CONFIRM_FACTOR)
         outcome = check(repairs, f"confirming {len(repairs)} repairs with a wider exploration",
                         method=wide)
         confirmations.append(outcome)
         if outcome.clean:
             final = outcome
             break
+        # the samples that justified the removals missed this violation: what they removed
+        # comes back (tried once, never again), and every later check is as wide
+        repairs = repairs + tuple(r.repair for r in removals if not r.needed and r.repair not in repairs)
+        method = wide
     cost = count_cost(repairs, sites)
     plan = plan_patch(repairs, sites, options.root)
     patched = None
@@ -354,7 +359,8 @@ def _report_line(report: Report) -> str:
 
 def _confirmation_lines(result: FixResult) -> list[str]:
     return [f"confirm: {c.description()}: " + ("clean" if c.clean else
-            f"{_report_line(c.violations[0])}: back to the rounds" if c.violations else "failed")
+            f"{_report_line(c.violations[0])}: back to the rounds, with the repairs removed on samples"
+            if c.violations else "failed")
             for c in result.confirmations]
 
 
@@ -462,7 +468,8 @@ def fix_json_document(result: FixResult, patch_path: str | None, written: list[s
         "rounds": [{"round": r.number, "added": [_repair_json(result, a) for a in r.added],
                     "check": _check_json(r.outcome)} for r in result.rounds],
         "repairs": [_repair_json(result, r) for r in result.repairs],
-        "removed": [_repair_json(result, m.repair) for m in result.removals if not m.needed],
+        "removed": [_repair_json(result, m.repair) for m in result.removals
+                    if not m.needed and m.repair not in result.repairs],
         "cost": {"fences": result.cost.fences, "orders": result.cost.orders,
                  "all_seq_cst": result.cost.all_seq_cst},
         "check": _check_json(result.final),

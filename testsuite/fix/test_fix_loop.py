@@ -122,6 +122,35 @@ def test_a_fix_decided_on_a_sample_is_confirmed_wider_and_a_violation_then_goes_
     assert [c["max_schedules"] for c in document["confirmations"]] == [5000]
 
 
+def test_a_failed_confirmation_brings_back_what_samples_removed_and_widens_every_later_check(
+        monkeypatch, tmp_path):
+    """Fences 0 and 2 are both needed, but once the rounds are over a 500-schedule sample
+    without fence 0 finds nothing: minimisation drops it. The wider confirmation finds the
+    violation; fence 0 comes back, and every later check is as wide as the confirmation."""
+    seen = set()
+
+    def fake_check(program, repairs, method, work_dir, sc_accesses=None):
+        model = sc_accesses or model_for(repairs)
+        indexes = frozenset(r.index for r in repairs)
+        first = indexes not in seen
+        seen.add(indexes)
+        if {0, 2} <= indexes or (indexes == {2} and method.max_schedules == 500 and not first):
+            return CheckOutcome((), 560, model, method, SITES, explored=500)   # a clean sample
+        return CheckOutcome((_report(),), 1, model, method, SITES, explored=1)
+
+    monkeypatch.setattr(fix, "check_program", fake_check)
+    options = fix.FixOptions(method=CheckMethod(max_schedules=500), root=str(tmp_path), verify_patch=False)
+    result = fix.fix_program(Program(("sb.c",)), options, str(tmp_path))
+    assert result.status == "fixed" and {0, 2} <= {r.index for r in result.repairs}
+    assert [bool(c.violations) for c in result.confirmations] == [True]
+    assert all(r.outcome.method.max_schedules == 5000 for r in result.rounds[2:])
+    assert result.final.method.max_schedules == 5000
+    # fence 0 came back with the confirmation, not as a round's candidate
+    assert len(result.rounds) == 3 and all(r.index != 0 for r in result.rounds[2].added)
+    document = fix.fix_json_document(result, None, [])
+    assert all(r["site"]["index"] != 0 for r in document["removed"])
+
+
 def test_order_repairs_are_checked_with_sc_accesses_ra(monkeypatch, tmp_path):
     order = Repair("order", "sb.c", 3)
     calls = _install(monkeypatch, lambda repairs, model: order in repairs and model == "ra",
