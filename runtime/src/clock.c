@@ -127,33 +127,20 @@ void rsan_clk_grow(rsan_clk *c, uint32_t n) {
 #endif
 /* the max loops of rsan_clk_join_slow, by the widths of d and s: 1 when an entry of d
  * changed */
-RSAN_JOIN_CLONES static int join_loop(uint64_t *d, const uint64_t *s, uint32_t n) {
-  uint64_t changed = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    uint64_t m = d[i] > s[i] ? d[i] : s[i];
-    changed |= m ^ d[i];
-    d[i] = m;
+#define RSAN_JOIN_LOOP(name, DT, ST) \
+  RSAN_JOIN_CLONES static int name(DT *d, const ST *s, uint32_t n) { \
+    DT changed = 0; \
+    for (uint32_t i = 0; i < n; i++) { \
+      DT m = d[i] > s[i] ? d[i] : s[i]; \
+      changed |= m ^ d[i]; \
+      d[i] = m; \
+    } \
+    return changed != 0; \
   }
-  return changed != 0;
-}
-RSAN_JOIN_CLONES static int join_loop_wn(uint64_t *d, const uint32_t *s, uint32_t n) {
-  uint64_t changed = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    uint64_t m = d[i] > s[i] ? d[i] : s[i];
-    changed |= m ^ d[i];
-    d[i] = m;
-  }
-  return changed != 0;
-}
-RSAN_JOIN_CLONES static int join_loop_nn(uint32_t *d, const uint32_t *s, uint32_t n) {
-  uint32_t changed = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t m = d[i] > s[i] ? d[i] : s[i];
-    changed |= m ^ d[i];
-    d[i] = m;
-  }
-  return changed != 0;
-}
+RSAN_JOIN_LOOP(join_loop, uint64_t, uint64_t)
+RSAN_JOIN_LOOP(join_loop_wn, uint64_t, uint32_t)
+RSAN_JOIN_LOOP(join_loop_nn, uint32_t, uint32_t)
+#undef RSAN_JOIN_LOOP
 /* narrow d, 64-bit s: *over is set when an entry of s does not fit; the entries stored
  * are then not all meaningful (the caller widens d and joins s again: every entry that
  * did not fit is s's, and every other one was stored right) */

@@ -201,31 +201,35 @@ void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src);
 /* dst ⊔= src. Equal versions mean equal contents, so a join of a clock's own version is
  * skipped, and a join that changed no entry keeps dst's version (it still names dst's
  * contents): a later join, or the Msc(x) check of rules.c, that knows it is skipped too. */
+/* the case of a join where both clocks are inline: 0 (nothing done) when one is not */
+static inline __attribute__((always_inline)) int rsan_clk_join_inline(rsan_clk *dst, const rsan_clk *src) {
+  if (!RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) return 0;
+  uint64_t changed = 0;
+  for (int i = 0; i < RSAN_CLK_INLINE; i++) {
+    uint64_t a = dst->u.inl[i], b = src->u.inl[i], m = a > b ? a : b;
+    changed |= m ^ a;
+    dst->u.inl[i] = m;
+  }
+  if (src->n > dst->n) dst->n = src->n;
+  if (changed || !dst->ver) dst->ver = rsan_clk_newver();
+  return 1;
+}
 static inline __attribute__((always_inline)) void rsan_clk_join(rsan_clk *dst, const rsan_clk *src) {
   if (!src->ver || src->ver == dst->ver) return; /* version 0: ⊥ */
-  if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
-    uint64_t changed = 0;
-    for (int i = 0; i < RSAN_CLK_INLINE; i++) {
-      uint64_t a = dst->u.inl[i], b = src->u.inl[i], m = a > b ? a : b;
-      changed |= m ^ a;
-      dst->u.inl[i] = m;
-    }
-    if (src->n > dst->n) dst->n = src->n;
-    if (changed || !dst->ver) dst->ver = rsan_clk_newver();
-    return;
-  }
-  rsan_clk_join_slow(dst, src);
+  if (!rsan_clk_join_inline(dst, src)) rsan_clk_join_slow(dst, src);
+}
+/* the case of := where both clocks are inline: 0 (nothing done) when one is not */
+static inline __attribute__((always_inline)) int rsan_clk_assign_inline(rsan_clk *dst, const rsan_clk *src) {
+  if (!RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) return 0;
+  for (int i = 0; i < RSAN_CLK_INLINE; i++) dst->u.inl[i] = src->u.inl[i];
+  dst->n = src->n;
+  dst->ver = src->ver;
+  return 1;
 }
 /* dst := src */
 static inline void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src) {
   if (dst->ver == src->ver && dst->n == src->n) return; /* the same content */
-  if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
-    for (int i = 0; i < RSAN_CLK_INLINE; i++) dst->u.inl[i] = src->u.inl[i];
-    dst->n = src->n;
-    dst->ver = src->ver;
-    return;
-  }
-  rsan_clk_assign_slow(dst, src);
+  if (!rsan_clk_assign_inline(dst, src)) rsan_clk_assign_slow(dst, src);
 }
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b);    /* a ⊑ b pointwise */
 /* A location clock := / ⊔= a thread clock (the rules' writes of W, Wsc, Msc): the inline
@@ -235,29 +239,12 @@ void rsan_clk_export_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap);
 void rsan_clk_join_loc_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap);
 static inline void rsan_clk_export(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) {
   if (dst->ver == src->ver && dst->n == src->n) return; /* the same content */
-  if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
-    for (int i = 0; i < RSAN_CLK_INLINE; i++) dst->u.inl[i] = src->u.inl[i];
-    dst->n = src->n;
-    dst->ver = src->ver;
-    return;
-  }
-  rsan_clk_export_slow(dst, src, snap);
+  if (!rsan_clk_assign_inline(dst, src)) rsan_clk_export_slow(dst, src, snap);
 }
 static inline __attribute__((always_inline)) void rsan_clk_join_loc(rsan_clk *dst, const rsan_clk *src,
                                                                     rsan_snap **snap) {
   if (!src->ver || src->ver == dst->ver) return;
-  if (RSAN_LIKELY(src->cap <= RSAN_CLK_INLINE && dst->cap <= RSAN_CLK_INLINE)) {
-    uint64_t changed = 0;
-    for (int i = 0; i < RSAN_CLK_INLINE; i++) {
-      uint64_t a = dst->u.inl[i], b = src->u.inl[i], m = a > b ? a : b;
-      changed |= m ^ a;
-      dst->u.inl[i] = m;
-    }
-    if (src->n > dst->n) dst->n = src->n;
-    if (changed || !dst->ver) dst->ver = rsan_clk_newver();
-    return;
-  }
-  rsan_clk_join_loc_slow(dst, src, snap);
+  if (!rsan_clk_join_inline(dst, src)) rsan_clk_join_loc_slow(dst, src, snap);
 }
 
 /* ---- per-location facts (location.c) ----
