@@ -108,28 +108,15 @@ def test_shared_location_clocks_match_the_transcription(rt):
     Msc(x) ⊔= Tsc shares the reader's or gets an array of its own. Every report (both
     timestamps) must be the transcription's. Programs whose windows of facts overflowed
     (inexact queries, docs/design/clocks.md §5) are skipped; most do not."""
-    from harness import run
-    from test_model import Model, Thr
+    from test_model import engine_and_transcription
     rnd = random.Random(2026)
     exact = reported = 0
     for _ in range(30):
         prog = random_big_program(rnd, rnd.choice([6, 10, 16]), rnd.randint(8, 12), rnd.randint(4, 9))
-        sched = list(prog.sequential())
-        rnd.shuffle(sched)
-        mode = rnd.choice(["fenced", "ra"])
-        res = run(rt, prog, sched, f"sc_accesses={mode}")
+        got, want, context = engine_and_transcription(rt, prog, rnd)
         if rt.lib.__rsan_test_inexact_count():
             continue
-        m = Model(mode)
-        main = Thr()
-        threads = [Thr(main) for _ in prog.threads]
-        pos = [0] * len(threads)
-        for k in sched:
-            m.op(threads[k], prog.threads[k][pos[k]], (k + 1, pos[k]))
-            pos[k] += 1
-        got = sorted(((r["access"]["thread"], r["access"]["line"] - 10 * r["access"]["thread"]),
-                      r["type"], r["timestamps"]["hb"], r["timestamps"]["sc"]) for r in res.reports)
-        assert got == sorted(m.reports), (prog.threads, sched, mode)
+        assert got == want, context
         exact += 1
         reported += len(got)
     assert exact >= 20 and reported >= 20, (exact, reported)

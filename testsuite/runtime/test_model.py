@@ -190,9 +190,10 @@ def random_program(rnd):
     return Program(*threads)
 
 
-def check_against_transcription(rt, prog, rnd):
+def engine_and_transcription(rt, prog, rnd):
     """Run prog in a random interleaving and mode through the engine and through the Python
-    transcription of algorithm.md §3; both must give the same reports. Returns them."""
+    transcription of algorithm.md §3: (engine's reports, transcription's, the interleaving
+    and mode for a failure message), each sorted in one form."""
     sched = list(prog.sequential())
     rnd.shuffle(sched)
     mode = rnd.choice(["fenced", "ra"])
@@ -204,11 +205,16 @@ def check_against_transcription(rt, prog, rnd):
     for k in sched:
         m.op(threads[k], prog.threads[k][pos[k]], (k + 1, pos[k]))
         pos[k] += 1
-    want = sorted(m.reports)
     got = sorted(((r["access"]["thread"], r["access"]["line"] - 10 * r["access"]["thread"]),
                   r["type"], r["timestamps"]["hb"], r["timestamps"]["sc"]) for r in res.reports)
+    return got, sorted(m.reports), (prog.threads, sched, mode)
+
+
+def check_against_transcription(rt, prog, rnd):
+    """engine_and_transcription: both must give the same reports. Returns them."""
+    got, want, context = engine_and_transcription(rt, prog, rnd)
     # the engine deduplicates by (site, previous write); sites are unique per op here
-    assert got == want, (prog.threads, sched, mode)
+    assert got == want, context
     return want
 
 
