@@ -20,16 +20,7 @@ def rt(tmp_path):
 
 
 def test_sb_repair_names_both_threads_fences(rt):
-    lib = rt.lib
-    x, y = rt.var("x"), rt.var("y")
-    main = lib.__rsan_test_new_thread(rt.ffi.NULL)
-    t1 = lib.rsan_thread_create(main)
-    t2 = lib.rsan_thread_create(main)
-    lib.__rsan_test_set_current(t1)
-    rt.store(x, 1, site=rt.site("st", 1, "t1"))
-    rt.load(y, site=rt.site("ld", 2, "t1"))
-    lib.__rsan_test_set_current(t2)
-    rt.store(y, 1, site=rt.site("st", 3, "t2"))
+    x, y = rt.sb_prefix()
     rt.load(x, site=rt.site("ld", 4, "t2"))
     (report,) = rt.reports()
     repair = report["repair"]
@@ -43,17 +34,7 @@ def test_sb_repair_names_both_threads_fences(rt):
 
 def test_first_access_repair_strengthens_orders(rt):
     # T2's very first access is the violating load; its SC knowledge comes from creation
-    lib = rt.lib
-    x, y = rt.var("x"), rt.var("y")
-    main = lib.__rsan_test_new_thread(rt.ffi.NULL)
-    t1 = lib.rsan_thread_create(main)
-    lib.__rsan_test_set_current(t1)
-    rt.store(x, 1, site=rt.site("st", 1, "t1"))
-    rt.load(y, site=rt.site("ld", 2, "t1"))
-    lib.__rsan_test_set_current(main)
-    rt.store(y, 1, site=rt.site("st", 3, "main"))
-    t2 = lib.rsan_thread_create(main)
-    lib.__rsan_test_set_current(t2)
+    x, y = rt.sb_prefix(writer_is_main=True)
     rt.load(x, site=rt.site("ld", 4, "t2"))
     (report,) = rt.reports()
     repair = report["repair"]

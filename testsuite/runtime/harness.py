@@ -224,6 +224,26 @@ class Runtime:
         self.vars[name] = p
         return p
 
+    def sb_prefix(self, writer_is_main: bool = False):
+        """SB's paper run up to T2's load of x: T1 stores x (line 1) and loads y (line 2), then
+        T2 stores y (line 3). writer_is_main: main stores y instead and creates T2 after it,
+        so T2's first access is the load and its knowledge comes from its creation. Returns
+        (x, y) with T2 the current thread."""
+        lib, rsan = self.lib, self.rsan
+        x, y = self.var("x"), self.var("y")
+        main = rsan.test_new_thread(self.ffi.NULL)
+        t1 = lib.rsan_thread_create(main)
+        t2 = None if writer_is_main else lib.rsan_thread_create(main)
+        rsan.test_set_current(t1)
+        self.store(x, 1, site=self.site("st", 1, "t1"))
+        self.load(y, site=self.site("ld", 2, "t1"))
+        rsan.test_set_current(main if writer_is_main else t2)
+        self.store(y, 1, site=self.site("st", 3, "main" if writer_is_main else "t2"))
+        if writer_is_main:
+            t2 = lib.rsan_thread_create(main)
+        rsan.test_set_current(t2)
+        return x, y
+
     def reports(self) -> list:
         if not self.json.exists():
             return []

@@ -30,14 +30,7 @@ def test_good_options_are_accepted(rt, opts):
 
 def test_a_violation_hit_twice_is_reported_once(rt):
     lib = rt.lib
-    x, y = rt.var("x"), rt.var("y")
-    main = lib.__rsan_test_new_thread(rt.ffi.NULL)
-    t1, t2 = lib.rsan_thread_create(main), lib.rsan_thread_create(main)
-    lib.__rsan_test_set_current(t1)
-    rt.store(x, 1, site=rt.site("st", 1, "t1"))
-    rt.load(y, site=rt.site("ld", 2, "t1"))
-    lib.__rsan_test_set_current(t2)
-    rt.store(y, 1, site=rt.site("st", 3, "t2"))
+    x, y = rt.sb_prefix()
     s = rt.site("ld", 4, "t2")
     rt.load(x, site=s)
     rt.load(x, site=s)
@@ -75,17 +68,7 @@ def test_previous_write_is_the_newest_the_thread_is_hb_aware_of(rt):
 
 def test_suggestion_without_an_earlier_access_strengthens_the_orders(rt):
     # T2's very first access is the violating load; its SC knowledge comes from creation
-    lib = rt.lib
-    x, y = rt.var("x"), rt.var("y")
-    main = lib.__rsan_test_new_thread(rt.ffi.NULL)
-    t1 = lib.rsan_thread_create(main)
-    lib.__rsan_test_set_current(t1)
-    rt.store(x, 1, site=rt.site("st", 1, "t1"))
-    rt.load(y, site=rt.site("ld", 2, "t1"))
-    lib.__rsan_test_set_current(main)
-    rt.store(y, 1, site=rt.site("st", 3, "main"))
-    t2 = lib.rsan_thread_create(main)
-    lib.__rsan_test_set_current(t2)
+    x, y = rt.sb_prefix(writer_is_main=True)
     rt.load(x, site=rt.site("ld", 4, "t2"))
     (r,) = rt.reports()
     assert r["suggestion"].startswith("strengthen the load at litmus.c:4 (currently relaxed)")

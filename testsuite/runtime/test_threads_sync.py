@@ -134,14 +134,7 @@ def test_partial_retire_keeps_locations_outside_the_range(rt):
 
 def test_report_stack_has_the_call_site_of_the_shadow_call_stack(rt):
     lib = rt.lib
-    x, y = rt.var("x"), rt.var("y")
-    main = lib.__rsan_test_new_thread(rt.ffi.NULL)
-    t1, t2 = lib.rsan_thread_create(main), lib.rsan_thread_create(main)
-    lib.__rsan_test_set_current(t1)
-    rt.store(x, 1, site=rt.site("st", 1, "t1"))
-    rt.load(y, site=rt.site("ld", 2, "t1"))
-    lib.__rsan_test_set_current(t2)
-    rt.store(y, 1, site=rt.site("st", 3, "t2"))
+    x, y = rt.sb_prefix()
     call = rt.site("call", 40, "t2_outer", size=0)
     load = rt.site("ld", 50, "load_x", file="/usr/include/c++/12/bits/atomic_base.h",
                    inline_of=("/abs/litmus.c", 45, "t2_inner"))
@@ -157,14 +150,7 @@ def test_report_stack_has_the_call_site_of_the_shadow_call_stack(rt):
 
 def test_shadow_call_stack_depth_is_bounded_and_stale_frames_are_dropped(rt):
     lib = rt.lib
-    x, y = rt.var("x"), rt.var("y")
-    main = lib.__rsan_test_new_thread(rt.ffi.NULL)
-    t1, t2 = lib.rsan_thread_create(main), lib.rsan_thread_create(main)
-    lib.__rsan_test_set_current(t1)
-    rt.store(x, 1, site=rt.site("st", 1, "t1"))
-    rt.load(y, site=rt.site("ld", 2, "t1"))
-    lib.__rsan_test_set_current(t2)
-    rt.store(y, 1, site=rt.site("st", 3, "t2"))
+    x, y = rt.sb_prefix()
     call = rt.site("call", 40, "rec", size=0)
     load = rt.site("ld", 50, "leaf")
     # 500 nested calls without func_exit; then a fresh call that should drop them all
