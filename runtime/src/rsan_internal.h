@@ -299,8 +299,9 @@ void *rsan_alloc_line(size_t n); /* zeroed, 64-byte aligned (rsan_free releases 
 /* ---- vector clocks of the race detector (vclock.c), indexed by thread id ---- */
 typedef struct rsan_vc {
   uint32_t n, cap; /* entries >= n are 0 */
-  uint64_t *e;
+  uint64_t *e;     /* cap RSAN_VC_CODED (a location's S_x only): a coded clock (vclock.c) */
 } rsan_vc;
+#define RSAN_VC_CODED 0xFFFFFFFFu
 static inline uint64_t rsan_vc_get(const rsan_vc *v, uint32_t tid) { return tid < v->n ? v->e[tid] : 0; }
 void rsan_vc_set(rsan_vc *v, uint32_t tid, uint64_t c);
 void rsan_vc_join(rsan_vc *dst, const rsan_vc *src);   /* dst ⊔= src */
