@@ -4,12 +4,21 @@
 
 #include "rsan_engine.h"
 
+/* rsan_internal.h: the ring doubled before write k = hist_next (k = 0 or a power of 2 below
+ * RSAN_HIST: full), the new entries empty; the old ones keep their indices */
+void rsan_hist_grow(rsan_loc *l) {
+  uint32_t k = l->hist_next, n = k ? 2 * k : 1;
+  RSAN_ASSERT(k < RSAN_HIST && !(k & (k - 1)) && (k == 0) == (l->hist == NULL));
+  l->hist = rsan_realloc(l->hist, n * sizeof(rsan_hist));
+  memset(l->hist + k, 0, (n - k) * sizeof(rsan_hist));
+}
+
 /* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when
  * is_write). Returns 0 initial value, 1 found, 2 out of the window. */
 static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *out) {
   if (ts == 0) return 0;
   if (!l->hist) return 2;
-  for (int i = 0; i < RSAN_HIST; i++) {
+  for (int i = 0; i < rsan_hist_len(l); i++) {
     const rsan_hist *h = &l->hist[i];
     if (!h->ts) continue;
     if (is_write ? (!h->rmw && h->tsU == ts) : (h->ts == ts)) {
@@ -27,7 +36,7 @@ static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *ou
  * write"); a site may be 0 (an unknown one), so the answer is not the site. */
 static int oldest_candidate_site(const rsan_loc *l, int is_write, uint64_t lo, uint64_t hi, uint64_t *site) {
   uint64_t best = ~0ull;
-  for (int i = 0; l->hist && i < RSAN_HIST; i++) {
+  for (int i = 0; l->hist && i < rsan_hist_len(l); i++) {
     const rsan_hist *h = &l->hist[i];
     if (!h->ts) continue;
     uint64_t ts = is_write ? h->tsU : h->ts;

@@ -350,7 +350,7 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   uint64_t stamp, stampU; /* algorithm.md §2 */
   uint64_t nfacts;        /* facts ever added; the window is [fold, nfacts), at most fcap */
   uint64_t fold;          /* facts evicted so far */
-  rsan_hist *hist;        /* RSAN_HIST entries, allocated at the first write */
+  rsan_hist *hist;        /* rsan_hist_len entries, allocated at the first write */
   rsan_fact facts_inline[RSAN_FACTS]; /* the window, by nfacts % fcap, while fcap == RSAN_FACTS */
   rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
@@ -367,6 +367,29 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   struct rsan_loc *gnext;    /* the table's chain of the granule (location.c) */
   struct rsan_loc *all_next; /* every record ever made (location.c: fork, reset) */
 } rsan_loc;
+
+/* The write history is a ring of RSAN_HIST entries, write k in entry k % RSAN_HIST, that
+ * grows 1 -> 2 -> 4 -> ... -> RSAN_HIST entries with the writes (history.c): after k writes
+ * it has the smallest power of 2 >= k entries, at most RSAN_HIST. Exact: while k < RSAN_HIST
+ * the fixed ring's entries from k on are empty (ts 0), which every reader skips, and each
+ * write is at the index it had there, so every scan sees the same writes in the same order.
+ * hist_next counts the writes and, so that the length stays a function of it, saturates: it
+ * goes from 2^32 - 1 to RSAN_HIST (the same entry, RSAN_HIST dividing 2^32), never to 0. */
+_Static_assert(RSAN_HIST >= 1 && (RSAN_HIST & (RSAN_HIST - 1)) == 0, "RSAN_HIST: a power of 2");
+static inline int rsan_hist_len(const rsan_loc *l) {
+  uint32_t k = l->hist_next;
+  if (!l->hist) return 0;
+  if (k >= RSAN_HIST) return RSAN_HIST;
+  return k <= 1 ? 1 : 1 << (32 - __builtin_clz(k - 1));
+}
+void rsan_hist_grow(rsan_loc *l); /* history.c: double the ring (1 entry when there is none) */
+/* the entry of the next write, hist_next counted (the ring grown first when it is full) */
+static inline rsan_hist *rsan_hist_next(rsan_loc *l) {
+  uint32_t k = l->hist_next;
+  if (RSAN_UNLIKELY(k < RSAN_HIST && !(k & (k - 1)))) rsan_hist_grow(l); /* k = 0, 1, 2, 4, ... */
+  l->hist_next = k + 1 ? k + 1 : RSAN_HIST;
+  return &l->hist[k % RSAN_HIST];
+}
 
 /* the window's ring (rsan_loc.facts_inline / facts_ext) */
 static inline rsan_fact *rsan_loc_facts(const rsan_loc *l) {
