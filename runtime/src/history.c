@@ -4,13 +4,16 @@
 
 #include "rsan_engine.h"
 
-/* rsan_internal.h: the ring doubled before write k = hist_next (k = 0 or a power of 2 below
- * RSAN_HIST: full), the new entries empty; the old ones keep their indices */
-void rsan_hist_grow(rsan_loc *l) {
-  uint32_t k = l->hist_next, n = k ? 2 * k : 1;
-  RSAN_ASSERT(k < RSAN_HIST && !(k & (k - 1)) && (k == 0) == (l->hist == NULL));
+/* rsan_internal.h: the ring doubled before write k when it is full (k = 0, no ring yet: one
+ * entry; k a power of 2), the new entries empty, the old ones at their indices */
+uint32_t rsan_hist_prepare(rsan_loc *l) {
+  uint32_t k = l->hist_next;
+  if (k == 0 && l->hist) return RSAN_HIST; /* hist_next wrapped: the ring is full */
+  if (k & (k - 1)) return k;               /* room left */
+  uint32_t n = k ? 2 * k : 1;
   l->hist = rsan_realloc(l->hist, n * sizeof(rsan_hist));
   memset(l->hist + k, 0, (n - k) * sizeof(rsan_hist));
+  return k;
 }
 
 /* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when

@@ -373,21 +373,23 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
  * it has the smallest power of 2 >= k entries, at most RSAN_HIST. Exact: while k < RSAN_HIST
  * the fixed ring's entries from k on are empty (ts 0), which every reader skips, and each
  * write is at the index it had there, so every scan sees the same writes in the same order.
- * hist_next counts the writes and, so that the length stays a function of it, saturates: it
- * goes from 2^32 - 1 to RSAN_HIST (the same entry, RSAN_HIST dividing 2^32), never to 0. */
+ * hist_next counts the writes; l->hist is NULL exactly until the first one, so hist_next = 0
+ * with a ring means 2^32 writes (a full ring). */
 _Static_assert(RSAN_HIST >= 1 && (RSAN_HIST & (RSAN_HIST - 1)) == 0, "RSAN_HIST: a power of 2");
 static inline int rsan_hist_len(const rsan_loc *l) {
   uint32_t k = l->hist_next;
   if (!l->hist) return 0;
-  if (k >= RSAN_HIST) return RSAN_HIST;
-  return k <= 1 ? 1 : 1 << (32 - __builtin_clz(k - 1));
+  if (k >= RSAN_HIST || k == 0) return RSAN_HIST;
+  return k == 1 ? 1 : 1 << (32 - __builtin_clz(k - 1));
 }
-void rsan_hist_grow(rsan_loc *l); /* history.c: double the ring (1 entry when there is none) */
-/* the entry of the next write, hist_next counted (the ring grown first when it is full) */
+/* history.c: the entry index of write k = hist_next < RSAN_HIST, the ring grown first when
+ * it is full (k = 0 with a ring: after 2^32 writes, RSAN_HIST: the same entry) */
+uint32_t rsan_hist_prepare(rsan_loc *l);
+/* the entry of the next write, hist_next counted; the first RSAN_HIST writes out of line */
 static inline rsan_hist *rsan_hist_next(rsan_loc *l) {
   uint32_t k = l->hist_next;
-  if (RSAN_UNLIKELY(k < RSAN_HIST && !(k & (k - 1)))) rsan_hist_grow(l); /* k = 0, 1, 2, 4, ... */
-  l->hist_next = k + 1 ? k + 1 : RSAN_HIST;
+  if (RSAN_UNLIKELY(k < RSAN_HIST)) k = rsan_hist_prepare(l);
+  l->hist_next = k + 1;
   return &l->hist[k % RSAN_HIST];
 }
 

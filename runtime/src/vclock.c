@@ -209,7 +209,9 @@ void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp) {
  * vectorises (a join is on the path of every acquire and release). */
 void rsan_vc_join(rsan_vc *dst, const rsan_vc *src) {
   if (dst == src || !src->n) return;
-  if (RSAN_UNLIKELY(src->cap == RSAN_VC_CODED || dst->cap == RSAN_VC_CODED)) {
+  /* only S_x is ever coded, and S_x ⊔= is rsan_vc_join_export's unless both are dense */
+  RSAN_ASSERT(dst->cap != RSAN_VC_CODED);
+  if (RSAN_UNLIKELY(src->cap == RSAN_VC_CODED)) {
     vc_join_coded(dst, src, 0);
     return;
   }
