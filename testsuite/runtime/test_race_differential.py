@@ -121,7 +121,7 @@ def test_random_programs(rt):
 def test_random_programs_coded_sync_clocks(rt):
     """The same programs with 20 idle threads created first: every clock the program's threads
     export to a location's S_x has more than RSAN_VC_DENSE entries, so S_x is coded on a base
-    shared with other locations and the exporting slot (vclock.c, races.md §8), rewritten
+    shared with other locations and the exporting slot (vclock.c, docs/design/races.md §8), rewritten
     after it was shared, joined into and read by acquires. Fails if a coded S_x loses or
     changes an entry (a miss or a false alarm against the model)."""
     count = int(os.environ.get("PYRSAN_RACE_DIFF_COUNT", "150"))
