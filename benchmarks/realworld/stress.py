@@ -3,12 +3,12 @@
 to TSan. The issue's full size is OPS=1e8 LOCS=1e6 THREADS=1000 ALIVE=256 (the default);
 smaller sizes show how time and memory grow. A run over --timeout is reported, not waited for.
 Besides the ratios it prints the per-unit costs of pyrsan over native: microseconds per
-operation, and bytes per atomic location touched (about LOCS * (1 - exp(-OPS / LOCS)) of them:
-each operation picks a location at random). --sweep runs the scaled-down series used in the
+operation, and bytes per atomic location (all LOCS of them: the workers' operations pick
+locations at random, about LOCS * (1 - exp(-OPS / LOCS)) of them, and main's final sum loads
+every one). --sweep runs the scaled-down series used in the
 closing note of issue 14 (locations, alive threads) instead of one size. --massif also runs the
 pyrsan build once under valgrind's massif and prints where the runtime's heap is at its peak:
-the bytes of each caller of the runtime's allocator (alloc.c), per location touched. (Main's
-final sum loads every location, so LOCS locations have a record.)
+the bytes of each caller of the runtime's allocator (alloc.c), per location.
 
     python benchmarks/realworld/stress.py [--ops N] [--locs N] [--threads N] [--alive N] [--timeout S]
     python benchmarks/realworld/stress.py --sweep
@@ -92,10 +92,10 @@ def measure(exes: dict[str, str], size: tuple[int, int, int, int], timeout: floa
     else:
         print("pyrsan / TSan: no ratio (a run did not finish); target NOT MET")
     if p and n:
-        touched = locs * (1 - math.exp(-ops / locs))
+        by_workers = locs * (1 - math.exp(-ops / locs))
         print(f"pyrsan per unit over native: {(p.wall - n.wall) / ops * 1e6:.2f} us per operation, "
-              f"{(p.maxrss_kb - n.maxrss_kb) * 1024 / touched:.0f} bytes per location touched "
-              f"(~{touched:.0f} touched)")
+              f"{(p.maxrss_kb - n.maxrss_kb) * 1024 / locs:.0f} bytes per location "
+              f"({locs} locations, ~{by_workers:.0f} of them touched by the workers)")
 
 
 #: massif's heap tree: "n<children>: <bytes> <address>: <function> (...)", indented by depth
