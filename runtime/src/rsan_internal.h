@@ -369,19 +369,21 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
 } rsan_loc;
 
 /* The write history is a ring of RSAN_HIST entries, write k in entry k % RSAN_HIST, that
- * grows with the writes (history.c): after k writes it has min(k, RSAN_HIST) entries. Exact:
- * while k < RSAN_HIST the fixed ring's entries from k on are empty (ts 0), which every reader
- * skips, and each write is at the index it had there, so every scan sees the same writes in
- * the same order. hist_next counts the writes; l->hist is NULL exactly until the first one, so
- * hist_next = 0 with a ring means 2^32 writes (a full ring). */
+ * grows 1 -> 2 -> 4 -> ... -> RSAN_HIST entries with the writes (history.c): after k writes
+ * it has the smallest power of 2 >= k entries, at most RSAN_HIST. Exact: while k < RSAN_HIST
+ * the fixed ring's entries from k on are empty (ts 0), which every reader skips, and each
+ * write is at the index it had there, so every scan sees the same writes in the same order.
+ * hist_next counts the writes; l->hist is NULL exactly until the first one, so hist_next = 0
+ * with a ring means 2^32 writes (a full ring). */
 _Static_assert(RSAN_HIST >= 1 && (RSAN_HIST & (RSAN_HIST - 1)) == 0, "RSAN_HIST divides 2^32");
 static inline int rsan_hist_len(const rsan_loc *l) {
   uint32_t k = l->hist_next;
   if (!l->hist) return 0;
-  return k >= RSAN_HIST || k == 0 ? RSAN_HIST : (int)k;
+  if (k >= RSAN_HIST || k == 0) return RSAN_HIST;
+  return k == 1 ? 1 : 1 << (32 - __builtin_clz(k - 1));
 }
-/* history.c: the entry index of write k = hist_next < RSAN_HIST, the ring grown by one entry
- * first (k = 0 with a ring: after 2^32 writes, RSAN_HIST: the same entry) */
+/* history.c: the entry index of write k = hist_next < RSAN_HIST, the ring grown first when
+ * it is full (k = 0 with a ring: after 2^32 writes, RSAN_HIST: the same entry) */
 uint32_t rsan_hist_prepare(rsan_loc *l);
 /* the entry of the next write, hist_next counted; the first RSAN_HIST writes out of line */
 static inline rsan_hist *rsan_hist_next(rsan_loc *l) {

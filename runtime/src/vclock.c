@@ -93,6 +93,23 @@ static RSAN_NOINLINE void vc_uncode(rsan_vc *v) {
   v->n = n;
 }
 
+/* d[i] := max(d[i], be[i] + off[i]) for i < m, max(d[i], off[i]) for m <= i < n: the decoding join of a clock nobody else
+ * reads, built for AVX2 too (4 entries at once; 64-bit max as compare and blend), picked at
+ * load time, as clock.c's join loops */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+__attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+static void coded_max(uint64_t *restrict d, const uint64_t *restrict be, const uint16_t *restrict off,
+                      uint32_t m, uint32_t n) {
+  for (uint32_t i = 0; i < m; i++) {
+    uint64_t v = be[i] + off[i];
+    d[i] = v > d[i] ? v : d[i];
+  }
+  for (uint32_t i = m; i < n; i++) d[i] = off[i] > d[i] ? off[i] : d[i]; /* beyond the base: 0 */
+}
+
 /* dst ⊔= src where either is coded: src's entries decoded (dst, a thread's C when published,
  * written as rsan_vc_join_published does); a coded dst is made dense first */
 static RSAN_NOINLINE void vc_join_coded(rsan_vc *dst, const rsan_vc *src, int published) {
@@ -107,20 +124,30 @@ static RSAN_NOINLINE void vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pu
   const rsan_vbase *b = c->base;
   uint32_t n = src->n, m = n < b->n ? n : b->n;
   uint64_t *d = dst->e;
-  for (uint32_t i = 0; i < n; i++) {
-    uint64_t v = (i < m ? b->e[i] : 0) + c->off[i];
-    if (v > d[i]) {
-      if (published) __atomic_store_n(&d[i], v, __ATOMIC_RELAXED);
-      else d[i] = v;
-    }
+  const uint64_t *be = b->e;
+  const uint16_t *off = c->off;
+  if (!published) { /* plain stores: vectorised (coded_max) */
+    coded_max(d, be, off, m, n);
+    return;
   }
+  for (uint32_t i = 0; i < m; i++) {
+    uint64_t v = be[i] + off[i];
+    if (v > d[i]) __atomic_store_n(&d[i], v, __ATOMIC_RELAXED);
+  }
+  for (uint32_t i = m; i < n; i++)
+    if (off[i] > d[i]) __atomic_store_n(&d[i], (uint64_t)off[i], __ATOMIC_RELAXED);
 }
 
 /* dst := the n entries v coded on b, when each fits (B[u] <= v[u] <= B[u] + 0xffff): 1, and dst
- * holds a reference to b; else 0 and dst unchanged. One pass: the offsets are written while
- * the fit is checked. */
+ * holds a reference to b; else 0. One pass: the offsets are written while the fit is checked,
+ * into dst's own offsets when it is coded with n entries (no allocation per export: a
+ * location rewritten by the same threads keeps its size), else into a new block. So after a
+ * 0 a coded dst of n entries has unspecified offsets (its base reference intact): both
+ * callers then replace it (code: on a new base, which always fits; rsan_vc_join_export: by a
+ * dense array computed before). */
 static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b) {
-  rsan_vcoded *c = rsan_alloc_raw(sizeof *c + n * sizeof(uint16_t));
+  int reuse = dst->cap == RSAN_VC_CODED && dst->n == n;
+  rsan_vcoded *c = reuse ? (rsan_vcoded *)(void *)dst->e : rsan_alloc_raw(sizeof *c + n * sizeof(uint16_t));
   uint32_t m = n < b->n ? n : b->n;
   uint64_t bad = 0;
   for (uint32_t u = 0; u < m; u++) {
@@ -133,10 +160,16 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b) {
     c->off[u] = (uint16_t)v[u];
   }
   if (bad) {
-    rsan_free(c);
+    if (!reuse) rsan_free(c);
     return 0;
   }
   __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+  if (reuse) {
+    rsan_vbase *old = c->base;
+    c->base = b;
+    rsan_vbase_drop(old);
+    return 1;
+  }
   c->base = b;
   if (dst->cap == RSAN_VC_CODED) vc_uncode_free(dst);
   else rsan_free(dst->e);
@@ -175,6 +208,24 @@ void rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp) {
   else code(dst, src->e, src->n, bp);
 }
 
+/* a ⊑ t for a location's S_x a (coded or dense) and a thread's clock t (dense) */
+static int leq_thread(const rsan_vc *a, const rsan_vc *t) {
+  uint32_t n = a->n, tn = t->n;
+  if (a->cap != RSAN_VC_CODED) {
+    for (uint32_t u = 0; u < n; u++)
+      if (a->e[u] > (u < tn ? t->e[u] : 0)) return 0;
+    return 1;
+  }
+  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)a->e;
+  const rsan_vbase *b = c->base;
+  uint32_t m = n < b->n ? n : b->n;
+  for (uint32_t u = 0; u < n; u++) {
+    uint64_t v = (u < m ? b->e[u] : 0) + c->off[u];
+    if (v > (u < tn ? t->e[u] : 0)) return 0;
+  }
+  return 1;
+}
+
 void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp) {
   if (!src->n) return;
   if ((src->n | dst->n) < RSAN_VC_DENSE) { /* both dense: a coded clock has n >= RSAN_VC_DENSE */
@@ -182,7 +233,7 @@ void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp) {
     return;
   }
   /* dst ⊑ src (an acq_rel RMW: its read part joined dst into C first): dst ⊔ src = src */
-  if (rsan_vc_leq(dst, src)) {
+  if (leq_thread(dst, src)) {
     rsan_vc_export(dst, src, bp);
     return;
   }
