@@ -147,7 +147,7 @@ def test_a_stale_write_of_the_value_is_found_inside_the_window_and_assumed_absen
 
 @pytest.mark.parametrize("n", range(1, 2 * HIST + 2))
 def test_a_growing_history_keeps_every_write_of_the_window(vrt, n):
-    """t1 writes 1..n to x (the history grows by one entry per write up to 8, then wraps:
+    """t1 writes 1..n to x (the history doubles 1 -> 2 -> 4 -> 8 entries as it fills, then wraps:
     rsan_internal.h rsan_hist_next); t2, hb-aware of the initial write only, waits for each
     value v < n in turn: stale, found (a report) exactly while the write of v is one of the
     last HIST writes. Fails if a growth loses or moves an entry, or a scan stops short."""
