@@ -3,17 +3,24 @@
 to TSan. The issue's full size is OPS=1e8 LOCS=1e6 THREADS=1000 ALIVE=256 (the default);
 smaller sizes show how time and memory grow. A run over --timeout is reported, not waited for.
 Besides the ratios it prints the per-unit costs of pyrsan over native: microseconds per
-operation, and bytes per atomic location touched (about LOCS * (1 - exp(-OPS / LOCS)) of them:
-each operation picks a location at random). --sweep runs the scaled-down series used in the
-closing note of issue 14 (locations, alive threads) instead of one size.
+operation, and bytes per atomic location (all LOCS of them: the workers' operations pick
+locations at random, about LOCS * (1 - exp(-OPS / LOCS)) of them, and main's final sum loads
+every one). --sweep runs the scaled-down series used in the
+closing note of issue 14 (locations, alive threads) instead of one size. --massif also runs the
+pyrsan build once under valgrind's massif and prints where the runtime's heap is at its peak:
+the bytes of each caller of the runtime's allocator (alloc.c), per location.
 
     python benchmarks/realworld/stress.py [--ops N] [--locs N] [--threads N] [--alive N] [--timeout S]
     python benchmarks/realworld/stress.py --sweep
+    python benchmarks/realworld/stress.py --ops 1000000 --locs 100000 --massif
 """
 from __future__ import annotations
 
 import argparse
 import math
+import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -37,6 +44,8 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--sweep", action="store_true", help="run the scaled-down series (SWEEP) instead")
+    ap.add_argument("--massif", action="store_true",
+                    help="also print the runtime's heap at its peak by allocating function (valgrind)")
     args = ap.parse_args()
     clang = find_clang()
     tmp = workdir(args.keep, "pyrsan-stress-")
@@ -55,6 +64,8 @@ def main() -> int:
     sizes = SWEEP if args.sweep else [(args.ops, args.locs, args.threads, args.alive)]
     for size in sizes:
         measure(exes, size, args.timeout)
+        if args.massif:
+            heap_by_caller(exes["pyrsan"], size, tmp, args.timeout)
     print(f"load average at end: {machine_load()}")
     return 0
 
@@ -81,10 +92,57 @@ def measure(exes: dict[str, str], size: tuple[int, int, int, int], timeout: floa
     else:
         print("pyrsan / TSan: no ratio (a run did not finish); target NOT MET")
     if p and n:
-        touched = locs * (1 - math.exp(-ops / locs))
+        by_workers = locs * (1 - math.exp(-ops / locs))
         print(f"pyrsan per unit over native: {(p.wall - n.wall) / ops * 1e6:.2f} us per operation, "
-              f"{(p.maxrss_kb - n.maxrss_kb) * 1024 / touched:.0f} bytes per location touched "
-              f"(~{touched:.0f} touched)")
+              f"{(p.maxrss_kb - n.maxrss_kb) * 1024 / locs:.0f} bytes per location "
+              f"({locs} locations, ~{by_workers:.0f} of them touched by the workers)")
+
+
+#: massif's heap tree: "n<children>: <bytes> <address>: <function> (...)", indented by depth
+MASSIF_NODE = re.compile(r"^( *)n\d+: (\d+) (?:0x[0-9A-Fa-f]+: )?(\S+)")
+
+
+def heap_by_caller(exe: str, size: tuple[int, int, int, int], tmp: Path, timeout: float) -> None:
+    """The pyrsan build once under massif (DWARF stripped: valgrind 3.19 cannot read clang-22's):
+    at the peak snapshot, the bytes each function got from the runtime's allocator (the
+    callers of rsan_alloc*, rsan_realloc), and per location (LOCS records)."""
+    if not shutil.which("valgrind"):
+        print("massif: valgrind not found (apt-get install valgrind); skipped")
+        return
+    stripped, out = tmp / "pyrsan.stripped", tmp / "massif.out"
+    subprocess.run(["strip", "--strip-debug", "-o", str(stripped), exe], check=True)
+    env = dict(pyrsan_env())
+    env["PYRSAN_OPTIONS"] = "print_reports=0"
+    cmd = ["valgrind", "--tool=massif", f"--massif-out-file={out}", "--depth=3", "--threshold=0.1",
+           str(stripped), *map(str, size)]
+    res = run_measured(cmd, env=env, timeout=timeout * 20)
+    if res.timed_out or not out.exists():
+        print("massif: the run did not finish; skipped")
+        return
+    snapshots = out.read_text(errors="replace").split("snapshot=")
+    peak = next((s for s in snapshots if "heap_tree=peak" in s), None)
+    if peak is None:
+        print("massif: no peak snapshot; skipped")
+        return
+    total, rows, under = 0, {}, None
+    for line in peak.splitlines():
+        m = MASSIF_NODE.match(line)
+        if not m:
+            continue
+        depth, nbytes, fn = len(m.group(1)), int(m.group(2)), m.group(3)
+        if depth == 0:
+            total = nbytes
+        elif depth == 1:
+            under = fn if fn.startswith("rsan_") else None
+            if under is None:
+                rows[fn] = rows.get(fn, 0) + nbytes
+        elif depth == 2 and under is not None:
+            rows[fn] = rows.get(fn, 0) + nbytes
+    locs = size[1]
+    print(f"runtime heap at the peak (massif): {total / 1e6:.1f} MB, {total / locs:.0f} bytes per location")
+    print_table(["allocated by", "MB", "bytes per location"],
+                [[fn, f"{b / 1e6:.1f}", f"{b / locs:.0f}"] for fn, b in sorted(rows.items(), key=lambda r: -r[1])
+                 if b >= total / 200])
 
 
 if __name__ == "__main__":

@@ -4,12 +4,30 @@
 
 #include "rsan_engine.h"
 
+/* rsan_internal.h: the ring doubled before write k when it is full (k = 0, no ring yet: one
+ * entry; k a power of 2 below RSAN_HIST), the new entries empty, the old ones at their
+ * indices. Doubling, not one entry per write: each growth is a new block and a copy (~300
+ * instructions; glibc's realloc, which first tries to extend in place, cost more), and a
+ * location's first RSAN_HIST writes then pay 4 of them, not 8. */
+uint32_t rsan_hist_prepare(rsan_loc *l) {
+  uint32_t k = l->hist_next;
+  if (k == 0 && l->hist) return RSAN_HIST; /* hist_next wrapped: the ring is full */
+  if (k & (k - 1)) return k;               /* room left */
+  uint32_t n = k ? 2 * k : 1;
+  rsan_hist *h = rsan_alloc_raw(n * sizeof(rsan_hist));
+  if (k) memcpy(h, l->hist, k * sizeof(rsan_hist));
+  memset(h + k, 0, (n - k) * sizeof(rsan_hist));
+  rsan_free(l->hist);
+  l->hist = h;
+  return k;
+}
+
 /* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when
  * is_write). Returns 0 initial value, 1 found, 2 out of the window. */
 static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *out) {
   if (ts == 0) return 0;
   if (!l->hist) return 2;
-  for (int i = 0; i < RSAN_HIST; i++) {
+  for (int i = 0; i < rsan_hist_len(l); i++) {
     const rsan_hist *h = &l->hist[i];
     if (!h->ts) continue;
     if (is_write ? (!h->rmw && h->tsU == ts) : (h->ts == ts)) {
@@ -27,7 +45,7 @@ static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *ou
  * write"); a site may be 0 (an unknown one), so the answer is not the site. */
 static int oldest_candidate_site(const rsan_loc *l, int is_write, uint64_t lo, uint64_t hi, uint64_t *site) {
   uint64_t best = ~0ull;
-  for (int i = 0; l->hist && i < RSAN_HIST; i++) {
+  for (int i = 0; l->hist && i < rsan_hist_len(l); i++) {
     const rsan_hist *h = &l->hist[i];
     if (!h->ts) continue;
     uint64_t ts = is_write ? h->tsU : h->ts;

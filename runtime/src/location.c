@@ -171,7 +171,8 @@ static void loc_clear_state(rsan_loc *l) {
   l->hist_next = 0;
   l->init_known = 0;
   l->init_value = 0;
-  if (l->hist) memset(l->hist, 0, RSAN_HIST * sizeof(rsan_hist)); /* kept for the next location */
+  rsan_free(l->hist); /* its length follows hist_next (rsan_hist_len) */
+  l->hist = NULL;
   rsan_vc_free(&l->S);
 }
 

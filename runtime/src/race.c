@@ -112,16 +112,40 @@ void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
   RSAN_ASSERT(!mo_acq(mo) || rsan_vc_leq(&l->S, &t->C));
 }
 
+/* The bases S_x is coded on (vclock.c, docs/design/races.md §8): per thread slot, one for the
+ * exports of its C and one for those of its R. Only the slot's thread uses its entries (the
+ * rules run on the accessing thread; a slot is reused only after its owner was joined), and
+ * any base codes exactly or not at all (rsan_vc_export checks every entry), so a base left by
+ * a slot's previous owner is merely less likely to fit. */
+static rsan_vbase *race_bases[2][TID_MASK + 1];
+static inline rsan_vbase **base_of(const rsan_thread *t, int which) {
+  uint32_t u = rsan_race_index(t);
+  return u <= TID_MASK ? &race_bases[which][u] : NULL;
+}
+/* S_x ⊔= src (C: which 0, R: 1): the test for an empty source inline, and with few slots
+ * (both dense: a coded clock has RSAN_VC_DENSE entries or more) the plain join */
+static inline void sx_join(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int which) {
+  if (!src->n) return;
+  if ((src->n | l->S.n) < RSAN_VC_DENSE) rsan_vc_join(&l->S, src);
+  else rsan_vc_join_export(&l->S, src, base_of(t, which));
+}
+
+/* S_x := src (C: which 0, R: 1); with few slots the plain copy */
+static inline void sx_export(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int which) {
+  if (src->n < RSAN_VC_DENSE) rsan_vc_assign(&l->S, src);
+  else rsan_vc_export(&l->S, src, base_of(t, which));
+}
+
 /* rlx store: S_x := R (a plain store breaks release sequences, C++20); rel store: S_x := C,
  * then C[τ]++. Returns the store's epoch (before the bump). */
 uint64_t rsan_race_store(rsan_thread *t, rsan_loc *l, int mo) {
   if (!on()) return 0;
   uint64_t e = rsan_race_epoch(t);
   if (mo_rel(mo)) {
-    rsan_vc_assign(&l->S, &t->C);
+    sx_export(t, l, &t->C, 0);
     bump(t);
   } else {
-    rsan_vc_assign(&l->S, &t->R);
+    sx_export(t, l, &t->R, 1);
   }
   return e;
 }
@@ -133,10 +157,10 @@ uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
   rsan_race_load(t, l, mo);
   uint64_t e = rsan_race_epoch(t);
   if (mo_rel(mo)) {
-    vc_join(&l->S, &t->C);
+    sx_join(t, l, &t->C, 0);
     bump(t);
   } else {
-    vc_join(&l->S, &t->R);
+    sx_join(t, l, &t->R, 1);
   }
   return e;
 }

@@ -17,7 +17,7 @@ void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, rsan_loc 
   r->ncand = 0;
   /* the known writes with a timestamp (U stamp of a non-RMW write for write-type reports)
    * in [hb, sc): the writes the access may still read (or be placed before) */
-  for (int i = 0; l->hist && i < RSAN_HIST; i++) {
+  for (int i = 0; l->hist && i < rsan_hist_len(l); i++) {
     const rsan_hist *h = &l->hist[i];
     if (!h->ts) continue;
     if (h->ts < oldest) oldest = h->ts;

@@ -365,8 +365,7 @@ static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint6
 static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts,
                                                 int rmw, uint64_t site, uint64_t value, int order, int op,
                                                 int rmw_op, int size) {
-  if (RSAN_UNLIKELY(!l->hist)) l->hist = rsan_alloc(RSAN_HIST * sizeof(rsan_hist));
-  rsan_hist *h = &l->hist[l->hist_next++ % RSAN_HIST];
+  rsan_hist *h = rsan_hist_next(l); /* grows the ring on demand (rsan_internal.h) */
   h->ts = ts;
   h->tsU = l->stampU;
   h->site = site;

@@ -299,8 +299,9 @@ void *rsan_alloc_line(size_t n); /* zeroed, 64-byte aligned (rsan_free releases 
 /* ---- vector clocks of the race detector (vclock.c), indexed by thread id ---- */
 typedef struct rsan_vc {
   uint32_t n, cap; /* entries >= n are 0 */
-  uint64_t *e;
+  uint64_t *e;     /* cap RSAN_VC_CODED (a location's S_x only): a coded clock (vclock.c) */
 } rsan_vc;
+#define RSAN_VC_CODED 0xFFFFFFFFu
 static inline uint64_t rsan_vc_get(const rsan_vc *v, uint32_t tid) { return tid < v->n ? v->e[tid] : 0; }
 void rsan_vc_set(rsan_vc *v, uint32_t tid, uint64_t c);
 void rsan_vc_join(rsan_vc *dst, const rsan_vc *src);   /* dst ⊔= src */
@@ -349,7 +350,7 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   uint64_t stamp, stampU; /* algorithm.md §2 */
   uint64_t nfacts;        /* facts ever added; the window is [fold, nfacts), at most fcap */
   uint64_t fold;          /* facts evicted so far */
-  rsan_hist *hist;        /* RSAN_HIST entries, allocated at the first write */
+  rsan_hist *hist;        /* rsan_hist_len entries, allocated at the first write */
   rsan_fact facts_inline[RSAN_FACTS]; /* the window, by nfacts % fcap, while fcap == RSAN_FACTS */
   rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
@@ -366,6 +367,31 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   struct rsan_loc *gnext;    /* the table's chain of the granule (location.c) */
   struct rsan_loc *all_next; /* every record ever made (location.c: fork, reset) */
 } rsan_loc;
+
+/* The write history is a ring of RSAN_HIST entries, write k in entry k % RSAN_HIST, that
+ * grows 1 -> 2 -> 4 -> ... -> RSAN_HIST entries with the writes (history.c): after k writes
+ * it has the smallest power of 2 >= k entries, at most RSAN_HIST. Exact: while k < RSAN_HIST
+ * the fixed ring's entries from k on are empty (ts 0), which every reader skips, and each
+ * write is at the index it had there, so every scan sees the same writes in the same order.
+ * hist_next counts the writes; l->hist is NULL exactly until the first one, so hist_next = 0
+ * with a ring means 2^32 writes (a full ring). */
+_Static_assert(RSAN_HIST >= 1 && (RSAN_HIST & (RSAN_HIST - 1)) == 0, "RSAN_HIST divides 2^32");
+static inline int rsan_hist_len(const rsan_loc *l) {
+  uint32_t k = l->hist_next;
+  if (!l->hist) return 0;
+  if (k >= RSAN_HIST || k == 0) return RSAN_HIST;
+  return k == 1 ? 1 : 1 << (32 - __builtin_clz(k - 1));
+}
+/* history.c: the entry index of write k = hist_next < RSAN_HIST, the ring grown first when
+ * it is full (k = 0 with a ring: after 2^32 writes, RSAN_HIST: the same entry) */
+uint32_t rsan_hist_prepare(rsan_loc *l);
+/* the entry of the next write, hist_next counted; the first RSAN_HIST writes out of line */
+static inline rsan_hist *rsan_hist_next(rsan_loc *l) {
+  uint32_t k = l->hist_next;
+  if (RSAN_UNLIKELY(k < RSAN_HIST)) k = rsan_hist_prepare(l);
+  l->hist_next = k + 1;
+  return &l->hist[k % RSAN_HIST];
+}
 
 /* the window's ring (rsan_loc.facts_inline / facts_ext) */
 static inline rsan_fact *rsan_loc_facts(const rsan_loc *l) {

@@ -82,6 +82,21 @@ void rsan_vc_assign_published(rsan_vc *dst, const rsan_vc *src);
 void rsan_vc_read_unlock(void);
 uint64_t rsan_vc_read(const rsan_vc *v, uint32_t tid);
 
+/* vclock.c: a location's S_x coded on a shared base (docs/design/races.md §8). A clock of at
+ * least RSAN_VC_DENSE entries is kept as 16-bit offsets over an immutable, reference-counted
+ * base clock (rsan_vbase) when every entry fits, so that S_x costs 2 bytes per slot instead of
+ * 8 (and a doubled array); smaller ones stay dense arrays (the few-thread hot path). Every
+ * rsan_vc function reads a coded clock (rsan_vc_join, rsan_vc_join_published, rsan_vc_leq,
+ * rsan_vc_at) or replaces it (rsan_vc_assign, rsan_vc_free). A power of 2: (a | b) < it. */
+#define RSAN_VC_DENSE 16
+typedef struct rsan_vbase rsan_vbase;
+uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u); /* any clock's entry u, coded or not */
+/* S_x := src / S_x ⊔= src (src a thread's C or R), coded on *bp when it fits: the exporting
+ * slot's base for that clock (NULL: none), replaced by a new base (offsets 0) when it does not */
+void rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp);
+void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp);
+void rsan_vbase_drop(rsan_vbase *b);
+
 /* thread.c: fn(t, arg) for every thread record (joined ones too: their clocks are empty),
  * under the lock of the thread list, so that no record is freed meanwhile. */
 void rsan_thread_for_each(void (*fn)(rsan_thread *t, void *arg), void *arg);

@@ -21,7 +21,7 @@ static int known_write(const rsan_loc *l, uint64_t ts, uint64_t *value, uint64_t
     return 1;
   }
   if (!l->hist) return 0;
-  for (int i = 0; i < RSAN_HIST; i++) {
+  for (int i = 0; i < rsan_hist_len(l); i++) {
     const rsan_hist *h = &l->hist[i];
     if (h->ts == ts) {
       *value = h->value;
@@ -45,7 +45,7 @@ int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_
   if (RSAN_UNLIKELY(!rsan_view_exact(&vw))) __atomic_fetch_add(&rsan_undecided_checks, 1, __ATOMIC_RELAXED);
   if (tc == 0 && l->init_known && ((l->init_value & m) == (v & m)) == want_eq) return 1;
   if (!l->hist) return 0;
-  for (int i = 0; i < RSAN_HIST; i++) {
+  for (int i = 0; i < rsan_hist_len(l); i++) {
     const rsan_hist *h = &l->hist[i];
     if (h->ts && h->ts >= tc && h->ts < tsc && ((h->value & m) == (v & m)) == want_eq) return 1;
   }
@@ -75,7 +75,7 @@ int rsan_stale_value_rmw(const rsan_thread *t, rsan_loc *l, uint64_t e, uint64_t
   if (RSAN_UNLIKELY(!rsan_view_exact(&vw))) __atomic_fetch_add(&rsan_undecided_checks, 1, __ATOMIC_RELAXED);
   if (l->init_known && block_ends_with(l, 0, 0, l->init_value, tcU, tscU, e, m)) return 1;
   if (!l->hist) return 0;
-  for (int i = 0; i < RSAN_HIST; i++) {
+  for (int i = 0; i < rsan_hist_len(l); i++) {
     const rsan_hist *h = &l->hist[i];
     if (h->ts && block_ends_with(l, h->ts, h->tsU, h->value, tcU, tscU, e, m)) return 1;
   }

@@ -42,12 +42,230 @@ void rsan_vc_set(rsan_vc *v, uint32_t tid, uint64_t c) {
   __atomic_store_n(&v->e[tid], c, __ATOMIC_RELAXED);
 }
 
+/* ---- a location's S_x, coded (docs/design/races.md §8) ----
+ * With RSAN_VC_DENSE entries or more, S_x (rsan_vc.cap == RSAN_VC_CODED) is an immutable,
+ * reference-counted 64-bit base clock B shared with other locations and the exporting slot,
+ * plus one 16-bit offset per entry: S_x[u] = B[u] + off[u] for u < n (B[u] = 0 beyond B's n).
+ * Each S_x owns its offsets; bases are never written after they are made. Exact: a value is
+ * coded only when every one of its entries u satisfies B[u] <= v[u] <= B[u] + 0xffff (checked
+ * entry by entry while the offsets are written: code_on), so decoding gives every entry back;
+ * otherwise the value is kept as a dense array of its own, or coded on a new base (offsets 0). */
+struct rsan_vbase {
+  uint32_t refs; /* atomic: the S_x clocks coded on it, and the slot that exports on it */
+  uint32_t n;
+  uint64_t e[]; /* never changed once made */
+};
+typedef struct rsan_vcoded {
+  rsan_vbase *base;
+  uint16_t off[]; /* rsan_vc.n entries */
+} rsan_vcoded;
+
+static inline uint64_t base_at(const rsan_vbase *b, uint32_t u) { return u < b->n ? b->e[u] : 0; }
+
+uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u) {
+  if (u >= v->n) return 0;
+  if (v->cap != RSAN_VC_CODED) return v->e[u];
+  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
+  return base_at(c->base, u) + c->off[u];
+}
+
+void rsan_vbase_drop(rsan_vbase *b) {
+  if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) rsan_free(b);
+}
+
+/* v := ⊥ for a coded v (its offsets freed, its base reference dropped) */
+static void vc_uncode_free(rsan_vc *v) {
+  rsan_vcoded *c = (rsan_vcoded *)(void *)v->e;
+  rsan_vbase_drop(c->base);
+  rsan_free(c);
+  v->e = NULL;
+  v->n = v->cap = 0;
+}
+
+/* a coded v made a dense array with the same entries (exact size) */
+static RSAN_NOINLINE void vc_uncode(rsan_vc *v) {
+  uint32_t n = v->n;
+  uint64_t *e = rsan_alloc(n * sizeof(uint64_t));
+  for (uint32_t u = 0; u < n; u++) e[u] = rsan_vc_at(v, u);
+  vc_uncode_free(v);
+  v->e = e;
+  v->cap = n;
+  v->n = n;
+}
+
+/* d[i] := max(d[i], be[i] + off[i]) for i < m, max(d[i], off[i]) for m <= i < n: the decoding join of a clock nobody else
+ * reads, built for AVX2 too (4 entries at once; 64-bit max as compare and blend), picked at
+ * load time, as clock.c's join loops */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+__attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+static void coded_max(uint64_t *restrict d, const uint64_t *restrict be, const uint16_t *restrict off,
+                      uint32_t m, uint32_t n) {
+  for (uint32_t i = 0; i < m; i++) {
+    uint64_t v = be[i] + off[i];
+    d[i] = v > d[i] ? v : d[i];
+  }
+  for (uint32_t i = m; i < n; i++) d[i] = off[i] > d[i] ? off[i] : d[i]; /* beyond the base: 0 */
+}
+
+/* dst ⊔= src where either is coded: src's entries decoded (dst, a thread's C when published,
+ * written as rsan_vc_join_published does); a coded dst is made dense first */
+static RSAN_NOINLINE void vc_join_coded(rsan_vc *dst, const rsan_vc *src, int published) {
+  if (dst->cap == RSAN_VC_CODED) vc_uncode(dst);
+  if (src->n > dst->n) vc_extend(dst, src->n);
+  if (src->cap != RSAN_VC_CODED) {
+    for (uint32_t i = 0; i < src->n; i++)
+      if (src->e[i] > dst->e[i]) dst->e[i] = src->e[i];
+    return;
+  }
+  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)src->e;
+  const rsan_vbase *b = c->base;
+  uint32_t n = src->n, m = n < b->n ? n : b->n;
+  uint64_t *d = dst->e;
+  const uint64_t *be = b->e;
+  const uint16_t *off = c->off;
+  if (!published) { /* plain stores: vectorised (coded_max) */
+    coded_max(d, be, off, m, n);
+    return;
+  }
+  for (uint32_t i = 0; i < m; i++) {
+    uint64_t v = be[i] + off[i];
+    if (v > d[i]) __atomic_store_n(&d[i], v, __ATOMIC_RELAXED);
+  }
+  for (uint32_t i = m; i < n; i++)
+    if (off[i] > d[i]) __atomic_store_n(&d[i], (uint64_t)off[i], __ATOMIC_RELAXED);
+}
+
+/* dst := the n entries v coded on b, when each fits (B[u] <= v[u] <= B[u] + 0xffff): 1, and dst
+ * holds a reference to b; else 0. One pass: the offsets are written while the fit is checked,
+ * into dst's own offsets when it is coded with n entries (no allocation per export: a
+ * location rewritten by the same threads keeps its size), else into a new block. So after a
+ * 0 a coded dst of n entries has unspecified offsets (its base reference intact): both
+ * callers then replace it (code: on a new base, which always fits; rsan_vc_join_export: by a
+ * dense array computed before). */
+static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b) {
+  int reuse = dst->cap == RSAN_VC_CODED && dst->n == n;
+  rsan_vcoded *c = reuse ? (rsan_vcoded *)(void *)dst->e : rsan_alloc_raw(sizeof *c + n * sizeof(uint16_t));
+  uint32_t m = n < b->n ? n : b->n;
+  uint64_t bad = 0;
+  for (uint32_t u = 0; u < m; u++) {
+    uint64_t d = v[u] - b->e[u]; /* v[u] < B[u] wraps to a huge value: does not fit */
+    bad |= d >> 16;
+    c->off[u] = (uint16_t)d;
+  }
+  for (uint32_t u = m; u < n; u++) {
+    bad |= v[u] >> 16;
+    c->off[u] = (uint16_t)v[u];
+  }
+  if (bad) {
+    if (!reuse) rsan_free(c);
+    return 0;
+  }
+  __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+  if (reuse) {
+    rsan_vbase *old = c->base;
+    c->base = b;
+    rsan_vbase_drop(old);
+    return 1;
+  }
+  c->base = b;
+  if (dst->cap == RSAN_VC_CODED) vc_uncode_free(dst);
+  else rsan_free(dst->e);
+  dst->e = (uint64_t *)(void *)c;
+  dst->n = n;
+  dst->cap = RSAN_VC_CODED;
+  return 1;
+}
+
+static rsan_vbase *base_new(const uint64_t *v, uint32_t n) {
+  rsan_vbase *b = rsan_alloc_raw(sizeof *b + n * sizeof(uint64_t));
+  b->refs = 1;
+  b->n = n;
+  memcpy(b->e, v, n * sizeof(uint64_t));
+  return b;
+}
+
+/* dst := the n entries v (n >= RSAN_VC_DENSE), coded on *bp (the exporting slot's base for this
+ * clock, NULL: none) or, when they do not fit there, on a new base, which becomes *bp */
+static void code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase **bp) {
+  if (bp && *bp && code_on(dst, v, n, *bp)) return;
+  rsan_vbase *b = base_new(v, n);
+  int ok = code_on(dst, v, n, b); /* offsets 0: always fits */
+  RSAN_ASSERT(ok);
+  (void)ok;
+  if (bp) {
+    rsan_vbase_drop(*bp);
+    *bp = b; /* the slot keeps the reference base_new made */
+  } else {
+    rsan_vbase_drop(b);
+  }
+}
+
+void rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp) {
+  if (src->n < RSAN_VC_DENSE) rsan_vc_assign(dst, src); /* frees a coded dst first */
+  else code(dst, src->e, src->n, bp);
+}
+
+/* a ⊑ t for a location's S_x a (coded or dense) and a thread's clock t (dense) */
+static int leq_thread(const rsan_vc *a, const rsan_vc *t) {
+  uint32_t n = a->n, tn = t->n;
+  if (a->cap != RSAN_VC_CODED) {
+    for (uint32_t u = 0; u < n; u++)
+      if (a->e[u] > (u < tn ? t->e[u] : 0)) return 0;
+    return 1;
+  }
+  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)a->e;
+  const rsan_vbase *b = c->base;
+  uint32_t m = n < b->n ? n : b->n;
+  for (uint32_t u = 0; u < n; u++) {
+    uint64_t v = (u < m ? b->e[u] : 0) + c->off[u];
+    if (v > (u < tn ? t->e[u] : 0)) return 0;
+  }
+  return 1;
+}
+
+void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp) {
+  if (!src->n) return;
+  if ((src->n | dst->n) < RSAN_VC_DENSE) { /* both dense: a coded clock has n >= RSAN_VC_DENSE */
+    rsan_vc_join(dst, src);
+    return;
+  }
+  /* dst ⊑ src (an acq_rel RMW: its read part joined dst into C first): dst ⊔ src = src */
+  if (leq_thread(dst, src)) {
+    rsan_vc_export(dst, src, bp);
+    return;
+  }
+  uint32_t n = dst->n > src->n ? dst->n : src->n;
+  uint64_t *m = rsan_alloc(n * sizeof(uint64_t));
+  for (uint32_t u = 0; u < n; u++) {
+    uint64_t a = rsan_vc_at(dst, u), b = rsan_vc_get(src, u);
+    m[u] = a > b ? a : b;
+  }
+  if (n >= RSAN_VC_DENSE && bp && *bp && code_on(dst, m, n, *bp)) {
+    rsan_free(m);
+    return;
+  }
+  /* kept dense, exact size */
+  if (dst->cap == RSAN_VC_CODED) vc_uncode_free(dst);
+  else rsan_free(dst->e);
+  dst->e = m;
+  dst->n = dst->cap = n;
+}
+
 /* dst ⊔= src. A clock that other threads read (a thread's C) is written by the _published
  * variants below, entry by entry with relaxed atomic stores; the others (R, A, a location's S,
  * read only by their owner or under the location lock) keep the plain loop the compiler
  * vectorises (a join is on the path of every acquire and release). */
 void rsan_vc_join(rsan_vc *dst, const rsan_vc *src) {
   if (dst == src || !src->n) return;
+  /* only S_x is ever coded, and S_x ⊔= is rsan_vc_join_export's unless both are dense */
+  RSAN_ASSERT(dst->cap != RSAN_VC_CODED);
+  if (RSAN_UNLIKELY(src->cap == RSAN_VC_CODED)) {
+    vc_join_coded(dst, src, 0);
+    return;
+  }
   if (src->n > dst->n) vc_extend(dst, src->n);
   for (uint32_t i = 0; i < src->n; i++)
     if (src->e[i] > dst->e[i]) dst->e[i] = src->e[i];
@@ -56,6 +274,8 @@ void rsan_vc_join(rsan_vc *dst, const rsan_vc *src) {
 /* dst := src */
 void rsan_vc_assign(rsan_vc *dst, const rsan_vc *src) {
   if (dst == src) return;
+  RSAN_ASSERT(src->cap != RSAN_VC_CODED); /* a coded clock is only ever a location's S_x */
+  if (RSAN_UNLIKELY(dst->cap == RSAN_VC_CODED)) vc_uncode_free(dst); /* overwritten: nothing kept */
   vc_grow(dst, src->n);
   if (src->n) memcpy(dst->e, src->e, src->n * sizeof(uint64_t));
   __atomic_store_n(&dst->n, src->n, __ATOMIC_RELEASE);
@@ -64,6 +284,10 @@ void rsan_vc_assign(rsan_vc *dst, const rsan_vc *src) {
 /* rsan_race.h: the same for a clock other threads read (rsan_vc_read) */
 void rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src) {
   if (dst == src || !src->n) return;
+  if (RSAN_UNLIKELY(src->cap == RSAN_VC_CODED)) {
+    vc_join_coded(dst, src, 1);
+    return;
+  }
   if (src->n > dst->n) vc_extend(dst, src->n);
   uint64_t *d = dst->e;
   const uint64_t *e = src->e;
@@ -80,11 +304,15 @@ void rsan_vc_assign_published(rsan_vc *dst, const rsan_vc *src) {
 /* a ⊑ b */
 int rsan_vc_leq(const rsan_vc *a, const rsan_vc *b) {
   for (uint32_t i = 0; i < a->n; i++)
-    if (a->e[i] > rsan_vc_get(b, i)) return 0;
+    if (rsan_vc_at(a, i) > rsan_vc_at(b, i)) return 0;
   return 1;
 }
 
 void rsan_vc_free(rsan_vc *v) {
+  if (RSAN_UNLIKELY(v->cap == RSAN_VC_CODED)) { /* a location's S_x: nobody else reads it */
+    vc_uncode_free(v);
+    return;
+  }
   uint64_t *e = v->e;
   if (e) rsan_spin_lock(&shared_lock);
   __atomic_store_n(&v->n, 0, __ATOMIC_RELEASE);

@@ -145,6 +145,19 @@ def test_a_stale_write_of_the_value_is_found_inside_the_window_and_assumed_absen
     assert vrt.reports() == []  # x = 1 left the history: a miss, never a false alarm
 
 
+@pytest.mark.parametrize("n", range(1, 2 * HIST + 2))
+def test_a_growing_history_keeps_every_write_of_the_window(vrt, n):
+    """t1 writes 1..n to x (the history doubles 1 -> 2 -> 4 -> 8 entries as it fills, then wraps:
+    rsan_internal.h rsan_hist_next); t2, hb-aware of the initial write only, waits for each
+    value v < n in turn: stale, found (a report) exactly while the write of v is one of the
+    last HIST writes. Fails if a growth loses or moves an entry, or a scan stops short."""
+    for v in range(1, n):
+        vrt.reset()
+        _sb_then(vrt, lambda x, s: fn(vrt, "__rsan_test_wait_once")(x, v, 4, ORDERS["acq"], s),
+                 extra_t1_stores=range(2, n + 1))
+        assert len(vrt.reports()) == (1 if n - v < HIST else 0), (n, v)
+
+
 def test_bcas_reading_a_stale_expected_value_is_a_write_violation(vrt):
     ok = _sb_then(vrt, lambda x, s: fn(vrt, "__rsan_test_bcas_once")(x, 0, 2, 4, ORDERS["ar"], s))
     assert ok == 0
