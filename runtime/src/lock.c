@@ -1,0 +1,61 @@
+/* The runtime locks' slow paths (rsan_internal.h "runtime locks"): a contended lock spins on
+ * the word for a bounded time, then parks the thread on it with FUTEX_WAIT; the unlock that
+ * finds a possible waiter wakes one with FUTEX_WAKE.
+ *
+ * The word (Drepper, "Futexes are tricky", the third mutex): 0 free, 1 locked, 2 locked and a
+ * waiter may be parked. A waiter parks only after it has stored 2 (its exchange), and it parks
+ * only while the word is still 2 (FUTEX_WAIT compares in the kernel, atomically with queueing
+ * the thread): an unlock between the two sees 2 and wakes, or changed the word and the wait
+ * returns at once. So a wake is never lost. A waiter that acquires by its exchange leaves the
+ * word at 2 (other waiters may still be parked): the worst case is one needless wake.
+ *
+ * The futex calls keep errno: the runtime runs inside the program's atomic operations, which
+ * must not change the program's errno. */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rsan_internal.h"
+
+/* Spinning: how many times to look at the word (one pause apart) before parking. A pause is
+ * ~40-140 cycles here, so this is a few microseconds, the order of a whole atomic operation of
+ * the engine: a holder that is running is waited for, one that was preempted is not. */
+#define RSAN_LOCK_SPINS 100
+
+static unsigned lock_spins = RSAN_LOCK_SPINS;
+__attribute__((constructor)) static void lock_tune(void) {
+  const char *e = getenv("RSAN_LOCK_SPINS");
+  if (e) lock_spins = (unsigned)atoi(e);
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+static void futex_wait(uint32_t *w, uint32_t val) {
+  int saved = errno;
+  syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+  errno = saved;
+}
+
+static void futex_wake(uint32_t *w) {
+  int saved = errno;
+  syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  errno = saved;
+}
+
+void rsan_spin_lock_slow(rsan_spin *l) {
+  for (unsigned i = 0; i < lock_spins; i++) {
+    cpu_relax();
+    uint32_t c = __atomic_load_n(&l->v, __ATOMIC_RELAXED);
+    if (c == 0 && __atomic_compare_exchange_n(&l->v, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+  }
+  /* park: announce a waiter (2); the exchange also takes the lock when it was free */
+  while (__atomic_exchange_n(&l->v, 2, __ATOMIC_ACQUIRE) != 0) futex_wait(&l->v, 2);
+}
+
+void rsan_spin_wake(rsan_spin *l) { futex_wake(&l->v); }
