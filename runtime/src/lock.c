@@ -13,8 +13,10 @@
  * must not change the program's errno. */
 #include <errno.h>
 #include <linux/futex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rsan_internal.h"
@@ -25,6 +27,7 @@
 #define RSAN_LOCK_SPINS 100
 
 static unsigned lock_spins = RSAN_LOCK_SPINS;
+static uint64_t parks, wakes; /* verbosity=1 prints them at exit */
 __attribute__((constructor)) static void lock_tune(void) {
   const char *e = getenv("RSAN_LOCK_SPINS");
   if (e) lock_spins = (unsigned)atoi(e);
@@ -55,7 +58,61 @@ void rsan_spin_lock_slow(rsan_spin *l) {
     if (c == 0 && __atomic_compare_exchange_n(&l->v, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
   }
   /* park: announce a waiter (2); the exchange also takes the lock when it was free */
-  while (__atomic_exchange_n(&l->v, 2, __ATOMIC_ACQUIRE) != 0) futex_wait(&l->v, 2);
+  while (__atomic_exchange_n(&l->v, 2, __ATOMIC_ACQUIRE) != 0) {
+    __atomic_fetch_add(&parks, 1, __ATOMIC_RELAXED);
+    futex_wait(&l->v, 2);
+  }
 }
 
-void rsan_spin_wake(rsan_spin *l) { futex_wake(&l->v); }
+void rsan_spin_wake(rsan_spin *l) {
+  __atomic_fetch_add(&wakes, 1, __ATOMIC_RELAXED);
+  futex_wake(&l->v);
+}
+
+/* verbosity >= 1, at exit */
+void rsan_lock_print_stats(void) {
+  char buf[120];
+  int n = snprintf(buf, sizeof buf, "pyrsan: locks: %llu parked waits, %llu wakes\n",
+                   (unsigned long long)__atomic_load_n(&parks, __ATOMIC_RELAXED),
+                   (unsigned long long)__atomic_load_n(&wakes, __ATOMIC_RELAXED));
+  if (n > 0) (void)!write(2, buf, (size_t)n);
+}
+
+/* ---- tests (testsuite/runtime/test_locks.py) ---- */
+static rsan_spin test_lock;
+static uint64_t test_counter;
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* iters increments of a plain counter, each a load and a store apart, under one runtime lock;
+ * every hold_every-th holder keeps the lock hold_us microseconds (longer than the spinning), so
+ * that waiters park. Returns 0, or -1 if the signal-deferral depth did not come back. */
+RSAN_EXPORT int __rsan_test_lock_hammer(uint64_t iters, uint32_t hold_every, uint32_t hold_us) {
+  int depth = rsan_rt_depth;
+  for (uint64_t i = 0; i < iters; i++) {
+    rsan_spin_lock(&test_lock);
+    if (rsan_rt_depth != depth + 1) return -1;
+    uint64_t c = __atomic_load_n(&test_counter, __ATOMIC_RELAXED);
+    if (hold_every && i % hold_every == 0) {
+      uint64_t end = now_ns() + (uint64_t)hold_us * 1000u;
+      while (now_ns() < end) cpu_relax();
+    } else {
+      cpu_relax();
+    }
+    __atomic_store_n(&test_counter, c + 1, __ATOMIC_RELAXED);
+    rsan_spin_unlock(&test_lock);
+  }
+  return rsan_rt_depth == depth ? 0 : -1;
+}
+RSAN_EXPORT uint64_t __rsan_test_lock_counter(void) {
+  return __atomic_load_n(&test_counter, __ATOMIC_RELAXED);
+}
+RSAN_EXPORT uint64_t __rsan_test_lock_parks(void) { return __atomic_load_n(&parks, __ATOMIC_RELAXED); }
+RSAN_EXPORT void __rsan_test_lock_reset(void) {
+  test_lock.v = 0;
+  __atomic_store_n(&test_counter, 0, __ATOMIC_RELAXED);
+}

@@ -67,6 +67,7 @@ typedef struct rsan_spin {
 
 void rsan_spin_lock_slow(rsan_spin *l); /* lock.c: spin, then park */
 void rsan_spin_wake(rsan_spin *l);      /* lock.c: wake one parked waiter */
+void rsan_lock_print_stats(void);       /* lock.c: parks and wakes (verbosity >= 1, at exit) */
 
 static inline void rsan_spin_lock(rsan_spin *l) {
   rsan_rt_enter();
