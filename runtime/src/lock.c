@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,12 +25,7 @@
  * the engine: a holder that is running is waited for, one that was preempted is not. */
 #define RSAN_LOCK_SPINS 100
 
-static unsigned lock_spins = RSAN_LOCK_SPINS;
 static uint64_t parks, wakes; /* verbosity=1 prints them at exit */
-__attribute__((constructor)) static void lock_tune(void) {
-  const char *e = getenv("RSAN_LOCK_SPINS");
-  if (e) lock_spins = (unsigned)atoi(e);
-}
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -52,7 +46,7 @@ static void futex_wake(uint32_t *w) {
 }
 
 void rsan_spin_lock_slow(rsan_spin *l) {
-  for (unsigned i = 0; i < lock_spins; i++) {
+  for (unsigned i = 0; i < RSAN_LOCK_SPINS; i++) {
     cpu_relax();
     uint32_t c = __atomic_load_n(&l->v, __ATOMIC_RELAXED);
     if (c == 0 && __atomic_compare_exchange_n(&l->v, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
