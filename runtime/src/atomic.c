@@ -200,17 +200,17 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
 #define WAIT_SPIN 2
 #define WAIT_SPIN_NE 3
 
-/* A failed attempt without the lock (sched=os). A failed attempt of wait or of a recognised
- * spin loop creates no event and changes no clock: under the lock it only reads memory (and
- * touches x, rsan_loc_touch, the first time). Every write of x through the runtime happens
- * under x's lock, so a read of memory without it returns the value a locked attempt would have
- * read at some point between the same two writes: the same failed attempt, without taking the
- * lock that the writer the loop waits for needs (a spinning reader held it on every attempt).
- * It is taken only when the touch is known to be done: the thread's last locked attempt was at
- * the same address, found x's initial value known, and no location has been retired since
- * (rsan_loc_retire_gen, bumped before a location is retired: then x is still that live
- * location, and its initial value is still known). Under a controlled scheduler every attempt
- * is a scheduling point and goes the locked way. */
+/* A failed attempt without the lock (sched=os). A failed attempt of wait, of BCAS or of a
+ * recognised spin loop creates no event and changes no clock: under the lock it only reads
+ * memory (a failed BCAS's compare-exchange writes nothing) and touches x (rsan_loc_touch) the
+ * first time. Every write of x through the runtime happens under x's lock, so a read of memory
+ * without it returns the value a locked attempt would have read at some point between the same
+ * two writes: the same failed attempt, without taking the lock that the writer the loop waits
+ * for needs (a spinning reader took it at every attempt). It is taken only when the touch is
+ * known to be done: the thread's last locked attempt was at the same address and found x's
+ * initial value known, and no location has been retired since (rsan_loc_retire_gen is bumped
+ * before a location is retired, so x is still that live location with its initial value
+ * known). Under a controlled scheduler every attempt is a scheduling point: the locked way. */
 static __thread uintptr_t spin_addr __attribute__((tls_model("initial-exec")));
 static __thread uint64_t spin_gen __attribute__((tls_model("initial-exec")));
 
@@ -312,6 +312,7 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
   if (fenced) rsan_fence_sc_step(t);
   for (int first = 1;; first = 0) {
     RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
+    uint64_t gen = __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST);
     rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
     rsan_loc_touch(l, p, size);
     rsan_report_info rep;
@@ -330,6 +331,7 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
       rsan_loc_check_invariants(l);
     }
     if (ok) race_atomic(t, p, size, 1, race_epoch, site, fa);
+    else spin_note(l, p, gen);
     rsan_loc_release(l);
     if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
     if (ok) {
@@ -338,7 +340,11 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
     }
     if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_retry_after_write(p);
     if (!block) return 0; /* tests: one attempt, no event */
-    if (!rsan_sched_on) sched_yield();
+    if (!rsan_sched_on) {
+      /* the next locked attempt when memory holds e (a failed CAS is a failed attempt) */
+      do sched_yield();
+      while (spin_peek_fails(p, e, size, 0, NULL));
+    }
   }
   rsan_thread_check_invariants(t);
   if (fenced) rsan_fence_sc_step(t);
