@@ -49,6 +49,7 @@ def test_generated_file_compiles_and_runs(tmp_path):
 @needs_clang
 @pytest.mark.parametrize("name,arg", [("mpmc_queue", "200"), ("counters", "20000"),
                                       ("message_passing", "5000"), ("mp_growth", "1000"),
+                                      ("spin_handoff", "1000"),
                                       ("private_arrays", "20")])
 def test_benchmark_programs_check_their_own_results(tmp_path, name, arg):
     exe = tmp_path / name

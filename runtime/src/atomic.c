@@ -199,6 +199,40 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
  * timestamp in [Tc(x), Tsc(x)) (the read check of a failing strong CAS). */
 #define WAIT_SPIN 2
 #define WAIT_SPIN_NE 3
+
+/* A failed attempt without the lock (sched=os). A failed attempt of wait, of BCAS or of a
+ * recognised spin loop creates no event and changes no clock: under the lock it only reads
+ * memory (a failed BCAS's compare-exchange writes nothing) and touches x (rsan_loc_touch) the
+ * first time. Every write of x through the runtime happens under x's lock, so a read of memory
+ * without it returns the value a locked attempt would have read at some point between the same
+ * two writes: the same failed attempt, without taking the lock that the writer the loop waits
+ * for needs (a spinning reader took it at every attempt). It is taken only when the touch is
+ * known to be done: the thread's last locked attempt was at the same address and found x's
+ * initial value known, and no location has been retired since (rsan_loc_retire_gen is bumped
+ * before a location is retired, so x is still that live location with its initial value
+ * known). Under a controlled scheduler every attempt is a scheduling point: the locked way. */
+static __thread uintptr_t spin_addr __attribute__((tls_model("initial-exec")));
+static __thread uint64_t spin_gen __attribute__((tls_model("initial-exec")));
+
+/* after a locked attempt at p (x locked; gen read before the lock was taken) */
+static inline void spin_note(const rsan_loc *l, void *p, uint64_t gen) {
+  if (l->init_known) {
+    spin_addr = (uintptr_t)p;
+    spin_gen = gen;
+  } else {
+    spin_addr = 0;
+  }
+}
+
+/* 1: memory shows that an attempt at p fails now (*seen: the value read); 0: take the lock */
+static inline int spin_peek_fails(void *p, uint64_t v, int size, int ne, uint64_t *seen) {
+  if ((uintptr_t)p != spin_addr || __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST) != spin_gen)
+    return 0;
+  uint64_t got = mem_load(p, size);
+  if ((got == v) != ne) return 0;
+  if (seen) *seen = got;
+  return 1;
+}
 static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa, int block,
                    uint64_t *seen) {
   rsan_ensure_init();
@@ -208,10 +242,13 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
   uint64_t m = size_mask(size);
   v &= m;
   int spin = block == WAIT_SPIN || block == WAIT_SPIN_NE, ne = block == WAIT_SPIN_NE;
+  if (spin && !rsan_sched_on && spin_peek_fails(p, v, size, ne, seen)) return 0;
   if (fenced && spin) { /* the fence belongs to the event: only when it may happen */
     RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
+    uint64_t gen = __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST);
     rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
     uint64_t got = mem_load(p, size);
+    spin_note(l, p, gen);
     rsan_loc_release(l);
     if ((got == v) == ne) {
       *seen = got;
@@ -223,11 +260,13 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
   if (fenced) rsan_fence_sc_step(t);
   for (int first = 1;; first = 0) {
     RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
+    uint64_t gen = __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST);
     rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
     rsan_loc_touch(l, p, size);
     rsan_report_info rep;
     uint64_t got = mem_load(p, size);
     int ok = (got == v) != ne;
+    if (!ok) spin_note(l, p, gen);
     if (spin) *seen = got;
     int bad = first && (ok || !spin) && rsan_checks_on(l) && rsan_stale_value_read(t, l, v, m, !ne);
     if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_WAIT, 0, order, size, site, fa);
@@ -246,7 +285,11 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
     /* controlled scheduler: the thread is disabled until another thread writes x */
     if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_retry_after_write(p);
     if (block != 1) return 0; /* tests, spin loads: one attempt, no event */
-    if (!rsan_sched_on) sched_yield();
+    if (!rsan_sched_on) {
+      /* the next locked attempt when memory holds v (or x may have been retired) */
+      do sched_yield();
+      while (spin_peek_fails(p, v, size, ne, NULL));
+    }
   }
   rsan_thread_check_invariants(t);
   if (fenced) rsan_fence_sc_step(t);
@@ -269,6 +312,7 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
   if (fenced) rsan_fence_sc_step(t);
   for (int first = 1;; first = 0) {
     RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
+    uint64_t gen = __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST);
     rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
     rsan_loc_touch(l, p, size);
     rsan_report_info rep;
@@ -287,6 +331,7 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
       rsan_loc_check_invariants(l);
     }
     if (ok) race_atomic(t, p, size, 1, race_epoch, site, fa);
+    else spin_note(l, p, gen);
     rsan_loc_release(l);
     if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
     if (ok) {
@@ -295,7 +340,11 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
     }
     if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_retry_after_write(p);
     if (!block) return 0; /* tests: one attempt, no event */
-    if (!rsan_sched_on) sched_yield();
+    if (!rsan_sched_on) {
+      /* the next locked attempt when memory holds e (a failed CAS is a failed attempt) */
+      do sched_yield();
+      while (spin_peek_fails(p, e, size, 0, NULL));
+    }
   }
   rsan_thread_check_invariants(t);
   if (fenced) rsan_fence_sc_step(t);

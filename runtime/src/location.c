@@ -284,6 +284,8 @@ rsan_loc *rsan_loc_fence(void) { return &fence_loc; }
 
 uint64_t rsan_loc_count(void) { return __atomic_load_n(&nlive, __ATOMIC_RELAXED); }
 
+uint64_t rsan_loc_retire_gen;
+
 /* the live location at addr, locked, or NULL (never creates one) */
 rsan_loc *rsan_loc_peek(uintptr_t addr) {
   for (;;) {
@@ -316,6 +318,7 @@ static void chain_retire(rsan_loc **head, uintptr_t lo, uintptr_t hi) {
     }
     __atomic_store_n(pp, l->gnext, __ATOMIC_RELEASE);
     count_add(l->addr, -1);
+    __atomic_fetch_add(&rsan_loc_retire_gen, 1, __ATOMIC_SEQ_CST); /* before x changes */
     rsan_spin_lock(&l->lock);
     l->retired = 1;
     loc_clear_state(l);
@@ -417,6 +420,7 @@ void rsan_loc_reset_all(void) {
   loc_free_record(&fence_loc);
   nlive = 0;
   next_id = 1;
+  __atomic_fetch_add(&rsan_loc_retire_gen, 1, __ATOMIC_SEQ_CST);
 }
 
 /* fork (rsan_fork.h): every lock of the table in the table's order — the directory, the

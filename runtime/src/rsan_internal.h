@@ -10,7 +10,7 @@
  * (shadow cells), heap.c (heap blocks, for naming objects). The interceptors only see rsan_sync.h.
  *
  * Locking: the engine never calls intercepted functions (pthread_mutex_*, malloc/free) with a
- * lock held; its own locks are spin locks with sched_yield backoff and its memory comes from
+ * lock held; its own locks spin briefly and then park on a futex (lock.c) and its memory comes from
  * __libc_malloc/__libc_free, which the interceptors do not interpose.
  */
 #ifndef RSAN_INTERNAL_H
@@ -50,37 +50,41 @@ void *rsan_alloc(size_t n);   /* zeroed; aborts on failure */
 void *rsan_realloc(void *p, size_t n);
 void rsan_free(void *p);
 
-/* ---- spin lock ---- */
+/* ---- runtime locks (lock.c) ----
+ * A word: 0 free, 1 locked, 2 locked and a waiter may be parked on it (the three-state futex
+ * mutex of Drepper's "Futexes are tricky"). Taking a free lock is one CAS; releasing one that
+ * nobody waits for is one exchange. A thread that finds the lock taken spins a little (a
+ * critical section is a few hundred ns while its holder runs) and then parks on the word with
+ * FUTEX_WAIT: the programs run more threads than cores, and a holder that was preempted can
+ * only finish once a waiter gives up its core (spinning or sched_yield kept it; a parked waiter
+ * lets the kernel run the holder there). The unlock that finds 2 wakes one waiter.
+ * A thread holding a runtime lock is inside the runtime: a signal arriving then is deferred
+ * to the unlock of its last lock (rsan_signal.h); a parked waiter is inside it too (its
+ * FUTEX_WAIT returns on the signal, the deferring wrapper records it, and it parks again). */
 typedef struct rsan_spin {
   uint32_t v;
 } rsan_spin;
 
-/* A thread holding a runtime lock is inside the runtime: a signal arriving then is deferred
- * to the unlock of its last lock (rsan_signal.h). */
+void rsan_spin_lock_slow(rsan_spin *l); /* lock.c: spin, then park */
+void rsan_spin_wake(rsan_spin *l);      /* lock.c: wake one parked waiter */
+void rsan_lock_print_stats(void);       /* lock.c: parks and wakes (verbosity >= 1, at exit) */
+
 static inline void rsan_spin_lock(rsan_spin *l) {
-  unsigned spins = 0;
   rsan_rt_enter();
-  for (;;) {
-    if (!__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE)) return;
-    while (__atomic_load_n(&l->v, __ATOMIC_RELAXED)) {
-      if (++spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-      } else {
-        sched_yield();
-      }
-    }
-  }
+  uint32_t free_ = 0;
+  if (RSAN_LIKELY(__atomic_compare_exchange_n(&l->v, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
+    return;
+  rsan_spin_lock_slow(l);
 }
 static inline int rsan_spin_trylock(rsan_spin *l) {
   rsan_rt_enter();
-  if (!__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE)) return 1;
+  uint32_t free_ = 0;
+  if (__atomic_compare_exchange_n(&l->v, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return 1;
   rsan_rt_leave();
   return 0;
 }
 static inline void rsan_spin_unlock(rsan_spin *l) {
-  __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
+  if (RSAN_UNLIKELY(__atomic_exchange_n(&l->v, 0, __ATOMIC_RELEASE) == 2)) rsan_spin_wake(l);
   rsan_rt_leave();
 }
 
@@ -405,6 +409,9 @@ rsan_loc *rsan_loc_acquire(uintptr_t addr);
 static inline void rsan_loc_release(rsan_loc *l) { rsan_spin_unlock(&l->lock); }
 rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the table */
 uint64_t rsan_loc_count(void);  /* live locations in the table */
+/* bumped before any location is retired (free, the tests' reset): a thread that saw x live
+ * when it read a value knows x is still that location while it reads the same value */
+extern uint64_t rsan_loc_retire_gen;
 void rsan_loc_reset_all(void);  /* tests: drop every location, restart ids at 1 */
 /* id of the location at addr if present, else 0 (tests) */
 uint64_t rsan_loc_peek_id(uintptr_t addr);
