@@ -110,6 +110,7 @@ class RunOptions:
     time_budget: float | None = None  # start no new run once the session has run this long
     sampling: bool = False            # the default sampling: later runs are quiet, a forced schedule ends it
     stall_ms: int = STALL_MS          # 0: a controlled run never hands over on a stall
+    closure: str | None = None        # runtime sched_closure (explore.py CLOSURE): F-order closures
 
 
 @dataclass(frozen=True)
@@ -233,6 +234,8 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
             scheduler["pct_depth"] = str(schedule.pct_depth)
         if pct_steps:
             scheduler["pct_steps"] = str(pct_steps)
+        if options.closure is not None:
+            scheduler["sched_closure"] = options.closure
         if prefix is not None:
             write_schedule(report_dir / "prefix.sched", prefix, sleep=sleep)
             scheduler["schedule"] = str(report_dir / "prefix.sched")
