@@ -504,7 +504,7 @@ void rsan_closure_step(const sched_thread *c) {
       unsupported = 1;
       return;
     }
-    snapshot_step = rsan_sched.step;
+    snapshot_step = rsan_sched.step - 1; /* decide() counted the step already */
     pid_t pid = _Fork(); /* copies this thread only; the snapshot runs no program code */
     if (pid == 0) {
       close(fds[1]);
