@@ -77,12 +77,14 @@ static int nlog;
 /* shared with the snapshot's process tree */
 typedef struct shared {
   uint64_t states;
+  uint64_t forks, pruned; /* children forked; branching states already seen */
   int incomplete; /* 1: budget, 2: diverged, 3: unsupported step */
   int nfound;
   uint64_t found_key[MAX_FOUND];
   int found_len[MAX_FOUND];
   uint16_t found[MAX_FOUND][MAX_LOG];
   uint64_t keys[KEY_SLOTS];
+  uint64_t masks[KEY_SLOTS]; /* the sleep set of the key's visits (threads, as bits) */
 } shared;
 static shared *sh;
 
@@ -158,6 +160,21 @@ static int accessed_later(uintptr_t a, const int *pos) {
  * accessed) is hashed by its value at every location still accessed (rsan_loc_query), with
  * those locations' stamps: F is not among them (its stamps are never checked), and neither
  * are locations and threads that no later step reads (docs/design/exploration.md §2). */
+/* The first access of a not yet run (in the run's order, which every other access of a
+ * orders after it when it writes) is a plain store. */
+static int next_is_store(uintptr_t a, const int *pos) {
+  int first = -1;
+  for (int v = 0; v < nthreads; v++)
+    for (int k = pos[v]; k < total[v]; k++) {
+      int j = first_of[offset[v] + k];
+      if (steps[j].at == a && steps[j].ev != EV_JOIN && steps[j].ev != EV_NONE) {
+        if (first < 0 || j < first) first = j;
+        break;
+      }
+    }
+  return first >= 0 && steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE;
+}
+
 static int nlive;
 static const rsan_clk *live_clk[1024];
 
@@ -169,8 +186,11 @@ static uint64_t state_key(const int *pos) {
     if (!total[u] || !live_later(u, pos) || nlive + 4 > 1024) continue;
     const rsan_thread *t = steps[first_of[offset[u]]].t;
     h = mix(h, (uint64_t)u + 1000);
-    live_clk[nlive++] = &t->Tc;
-    live_clk[nlive++] = &t->Tr;
+    /* a pending SC fence overwrites Tc (:= Ta) and Tr (:= Tc) before it reads them */
+    if (pos[u] >= total[u] || steps[first_of[offset[u] + pos[u]]].kind != RSAN_SK_FENCE_SC) {
+      live_clk[nlive++] = &t->Tc;
+      live_clk[nlive++] = &t->Tr;
+    }
     live_clk[nlive++] = &t->Ta;
     live_clk[nlive++] = &t->Tsc;
   }
@@ -184,16 +204,19 @@ static uint64_t state_key(const int *pos) {
     h = mix(mix(mix(h, (uint64_t)i + 5000), l->stamp), l->stampU);
     locs[nl++] = l;
     if (nlive + 3 <= 1024) {
-      live_clk[nlive++] = &l->W;
-      live_clk[nlive++] = &l->Wsc;
+      /* a store next (it is ordered before every other access of x left) overwrites W(x) and
+       * Wsc(x) without reading them; it reads Msc(x) */
+      if (!next_is_store(addrs[i], pos)) {
+        live_clk[nlive++] = &l->W;
+        live_clk[nlive++] = &l->Wsc;
+      }
       live_clk[nlive++] = rsan_loc_msc(l);
     }
   }
-  /* F's clocks: what the later fences import */
+  /* F's clocks that the later fences read: W and Msc (Wsc(F) is never read: nothing loads F) */
   rsan_loc *f = rsan_loc_fence();
-  if (nlive + 3 <= 1024) {
+  if (nlive + 2 <= 1024) {
     live_clk[nlive++] = &f->W;
-    live_clk[nlive++] = &f->Wsc;
     live_clk[nlive++] = rsan_loc_msc(f);
   }
   for (int i = 0; i < nl; i++)
@@ -205,17 +228,43 @@ static uint64_t state_key(const int *pos) {
   return h ? h : 1;
 }
 
-/* 1 when the key is new (it is inserted) */
-static int key_insert(uint64_t key) {
+/* A state seen before with sleep set Z_old needs no new visit with sleep set Z when Z_old ⊆ Z
+ * (the earlier visit explored every fence this one would; Godefroid's state caching with
+ * sleep sets). Returns 1 when the state must be explored (and stores Z_old ∩ Z). */
+static int key_visit(uint64_t key, uint64_t sleep) {
   uint32_t i = (uint32_t)(key >> 40) & (KEY_SLOTS - 1);
   for (uint32_t probes = 0; probes < KEY_SLOTS; probes++, i = (i + 1) & (KEY_SLOTS - 1)) {
-    uint64_t cur = __atomic_load_n(&sh->keys[i], __ATOMIC_RELAXED);
-    if (cur == key) return 0;
-    if (!cur && __atomic_compare_exchange_n(&sh->keys[i], &cur, key, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    if (sh->keys[i] == key) {
+      if ((sh->masks[i] & ~sleep) == 0) return 0;
+      sh->masks[i] &= sleep;
       return 1;
-    if (cur == key) return 0;
+    }
+    if (!sh->keys[i]) {
+      sh->keys[i] = key;
+      sh->masks[i] = sleep;
+      return 1;
+    }
   }
   return 1; /* full: no pruning (the state budget ends the search) */
+}
+
+/* The SC fences of threads a and b commute in this state: both orders reach the same clocks
+ * (docs/scheduling.md "SC fences: when two commute": b ⊑ a ⊔ W, a ⊑ b ⊔ W, t ⊑ s ⊔ M and
+ * s ⊑ t ⊔ M, with a, s and b, t the threads' Ta and Tsc, W and M F's W and Msc). */
+static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
+  rsan_loc *f = rsan_loc_fence();
+  const rsan_clk *w = &f->W, *m = rsan_loc_msc(f);
+  rsan_clk tmp;
+  rsan_clk_init(&tmp);
+  int ok = 1;
+  const rsan_clk *pairs[4][2] = {{&a->Ta, &b->Ta}, {&b->Ta, &a->Ta}, {&a->Tsc, &b->Tsc}, {&b->Tsc, &a->Tsc}};
+  for (int k = 0; k < 4 && ok; k++) { /* pairs[k][1] ⊑ pairs[k][0] ⊔ (W or M) */
+    rsan_clk_assign(&tmp, pairs[k][0]);
+    rsan_clk_join(&tmp, k < 2 ? w : m);
+    ok = rsan_clk_leq(pairs[k][1], &tmp);
+  }
+  rsan_clk_release(&tmp);
+  return ok;
 }
 
 static void incomplete(int why) {
@@ -332,10 +381,19 @@ static void record(int j, const uint16_t *path, int len) {
   __atomic_store_n(&sh->nfound, i + 1, __ATOMIC_RELEASE);
 }
 
+static const rsan_thread *thread_of(int u) { return steps[first_of[offset[u]]].t; }
+
+/* The search along the linearisations of the coarse order. A ready step that is not an SC
+ * fence is taken alone; where only SC fences are ready, one child per fence. Sleep sets
+ * (bits: threads whose pending fence was explored from an earlier state and commutes with
+ * every fence run since) keep the search from running both orders of two fences that
+ * commute. */
 static void search(void) {
-  int pos[MAX_THREADS > 256 ? 256 : MAX_THREADS];
+  int pos[256];
   static uint16_t path[MAX_LOG];
   int len = 0;
+  uint64_t sleep = 0;
+  int use_sleep = nthreads <= 64;
   memset(pos, 0, sizeof pos);
   for (;;) {
     if (sh->incomplete) _exit(0);
@@ -343,35 +401,47 @@ static void search(void) {
     for (int u = 0; u < nthreads && take < 0; u++) {
       if (!ready(u, pos)) continue;
       const step *s = &steps[first_of[offset[u] + pos[u]]];
-      if (s->kind == RSAN_SK_FENCE_SC) fences[nf++] = u;
-      else take = u;
+      if (s->kind != RSAN_SK_FENCE_SC) take = u;
+      else if (!(sleep >> u & 1)) fences[nf++] = u;
     }
-    if (take < 0 && nf == 0) _exit(0); /* the end of the class's steps */
+    if (take < 0 && nf == 0) _exit(0); /* the end, or every ready fence asleep: explored */
     if (!check_later(pos)) _exit(0);   /* no check left: no report can follow */
     if (take < 0 && nf > 1) {
-      if (!key_insert(state_key(pos))) _exit(0);
+      if (!key_visit(state_key(pos), sleep)) {
+        __atomic_add_fetch(&sh->pruned, 1, __ATOMIC_RELAXED);
+        _exit(0);
+      }
       if (__atomic_add_fetch(&sh->states, 1, __ATOMIC_RELAXED) > MAX_STATES) {
         incomplete(1);
         _exit(0);
       }
-      /* one child per fence but the last, which this process takes */
-      for (int i = 0; i < nf - 1 && take < 0; i++) {
-        pid_t pid = _Fork();
-        if (pid == 0) take = fences[i];
-        else if (pid < 0) {
+      /* one child per fence but the last, which this process takes; fence i's child sleeps
+       * on the fences before it that commute with it here */
+      uint64_t done = 0;
+      for (int i = 0; i < nf && take < 0; i++) {
+        pid_t pid = i == nf - 1 ? 0 : _Fork();
+        if (pid < 0) {
           incomplete(1);
           _exit(0);
+        }
+        if (pid == 0) {
+          take = fences[i];
+          if (i < nf - 1) __atomic_add_fetch(&sh->forks, 1, __ATOMIC_RELAXED);
+          sleep |= done;
         } else {
           int st;
           while (waitpid(pid, &st, 0) < 0) {
           }
+          if (use_sleep) done |= 1ull << fences[i];
         }
       }
-      if (take < 0) take = fences[nf - 1];
     } else if (take < 0) {
       take = fences[0];
     }
     int j = first_of[offset[take] + pos[take]];
+    if (sleep && steps[j].kind == RSAN_SK_FENCE_SC) /* wake the fences this one does not commute with */
+      for (int u = 0; u < nthreads; u++)
+        if ((sleep >> u & 1) && !fences_commute(thread_of(u), thread_of(take))) sleep &= ~(1ull << u);
     uint64_t before = rsan_report_count();
     replay(&steps[j]);
     pos[take]++;
@@ -622,8 +692,11 @@ void rsan_closure_finish(void (*emit)(const char *, size_t)) {
   }
   if (!incomplete_why && sh) incomplete_why = sh->incomplete;
   static const char *const why[] = {"null", "\"states\"", "\"diverged\"", "\"unsupported\""};
-  int k = snprintf(buf, sizeof buf, ", \"closure\": {\"from\": %llu, \"states\": %llu, \"incomplete\": %s, \"reports\": [",
+  int k = snprintf(buf, sizeof buf,
+                   ", \"closure\": {\"from\": %llu, \"states\": %llu, \"forks\": %llu, \"pruned\": %llu, "
+                   "\"incomplete\": %s, \"reports\": [",
                    (unsigned long long)snapshot_step, (unsigned long long)(sh ? sh->states : 0),
+                   (unsigned long long)(sh ? sh->forks : 0), (unsigned long long)(sh ? sh->pruned : 0),
                    why[incomplete_why]);
   emit(buf, (size_t)k);
   for (int i = 0; sh && !incomplete_why && i < sh->nfound; i++) {
