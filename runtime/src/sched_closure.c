@@ -29,6 +29,7 @@
  *   attempts, a read that returns another value than in the run, a log or state budget
  *   exceeded) makes the closure incomplete: the trace says so and the exploration cannot be a
  *   proof (explore.py, bound "closure"). */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,6 +64,7 @@ typedef struct step {
   uint64_t read, written, site;
   int wait_block; /* a WAIT step inside op_wait: its block mode (1 blocking, 2 spin, 3 spin_ne) */
   uint64_t wait_v;
+  uint64_t loc_id; /* the location record's id (an access): a record made again is another state */
 } step;
 
 /* the parent's log */
@@ -118,12 +120,40 @@ static int passes_on(const step *s) {
   return s->kind != RSAN_SK_EXIT && s->kind != RSAN_SK_EXIT_PROCESS && s->ev != EV_NONE;
 }
 
-/* a step not yet run makes a check */
+/* The location whose checks this search looks for (snapshot_main: one search per location).
+ * A clock's value at location y evolves by joins, which are per location, and by the stamps of
+ * y's own writes, so the values at y of every clock follow from the steps alone, whatever the
+ * other locations' values are; and a check at y reads values at y only (its thread's clocks,
+ * y's history). So the reports at y are those of a search whose states are the values at y:
+ * far fewer states than the values at every location together. */
+static int focus;
+static uintptr_t focus_addr;
+
+/* per step: the stamps of its location just before it (both kinds), from the log */
+static uint64_t *stamp_before, *stampu_before;
+
+/* A step not yet run at the focus location y can still report. Every check needs its
+ * thread's Tsc(y) above its Tc(y) (engine.h rsan_read_violation, _write_violation with the U
+ * stamps; the value checks of waits and CAS look for a write in [Tc(y), Tsc(y))). No clock
+ * holds more at y than y's stamp, which at the check is the class's (the writes of y before
+ * it are ordered before it), and Tc only grows (Tc ⊑ Ta, and an acquire fence sets Tc := Ta):
+ * a check whose thread's Tc(y) already reaches both stamps it will have is dead. */
 static int check_later(const int *pos) {
-  for (int v = 0; v < nthreads; v++)
-    for (int k = pos[v]; k < total[v]; k++)
-      if (checks(&steps[first_of[offset[v] + k]])) return 1;
-  return 0;
+  rsan_loc *at = NULL;
+  int live = 0;
+  for (int v = 0; v < nthreads && !live; v++)
+    for (int k = pos[v]; k < total[v] && !live; k++) {
+      int j = first_of[offset[v] + k];
+      const step *s = &steps[j];
+      if (!checks(s) || s->at != focus_addr) continue;
+      if (!at) at = rsan_loc_peek(focus_addr);
+      if (!at) return 1;
+      rsan_q q;
+      rsan_loc_query(at, &s->t->Tc, &q);
+      live = q.lo < stamp_before[j] || q.loU < stampu_before[j];
+    }
+  if (at) rsan_loc_release(at);
+  return live;
 }
 
 /* Thread u's clocks can still decide a report (some check is left, check_later): u has a
@@ -175,6 +205,13 @@ static int next_is_store(uintptr_t a, const int *pos) {
   return first >= 0 && steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE;
 }
 
+static int wait_child(pid_t pid, int *st) {
+  int r;
+  while ((r = waitpid(pid, st, 0)) < 0 && errno == EINTR) {
+  }
+  return r;
+}
+
 static int nlive;
 static const rsan_clk *live_clk[1024];
 
@@ -194,15 +231,16 @@ static uint64_t state_key(const int *pos) {
     live_clk[nlive++] = &t->Ta;
     live_clk[nlive++] = &t->Tsc;
   }
-  rsan_loc *locs[256];
-  int nl = 0;
-  for (int i = 0; i < naddrs && nl < 256; i++) {
+  rsan_loc *at = NULL; /* the focus location */
+  for (int i = 0; i < naddrs; i++) {
     if (!accessed_later(addrs[i], pos)) continue; /* no step reads its clocks again */
     rsan_loc *l = rsan_loc_peek(addrs[i]);
     if (!l) continue;
     rsan_loc_release(l); /* one thread: the record stays */
-    h = mix(mix(mix(h, (uint64_t)i + 5000), l->stamp), l->stampU);
-    locs[nl++] = l;
+    if (i == focus) {
+      h = mix(mix(mix(h, (uint64_t)i + 5000), l->stamp), l->stampU);
+      at = l;
+    }
     if (nlive + 3 <= 1024) {
       /* a store next (it is ordered before every other access of x left) overwrites W(x) and
        * Wsc(x) without reading them; it reads Msc(x) */
@@ -219,12 +257,12 @@ static uint64_t state_key(const int *pos) {
     live_clk[nlive++] = &f->W;
     live_clk[nlive++] = rsan_loc_msc(f);
   }
-  for (int i = 0; i < nl; i++)
-    for (int c = 0; c < nlive; c++) {
-      rsan_q q;
-      rsan_loc_query(locs[i], live_clk[c], &q);
-      h = mix(mix(mix(mix(h, q.lo), q.loU), q.hi), q.hiU);
-    }
+  h = mix(h, (uint64_t)focus + 77);
+  for (int c = 0; at && c < nlive; c++) {
+    rsan_q q;
+    rsan_loc_query(at, live_clk[c], &q);
+    h = mix(mix(mix(mix(h, q.lo), q.loU), q.hi), q.hiU);
+  }
   return h ? h : 1;
 }
 
@@ -251,8 +289,29 @@ static int key_visit(uint64_t key, uint64_t sleep) {
 /* The SC fences of threads a and b commute in this state: both orders reach the same clocks
  * (docs/scheduling.md "SC fences: when two commute": b ⊑ a ⊔ W, a ⊑ b ⊔ W, t ⊑ s ⊔ M and
  * s ⊑ t ⊔ M, with a, s and b, t the threads' Ta and Tsc, W and M F's W and Msc). */
+static int exact(const rsan_q *q) { return q->lo == q->hi && q->loU == q->hiU; }
+/* x ⊑ y ⊔ z at the focus location (both timestamps) */
+static int leq_join(const rsan_q *x, const rsan_q *y, const rsan_q *z) {
+  return x->lo <= (y->lo > z->lo ? y->lo : z->lo) && x->loU <= (y->loU > z->loU ? y->loU : z->loU);
+}
+
 static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
   rsan_loc *f = rsan_loc_fence();
+  /* at the focus location: the states of the search are the values there */
+  rsan_loc *at = rsan_loc_peek(focus_addr);
+  if (at) {
+    rsan_q q[6];
+    const rsan_clk *c[6] = {&a->Ta, &b->Ta, &f->W, &a->Tsc, &b->Tsc, rsan_loc_msc(f)};
+    int all = 1;
+    for (int k = 0; k < 6; k++) {
+      rsan_loc_query(at, c[k], &q[k]);
+      all &= exact(&q[k]);
+    }
+    rsan_loc_release(at);
+    if (all)
+      return leq_join(&q[1], &q[0], &q[2]) && leq_join(&q[0], &q[1], &q[2]) && leq_join(&q[4], &q[3], &q[5]) &&
+             leq_join(&q[3], &q[4], &q[5]);
+  }
   const rsan_clk *w = &f->W, *m = rsan_loc_msc(f);
   rsan_clk tmp;
   rsan_clk_init(&tmp);
@@ -429,9 +488,9 @@ static void search(void) {
           if (i < nf - 1) __atomic_add_fetch(&sh->forks, 1, __ATOMIC_RELAXED);
           sleep |= done;
         } else {
-          int st;
-          while (waitpid(pid, &st, 0) < 0) {
-          }
+          int st = 0;
+          if (wait_child(pid, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+            incomplete(3); /* a child that crashed searched nothing */
           if (use_sleep) done |= 1ull << fences[i];
         }
       }
@@ -521,9 +580,55 @@ static void snapshot_main(int fd) {
     if (!a || steps[j].ev == EV_JOIN || a == f->addr) continue;
     int k = 0;
     while (k < naddrs && addrs[k] != a) k++;
-    if (k == naddrs) addrs[naddrs++] = a;
+    if (k < naddrs) continue;
+    addrs[naddrs++] = a;
+    /* freed and made again (free, a thread's stack) after the snapshot: the snapshot's record
+     * is not the one the run used, and the replay would not be the run's steps */
+    rsan_loc *l = steps[j].ev == EV_ACCESS ? rsan_loc_peek(a) : NULL;
+    if (l) {
+      uint64_t id = l->id;
+      rsan_loc_release(l);
+      if (id != steps[j].loc_id) incomplete(2);
+    }
+    for (int i = j + 1; i < n; i++)
+      if (steps[i].at == a && steps[i].ev == EV_ACCESS && steps[j].ev == EV_ACCESS && steps[i].loc_id != steps[j].loc_id)
+        incomplete(2);
   }
-  search();
+  stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
+  stampu_before = rsan_alloc((size_t)n * sizeof *stampu_before);
+  for (int i = 0; i < naddrs; i++) {
+    rsan_loc *l = rsan_loc_peek(addrs[i]);
+    uint64_t ts = 0, tu = 0;
+    if (l) {
+      ts = l->stamp;
+      tu = l->stampU;
+      rsan_loc_release(l);
+    }
+    for (int j = 0; j < n; j++) {
+      const step *x = &steps[j];
+      if (x->at != addrs[i] || x->ev == EV_JOIN) continue;
+      stamp_before[j] = ts;
+      stampu_before[j] = tu;
+      /* a write's stamps (atomic.c, sync.c): every write counts, a U stamp only a non-RMW one */
+      if ((x->ev == EV_ACCESS && x->has_write) || x->ev == EV_SYNC_ACQ || x->ev == EV_SYNC_REL) ts++;
+      if ((x->ev == EV_ACCESS && x->has_write && x->op == RSAN_OP_STORE) || x->ev == EV_SYNC_REL) tu++;
+    }
+  }
+  /* one search per location that a logged step checks (focus, above) */
+  signal(SIGCHLD, SIG_DFL); /* the program's disposition must not reap the searches */
+  for (int i = 0; i < naddrs && !sh->incomplete; i++) {
+    int checked = 0;
+    for (int j = 0; j < n && !checked; j++) checked = steps[j].at == addrs[i] && checks(&steps[j]);
+    if (!checked) continue;
+    pid_t pid = _Fork();
+    if (pid == 0) {
+      focus = i;
+      focus_addr = addrs[i];
+      search();
+    }
+    int st = 0;
+    if (pid < 0 || wait_child(pid, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) incomplete(3);
+  }
   _exit(0);
 }
 
@@ -636,6 +741,7 @@ void rsan_closure_note_access(const rsan_thread *t, const rsan_loc *l, int op, i
   s->written = written;
   s->site = site;
   s->at = l->addr;
+  s->loc_id = l->id;
 }
 
 void rsan_closure_note_fence(const rsan_thread *t, int order, uint64_t site) {
@@ -685,9 +791,9 @@ void rsan_closure_finish(void (*emit)(const char *, size_t)) {
       }
     }
     close(pipe_w);
-    int st;
-    while (waitpid(snapshot_pid, &st, 0) < 0) {
-    }
+    int st = 0;
+    if (wait_child(snapshot_pid, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+      incomplete_why = 3; /* the search crashed (or the program reaps children itself) */
     snapshot_pid = -1;
   }
   if (!incomplete_why && sh) incomplete_why = sh->incomplete;
