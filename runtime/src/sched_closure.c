@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "rsan_engine.h"
+#include "rsan_exit.h"
 #include "rsan_explain.h"
 #include "rsan_interface.h"
 #include "rsan_report.h"
@@ -455,7 +456,7 @@ static void search(void) {
   int use_sleep = nthreads <= 64;
   memset(pos, 0, sizeof pos);
   for (;;) {
-    if (sh->incomplete) _exit(0);
+    if (sh->incomplete) rsan_exit_raw(0);
     int fences[256], nf = 0, take = -1;
     for (int u = 0; u < nthreads && take < 0; u++) {
       if (!ready(u, pos)) continue;
@@ -463,16 +464,16 @@ static void search(void) {
       if (s->kind != RSAN_SK_FENCE_SC) take = u;
       else if (!(sleep >> u & 1)) fences[nf++] = u;
     }
-    if (take < 0 && nf == 0) _exit(0); /* the end, or every ready fence asleep: explored */
-    if (!check_later(pos)) _exit(0);   /* no check left: no report can follow */
+    if (take < 0 && nf == 0) rsan_exit_raw(0); /* the end, or every ready fence asleep: explored */
+    if (!check_later(pos)) rsan_exit_raw(0);   /* no check left: no report can follow */
     if (take < 0 && nf > 1) {
       if (!key_visit(state_key(pos), sleep)) {
         __atomic_add_fetch(&sh->pruned, 1, __ATOMIC_RELAXED);
-        _exit(0);
+        rsan_exit_raw(0);
       }
       if (__atomic_add_fetch(&sh->states, 1, __ATOMIC_RELAXED) > MAX_STATES) {
         incomplete(1);
-        _exit(0);
+        rsan_exit_raw(0);
       }
       /* one child per fence but the last, which this process takes; fence i's child sleeps
        * on the fences before it that commute with it here */
@@ -481,7 +482,7 @@ static void search(void) {
         pid_t pid = i == nf - 1 ? 0 : _Fork();
         if (pid < 0) {
           incomplete(1);
-          _exit(0);
+          rsan_exit_raw(0);
         }
         if (pid == 0) {
           take = fences[i];
@@ -537,9 +538,9 @@ static void snapshot_main(int fd) {
   rsan_flag.report_races = 0;
   rsan_flag.sc_accesses = RSAN_SC_RA; /* the fences of a seq_cst access are steps of their own */
   int n;
-  if (read_all(fd, &n, sizeof n) || n <= 0 || n > MAX_LOG) _exit(0);
+  if (read_all(fd, &n, sizeof n) || n <= 0 || n > MAX_LOG) rsan_exit_raw(0);
   steps = rsan_alloc((size_t)n * sizeof *steps);
-  if (read_all(fd, steps, (size_t)n * sizeof *steps)) _exit(0);
+  if (read_all(fd, steps, (size_t)n * sizeof *steps)) rsan_exit_raw(0);
   close(fd);
   nsteps = n;
   nthreads = 0;
@@ -547,7 +548,7 @@ static void snapshot_main(int fd) {
     if (steps[j].tid + 1 > nthreads) nthreads = steps[j].tid + 1;
   if (nthreads > 256) {
     incomplete(3);
-    _exit(0);
+    rsan_exit_raw(0);
   }
   total = rsan_alloc((size_t)nthreads * sizeof *total);
   offset = rsan_alloc((size_t)(nthreads + 1) * sizeof *offset);
@@ -629,7 +630,7 @@ static void snapshot_main(int fd) {
     int st = 0;
     if (pid < 0 || wait_child(pid, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) incomplete(3);
   }
-  _exit(0);
+  rsan_exit_raw(0);
 }
 
 /* ---- the run's side ---- */
