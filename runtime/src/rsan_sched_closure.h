@@ -11,8 +11,9 @@
 extern int rsan_closure_logging;
 
 /* the engine events of the step being run (explain.c's hooks call them first) */
-void rsan_closure_note_access(const rsan_thread *t, const rsan_loc *l, int op, int rmw_op, int order, int size,
-                              int has_read, uint64_t read, int has_write, uint64_t written, uint64_t site);
+void rsan_closure_note_access(const rsan_thread *t, const rsan_loc *l, int op, int rmw_op, int order,
+                              int size, int has_read, uint64_t read, int has_write, uint64_t written,
+                              uint64_t site);
 void rsan_closure_note_fence(const rsan_thread *t, int order, uint64_t site);
 void rsan_closure_note_sync(const rsan_thread *t, const char *kind, uintptr_t addr);
 /* atomic.c op_wait's entry (only while rsan_closure_logging): the value and mode of the wait */

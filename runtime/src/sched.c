@@ -374,8 +374,8 @@ void rsan_sched_set_pending(sched_thread *s, int kind, const void *addr, int w, 
   s->w = w;
   /* sched_closure: every SC fence is labelled clean (the coarse relation; its F orders are the
    * closure's business, sched_closure.c) */
-  s->clean = kind == RSAN_SK_FENCE_SC &&
-             ((mode == RSAN_SCHED_DFS && rsan_sched_flag.sched_closure) || (s->t && rsan_fence_sc_clean(s->t)));
+  s->clean = kind == RSAN_SK_FENCE_SC && ((mode == RSAN_SCHED_DFS && rsan_sched_flag.sched_closure) ||
+                                          (s->t && rsan_fence_sc_clean(s->t)));
   s->block = block;
   s->timed = timed;
   if (s->retry && (s->retry_addr != s->addr)) s->retry = 0; /* it moved on to something else */

@@ -91,9 +91,7 @@ typedef struct shared {
 } shared;
 static shared *sh;
 
-int rsan_closure_wanted(void) {
-  return rsan_sched_flag.sched_closure == 1 && !rsan_flag.explain_path[0];
-}
+int rsan_closure_wanted(void) { return rsan_sched_flag.sched_closure == 1 && !rsan_flag.explain_path[0]; }
 
 /* ---- the snapshot's side ---- */
 
@@ -310,8 +308,8 @@ static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
     }
     rsan_loc_release(at);
     if (all)
-      return leq_join(&q[1], &q[0], &q[2]) && leq_join(&q[0], &q[1], &q[2]) && leq_join(&q[4], &q[3], &q[5]) &&
-             leq_join(&q[3], &q[4], &q[5]);
+      return leq_join(&q[1], &q[0], &q[2]) && leq_join(&q[0], &q[1], &q[2]) &&
+             leq_join(&q[4], &q[3], &q[5]) && leq_join(&q[3], &q[4], &q[5]);
   }
   const rsan_clk *w = &f->W, *m = rsan_loc_msc(f);
   rsan_clk tmp;
@@ -328,7 +326,8 @@ static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
 }
 
 static void incomplete(int why) {
-  if (!__atomic_load_n(&sh->incomplete, __ATOMIC_RELAXED)) __atomic_store_n(&sh->incomplete, why, __ATOMIC_RELAXED);
+  if (!__atomic_load_n(&sh->incomplete, __ATOMIC_RELAXED))
+    __atomic_store_n(&sh->incomplete, why, __ATOMIC_RELAXED);
 }
 
 static uint64_t do_load(void *p, int size, int order, uint64_t site) {
@@ -355,7 +354,8 @@ static uint64_t do_xchg(void *p, uint64_t v, int size, int order, uint64_t site)
   default: return __rsan_rmw_8(p, v, RSAN_RMW_XCHG, order, site);
   }
 }
-static rsan_cas_ret do_cas(void *p, uint64_t e, uint64_t d, int size, int succ, int fail, int weak, uint64_t site) {
+static rsan_cas_ret do_cas(void *p, uint64_t e, uint64_t d, int size, int succ, int fail, int weak,
+                           uint64_t site) {
   switch (size) {
   case 1: return __rsan_cas_1(p, e, d, succ, fail, weak, site);
   case 2: return __rsan_cas_2(p, e, d, succ, fail, weak, site);
@@ -407,8 +407,8 @@ static void replay(const step *s) {
     default: { /* CAS */
       int ok = s->has_write;
       uint64_t e = ok ? s->read : s->read + 1;
-      rsan_cas_ret r = do_cas(p, e, s->written, s->size, ok ? s->order : RSAN_SEQ_CST, ok ? RSAN_RELAXED : s->order,
-                              s->op == RSAN_OP_CAS_WEAK, s->site);
+      rsan_cas_ret r = do_cas(p, e, s->written, s->size, ok ? s->order : RSAN_SEQ_CST,
+                              ok ? RSAN_RELAXED : s->order, s->op == RSAN_OP_CAS_WEAK, s->site);
       got = r.old;
       if ((int)r.ok != ok) incomplete(2);
     }
@@ -592,7 +592,8 @@ static void snapshot_main(int fd) {
       if (id != steps[j].loc_id) incomplete(2);
     }
     for (int i = j + 1; i < n; i++)
-      if (steps[i].at == a && steps[i].ev == EV_ACCESS && steps[j].ev == EV_ACCESS && steps[i].loc_id != steps[j].loc_id)
+      if (steps[i].at == a && steps[i].ev == EV_ACCESS && steps[j].ev == EV_ACCESS &&
+          steps[i].loc_id != steps[j].loc_id)
         incomplete(2);
   }
   stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
@@ -725,8 +726,9 @@ void rsan_closure_note_wait(const rsan_thread *t, uint64_t v, int block) {
   }
 }
 
-void rsan_closure_note_access(const rsan_thread *t, const rsan_loc *l, int op, int rmw_op, int order, int size,
-                              int has_read, uint64_t read, int has_write, uint64_t written, uint64_t site) {
+void rsan_closure_note_access(const rsan_thread *t, const rsan_loc *l, int op, int rmw_op, int order,
+                              int size, int has_read, uint64_t read, int has_write, uint64_t written,
+                              uint64_t site) {
   (void)t;
   if (unsupported || !nlog) return;
   if ((op > RSAN_OP_CAS_STRONG && op != RSAN_OP_WAIT) || size > 8) unsupported = 1;
@@ -756,8 +758,9 @@ void rsan_closure_note_fence(const rsan_thread *t, int order, uint64_t site) {
 void rsan_closure_note_sync(const rsan_thread *t, const char *kind, uintptr_t addr) {
   (void)t;
   if (unsupported || !nlog) return;
-  note_event(!strcmp(kind, "acquire") ? EV_SYNC_ACQ : !strcmp(kind, "acquire_load") ? EV_SYNC_ACQ_LOAD
-                                                                                    : EV_SYNC_REL);
+  note_event(!strcmp(kind, "acquire")        ? EV_SYNC_ACQ
+             : !strcmp(kind, "acquire_load") ? EV_SYNC_ACQ_LOAD
+                                             : EV_SYNC_REL);
   log_steps[nlog - 1].at = addr;
 }
 

@@ -56,7 +56,8 @@ static int asleep(int tid) {
 void rsan_sched_wake_sleepers(const sched_thread *c) {
   for (int i = 0; i < nsleepers; i++) {
     sleep_entry *e = &sleepers[i];
-    if (e->live && rsan_sched_ops_dependent(e->tid, e->kind, e->addr, e->w, c->tid, c->kind, op_addr(c), c->w))
+    if (e->live &&
+        rsan_sched_ops_dependent(e->tid, e->kind, e->addr, e->w, c->tid, c->kind, op_addr(c), c->w))
       e->live = 0;
   }
 }
