@@ -130,10 +130,13 @@ static uintptr_t focus_addr;
 
 /* per step: the stamps of its location just before it (both kinds), from the log */
 static uint64_t *stamp_before, *stampu_before;
+/* per check: its thread's Tc reaches those stamps in every interleaving of the class */
+static char *known_before;
 
-/* A step not yet run at the focus location y can still report. Every check needs its
- * thread's Tsc(y) above its Tc(y) (engine.h rsan_read_violation, _write_violation with the U
- * stamps; the value checks of waits and CAS look for a write in [Tc(y), Tsc(y))). No clock
+/* A step not yet run at the focus location y can still report. A load's or a wait's check
+ * needs its thread's Tsc(y) above its Tc(y) (rsan_engine.h rsan_read_violation; the value
+ * check of a wait looks for a write in [Tc(y), Tsc(y))), a store's or an RMW's the same of
+ * their U stamps (rsan_write_violation); a CAS is always live. No clock
  * holds more at y than y's stamp, which at the check is the class's (the writes of y before
  * it are ordered before it), and Tc only grows (Tc ⊑ Ta, and an acquire fence sets Tc := Ta):
  * a check whose thread's Tc(y) already reaches both stamps it will have is dead. */
@@ -144,12 +147,15 @@ static int check_later(const int *pos) {
     for (int k = pos[v]; k < total[v] && !live; k++) {
       int j = first_of[offset[v] + k];
       const step *s = &steps[j];
-      if (!checks(s) || s->at != focus_addr) continue;
+      if (!checks(s) || s->at != focus_addr || known_before[j]) continue;
       if (!at) at = rsan_loc_peek(focus_addr);
       if (!at) return 1;
       rsan_q q;
       rsan_loc_query(at, &s->t->Tc, &q);
-      live = q.lo < stamp_before[j] || q.loU < stampu_before[j];
+      if (s->op == RSAN_OP_LOAD || s->op == RSAN_OP_WAIT) live = q.lo < stamp_before[j]; /* read check */
+      else if (s->op == RSAN_OP_STORE || s->op == RSAN_OP_RMW)
+        live = q.loU < stampu_before[j]; /* write check */
+      else live = 1; /* a CAS's value checks compare Tc with the history, not with Tsc */
     }
   if (at) rsan_loc_release(at);
   return live;
@@ -615,6 +621,35 @@ static void snapshot_main(int fd) {
       if ((x->ev == EV_ACCESS && x->has_write) || x->ev == EV_SYNC_ACQ || x->ev == EV_SYNC_REL) ts++;
       if ((x->ev == EV_ACCESS && x->has_write && x->op == RSAN_OP_STORE) || x->ev == EV_SYNC_REL) tu++;
     }
+  }
+  /* Checks dead in every interleaving: the last write of the location before the check (of
+   * the kind the check compares: any write for a load or a wait, a plain store for a store or
+   * an RMW) is the checking thread's own, or was made by a thread it joined before the check:
+   * its Tc then holds that write's stamps (a write raises its own thread's clocks; a join
+   * takes the joinee's Tc), and Tc only grows. */
+  known_before = rsan_alloc((size_t)n);
+  for (int j = 0; j < n; j++) {
+    const step *e = &steps[j];
+    known_before[j] = 0;
+    if (!checks(e) ||
+        (e->op != RSAN_OP_LOAD && e->op != RSAN_OP_WAIT && e->op != RSAN_OP_STORE && e->op != RSAN_OP_RMW))
+      continue;
+    int reads = e->op == RSAN_OP_LOAD || e->op == RSAN_OP_WAIT, w = -1;
+    for (int i = j - 1; i >= 0 && w < 0; i--) {
+      const step *x = &steps[i];
+      if (x->at != e->at || x->ev == EV_JOIN) continue;
+      int writes = reads
+                       ? (x->ev == EV_ACCESS && x->has_write) || x->ev == EV_SYNC_ACQ || x->ev == EV_SYNC_REL
+                       : (x->ev == EV_ACCESS && x->has_write && x->op == RSAN_OP_STORE) ||
+                             x->ev == EV_SYNC_REL;
+      if (writes) w = i;
+    }
+    if (w < 0) continue; /* the last write is older than the snapshot: the state decides */
+    int known = steps[w].tid == e->tid;
+    for (int i = w + 1; i < j && !known; i++)
+      known = steps[i].tid == e->tid && steps[i].ev == EV_JOIN && steps[i].joinee &&
+              steps[i].joinee->tid == steps[w].tid;
+    known_before[j] = (char)known;
   }
   /* one search per location that a logged step checks (focus, above) */
   signal(SIGCHLD, SIG_DFL); /* the program's disposition must not reap the searches */
