@@ -128,6 +128,19 @@ static int passes_on(const step *s) {
 static int focus;
 static uintptr_t focus_addr;
 
+/* a write that raises its location's stamp, and one that raises its U stamp too (atomic.c,
+ * sync.c: every write counts, a U stamp only a non-RMW one) */
+static int writes_stamp(const step *x) {
+  return (x->ev == EV_ACCESS && x->has_write) || x->ev == EV_SYNC_ACQ || x->ev == EV_SYNC_REL;
+}
+static int writes_stamp_u(const step *x) {
+  return (x->ev == EV_ACCESS && x->has_write && x->op == RSAN_OP_STORE) || x->ev == EV_SYNC_REL;
+}
+static int acquire_order(int o) {
+  return o == RSAN_CONSUME || o == RSAN_ACQUIRE || o == RSAN_ACQ_REL || o == RSAN_SEQ_CST;
+}
+static int release_order(int o) { return o == RSAN_RELEASE || o == RSAN_ACQ_REL || o == RSAN_SEQ_CST; }
+
 /* per step: the stamps of its location just before it (both kinds), from the log */
 static uint64_t *stamp_before, *stampu_before;
 /* per check: its thread's Tc reaches those stamps in every interleaving of the class */
@@ -617,39 +630,60 @@ static void snapshot_main(int fd) {
       if (x->at != addrs[i] || x->ev == EV_JOIN) continue;
       stamp_before[j] = ts;
       stampu_before[j] = tu;
-      /* a write's stamps (atomic.c, sync.c): every write counts, a U stamp only a non-RMW one */
-      if ((x->ev == EV_ACCESS && x->has_write) || x->ev == EV_SYNC_ACQ || x->ev == EV_SYNC_REL) ts++;
-      if ((x->ev == EV_ACCESS && x->has_write && x->op == RSAN_OP_STORE) || x->ev == EV_SYNC_REL) tu++;
+      ts += (uint64_t)writes_stamp(x);
+      tu += (uint64_t)writes_stamp_u(x);
     }
   }
   /* Checks dead in every interleaving: the last write of the location before the check (of
    * the kind the check compares: any write for a load or a wait, a plain store for a store or
-   * an RMW) is the checking thread's own, or was made by a thread it joined before the check:
-   * its Tc then holds that write's stamps (a write raises its own thread's clocks; a join
-   * takes the joinee's Tc), and Tc only grows. */
+   * an RMW) happens before the check through the class's own synchronisation, which every
+   * interleaving of the class shares (its reads read the same writes): program order, joins,
+   * and a release write (or a lock's release) read by an acquire read (or a lock's
+   * acquisition). Edges through F vary with the fences' order and are not counted, nor are
+   * release sequences and fences (fewer edges: fewer dead checks). The checking thread's Tc
+   * then holds the write's stamps (a write raises its thread's Tc; W(x) := Tc at a release
+   * write, Tc ⊔= W(x) at an acquire read of the newest write; a join takes the joinee's Tc),
+   * and Tc only grows. hb[u]: how many logged steps of each thread happen before thread u's
+   * next step; rel[j]: the same at release write j. */
   known_before = rsan_alloc((size_t)n);
+  size_t nt = (size_t)nthreads;
+  int *hb = rsan_alloc(nt * nt * sizeof *hb), *rel = rsan_alloc((size_t)n * nt * sizeof *rel);
+  char *released = rsan_alloc((size_t)n);
+  memset(hb, 0, nt * nt * sizeof *hb);
   for (int j = 0; j < n; j++) {
     const step *e = &steps[j];
+    int *cur = hb + (size_t)e->tid * nt;
     known_before[j] = 0;
-    if (!checks(e) ||
-        (e->op != RSAN_OP_LOAD && e->op != RSAN_OP_WAIT && e->op != RSAN_OP_STORE && e->op != RSAN_OP_RMW))
-      continue;
-    int reads = e->op == RSAN_OP_LOAD || e->op == RSAN_OP_WAIT, w = -1;
-    for (int i = j - 1; i >= 0 && w < 0; i--) {
-      const step *x = &steps[i];
-      if (x->at != e->at || x->ev == EV_JOIN) continue;
-      int writes = reads
-                       ? (x->ev == EV_ACCESS && x->has_write) || x->ev == EV_SYNC_ACQ || x->ev == EV_SYNC_REL
-                       : (x->ev == EV_ACCESS && x->has_write && x->op == RSAN_OP_STORE) ||
-                             x->ev == EV_SYNC_REL;
-      if (writes) w = i;
+    if (checks(e) &&
+        (e->op == RSAN_OP_LOAD || e->op == RSAN_OP_WAIT || e->op == RSAN_OP_STORE || e->op == RSAN_OP_RMW)) {
+      int reads = e->op == RSAN_OP_LOAD || e->op == RSAN_OP_WAIT, w = -1;
+      for (int i = j - 1; i >= 0 && w < 0; i--) {
+        const step *x = &steps[i];
+        if (x->at != e->at || x->ev == EV_JOIN) continue;
+        if (reads ? writes_stamp(x) : writes_stamp_u(x)) w = i;
+      }
+      /* w < 0: the last write is older than the snapshot, and the state decides */
+      if (w >= 0) known_before[j] = (char)(steps[w].tid == e->tid || cur[steps[w].tid] > index_in_thread[w]);
     }
-    if (w < 0) continue; /* the last write is older than the snapshot: the state decides */
-    int known = steps[w].tid == e->tid;
-    for (int i = w + 1; i < j && !known; i++)
-      known = steps[i].tid == e->tid && steps[i].ev == EV_JOIN && steps[i].joinee &&
-              steps[i].joinee->tid == steps[w].tid;
-    known_before[j] = (char)known;
+    cur[e->tid] = index_in_thread[j] + 1;
+    int acquires = (e->ev == EV_ACCESS && e->has_read && acquire_order(e->order)) || e->ev == EV_SYNC_ACQ ||
+                   e->ev == EV_SYNC_ACQ_LOAD;
+    if (acquires) {
+      int r = -1; /* the write it reads: the newest before it */
+      for (int i = j - 1; i >= 0 && r < 0; i--)
+        if (steps[i].at == e->at && steps[i].ev != EV_JOIN && writes_stamp(&steps[i])) r = i;
+      if (r >= 0 && released[r])
+        for (size_t u = 0; u < nt; u++)
+          if (cur[u] < rel[(size_t)r * nt + u]) cur[u] = rel[(size_t)r * nt + u];
+    }
+    if (e->ev == EV_JOIN && e->joinee && e->joinee->tid >= 0 && e->joinee->tid < nthreads) {
+      const int *other = hb + (size_t)e->joinee->tid * nt;
+      for (size_t u = 0; u < nt; u++)
+        if (cur[u] < other[u]) cur[u] = other[u];
+    }
+    released[j] = (char)((e->ev == EV_ACCESS && e->has_write && release_order(e->order)) ||
+                         e->ev == EV_SYNC_REL);
+    if (released[j]) memcpy(rel + (size_t)j * nt, cur, nt * sizeof *cur);
   }
   /* one search per location that a logged step checks (focus, above) */
   signal(SIGCHLD, SIG_DFL); /* the program's disposition must not reap the searches */
