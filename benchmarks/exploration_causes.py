@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -108,6 +109,7 @@ class Probe:
         self.runs = 0
         self.totals: collections.Counter[str] = collections.Counter()
         self.saved: dict[str, object] = {}
+        self.cpu = 0.0
 
     def install(self) -> None:
         ex, probe = self.ex, self
@@ -183,10 +185,15 @@ def explore(exe: Path, work: Path, max_schedules: int, fences_free: bool, closur
     try:
         options = RunOptions(timeout=60, work_dir=str(work), quiet=True, closure=closure)
         start = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         result = explore_program(str(exe), [], options, ExploreOptions(max_schedules=max_schedules, jobs=1))
         wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         probe.uninstall()
+    # the runs' CPU (the fork server, its runs and their closure searches, all waited for by
+    # the time explore_program returns): a figure the machine's load does not inflate
+    probe.cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return result, wall, probe
 
 
@@ -223,14 +230,14 @@ def main() -> int:
                 verdict = "REPORTED" if result.reports else "robust" if exploration.complete else "bound"
                 runs = max(probe.runs, 1)
                 row = [name + label, verdict, str(exploration.schedules),
-                       str(exploration.sleep_blocked), f"{wall:.2f}"]
+                       str(exploration.sleep_blocked), f"{wall:.2f}", f"{probe.cpu:.2f}"]
                 row += [str(probe.schedules.get(c, 0)) for c in CAUSES]
                 row += [f"{probe.totals[k] / runs:.1f}" for k in ("steps", "fence", "clean", "reread")]
                 row.append(str(probe.totals["exit"]))
                 row += [str(exploration.closure_states), str(exploration.closure_reruns)]
                 rows.append(row)
                 print("  " + " | ".join(row), file=sys.stderr, flush=True)
-    print_table(["program", "verdict", "schedules", "sleep-blocked", "wall s", *CAUSES,
+    print_table(["program", "verdict", "schedules", "sleep-blocked", "wall s", "CPU s", *CAUSES,
                  "steps/run", "SC fences/run", "clean/run", "re-reads/run", "runs with exit", "closure states",
                  "closure re-runs"], rows)
     print(f"# {machine_load()}")
