@@ -19,9 +19,10 @@
  *   ready once the earlier steps of other threads it is coarse-dependent with ran. A ready step
  *   that is not an SC fence commutes with every other ready step, monitor state included, so it
  *   is taken alone; where only SC fences are ready, the process forks one child per fence.
- *   A state whose key (every live thread's clocks, every logged location's clocks, stamps and
- *   facts, each thread's position; F's record and ended threads left out) was seen is pruned
- *   through a hash set in shared memory.
+ *   One search per location that a step checks (focus); a state whose key (the values at that
+ *   location of every clock a later step reads, its stamps, each thread's position) was seen
+ *   is pruned through a hash set in shared memory, with sleep sets between fences that
+ *   commute, and a path ends when no check that can still report is left (check_later).
  * - A replayed step that makes a (non-benign) robustness report records the interleaving it
  *   followed; the trace's end line lists them and the driver runs each as an ordinary schedule,
  *   so the report users see is the engine's own, made by a real run (soundness first).
@@ -49,10 +50,10 @@
 
 #define MAX_LOG 4096       /* steps after the snapshot */
 #define MAX_FOUND 16       /* report interleavings kept */
-#define KEY_SLOTS (1u << 18) /* hash set of closure keys (2 MiB) */
+#define KEY_SLOTS (1u << 18) /* hash set of closure keys (2 MiB, and 2 MiB of sleep masks) */
 #define MAX_STATES 100000  /* branching states per closure: beyond, incomplete */
 
-enum { EV_NONE = 0, EV_ACCESS, EV_FENCE, EV_SYNC_ACQ, EV_SYNC_ACQ_LOAD, EV_SYNC_REL, EV_JOIN, EV_BAD };
+enum { EV_NONE = 0, EV_ACCESS, EV_FENCE, EV_SYNC_ACQ, EV_SYNC_ACQ_LOAD, EV_SYNC_REL, EV_JOIN };
 
 typedef struct step {
   rsan_thread *t;
@@ -95,7 +96,6 @@ int rsan_closure_wanted(void) { return rsan_sched_flag.sched_closure == 1 && !rs
 
 /* ---- the snapshot's side ---- */
 
-static int nsteps;
 static step *steps;
 static int *need;     /* steps x nthreads: steps of each thread that must run before it */
 static int *total;    /* steps of each thread in the log */
@@ -149,10 +149,10 @@ static char *known_before;
 /* A step not yet run at the focus location y can still report. A load's or a wait's check
  * needs its thread's Tsc(y) above its Tc(y) (rsan_engine.h rsan_read_violation; the value
  * check of a wait looks for a write in [Tc(y), Tsc(y))), a store's or an RMW's the same of
- * their U stamps (rsan_write_violation); a CAS is always live. No clock
- * holds more at y than y's stamp, which at the check is the class's (the writes of y before
- * it are ordered before it), and Tc only grows (Tc ⊑ Ta, and an acquire fence sets Tc := Ta):
- * a check whose thread's Tc(y) already reaches both stamps it will have is dead. */
+ * their U stamps (rsan_write_violation); a CAS is always live. No clock holds more at y than
+ * y's stamp, which at the check is the class's (the writes of y before it are ordered before
+ * it), and Tc only grows (Tc ⊑ Ta, and an acquire fence sets Tc := Ta): a check whose
+ * thread's Tc(y) already reaches the stamp it will see is dead. */
 static int check_later(const int *pos) {
   rsan_loc *at = NULL;
   int live = 0;
@@ -200,14 +200,6 @@ static int accessed_later(uintptr_t a, const int *pos) {
   return 0;
 }
 
-/* The key of a state: what a later step can read, by its meaning, not its representation.
- * A clock is a vector over thread slots whose entries name facts (rsan_internal.h); which
- * epochs a thread holds depends on whether its loads needed new facts, which depends on the
- * fences' order although the clock's value at every location may not. So each clock that a
- * later step can read (the threads' Tc, Tr, Ta, Tsc; the W, Wsc, Msc of the locations still
- * accessed) is hashed by its value at every location still accessed (rsan_loc_query), with
- * those locations' stamps: F is not among them (its stamps are never checked), and neither
- * are locations and threads that no later step reads (docs/design/exploration.md §2). */
 /* The first access of a not yet run (in the run's order, which every other access of a
  * orders after it when it writes) is a plain store. */
 static int next_is_store(uintptr_t a, const int *pos) {
@@ -230,6 +222,14 @@ static int wait_child(pid_t pid, int *st) {
   return r;
 }
 
+/* The key of a state: what a later step can read, by its meaning, not its representation.
+ * A clock is a vector over thread slots whose entries name facts (rsan_internal.h); which
+ * epochs a thread holds depends on whether its loads needed new facts, which depends on the
+ * fences' order although the clock's value at every location may not. So each clock that a
+ * later step can read (the threads' Tc, Tr, Ta, Tsc; the W, Wsc, Msc of the locations still
+ * accessed; F's W and Msc) is hashed by its value at the focus location (rsan_loc_query),
+ * with that location's stamps; threads and locations that no later step reads are left out,
+ * and so are clocks that the next step overwrites unread (docs/design/exploration.md §4). */
 static int nlive;
 static const rsan_clk *live_clk[1024];
 
@@ -304,18 +304,18 @@ static int key_visit(uint64_t key, uint64_t sleep) {
   return 1; /* full: no pruning (the state budget ends the search) */
 }
 
-/* The SC fences of threads a and b commute in this state: both orders reach the same clocks
- * (docs/scheduling.md "SC fences: when two commute": b ⊑ a ⊔ W, a ⊑ b ⊔ W, t ⊑ s ⊔ M and
- * s ⊑ t ⊔ M, with a, s and b, t the threads' Ta and Tsc, W and M F's W and Msc). */
 static int exact(const rsan_q *q) { return q->lo == q->hi && q->loU == q->hiU; }
 /* x ⊑ y ⊔ z at the focus location (both timestamps) */
 static int leq_join(const rsan_q *x, const rsan_q *y, const rsan_q *z) {
   return x->lo <= (y->lo > z->lo ? y->lo : z->lo) && x->loU <= (y->loU > z->loU ? y->loU : z->loU);
 }
 
+/* The SC fences of threads a and b commute in this state: both orders reach the same clocks
+ * (docs/scheduling.md "SC fences: when two commute": b ⊑ a ⊔ W, a ⊑ b ⊔ W, t ⊑ s ⊔ M and
+ * s ⊑ t ⊔ M, with a, s and b, t the threads' Ta and Tsc, W and M F's W and Msc): at the focus
+ * location when every value there is exact, else on the whole clocks. */
 static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
   rsan_loc *f = rsan_loc_fence();
-  /* at the focus location: the states of the search are the values there */
   rsan_loc *at = rsan_loc_peek(focus_addr);
   if (at) {
     rsan_q q[6];
@@ -561,7 +561,6 @@ static void snapshot_main(int fd) {
   steps = rsan_alloc((size_t)n * sizeof *steps);
   if (read_all(fd, steps, (size_t)n * sizeof *steps)) rsan_exit_raw(0);
   close(fd);
-  nsteps = n;
   nthreads = 0;
   for (int j = 0; j < n; j++)
     if (steps[j].tid + 1 > nthreads) nthreads = steps[j].tid + 1;
