@@ -577,8 +577,8 @@ class ClosureStats:
                 confirmed.append(rerun)
         if not confirmed:
             return result
-        with self.lock:
-            self.extra.extend(confirmed[1:])
+        with self.lock:   # every run made is a run of the session: the coarse one too
+            self.extra.extend([result, *confirmed[1:]])
         return confirmed[0]
 
 
