@@ -53,16 +53,16 @@
 #define KEY_SLOTS (1u << 18) /* hash set of closure keys (2 MiB, and 2 MiB of sleep masks) */
 #define MAX_STATES 100000  /* branching states per closure: beyond, incomplete */
 
-enum { EV_NONE = 0, EV_ACCESS, EV_FENCE, EV_SYNC_ACQ, EV_SYNC_ACQ_LOAD, EV_SYNC_REL, EV_JOIN };
+enum { EV_NONE = 0, EV_ACCESS, EV_FENCE, EV_SYNC_ACQ, EV_SYNC_ACQ_LOAD, EV_SYNC_REL, EV_JOIN, EV_SPAWN };
 
 typedef struct step {
-  rsan_thread *t;
+  rsan_thread *t; /* the run's record: valid in the snapshot for threads that existed then */
   int tid, kind, w;
   uintptr_t addr; /* as op_addr names it: a clean SC fence 0x1 */
   int ev, nev;    /* the engine event of the step (EV_*), how many */
   int op, rmw_op, order, size, has_read, has_write;
-  uintptr_t at; /* the event's address (access, sync), or the joinee (join) */
-  rsan_thread *joinee;
+  uintptr_t at; /* the event's address (access, sync) */
+  int other; /* the joinee's tid (join) or the new thread's (spawn), else -1 */
   uint64_t read, written, site;
   int wait_block; /* a WAIT step inside op_wait: its block mode (1 blocking, 2 spin, 3 spin_ne) */
   uint64_t wait_v;
@@ -105,6 +105,9 @@ static int *offset;   /* per thread: start of its steps in first_of */
 static int nthreads;
 static uintptr_t *addrs;
 static int naddrs;
+/* each thread's record in the snapshot: the run's, or (a thread created after the snapshot)
+ * the one the replay of its spawn made; NULL until then */
+static rsan_thread **rec;
 
 static uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -161,10 +164,14 @@ static int check_later(const int *pos) {
       int j = first_of[offset[v] + k];
       const step *s = &steps[j];
       if (!checks(s) || s->at != focus_addr || known_before[j]) continue;
+      if (!rec[s->tid]) { /* a thread not created yet: its check is live */
+        live = 1;
+        break;
+      }
       if (!at) at = rsan_loc_peek(focus_addr);
       if (!at) return 1;
       rsan_q q;
-      rsan_loc_query(at, &s->t->Tc, &q);
+      rsan_loc_query(at, &rec[s->tid]->Tc, &q);
       if (s->op == RSAN_OP_LOAD || s->op == RSAN_OP_WAIT) live = q.lo < stamp_before[j]; /* read check */
       else if (s->op == RSAN_OP_STORE || s->op == RSAN_OP_RMW)
         live = q.loU < stampu_before[j]; /* write check */
@@ -185,7 +192,7 @@ static int live_later(int u, const int *pos) {
   for (int v = 0; v < nthreads; v++)
     for (int k = pos[v]; k < total[v]; k++) {
       const step *s = &steps[first_of[offset[v] + k]];
-      if (s->ev == EV_JOIN && s->joinee && s->joinee->tid == u) return 1;
+      if (s->ev == EV_JOIN && s->other == u) return 1;
     }
   return 0;
 }
@@ -238,8 +245,8 @@ static uint64_t state_key(const int *pos) {
   nlive = 0;
   for (int u = 0; u < nthreads; u++) {
     h = mix(h, (uint64_t)pos[u]);
-    if (!total[u] || !live_later(u, pos) || nlive + 4 > 1024) continue;
-    const rsan_thread *t = steps[first_of[offset[u]]].t;
+    const rsan_thread *t = rec[u];
+    if (!total[u] || !t || !live_later(u, pos) || nlive + 4 > 1024) continue;
     h = mix(h, (uint64_t)u + 1000);
     /* a pending SC fence overwrites Tc (:= Ta) and Tr (:= Tc) before it reads them */
     if (pos[u] >= total[u] || steps[first_of[offset[u] + pos[u]]].kind != RSAN_SK_FENCE_SC) {
@@ -405,18 +412,26 @@ static uint64_t do_wait(void *p, uint64_t v, int size, int order, int block, uin
  * the exchange of the value it wrote (the rules of an RMW do not depend on its operation); a
  * CAS with the value it read as expected (it succeeds) or another (it fails). */
 static void replay(const step *s) {
-  rsan_thread_set_current(s->t);
+  rsan_thread *t = rec[s->tid];
+  if (!t) { /* a thread whose spawn the log does not hold */
+    incomplete(3);
+    return;
+  }
+  rsan_thread_set_current(t);
   void *p = (void *)s->at;
   uint64_t got = s->read;
   switch (s->ev) {
   case EV_NONE:
-    if (s->kind == RSAN_SK_FENCE_SC) rsan_fence_sc_step(s->t); /* a fence of a seq_cst access */
+    if (s->kind == RSAN_SK_FENCE_SC) rsan_fence_sc_step(t); /* a fence of a seq_cst access */
     break;
   case EV_FENCE: __rsan_fence(s->order, 0, s->site); break;
-  case EV_SYNC_ACQ: rsan_sync_acquire(s->t, p); break;
-  case EV_SYNC_ACQ_LOAD: rsan_sync_acquire_load(s->t, p); break;
-  case EV_SYNC_REL: rsan_sync_release(s->t, p); break;
-  case EV_JOIN: rsan_thread_join(s->t, s->joinee); break;
+  case EV_SYNC_ACQ: rsan_sync_acquire(t, p); break;
+  case EV_SYNC_ACQ_LOAD: rsan_sync_acquire_load(t, p); break;
+  case EV_SYNC_REL: rsan_sync_release(t, p); break;
+  case EV_JOIN: rsan_thread_join(t, s->other >= 0 && s->other < nthreads ? rec[s->other] : NULL); break;
+  case EV_SPAWN: /* the new thread's clocks from its creator's, as at pthread_create (thread.c) */
+    if (s->other >= 0 && s->other < nthreads) rec[s->other] = rsan_thread_create(t);
+    break;
   case EV_ACCESS:
     switch (s->op) {
     case RSAN_OP_LOAD: got = do_load(p, s->size, s->order, s->site); break;
@@ -460,7 +475,16 @@ static void record(int j, const uint16_t *path, int len) {
   __atomic_store_n(&sh->nfound, i + 1, __ATOMIC_RELEASE);
 }
 
-static const rsan_thread *thread_of(int u) { return steps[first_of[offset[u]]].t; }
+static const rsan_thread *thread_of(int u) { return rec[u]; }
+
+/* Steps a (earlier) and b of other threads are ordered in every interleaving of the class: the
+ * explorer's relation (every SC fence labelled clean: two SC fences are independent), and a
+ * thread's spawn before its steps, its steps before a join of it (the explorer needs no such
+ * pair: its steps are never enabled together with them). */
+static int coarse_dependent(const step *a, const step *b) {
+  if ((a->ev == EV_SPAWN && a->other == b->tid) || (b->ev == EV_JOIN && b->other == a->tid)) return 1;
+  return rsan_sched_ops_dependent(a->tid, a->kind, a->addr, a->w, b->tid, b->kind, b->addr, b->w);
+}
 
 /* The search along the linearisations of the coarse order. A ready step that is not an SC
  * fence is taken alone; where only SC fences are ready, one child per fence. Sleep sets
@@ -579,6 +603,11 @@ static void snapshot_main(int fd) {
   offset[0] = 0;
   for (int u = 0; u < nthreads; u++) offset[u + 1] = offset[u] + total[u];
   for (int j = 0; j < n; j++) first_of[offset[steps[j].tid] + index_in_thread[j]] = j;
+  rec = rsan_alloc((size_t)nthreads * sizeof *rec);
+  for (int u = 0; u < nthreads; u++) rec[u] = total[u] ? steps[first_of[offset[u]]].t : NULL;
+  for (int j = 0; j < n; j++) /* created after the snapshot: the replay of its spawn makes it */
+    if (steps[j].ev == EV_SPAWN && steps[j].other >= 0 && steps[j].other < nthreads)
+      rec[steps[j].other] = NULL;
   /* coarse predecessors: the earlier dependent steps of other threads (two SC fences are
    * independent: every fence is labelled clean) */
   for (int j = 0; j < n; j++) {
@@ -587,8 +616,7 @@ static void snapshot_main(int fd) {
     const step *b = &steps[j];
     for (int i = 0; i < j; i++) {
       const step *a = &steps[i];
-      if (rsan_sched_ops_dependent(a->tid, a->kind, a->addr, a->w, b->tid, b->kind, b->addr, b->w) &&
-          row[a->tid] < index_in_thread[i] + 1)
+      if (coarse_dependent(a, b) && row[a->tid] < index_in_thread[i] + 1)
         row[a->tid] = index_in_thread[i] + 1;
     }
   }
@@ -675,8 +703,11 @@ static void snapshot_main(int fd) {
         for (size_t u = 0; u < nt; u++)
           if (cur[u] < rel[(size_t)r * nt + u]) cur[u] = rel[(size_t)r * nt + u];
     }
-    if (e->ev == EV_JOIN && e->joinee && e->joinee->tid >= 0 && e->joinee->tid < nthreads) {
-      const int *other = hb + (size_t)e->joinee->tid * nt;
+    if (e->ev == EV_SPAWN && e->other >= 0 &&
+        e->other < nthreads) /* the child starts from the creator's Tc */
+      memcpy(hb + (size_t)e->other * nt, cur, nt * sizeof *cur);
+    if (e->ev == EV_JOIN && e->other >= 0 && e->other < nthreads) {
+      const int *other = hb + (size_t)e->other * nt;
       for (size_t u = 0; u < nt; u++)
         if (cur[u] < other[u]) cur[u] = other[u];
     }
@@ -729,6 +760,7 @@ static int replayable(const step *s) {
   case RSAN_SK_FENCE_SC: return s->ev == EV_NONE || s->ev == EV_FENCE;
   case RSAN_SK_FENCE: return s->ev == EV_FENCE;
   case RSAN_SK_JOIN: return s->ev == EV_NONE || s->ev == EV_JOIN;
+  case RSAN_SK_SPAWN: return s->ev == EV_SPAWN;
   case RSAN_SK_EXIT:
   case RSAN_SK_EXIT_PROCESS: return s->ev == EV_NONE;
   default: /* lock, unlock, sync primitives */
@@ -769,13 +801,14 @@ void rsan_closure_step(const sched_thread *c) {
   }
   if (unsupported) return;
   if (nlog && !replayable(&log_steps[nlog - 1])) unsupported = 1;
-  if (nlog == MAX_LOG || c->kind == RSAN_SK_SPAWN || c->tid >= MAX_WAITERS) {
-    unsupported = 1; /* a thread the snapshot does not have */
+  if (nlog == MAX_LOG || c->tid >= MAX_WAITERS) {
+    unsupported = 1;
     return;
   }
   step *s = &log_steps[nlog++];
   memset(s, 0, sizeof *s);
   s->t = c->t;
+  s->other = -1;
   s->tid = c->tid;
   s->kind = c->kind;
   s->addr = op_addr(c);
@@ -835,12 +868,13 @@ void rsan_closure_note_sync(const rsan_thread *t, const char *kind, uintptr_t ad
 void rsan_closure_note_thread(const rsan_thread *t, const char *kind, const rsan_thread *other) {
   (void)t;
   if (unsupported || !nlog) return;
-  if (strcmp(kind, "join") != 0) {
+  int spawn = !strcmp(kind, "spawn");
+  if (!spawn && strcmp(kind, "join") != 0) {
     unsupported = 1;
     return;
   }
-  note_event(EV_JOIN);
-  log_steps[nlog - 1].joinee = (rsan_thread *)other;
+  note_event(spawn ? EV_SPAWN : EV_JOIN);
+  log_steps[nlog - 1].other = other ? other->tid : -1;
 }
 
 /* The run ends (trace end line): search the closure and append its field to the line. */

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from pyrsan.runner import CLOSURE_COARSE, CLOSURE_OFF, CLOSURE_SEARCH, ExploreOptions, RunOptions, explore_program
+from pyrsan.runner import exploration_options, run_once
 
 HERE = Path(__file__).resolve().parent
 LITMUS = HERE.parent / "litmus"
@@ -64,6 +65,27 @@ def test_the_closure_keeps_the_reports_that_only_fence_orders_make(fence_order_p
     # the report is the engine's own, from a run that can be replayed
     assert all(r.reproduction is not None and Path(r.reproduction.schedule_file).exists()
                for r in closed.runs if r.reported)
+
+
+@pytest.mark.parametrize("defines", [(), ("-DRELAXED",)])
+def test_threads_created_after_the_first_sc_fence_are_replayed(tmp_path, pyrsan_cli, pyrsan_env, defines):
+    """spawn_after_sc.c: main's seq_cst store comes between its spawns, so the closure's snapshot
+    has no record of the second thread; the replay makes it (the closure is complete, with no
+    fallback to today's relation), with today's verdict and reports."""
+    exe = tmp_path / "spawn_after_sc"
+    proc = subprocess.run([*pyrsan_cli, "build", *defines, str(PROGRAMS / "spawn_after_sc.c"), "-o", str(exe)],
+                          env=pyrsan_env, capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr
+    options = exploration_options(RunOptions(work_dir=str(tmp_path / "one"), quiet=True, timeout=60,
+                                             closure=CLOSURE_SEARCH))
+    _, trace = run_once(str(exe), [], 1, options, prefix=())
+    spawns = [k for k, step in enumerate(trace.steps) if step.op.kind == "spawn"]
+    assert trace.closure is not None and trace.closure["incomplete"] is None
+    assert trace.closure["from"] < spawns[-1]   # the snapshot is older than the second thread
+    today = explored(exe, tmp_path / "today", CLOSURE_OFF, keep_going=True)
+    closed = explored(exe, tmp_path / "closed", CLOSURE_SEARCH, keep_going=True)
+    assert today.exploration.complete and closed.exploration.complete
+    assert keys(closed) == keys(today) and bool(today.reports) == bool(defines)
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in ("dekker_sc", "peterson_sc")
