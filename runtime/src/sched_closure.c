@@ -26,10 +26,11 @@
  * - A replayed step that makes a (non-benign) robustness report records the interleaving it
  *   followed; the trace's end line lists them and the driver runs each as an ordinary schedule,
  *   so the report users see is the engine's own, made by a real run (soundness first).
- * - Whatever the replay cannot reproduce (a thread created after the snapshot, wait / BCAS
- *   attempts, a read that returns another value than in the run, a log or state budget
- *   exceeded) makes the closure incomplete: the trace says so and the exploration cannot be a
- *   proof (explore.py, bound "closure"). */
+ * - Whatever the replay cannot reproduce (a failed BCAS or blocking-wait attempt, a CAS loop,
+ *   a read that returns another value than in the run, a location made again, a log or state
+ *   budget exceeded) makes the closure incomplete: the trace says so and the exploration
+ *   cannot be a proof (runner.py: bound "closure", then today's relation). A thread created
+ *   after the snapshot is made by the replay of its spawn. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
