@@ -22,7 +22,14 @@ process exit among their steps.
 ``--variants`` re-runs each exploration with every two SC fences independent (``[fences
 free]``): what is left are the other causes. It is a measurement, not a sound relation.
 
-    python benchmarks/exploration_causes.py [--max-schedules 1000] [--only TEXT] [--variants | --fences-free]
+``--closure`` explores each program twice, interleaved: with today's relation (``[today]``,
+PYRSAN_CLOSURE=0) and with the F-order closure (``[closure]``, PYRSAN_CLOSURE=1: the coarse
+relation, each run's closure searched by the runtime, docs/design/exploration.md); the last
+columns are the closures' branching states and the schedules run to confirm closure reports.
+Without it the explorations use today's relation.
+
+    python benchmarks/exploration_causes.py [--max-schedules 1000] [--only TEXT]
+        [--variants | --fences-free | --closure]
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -101,6 +109,7 @@ class Probe:
         self.runs = 0
         self.totals: collections.Counter[str] = collections.Counter()
         self.saved: dict[str, object] = {}
+        self.cpu = 0.0
 
     def install(self) -> None:
         ex, probe = self.ex, self
@@ -168,18 +177,23 @@ class Probe:
                 setattr(self.ex._Search, name, value)
 
 
-def explore(exe: Path, work: Path, max_schedules: int, fences_free: bool):
+def explore(exe: Path, work: Path, max_schedules: int, fences_free: bool, closure: str = "0"):
     from pyrsan.runner import ExploreOptions, RunOptions, explore_program
 
     probe = Probe(fences_free)
     probe.install()
     try:
-        options = RunOptions(timeout=60, work_dir=str(work), quiet=True)
+        options = RunOptions(timeout=60, work_dir=str(work), quiet=True, closure=closure)
         start = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         result = explore_program(str(exe), [], options, ExploreOptions(max_schedules=max_schedules, jobs=1))
         wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         probe.uninstall()
+    # the runs' CPU (the fork server, its runs and their closure searches, all waited for by
+    # the time explore_program returns): a figure the machine's load does not inflate
+    probe.cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return result, wall, probe
 
 
@@ -190,6 +204,8 @@ def main() -> int:
     parser.add_argument("--variants", action="store_true", help="also explore with every two SC fences independent")
     parser.add_argument("--fences-free", action="store_true", help="only the exploration with every two SC fences "
                         "independent")
+    parser.add_argument("--closure", action="store_true", help="today's relation and the F-order closure, "
+                        "interleaved per program")
     args = parser.parse_args()
     os.environ.setdefault("PYRSAN_FORK_SERVER", "1")
     print(f"# exploration_causes.py --max-schedules {args.max_schedules}; {machine_load()}")
@@ -202,20 +218,28 @@ def main() -> int:
             exe = work / "prog"
             subprocess.run(pyrsan_cmd("build", "-o", str(exe), *defines, str(source)), check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            for free in (True,) if args.fences_free else (False, True) if args.variants else (False,):
-                result, wall, probe = explore(exe, work / "runs", args.max_schedules, free)
+            if args.closure:
+                variants = [(False, "0", " [today]"), (False, "1", " [closure]")]
+            elif args.fences_free:
+                variants = [(True, "0", " [fences free]")]
+            else:
+                variants = [(False, "0", "")] + ([(True, "0", " [fences free]")] if args.variants else [])
+            for free, closure, label in variants:
+                result, wall, probe = explore(exe, work / "runs", args.max_schedules, free, closure)
                 exploration = result.exploration
                 verdict = "REPORTED" if result.reports else "robust" if exploration.complete else "bound"
                 runs = max(probe.runs, 1)
-                row = [name + (" [fences free]" if free else ""), verdict, str(exploration.schedules),
-                       str(exploration.sleep_blocked), f"{wall:.1f}"]
+                row = [name + label, verdict, str(exploration.schedules),
+                       str(exploration.sleep_blocked), f"{wall:.2f}", f"{probe.cpu:.2f}"]
                 row += [str(probe.schedules.get(c, 0)) for c in CAUSES]
                 row += [f"{probe.totals[k] / runs:.1f}" for k in ("steps", "fence", "clean", "reread")]
                 row.append(str(probe.totals["exit"]))
+                row += [str(exploration.closure_states), str(exploration.closure_reruns)]
                 rows.append(row)
                 print("  " + " | ".join(row), file=sys.stderr, flush=True)
-    print_table(["program", "verdict", "schedules", "sleep-blocked", "wall s", *CAUSES,
-                 "steps/run", "SC fences/run", "clean/run", "re-reads/run", "runs with exit"], rows)
+    print_table(["program", "verdict", "schedules", "sleep-blocked", "wall s", "CPU s", *CAUSES,
+                 "steps/run", "SC fences/run", "clean/run", "re-reads/run", "runs with exit", "closure states",
+                 "closure re-runs"], rows)
     print(f"# {machine_load()}")
     return 0
 

@@ -79,6 +79,8 @@ class Exploration:
     sleep_blocked: int = 0     # runs whose tail was equivalent to one already run
     diverged: int = 0          # runs whose schedule prefix the program did not follow
     pending: int = 0           # bounded: queued schedules (each the start of a class not yet run)
+    closure_states: int = 0    # sched_closure: branching states the runs' F-order closures searched
+    closure_reruns: int = 0    # sched_closure: schedules run to confirm closure reports
 
 
 class _Node:

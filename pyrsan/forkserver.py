@@ -46,6 +46,8 @@ class ForkServer:
         ours, theirs = socket.socketpair()
         scheduler = {"sched": "dfs", "seed": "0", "trace_path": str(directory / "trace.%p.jsonl"),
                      "stall_ms": str(options.stall_ms), "fork_server": str(theirs.fileno())}
+        if options.closure is not None:
+            scheduler["sched_closure"] = options.closure
         env = dict(os.environ)
         env["PYRSAN_OPTIONS"] = runtime_options(env.get("PYRSAN_OPTIONS", ""), str(directory / "reports.%p.jsonl"),
                                                 options.sc_accesses, scheduler)

@@ -110,6 +110,7 @@ class RunOptions:
     time_budget: float | None = None  # start no new run once the session has run this long
     sampling: bool = False            # the default sampling: later runs are quiet, a forced schedule ends it
     stall_ms: int = STALL_MS          # 0: a controlled run never hands over on a stall
+    closure: str | None = None        # runtime sched_closure (explore.py CLOSURE): F-order closures
 
 
 @dataclass(frozen=True)
@@ -233,6 +234,8 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
             scheduler["pct_depth"] = str(schedule.pct_depth)
         if pct_steps:
             scheduler["pct_steps"] = str(pct_steps)
+        if options.closure is not None:
+            scheduler["sched_closure"] = options.closure
         if prefix is not None:
             write_schedule(report_dir / "prefix.sched", prefix, sleep=sleep)
             scheduler["schedule"] = str(report_dir / "prefix.sched")
@@ -458,6 +461,9 @@ def explore_program(
     the exploration is then incomplete with bound "time"."""
     options = exploration_options(options)
     _disable_address_randomisation()
+    local = execute is run_once
+    if options.closure is None and local and not options.explain:
+        options = replace(options, closure=closure_mode())
     servers = None
     if execute is run_once and not options.explain and os.environ.get("PYRSAN_FORK_SERVER", "1") != "0":
         # one forked child per schedule instead of one process (docs/scheduling.md "Fork server")
@@ -468,12 +474,21 @@ def explore_program(
     counter_lock = threading.Lock()
     results: list[RunResult] = []
 
-    def run(prefix: tuple[int, ...], sleep: Mapping[int, Op]) -> tuple[Trace, RunResult]:
+    closures = ClosureStats()
+
+    def run_schedule(prefix: tuple[int, ...], sleep: Mapping[int, Op]) -> tuple[RunResult, Trace | None]:
         with counter_lock:
             index = next(counter)
-        result, trace = execute(executable, args, index, options, prefix=root + prefix, sleep=sleep)
+        result, trace = execute(executable, args, index, options, prefix=prefix, sleep=sleep)
         shutil.rmtree(_run_dir(options, index), ignore_errors=True)
-        return subtree_trace(checked_trace(trace, result), len(root)), result
+        return result, trace
+
+    def run(prefix: tuple[int, ...], sleep: Mapping[int, Op]) -> tuple[Trace, RunResult]:
+        result, trace = run_schedule(root + prefix, sleep)
+        trace = checked_trace(trace, result)
+        if options.closure == CLOSURE_SEARCH:
+            result = closures.absorb(trace, result, lambda schedule: run_schedule(schedule, {})[0])
+        return subtree_trace(trace, len(root)), result
 
     out_of_time = False
 
@@ -494,9 +509,77 @@ def explore_program(
             servers.close()
     if out_of_time:
         exploration = replace(exploration, complete=False, stopped=False, bound="time")
+    results.extend(closures.extra)
+    exploration = replace(exploration, closure_states=closures.states, closure_reruns=closures.reruns)
+    if out_of_time:
+        pass
+    elif closures.incomplete and not exploration.stopped:
+        # a class whose closure was not searched to the end: no proof, and the coarse relation
+        # alone may have missed reports there; today's relation explores it instead
+        exploration = replace(exploration, complete=False, bound=exploration.bound or "closure")
+        if local and deadline is None:
+            fine = explore_program(executable, args, replace(options, closure=CLOSURE_OFF), explore_options, progress,
+                                   root=root, root_sleep=root_sleep, first_index=next(counter))
+            results.sort(key=lambda r: r.index)
+            every = tuple(results) + fine.runs
+            return SessionResult(every, deduplicate(every), options.timeout, options.schedule,
+                                 fine.exploration, options.command_args)
     results.sort(key=lambda r: r.index)
     return SessionResult(tuple(results), deduplicate(results), options.timeout, options.schedule,
                          exploration, options.command_args)
+
+
+#: Runtime sched_closure values (docs/design/exploration.md §2): "0" today's relation (two SC
+#: fences dependent unless both are clean); "1" every two SC fences independent (the coarse
+#: relation) and each run's F-order closure searched by the runtime; "2" the coarse relation
+#: alone (unsound: tests and measurements). PYRSAN_CLOSURE in the driver's environment picks one.
+CLOSURE_OFF, CLOSURE_SEARCH, CLOSURE_COARSE = "0", "1", "2"
+
+
+def closure_mode() -> str:
+    mode = os.environ.get("PYRSAN_CLOSURE", CLOSURE_SEARCH)
+    return mode if mode in (CLOSURE_OFF, CLOSURE_SEARCH, CLOSURE_COARSE) else CLOSURE_SEARCH
+
+
+class ClosureStats:
+    """The F-order closures of an exploration's runs (docs/design/exploration.md §2): each
+    interleaving of a run's coarse class in which the runtime's closure search made a report
+    is run as an ordinary schedule, so that the report is the engine's own, with its stacks
+    and reproduction (a closure report is never shown as such)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.states = 0        # branching states searched, in all closures
+        self.incomplete = 0    # closures not searched to the end (budget, unsupported step)
+        self.reruns = 0        # schedules run for closure reports
+        self.confirmed = 0     # ... that made a report
+        self.extra: list[RunResult] = []   # confirmed reports beyond the one a run hands on
+
+    def absorb(self, trace: Trace, result: RunResult,
+               run_schedule: Callable[[tuple[int, ...]], RunResult]) -> RunResult:
+        closure = trace.closure
+        if closure is None:
+            return result
+        with self.lock:
+            self.states += int(closure.get("states", 0))
+            if closure.get("incomplete") is not None:
+                self.incomplete += 1
+        if result.reported or closure.get("incomplete") is not None:
+            return result
+        start = trace.decisions[:int(closure.get("from", 0))]
+        confirmed: list[RunResult] = []
+        for path in closure.get("reports", []):
+            rerun = run_schedule(start + tuple(int(t) for t in path))
+            with self.lock:
+                self.reruns += 1
+                self.confirmed += rerun.reported
+            if rerun.reported:
+                confirmed.append(rerun)
+        if not confirmed:
+            return result
+        with self.lock:   # every run made is a run of the session: the coarse one too
+            self.extra.extend([result, *confirmed[1:]])
+        return confirmed[0]
 
 
 def exploration_options(options: RunOptions) -> RunOptions:

@@ -52,6 +52,7 @@ class Trace:
     seed: int | None = None
     reason: str | None = None       # end "handover": "steps" (handover_steps) or "stall" (stall_ms)
     blocked: Mapping[int, Op] = field(default_factory=dict)   # threads the run ended with blocked: their pending op
+    closure: Mapping[str, Any] | None = None   # sched_closure=1: the run's F-order closure (end line)
 
     @property
     def decisions(self) -> tuple[int, ...]:
@@ -118,6 +119,7 @@ def parse_trace(lines: Iterable[str]) -> Trace:
         seed=int(seed) if isinstance(seed, (int, str)) and str(seed).isdigit() else None,
         reason=str(end["reason"]) if end and end.get("reason") is not None else None,
         blocked=_parse_ops(end.get("blocked", []) if end else [], "end"),
+        closure=end["closure"] if end and isinstance(end.get("closure"), dict) else None,
     )
 
 

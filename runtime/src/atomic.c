@@ -10,6 +10,7 @@
 #include "rsan_explain.h"
 #include "rsan_race.h"
 #include "rsan_sched.h"
+#include "rsan_sched_closure.h"
 #include "rsan_signal.h"
 
 /* The shadow part of an atomic access (algorithm.md §5: atomics are recorded too, so that
@@ -243,6 +244,7 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
   v &= m;
   int spin = block == WAIT_SPIN || block == WAIT_SPIN_NE, ne = block == WAIT_SPIN_NE;
   if (spin && !rsan_sched_on && spin_peek_fails(p, v, size, ne, seen)) return 0;
+  if (RSAN_UNLIKELY(rsan_closure_logging)) rsan_closure_note_wait(t, v, block); /* sched_closure.c */
   if (fenced && spin) { /* the fence belongs to the event: only when it may happen */
     RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
     uint64_t gen = __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST);

@@ -8,6 +8,7 @@
 
 #include "rsan_explain.h"
 #include "rsan_report.h"
+#include "rsan_sched_closure.h"
 
 int rsan_explain_on;
 
@@ -135,6 +136,10 @@ static const char *op_word(int op, int rmw_op) {
 
 void rsan_explain_access(const rsan_thread *t, const rsan_loc *l, int op, int rmw_op, int order, int size,
                          int has_read, uint64_t read, int has_write, uint64_t written, uint64_t site) {
+  if (rsan_closure_logging) {
+    rsan_closure_note_access(t, l, op, rmw_op, order, size, has_read, read, has_write, written, site);
+    if (fd < 0) return;
+  }
   plain.epoch++;
   rsan_spin_lock(&lock);
   if (begin(t)) {
@@ -153,6 +158,10 @@ void rsan_explain_access(const rsan_thread *t, const rsan_loc *l, int op, int rm
 }
 
 void rsan_explain_fence(const rsan_thread *t, int order, uint64_t site) {
+  if (rsan_closure_logging) {
+    rsan_closure_note_fence(t, order, site);
+    if (fd < 0) return;
+  }
   plain.epoch++;
   rsan_spin_lock(&lock);
   if (begin(t)) {
@@ -167,6 +176,10 @@ void rsan_explain_fence(const rsan_thread *t, int order, uint64_t site) {
 }
 
 void rsan_explain_sync(const rsan_thread *t, const char *kind, uintptr_t addr) {
+  if (rsan_closure_logging) {
+    rsan_closure_note_sync(t, kind, addr);
+    if (fd < 0) return;
+  }
   plain.epoch++;
   rsan_spin_lock(&lock);
   if (begin(t)) {
@@ -180,6 +193,10 @@ void rsan_explain_sync(const rsan_thread *t, const char *kind, uintptr_t addr) {
 }
 
 void rsan_explain_thread(const rsan_thread *t, const char *kind, const rsan_thread *other) {
+  if (rsan_closure_logging) {
+    rsan_closure_note_thread(t, kind, other);
+    if (fd < 0) return;
+  }
   plain.epoch++;
   rsan_spin_lock(&lock);
   if (begin(t)) {
@@ -192,6 +209,7 @@ void rsan_explain_thread(const rsan_thread *t, const char *kind, const rsan_thre
 }
 
 void rsan_explain_plain(const rsan_thread *t, uintptr_t addr, uint64_t size, int is_write, uint64_t site) {
+  if (fd < 0) return; /* on for the closure's hooks only */
   uint64_t key = (site << 1) | (uint64_t)(is_write != 0);
   for (unsigned i = 0; i < PLAIN_SLOTS; i++)
     if (plain.site[i] == key && plain.when[i] == plain.epoch) return;

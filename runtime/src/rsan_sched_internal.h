@@ -123,9 +123,19 @@ int rsan_sched_prefix_at(uint64_t step);
 int rsan_sched_sleep_applies(uint64_t step);
 int rsan_sched_drop_sleepers(int *cand, int n);
 void rsan_sched_wake_sleepers(const sched_thread *c);
+/* docs/scheduling.md "Trace file": two pending operations (kind, op_addr, w) are dependent */
+int rsan_sched_ops_dependent(int ta, int ka, uintptr_t aa, int wa, int tb, int kb, uintptr_t ab, int wb);
 
 /* forget the schedule prefix and the sleep set (a fork-server child loads its own) */
 void rsan_sched_forget_schedule(void);
+
+/* ---- sched_closure.c (sched_closure=1: the F-order closure) ---- */
+/* 1 when this run searches its closure (sched_closure=1, not a scout, no explain log) */
+int rsan_closure_wanted(void);
+/* decide(): the step chosen; the first SC fence step forks the snapshot */
+void rsan_closure_step(const sched_thread *c);
+/* the trace's end line: the closure's field (', "closure": {...}') through emit */
+void rsan_closure_finish(void (*emit)(const char *, size_t));
 
 /* ---- sched_forkserver.c ---- */
 /* At the first scheduling point under fork_server=FD: serves runs until the driver closes

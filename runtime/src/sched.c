@@ -48,6 +48,7 @@ struct rsan_sched_state rsan_sched = {.diverged = -1};
 static int holder = -1;  /* tid of the thread running the current step */
 static int last = -1;    /* tid chosen at the previous step */
 static int mode;
+static int closure; /* sched_closure=1 under dfs: the run's F-order closure (sched_closure.c) */
 static uint64_t seed;
 static uint64_t max_steps;
 static uint64_t handover_steps; /* sched=auto: hand over after this many steps; 0 never */
@@ -335,6 +336,7 @@ static sched_thread *decide(void) {
   __atomic_store_n(&rsan_sched.step, rsan_sched.step + 1, __ATOMIC_RELAXED); /* read by waiters (stall) */
   last = chosen;
   sched_thread *c = rsan_sched.threads[chosen];
+  if (closure) rsan_closure_step(c); /* sched_closure.c */
   if (rsan_scout_child) /* a join names 1 + the joinee's tid once the joinee has ended */
     rsan_scout_note(chosen, c->kind,
                     c->kind == RSAN_SK_JOIN
@@ -370,7 +372,10 @@ void rsan_sched_set_pending(sched_thread *s, int kind, const void *addr, int w, 
   s->kind = kind;
   s->addr = (uintptr_t)addr;
   s->w = w;
-  s->clean = kind == RSAN_SK_FENCE_SC && s->t && rsan_fence_sc_clean(s->t);
+  /* sched_closure: every SC fence is labelled clean (the coarse relation; its F orders are the
+   * closure's business, sched_closure.c) */
+  s->clean = kind == RSAN_SK_FENCE_SC && ((mode == RSAN_SCHED_DFS && rsan_sched_flag.sched_closure) ||
+                                          (s->t && rsan_fence_sc_clean(s->t)));
   s->block = block;
   s->timed = timed;
   if (s->retry && (s->retry_addr != s->addr)) s->retry = 0; /* it moved on to something else */
@@ -595,6 +600,7 @@ void rsan_sched_init(void) {
   handover_steps = mode == RSAN_SCHED_AUTO ? rsan_sched_flag.handover_steps : 0;
   stall_ns = rsan_sched_flag.stall_ms * 1000000ull;
   start_strategy(seed);
+  closure = mode == RSAN_SCHED_DFS && rsan_closure_wanted();
   if (rsan_sched_flag.schedule[0]) rsan_sched_load_schedule(rsan_sched_flag.schedule);
   if (rsan_sched_flag.trace_path[0])
     rsan_sched_trace_open(rsan_sched_flag.trace_path, rsan_sched_name(), seed);

@@ -34,7 +34,7 @@ int rsan_sched_fence_clean(const sched_thread *s) { return s->kind == RSAN_SK_FE
 
 /* docs/scheduling.md "Trace file", Dependency; the same relation as explore.dependent. A
  * clean SC fence has address RSAN_CLEAN_FENCE_ADDR (op_addr). */
-static int ops_dependent(int ta, int ka, uintptr_t aa, int wa, int tb, int kb, uintptr_t ab, int wb) {
+int rsan_sched_ops_dependent(int ta, int ka, uintptr_t aa, int wa, int tb, int kb, uintptr_t ab, int wb) {
   if (ta == tb) return 0;
   if (ka == RSAN_SK_EXIT_PROCESS || kb == RSAN_SK_EXIT_PROCESS) return 1;
   if (ka == RSAN_SK_FENCE || kb == RSAN_SK_FENCE) return 0;
@@ -56,7 +56,8 @@ static int asleep(int tid) {
 void rsan_sched_wake_sleepers(const sched_thread *c) {
   for (int i = 0; i < nsleepers; i++) {
     sleep_entry *e = &sleepers[i];
-    if (e->live && ops_dependent(e->tid, e->kind, e->addr, e->w, c->tid, c->kind, op_addr(c), c->w))
+    if (e->live &&
+        rsan_sched_ops_dependent(e->tid, e->kind, e->addr, e->w, c->tid, c->kind, op_addr(c), c->w))
       e->live = 0;
   }
 }

@@ -113,6 +113,7 @@ void rsan_sched_trace_end(const char *how, const char *why) {
                    (unsigned long long)rsan_sched.step, div, why ? ", \"reason\": \"" : "", why ? why : "",
                    why ? "\"" : "");
   trace_line(line, (size_t)k);
+  rsan_closure_finish(trace_line); /* sched_closure.c: nothing unless the run took a snapshot */
   trace_blocked();
   trace_line("}\n", 2);
   trace_flush();

@@ -86,7 +86,9 @@ def test_exploration_proves_store_buffering_with_seq_cst_robust(run_pyrsan, tmp_
     proc, document = run_json(run_pyrsan, tmp_path, "--explore", "--jobs", "2", LITMUS / "sb_sc.c")
     assert proc.returncode == 0, proc.stderr
     assert document["verdict"] == "robust" and document["reports"] == []
-    assert document["exploration"]["complete"] is True and document["exploration"]["schedules"] > 3
+    # one schedule per class of the real locations' orders (3), each run's SC-fence orders
+    # searched by the runtime (docs/design/exploration.md, the F-order closure)
+    assert document["exploration"]["complete"] is True and document["exploration"]["schedules"] >= 3
 
 
 @pytest.mark.parametrize("name", ["dekker_fenced.c", "peterson_fenced.c"])

@@ -165,13 +165,15 @@ def test_the_default_exploration_finds_what_sampling_rarely_does(run_pyrsan, tmp
 def test_a_bounded_default_exploration_gives_the_rest_back_to_sampling(built, tmp_path, monkeypatch):
     import pyrsan.runner as runner
     from pyrsan.render import exploration_line, schedule_line
-    monkeypatch.setattr(runner, "DEFAULT_EXPLORE_SCHEDULES", 4)
+    # sb_sc takes 3 schedules (one per class of its real locations' orders; the F-order closure
+    # covers the SC fences' orders): a bound of 2 leaves it unproved
+    monkeypatch.setattr(runner, "DEFAULT_EXPLORE_SCHEDULES", 2)
     options = RunOptions(runs=6, time_budget=60.0, sampling=True, work_dir=str(tmp_path), quiet=True,
                          schedule=ScheduleOptions(sched="auto", seed=1, schedule_dir=str(tmp_path / "s")))
     result = run_program(str(built(LITMUS / "sb_sc.c")), (), options)
     assert not result.reports and result.exploration is not None and not result.exploration.complete
-    assert result.sampled == 6 and len(result.runs) == 6 + 4
-    assert [r.index for r in result.runs] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    assert result.sampled == 6 and len(result.runs) == 6 + 2
+    assert [r.index for r in result.runs] == [1, 2, 3, 4, 5, 6, 7, 8]
     assert schedule_line(result) == "pyrsan: sched=auto, seeds 1..6"
     assert "not a proof" in exploration_line(result)
     options = replace(options, sampling=False)   # --runs N: exactly N seeded runs
