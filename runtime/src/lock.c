@@ -33,13 +33,13 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-static void futex_wait(uint32_t *w, uint32_t val) {
+void rsan_futex_wait(uint32_t *w, uint32_t val, const struct timespec *timeout) {
   int saved = errno;
-  syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+  syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, timeout, NULL, 0);
   errno = saved;
 }
 
-static void futex_wake(uint32_t *w) {
+void rsan_futex_wake(uint32_t *w) {
   int saved = errno;
   syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
   errno = saved;
@@ -54,13 +54,13 @@ void rsan_spin_lock_slow(rsan_spin *l) {
   /* park: announce a waiter (2); the exchange also takes the lock when it was free */
   while (__atomic_exchange_n(&l->v, 2, __ATOMIC_ACQUIRE) != 0) {
     __atomic_fetch_add(&parks, 1, __ATOMIC_RELAXED);
-    futex_wait(&l->v, 2);
+    rsan_futex_wait(&l->v, 2, NULL);
   }
 }
 
 void rsan_spin_wake(rsan_spin *l) {
   __atomic_fetch_add(&wakes, 1, __ATOMIC_RELAXED);
-  futex_wake(&l->v);
+  rsan_futex_wake(&l->v);
 }
 
 /* verbosity >= 1, at exit */

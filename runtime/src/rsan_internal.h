@@ -68,6 +68,11 @@ typedef struct rsan_spin {
 void rsan_spin_lock_slow(rsan_spin *l); /* lock.c: spin, then park */
 void rsan_spin_wake(rsan_spin *l);      /* lock.c: wake one parked waiter */
 void rsan_lock_print_stats(void);       /* lock.c: parks and wakes (verbosity >= 1, at exit) */
+/* lock.c: FUTEX_WAIT while *w == val (timeout NULL: none) and FUTEX_WAKE of one waiter; both
+ * keep errno, since they run inside the program's own operations */
+struct timespec;
+void rsan_futex_wait(uint32_t *w, uint32_t val, const struct timespec *timeout);
+void rsan_futex_wake(uint32_t *w);
 
 static inline void rsan_spin_lock(rsan_spin *l) {
   rsan_rt_enter();

@@ -27,7 +27,6 @@
  * The state is touched by the baton holder and, for a new thread's arrival, by the new
  * thread while its parent waits; a spin lock still guards it, so that threads the scheduler
  * does not manage cannot corrupt it. */
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -62,12 +61,6 @@ static uint64_t exit_pending_since;
 static int exit_pending_tid = -1;
 
 
-/* ---- futex ---- */
-static void futex_wait(uint32_t *w, uint32_t val, const struct timespec *timeout) {
-  syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, timeout, NULL, 0);
-}
-static void futex_wake(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
-
 /* Waits for the flag; with stall_ms, the waiting threads watch for a stall (above). */
 static void wait_flag(uint32_t *w) {
   rsan_rt_enter(); /* a signal handler must not enter the scheduler while its thread waits */
@@ -76,7 +69,7 @@ static void wait_flag(uint32_t *w) {
   rsan_stall_watch sw = {0};
   int watching = 0;
   while (!__atomic_load_n(w, __ATOMIC_ACQUIRE)) {
-    futex_wait(w, 0, stall_ns ? &slice : NULL);
+    rsan_futex_wait(w, 0, stall_ns ? &slice : NULL);
     if (stall_ns && !__atomic_load_n(w, __ATOMIC_ACQUIRE))
       watching = rsan_sched_stall_check(&sw, watching, stall_ns);
   }
@@ -89,7 +82,7 @@ static void wait_flag(uint32_t *w) {
 }
 static void raise_flag(uint32_t *w) {
   __atomic_store_n(w, 1, __ATOMIC_RELEASE);
-  futex_wake(w);
+  rsan_futex_wake(w);
 }
 
 /* ---- output ---- */
