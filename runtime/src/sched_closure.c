@@ -8,7 +8,8 @@
  * searches every such order with the engine's own rules:
  *
  * - Snapshot. When the run first chooses an SC fence step, it forks a snapshot process (before
- *   the fence runs). A fork copies only the calling thread, so the snapshot cannot run the
+ *   the fence runs), through a keeper the program can neither wait for nor get SIGCHLD from
+ *   (start_snapshot); the run waits for the search at most closure_timeout_ms. A fork copies only the calling thread, so the snapshot cannot run the
  *   program's threads; it does not need to: by Claim 1 every step of the class is known once
  *   the run has made it. From then on the run logs each step (thread, kind, address) and the
  *   engine events the thread made in it (the explain hooks: access with order, size and values,

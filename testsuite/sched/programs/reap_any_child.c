@@ -81,7 +81,6 @@ static void child(void) {
 
 int main(void) {
 #ifdef HANDLER
-  if (pipe(counted) != 0) abort();
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_child;
@@ -96,6 +95,9 @@ int main(void) {
   pthread_join(b, NULL);
   int reaped = 0;
 #ifdef HANDLER
+  /* made after the first scheduling point: each run of the fork server makes its own (the
+   * handler, installed before, must not run in the server) */
+  if (pipe(counted) != 0) abort();
   for (int i = 0; i < CHILDREN; i++) {
     if (fork() == 0) child();
     await_signal(); /* its SIGCHLD */
