@@ -237,7 +237,9 @@ def json_document(result: SessionResult) -> dict[str, Any]:
         document["exploration"] = {"complete": exploration.complete, "schedules": exploration.schedules,
                                    "bound": exploration.bound, "stopped_at_report": exploration.stopped,
                                    "sleep_blocked": exploration.sleep_blocked,
-                                   "diverged": exploration.diverged, "pending": exploration.pending}
+                                   "diverged": exploration.diverged, "pending": exploration.pending,
+                                   "closure_states": exploration.closure_states,
+                                   "closure_reruns": exploration.closure_reruns}
     return document
 
 

@@ -136,6 +136,8 @@ int rsan_closure_wanted(void);
 void rsan_closure_step(const sched_thread *c);
 /* the trace's end line: the closure's field (', "closure": {...}') through emit */
 void rsan_closure_finish(void (*emit)(const char *, size_t));
+/* a process the program forked (sched.c's fork handler): no part of the run's closure */
+void rsan_closure_fork_child(void);
 
 /* ---- sched_forkserver.c ---- */
 /* At the first scheduling point under fork_server=FD: serves runs until the driver closes

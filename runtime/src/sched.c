@@ -562,6 +562,7 @@ static void sched_fork_child(void) {
   rsan_sched_on = 0;
   rsan_sched_trace_forget();
   rsan_sched.lock.v = 0;
+  rsan_closure_fork_child(); /* sched_closure.c */
 }
 
 /* The seed the reports name must reproduce the run on its own. A pct_steps option (the driver

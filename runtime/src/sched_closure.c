@@ -8,7 +8,8 @@
  * searches every such order with the engine's own rules:
  *
  * - Snapshot. When the run first chooses an SC fence step, it forks a snapshot process (before
- *   the fence runs). A fork copies only the calling thread, so the snapshot cannot run the
+ *   the fence runs), through a keeper the program can neither wait for nor get SIGCHLD from
+ *   (start_snapshot); the run waits for the search at most closure_timeout_ms. A fork copies only the calling thread, so the snapshot cannot run the
  *   program's threads; it does not need to: by Claim 1 every step of the class is known once
  *   the run has made it. From then on the run logs each step (thread, kind, address) and the
  *   engine events the thread made in it (the explain hooks: access with order, size and values,
@@ -32,11 +33,15 @@
  *   cannot be a proof (runner.py: bound "closure", then today's relation). A thread created
  *   after the snapshot is made by the replay of its spawn. */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rsan_engine.h"
@@ -73,8 +78,8 @@ typedef struct step {
 /* the parent's log */
 int rsan_closure_logging;
 static int snapshot_taken, unsupported;
-static pid_t snapshot_pid = -1;
-static int pipe_w = -1;
+static pid_t keeper_pid = -1; /* the snapshot's parent (the keeper, below); its group is the search's */
+static int pipe_w = -1, done_r = -1;
 static uint64_t snapshot_step;
 static step *log_steps;
 static int nlog;
@@ -83,7 +88,7 @@ static int nlog;
 typedef struct shared {
   uint64_t states;
   uint64_t forks, pruned; /* children forked; branching states already seen */
-  int incomplete; /* 1: budget, 2: diverged, 3: unsupported step */
+  int incomplete; /* 1: budget, 2: diverged, 3: unsupported step (4: timeout, the run's side) */
   int nfound;
   uint64_t found_key[MAX_FOUND];
   int found_len[MAX_FOUND];
@@ -223,9 +228,9 @@ static int next_is_store(uintptr_t a, const int *pos) {
   return first >= 0 && steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE;
 }
 
-static int wait_child(pid_t pid, int *st) {
+static int wait_child(pid_t pid, int *st, int flags) {
   int r;
-  while ((r = waitpid(pid, st, 0)) < 0 && errno == EINTR) {
+  while ((r = waitpid(pid, st, flags)) < 0 && errno == EINTR) {
   }
   return r;
 }
@@ -534,7 +539,7 @@ static void search(void) {
           sleep |= done;
         } else {
           int st = 0;
-          if (wait_child(pid, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+          if (wait_child(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
             incomplete(3); /* a child that crashed searched nothing */
           if (use_sleep) done |= 1ull << fences[i];
         }
@@ -566,8 +571,9 @@ static int read_all(int fd, void *buf, size_t n) {
 }
 
 /* the snapshot process: wait for the log, search, exit */
-static void snapshot_main(int fd) __attribute__((noreturn));
-static void snapshot_main(int fd) {
+static void snapshot_main(int fd, int done_w) __attribute__((noreturn));
+static void snapshot_main(int fd, int done_w) {
+  (void)done_w; /* held to the end (the run sees the group's end), and so do the searches */
   /* nothing of the run's output, scheduler or explain log from here on */
   rsan_sched_on = 0;
   rsan_sched.finished = 1;
@@ -586,6 +592,12 @@ static void snapshot_main(int fd) {
   steps = rsan_alloc((size_t)n * sizeof *steps);
   if (read_all(fd, steps, (size_t)n * sizeof *steps)) rsan_exit_raw(0);
   close(fd);
+  if (rsan_sched_flag.closure_stall_ms) { /* test hook: a search that stalls (closure_timeout_ms) */
+    struct timespec d = {(time_t)(rsan_sched_flag.closure_stall_ms / 1000),
+                         (long)(rsan_sched_flag.closure_stall_ms % 1000) * 1000000L};
+    while (nanosleep(&d, &d) && errno == EINTR) {
+    }
+  }
   nthreads = 0;
   for (int j = 0; j < n; j++)
     if (steps[j].tid + 1 > nthreads) nthreads = steps[j].tid + 1;
@@ -729,7 +741,7 @@ static void snapshot_main(int fd) {
       search();
     }
     int st = 0;
-    if (pid < 0 || wait_child(pid, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) incomplete(3);
+    if (pid < 0 || wait_child(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) incomplete(3);
   }
   rsan_exit_raw(0);
 }
@@ -769,6 +781,128 @@ static int replayable(const step *s) {
   }
 }
 
+/* The snapshot must be invisible to the program, which may reap "any child" (wait(NULL),
+ * waitpid(-1, ...)), block until it has none, count SIGCHLD in a handler, or signal its own
+ * process group. So the runtime makes a keeper with clone and no exit signal: a child that
+ * sends no SIGCHLD at its end and that wait, waitpid and waitid do not see unless asked with
+ * __WCLONE or __WALL (only the runtime asks). The keeper moves to a process group of its own,
+ * forks the snapshot with _Fork (a fork with glibc's state of the new process set up: the
+ * keeper's own is the forking thread's, so it runs nothing but these calls) and stays its
+ * parent until it ends, so the snapshot is never orphaned (no subreaper, the program's included,
+ * adopts it) and its SIGCHLD reaches the keeper only, whose signals stay blocked and whose
+ * SIGCHLD disposition is the default (the program's handlers are copied by clone). Each side
+ * sees the other's end: the keeper through getppid (its parent process gone: it kills its
+ * group), the run through the end of the done pipe, whose write end only the keeper's group
+ * holds. The run waits for it at most closure_timeout_ms (rsan_closure_finish), then kills the
+ * group: never a hang, and the closure is incomplete (never a proof). */
+static void keeper_main(int log_r, int done_w) __attribute__((noreturn));
+static void keeper_main(int log_r, int done_w) {
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigaction(SIGCHLD, &dfl, NULL); /* blocked too: sigtimedwait below takes it */
+  setpgid(0, 0);
+  pid_t parent = getppid();
+  pid_t snap = _Fork();
+  if (snap == 0) snapshot_main(log_r, done_w);
+  close(log_r);
+  int code = 1;
+  if (snap > 0) {
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    for (;;) {
+      int st = 0;
+      pid_t r = waitpid(snap, &st, WNOHANG);
+      if (r == snap) {
+        code = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+        break;
+      }
+      if (r < 0 && errno != EINTR) break;
+      if (getppid() != parent) { /* the run is gone: nobody waits for the search */
+        kill(-getpid(), SIGKILL);
+        break;
+      }
+      struct timespec tick = {0, 50 * 1000000L};
+      sigtimedwait(&chld, NULL, &tick);
+    }
+  }
+  close(done_w);
+  /* neither _exit (the runtime intercepts it: reports at exit) nor rsan_exit_raw (it flushes
+   * the run's report text, a copy of which this process holds) */
+  for (;;) syscall(SYS_exit_group, code);
+}
+
+/* The keeper's process and the pipes (the log to the snapshot; done from the keeper's group).
+ * Every signal is blocked around clone, so no program handler runs in the keeper. */
+static int start_snapshot(void) {
+  int logp[2], done[2];
+  if (pipe2(logp, O_CLOEXEC) != 0) return -1;
+  if (pipe2(done, O_CLOEXEC) != 0) {
+    close(logp[0]);
+    close(logp[1]);
+    return -1;
+  }
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  /* flags 0: a copy of the process (as fork) whose exit signal is none */
+  long pid = syscall(SYS_clone, 0L, NULL, NULL, NULL, NULL);
+  if (pid == 0) {
+    close(logp[1]);
+    close(done[0]);
+    keeper_main(logp[0], done[1]);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  close(logp[0]);
+  close(done[1]);
+  if (pid < 0) {
+    close(logp[1]);
+    close(done[0]);
+    return -1;
+  }
+  setpgid((pid_t)pid, (pid_t)pid); /* as the keeper does: the group exists before any kill */
+  keeper_pid = (pid_t)pid;
+  pipe_w = logp[1];
+  done_r = done[0];
+  return 0;
+}
+
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The end of the done pipe (the keeper's group ended) within closure_timeout_ms; 1: in time */
+static int wait_done(void) {
+  uint64_t limit = rsan_sched_flag.closure_timeout_ms, start = now_ms();
+  for (;;) {
+    uint64_t spent = now_ms() - start;
+    if (limit && spent >= limit) return 0;
+    struct pollfd p = {done_r, POLLIN, 0};
+    int left = !limit ? -1 : limit - spent > 60000 ? 60000 : (int)(limit - spent);
+    int r = poll(&p, 1, left);
+    if (r > 0) {
+      char c;
+      ssize_t k = read(done_r, &c, 1);
+      if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN)) return 1;
+    } else if (r < 0 && errno != EINTR) {
+      return 0;
+    }
+  }
+}
+
+/* A process forked by the program: not the run, and no part of its closure */
+void rsan_closure_fork_child(void) {
+  rsan_closure_logging = 0;
+  unsupported = 1;
+  keeper_pid = -1;
+  if (pipe_w >= 0) close(pipe_w);
+  if (done_r >= 0) close(done_r);
+  pipe_w = done_r = -1;
+}
+
 /* decide(): the step chosen (under the scheduler lock) */
 void rsan_closure_step(const sched_thread *c) {
   if (!snapshot_taken) {
@@ -776,26 +910,16 @@ void rsan_closure_step(const sched_thread *c) {
     /* the first SC fence: the snapshot, before it runs */
     snapshot_taken = 1;
     sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    int fds[2];
-    if (sh == MAP_FAILED || pipe(fds) != 0) {
+    if (sh == MAP_FAILED) {
       sh = NULL;
       unsupported = 1;
       return;
     }
     snapshot_step = rsan_sched.step - 1; /* decide() counted the step already */
-    pid_t pid = _Fork(); /* copies this thread only; the snapshot runs no program code */
-    if (pid == 0) {
-      close(fds[1]);
-      snapshot_main(fds[0]);
-    }
-    close(fds[0]);
-    if (pid < 0) {
-      close(fds[1]);
+    if (start_snapshot() != 0) {
       unsupported = 1;
       return;
     }
-    snapshot_pid = pid;
-    pipe_w = fds[1];
     log_steps = rsan_alloc(MAX_LOG * sizeof *log_steps);
     rsan_closure_logging = 1;
     rsan_explain_on = 1; /* the hooks below (explain.c writes nothing without its file) */
@@ -885,26 +1009,35 @@ void rsan_closure_finish(void (*emit)(const char *, size_t)) {
   if (nlog && !replayable(&log_steps[nlog - 1])) unsupported = 1;
   char buf[160];
   int incomplete_why = unsupported ? 3 : 0;
-  if (snapshot_pid > 0) {
-    if (!unsupported) {
-      int n = nlog;
-      if (write(pipe_w, &n, sizeof n) != (ssize_t)sizeof n) incomplete_why = 3;
-      const char *p = (const char *)log_steps;
-      size_t left = (size_t)n * sizeof *log_steps;
-      while (left && !incomplete_why) {
-        ssize_t k = write(pipe_w, p, left);
-        if (k <= 0) incomplete_why = 3;
-        else p += k, left -= (size_t)k;
-      }
+  if (keeper_pid > 0) {
+    /* the count first, 0 when the log is not replayed: the snapshot ends without waiting for
+     * the pipe's end, which a process the program forked may hold open */
+    int n = unsupported ? 0 : nlog;
+    if (write(pipe_w, &n, sizeof n) != (ssize_t)sizeof n) incomplete_why = 3;
+    const char *p = (const char *)log_steps;
+    size_t left = n ? (size_t)n * sizeof *log_steps : 0;
+    while (left && !incomplete_why) {
+      ssize_t k = write(pipe_w, p, left);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) incomplete_why = 3;
+      else p += k, left -= (size_t)k;
     }
     close(pipe_w);
+    pipe_w = -1;
+    if (!wait_done()) {
+      kill(-keeper_pid, SIGKILL); /* the keeper, the snapshot and its searches */
+      kill(keeper_pid, SIGKILL);
+      if (!incomplete_why) incomplete_why = 4;
+    }
     int st = 0;
-    if (wait_child(snapshot_pid, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-      incomplete_why = 3; /* the search crashed (or the program reaps children itself) */
-    snapshot_pid = -1;
+    if (wait_child(keeper_pid, &st, __WALL) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+      if (!incomplete_why) incomplete_why = 3; /* the search crashed */
+    close(done_r);
+    done_r = -1;
+    keeper_pid = -1;
   }
   if (!incomplete_why && sh) incomplete_why = sh->incomplete;
-  static const char *const why[] = {"null", "\"states\"", "\"diverged\"", "\"unsupported\""};
+  static const char *const why[] = {"null", "\"states\"", "\"diverged\"", "\"unsupported\"", "\"timeout\""};
   int k = snprintf(buf, sizeof buf,
                    ", \"closure\": {\"from\": %llu, \"states\": %llu, \"forks\": %llu, \"pruned\": %llu, "
                    "\"incomplete\": %s, \"reports\": [",

@@ -17,6 +17,8 @@
  * output is each child's, printed by the child). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,11 +111,18 @@ void rsan_sched_fork_server(void) {
   rsan_sched_trace_forget(); /* the server's own trace would stay empty */
   int single = one_thread();
   rsan_write_all(fd, "ready\n", 6);
+  /* no program handler runs in the server: a run's end sends it SIGCHLD, and a handler the
+   * program installed before this point would act on state every later run shares (its
+   * pipes, files); each run starts with the program's mask */
+  sigset_t all, mask;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &mask);
   char req[1024];
   for (;;) {
     if (read_line(fd, req, sizeof req) < 0 || strncmp(req, "run ", 4) != 0) _exit(0);
     pid_t pid = fork_run(single);
     if (pid == 0) {
+      pthread_sigmask(SIG_SETMASK, &mask, NULL);
       close(fd);
       start_run(req + 4);
       return;
