@@ -1,0 +1,53 @@
+/* What the two sides of the F-order closure share (docs/design/exploration.md §2): the log's
+ * step, the memory the snapshot's process tree shares, and the snapshot's entry point.
+ * sched_closure.c is the run's side (the log, the keeper, the wait), sched_closure_search.c
+ * the snapshot's (the replay and the search over fence orders). */
+#ifndef RSAN_SCHED_CLOSURE_INTERNAL_H
+#define RSAN_SCHED_CLOSURE_INTERNAL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rsan_internal.h"
+
+#define MAX_LOG 4096       /* steps after the snapshot */
+#define MAX_FOUND 16       /* report interleavings kept */
+#define KEY_SLOTS (1u << 18) /* hash set of closure keys (2 MiB, and 2 MiB of sleep masks) */
+#define MAX_STATES 100000  /* branching states per closure: beyond, incomplete */
+
+enum { EV_NONE = 0, EV_ACCESS, EV_FENCE, EV_SYNC_ACQ, EV_SYNC_ACQ_LOAD, EV_SYNC_REL, EV_JOIN, EV_SPAWN };
+
+typedef struct step {
+  rsan_thread *t; /* the run's record: valid in the snapshot for threads that existed then */
+  int tid, kind, w;
+  uintptr_t addr; /* as op_addr names it: a clean SC fence 0x1 */
+  int ev, nev;    /* the engine event of the step (EV_*), how many */
+  int op, rmw_op, order, size, has_read, has_write;
+  uintptr_t at; /* the event's address (access, sync) */
+  int other; /* the joinee's tid (join) or the new thread's (spawn), else -1 */
+  uint64_t read, written, site;
+  int wait_block; /* a WAIT step inside op_wait: its block mode (1 blocking, 2 spin, 3 spin_ne) */
+  uint64_t wait_v;
+  uint64_t loc_id; /* the location record's id (an access): a record made again is another state */
+} step;
+
+/* shared with the snapshot's process tree */
+typedef struct shared {
+  uint64_t states;
+  uint64_t forks, pruned; /* children forked; branching states already seen */
+  int incomplete; /* 1: budget, 2: diverged, 3: unsupported step (4: timeout, the run's side) */
+  int nfound;
+  uint64_t found_key[MAX_FOUND];
+  int found_len[MAX_FOUND];
+  uint16_t found[MAX_FOUND][MAX_LOG];
+  uint64_t keys[KEY_SLOTS];
+  uint64_t masks[KEY_SLOTS]; /* the sleep set of the key's visits (threads, as bits) */
+} shared;
+extern shared *rsan_closure_sh; /* mapped by the run at its snapshot (sched_closure.c) */
+
+/* the snapshot process: read the log from fd, search, exit (sched_closure_search.c) */
+void rsan_closure_snapshot_main(int fd, int done_w) __attribute__((noreturn));
+/* waitpid, retried on EINTR */
+int rsan_closure_wait_child(pid_t pid, int *st, int flags);
+
+#endif /* RSAN_SCHED_CLOSURE_INTERNAL_H */

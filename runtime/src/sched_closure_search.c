@@ -1,0 +1,669 @@
+/* The snapshot's side of the F-order closure (sched_closure.c has the whole design): replay the
+ * run's logged steps through the engine's entry points along the linearisations of the run's
+ * coarse order, fork one child per ready SC fence, prune states by their key. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rsan_engine.h"
+#include "rsan_exit.h"
+#include "rsan_explain.h"
+#include "rsan_interface.h"
+#include "rsan_report.h"
+#include "rsan_sched_closure.h"
+#include "rsan_sched_closure_internal.h"
+#include "rsan_sched_fence.h"
+#include "rsan_sched_internal.h"
+#include "rsan_sync.h"
+
+static step *steps;
+static int *need;     /* steps x nthreads: steps of each thread that must run before it */
+static int *total;    /* steps of each thread in the log */
+static int *index_in_thread;
+static int *first_of; /* per thread: log index of each of its steps, flattened by offsets */
+static int *offset;   /* per thread: start of its steps in first_of */
+static int nthreads;
+static uintptr_t *addrs;
+static int naddrs;
+/* each thread's record in the snapshot: the run's, or (a thread created after the snapshot)
+ * the one the replay of its spawn made; NULL until then */
+static rsan_thread **rec;
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+/* Only accesses make robustness checks; every other step matters through the clocks it
+ * passes on (fences through F, sync primitives through their locations, joins to the
+ * joiner). */
+static int checks(const step *s) { return s->ev == EV_ACCESS; }
+static int passes_on(const step *s) {
+  return s->kind != RSAN_SK_EXIT && s->kind != RSAN_SK_EXIT_PROCESS && s->ev != EV_NONE;
+}
+
+/* The location whose checks this search looks for (snapshot_main: one search per location).
+ * A clock's value at location y evolves by joins, which are per location, and by the stamps of
+ * y's own writes, so the values at y of every clock follow from the steps alone, whatever the
+ * other locations' values are; and a check at y reads values at y only (its thread's clocks,
+ * y's history). So the reports at y are those of a search whose states are the values at y:
+ * far fewer states than the values at every location together. */
+static int focus;
+static uintptr_t focus_addr;
+
+/* a write that raises its location's stamp, and one that raises its U stamp too (atomic.c,
+ * sync.c: every write counts, a U stamp only a non-RMW one) */
+static int writes_stamp(const step *x) {
+  return (x->ev == EV_ACCESS && x->has_write) || x->ev == EV_SYNC_ACQ || x->ev == EV_SYNC_REL;
+}
+static int writes_stamp_u(const step *x) {
+  return (x->ev == EV_ACCESS && x->has_write && x->op == RSAN_OP_STORE) || x->ev == EV_SYNC_REL;
+}
+static int acquire_order(int o) {
+  return o == RSAN_CONSUME || o == RSAN_ACQUIRE || o == RSAN_ACQ_REL || o == RSAN_SEQ_CST;
+}
+static int release_order(int o) { return o == RSAN_RELEASE || o == RSAN_ACQ_REL || o == RSAN_SEQ_CST; }
+
+/* per step: the stamps of its location just before it (both kinds), from the log */
+static uint64_t *stamp_before, *stampu_before;
+/* per check: its thread's Tc reaches those stamps in every interleaving of the class */
+static char *known_before;
+
+/* A step not yet run at the focus location y can still report. A load's or a wait's check
+ * needs its thread's Tsc(y) above its Tc(y) (rsan_engine.h rsan_read_violation; the value
+ * check of a wait looks for a write in [Tc(y), Tsc(y))), a store's or an RMW's the same of
+ * their U stamps (rsan_write_violation); a CAS is always live. No clock holds more at y than
+ * y's stamp, which at the check is the class's (the writes of y before it are ordered before
+ * it), and Tc only grows (Tc ⊑ Ta, and an acquire fence sets Tc := Ta): a check whose
+ * thread's Tc(y) already reaches the stamp it will see is dead. */
+static int check_later(const int *pos) {
+  rsan_loc *at = NULL;
+  int live = 0;
+  for (int v = 0; v < nthreads && !live; v++)
+    for (int k = pos[v]; k < total[v] && !live; k++) {
+      int j = first_of[offset[v] + k];
+      const step *s = &steps[j];
+      if (!checks(s) || s->at != focus_addr || known_before[j]) continue;
+      if (!rec[s->tid]) { /* a thread not created yet: its check is live */
+        live = 1;
+        break;
+      }
+      if (!at) at = rsan_loc_peek(focus_addr);
+      if (!at) return 1;
+      rsan_q q;
+      rsan_loc_query(at, &rec[s->tid]->Tc, &q);
+      if (s->op == RSAN_OP_LOAD || s->op == RSAN_OP_WAIT) live = q.lo < stamp_before[j]; /* read check */
+      else if (s->op == RSAN_OP_STORE || s->op == RSAN_OP_RMW)
+        live = q.loU < stampu_before[j]; /* write check */
+      else live = 1; /* a CAS's value checks compare Tc with the history, not with Tsc */
+    }
+  if (at) rsan_loc_release(at);
+  return live;
+}
+
+/* Thread u's clocks can still decide a report (some check is left, check_later): u has a
+ * step left other than the end of a thread or of the process (a fence of a seq_cst access
+ * passes its clocks into F), or a thread joins it later. */
+static int live_later(int u, const int *pos) {
+  for (int k = pos[u]; k < total[u]; k++) {
+    const step *s = &steps[first_of[offset[u] + k]];
+    if (passes_on(s) || s->kind == RSAN_SK_FENCE_SC) return 1;
+  }
+  for (int v = 0; v < nthreads; v++)
+    for (int k = pos[v]; k < total[v]; k++) {
+      const step *s = &steps[first_of[offset[v] + k]];
+      if (s->ev == EV_JOIN && s->other == u) return 1;
+    }
+  return 0;
+}
+
+/* Location a is accessed by a step not yet run. */
+static int accessed_later(uintptr_t a, const int *pos) {
+  for (int v = 0; v < nthreads; v++)
+    for (int k = pos[v]; k < total[v]; k++) {
+      const step *s = &steps[first_of[offset[v] + k]];
+      if (s->at == a && s->ev != EV_JOIN) return 1;
+    }
+  return 0;
+}
+
+/* The first access of a not yet run (in the run's order, which every other access of a
+ * orders after it when it writes) is a plain store. */
+static int next_is_store(uintptr_t a, const int *pos) {
+  int first = -1;
+  for (int v = 0; v < nthreads; v++)
+    for (int k = pos[v]; k < total[v]; k++) {
+      int j = first_of[offset[v] + k];
+      if (steps[j].at == a && steps[j].ev != EV_JOIN && steps[j].ev != EV_NONE) {
+        if (first < 0 || j < first) first = j;
+        break;
+      }
+    }
+  return first >= 0 && steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE;
+}
+
+int rsan_closure_wait_child(pid_t pid, int *st, int flags) {
+  int r;
+  while ((r = waitpid(pid, st, flags)) < 0 && errno == EINTR) {
+  }
+  return r;
+}
+
+/* The key of a state: what a later step can read, by its meaning, not its representation.
+ * A clock is a vector over thread slots whose entries name facts (rsan_internal.h); which
+ * epochs a thread holds depends on whether its loads needed new facts, which depends on the
+ * fences' order although the clock's value at every location may not. So each clock that a
+ * later step can read (the threads' Tc, Tr, Ta, Tsc; the W, Wsc, Msc of the locations still
+ * accessed; F's W and Msc) is hashed by its value at the focus location (rsan_loc_query),
+ * with that location's stamps; threads and locations that no later step reads are left out,
+ * and so are clocks that the next step overwrites unread (docs/design/exploration.md §4). */
+static int nlive;
+static const rsan_clk *live_clk[1024];
+
+static uint64_t state_key(const int *pos) {
+  uint64_t h = 0x5eed;
+  nlive = 0;
+  for (int u = 0; u < nthreads; u++) {
+    h = mix(h, (uint64_t)pos[u]);
+    const rsan_thread *t = rec[u];
+    if (!total[u] || !t || !live_later(u, pos) || nlive + 4 > 1024) continue;
+    h = mix(h, (uint64_t)u + 1000);
+    /* a pending SC fence overwrites Tc (:= Ta) and Tr (:= Tc) before it reads them */
+    if (pos[u] >= total[u] || steps[first_of[offset[u] + pos[u]]].kind != RSAN_SK_FENCE_SC) {
+      live_clk[nlive++] = &t->Tc;
+      live_clk[nlive++] = &t->Tr;
+    }
+    live_clk[nlive++] = &t->Ta;
+    live_clk[nlive++] = &t->Tsc;
+  }
+  rsan_loc *at = NULL; /* the focus location */
+  for (int i = 0; i < naddrs; i++) {
+    if (!accessed_later(addrs[i], pos)) continue; /* no step reads its clocks again */
+    rsan_loc *l = rsan_loc_peek(addrs[i]);
+    if (!l) continue;
+    rsan_loc_release(l); /* one thread: the record stays */
+    if (i == focus) {
+      h = mix(mix(mix(h, (uint64_t)i + 5000), l->stamp), l->stampU);
+      at = l;
+    }
+    if (nlive + 3 <= 1024) {
+      /* a store next (it is ordered before every other access of x left) overwrites W(x) and
+       * Wsc(x) without reading them; it reads Msc(x) */
+      if (!next_is_store(addrs[i], pos)) {
+        live_clk[nlive++] = &l->W;
+        live_clk[nlive++] = &l->Wsc;
+      }
+      live_clk[nlive++] = rsan_loc_msc(l);
+    }
+  }
+  /* F's clocks that the later fences read: W and Msc (Wsc(F) is never read: nothing loads F) */
+  rsan_loc *f = rsan_loc_fence();
+  if (nlive + 2 <= 1024) {
+    live_clk[nlive++] = &f->W;
+    live_clk[nlive++] = rsan_loc_msc(f);
+  }
+  h = mix(h, (uint64_t)focus + 77);
+  for (int c = 0; at && c < nlive; c++) {
+    rsan_q q;
+    rsan_loc_query(at, live_clk[c], &q);
+    h = mix(mix(mix(mix(h, q.lo), q.loU), q.hi), q.hiU);
+  }
+  return h ? h : 1;
+}
+
+/* A state seen before with sleep set Z_old needs no new visit with sleep set Z when Z_old ⊆ Z
+ * (the earlier visit explored every fence this one would; Godefroid's state caching with
+ * sleep sets). Returns 1 when the state must be explored (and stores Z_old ∩ Z). */
+static int key_visit(uint64_t key, uint64_t sleep) {
+  uint32_t i = (uint32_t)(key >> 40) & (KEY_SLOTS - 1);
+  for (uint32_t probes = 0; probes < KEY_SLOTS; probes++, i = (i + 1) & (KEY_SLOTS - 1)) {
+    if (rsan_closure_sh->keys[i] == key) {
+      if ((rsan_closure_sh->masks[i] & ~sleep) == 0) return 0;
+      rsan_closure_sh->masks[i] &= sleep;
+      return 1;
+    }
+    if (!rsan_closure_sh->keys[i]) {
+      rsan_closure_sh->keys[i] = key;
+      rsan_closure_sh->masks[i] = sleep;
+      return 1;
+    }
+  }
+  return 1; /* full: no pruning (the state budget ends the search) */
+}
+
+static int exact(const rsan_q *q) { return q->lo == q->hi && q->loU == q->hiU; }
+/* x ⊑ y ⊔ z at the focus location (both timestamps) */
+static int leq_join(const rsan_q *x, const rsan_q *y, const rsan_q *z) {
+  return x->lo <= (y->lo > z->lo ? y->lo : z->lo) && x->loU <= (y->loU > z->loU ? y->loU : z->loU);
+}
+
+/* The SC fences of threads a and b commute in this state: both orders reach the same clocks
+ * (docs/scheduling.md "SC fences: when two commute": b ⊑ a ⊔ W, a ⊑ b ⊔ W, t ⊑ s ⊔ M and
+ * s ⊑ t ⊔ M, with a, s and b, t the threads' Ta and Tsc, W and M F's W and Msc): at the focus
+ * location when every value there is exact, else on the whole clocks. */
+static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
+  rsan_loc *f = rsan_loc_fence();
+  rsan_loc *at = rsan_loc_peek(focus_addr);
+  if (at) {
+    rsan_q q[6];
+    const rsan_clk *c[6] = {&a->Ta, &b->Ta, &f->W, &a->Tsc, &b->Tsc, rsan_loc_msc(f)};
+    int all = 1;
+    for (int k = 0; k < 6; k++) {
+      rsan_loc_query(at, c[k], &q[k]);
+      all &= exact(&q[k]);
+    }
+    rsan_loc_release(at);
+    if (all)
+      return leq_join(&q[1], &q[0], &q[2]) && leq_join(&q[0], &q[1], &q[2]) &&
+             leq_join(&q[4], &q[3], &q[5]) && leq_join(&q[3], &q[4], &q[5]);
+  }
+  const rsan_clk *w = &f->W, *m = rsan_loc_msc(f);
+  rsan_clk tmp;
+  rsan_clk_init(&tmp);
+  int ok = 1;
+  const rsan_clk *pairs[4][2] = {{&a->Ta, &b->Ta}, {&b->Ta, &a->Ta}, {&a->Tsc, &b->Tsc}, {&b->Tsc, &a->Tsc}};
+  for (int k = 0; k < 4 && ok; k++) { /* pairs[k][1] ⊑ pairs[k][0] ⊔ (W or M) */
+    rsan_clk_assign(&tmp, pairs[k][0]);
+    rsan_clk_join(&tmp, k < 2 ? w : m);
+    ok = rsan_clk_leq(pairs[k][1], &tmp);
+  }
+  rsan_clk_release(&tmp);
+  return ok;
+}
+
+static void incomplete(int why) {
+  if (!__atomic_load_n(&rsan_closure_sh->incomplete, __ATOMIC_RELAXED))
+    __atomic_store_n(&rsan_closure_sh->incomplete, why, __ATOMIC_RELAXED);
+}
+
+static uint64_t do_load(void *p, int size, int order, uint64_t site) {
+  switch (size) {
+  case 1: return __rsan_load_1(p, order, site);
+  case 2: return __rsan_load_2(p, order, site);
+  case 4: return __rsan_load_4(p, order, site);
+  default: return __rsan_load_8(p, order, site);
+  }
+}
+static void do_store(void *p, uint64_t v, int size, int order, uint64_t site) {
+  switch (size) {
+  case 1: __rsan_store_1(p, v, order, site); break;
+  case 2: __rsan_store_2(p, v, order, site); break;
+  case 4: __rsan_store_4(p, v, order, site); break;
+  default: __rsan_store_8(p, v, order, site); break;
+  }
+}
+static uint64_t do_xchg(void *p, uint64_t v, int size, int order, uint64_t site) {
+  switch (size) {
+  case 1: return __rsan_rmw_1(p, v, RSAN_RMW_XCHG, order, site);
+  case 2: return __rsan_rmw_2(p, v, RSAN_RMW_XCHG, order, site);
+  case 4: return __rsan_rmw_4(p, v, RSAN_RMW_XCHG, order, site);
+  default: return __rsan_rmw_8(p, v, RSAN_RMW_XCHG, order, site);
+  }
+}
+static rsan_cas_ret do_cas(void *p, uint64_t e, uint64_t d, int size, int succ, int fail, int weak,
+                           uint64_t site) {
+  switch (size) {
+  case 1: return __rsan_cas_1(p, e, d, succ, fail, weak, site);
+  case 2: return __rsan_cas_2(p, e, d, succ, fail, weak, site);
+  case 4: return __rsan_cas_4(p, e, d, succ, fail, weak, site);
+  default: return __rsan_cas_8(p, e, d, succ, fail, weak, site);
+  }
+}
+
+/* atomic.c: one attempt of a wait (no declaration in a header: a test entry point) */
+int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site);
+
+/* the successful attempt of a wait (block 1), spin load (2) or spin load until another value (3) */
+static uint64_t do_wait(void *p, uint64_t v, int size, int order, int block, uint64_t site) {
+  if (block == 1) {
+    __rsan_test_wait_once(p, v, size, order, site);
+    return v;
+  }
+  int ne = block == 3;
+  switch (size) {
+  case 1: return ne ? __rsan_spin_load_ne_1(p, v, order, site) : __rsan_spin_load_1(p, v, order, site);
+  case 2: return ne ? __rsan_spin_load_ne_2(p, v, order, site) : __rsan_spin_load_2(p, v, order, site);
+  case 4: return ne ? __rsan_spin_load_ne_4(p, v, order, site) : __rsan_spin_load_4(p, v, order, site);
+  default: return ne ? __rsan_spin_load_ne_8(p, v, order, site) : __rsan_spin_load_8(p, v, order, site);
+  }
+}
+
+/* One logged step, through the engine's entry points, as its thread. An RMW is replayed as
+ * the exchange of the value it wrote (the rules of an RMW do not depend on its operation); a
+ * CAS with the value it read as expected (it succeeds) or another (it fails). */
+static void replay(const step *s) {
+  rsan_thread *t = rec[s->tid];
+  if (!t) { /* a thread whose spawn the log does not hold */
+    incomplete(3);
+    return;
+  }
+  rsan_thread_set_current(t);
+  void *p = (void *)s->at;
+  uint64_t got = s->read;
+  switch (s->ev) {
+  case EV_NONE:
+    if (s->kind == RSAN_SK_FENCE_SC) rsan_fence_sc_step(t); /* a fence of a seq_cst access */
+    break;
+  case EV_FENCE: __rsan_fence(s->order, 0, s->site); break;
+  case EV_SYNC_ACQ: rsan_sync_acquire(t, p); break;
+  case EV_SYNC_ACQ_LOAD: rsan_sync_acquire_load(t, p); break;
+  case EV_SYNC_REL: rsan_sync_release(t, p); break;
+  case EV_JOIN: rsan_thread_join(t, s->other >= 0 && s->other < nthreads ? rec[s->other] : NULL); break;
+  case EV_SPAWN: /* the new thread's clocks from its creator's, as at pthread_create (thread.c) */
+    if (s->other >= 0 && s->other < nthreads) rec[s->other] = rsan_thread_create(t);
+    break;
+  case EV_ACCESS:
+    switch (s->op) {
+    case RSAN_OP_LOAD: got = do_load(p, s->size, s->order, s->site); break;
+    case RSAN_OP_STORE: do_store(p, s->written, s->size, s->order, s->site); break;
+    case RSAN_OP_RMW: got = do_xchg(p, s->written, s->size, s->order, s->site); break;
+    case RSAN_OP_WAIT: got = do_wait(p, s->wait_v, s->size, s->order, s->wait_block, s->site); break;
+    default: { /* CAS */
+      int ok = s->has_write;
+      uint64_t e = ok ? s->read : s->read + 1;
+      rsan_cas_ret r = do_cas(p, e, s->written, s->size, ok ? s->order : RSAN_SEQ_CST,
+                              ok ? RSAN_RELAXED : s->order, s->op == RSAN_OP_CAS_WEAK, s->site);
+      got = r.old;
+      if ((int)r.ok != ok) incomplete(2);
+    }
+    }
+    break;
+  default: incomplete(3); break;
+  }
+  uint64_t m = s->size >= 8 ? ~0ull : (1ull << (8 * s->size)) - 1;
+  if (s->ev == EV_ACCESS && s->has_read && (got & m) != (s->read & m)) incomplete(2);
+}
+
+static int ready(int u, const int *pos) {
+  if (pos[u] >= total[u]) return 0;
+  int j = first_of[offset[u] + pos[u]];
+  for (int v = 0; v < nthreads; v++)
+    if (pos[v] < need[(size_t)j * (size_t)nthreads + (size_t)v]) return 0;
+  return 1;
+}
+
+/* A replayed step made a report: record the interleaving (once per reporting step). */
+static void record(int j, const uint16_t *path, int len) {
+  uint64_t key = ((uint64_t)(unsigned)steps[j].tid << 32) | (uint64_t)(unsigned)index_in_thread[j];
+  for (int i = 0; i < __atomic_load_n(&rsan_closure_sh->nfound, __ATOMIC_RELAXED); i++)
+    if (rsan_closure_sh->found_key[i] == key) return;
+  int i = rsan_closure_sh->nfound;
+  if (i >= MAX_FOUND) return;
+  rsan_closure_sh->found_key[i] = key;
+  rsan_closure_sh->found_len[i] = len;
+  memcpy(rsan_closure_sh->found[i], path, (size_t)len * sizeof *path);
+  __atomic_store_n(&rsan_closure_sh->nfound, i + 1, __ATOMIC_RELEASE);
+}
+
+static const rsan_thread *thread_of(int u) { return rec[u]; }
+
+/* Steps a (earlier) and b of other threads are ordered in every interleaving of the class: the
+ * explorer's relation (every SC fence labelled clean: two SC fences are independent), and a
+ * thread's spawn before its steps, its steps before a join of it (the explorer needs no such
+ * pair: its steps are never enabled together with them). */
+static int coarse_dependent(const step *a, const step *b) {
+  if ((a->ev == EV_SPAWN && a->other == b->tid) || (b->ev == EV_JOIN && b->other == a->tid)) return 1;
+  return rsan_sched_ops_dependent(a->tid, a->kind, a->addr, a->w, b->tid, b->kind, b->addr, b->w);
+}
+
+/* The search along the linearisations of the coarse order. A ready step that is not an SC
+ * fence is taken alone; where only SC fences are ready, one child per fence. Sleep sets
+ * (bits: threads whose pending fence was explored from an earlier state and commutes with
+ * every fence run since) keep the search from running both orders of two fences that
+ * commute. */
+static void search(void) {
+  int pos[256];
+  static uint16_t path[MAX_LOG];
+  int len = 0;
+  uint64_t sleep = 0;
+  int use_sleep = nthreads <= 64;
+  memset(pos, 0, sizeof pos);
+  for (;;) {
+    if (rsan_closure_sh->incomplete) rsan_exit_raw(0);
+    int fences[256], nf = 0, take = -1;
+    for (int u = 0; u < nthreads && take < 0; u++) {
+      if (!ready(u, pos)) continue;
+      const step *s = &steps[first_of[offset[u] + pos[u]]];
+      if (s->kind != RSAN_SK_FENCE_SC) take = u;
+      else if (!(sleep >> u & 1)) fences[nf++] = u;
+    }
+    if (take < 0 && nf == 0) rsan_exit_raw(0); /* the end, or every ready fence asleep: explored */
+    if (!check_later(pos)) rsan_exit_raw(0);   /* no check left: no report can follow */
+    if (take < 0 && nf > 1) {
+      if (!key_visit(state_key(pos), sleep)) {
+        __atomic_add_fetch(&rsan_closure_sh->pruned, 1, __ATOMIC_RELAXED);
+        rsan_exit_raw(0);
+      }
+      if (__atomic_add_fetch(&rsan_closure_sh->states, 1, __ATOMIC_RELAXED) > MAX_STATES) {
+        incomplete(1);
+        rsan_exit_raw(0);
+      }
+      /* one child per fence but the last, which this process takes; fence i's child sleeps
+       * on the fences before it that commute with it here */
+      uint64_t done = 0;
+      for (int i = 0; i < nf && take < 0; i++) {
+        pid_t pid = i == nf - 1 ? 0 : _Fork();
+        if (pid < 0) {
+          incomplete(1);
+          rsan_exit_raw(0);
+        }
+        if (pid == 0) {
+          take = fences[i];
+          if (i < nf - 1) __atomic_add_fetch(&rsan_closure_sh->forks, 1, __ATOMIC_RELAXED);
+          sleep |= done;
+        } else {
+          int st = 0;
+          if (rsan_closure_wait_child(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+            incomplete(3); /* a child that crashed searched nothing */
+          if (use_sleep) done |= 1ull << fences[i];
+        }
+      }
+    } else if (take < 0) {
+      take = fences[0];
+    }
+    int j = first_of[offset[take] + pos[take]];
+    if (sleep && steps[j].kind == RSAN_SK_FENCE_SC) /* wake the fences this one does not commute with */
+      for (int u = 0; u < nthreads; u++)
+        if ((sleep >> u & 1) && !fences_commute(thread_of(u), thread_of(take))) sleep &= ~(1ull << u);
+    uint64_t before = rsan_report_count();
+    replay(&steps[j]);
+    pos[take]++;
+    path[len++] = (uint16_t)steps[j].tid;
+    if (rsan_report_count() != before) record(j, path, len);
+  }
+}
+
+static int read_all(int fd, void *buf, size_t n) {
+  char *p = buf;
+  while (n) {
+    ssize_t k = read(fd, p, n);
+    if (k <= 0) return -1;
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+/* the snapshot process: wait for the log, search, exit */
+void rsan_closure_snapshot_main(int fd, int done_w) {
+  (void)done_w; /* held to the end (the run sees the group's end), and so do the searches */
+  /* nothing of the run's output, scheduler or explain log from here on */
+  rsan_sched_on = 0;
+  rsan_sched.finished = 1;
+  rsan_sched_trace_forget();
+  rsan_closure_logging = 0;
+  rsan_explain_on = 0;
+  rsan_report_reset();
+  rsan_flag.json_path[0] = 0;
+  rsan_flag.log_path[0] = 0;
+  rsan_flag.print_reports = 0;
+  rsan_flag.halt_on_error = 0;
+  rsan_flag.report_races = 0;
+  rsan_flag.sc_accesses = RSAN_SC_RA; /* the fences of a seq_cst access are steps of their own */
+  int n;
+  if (read_all(fd, &n, sizeof n) || n <= 0 || n > MAX_LOG) rsan_exit_raw(0);
+  steps = rsan_alloc((size_t)n * sizeof *steps);
+  if (read_all(fd, steps, (size_t)n * sizeof *steps)) rsan_exit_raw(0);
+  close(fd);
+  if (rsan_sched_flag.closure_stall_ms) { /* test hook: a search that stalls (closure_timeout_ms) */
+    struct timespec d = {(time_t)(rsan_sched_flag.closure_stall_ms / 1000),
+                         (long)(rsan_sched_flag.closure_stall_ms % 1000) * 1000000L};
+    while (nanosleep(&d, &d) && errno == EINTR) {
+    }
+  }
+  nthreads = 0;
+  for (int j = 0; j < n; j++)
+    if (steps[j].tid + 1 > nthreads) nthreads = steps[j].tid + 1;
+  if (nthreads > 256) {
+    incomplete(3);
+    rsan_exit_raw(0);
+  }
+  total = rsan_alloc((size_t)nthreads * sizeof *total);
+  offset = rsan_alloc((size_t)(nthreads + 1) * sizeof *offset);
+  first_of = rsan_alloc((size_t)n * sizeof *first_of);
+  index_in_thread = rsan_alloc((size_t)n * sizeof *index_in_thread);
+  need = rsan_alloc((size_t)n * (size_t)nthreads * sizeof *need);
+  addrs = rsan_alloc((size_t)n * sizeof *addrs);
+  memset(total, 0, (size_t)nthreads * sizeof *total);
+  for (int j = 0; j < n; j++) index_in_thread[j] = total[steps[j].tid]++;
+  offset[0] = 0;
+  for (int u = 0; u < nthreads; u++) offset[u + 1] = offset[u] + total[u];
+  for (int j = 0; j < n; j++) first_of[offset[steps[j].tid] + index_in_thread[j]] = j;
+  rec = rsan_alloc((size_t)nthreads * sizeof *rec);
+  for (int u = 0; u < nthreads; u++) rec[u] = total[u] ? steps[first_of[offset[u]]].t : NULL;
+  for (int j = 0; j < n; j++) /* created after the snapshot: the replay of its spawn makes it */
+    if (steps[j].ev == EV_SPAWN && steps[j].other >= 0 && steps[j].other < nthreads)
+      rec[steps[j].other] = NULL;
+  /* coarse predecessors: the earlier dependent steps of other threads (two SC fences are
+   * independent: every fence is labelled clean) */
+  for (int j = 0; j < n; j++) {
+    int *row = need + (size_t)j * (size_t)nthreads;
+    memset(row, 0, (size_t)nthreads * sizeof *row);
+    const step *b = &steps[j];
+    for (int i = 0; i < j; i++) {
+      const step *a = &steps[i];
+      if (coarse_dependent(a, b) && row[a->tid] < index_in_thread[i] + 1)
+        row[a->tid] = index_in_thread[i] + 1;
+    }
+  }
+  naddrs = 0;
+  rsan_loc *f = rsan_loc_fence();
+  for (int j = 0; j < n; j++) {
+    uintptr_t a = steps[j].at;
+    if (!a || steps[j].ev == EV_JOIN || a == f->addr) continue;
+    int k = 0;
+    while (k < naddrs && addrs[k] != a) k++;
+    if (k < naddrs) continue;
+    addrs[naddrs++] = a;
+    /* freed and made again (free, a thread's stack) after the snapshot: the snapshot's record
+     * is not the one the run used, and the replay would not be the run's steps */
+    rsan_loc *l = steps[j].ev == EV_ACCESS ? rsan_loc_peek(a) : NULL;
+    if (l) {
+      uint64_t id = l->id;
+      rsan_loc_release(l);
+      if (id != steps[j].loc_id) incomplete(2);
+    }
+    for (int i = j + 1; i < n; i++)
+      if (steps[i].at == a && steps[i].ev == EV_ACCESS && steps[j].ev == EV_ACCESS &&
+          steps[i].loc_id != steps[j].loc_id)
+        incomplete(2);
+  }
+  stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
+  stampu_before = rsan_alloc((size_t)n * sizeof *stampu_before);
+  for (int i = 0; i < naddrs; i++) {
+    rsan_loc *l = rsan_loc_peek(addrs[i]);
+    uint64_t ts = 0, tu = 0;
+    if (l) {
+      ts = l->stamp;
+      tu = l->stampU;
+      rsan_loc_release(l);
+    }
+    for (int j = 0; j < n; j++) {
+      const step *x = &steps[j];
+      if (x->at != addrs[i] || x->ev == EV_JOIN) continue;
+      stamp_before[j] = ts;
+      stampu_before[j] = tu;
+      ts += (uint64_t)writes_stamp(x);
+      tu += (uint64_t)writes_stamp_u(x);
+    }
+  }
+  /* Checks dead in every interleaving: the last write of the location before the check (of
+   * the kind the check compares: any write for a load or a wait, a plain store for a store or
+   * an RMW) happens before the check through the class's own synchronisation, which every
+   * interleaving of the class shares (its reads read the same writes): program order, joins,
+   * and a release write (or a lock's release) read by an acquire read (or a lock's
+   * acquisition). Edges through F vary with the fences' order and are not counted, nor are
+   * release sequences and fences (fewer edges: fewer dead checks). The checking thread's Tc
+   * then holds the write's stamps (a write raises its thread's Tc; W(x) := Tc at a release
+   * write, Tc ⊔= W(x) at an acquire read of the newest write; a join takes the joinee's Tc),
+   * and Tc only grows. hb[u]: how many logged steps of each thread happen before thread u's
+   * next step; rel[j]: the same at release write j. */
+  known_before = rsan_alloc((size_t)n);
+  size_t nt = (size_t)nthreads;
+  int *hb = rsan_alloc(nt * nt * sizeof *hb), *rel = rsan_alloc((size_t)n * nt * sizeof *rel);
+  char *released = rsan_alloc((size_t)n);
+  memset(hb, 0, nt * nt * sizeof *hb);
+  for (int j = 0; j < n; j++) {
+    const step *e = &steps[j];
+    int *cur = hb + (size_t)e->tid * nt;
+    known_before[j] = 0;
+    if (checks(e) &&
+        (e->op == RSAN_OP_LOAD || e->op == RSAN_OP_WAIT || e->op == RSAN_OP_STORE || e->op == RSAN_OP_RMW)) {
+      int reads = e->op == RSAN_OP_LOAD || e->op == RSAN_OP_WAIT, w = -1;
+      for (int i = j - 1; i >= 0 && w < 0; i--) {
+        const step *x = &steps[i];
+        if (x->at != e->at || x->ev == EV_JOIN) continue;
+        if (reads ? writes_stamp(x) : writes_stamp_u(x)) w = i;
+      }
+      /* w < 0: the last write is older than the snapshot, and the state decides */
+      if (w >= 0) known_before[j] = (char)(steps[w].tid == e->tid || cur[steps[w].tid] > index_in_thread[w]);
+    }
+    cur[e->tid] = index_in_thread[j] + 1;
+    int acquires = (e->ev == EV_ACCESS && e->has_read && acquire_order(e->order)) || e->ev == EV_SYNC_ACQ ||
+                   e->ev == EV_SYNC_ACQ_LOAD;
+    if (acquires) {
+      int r = -1; /* the write it reads: the newest before it */
+      for (int i = j - 1; i >= 0 && r < 0; i--)
+        if (steps[i].at == e->at && steps[i].ev != EV_JOIN && writes_stamp(&steps[i])) r = i;
+      if (r >= 0 && released[r])
+        for (size_t u = 0; u < nt; u++)
+          if (cur[u] < rel[(size_t)r * nt + u]) cur[u] = rel[(size_t)r * nt + u];
+    }
+    if (e->ev == EV_SPAWN && e->other >= 0 &&
+        e->other < nthreads) /* the child starts from the creator's Tc */
+      memcpy(hb + (size_t)e->other * nt, cur, nt * sizeof *cur);
+    if (e->ev == EV_JOIN && e->other >= 0 && e->other < nthreads) {
+      const int *other = hb + (size_t)e->other * nt;
+      for (size_t u = 0; u < nt; u++)
+        if (cur[u] < other[u]) cur[u] = other[u];
+    }
+    released[j] = (char)((e->ev == EV_ACCESS && e->has_write && release_order(e->order)) ||
+                         e->ev == EV_SYNC_REL);
+    if (released[j]) memcpy(rel + (size_t)j * nt, cur, nt * sizeof *cur);
+  }
+  /* one search per location that a logged step checks (focus, above) */
+  signal(SIGCHLD, SIG_DFL); /* the program's disposition must not reap the searches */
+  for (int i = 0; i < naddrs && !rsan_closure_sh->incomplete; i++) {
+    int checked = 0;
+    for (int j = 0; j < n && !checked; j++) checked = steps[j].at == addrs[i] && checks(&steps[j]);
+    if (!checked) continue;
+    pid_t pid = _Fork();
+    if (pid == 0) {
+      focus = i;
+      focus_addr = addrs[i];
+      search();
+    }
+    int st = 0;
+    if (pid < 0 || rsan_closure_wait_child(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+      incomplete(3);
+  }
+  rsan_exit_raw(0);
+}
