@@ -78,6 +78,9 @@ CASES = [
     Case("Peterson, 2 threads", SCHED_DIR / "peterson.c", ("-DNTHREADS=2",)),
     Case("Peterson (filter), 3 threads", SCHED_DIR / "peterson.c", ("-DNTHREADS=3",), proof_target=60.0),
     Case("Peterson (filter), 4 threads", SCHED_DIR / "peterson.c", ("-DNTHREADS=4",)),
+    Case("bakery, 2 threads", SCHED_DIR / "bakery.c", ("-DNTHREADS=2",)),
+    Case("bakery, 3 threads", SCHED_DIR / "bakery.c", ("-DNTHREADS=3",), proof_target=60.0),
+    Case("Dekker-Tsay tree, 3 threads", SCHED_DIR / "dekker_tree.c", proof_target=60.0),
     Case("event counter, 8 threads", SCHED_DIR / "event_counter.c", ("-DNTHREADS=8",)),
 ]
 

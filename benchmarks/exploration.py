@@ -26,7 +26,8 @@ from _bench import PROGRAMS_DIR, REPO_ROOT, main_guard, machine_load, print_tabl
 
 LITMUS = REPO_ROOT / "testsuite" / "litmus"
 SCHED = [("dekker.c", ()), ("peterson.c", ("-DNTHREADS=2",)), ("peterson.c", ("-DNTHREADS=3",)),
-         ("lamport_fast.c", ("-DNTHREADS=2",)), ("lamport_fast.c", ("-DNTHREADS=3",)), ("seqlock.c", ("-DNTHREADS=3",))]
+         ("lamport_fast.c", ("-DNTHREADS=2",)), ("lamport_fast.c", ("-DNTHREADS=3",)), ("seqlock.c", ("-DNTHREADS=3",)),
+         ("bakery.c", ("-DNTHREADS=2",)), ("bakery.c", ("-DNTHREADS=3",)), ("dekker_tree.c", ())]
 
 
 def cases() -> list[tuple[str, Path, tuple[str, ...]]]:

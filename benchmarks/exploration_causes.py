@@ -57,6 +57,8 @@ PROGRAMS = [
     ("peterson,3", PROGRAMS_DIR / "sched" / "peterson.c", ("-DROBUST", "-DNTHREADS=3")),
     ("lamport_fast,3", PROGRAMS_DIR / "sched" / "lamport_fast.c", ("-DROBUST", "-DNTHREADS=3")),
     ("seqlock,3", PROGRAMS_DIR / "sched" / "seqlock.c", ("-DROBUST", "-DNTHREADS=3")),
+    ("bakery,3", PROGRAMS_DIR / "sched" / "bakery.c", ("-DROBUST", "-DNTHREADS=3")),
+    ("dekker_tree,3", PROGRAMS_DIR / "sched" / "dekker_tree.c", ("-DROBUST",)),
 ]
 CAUSES = ["F-F", "F-F spin", "mem", "mem spin", "thread", "exit", "sleep-blocked", "other"]
 

@@ -217,6 +217,12 @@ class _Search:
                                   step.tid)
                     node.children[step.tid] = child
                 path.append(child)
+        skipped = trace.closure.get("sleep_blocked") if trace.closure is not None else None
+        if skipped is not None and cut > int(skipped):
+            # The runtime searched no F-order closure for this run: it chose a sleeping thread
+            # at that step by its own sleep set. Unless this search cut the run there too (the
+            # two sleep sets agree), a class may have gone without its closure: no proof.
+            self.bound = self.bound or "closure"
         self.add_race_backtracks(steps, decisions, path, max(start, 0), cut,
                                  trace.blocked if cut == len(steps) else {})
 

@@ -605,4 +605,8 @@ def subtree_trace(trace: Trace, skip: int) -> Trace:
     if not skip:
         return trace
     diverged = trace.diverged - skip if trace.diverged is not None and trace.diverged >= skip else trace.diverged
-    return replace(trace, steps=trace.steps[skip:], diverged=0 if diverged is not None and diverged < 0 else diverged)
+    closure = trace.closure
+    if closure is not None and closure.get("sleep_blocked") is not None:   # a step index, as diverged
+        closure = {**closure, "sleep_blocked": max(int(closure["sleep_blocked"]) - skip, 0)}
+    return replace(trace, steps=trace.steps[skip:], diverged=0 if diverged is not None and diverged < 0 else diverged,
+                   closure=closure)

@@ -122,6 +122,7 @@ int rsan_sched_prefix_at(uint64_t step);
 /* 1 when a sleep set applies at `step` (it does after the prefix) */
 int rsan_sched_sleep_applies(uint64_t step);
 int rsan_sched_drop_sleepers(int *cand, int n);
+int rsan_sched_asleep(int tid);
 void rsan_sched_wake_sleepers(const sched_thread *c);
 /* docs/scheduling.md "Trace file": two pending operations (kind, op_addr, w) are dependent */
 int rsan_sched_ops_dependent(int ta, int ka, uintptr_t aa, int wa, int tb, int kb, uintptr_t ab, int wb);

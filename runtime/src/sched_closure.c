@@ -225,8 +225,22 @@ void rsan_closure_fork_child(void) {
   pipe_w = done_r = -1;
 }
 
+/* The step at which the run chose a sleeping thread (-1: none). From there the run repeats a
+ * class already run (the sleep set's meaning, docs/scheduling.md "Sleep set"): the explorer cuts
+ * it, and its coarse class, so its closure, is that of a run that is not cut. So no closure is
+ * searched for it; the end line names the step, and the explorer checks that it cut the run
+ * there or before (explore.py), which holds when its sleep set and the runtime's agree. */
+static int64_t blocked_at = -1;
+
 /* decide(): the step chosen (under the scheduler lock) */
 void rsan_closure_step(const sched_thread *c) {
+  if (blocked_at >= 0) return;
+  uint64_t at = rsan_sched.step - 1; /* decide() counted the step already */
+  if (rsan_sched_sleep_applies(at) && rsan_sched_asleep(c->tid)) {
+    blocked_at = (int64_t)at;
+    rsan_closure_logging = 0;
+    return;
+  }
   if (!snapshot_taken) {
     if (c->kind != RSAN_SK_FENCE_SC) return;
     /* the first SC fence: the snapshot, before it runs */
@@ -327,15 +341,24 @@ void rsan_closure_note_thread(const rsan_thread *t, const char *kind, const rsan
 
 /* The run ends (trace end line): search the closure and append its field to the line. */
 void rsan_closure_finish(void (*emit)(const char *, size_t)) {
+  char buf[160];
+  if (blocked_at >= 0 && !snapshot_taken) {
+    int k = snprintf(buf, sizeof buf,
+                     ", \"closure\": {\"from\": %lld, \"states\": 0, \"forks\": 0, \"pruned\": 0, "
+                     "\"incomplete\": null, \"sleep_blocked\": %lld, \"reports\": []}",
+                     (long long)blocked_at, (long long)blocked_at);
+    emit(buf, (size_t)k);
+    return;
+  }
   if (!snapshot_taken) return; /* no SC fence ran: the class is one interleaving */
   rsan_closure_logging = 0;
-  if (nlog && !replayable(&log_steps[nlog - 1])) unsupported = 1;
-  char buf[160];
-  int incomplete_why = unsupported ? 3 : 0;
+  if (blocked_at < 0 && nlog && !replayable(&log_steps[nlog - 1])) unsupported = 1;
+  int incomplete_why = unsupported && blocked_at < 0 ? 3 : 0;
   if (keeper_pid > 0) {
-    /* the count first, 0 when the log is not replayed: the snapshot ends without waiting for
-     * the pipe's end, which a process the program forked may hold open */
-    int n = unsupported ? 0 : nlog;
+    /* the count first, 0 when the log is not replayed (or not needed: sleep-blocked): the
+     * snapshot ends without waiting for the pipe's end, which a process the program forked may
+     * hold open */
+    int n = unsupported || blocked_at >= 0 ? 0 : nlog;
     if (write(pipe_w, &n, sizeof n) != (ssize_t)sizeof n) incomplete_why = 3;
     const char *p = (const char *)log_steps;
     size_t left = n ? (size_t)n * sizeof *log_steps : 0;
@@ -359,17 +382,22 @@ void rsan_closure_finish(void (*emit)(const char *, size_t)) {
     done_r = -1;
     keeper_pid = -1;
   }
-  if (!incomplete_why && rsan_closure_sh) incomplete_why = rsan_closure_sh->incomplete;
+  if (!incomplete_why && rsan_closure_sh && blocked_at < 0) incomplete_why = rsan_closure_sh->incomplete;
   static const char *const why[] = {"null", "\"states\"", "\"diverged\"", "\"unsupported\"", "\"timeout\""};
   int k = snprintf(buf, sizeof buf,
                    ", \"closure\": {\"from\": %llu, \"states\": %llu, \"forks\": %llu, \"pruned\": %llu, "
-                   "\"incomplete\": %s, \"reports\": [",
+                   "\"incomplete\": %s, ",
                    (unsigned long long)snapshot_step,
                    (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->states : 0),
                    (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->forks : 0),
                    (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->pruned : 0), why[incomplete_why]);
   emit(buf, (size_t)k);
-  for (int i = 0; rsan_closure_sh && !incomplete_why && i < rsan_closure_sh->nfound; i++) {
+  if (blocked_at >= 0) {
+    k = snprintf(buf, sizeof buf, "\"sleep_blocked\": %lld, ", (long long)blocked_at);
+    emit(buf, (size_t)k);
+  }
+  emit("\"reports\": [", 12);
+  for (int i = 0; rsan_closure_sh && !incomplete_why && blocked_at < 0 && i < rsan_closure_sh->nfound; i++) {
     emit(i ? ", [" : "[", i ? 3 : 1);
     for (int j = 0; j < rsan_closure_sh->found_len[i]; j++) {
       k = snprintf(buf, sizeof buf, j ? ", %u" : "%u", (unsigned)rsan_closure_sh->found[i][j]);

@@ -52,6 +52,10 @@ static int asleep(int tid) {
   return 0;
 }
 
+/* whether thread tid is in the sleep set (a thread chosen while asleep: the run repeats a class
+ * already run from here, and the explorer cuts it) */
+int rsan_sched_asleep(int tid) { return asleep(tid); }
+
 /* c was chosen: the sleepers whose operation depends on c's wake up */
 void rsan_sched_wake_sleepers(const sched_thread *c) {
   for (int i = 0; i < nsleepers; i++) {
