@@ -221,14 +221,15 @@ class Comparison:
     interleavings: int
     brute_keys: set[str]
     brute_groups: set[str]
-    explored: dict[str, tuple[int, bool, set[str], set[str]]]   # closure mode -> (schedules, complete, keys, groups)
+    #: closure mode -> (schedules, complete, keys, groups, schedules run to confirm closure reports)
+    explored: dict[str, tuple[int, bool, set[str], set[str], int]]
     witness: dict[str, tuple[int, ...]]
 
     def disagreements(self) -> list[str]:
         """What an exploration got wrong: a complete one whose reports (keys, or groups) are not
         every interleaving's, any report no interleaving makes, or a verdict that differs."""
         out = []
-        for mode, (schedules, complete, keys, groups) in self.explored.items():
+        for mode, (_, complete, keys, groups, _) in self.explored.items():
             if keys - self.brute_keys:
                 out.append(f"closure={mode}: reports no interleaving makes: {sorted(keys - self.brute_keys)}")
             if not complete:
@@ -259,5 +260,6 @@ def compare(executable: str, work: Path, modes: tuple[str, ...] = ("1",), max_ru
         result = explore_program(executable, [], options, ExploreOptions(max_schedules=max_schedules, jobs=1))
         assert result.exploration is not None
         keys, groups = explored_keys(result)
-        explored[mode] = (result.exploration.schedules, result.exploration.complete, keys, groups)
+        explored[mode] = (result.exploration.schedules, result.exploration.complete, keys, groups,
+                          result.exploration.closure_reruns)
     return Comparison(brute.runs, brute.keys, brute.groups, explored, brute.witness)
