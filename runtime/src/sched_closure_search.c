@@ -600,20 +600,39 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
    * an RMW) happens before the check through the class's own synchronisation, which every
    * interleaving of the class shares (its reads read the same writes): program order, joins,
    * and a release write (or a lock's release) read by an acquire read (or a lock's
-   * acquisition). Edges through F vary with the fences' order and are not counted, nor are
-   * release sequences and fences (fewer edges: fewer dead checks). The checking thread's Tc
-   * then holds the write's stamps (a write raises its thread's Tc; W(x) := Tc at a release
-   * write, Tc ⊔= W(x) at an acquire read of the newest write; a join takes the joinee's Tc),
-   * and Tc only grows. hb[u]: how many logged steps of each thread happen before thread u's
-   * next step; rel[j]: the same at release write j. */
+   * acquisition), and F between two SC fences that every interleaving of the class orders the
+   * same way: f_U before f_T in the class's order (program order and the coarse order,
+   * transitively: ord). An SC fence sets W(F) := its thread's Tc ⊔ W(F), and a later one takes
+   * Tc ⊔= W(F); W(F) only grows, so f_T's thread then holds everything f_U's held. Edges through
+   * fences the interleavings order either way are not counted, nor are release sequences and
+   * other fences (fewer edges: fewer dead checks). The checking thread's Tc then holds the
+   * write's stamps (a write raises its thread's Tc; W(x) := Tc at a release write, Tc ⊔= W(x)
+   * at an acquire read of the newest write; a join takes the joinee's Tc), and Tc only grows.
+   * hb[u]: how many logged steps of each thread happen before thread u's next step; rel[j]: the
+   * same at release write j, fhb[j] at SC fence j. ord[j]: how many steps of each thread
+   * precede step j in every interleaving (ordrow[u]: at thread u's last step so far). */
   known_before = rsan_alloc((size_t)n);
   size_t nt = (size_t)nthreads;
   int *hb = rsan_alloc(nt * nt * sizeof *hb), *rel = rsan_alloc((size_t)n * nt * sizeof *rel);
+  int *fhb = rsan_alloc((size_t)n * nt * sizeof *fhb), *ord = rsan_alloc((size_t)n * nt * sizeof *ord);
+  int *ordrow = rsan_alloc(nt * nt * sizeof *ordrow);
   char *released = rsan_alloc((size_t)n);
   memset(hb, 0, nt * nt * sizeof *hb);
+  memset(ordrow, 0, nt * nt * sizeof *ordrow);
   for (int j = 0; j < n; j++) {
     const step *e = &steps[j];
     int *cur = hb + (size_t)e->tid * nt;
+    int *o = ord + (size_t)j * nt;
+    memcpy(o, ordrow + (size_t)e->tid * nt, nt * sizeof *o);
+    const int *needs = need + (size_t)j * nt;
+    for (int v = 0; v < nthreads; v++)
+      if (needs[v] > 0) { /* the latest step of v that must precede j, and what precedes it */
+        const int *p = ord + (size_t)first_of[offset[v] + needs[v] - 1] * nt;
+        for (size_t u = 0; u < nt; u++)
+          if (o[u] < p[u]) o[u] = p[u];
+      }
+    o[e->tid] = index_in_thread[j] + 1;
+    memcpy(ordrow + (size_t)e->tid * nt, o, nt * sizeof *o);
     known_before[j] = 0;
     if (checks(e) &&
         (e->op == RSAN_OP_LOAD || e->op == RSAN_OP_WAIT || e->op == RSAN_OP_STORE || e->op == RSAN_OP_RMW)) {
@@ -644,6 +663,19 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
       const int *other = hb + (size_t)e->other * nt;
       for (size_t u = 0; u < nt; u++)
         if (cur[u] < other[u]) cur[u] = other[u];
+    }
+    if (e->kind == RSAN_SK_FENCE_SC) {
+      /* the latest SC fence of each other thread that precedes this one in every interleaving */
+      for (int u = 0; u < nthreads; u++)
+        for (int i = u == e->tid ? -1 : o[u] - 1; i >= 0; i--) {
+          int f = first_of[offset[u] + i];
+          if (steps[f].kind != RSAN_SK_FENCE_SC) continue;
+          const int *fv = fhb + (size_t)f * nt;
+          for (size_t v = 0; v < nt; v++)
+            if (cur[v] < fv[v]) cur[v] = fv[v];
+          break;
+        }
+      memcpy(fhb + (size_t)j * nt, cur, nt * sizeof *cur);
     }
     released[j] = (char)((e->ev == EV_ACCESS && e->has_write && release_order(e->order)) ||
                          e->ev == EV_SYNC_REL);
