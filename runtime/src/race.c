@@ -264,7 +264,7 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k) {
   uint32_t mask = w_mask(cur);
   int wr = (cur & W_WRITE) != 0;
-  if (k < 0) return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
+  if (k < 0) return rsan_race_overflow_lane(t, mark, cur, site, 0) || rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
   if (rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0);
   return 1;
@@ -668,6 +668,45 @@ static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n,
                     site, fa);
 }
 
+/* A plain read cur of a granule with overflow cells (a variable that more than four threads
+ * read: cells_fast never takes a marked granule), without the scan of the main cells and the
+ * overflow block's 16 shared cells: one pass over the main cells, which returns 0 (the scan
+ * reports) at another thread's write on common bytes that does not happen before cur, and 1
+ * at a cell that holds cur or this thread's access at this epoch that subsumes it (where the
+ * scan returns too). Then, with a mark, the block (no write in it: a read conflicts only with
+ * writes) takes cur in this thread's own main cell of its kind, which cur covers (the scan's
+ * first choice), else in its lane (race_overflow.c; the scan would take another thread's
+ * covered cell that happens before cur, or a shared cell of the block: a choice among cells
+ * the replacement rule lets go, or an empty one). 1: done; 0: the scan decides. */
+static RSAN_NOINLINE int read_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uintptr_t fa) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
+  uint32_t mask = w_mask(cur);
+  uint64_t mark = 0;
+  int k = -1;
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
+    if (!w) break;
+    if (!x) return 1;
+    if (x & slot_bits) {
+      if (w_tid(w) == MARK_TID) mark = w;
+      else if ((w & W_WRITE) && (w_mask(w) & mask) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w)))
+        return 0;
+      continue;
+    }
+    if (!(x >> W_CLOCK_SHIFT) && !(mask & ~w_mask(w)) && !(w & W_ATOMIC)) return 1; /* subsumed */
+    if (!(x & low)) k = i; /* its own cell of this kind */
+  }
+  if (!mark) return 0;
+  if (k >= 0) {
+    if (rsan_race_overflow_has_writes(mark)) return 0;
+    renew_cell(t, c, k, cur, site, fa);
+    return 1;
+  }
+  int r = rsan_race_overflow_lane(t, mark, cur, site, fa);
+  if (r == 2) note_site_stack(t, site, fa);
+  return r != 0;
+}
+
 /* Everything plain_fast did not do: the scan of the granule's cells, or plain_slow. */
 static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n, int wr, uint64_t site,
                                                              uintptr_t fa) {
@@ -679,6 +718,7 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   }
   uintptr_t a = (uintptr_t)p;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
+  if (!wr && read_marked(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa)) return;
   hit h;
   h.found = 0; /* the other fields are set with it */
   scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch,

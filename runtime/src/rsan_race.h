@@ -49,12 +49,19 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
 /* Whether the overflow block of a marked granule (mark: its mark) may hold a plain cell: if
  * not, an atomic access that is not recorded in the block has nothing to check there. */
 int rsan_race_overflow_has_plain(uint64_t mark);
+/* Whether it may hold a write (1 also when it has no block): if not, a plain read that is not
+ * recorded in the block has nothing to check there. */
+int rsan_race_overflow_has_writes(uint64_t mark);
 /* atomic_fast: the atomic access cur (w_pack; bytes mask) of a marked granule (mark) whose main
  * cells it may not take and whose block holds no plain cell, in the block as the scan would
  * record it there: 1 when a cell of the block is this thread's atomic access at cur's epoch that
  * subsumes cur (nothing to do) or this thread's atomic access that cur covers (the last of
  * cur's kind, else the last such, takes cur); 0 when the scan must decide. */
 int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, int wr, uint64_t site);
+/* An access cur (w_pack) of a marked granule (mark) whose main cells it need not check further
+ * and takes none of, in its slot's lane of the overflow block (docs/design/races.md §9): 1 done,
+ * 2 done and the site changed (the caller remembers its call stack), 0 the scan decides. */
+int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_t site, uintptr_t fa);
 /* free(): the first cell of the overflow block of g (mark: its mark) that does not happen
  * before t, into h; 1 if there is one. */
 int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h);
