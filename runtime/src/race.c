@@ -102,11 +102,18 @@ void rsan_race_thread_free(rsan_thread *t) {
 static inline void vc_join(rsan_vc *dst, const rsan_vc *src) {
   if (src->n) rsan_vc_join(dst, src);
 }
-/* rlx load: A ⊔= S_x; acq load: C ⊔= S_x, A ⊔= S_x */
+/* rlx load: A ⊔= S_x; acq load: C ⊔= S_x, A ⊔= S_x. A join S_x's owner epoch shows to be
+ * contained already (rsan_vc_sx_in: S_x ⊑ A, S_x ⊑ C) changes nothing and is skipped. */
 void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
   if (!on()) return;
-  vc_join(&t->A, &l->S);
-  if (mo_acq(mo)) rsan_vc_join_published(&t->C, &l->S);
+  if (!rsan_vc_sx_in(&l->S, &t->A)) vc_join(&t->A, &l->S);
+  else RSAN_ASSERT(rsan_vc_leq(&l->S, &t->A));
+  if (!mo_acq(mo)) {
+  } else if (!rsan_vc_sx_in(&l->S, &t->C)) {
+    rsan_vc_join_published(&t->C, &l->S);
+  } else {
+    RSAN_ASSERT(rsan_vc_leq(&l->S, &t->C));
+  }
   /* nobody knows a later epoch of this thread than the thread itself */
   RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
   RSAN_ASSERT(!mo_acq(mo) || rsan_vc_leq(&l->S, &t->C));
@@ -127,13 +134,13 @@ static inline rsan_vbase **base_of(const rsan_thread *t, int which) {
 static inline void sx_join(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int which) {
   if (!src->n) return;
   if ((src->n | l->S.n) < RSAN_VC_DENSE) rsan_vc_join(&l->S, src);
-  else rsan_vc_join_export(&l->S, src, base_of(t, which));
+  else rsan_vc_join_export(&l->S, src, base_of(t, which), rsan_race_index(t));
 }
 
 /* S_x := src (C: which 0, R: 1); with few slots the plain copy */
 static inline void sx_export(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int which) {
   if (src->n < RSAN_VC_DENSE) rsan_vc_assign(&l->S, src);
-  else rsan_vc_export(&l->S, src, base_of(t, which));
+  else rsan_vc_export(&l->S, src, base_of(t, which), rsan_race_index(t));
 }
 
 /* rlx store: S_x := R (a plain store breaks release sequences, C++20); rel store: S_x := C,

@@ -29,8 +29,7 @@
 #define LANE_CHUNKS 32 /* slots 0..1023 have lanes; others use the shared cells only */
 typedef struct lane {
   rsan_cell cells[2]; /* [0]: a read, [1]: an atomic write; 0 is empty */
-  uint64_t sites[2];
-  uint64_t pad[4]; /* one line per slot: two threads' lanes never share a line */
+  uint64_t sites[2];  /* beside the cells: one line for the check and the store */
 } lane;
 typedef struct lane_chunk {
   lane slot[LANE_SLOTS];
@@ -43,9 +42,11 @@ typedef struct ovf_block {
   /* 1 once a write may have been put in cells or lanes: while 0, a plain read (which
    * conflicts only with writes) has nothing to check here */
   int writes;
+  /* allocated on first use, kept (cleared) when the block is emptied; the first ones on the
+   * line of the flags, which every access of the granule reads */
+  lane_chunk *lanes[LANE_CHUNKS];
   rsan_cell cells[OVF_CELLS];
   uint64_t sites[OVF_CELLS];
-  lane_chunk *lanes[LANE_CHUNKS]; /* allocated on first use, kept (cleared) when emptied */
 } ovf_block;
 static ovf_block *ovf_table[OVF_SLOTS]; /* open addressing; entries are only ever added */
 static rsan_spin ovf_lock;
@@ -69,7 +70,7 @@ static int ovf_get(uintptr_t g) {
     ovf_block *b = ovf_table[h];
     if (b && b->g == g) return (int)h;
     if (!b) {
-      b = rsan_alloc(sizeof *b);
+      b = rsan_alloc_line(sizeof *b) /* the flags and first lanes on one line */;
       memset(b, 0, sizeof *b);
       b->g = g;
       __atomic_store_n(&ovf_table[h], b, __ATOMIC_RELEASE);
