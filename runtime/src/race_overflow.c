@@ -261,8 +261,7 @@ int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_
     if (__atomic_compare_exchange_n(&b->lanes[u / LANE_SLOTS], &none, fresh, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE))
       ch = fresh;
-    else
-      rsan_free(fresh), ch = none;
+    else rsan_free(fresh), ch = none;
   }
   lane *ln = &ch->slot[u % LANE_SLOTS];
   uint64_t w = __atomic_load_n(&ln->cells[wr], __ATOMIC_RELAXED);

@@ -1,9 +1,13 @@
-/* The race detector's shadow cells, shared by race.c (the clock rules, the checks of the main
- * cells, the hooks) and race_overflow.c (the overflow blocks of crowded granules). */
+/* The race detector's shadow cells and clocks, shared by race.c (the checks of the main cells,
+ * the hooks), race_clock.c (the clock rules), race_overflow.c (the overflow blocks of crowded
+ * granules), race_floor.c, race_free.c and vclock.c. */
 #ifndef RSAN_RACE_H
 #define RSAN_RACE_H
 
 #include "rsan_internal.h"
+
+/* race reports on (rsan_flag.report_races: 1, or 2 while the explain log is on) */
+static inline int rsan_race_on(void) { return rsan_flag.report_races; }
 
 /* A cell: clock (38 bits) | thread slot (16) | byte mask (8) | write | atomic; 0 is empty. */
 #define W_ATOMIC 1ull
@@ -111,7 +115,9 @@ typedef struct rsan_vcoded {
   uint16_t off[]; /* rsan_vc.n entries */
 } rsan_vcoded;
 /* the owner epoch word of slot u's export at epoch e (0, none, if it does not fit) */
-static inline uint64_t rsan_vc_own(uint32_t u, uint64_t e) { return u <= 0xffff && e && e < (1ull << 48) ? e << 16 | u : 0; }
+static inline uint64_t rsan_vc_own(uint32_t u, uint64_t e) {
+  return u <= 0xffff && e && e < (1ull << 48) ? e << 16 | u : 0;
+}
 /* S_x ⊑ v (a thread's C, R or A) by S_x's owner epoch: 1 proves it; 0 tells nothing */
 static inline int rsan_vc_sx_in(const rsan_vc *sx, const rsan_vc *v) {
   if (sx->cap != RSAN_VC_CODED) return 0;
