@@ -544,6 +544,15 @@ static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n,
                     site, fa);
 }
 
+/* whether one of a granule's main cells is a mark (the granule has an overflow block) */
+static inline int marked(const rsan_cell *c) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
+  int m = 0;
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++)
+    m |= (__atomic_load_n(&c[i], __ATOMIC_RELAXED) & slot_bits) == slot_bits;
+  return m;
+}
+
 /* A plain read cur of a granule with overflow cells (a variable that more than four threads
  * read: cells_fast never takes a marked granule), without the scan of the main cells and the
  * overflow block's 16 shared cells: one pass over the main cells, which returns 0 (the scan
@@ -594,7 +603,9 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   }
   uintptr_t a = (uintptr_t)p;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
-  if (!wr && read_marked(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa)) return;
+  if (!wr && RSAN_UNLIKELY(marked(c)) &&
+      read_marked(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa))
+    return;
   hit h;
   h.found = 0; /* the other fields are set with it */
   scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch,
