@@ -51,7 +51,11 @@ void rsan_vc_set(rsan_vc *v, uint32_t tid, uint64_t c) {
  * entry by entry while the offsets are written: code_on), so decoding gives every entry back;
  * otherwise the value is kept as a dense array of its own, or coded on a new base (offsets 0). */
 struct rsan_vbase {
-  uint32_t refs; /* atomic: the S_x clocks coded on it, and the slot that exports on it */
+  /* atomic: the S_x clocks coded on it, and the slot that exports on it. On a line of its own:
+   * every coding and every overwrite of an S_x changes it, while n and e are read by every
+   * decoding join (on one line, each change took the entries from the readers' caches) */
+  uint32_t refs;
+  char pad[60];
   uint32_t n;
   uint64_t e[]; /* never changed once made */
 };
@@ -159,14 +163,16 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
     if (!reuse) rsan_free(c);
     return 0;
   }
-  __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
   c->own = own;
   if (reuse) {
     rsan_vbase *old = c->base;
+    if (old == b) return 1; /* recoded on the base it holds: its reference stays */
+    __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
     c->base = b;
     rsan_vbase_drop(old);
     return 1;
   }
+  __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
   c->base = b;
   if (dst->cap == RSAN_VC_CODED) vc_uncode_free(dst);
   else rsan_free(dst->e);
@@ -177,7 +183,7 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
 }
 
 static rsan_vbase *base_new(const uint64_t *v, uint32_t n) {
-  rsan_vbase *b = rsan_alloc_raw(sizeof *b + n * sizeof(uint64_t));
+  rsan_vbase *b = rsan_alloc_line(sizeof *b + n * sizeof(uint64_t)); /* refs alone on its line */
   b->refs = 1;
   b->n = n;
   memcpy(b->e, v, n * sizeof(uint64_t));
