@@ -544,49 +544,53 @@ static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n,
                     site, fa);
 }
 
-/* whether one of a granule's main cells is a mark (the granule has an overflow block) */
-static inline int marked(const rsan_cell *c) {
-  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
-  int m = 0;
-  for (int i = 0; i < RSAN_SHADOW_CELLS; i++)
-    m |= (__atomic_load_n(&c[i], __ATOMIC_RELAXED) & slot_bits) == slot_bits;
-  return m;
-}
-
-/* A plain read cur of a granule with overflow cells (a variable that more than four threads
- * read: cells_fast never takes a marked granule), without the scan of the main cells and the
- * overflow block's 16 shared cells: one pass over the main cells, which returns 0 (the scan
+/* A plain read cur that cells_fast did not settle, without the scan in its common cases: data
+ * that several threads read, with a write among the cells that happens before cur (main's
+ * initialising write of a global, read by every thread after it was created: cells_fast's
+ * read-only case needs no write at all), or with more than four readers (a marked granule:
+ * cells_fast never takes one). One pass over the main cells, which returns 0 (the scan
  * reports) at another thread's write on common bytes that does not happen before cur, and 1
  * at a cell that holds cur or this thread's access at this epoch that subsumes it (where the
- * scan returns too). Then, with a mark, the block (no write in it: a read conflicts only with
- * writes) takes cur in this thread's own main cell of its kind, which cur covers (the scan's
- * first choice), else in its lane (race_overflow.c; the scan would take another thread's
- * covered cell that happens before cur, or a shared cell of the block: a choice among cells
- * the replacement rule lets go, or an empty one). 1: done; 0: the scan decides. */
-static RSAN_NOINLINE int read_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site,
-                                     uintptr_t fa) {
+ * scan returns too). Then cur is stored where the scan may store it: in this thread's own main
+ * cell of its kind, which cur covers (the scan's first choice; with a mark, only while the
+ * block holds no write: a read conflicts only with writes), else, with a mark, in its lane
+ * (race_overflow.c; the scan would take another thread's covered cell that happens before cur,
+ * or a shared cell of the block: a choice among cells the replacement rule lets go, or an
+ * empty one). The scan would also free the other cells cur covers and happens after: an
+ * optimisation this path skips (but for a write below the floor). 1: done; 0: the scan decides. */
+static RSAN_NOINLINE int read_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site,
+                                      uintptr_t fa) {
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
   uint32_t mask = w_mask(cur);
-  uint64_t mark = 0;
-  int k = -1;
+  uint64_t mark = 0, dead_w = 0;
+  int k = -1, dead = -1;
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
     if (!w) break;
     if (!x) return 1;
     if (x & slot_bits) {
-      if (w_tid(w) == MARK_TID) mark = w;
-      else if ((w & W_WRITE) && (w_mask(w) & mask) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
+      if (w_tid(w) == MARK_TID) {
+        mark = w;
+      } else if ((w & W_WRITE) && (w_mask(w) & mask)) {
+        if (w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
+        dead = i, dead_w = w;
+      }
       continue;
     }
     if (!(x >> W_CLOCK_SHIFT) && !(mask & ~w_mask(w)) && !(w & W_ATOMIC)) return 1; /* subsumed */
     if (!(x & low)) k = i; /* its own cell of this kind */
   }
-  if (!mark) return 0;
+  /* A write below the floor (race_floor.c: it happens before every access of every live and
+   * future thread, so it can race with nothing any more; main's initialising write of a
+   * global) is freed, so that the granule's later reads take cells_fast's read-only case. */
+  if (dead >= 0 && (rsan_race_floor_cached(&dead_w, 1) == 0 || rsan_race_floor_recompute(&dead_w, 1) == 0))
+    __atomic_compare_exchange_n(&c[dead], &dead_w, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   if (k >= 0) {
-    if (rsan_race_overflow_has_writes(mark)) return 0;
+    if (mark && rsan_race_overflow_has_writes(mark)) return 0;
     renew_cell(t, c, k, cur, site, fa);
     return 1;
   }
+  if (!mark) return 0;
   int r = rsan_race_overflow_lane(t, mark, cur, site, fa);
   if (r == 2) note_site_stack(t, site, fa);
   return r != 0;
@@ -603,9 +607,7 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   }
   uintptr_t a = (uintptr_t)p;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
-  if (!wr && RSAN_UNLIKELY(marked(c)) &&
-      read_marked(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa))
-    return;
+  if (!wr && read_ordered(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa)) return;
   hit h;
   h.found = 0; /* the other fields are set with it */
   scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch,
