@@ -64,13 +64,18 @@ static inline void vc_join(rsan_vc *dst, const rsan_vc *src) {
  * contained already (rsan_vc_sx_in: S_x ⊑ A, S_x ⊑ C) changes nothing and is skipped. */
 void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
   if (!on()) return;
-  if (!rsan_vc_sx_in(&l->S, &t->A)) vc_join(&t->A, &l->S);
-  else RSAN_ASSERT(rsan_vc_leq(&l->S, &t->A));
-  if (!mo_acq(mo)) {
-  } else if (!rsan_vc_sx_in(&l->S, &t->C)) {
-    rsan_vc_join_published(&t->C, &l->S);
+  if (RSAN_LIKELY(l->S.cap != RSAN_VC_CODED)) { /* dense (few slots): no owner epoch */
+    vc_join(&t->A, &l->S);
+    if (mo_acq(mo)) rsan_vc_join_published(&t->C, &l->S);
   } else {
-    RSAN_ASSERT(rsan_vc_leq(&l->S, &t->C));
+    if (!rsan_vc_sx_in(&l->S, &t->A)) rsan_vc_join(&t->A, &l->S);
+    else RSAN_ASSERT(rsan_vc_leq(&l->S, &t->A));
+    if (!mo_acq(mo)) {
+    } else if (!rsan_vc_sx_in(&l->S, &t->C)) {
+      rsan_vc_join_published(&t->C, &l->S);
+    } else {
+      RSAN_ASSERT(rsan_vc_leq(&l->S, &t->C));
+    }
   }
   /* nobody knows a later epoch of this thread than the thread itself */
   RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
