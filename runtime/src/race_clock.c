@@ -62,8 +62,7 @@ static inline void vc_join(rsan_vc *dst, const rsan_vc *src) {
 }
 /* rlx load: A ⊔= S_x; acq load: C ⊔= S_x, A ⊔= S_x. A join S_x's owner epoch shows to be
  * contained already (rsan_vc_sx_in: S_x ⊑ A, S_x ⊑ C) changes nothing and is skipped. */
-void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
-  if (!on()) return;
+static inline __attribute__((always_inline)) void load_rules(rsan_thread *t, rsan_loc *l, int mo) {
   if (RSAN_LIKELY(l->S.cap != RSAN_VC_CODED)) { /* dense (few slots): no owner epoch */
     vc_join(&t->A, &l->S);
     if (mo_acq(mo)) rsan_vc_join_published(&t->C, &l->S);
@@ -80,6 +79,9 @@ void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
   /* nobody knows a later epoch of this thread than the thread itself */
   RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
   RSAN_ASSERT(!mo_acq(mo) || rsan_vc_leq(&l->S, &t->C));
+}
+void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
+  if (on()) load_rules(t, l, mo);
 }
 
 /* The bases S_x is coded on (vclock.c, docs/design/races.md §8): per thread slot, one for the
@@ -124,7 +126,7 @@ uint64_t rsan_race_store(rsan_thread *t, rsan_loc *l, int mo) {
  * through RMWs); if rel, C[τ]++. Returns the RMW's epoch (before the bump). */
 uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
   if (!on()) return 0;
-  rsan_race_load(t, l, mo);
+  load_rules(t, l, mo);
   uint64_t e = rsan_race_epoch(t);
   if (mo_rel(mo)) {
     sx_join(t, l, &t->C, 0);
