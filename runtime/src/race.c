@@ -1,12 +1,8 @@
 /* Race detection for plain accesses with C11's happens-before (algorithm.md §5, the RSAN paper
- * §4.2 and Appendix B): the vector-clock rules of atomics and fences, thread create/join,
- * and the shadow checks of plain and atomic accesses.
- *
- * Thread clocks: C (current), R (released by the last release fence), A (pending acquire:
- * what a later acquire fence makes visible). Location clock: S_x, the sync clock of an
- * atomic (in its rsan_loc, guarded by the location lock). An access's epoch is C[τ] at the
- * access; C[τ] is bumped after every release, so an epoch e of thread u happens before a
- * thread whose clock has C[u] >= e.
+ * §4.2 and Appendix B): the shadow checks of plain and atomic accesses, against the thread
+ * clocks that race_clock.c's rules keep (C: current; an access's epoch is C[τ] at the access,
+ * bumped after every release, so an epoch e of thread u happens before a thread whose clock has
+ * C[u] >= e).
  *
  * Shadow cell (shadow.c, encoding in rsan_race.h): clock (38 bits) | thread slot (16) | byte
  * mask (8) | write | atomic. Vector clocks and cells index threads by slot (rsan_race_index,
@@ -46,7 +42,7 @@
 #include "rsan_explain.h"
 #include "rsan_race.h"
 
-static inline int on(void) { return rsan_flag.report_races; }
+static inline int on(void) { return rsan_race_on(); }
 /* A tail call that must be one (musttail: the callee's frame replaces the caller's, so a hook's
  * frame address stays where the shadow call stack expects it, and a fast path keeps no frame) */
 #if defined(__has_attribute) && __has_attribute(musttail)
@@ -54,128 +50,6 @@ static inline int on(void) { return rsan_flag.report_races; }
 #else
 #define RSAN_MUSTTAIL
 #endif
-/* t->race_cur: the thread's epoch and slot as a cell holds them, so that the hot path builds an
- * access's cell with one OR; 0 for a thread whose slot a cell cannot hold (not checked) */
-static inline void set_cur(rsan_thread *t) {
-  t->race_cur = rsan_race_index(t) <= MAX_TID ? w_pack(t->race_epoch, rsan_race_index(t), 0, 0, 0) : 0;
-}
-static inline void bump(rsan_thread *t) {
-  RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
-  rsan_vc_set(&t->C, rsan_race_index(t), ++t->race_epoch);
-  set_cur(t);
-}
-
-/* ---- threads: algorithm.md §5 "create / join", architecture.md (R := ⊥ for the child) ---- */
-void rsan_race_thread_init(rsan_thread *t) {
-  t->race_epoch = 1;
-  rsan_vc_set(&t->C, rsan_race_index(t), 1);
-  set_cur(t);
-}
-
-void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
-  /* child C := A := parent C, R := ⊥; then bump both epochs, so that the parent's later
-   * accesses are not ordered before the child's */
-  rsan_vc_assign_published(&child->C, &parent->C);
-  rsan_vc_assign(&child->A, &parent->C);
-  /* a reused slot continues after its previous owner's epochs (thread.c) */
-  child->race_epoch = rsan_vc_get(&parent->C, rsan_race_index(child)) + 1;
-  rsan_vc_set(&child->C, rsan_race_index(child), child->race_epoch);
-  set_cur(child);
-  bump(parent);
-}
-
-void rsan_race_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
-  /* joiner C ⊔= joinee C (and A, which must stay ⊒ what C saw) */
-  rsan_vc_join_published(&joiner->C, &joinee->C);
-  rsan_vc_join(&joiner->A, &joinee->C);
-}
-
-void rsan_race_thread_free(rsan_thread *t) {
-  rsan_vc_free(&t->C);
-  rsan_vc_free(&t->R);
-  rsan_vc_free(&t->A);
-}
-
-/* ---- atomics: algorithm.md §5 table, under the location lock ---- */
-/* dst ⊔= src, with the test for an empty source (S_x of a location no release reached, R of a
- * thread that ran no release fence: a join with ⊥ changes nothing) inline */
-static inline void vc_join(rsan_vc *dst, const rsan_vc *src) {
-  if (src->n) rsan_vc_join(dst, src);
-}
-/* rlx load: A ⊔= S_x; acq load: C ⊔= S_x, A ⊔= S_x */
-void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
-  if (!on()) return;
-  vc_join(&t->A, &l->S);
-  if (mo_acq(mo)) rsan_vc_join_published(&t->C, &l->S);
-  /* nobody knows a later epoch of this thread than the thread itself */
-  RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
-  RSAN_ASSERT(!mo_acq(mo) || rsan_vc_leq(&l->S, &t->C));
-}
-
-/* The bases S_x is coded on (vclock.c, docs/design/races.md §8): per thread slot, one for the
- * exports of its C and one for those of its R. Only the slot's thread uses its entries (the
- * rules run on the accessing thread; a slot is reused only after its owner was joined), and
- * any base codes exactly or not at all (rsan_vc_export checks every entry), so a base left by
- * a slot's previous owner is merely less likely to fit. */
-static rsan_vbase *race_bases[2][TID_MASK + 1];
-static inline rsan_vbase **base_of(const rsan_thread *t, int which) {
-  uint32_t u = rsan_race_index(t);
-  return u <= TID_MASK ? &race_bases[which][u] : NULL;
-}
-/* S_x ⊔= src (C: which 0, R: 1): the test for an empty source inline, and with few slots
- * (both dense: a coded clock has RSAN_VC_DENSE entries or more) the plain join */
-static inline void sx_join(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int which) {
-  if (!src->n) return;
-  if ((src->n | l->S.n) < RSAN_VC_DENSE) rsan_vc_join(&l->S, src);
-  else rsan_vc_join_export(&l->S, src, base_of(t, which));
-}
-
-/* S_x := src (C: which 0, R: 1); with few slots the plain copy */
-static inline void sx_export(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int which) {
-  if (src->n < RSAN_VC_DENSE) rsan_vc_assign(&l->S, src);
-  else rsan_vc_export(&l->S, src, base_of(t, which));
-}
-
-/* rlx store: S_x := R (a plain store breaks release sequences, C++20); rel store: S_x := C,
- * then C[τ]++. Returns the store's epoch (before the bump). */
-uint64_t rsan_race_store(rsan_thread *t, rsan_loc *l, int mo) {
-  if (!on()) return 0;
-  uint64_t e = rsan_race_epoch(t);
-  if (mo_rel(mo)) {
-    sx_export(t, l, &t->C, 0);
-    bump(t);
-  } else {
-    sx_export(t, l, &t->R, 1);
-  }
-  return e;
-}
-
-/* RMW: read part as a load by mo; then S_x ⊔= (mo ⊒ rel ? C : R) (release sequences run
- * through RMWs); if rel, C[τ]++. Returns the RMW's epoch (before the bump). */
-uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
-  if (!on()) return 0;
-  rsan_race_load(t, l, mo);
-  uint64_t e = rsan_race_epoch(t);
-  if (mo_rel(mo)) {
-    sx_join(t, l, &t->C, 0);
-    bump(t);
-  } else {
-    sx_join(t, l, &t->R, 1);
-  }
-  return e;
-}
-
-/* fence acq: C ⊔= A */
-void rsan_race_fence_acq(rsan_thread *t) {
-  if (on()) rsan_vc_join_published(&t->C, &t->A);
-}
-
-/* fence rel: R := C; C[τ]++ (an SC fence is acq then rel for races, rules.c) */
-void rsan_race_fence_rel(rsan_thread *t) {
-  if (!on()) return;
-  rsan_vc_assign(&t->R, &t->C);
-  bump(t);
-}
 
 /* ---- shadow checks ---- */
 typedef rsan_race_hit hit;
@@ -264,7 +138,9 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k) {
   uint32_t mask = w_mask(cur);
   int wr = (cur & W_WRITE) != 0;
-  if (k < 0) return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
+  if (k < 0)
+    return rsan_race_overflow_lane(t, mark, cur, site, 0) ||
+           rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
   if (rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0);
   return 1;
@@ -668,6 +544,58 @@ static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n,
                     site, fa);
 }
 
+/* A plain read cur that cells_fast did not settle, without the scan in its common cases: data
+ * that several threads read, with a write among the cells that happens before cur (main's
+ * initialising write of a global, read by every thread after it was created: cells_fast's
+ * read-only case needs no write at all), or with more than four readers (a marked granule:
+ * cells_fast never takes one). One pass over the main cells, which returns 0 (the scan
+ * reports) at another thread's write on common bytes that does not happen before cur, and 1
+ * at a cell that holds cur or this thread's access at this epoch that subsumes it (where the
+ * scan returns too). Then cur is stored where the scan may store it: in this thread's own main
+ * cell of its kind, which cur covers (the scan's first choice; with a mark, only while the
+ * block holds no write: a read conflicts only with writes), else, with a mark, in its lane
+ * (race_overflow.c; the scan would take another thread's covered cell that happens before cur,
+ * or a shared cell of the block: a choice among cells the replacement rule lets go, or an
+ * empty one). The scan would also free the other cells cur covers and happens after: an
+ * optimisation this path skips (but for a write below the floor). 1: done; 0: the scan decides. */
+static RSAN_NOINLINE int read_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site,
+                                      uintptr_t fa) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
+  uint32_t mask = w_mask(cur);
+  uint64_t mark = 0, dead_w = 0;
+  int k = -1, dead = -1;
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
+    if (!w) break;
+    if (!x) return 1;
+    if (x & slot_bits) {
+      if (w_tid(w) == MARK_TID) {
+        mark = w;
+      } else if ((w & W_WRITE) && (w_mask(w) & mask)) {
+        if (w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
+        dead = i, dead_w = w;
+      }
+      continue;
+    }
+    if (!(x >> W_CLOCK_SHIFT) && !(mask & ~w_mask(w)) && !(w & W_ATOMIC)) return 1; /* subsumed */
+    if (!(x & low)) k = i; /* its own cell of this kind */
+  }
+  /* A write below the floor (race_floor.c: it happens before every access of every live and
+   * future thread, so it can race with nothing any more; main's initialising write of a
+   * global) is freed, so that the granule's later reads take cells_fast's read-only case. */
+  if (dead >= 0 && (rsan_race_floor_cached(&dead_w, 1) == 0 || rsan_race_floor_recompute(&dead_w, 1) == 0))
+    __atomic_compare_exchange_n(&c[dead], &dead_w, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  if (k >= 0) {
+    if (mark && rsan_race_overflow_has_writes(mark)) return 0;
+    renew_cell(t, c, k, cur, site, fa);
+    return 1;
+  }
+  if (!mark) return 0;
+  int r = rsan_race_overflow_lane(t, mark, cur, site, fa);
+  if (r == 2) note_site_stack(t, site, fa);
+  return r != 0;
+}
+
 /* Everything plain_fast did not do: the scan of the granule's cells, or plain_slow. */
 static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n, int wr, uint64_t site,
                                                              uintptr_t fa) {
@@ -679,6 +607,7 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   }
   uintptr_t a = (uintptr_t)p;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
+  if (!wr && read_ordered(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa)) return;
   hit h;
   h.found = 0; /* the other fields are set with it */
   scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch,

@@ -18,11 +18,33 @@
 
 #define OVF_CELLS 16
 #define OVF_SLOTS 4096 /* granules with overflow at any time, at most; beyond: eviction */
+/* Lanes (docs/design/races.md §9): beside its 16 shared cells a block has, per thread slot
+ * below LANE_CHUNKS * LANE_SLOTS, one cell for the slot's reads (plain or atomic) and one for
+ * its atomic writes, at a fixed place: a thread finds its own cell there without scanning
+ * the block, so an access of a granule that many threads read, or many threads' atomic
+ * accesses, costs the same at 64 threads as at 5. A slot's lane line is written only by the
+ * thread of that slot (and cleared when the block is emptied); a chunk of LANE_SLOTS slots is
+ * allocated when one of them is first used. */
+#define LANE_SLOTS 32
+#define LANE_CHUNKS 32 /* slots 0..1023 have lanes; others use the shared cells only */
+typedef struct lane {
+  rsan_cell cells[2]; /* [0]: a read, [1]: an atomic write; 0 is empty */
+  uint64_t sites[2];  /* beside the cells: one line for the check and the store */
+} lane;
+typedef struct lane_chunk {
+  lane slot[LANE_SLOTS];
+} lane_chunk;
 typedef struct ovf_block {
   uintptr_t g;
-  /* 1 once a plain access may have been put in cells (since the block was last emptied):
-   * while 0, every cell is atomic, so an atomic access has nothing to check here */
+  /* 1 once a plain access may have been put in cells or lanes (since the block was last
+   * emptied): while 0, every cell is atomic, so an atomic access has nothing to check here */
   int plain;
+  /* 1 once a write may have been put in cells or lanes: while 0, a plain read (which
+   * conflicts only with writes) has nothing to check here */
+  int writes;
+  /* allocated on first use, kept (cleared) when the block is emptied; the first ones on the
+   * line of the flags, which every access of the granule reads */
+  lane_chunk *lanes[LANE_CHUNKS];
   rsan_cell cells[OVF_CELLS];
   uint64_t sites[OVF_CELLS];
 } ovf_block;
@@ -48,7 +70,7 @@ static int ovf_get(uintptr_t g) {
     ovf_block *b = ovf_table[h];
     if (b && b->g == g) return (int)h;
     if (!b) {
-      b = rsan_alloc(sizeof *b);
+      b = rsan_alloc_line(sizeof *b) /* the flags and first lanes on one line */;
       memset(b, 0, sizeof *b);
       b->g = g;
       __atomic_store_n(&ovf_table[h], b, __ATOMIC_RELEASE);
@@ -56,6 +78,36 @@ static int ovf_get(uintptr_t g) {
     }
   }
   return -1;
+}
+
+/* The first cell of b's lanes of another thread's slot that conflicts with the access (mask,
+ * wr, at; all = 1: every cell, as free() conflicts with every access) and does not happen
+ * before t, into h (found: 1). C11 [intro.races]: common bytes, a write among the two, not
+ * both atomic. */
+static int lanes_unordered_all(rsan_thread *t, ovf_block *b, uint32_t mask, int wr, int at, int all,
+                               rsan_race_hit *h) {
+  uint32_t me = rsan_race_index(t);
+  for (int j = 0; j < LANE_CHUNKS; j++) {
+    lane_chunk *ch = __atomic_load_n(&b->lanes[j], __ATOMIC_ACQUIRE);
+    if (!ch) continue;
+    for (int k = 0; k < LANE_SLOTS; k++)
+      for (int m = 0; m < 2; m++) {
+        uint64_t w = __atomic_load_n(&ch->slot[k].cells[m], __ATOMIC_ACQUIRE);
+        if (!w || w_tid(w) == me) continue;
+        int cw = (w & W_WRITE) != 0, ca = (w & W_ATOMIC) != 0;
+        if (!all && (!(w_mask(w) & mask) || !(cw || wr) || (ca && at))) continue;
+        if (w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
+        h->found = 1;
+        h->addr = b->g + (uintptr_t)__builtin_ctz(all ? w_mask(w) : w_mask(w) & mask);
+        h->word = w;
+        h->site = __atomic_load_n(&ch->slot[k].sites[m], __ATOMIC_RELAXED);
+        return 1;
+      }
+  }
+  return 0;
+}
+static int lanes_unordered(rsan_thread *t, ovf_block *b, uint32_t mask, int wr, int at, rsan_race_hit *h) {
+  return lanes_unordered_all(t, b, mask, wr, at, 0, h);
 }
 
 /* rsan_race.h */
@@ -82,13 +134,19 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
     }
     /* the granule is not marked: the block is new or an orphan of a reset granule */
     memset(b->cells, 0, sizeof b->cells);
+    for (int j = 0; j < LANE_CHUNKS; j++)
+      if (b->lanes[j])
+        for (int k = 0; k < LANE_SLOTS; k++)
+          for (int m = 0; m < 2; m++) __atomic_store_n(&b->lanes[j]->slot[k].cells[m], 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->plain, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->writes, 0, __ATOMIC_RELAXED);
     for (int j = 0; j < RSAN_SHADOW_CELLS && v < 0; j++) /* move a read if there is one */
       if (!(__atomic_load_n(&c[j], __ATOMIC_RELAXED) & W_WRITE)) v = j;
     if (v < 0) v = (int)((epoch ^ (g >> 3)) % RSAN_SHADOW_CELLS);
     uint64_t vw = __atomic_load_n(&c[v], __ATOMIC_RELAXED);
     b->sites[0] = __atomic_load_n(&rsan_cell_site(c)[v], __ATOMIC_RELAXED);
     if (!(vw & W_ATOMIC)) __atomic_store_n(&b->plain, 1, __ATOMIC_RELAXED);
+    if (vw & W_WRITE) __atomic_store_n(&b->writes, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&b->cells[0], vw, __ATOMIC_RELEASE);
     int won = vw && __atomic_compare_exchange_n(&c[v], &vw, mark_word((uint32_t)index), 0, __ATOMIC_ACQ_REL,
                                                 __ATOMIC_RELAXED);
@@ -107,13 +165,24 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
    * plain access is recorded (the outcomes the scan itself allows). */
   if (at && !record && !__atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)) return 0;
   if (!at && record) __atomic_store_n(&b->plain, 1, __ATOMIC_RELEASE);
+  if (wr && record) __atomic_store_n(&b->writes, 1, __ATOMIC_RELEASE);
   rsan_race_scan_block(t, b->cells, b->sites, OVF_CELLS, record, g, mask, wr, at, epoch, site, fa, h);
+  /* the lanes after the shared cells: other threads' lane cells are checked as the scan
+   * checks cells (their own slot's lanes need no check: program order) */
+  if (!h->found && (!at || __atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)))
+    lanes_unordered(t, b, mask, wr, at, h);
   return record;
 }
 /* rsan_race.h: read as the check-only scan of rsan_race_overflow reads it */
 int rsan_race_overflow_has_plain(uint64_t mark) {
   ovf_block *b = mark_block(mark);
   return b && __atomic_load_n(&b->plain, __ATOMIC_ACQUIRE);
+}
+
+/* rsan_race.h */
+int rsan_race_overflow_has_writes(uint64_t mark) {
+  ovf_block *b = mark_block(mark);
+  return !b || __atomic_load_n(&b->writes, __ATOMIC_ACQUIRE);
 }
 
 /* rsan_race.h. What rsan_race_scan_block does for cur when it records it (race.c scan_cells,
@@ -164,5 +233,49 @@ int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsa
     h->site = __atomic_load_n(&b->sites[i], __ATOMIC_RELAXED);
     return 1;
   }
-  return 0;
+  return b && lanes_unordered_all(t, b, 0xff, 1, 0, 1, h);
+}
+
+/* rsan_race.h. The lane of cur's slot and kind (a read: [0]; an atomic write: [1]; a plain
+ * write never takes a lane) in the block of a marked granule, for an access whose main cells
+ * were checked (none conflicts with it unordered) and that takes none of them:
+ *   - the block must hold nothing cur has to check: no plain cell for an atomic access (two
+ *     atomic accesses never race), no write for a plain read (a read conflicts only with
+ *     writes). The flags are set before a cell of that kind is stored (release; read here with
+ *     acquire), so a cell stored concurrently is one the scan could have missed the same way.
+ *   - the lane is empty (taking an empty cell loses nothing), holds cur at its epoch or an
+ *     access of this slot at that epoch that subsumes cur (nothing to do, as in scan_cells), or
+ *     one that cur covers (replacement rules 1, program order, and 2: its bytes a subset of
+ *     cur's, a write only if cur is, atomic if cur is): it takes cur.
+ * Else 0: the scan decides (and records cur in the shared cells). 1: done. fa != 0: the call
+ * stack of site is remembered when the site changes. */
+int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_t site, uintptr_t fa) {
+  uint32_t u = w_tid(cur), mask = w_mask(cur);
+  int wr = (cur & W_WRITE) != 0, at = (cur & W_ATOMIC) != 0;
+  if (u >= LANE_CHUNKS * LANE_SLOTS || (wr && !at)) return 0;
+  ovf_block *b = mark_block(mark);
+  if (!b || __atomic_load_n(at ? &b->plain : &b->writes, __ATOMIC_ACQUIRE)) return 0;
+  lane_chunk *ch = __atomic_load_n(&b->lanes[u / LANE_SLOTS], __ATOMIC_ACQUIRE);
+  if (RSAN_UNLIKELY(!ch)) {
+    lane_chunk *fresh = rsan_alloc_line(sizeof *fresh), *none = NULL;
+    if (__atomic_compare_exchange_n(&b->lanes[u / LANE_SLOTS], &none, fresh, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+      ch = fresh;
+    else rsan_free(fresh), ch = none;
+  }
+  lane *ln = &ch->slot[u % LANE_SLOTS];
+  uint64_t w = __atomic_load_n(&ln->cells[wr], __ATOMIC_RELAXED);
+  if (w == cur) return 1;
+  if (w) {
+    uint32_t cm = w_mask(w);
+    int ca = (w & W_ATOMIC) != 0; /* a lane of kind wr holds writes only if wr */
+    if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && ca == at) return 1; /* subsumed at its epoch */
+    if ((cm & ~mask) || (at && !ca)) return 0; /* cur does not cover it */
+  }
+  if (!at && !__atomic_load_n(&b->plain, __ATOMIC_RELAXED)) __atomic_store_n(&b->plain, 1, __ATOMIC_RELEASE);
+  if (wr && !__atomic_load_n(&b->writes, __ATOMIC_RELAXED)) __atomic_store_n(&b->writes, 1, __ATOMIC_RELEASE);
+  int same = __atomic_load_n(&ln->sites[wr], __ATOMIC_RELAXED) == site;
+  if (!same) __atomic_store_n(&ln->sites[wr], site, __ATOMIC_RELAXED); /* the site first, as in scan_cells */
+  __atomic_store_n(&ln->cells[wr], cur, __ATOMIC_RELEASE);
+  return same || !fa || !site ? 1 : 2;
 }

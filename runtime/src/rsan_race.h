@@ -1,9 +1,13 @@
-/* The race detector's shadow cells, shared by race.c (the clock rules, the checks of the main
- * cells, the hooks) and race_overflow.c (the overflow blocks of crowded granules). */
+/* The race detector's shadow cells and clocks, shared by race.c (the checks of the main cells,
+ * the hooks), race_clock.c (the clock rules), race_overflow.c (the overflow blocks of crowded
+ * granules), race_floor.c, race_free.c and vclock.c. */
 #ifndef RSAN_RACE_H
 #define RSAN_RACE_H
 
 #include "rsan_internal.h"
+
+/* race reports on (rsan_flag.report_races: 1, or 2 while the explain log is on) */
+static inline int rsan_race_on(void) { return rsan_flag.report_races; }
 
 /* A cell: clock (38 bits) | thread slot (16) | byte mask (8) | write | atomic; 0 is empty. */
 #define W_ATOMIC 1ull
@@ -49,12 +53,19 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
 /* Whether the overflow block of a marked granule (mark: its mark) may hold a plain cell: if
  * not, an atomic access that is not recorded in the block has nothing to check there. */
 int rsan_race_overflow_has_plain(uint64_t mark);
+/* Whether it may hold a write (1 also when it has no block): if not, a plain read that is not
+ * recorded in the block has nothing to check there. */
+int rsan_race_overflow_has_writes(uint64_t mark);
 /* atomic_fast: the atomic access cur (w_pack; bytes mask) of a marked granule (mark) whose main
  * cells it may not take and whose block holds no plain cell, in the block as the scan would
  * record it there: 1 when a cell of the block is this thread's atomic access at cur's epoch that
  * subsumes cur (nothing to do) or this thread's atomic access that cur covers (the last of
  * cur's kind, else the last such, takes cur); 0 when the scan must decide. */
 int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, int wr, uint64_t site);
+/* An access cur (w_pack) of a marked granule (mark) whose main cells it need not check further
+ * and takes none of, in its slot's lane of the overflow block (docs/design/races.md §9): 1 done,
+ * 2 done and the site changed (the caller remembers its call stack), 0 the scan decides. */
+int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_t site, uintptr_t fa);
 /* free(): the first cell of the overflow block of g (mark: its mark) that does not happen
  * before t, into h; 1 if there is one. */
 int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h);
@@ -90,11 +101,37 @@ uint64_t rsan_vc_read(const rsan_vc *v, uint32_t tid);
  * rsan_vc_at) or replaces it (rsan_vc_assign, rsan_vc_free). A power of 2: (a | b) < it. */
 #define RSAN_VC_DENSE 16
 typedef struct rsan_vbase rsan_vbase;
+/* A coded S_x (rsan_vc.e when cap == RSAN_VC_CODED): its base, its owner epoch, its offsets.
+ * The owner epoch (docs/design/races.md §9): (u, e) when S_x ⊑ Ĉ_u(e), the
+ * clock thread slot u exported at epoch e (its C at the release that ended epoch e, or its R
+ * of the release fence that did); own = 0: none recorded. Every release bumps the epoch after
+ * its one export, so a thread's exports at epoch e are all that one value, and a clock that
+ * holds u's entry e or later was joined from an export of u at e or later: it contains Ĉ_u(e).
+ * So V[u] >= e implies S_x ⊑ V for every thread's C, R and A (rsan_vc_sx_in), FastTrack's
+ * epoch test in place of an O(threads) comparison or join. */
+typedef struct rsan_vcoded {
+  rsan_vbase *base;
+  uint64_t own; /* the owner epoch: e << 16 | u (e >= 1); 0: none */
+  uint16_t off[]; /* rsan_vc.n entries */
+} rsan_vcoded;
+/* the owner epoch word of slot u's export at epoch e (0, none, if it does not fit) */
+static inline uint64_t rsan_vc_own(uint32_t u, uint64_t e) {
+  return u <= 0xffff && e && e < (1ull << 48) ? e << 16 | u : 0;
+}
+/* S_x ⊑ v (a thread's C, R or A) by S_x's owner epoch: 1 proves it; 0 tells nothing */
+static inline int rsan_vc_sx_in(const rsan_vc *sx, const rsan_vc *v) {
+  if (sx->cap != RSAN_VC_CODED) return 0;
+  uint64_t own = ((const rsan_vcoded *)(const void *)sx->e)->own;
+  return own && rsan_vc_get(v, (uint32_t)own & 0xffff) >= own >> 16;
+}
 uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u); /* any clock's entry u, coded or not */
-/* S_x := src / S_x ⊔= src (src a thread's C or R), coded on *bp when it fits: the exporting
- * slot's base for that clock (NULL: none), replaced by a new base (offsets 0) when it does not */
-void rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp);
-void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp);
+/* S_x := src / S_x ⊔= src (src a thread's C at a release or its R: the export of slot at its
+ * epoch src[slot]), coded on *bp when it fits: the exporting slot's base for that clock (NULL:
+ * none), replaced by a new base (offsets 0) when it does not. S_x := src records the owner
+ * epoch (slot, src[slot]); so does S_x ⊔= src when S_x ⊑ src (the join is src); another join
+ * records none. */
+void rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot);
+void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot);
 void rsan_vbase_drop(rsan_vbase *b);
 
 /* thread.c: fn(t, arg) for every thread record (joined ones too: their clocks are empty),

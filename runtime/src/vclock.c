@@ -51,14 +51,14 @@ void rsan_vc_set(rsan_vc *v, uint32_t tid, uint64_t c) {
  * entry by entry while the offsets are written: code_on), so decoding gives every entry back;
  * otherwise the value is kept as a dense array of its own, or coded on a new base (offsets 0). */
 struct rsan_vbase {
-  uint32_t refs; /* atomic: the S_x clocks coded on it, and the slot that exports on it */
+  /* atomic: the S_x clocks coded on it, and the slot that exports on it. On a line of its own:
+   * every coding and every overwrite of an S_x changes it, while n and e are read by every
+   * decoding join (on one line, each change took the entries from the readers' caches) */
+  uint32_t refs;
+  char pad[60];
   uint32_t n;
   uint64_t e[]; /* never changed once made */
 };
-typedef struct rsan_vcoded {
-  rsan_vbase *base;
-  uint16_t off[]; /* rsan_vc.n entries */
-} rsan_vcoded;
 
 static inline uint64_t base_at(const rsan_vbase *b, uint32_t u) { return u < b->n ? b->e[u] : 0; }
 
@@ -145,7 +145,7 @@ static RSAN_NOINLINE void vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pu
  * 0 a coded dst of n entries has unspecified offsets (its base reference intact): both
  * callers then replace it (code: on a new base, which always fits; rsan_vc_join_export: by a
  * dense array computed before). */
-static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b) {
+static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own) {
   int reuse = dst->cap == RSAN_VC_CODED && dst->n == n;
   rsan_vcoded *c = reuse ? (rsan_vcoded *)(void *)dst->e : rsan_alloc_raw(sizeof *c + n * sizeof(uint16_t));
   uint32_t m = n < b->n ? n : b->n;
@@ -163,13 +163,16 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b) {
     if (!reuse) rsan_free(c);
     return 0;
   }
-  __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+  c->own = own;
   if (reuse) {
     rsan_vbase *old = c->base;
+    if (old == b) return 1; /* recoded on the base it holds: its reference stays */
+    __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
     c->base = b;
     rsan_vbase_drop(old);
     return 1;
   }
+  __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
   c->base = b;
   if (dst->cap == RSAN_VC_CODED) vc_uncode_free(dst);
   else rsan_free(dst->e);
@@ -180,7 +183,7 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b) {
 }
 
 static rsan_vbase *base_new(const uint64_t *v, uint32_t n) {
-  rsan_vbase *b = rsan_alloc_raw(sizeof *b + n * sizeof(uint64_t));
+  rsan_vbase *b = rsan_alloc_line(sizeof *b + n * sizeof(uint64_t)); /* refs alone on its line */
   b->refs = 1;
   b->n = n;
   memcpy(b->e, v, n * sizeof(uint64_t));
@@ -188,11 +191,12 @@ static rsan_vbase *base_new(const uint64_t *v, uint32_t n) {
 }
 
 /* dst := the n entries v (n >= RSAN_VC_DENSE), coded on *bp (the exporting slot's base for this
- * clock, NULL: none) or, when they do not fit there, on a new base, which becomes *bp */
-static void code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase **bp) {
-  if (bp && *bp && code_on(dst, v, n, *bp)) return;
+ * clock, NULL: none) or, when they do not fit there, on a new base, which becomes *bp; own:
+ * the owner epoch word it records (rsan_race.h rsan_vcoded) */
+static void code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase **bp, uint64_t own) {
+  if (bp && *bp && code_on(dst, v, n, *bp, own)) return;
   rsan_vbase *b = base_new(v, n);
-  int ok = code_on(dst, v, n, b); /* offsets 0: always fits */
+  int ok = code_on(dst, v, n, b, own); /* offsets 0: always fits */
   RSAN_ASSERT(ok);
   (void)ok;
   if (bp) {
@@ -203,9 +207,11 @@ static void code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase **bp) {
   }
 }
 
-void rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp) {
+/* rsan_race.h. src is the clock slot exported at its epoch src[slot] (a thread's C at a
+ * release, its R): S_x := src is that export, the owner epoch (slot + 1, src[slot]) */
+void rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot) {
   if (src->n < RSAN_VC_DENSE) rsan_vc_assign(dst, src); /* frees a coded dst first */
-  else code(dst, src->e, src->n, bp);
+  else code(dst, src->e, src->n, bp, rsan_vc_own(slot, rsan_vc_get(src, slot)));
 }
 
 /* a ⊑ t for a location's S_x a (coded or dense) and a thread's clock t (dense) */
@@ -226,15 +232,17 @@ static int leq_thread(const rsan_vc *a, const rsan_vc *t) {
   return 1;
 }
 
-void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp) {
+void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot) {
   if (!src->n) return;
   if ((src->n | dst->n) < RSAN_VC_DENSE) { /* both dense: a coded clock has n >= RSAN_VC_DENSE */
     rsan_vc_join(dst, src);
     return;
   }
-  /* dst ⊑ src (an acq_rel RMW: its read part joined dst into C first): dst ⊔ src = src */
-  if (leq_thread(dst, src)) {
-    rsan_vc_export(dst, src, bp);
+  /* dst ⊑ src (an acq_rel RMW: its read part joined dst into C first; or dst's owner epoch in
+   * src): dst ⊔ src = src */
+  if (rsan_vc_sx_in(dst, src) || leq_thread(dst, src)) {
+    RSAN_ASSERT(leq_thread(dst, src));
+    rsan_vc_export(dst, src, bp, slot);
     return;
   }
   uint32_t n = dst->n > src->n ? dst->n : src->n;
@@ -243,7 +251,7 @@ void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp) {
     uint64_t a = rsan_vc_at(dst, u), b = rsan_vc_get(src, u);
     m[u] = a > b ? a : b;
   }
-  if (n >= RSAN_VC_DENSE && bp && *bp && code_on(dst, m, n, *bp)) {
+  if (n >= RSAN_VC_DENSE && bp && *bp && code_on(dst, m, n, *bp, 0)) { /* a join: no owner epoch */
     rsan_free(m);
     return;
   }

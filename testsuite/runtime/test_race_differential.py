@@ -136,6 +136,37 @@ def test_crowded_granules(rt):
     assert 0 < racy < runs
 
 
+def test_crowded_granules_many_slots(rt):
+    """The crowded programs with 40 idle threads created first: the program's threads hold
+    slots 41-49, so their accesses of the overflowing granule take lanes of the block's second
+    chunk (race_overflow.c, docs/design/races.md §9) and every S_x is coded with an owner
+    epoch (the joins it lets the acquires skip). Fails if a write does not check the reads held
+    in lanes, or if an owner epoch lets a join be skipped that was not contained."""
+    count = int(os.environ.get("PYRSAN_RACE_DIFF_COUNT", "60"))
+    runs, racy = check(rt, count, seed=37, generate=random_crowded_program, pad=40)
+    assert 0 < racy < runs
+    runs, racy = check(rt, count, seed=53, generate=random_crowded_atomic_program, pad=40)
+    assert 0 < racy < runs
+
+
+@pytest.mark.parametrize("read", [("read", "x"), ("ld", "x", "rlx"), ("ld", "x", "acq")])
+@pytest.mark.parametrize("published", [False, True])
+def test_a_write_checks_the_read_in_a_lane(rt, read, published):
+    """Threads 0-4 read x and publish a flag each, thread 5 reads x: its read finds the four
+    cells and the block's first cells taken and goes to its lane. Thread 6 acquires the flags
+    of 0-4 (and of 5 when published) and writes x: it races with thread 5's read only, which
+    is in no cell but the lane (fails if the write's check skips the lanes, or, published, if
+    a lane cell ordered before the write is reported)."""
+    threads = [[read, ("st", f"f{i}", 1, "rel")] for i in range(6)]
+    threads.append([("ld", f"f{i}", "acq") for i in range(6 if published else 5)] + [("write", "x")])
+    schedule = tuple(k for k in range(6) for _ in range(2)) + (6,) * len(threads[6])
+    expected = set() if published else {"x"}
+    assert racy_locations(threads, schedule) == expected
+    for mode in MODES:
+        assert run_detector(rt, threads, schedule, mode) == expected
+        assert run_detector(rt, threads, schedule, mode, pad=40) == expected
+
+
 def test_an_atomic_access_does_not_replace_a_plain_cell(rt):
     """Thread 1's atomic store of x is ordered after thread 0's plain write of x, but an atomic
     access does not cover a plain one: thread 2's unsynchronised atomic load races with the
