@@ -296,6 +296,16 @@ typedef struct __attribute__((aligned(64))) rsan_evicted {
 typedef struct rsan_evfirst {
   uint64_t ts, tsU; /* timestamps of the slot's first evicted fact */
 } rsan_evfirst;
+/* The table's bookkeeping, after the rsan_evfirst array (facts.c): it lives with the table,
+ * not in the location record, since most locations never evict a fact. */
+typedef struct rsan_evtail {
+  uint32_t evslot[RSAN_EV_SLOTS]; /* sparse table: slot + 1 of each used entry (0: free) */
+  uint64_t dropts, droptsU;       /* max timestamps of the evicted facts of slots ev dropped */
+} rsan_evtail;
+#define RSAN_EV_SLOTS_LOG 2 /* log2 RSAN_EV_SLOTS: a sparse table's evlog (a direct one's is more) */
+_Static_assert(RSAN_EV_SLOTS == 1 << RSAN_EV_SLOTS_LOG, "a sparse table has 1 << RSAN_EV_SLOTS_LOG entries");
+_Static_assert(RSAN_EV_MAX <= 1 << 15 && (RSAN_EV_MAX & (RSAN_EV_MAX - 1)) == 0 && RSAN_EV_SLOTS < 8,
+               "evlog: direct tables have 8 .. RSAN_EV_MAX entries, a power of 2");
 /* A clock's value at a location: exact when lo == hi (both sides). */
 typedef struct rsan_q {
   uint64_t lo, loU, hi, hiU;
@@ -342,9 +352,11 @@ typedef struct rsan_hist {
 
 /* ---- location state (location.c) ---- */
 /* Cache lines in the order an access reads them (records are 64-byte aligned, location.c):
- * line 0 the lock, address, stamps and window state; line 1 the inline facts; lines 2-4 the
- * clocks (inline up to RSAN_CLK_INLINE slots); then the rest. An atomic access touches lines
- * it can find without following a pointer. */
+ * line 0 the lock, address, stamps and window state; line 1 the inline facts (or, once the
+ * window grew, the pointer to it); lines 2-4 the clocks (inline up to RSAN_CLK_INLINE slots);
+ * line 5 the rest: 6 lines, 384 bytes (docs/design/clocks.md §15). An atomic access touches
+ * lines it can find without following a pointer; what only some locations need (the evicted
+ * facts' bookkeeping, a grown window) lives in their own allocations. */
 typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_spin lock;
   uint16_t fcap;      /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
@@ -353,29 +365,42 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   uint8_t init_known; /* init_value holds the value of the timestamp-0 write */
   uint8_t msc_wsc;    /* Msc equals Wsc (after a write; Msc's own array is stale): rsan_loc_msc */
   uint8_t grow;       /* a query needed the evicted facts: double the window at the next fact */
-  uint8_t evdirect;   /* ev is indexed by slot (a hot location, location.c) */
+  uint8_t evlog;      /* ev (when not NULL) has 1 << evlog entries; indexed by slot (a hot
+                         location, facts.c) when evlog > RSAN_EV_SLOTS_LOG */
   uint32_t hist_next;
   uintptr_t addr;
   uint64_t stamp, stampU; /* algorithm.md §2 */
   uint64_t nfacts;        /* facts ever added; the window is [fold, nfacts), at most fcap */
   uint64_t fold;          /* facts evicted so far */
   rsan_hist *hist;        /* rsan_hist_len entries, allocated at the first write */
-  rsan_fact facts_inline[RSAN_FACTS]; /* the window, by nfacts % fcap, while fcap == RSAN_FACTS */
+  union {
+    rsan_fact facts_inline[RSAN_FACTS]; /* the window, by nfacts % fcap, while fcap == RSAN_FACTS */
+    rsan_fact *facts_ext; /* the window once it grew (fcap > RSAN_FACTS): its line is free */
+  };
   rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
   uint64_t id;
   uint64_t msc_in;  /* a clock version Msc is known to contain (rules.c; 0: ⊥) */
-  rsan_fact *facts_ext; /* the window once it grew (fcap > RSAN_FACTS), else NULL */
-  rsan_evicted *ev; /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
-  uint32_t evn;     /* entries of ev */
-  uint32_t evslot[RSAN_EV_SLOTS]; /* not evdirect: slot + 1 of each used entry of ev (0: free) */
-  rsan_vc S; /* race detector: the sync clock S_x (algorithm.md §5) */
-  uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
-  uint64_t init_value;      /* memory's value when the location was first touched */
-  struct rsan_loc *free_next;
-  struct rsan_loc *gnext;    /* the table's chain of the granule (location.c) */
-  struct rsan_loc *all_next; /* every record ever made (location.c: fork, reset) */
+  rsan_evicted *ev; /* facts evicted from the window (NULL until one is), then rsan_evfirst
+                       and rsan_evtail (facts.c) */
+  rsan_vc S;        /* race detector: the sync clock S_x (algorithm.md §5) */
+  union {
+    uint64_t init_value;         /* memory's value when the location was first touched */
+    struct rsan_loc *free_next;  /* a retired record, on the free list (location.c) */
+  };
+  struct rsan_loc *gnext; /* the table's chain of the granule (location.c) */
 } rsan_loc;
+_Static_assert(sizeof(rsan_loc) == 384, "rsan_loc is 6 cache lines (docs/design/clocks.md §15)");
+_Static_assert(__builtin_offsetof(rsan_loc, facts_inline) == 64 && __builtin_offsetof(rsan_loc, W) == 128 &&
+                   __builtin_offsetof(rsan_loc, Msc) == 256 && __builtin_offsetof(rsan_loc, id) == 320,
+               "the record's lines are in the order an access reads them");
+/* entries of the evicted-fact table (0: none) and its bookkeeping */
+static inline uint32_t rsan_loc_evn(const rsan_loc *l) { return l->ev ? 1u << l->evlog : 0; }
+static inline int rsan_loc_evdirect(const rsan_loc *l) { return l->evlog > RSAN_EV_SLOTS_LOG; }
+static inline rsan_evtail *rsan_loc_evtail(const rsan_loc *l) { /* l->ev not NULL */
+  return (rsan_evtail *)((char *)l->ev +
+                         ((size_t)1 << l->evlog) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)));
+}
 
 /* The write history is a ring of RSAN_HIST entries, write k in entry k % RSAN_HIST, that
  * grows 1 -> 2 -> 4 -> ... -> RSAN_HIST entries with the writes (history.c): after k writes
@@ -422,6 +447,8 @@ void rsan_loc_reset_all(void);  /* tests: drop every location, restart ids at 1 
 uint64_t rsan_loc_peek_id(uintptr_t addr);
 /* the live location at addr, locked, or NULL (tests; never creates one) */
 rsan_loc *rsan_loc_peek(uintptr_t addr);
+/* facts.c: the evicted-fact table emptied, its memory kept (a retired record's) */
+void rsan_loc_ev_clear(rsan_loc *l);
 /* Facts (docs/design/clocks.md): adds the fact (slot, epoch, stamp(x), stampU(x)) */
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
 /* The same, with its steady cases inline (docs/design/clocks.md §12): a window with room, or
@@ -442,11 +469,12 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
     }
     const rsan_fact *old = &fs[l->fold & mask];
     rsan_evicted *e = NULL;
-    if (l->evdirect) {
-      if (old->slot < l->evn) e = &l->ev[old->slot];
+    if (rsan_loc_evdirect(l)) {
+      if (old->slot < 1u << l->evlog) e = &l->ev[old->slot];
     } else {
+      const uint32_t *evslot = rsan_loc_evtail(l)->evslot;
       for (uint32_t i = RSAN_EV_SLOTS; i-- > 0;) /* the first match, as ev_entry (a slot has one) */
-        if (l->evslot[i] == old->slot + 1) e = &l->ev[i];
+        if (evslot[i] == old->slot + 1) e = &l->ev[i];
     }
     if (RSAN_UNLIKELY(!e || !e->nev)) { /* a new entry, a victim, a conversion: out of line */
       rsan_loc_add_fact(l, slot, epoch);
