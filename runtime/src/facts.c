@@ -76,7 +76,11 @@ static void ev_make_direct(rsan_loc *l, uint32_t slot) {
   rsan_free(l->ev);
   l->ev = ev;
   l->evlog = (uint8_t)log;
+  memset(l->evslot, 0, sizeof l->evslot);
 }
+/* the record's evslot for slot + 1 = v: v while it fits, else UINT16_MAX (v >= UINT16_MAX:
+ * rsan_loc_add_fact_i leaves such a slot's eviction to ev_entry, which reads the tail) */
+static inline uint16_t evslot16(uint32_t v) { return v < UINT16_MAX ? (uint16_t)v : UINT16_MAX; }
 
 /* the evicted-facts entry of slot, or NULL when its facts can only be kept as a bound. Made
  * when missing: direct-mapped for a hot location (above); else in a free entry of the
@@ -94,8 +98,8 @@ static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
     }
     return &l->ev[slot];
   }
-  /* sparse: the slots of the entries are in the table's tail (evslot): no entry is read to
-   * find one */
+  /* sparse: the slots of the entries are in the tail (evslot), and in the record while they
+   * fit 16 bits: no entry is read to find one */
   uint32_t vi = RSAN_EV_SLOTS, *evslot = rsan_loc_evtail(l)->evslot;
   for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++) {
     if (evslot[i] == slot + 1) return &l->ev[i];
@@ -114,6 +118,7 @@ static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
   ev_drop_entry(l, victim);
   memset(victim, 0, sizeof *victim); /* nev = 0: the caller makes it the slot's first */
   evslot[vi] = slot + 1;
+  l->evslot[vi] = evslot16(slot + 1);
   return victim;
 }
 
@@ -196,9 +201,8 @@ static inline void prefetch_eviction(const rsan_loc *l) {
     if (s < rsan_loc_evn(l)) __builtin_prefetch(&l->ev[s], 1);
     return;
   }
-  const uint32_t *evslot = rsan_loc_evtail(l)->evslot;
   for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++)
-    if (evslot[i] == s + 1) __builtin_prefetch(&l->ev[i], 1);
+    if (l->evslot[i] == s + 1) __builtin_prefetch(&l->ev[i], 1);
 }
 
 void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb) {

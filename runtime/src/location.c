@@ -161,6 +161,7 @@ static void loc_clear_state(rsan_loc *l) {
     l->evlog = 0;
   }
   rsan_loc_ev_clear(l); /* a sparse one stays, emptied */
+  memset(l->evslot, 0, sizeof l->evslot);
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
   l->hist_next = 0;

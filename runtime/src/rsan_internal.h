@@ -296,11 +296,11 @@ typedef struct __attribute__((aligned(64))) rsan_evicted {
 typedef struct rsan_evfirst {
   uint64_t ts, tsU; /* timestamps of the slot's first evicted fact */
 } rsan_evfirst;
-/* The table's bookkeeping, after the rsan_evfirst array (facts.c): it lives with the table,
- * not in the location record, since most locations never evict a fact. */
+/* The table's bound, after the rsan_evfirst array (facts.c): it lives with the table, not in
+ * the location record, since most locations never evict a fact. */
 typedef struct rsan_evtail {
-  uint32_t evslot[RSAN_EV_SLOTS]; /* sparse table: slot + 1 of each used entry (0: free) */
   uint64_t dropts, droptsU;       /* max timestamps of the evicted facts of slots ev dropped */
+  uint32_t evslot[RSAN_EV_SLOTS]; /* sparse table: slot + 1 of each used entry (0: free) */
 } rsan_evtail;
 #define RSAN_EV_SLOTS_LOG 2 /* log2 RSAN_EV_SLOTS: a sparse table's evlog (a direct one's is more) */
 _Static_assert(RSAN_EV_SLOTS == 1 << RSAN_EV_SLOTS_LOG, "a sparse table has 1 << RSAN_EV_SLOTS_LOG entries");
@@ -384,6 +384,9 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_evicted *ev; /* facts evicted from the window (NULL until one is), then rsan_evfirst
                        and rsan_evtail (facts.c) */
   rsan_vc S;        /* race detector: the sync clock S_x (algorithm.md §5) */
+  /* sparse table: rsan_evtail.evslot as uint16_t, UINT16_MAX when it does not fit (then only
+   * the tail names the slot): an eviction finds its slot's entry without reading the tail */
+  uint16_t evslot[RSAN_EV_SLOTS];
   union {
     uint64_t init_value;         /* memory's value when the location was first touched */
     struct rsan_loc *free_next;  /* a retired record, on the free list (location.c) */
@@ -472,11 +475,11 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
     if (rsan_loc_evdirect(l)) {
       if (old->slot < 1u << l->evlog) e = &l->ev[old->slot];
     } else {
-      const uint32_t *evslot = rsan_loc_evtail(l)->evslot;
       for (uint32_t i = RSAN_EV_SLOTS; i-- > 0;) /* the first match, as ev_entry (a slot has one) */
-        if (evslot[i] == old->slot + 1) e = &l->ev[i];
+        if (l->evslot[i] == old->slot + 1) e = &l->ev[i];
     }
-    if (RSAN_UNLIKELY(!e || !e->nev)) { /* a new entry, a victim, a conversion: out of line */
+    /* a new entry, a victim, a conversion, a slot evslot cannot name: out of line */
+    if (RSAN_UNLIKELY(!e || !e->nev || old->slot + 1 >= UINT16_MAX)) {
       rsan_loc_add_fact(l, slot, epoch);
       return;
     }
