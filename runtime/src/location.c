@@ -26,6 +26,7 @@
  *
  * Lock order: stripe -> location -> free list.
  */
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -434,4 +435,33 @@ void rsan_loc_fork_unlock(void) {
   rsan_spin_unlock(&free_lock);
   for (uint32_t k = 0; k < LT_STRIPES; k++) rsan_spin_unlock(&stripes[k].lock);
   rsan_spin_unlock(&dir_lock);
+}
+
+/* verbosity >= 1, at exit: how the live records are used (docs/design/clocks.md §15: what a
+ * smaller record for little-used locations could save). Each record is read under its lock. */
+void rsan_loc_print_census(void) {
+  uint64_t live = 0, w_bot = 0, unwritten = 0, no_ev = 0, grown = 0;
+  rsan_spin_lock(&free_lock); /* the records made so far (no location lock under it) */
+  loc_slab *first = slabs;
+  rsan_loc *first_end = slab_next;
+  rsan_spin_unlock(&free_lock);
+  for (loc_slab *sl = first; sl; sl = sl->next)
+    for (rsan_loc *l = sl->recs, *e = sl == first ? first_end : sl->recs + LT_SLAB; l < e; l++) {
+      rsan_spin_lock(&l->lock);
+      if (!l->retired) {
+        live++;
+        w_bot += !l->W.ver;
+        unwritten += !l->W.ver && !l->Wsc.ver && !l->hist;
+        no_ev += !l->ev;
+        grown += l->fcap > RSAN_FACTS;
+      }
+      rsan_spin_unlock(&l->lock);
+    }
+  char buf[240];
+  int n = snprintf(buf, sizeof buf,
+                   "pyrsan: location records: %llu live (%u bytes each), W = bottom in %llu, never written "
+                   "in %llu, no evicted-fact table in %llu, grown window in %llu\n",
+                   (unsigned long long)live, (unsigned)sizeof(rsan_loc), (unsigned long long)w_bot,
+                   (unsigned long long)unwritten, (unsigned long long)no_ev, (unsigned long long)grown);
+  if (n > 0) (void)!write(2, buf, (size_t)n);
 }

@@ -253,5 +253,6 @@ void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *
 extern uint64_t rsan_undecided_checks;
 extern uint64_t rsan_inexact_queries; /* queries answered with bounds (lo < hi) */
 void rsan_loc_print_stats(void);      /* one line on stderr (verbosity >= 1, at exit) */
+void rsan_loc_print_census(void); /* location.c: how the live records are used (the same) */
 
 #endif
