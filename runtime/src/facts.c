@@ -16,17 +16,26 @@ static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1:
 }
 
 static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[(e->nev - 1) % RSAN_EV_HIST].ts; }
-static inline rsan_evfirst *ev_firsts(const rsan_loc *l) { return (rsan_evfirst *)(l->ev + l->evn); }
+static inline rsan_evfirst *ev_firsts(const rsan_loc *l) { return (rsan_evfirst *)(l->ev + rsan_loc_evn(l)); }
 /* the slot of entry i (in use) */
-static inline uint32_t ev_slot(const rsan_loc *l, uint32_t i) { return l->evdirect ? i : l->evslot[i] - 1; }
-static rsan_evicted *ev_alloc(uint32_t n) {
-  return rsan_alloc_line(n * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)));
+static inline uint32_t ev_slot(const rsan_loc *l, uint32_t i) {
+  return rsan_loc_evdirect(l) ? i : rsan_loc_evtail(l)->evslot[i] - 1;
+}
+/* A table of n = 1 << log entries: n rsan_evicted (64-byte aligned: an eviction writes one
+ * line), n rsan_evfirst, one rsan_evtail; zeroed. */
+static size_t ev_size(unsigned log) {
+  return ((size_t)1 << log) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) + sizeof(rsan_evtail);
+}
+static rsan_evicted *ev_alloc(unsigned log) { return rsan_alloc_line(ev_size(log)); }
+void rsan_loc_ev_clear(rsan_loc *l) {
+  if (l->ev) memset(l->ev, 0, ev_size(l->evlog));
 }
 
 /* the slot's evicted facts are now known only as a bound (dropts/droptsU) */
 static void ev_drop(rsan_loc *l, uint64_t ts, uint64_t tsU) {
-  if (ts > l->dropts) l->dropts = ts;
-  if (tsU > l->droptsU) l->droptsU = tsU;
+  rsan_evtail *t = rsan_loc_evtail(l);
+  if (ts > t->dropts) t->dropts = ts;
+  if (tsU > t->droptsU) t->droptsU = tsU;
 }
 static void ev_drop_entry(rsan_loc *l, rsan_evicted *e) {
   if (e->nev) {
@@ -39,17 +48,17 @@ static void ev_drop_entry(rsan_loc *l, rsan_evicted *e) {
  * is slot s's, found in O(1) whatever the thread count; it grows to the slots seen, up to
  * RSAN_EV_MAX. Converting keeps every entry whose slot fits. */
 static void ev_make_direct(rsan_loc *l, uint32_t slot) {
-  uint32_t need = slot + 1;
-  for (uint32_t i = 0; i < l->evn; i++) {
+  uint32_t need = slot + 1, on = rsan_loc_evn(l);
+  for (uint32_t i = 0; i < on; i++) {
     uint32_t s = ev_slot(l, i);
     if (l->ev[i].nev && s < RSAN_EV_MAX && s + 1 > need) need = s + 1;
   }
-  uint32_t n = 8;
-  while (n < need) n *= 2;
-  if (n > RSAN_EV_MAX) n = RSAN_EV_MAX;
-  rsan_evicted *ev = ev_alloc(n); /* zeroed */
+  unsigned log = 3; /* 8 entries: more than a sparse table's */
+  while ((1u << log) < need && (1u << log) < RSAN_EV_MAX) log++;
+  uint32_t n = 1u << log;
+  rsan_evicted *ev = ev_alloc(log); /* zeroed */
   rsan_evfirst *fi = (rsan_evfirst *)(ev + n), *ofi = ev_firsts(l);
-  for (uint32_t i = 0; i < l->evn; i++) {
+  for (uint32_t i = 0; i < on; i++) {
     rsan_evicted *e = &l->ev[i];
     if (!e->nev) continue;
     uint32_t s = ev_slot(l, i);
@@ -60,12 +69,18 @@ static void ev_make_direct(rsan_loc *l, uint32_t slot) {
       ev_drop_entry(l, e);
     }
   }
+  const rsan_evtail *ot = rsan_loc_evtail(l); /* the bound of the slots dropped, kept */
+  rsan_evtail *t = (rsan_evtail *)(fi + n);
+  t->dropts = ot->dropts;
+  t->droptsU = ot->droptsU;
   rsan_free(l->ev);
   l->ev = ev;
-  l->evn = n;
-  l->evdirect = 1;
+  l->evlog = (uint8_t)log;
   memset(l->evslot, 0, sizeof l->evslot);
 }
+/* the record's evslot for slot + 1 = v: v while it fits, else UINT16_MAX (v >= UINT16_MAX:
+ * rsan_loc_add_fact_i leaves such a slot's eviction to ev_entry, which reads the tail) */
+static inline uint16_t evslot16(uint32_t v) { return v < UINT16_MAX ? (uint16_t)v : UINT16_MAX; }
 
 /* the evicted-facts entry of slot, or NULL when its facts can only be kept as a bound. Made
  * when missing: direct-mapped for a hot location (above); else in a free entry of the
@@ -73,21 +88,22 @@ static void ev_make_direct(rsan_loc *l, uint32_t slot) {
  * only known as a bound. */
 static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
   if (RSAN_UNLIKELY(!l->ev)) {
-    l->ev = ev_alloc(RSAN_EV_SLOTS);
-    l->evn = RSAN_EV_SLOTS;
+    l->evlog = RSAN_EV_SLOTS_LOG;
+    l->ev = ev_alloc(RSAN_EV_SLOTS_LOG);
   }
-  if (l->evdirect) {
-    if (RSAN_UNLIKELY(slot >= l->evn)) {
+  if (rsan_loc_evdirect(l)) {
+    if (RSAN_UNLIKELY(slot >= rsan_loc_evn(l))) {
       if (slot >= RSAN_EV_MAX) return NULL;
       ev_make_direct(l, slot); /* grows it */
     }
     return &l->ev[slot];
   }
-  /* sparse: the slots of the entries are in the record (evslot): no entry is read to find one */
-  uint32_t vi = RSAN_EV_SLOTS;
+  /* sparse: the slots of the entries are in the tail (evslot), and in the record while they
+   * fit 16 bits: no entry is read to find one */
+  uint32_t vi = RSAN_EV_SLOTS, *evslot = rsan_loc_evtail(l)->evslot;
   for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++) {
-    if (l->evslot[i] == slot + 1) return &l->ev[i];
-    if (!l->evslot[i] && vi == RSAN_EV_SLOTS) vi = i;
+    if (evslot[i] == slot + 1) return &l->ev[i];
+    if (!evslot[i] && vi == RSAN_EV_SLOTS) vi = i;
   }
   if (vi == RSAN_EV_SLOTS) { /* none free: the entry whose newest evicted fact is oldest */
     vi = 0;
@@ -101,7 +117,8 @@ static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
   rsan_evicted *victim = &l->ev[vi];
   ev_drop_entry(l, victim);
   memset(victim, 0, sizeof *victim); /* nev = 0: the caller makes it the slot's first */
-  l->evslot[vi] = slot + 1;
+  evslot[vi] = slot + 1;
+  l->evslot[vi] = evslot16(slot + 1);
   return victim;
 }
 
@@ -112,7 +129,7 @@ static void window_grow(rsan_loc *l) {
   uint64_t n = l->nfacts;
   const rsan_fact *of = rsan_loc_facts(l);
   for (uint64_t j = n - l->fcap; j < n; j++) nf[j & (cap - 1)] = of[j & (l->fcap - 1)];
-  rsan_free(l->facts_ext);
+  if (l->fcap > RSAN_FACTS) rsan_free(l->facts_ext); /* else facts_ext is the inline facts */
   l->facts_ext = nf;
   l->fcap = cap;
 }
@@ -180,8 +197,8 @@ void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
 static inline void prefetch_eviction(const rsan_loc *l) {
   if (win(l) != l->fcap || !l->ev || (l->grow && l->fcap < RSAN_FACTS_MAX)) return;
   uint32_t s = rsan_loc_facts(l)[l->fold & (l->fcap - 1)].slot;
-  if (l->evdirect) {
-    if (s < l->evn) __builtin_prefetch(&l->ev[s], 1);
+  if (rsan_loc_evdirect(l)) {
+    if (s < rsan_loc_evn(l)) __builtin_prefetch(&l->ev[s], 1);
     return;
   }
   for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++)
@@ -221,7 +238,8 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   q->lo = q->loU = q->hi = q->hiU = 0;
   if (!l->fold) return; /* nothing evicted: no fact contained, exactly 0 */
   l->grow = 1;
-  for (uint32_t i = 0; i < l->evn; i++) {
+  uint32_t evn = rsan_loc_evn(l);
+  for (uint32_t i = 0; i < evn; i++) {
     const rsan_evicted *e = &l->ev[i];
     if (!e->nev) continue;
     uint64_t v = rsan_clk_at(c, ev_slot(l, i));
@@ -253,8 +271,9 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
     if (hiU > q->hiU) q->hiU = hiU;
   }
   /* slots dropped from ev: at most their newest evicted facts */
-  if (l->dropts > q->hi) q->hi = l->dropts;
-  if (l->droptsU > q->hiU) q->hiU = l->droptsU;
+  const rsan_evtail *t = rsan_loc_evtail(l); /* fold > 0: the table exists */
+  if (t->dropts > q->hi) q->hi = t->dropts;
+  if (t->droptsU > q->hiU) q->hiU = t->droptsU;
   if (RSAN_UNLIKELY(q->lo != q->hi || q->loU != q->hiU))
     __atomic_fetch_add(&rsan_inexact_queries, 1, __ATOMIC_RELAXED);
 }

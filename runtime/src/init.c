@@ -16,6 +16,7 @@ static rsan_spin init_lock;
 static void rsan_at_exit(void) {
   rsan_sched_process_exit(); /* the other threads may run before the process ends */
   if (rsan_flag.verbosity >= 1) rsan_loc_print_stats(); /* docs/design/clocks.md */
+  if (rsan_flag.verbosity >= 1) rsan_loc_print_census(); /* docs/design/clocks.md §15 */
   if (rsan_flag.verbosity >= 1) rsan_lock_print_stats();  /* lock.c */
   rsan_report_at_exit();
 }

@@ -26,6 +26,7 @@
  *
  * Lock order: stripe -> location -> free list.
  */
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -63,7 +64,6 @@ static uint64_t next_id = 1; /* id 0 is the SC-fence location F */
 static uint64_t nlive;       /* live locations */
 static rsan_spin free_lock;
 static rsan_loc *free_list;
-static rsan_loc *all_locs; /* every record ever made (fork, reset), under free_lock */
 static rsan_loc fence_loc; /* F: id 0, address 0, never retired */
 
 static inline rsan_spin *stripe_of(uintptr_t addr) {
@@ -154,18 +154,15 @@ static void loc_clear_state(rsan_loc *l) {
   l->msc_wsc = 0;
   l->nfacts = l->fold = 0;
   l->grow = 0;
-  rsan_free(l->facts_ext); /* a grown window goes with x */
-  l->facts_ext = NULL;
+  if (l->fcap > RSAN_FACTS) rsan_free(l->facts_ext); /* a grown window goes with x */
   l->fcap = RSAN_FACTS;
-  if (l->ev && l->evdirect) { /* a hot location's table goes with x */
+  if (l->ev && rsan_loc_evdirect(l)) { /* a hot location's table goes with x */
     rsan_free(l->ev);
     l->ev = NULL;
-    l->evn = 0;
-    l->evdirect = 0;
+    l->evlog = 0;
   }
-  if (l->ev) memset(l->ev, 0, l->evn * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)));
+  rsan_loc_ev_clear(l); /* a sparse one stays, emptied */
   memset(l->evslot, 0, sizeof l->evslot);
-  l->dropts = l->droptsU = 0;
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
   l->hist_next = 0;
@@ -177,28 +174,36 @@ static void loc_clear_state(rsan_loc *l) {
 }
 
 /* Records come from slabs of LT_SLAB, 64-byte aligned (rsan_loc's layout keeps what an
- * access touches in its first cache lines); they are only given back by the test reset. */
+ * access touches in its first cache lines); they are only given back by the test reset. The
+ * slabs are the list of every record ever made (fork, reset): the records of a slab before
+ * slab_next, of the others all. Slabs only grow under a stripe lock (loc_new is called by
+ * find_locked), so a walk that holds every stripe lock sees them fixed. */
 #define LT_SLAB 32
 typedef struct loc_slab {
   struct loc_slab *next;
   void *mem;
+  rsan_loc *recs; /* LT_SLAB records, in mem */
 } loc_slab;
-static loc_slab *slabs;  /* under free_lock */
+static loc_slab *slabs;  /* under free_lock; the newest first */
 static rsan_loc *slab_next, *slab_end;
 static rsan_loc *loc_slab_alloc(void) {
   rsan_spin_lock(&free_lock);
   if (slab_next == slab_end) {
     loc_slab *sl = rsan_alloc(sizeof *sl);
     sl->mem = rsan_alloc(LT_SLAB * sizeof(rsan_loc) + 63);
+    sl->recs = (rsan_loc *)(((uintptr_t)sl->mem + 63) & ~(uintptr_t)63);
     sl->next = slabs;
-    slabs = sl;
-    slab_next = (rsan_loc *)(((uintptr_t)sl->mem + 63) & ~(uintptr_t)63);
+    __atomic_store_n(&slabs, sl, __ATOMIC_RELEASE);
+    slab_next = sl->recs;
     slab_end = slab_next + LT_SLAB;
   }
   rsan_loc *l = slab_next++;
+  l->fcap = RSAN_FACTS;
   rsan_spin_unlock(&free_lock);
   return l;
 }
+/* the records made so far of slab sl (the newest slab's up to slab_next) */
+static rsan_loc *slab_used_end(const loc_slab *sl) { return sl == slabs ? slab_next : sl->recs + LT_SLAB; }
 
 /* A fresh location for addr: W = Wsc = Msc = ⊥ (the init write has timestamp 0). */
 static rsan_loc *loc_new(uintptr_t addr) {
@@ -209,19 +214,11 @@ static rsan_loc *loc_new(uintptr_t addr) {
     free_list = l->free_next;
   }
   rsan_spin_unlock(&free_lock);
-  if (!l) {
-    l = loc_slab_alloc();
-    l->fcap = RSAN_FACTS;
-    rsan_spin_lock(&free_lock);
-    l->all_next = all_locs;
-    all_locs = l;
-    rsan_spin_unlock(&free_lock);
-  }
+  if (!l) l = loc_slab_alloc();
   rsan_spin_lock(&l->lock);
-  loc_clear_state(l);
+  loc_clear_state(l); /* (init_value := 0 ends free_next) */
   __atomic_store_n(&l->addr, addr, __ATOMIC_RELAXED);
   l->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
-  l->free_next = NULL;
   l->retired = 0;
   rsan_spin_unlock(&l->lock);
   return l;
@@ -390,18 +387,14 @@ static void loc_free_record(rsan_loc *l) {
   rsan_clk_release(&l->Msc);
   rsan_free(l->ev);
   l->ev = NULL;
-  l->evn = 0;
-  l->evdirect = 0;
+  l->evlog = 0;
   rsan_free(l->hist);
   l->hist = NULL;
 }
 
 void rsan_loc_reset_all(void) {
-  while (all_locs) {
-    rsan_loc *l = all_locs;
-    all_locs = l->all_next;
-    loc_free_record(l);
-  }
+  for (loc_slab *sl = slabs; sl; sl = sl->next)
+    for (rsan_loc *l = sl->recs, *e = slab_used_end(sl); l < e; l++) loc_free_record(l);
   while (slabs) {
     loc_slab *sl = slabs;
     slabs = sl->next;
@@ -430,15 +423,45 @@ void rsan_loc_reset_all(void) {
 void rsan_loc_fork_lock(void) {
   rsan_spin_lock(&dir_lock);
   for (uint32_t k = 0; k < LT_STRIPES; k++) rsan_spin_lock(&stripes[k].lock);
-  for (rsan_loc *l = __atomic_load_n(&all_locs, __ATOMIC_ACQUIRE); l; l = l->all_next)
-    rsan_spin_lock(&l->lock);
+  for (loc_slab *sl = __atomic_load_n(&slabs, __ATOMIC_ACQUIRE); sl; sl = sl->next)
+    for (rsan_loc *l = sl->recs, *e = slab_used_end(sl); l < e; l++) rsan_spin_lock(&l->lock);
   rsan_spin_lock(&free_lock);
   rsan_spin_lock(&fence_loc.lock);
 }
 void rsan_loc_fork_unlock(void) {
   rsan_spin_unlock(&fence_loc.lock);
-  for (rsan_loc *l = all_locs; l; l = l->all_next) rsan_spin_unlock(&l->lock);
+  for (loc_slab *sl = slabs; sl; sl = sl->next)
+    for (rsan_loc *l = sl->recs, *e = slab_used_end(sl); l < e; l++) rsan_spin_unlock(&l->lock);
   rsan_spin_unlock(&free_lock);
   for (uint32_t k = 0; k < LT_STRIPES; k++) rsan_spin_unlock(&stripes[k].lock);
   rsan_spin_unlock(&dir_lock);
+}
+
+/* verbosity >= 1, at exit: how the live records are used (docs/design/clocks.md §15: what a
+ * smaller record for little-used locations could save). Each record is read under its lock. */
+void rsan_loc_print_census(void) {
+  uint64_t live = 0, w_bot = 0, unwritten = 0, no_ev = 0, grown = 0;
+  rsan_spin_lock(&free_lock); /* the records made so far (no location lock under it) */
+  loc_slab *first = slabs;
+  rsan_loc *first_end = slab_next;
+  rsan_spin_unlock(&free_lock);
+  for (loc_slab *sl = first; sl; sl = sl->next)
+    for (rsan_loc *l = sl->recs, *e = sl == first ? first_end : sl->recs + LT_SLAB; l < e; l++) {
+      rsan_spin_lock(&l->lock);
+      if (!l->retired) {
+        live++;
+        w_bot += !l->W.ver;
+        unwritten += !l->W.ver && !l->Wsc.ver && !l->hist;
+        no_ev += !l->ev;
+        grown += l->fcap > RSAN_FACTS;
+      }
+      rsan_spin_unlock(&l->lock);
+    }
+  char buf[240];
+  int n = snprintf(buf, sizeof buf,
+                   "pyrsan: location records: %llu live (%u bytes each), W = bottom in %llu, never written "
+                   "in %llu, no evicted-fact table in %llu, grown window in %llu\n",
+                   (unsigned long long)live, (unsigned)sizeof(rsan_loc), (unsigned long long)w_bot,
+                   (unsigned long long)unwritten, (unsigned long long)no_ev, (unsigned long long)grown);
+  if (n > 0) (void)!write(2, buf, (size_t)n);
 }

@@ -1,12 +1,14 @@
 /* pyrsan runtime: what the engine's files share (internal; not an ABI).
  *
- * Files: clock.c (location clocks), location.c (location table), thread.c (thread state,
+ * Files: clock.c (location clocks), location.c (location table; the records, facts and write
+ * history are declared in rsan_location.h, included below), thread.c (thread state,
  * shadow call stack); the engine (rsan_engine.h): rules.c (the clock rules), atomic.c (the
  * __rsan_* atomic entry points), history.c, value.c (value checks), memop.c, sync.c
  * (rsan_sync.h), alloc.c, init.c; sites.c (module registry), flags.c (PYRSAN_OPTIONS),
  * report.c, report_robustness.c, report_race.c, suppressions.c, textbuf.c (reports;
  * rsan_report.h), test.c (test hooks, see rsan_test.h); race detection (algorithm.md §5):
- * vclock.c (vector clocks), race.c (the algorithm.md §5 rules and the checks of plain accesses), shadow.c
+ * vclock.c (vector clocks), race_clock.c (the algorithm.md §5 clock rules), race.c (the checks of
+ * plain accesses), race_overflow.c (crowded granules), shadow.c
  * (shadow cells), heap.c (heap blocks, for naming objects). The interceptors only see rsan_sync.h.
  *
  * Locking: the engine never calls intercepted functions (pthread_mutex_*, malloc/free) with a
@@ -256,55 +258,6 @@ static inline __attribute__((always_inline)) void rsan_clk_join_loc(rsan_clk *ds
   if (!rsan_clk_join_inline(dst, src)) rsan_clk_join_loc_slow(dst, src, snap);
 }
 
-/* ---- per-location facts (location.c) ----
- * The last RSAN_FACTS facts of a location in its lock order (timestamps non-decreasing), and
- * per slot the newest fact evicted from that window. The query of a clock at x scans the
- * window newest first and stops at the first fact the clock contains (it holds the max); if
- * none, the evicted facts give exact bounds: a slot whose newest evicted fact is contained
- * contributes exactly its timestamps, any other at most them (docs/design/clocks.md). */
-#ifndef RSAN_FACTS
-#define RSAN_FACTS 4 /* the window's initial size, inline in the location */
-#endif
-#ifndef RSAN_FACTS_MAX
-#define RSAN_FACTS_MAX 128 /* it doubles, up to this, when queries need older facts */
-#endif
-/* A fact in the window: its timestamps by their low 16 bits. Exact: every write to x adds a
- * fact (rules.c: a write's stamp increment and its fact are one step), so a fact in the window
- * of at most RSAN_FACTS_MAX facts is less than 2^16 writes old, and the full value is the
- * newest timestamp of x with those low bits (rsan_fact_ts). 16 bytes: 4 to a cache line. */
-typedef struct rsan_fact {
-  uint64_t epoch;
-  uint32_t slot;
-  uint16_t ts16, tsU16;
-} rsan_fact;
-static inline uint64_t rsan_fact_ts(uint64_t stamp, uint16_t low) {
-  return stamp - (uint16_t)((uint16_t)stamp - low);
-}
-#define RSAN_EV_HIST 2  /* evicted facts remembered per slot */
-#define RSAN_EV_SLOTS 4 /* slots remembered per location; beyond, only a bound */
-#define RSAN_EV_MAX 256 /* ... except for hot locations (window at RSAN_FACTS_MAX): up to this */
-/* One slot's evicted facts: one cache line, what an eviction writes (a 64-byte aligned
- * array, location.c); the first evicted fact's timestamps, written once, are in a second
- * array after the entries (rsan_evfirst). An entry is in use iff nev > 0. */
-typedef struct __attribute__((aligned(64))) rsan_evicted {
-  uint64_t nev;   /* facts of this slot evicted so far */
-  uint64_t first; /* epoch of the first of them (the slot's first fact on x) */
-  struct {
-    uint64_t epoch, ts, tsU;
-  } h[RSAN_EV_HIST]; /* its newest evicted facts, by nev % RSAN_EV_HIST */
-} rsan_evicted;
-typedef struct rsan_evfirst {
-  uint64_t ts, tsU; /* timestamps of the slot's first evicted fact */
-} rsan_evfirst;
-/* A clock's value at a location: exact when lo == hi (both sides). */
-typedef struct rsan_q {
-  uint64_t lo, loU, hi, hiU;
-} rsan_q;
-
-void *rsan_alloc_raw(size_t n);  /* not zeroed; aborts on failure */
-void *rsan_alloc_line(size_t n); /* zeroed, 64-byte aligned (rsan_free releases it) */
-
-
 /* ---- vector clocks of the race detector (vclock.c), indexed by thread id ---- */
 typedef struct rsan_vc {
   uint32_t n, cap; /* entries >= n are 0 */
@@ -318,176 +271,7 @@ void rsan_vc_assign(rsan_vc *dst, const rsan_vc *src); /* dst := src */
 int rsan_vc_leq(const rsan_vc *a, const rsan_vc *b);
 void rsan_vc_free(rsan_vc *v); /* v := ⊥, memory released */
 
-/* ---- per-location write history (for reports) ---- */
-/* writes remembered per location: the exact window of the value checks (algorithm.md §4,
- * architecture.md "Value tracking"); older writes are assumed not to exist (a miss) */
-#ifndef RSAN_HIST
-#define RSAN_HIST 8
-#endif
-#define RSAN_HIST_STACK 4 /* call sites remembered per write */
-
-typedef struct rsan_hist {
-  uint64_t ts;  /* stamp of the write (0: slot empty) */
-  uint64_t tsU; /* stampU after the write (== its own U stamp for a non-RMW write) */
-  uint64_t site;
-  uint64_t value;
-  uint64_t stack[RSAN_HIST_STACK]; /* shadow call stack, innermost first, 0-terminated */
-  int32_t tid;
-  uint8_t order; /* enum rsan_order as written by the program */
-  uint8_t op;    /* enum rsan_opkind */
-  uint8_t rmw_op; /* enum rsan_rmw_op when op is RSAN_OP_RMW */
-  uint8_t rmw;   /* 1 for RMW / successful CAS */
-  uint8_t size;
-} rsan_hist;
-
-/* ---- location state (location.c) ---- */
-/* Cache lines in the order an access reads them (records are 64-byte aligned, location.c):
- * line 0 the lock, address, stamps and window state; line 1 the inline facts; lines 2-4 the
- * clocks (inline up to RSAN_CLK_INLINE slots); then the rest. An atomic access touches lines
- * it can find without following a pointer. */
-typedef struct __attribute__((aligned(64))) rsan_loc {
-  rsan_spin lock;
-  uint16_t fcap;      /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
-  uint8_t retired;    /* set under lock when removed from the table */
-  uint8_t nocheck;    /* sync primitive address: checks off */
-  uint8_t init_known; /* init_value holds the value of the timestamp-0 write */
-  uint8_t msc_wsc;    /* Msc equals Wsc (after a write; Msc's own array is stale): rsan_loc_msc */
-  uint8_t grow;       /* a query needed the evicted facts: double the window at the next fact */
-  uint8_t evdirect;   /* ev is indexed by slot (a hot location, location.c) */
-  uint32_t hist_next;
-  uintptr_t addr;
-  uint64_t stamp, stampU; /* algorithm.md §2 */
-  uint64_t nfacts;        /* facts ever added; the window is [fold, nfacts), at most fcap */
-  uint64_t fold;          /* facts evicted so far */
-  rsan_hist *hist;        /* rsan_hist_len entries, allocated at the first write */
-  rsan_fact facts_inline[RSAN_FACTS]; /* the window, by nfacts % fcap, while fcap == RSAN_FACTS */
-  rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
-  rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
-  uint64_t id;
-  uint64_t msc_in;  /* a clock version Msc is known to contain (rules.c; 0: ⊥) */
-  rsan_fact *facts_ext; /* the window once it grew (fcap > RSAN_FACTS), else NULL */
-  rsan_evicted *ev; /* RSAN_EV_SLOTS: facts evicted from the window (NULL until one is) */
-  uint32_t evn;     /* entries of ev */
-  uint32_t evslot[RSAN_EV_SLOTS]; /* not evdirect: slot + 1 of each used entry of ev (0: free) */
-  rsan_vc S; /* race detector: the sync clock S_x (algorithm.md §5) */
-  uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
-  uint64_t init_value;      /* memory's value when the location was first touched */
-  struct rsan_loc *free_next;
-  struct rsan_loc *gnext;    /* the table's chain of the granule (location.c) */
-  struct rsan_loc *all_next; /* every record ever made (location.c: fork, reset) */
-} rsan_loc;
-
-/* The write history is a ring of RSAN_HIST entries, write k in entry k % RSAN_HIST, that
- * grows 1 -> 2 -> 4 -> ... -> RSAN_HIST entries with the writes (history.c): after k writes
- * it has the smallest power of 2 >= k entries, at most RSAN_HIST. Exact: while k < RSAN_HIST
- * the fixed ring's entries from k on are empty (ts 0), which every reader skips, and each
- * write is at the index it had there, so every scan sees the same writes in the same order.
- * hist_next counts the writes; l->hist is NULL exactly until the first one, so hist_next = 0
- * with a ring means 2^32 writes (a full ring). */
-_Static_assert(RSAN_HIST >= 1 && (RSAN_HIST & (RSAN_HIST - 1)) == 0, "RSAN_HIST divides 2^32");
-static inline int rsan_hist_len(const rsan_loc *l) {
-  uint32_t k = l->hist_next;
-  if (!l->hist) return 0;
-  if (k >= RSAN_HIST || k == 0) return RSAN_HIST;
-  return k == 1 ? 1 : 1 << (32 - __builtin_clz(k - 1));
-}
-/* history.c: the entry index of write k = hist_next < RSAN_HIST, the ring grown first when
- * it is full (k = 0 with a ring: after 2^32 writes, RSAN_HIST: the same entry) */
-uint32_t rsan_hist_prepare(rsan_loc *l);
-/* the entry of the next write, hist_next counted; the first RSAN_HIST writes out of line */
-static inline rsan_hist *rsan_hist_next(rsan_loc *l) {
-  uint32_t k = l->hist_next;
-  if (RSAN_UNLIKELY(k < RSAN_HIST)) k = rsan_hist_prepare(l);
-  l->hist_next = k + 1;
-  return &l->hist[k % RSAN_HIST];
-}
-
-/* the window's ring (rsan_loc.facts_inline / facts_ext) */
-static inline rsan_fact *rsan_loc_facts(const rsan_loc *l) {
-  return l->fcap > RSAN_FACTS ? l->facts_ext : (rsan_fact *)l->facts_inline;
-}
-/* Msc(x): Wsc's clock while they are equal (after a write, rules.c) */
-static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_wsc ? &l->Wsc : &l->Msc; }
-
-/* Returns the location of addr, locked (created on first touch). */
-rsan_loc *rsan_loc_acquire(uintptr_t addr);
-static inline void rsan_loc_release(rsan_loc *l) { rsan_spin_unlock(&l->lock); }
-rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the table */
-uint64_t rsan_loc_count(void);  /* live locations in the table */
-/* bumped before any location is retired (free, the tests' reset): a thread that saw x live
- * when it read a value knows x is still that location while it reads the same value */
-extern uint64_t rsan_loc_retire_gen;
-void rsan_loc_reset_all(void);  /* tests: drop every location, restart ids at 1 */
-/* id of the location at addr if present, else 0 (tests) */
-uint64_t rsan_loc_peek_id(uintptr_t addr);
-/* the live location at addr, locked, or NULL (tests; never creates one) */
-rsan_loc *rsan_loc_peek(uintptr_t addr);
-/* Facts (docs/design/clocks.md): adds the fact (slot, epoch, stamp(x), stampU(x)) */
-void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
-/* The same, with its steady cases inline (docs/design/clocks.md §12): a window with room, or
- * a full one (no growth due) whose oldest fact's slot already has an evicted-facts entry in
- * use; the stores are rsan_loc_add_fact's for those cases, anything else calls it. */
-static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *l, uint32_t slot,
-                                                                      uint64_t epoch) {
-  rsan_fact *fs = rsan_loc_facts(l);
-  uint64_t n = l->nfacts, mask = (uint64_t)l->fcap - 1;
-  /* facts come in x's lock order: timestamps never decrease (rsan_loc_add_fact) */
-  RSAN_ASSERT(n == l->fold ||
-              (l->stamp - rsan_fact_ts(l->stamp, fs[(n - 1) & mask].ts16) < RSAN_FACTS_MAX &&
-               l->stampU - rsan_fact_ts(l->stampU, fs[(n - 1) & mask].tsU16) < RSAN_FACTS_MAX));
-  if (n - l->fold == l->fcap) { /* full */
-    if (RSAN_UNLIKELY(l->grow && l->fcap < RSAN_FACTS_MAX) || RSAN_UNLIKELY(!l->ev)) {
-      rsan_loc_add_fact(l, slot, epoch);
-      return;
-    }
-    const rsan_fact *old = &fs[l->fold & mask];
-    rsan_evicted *e = NULL;
-    if (l->evdirect) {
-      if (old->slot < l->evn) e = &l->ev[old->slot];
-    } else {
-      for (uint32_t i = RSAN_EV_SLOTS; i-- > 0;) /* the first match, as ev_entry (a slot has one) */
-        if (l->evslot[i] == old->slot + 1) e = &l->ev[i];
-    }
-    if (RSAN_UNLIKELY(!e || !e->nev)) { /* a new entry, a victim, a conversion: out of line */
-      rsan_loc_add_fact(l, slot, epoch);
-      return;
-    }
-    unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
-    e->h[k].epoch = old->epoch;
-    e->h[k].ts = rsan_fact_ts(l->stamp, old->ts16);
-    e->h[k].tsU = rsan_fact_ts(l->stampU, old->tsU16);
-    l->fold++;
-  }
-  rsan_fact *f = &fs[n & mask];
-  f->slot = slot;
-  f->epoch = epoch;
-  f->ts16 = (uint16_t)l->stamp;
-  f->tsU16 = (uint16_t)l->stampU;
-  l->nfacts = n + 1;
-}
-/* The epoch of slot's fact on x with the current (stamp, stampU), 0 when it has none: a new
- * one would add nothing (a repeated read of the same write). The facts with the current
- * timestamps are the newest ones (timestamps never decrease); low bits suffice, a window fact
- * being less than 2^16 writes old. */
-static inline uint64_t rsan_loc_current_fact(const rsan_loc *l, uint32_t slot) {
-  const rsan_fact *fs = rsan_loc_facts(l);
-  uint64_t nf = l->nfacts, k = nf - l->fold, mask = (uint64_t)l->fcap - 1;
-  uint16_t ts = (uint16_t)l->stamp, tsU = (uint16_t)l->stampU;
-  for (uint64_t i = 1; i <= k; i++) {
-    const rsan_fact *f = &fs[(nf - i) & mask];
-    if (f->ts16 != ts || f->tsU16 != tsU) return 0;
-    if (f->slot == slot) return f->epoch;
-  }
-  return 0;
-}
-/* c's value at x (bounds; exact unless the window overflowed, see rsan_q) */
-void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q); /* l locked (may set l->grow) */
-void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa,
-                     rsan_q *qb); /* one scan */
-/* checks whose verdict the bounds could not decide (counted, never reported: a miss) */
-extern uint64_t rsan_undecided_checks;
-extern uint64_t rsan_inexact_queries; /* queries answered with bounds (lo < hi) */
-void rsan_loc_print_stats(void);      /* one line on stderr (verbosity >= 1, at exit) */
+#include "rsan_location.h" /* facts, write history, location records */
 
 /* ---- thread state (thread.c) ---- */
 #define RSAN_SHADOW_MAX 64
@@ -608,7 +392,7 @@ static inline rsan_thread *rsan_thread_fast(void) {
   return rsan_thread_current();
 }
 
-/* ---- race detection (race.c): algorithm.md §5 ----
+/* ---- race detection (race_clock.c, race.c): algorithm.md §5 ----
  * The clock rules run under the location lock of the atomic (S_x lives there); the shadow
  * checks run without any lock (rsan_race_access). Every entry point is a no-op with
  * report_races=0. Epoch of an access: the thread's own entry C[tid] at the access. */
