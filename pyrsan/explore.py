@@ -333,9 +333,17 @@ class _Search:
     def _reverse_race(self, i: int, j: int, steps: tuple[Step, ...], decisions: tuple[int, ...],
                       path: list[_Node], clocks: list[dict[int, int]], position: list[int]) -> None:
         node = path[i]
-        if steps[j].op.kind in BLOCKING_KINDS and steps[j].tid not in node.enabled:
+        tid_i, tid_j = steps[i].tid, steps[j].tid
+        if _waits_for(steps[i].op, steps[j].op):
             return
-        tid_i = steps[i].tid
+        # A blocking operation that is its thread's next one at the state before i, and waits
+        # there, waits for i (what could let it through there is dependent with i, so it comes
+        # after i): the two are never co-enabled, and there is nothing to reverse. When j's
+        # thread has operations between i and j, it may wait before i for something else
+        # (another mutex): those operations are then part of v below, and the reversal stands.
+        if steps[j].op.kind in BLOCKING_KINDS and tid_j not in node.enabled and \
+                not any(steps[k].tid == tid_j for k in range(i + 1, j)):
+            return
         v = [k for k in range(i + 1, j) if not _happens_before(i, tid_i, position, clocks[k])]
         v.append(j)
         initials = []
@@ -460,6 +468,12 @@ class _InlineExecutor:
         except BaseException as exc:   # noqa: BLE001 - re-raised by future.result()
             future.set_exception(exc)
         return future
+
+
+def _waits_for(a: Op, b: Op) -> bool:
+    """b can never run before a, wherever a's thread stands: b locks the mutex a unlocks (a's
+    thread held it since its lock, which came earlier), or b joins the thread that a ends."""
+    return (a.kind, b.kind) in (("unlock", "lock"), ("exit", "join"))
 
 
 def _happens_before(i: int, tid_i: int, position: list[int], clock: Mapping[int, int]) -> bool:

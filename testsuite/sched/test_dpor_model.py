@@ -187,6 +187,24 @@ def test_a_run_that_deadlocks_reverses_the_races_of_its_blocked_acquisitions():
         assert result.complete and classes == expected and len(expected) == 3
 
 
+
+def test_a_lock_whose_thread_waits_for_another_lock_before_the_race_is_still_reversed():
+    """Thread 0 waits for n (held by thread 2) at the state where thread 1 takes m, and takes
+    m after n. Its lock of m races with thread 1's: reversing it needs thread 2 to go first
+    there (so that n is released), although thread 0 is not enabled at that state. Dropping
+    the race because thread 0 waits there missed the class in which thread 2's store of y
+    comes between the two RMWs of y and thread 0 takes m first."""
+    program = (
+        (("rmw", "y", True), ("lock", "n", True), ("lock", "m", True), ("unlock", "n", True),
+         ("unlock", "m", True)),
+        (("rmw", "y", True), ("lock", "m", True), ("rmw", "x", True), ("unlock", "m", True)),
+        (("lock", "n", True), store("y"), ("unlock", "n", True)),
+    )
+    expected, _ = all_classes(program)
+    for sleep_aware in (False, True):
+        classes, result = dpor_classes(program, sleep_aware=sleep_aware)
+        assert result.complete and classes == expected and len(expected) == 17
+
 def test_a_thread_blocked_at_the_process_exit_still_gets_its_turn_first():
     """main locks the mutex its thread waits for and ends the process: the runs where the
     thread locks first (before main's lock, or before main's exit) are classes of their own."""
