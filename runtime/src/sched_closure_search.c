@@ -42,6 +42,12 @@ static uint64_t mix(uint64_t h, uint64_t v) {
   return h * 0xff51afd7ed558ccdull;
 }
 
+/* a[u] := max(a[u], b[u]): per-thread step counts joined */
+static void max_into(int *a, const int *b, size_t n) {
+  for (size_t u = 0; u < n; u++)
+    if (a[u] < b[u]) a[u] = b[u];
+}
+
 /* Only accesses make robustness checks; every other step matters through the clocks it
  * passes on (fences through F, sync primitives through their locations, joins to the
  * joiner). */
@@ -627,9 +633,7 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
     const int *needs = need + (size_t)j * nt;
     for (int v = 0; v < nthreads; v++)
       if (needs[v] > 0) { /* the latest step of v that must precede j, and what precedes it */
-        const int *p = ord + (size_t)first_of[offset[v] + needs[v] - 1] * nt;
-        for (size_t u = 0; u < nt; u++)
-          if (o[u] < p[u]) o[u] = p[u];
+        max_into(o, ord + (size_t)first_of[offset[v] + needs[v] - 1] * nt, nt);
       }
     o[e->tid] = index_in_thread[j] + 1;
     memcpy(ordrow + (size_t)e->tid * nt, o, nt * sizeof *o);
@@ -652,27 +656,20 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
       int r = -1; /* the write it reads: the newest before it */
       for (int i = j - 1; i >= 0 && r < 0; i--)
         if (steps[i].at == e->at && steps[i].ev != EV_JOIN && writes_stamp(&steps[i])) r = i;
-      if (r >= 0 && released[r])
-        for (size_t u = 0; u < nt; u++)
-          if (cur[u] < rel[(size_t)r * nt + u]) cur[u] = rel[(size_t)r * nt + u];
+      if (r >= 0 && released[r]) max_into(cur, rel + (size_t)r * nt, nt);
     }
     if (e->ev == EV_SPAWN && e->other >= 0 &&
         e->other < nthreads) /* the child starts from the creator's Tc */
       memcpy(hb + (size_t)e->other * nt, cur, nt * sizeof *cur);
-    if (e->ev == EV_JOIN && e->other >= 0 && e->other < nthreads) {
-      const int *other = hb + (size_t)e->other * nt;
-      for (size_t u = 0; u < nt; u++)
-        if (cur[u] < other[u]) cur[u] = other[u];
-    }
+    if (e->ev == EV_JOIN && e->other >= 0 && e->other < nthreads)
+      max_into(cur, hb + (size_t)e->other * nt, nt);
     if (e->kind == RSAN_SK_FENCE_SC) {
       /* the latest SC fence of each other thread that precedes this one in every interleaving */
       for (int u = 0; u < nthreads; u++)
         for (int i = u == e->tid ? -1 : o[u] - 1; i >= 0; i--) {
           int f = first_of[offset[u] + i];
           if (steps[f].kind != RSAN_SK_FENCE_SC) continue;
-          const int *fv = fhb + (size_t)f * nt;
-          for (size_t v = 0; v < nt; v++)
-            if (cur[v] < fv[v]) cur[v] = fv[v];
+          max_into(cur, fhb + (size_t)f * nt, nt);
           break;
         }
       memcpy(fhb + (size_t)j * nt, cur, nt * sizeof *cur);
