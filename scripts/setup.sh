@@ -3,7 +3,7 @@
 #   - apt: clang-22 libclang-rt-22-dev llvm-22 cmake, graphviz (dot: pyrsan --graph),
 #     librsvg2-bin (rsvg-convert: the tests render the SVG pictures to PNG) and clang-format-22
 #     (scripts/check_format.sh), only when missing;
-#   - pip: this package, editable, with its test extra (pytest, hypothesis) and its dev extra
+#   - pip: this package, editable, with its test extra (pytest, pytest-xdist, hypothesis) and its dev extra
 #     (ruff, mypy: scripts/lint.sh).
 # Uses $PYTHON (default python3). Idempotent: a second run installs nothing new.
 set -euo pipefail
