@@ -223,8 +223,7 @@ class _Search:
             # at that step by its own sleep set. Unless this search cut the run there too (the
             # two sleep sets agree), a class may have gone without its closure: no proof.
             self.bound = self.bound or "closure"
-        self.add_race_backtracks(steps, decisions, path, max(start, 0), cut,
-                                 trace.blocked if cut == len(steps) else {})
+        self.add_race_backtracks(steps, decisions, path, max(start, 0), cut, _waiting_at(steps, cut, trace.blocked))
 
     def add_race_backtracks(self, steps: tuple[Step, ...], decisions: tuple[int, ...],
                             path: list[_Node], first: int, cut: int, blocked: Mapping[int, Op] = {}) -> None:
@@ -468,6 +467,26 @@ class _InlineExecutor:
         except BaseException as exc:   # noqa: BLE001 - re-raised by future.result()
             future.set_exception(exc)
         return future
+
+
+def _waiting_at(steps: tuple[Step, ...], cut: int, blocked: Mapping[int, Op]) -> dict[int, Op]:
+    """The threads that wait at the state before step ``cut`` (started, not enabled there),
+    with the operation each waits to make: its next step after the cut, or the one it was
+    still blocked on when the run ended. A run cut where it became sleep-blocked keeps them:
+    the run it is equivalent to made its waits in another order (a sleeping thread's step
+    first), so the races of these waits with the steps before the cut are this run's alone."""
+    if cut == len(steps):
+        return dict(blocked)
+    started = {s.tid for s in steps[:cut]} | {t for s in steps[:cut + 1] for t in s.enabled}
+    enabled = steps[cut].enabled
+    waiting: dict[int, Op] = {}
+    for step in steps[cut:]:
+        if step.tid in started and step.tid not in enabled:
+            waiting.setdefault(step.tid, step.op)
+    for tid, op in blocked.items():
+        if tid in started and tid not in enabled:
+            waiting.setdefault(tid, op)
+    return waiting
 
 
 def _waits_for(a: Op, b: Op) -> bool:

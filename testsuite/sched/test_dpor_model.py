@@ -205,6 +205,25 @@ def test_a_lock_whose_thread_waits_for_another_lock_before_the_race_is_still_rev
         classes, result = dpor_classes(program, sleep_aware=sleep_aware)
         assert result.complete and classes == expected and len(expected) == 17
 
+def test_a_run_cut_where_it_became_sleep_blocked_keeps_the_races_of_its_waiting_threads():
+    """Threads 1 and 2 take m and n in opposite orders. After thread 0's RMW of x and thread
+    1's load of x, thread 0's store of y sleeps (it ran first from the state before). The
+    reversal of the two locks of n reaches a state where thread 1 holds m and thread 2 holds n,
+    and thread 0's store, the one step left, is sleep-blocked there. The run is cut, but the
+    waits of threads 1 and 2 are still this run's races: thread 2's lock of m against thread
+    1's gives the class where thread 2's whole critical section and its load of y come before
+    thread 0's store. Dropping them missed that class."""
+    program = (
+        (("rmw", "x", True), store("y")),
+        (load("x"), ("lock", "m", True), ("lock", "n", True), ("unlock", "m", True), ("unlock", "n", True)),
+        (("lock", "n", True), ("lock", "m", True), ("unlock", "n", True), ("unlock", "m", True), load("y")),
+    )
+    expected, _ = all_classes(program)
+    for sleep_aware in (False, True):
+        classes, result = dpor_classes(program, sleep_aware=sleep_aware)
+        assert result.complete and classes == expected and len(expected) == 10
+
+
 def test_a_thread_blocked_at_the_process_exit_still_gets_its_turn_first():
     """main locks the mutex its thread waits for and ends the process: the runs where the
     thread locks first (before main's lock, or before main's exit) are classes of their own."""
