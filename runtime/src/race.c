@@ -138,9 +138,15 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k) {
   uint32_t mask = w_mask(cur);
   int wr = (cur & W_WRITE) != 0;
-  if (k < 0)
+  if (k < 0) {
+    /* rsan_race_overflow_lane's common case inline: a block with no plain cell, the slot's
+     * lane allocated */
+    rsan_ovf_block *b = rsan_race_mark_block(mark);
+    rsan_lane *ln = b && !__atomic_load_n(&b->plain, __ATOMIC_ACQUIRE) ? rsan_race_lane(b, w_tid(cur)) : NULL;
+    if (ln && rsan_race_lane_take(b, ln, cur, site)) return 1;
     return rsan_race_overflow_lane(t, mark, cur, site, 0) ||
            rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
+  }
   if (rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0);
   return 1;
@@ -596,6 +602,48 @@ static RSAN_NOINLINE int read_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur
   return r != 0;
 }
 
+/* read_ordered's common case at many threads, without a clock read or a call: a granule that
+ * more than four threads read (a global that every thread reads, written before they were
+ * created: the mark of its overflow block among the main cells) and that no write has reached
+ * since (no write on common bytes among the main cells, the block's writes flag clear). A read
+ * conflicts only with writes, so there is nothing to check; cur is stored where read_ordered
+ * stores it: this thread's own main cell of its kind, else its lane (rsan_race_lane_take; a
+ * lane not allocated yet is read_ordered's). Every return 1 is one of read_ordered's, reached
+ * after the same cells; anything else (a write among the main cells, whose clock read_ordered
+ * reads; no mark; a block with writes) is read_ordered's. 1: done; 0: read_ordered decides. */
+static inline __attribute__((always_inline)) int read_shared(rsan_thread *t, rsan_cell *c, uint64_t cur,
+                                                             uint64_t site, uintptr_t fa) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
+  uint32_t mask = w_mask(cur);
+  uint64_t mark = 0;
+  int k = -1;
+#pragma GCC unroll 4
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
+    if (!w) break;
+    if (!x) return 1;
+    if (x & slot_bits) {
+      if (w_tid(w) == MARK_TID) mark = w;
+      else if ((w & W_WRITE) && (w_mask(w) & mask)) return 0; /* a write to check */
+      continue;
+    }
+    if (!(x >> W_CLOCK_SHIFT) && !(mask & ~w_mask(w)) && !(w & W_ATOMIC)) return 1; /* subsumed */
+    if (!(x & low)) k = i; /* its own cell of this kind */
+  }
+  if (!mark) return 0;
+  rsan_ovf_block *b = rsan_race_mark_block(mark);
+  if (!b || __atomic_load_n(&b->writes, __ATOMIC_ACQUIRE)) return 0;
+  if (k >= 0) {
+    renew_cell(t, c, k, cur, site, fa);
+    return 1;
+  }
+  rsan_lane *ln = rsan_race_lane(b, w_tid(cur));
+  if (!ln) return 0;
+  int r = rsan_race_lane_take(b, ln, cur, site);
+  if (r == 2 && fa && site) note_site_stack(t, site, fa);
+  return r != 0;
+}
+
 /* Everything plain_fast did not do: the scan of the granule's cells, or plain_slow. */
 static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n, int wr, uint64_t site,
                                                              uintptr_t fa) {
@@ -607,7 +655,10 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   }
   uintptr_t a = (uintptr_t)p;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
-  if (!wr && read_ordered(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa)) return;
+  if (!wr) {
+    uint64_t cur = t->race_cur | (uint64_t)mask << W_MASK_SHIFT;
+    if (read_shared(t, c, cur, site, fa) || read_ordered(t, c, cur, site, fa)) return;
+  }
   hit h;
   h.found = 0; /* the other fields are set with it */
   scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch,

@@ -70,6 +70,79 @@ int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_
  * before t, into h; 1 if there is one. */
 int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h);
 
+/* race_overflow.c's blocks. Beside its RSAN_OVF_CELLS shared cells a block has, per thread slot
+ * below RSAN_LANE_CHUNKS * RSAN_LANE_SLOTS, a *lane* (docs/design/races.md §9): one cell for the
+ * slot's reads (plain or atomic) and one for its atomic writes, at a fixed place, so that a
+ * thread finds its own cell without scanning the block and an access of a granule that many
+ * threads read, or many threads' atomic accesses, costs the same at 64 threads as at 5. A
+ * slot's lane is written only by the thread of that slot (and cleared when the block is
+ * emptied); a chunk of RSAN_LANE_SLOTS slots is allocated when one of them is first used. */
+#define RSAN_OVF_CELLS 16
+#define RSAN_OVF_SLOTS 4096 /* granules with overflow at any time, at most; beyond: eviction */
+#define RSAN_LANE_SLOTS 32
+#define RSAN_LANE_CHUNKS 32 /* slots 0..1023 have lanes; others use the shared cells only */
+typedef struct rsan_lane {
+  rsan_cell cells[2]; /* [0]: a read, [1]: an atomic write; 0 is empty */
+  uint64_t sites[2];  /* beside the cells: one line for the check and the store */
+} rsan_lane;
+typedef struct rsan_lane_chunk {
+  rsan_lane slot[RSAN_LANE_SLOTS];
+} rsan_lane_chunk;
+typedef struct rsan_ovf_block {
+  uintptr_t g;
+  /* 1 once a plain access may have been put in cells or lanes (since the block was last
+   * emptied): while 0, every cell is atomic, so an atomic access has nothing to check here */
+  int plain;
+  /* 1 once a write may have been put in cells or lanes: while 0, a plain read (which
+   * conflicts only with writes) has nothing to check here */
+  int writes;
+  /* allocated on first use, kept (cleared) when the block is emptied; the first ones on the
+   * line of the flags, which every access of the granule reads */
+  rsan_lane_chunk *lanes[RSAN_LANE_CHUNKS];
+  rsan_cell cells[RSAN_OVF_CELLS];
+  uint64_t sites[RSAN_OVF_CELLS];
+} rsan_ovf_block;
+extern rsan_ovf_block *rsan_ovf_table[RSAN_OVF_SLOTS];
+/* A mark: tid MARK_TID, its block's index in rsan_ovf_table in the clock bits. */
+static inline rsan_ovf_block *rsan_race_mark_block(uint64_t mark) {
+  return __atomic_load_n(&rsan_ovf_table[w_clock(mark) % RSAN_OVF_SLOTS], __ATOMIC_ACQUIRE);
+}
+/* slot u's lane in b, NULL when u has none or its chunk is not allocated yet */
+static inline rsan_lane *rsan_race_lane(rsan_ovf_block *b, uint32_t u) {
+  if (u >= RSAN_LANE_CHUNKS * RSAN_LANE_SLOTS) return NULL;
+  rsan_lane_chunk *ch = __atomic_load_n(&b->lanes[u / RSAN_LANE_SLOTS], __ATOMIC_ACQUIRE);
+  return ch ? &ch->slot[u % RSAN_LANE_SLOTS] : NULL;
+}
+/* The access cur (a read, or an atomic write; not a plain write) in its slot's lane ln of
+ * block b, for an access whose main cells were checked (none conflicts with it unordered) and
+ * that takes none of them, once the caller saw that b holds nothing cur must check (no plain
+ * cell for an atomic access, no write for a plain read):
+ *   - the lane is empty (taking an empty cell loses nothing), holds cur at its epoch or an
+ *     access of this slot at that epoch that subsumes cur (nothing to do, as in race.c's
+ *     scan_cells), or one that cur covers (replacement rules 1, program order, and 2: its bytes
+ *     a subset of cur's, a write only if cur is, atomic if cur is): it takes cur, after the
+ *     flags of what it stores (set before the cell, read with acquire by the checks).
+ * 1: done; 2: done and the site changed (its call stack to remember); 0: the scan decides. */
+static inline __attribute__((always_inline)) int rsan_race_lane_take(rsan_ovf_block *b, rsan_lane *ln,
+                                                                     uint64_t cur, uint64_t site) {
+  int wr = (cur & W_WRITE) != 0, at = (cur & W_ATOMIC) != 0;
+  uint32_t mask = w_mask(cur);
+  uint64_t w = __atomic_load_n(&ln->cells[wr], __ATOMIC_RELAXED);
+  if (w == cur) return 1;
+  if (w) {
+    uint32_t cm = w_mask(w);
+    int ca = (w & W_ATOMIC) != 0; /* a lane of kind wr holds writes only if wr */
+    if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && ca == at) return 1; /* subsumed at its epoch */
+    if ((cm & ~mask) || (at && !ca)) return 0; /* cur does not cover it */
+  }
+  if (!at && !__atomic_load_n(&b->plain, __ATOMIC_RELAXED)) __atomic_store_n(&b->plain, 1, __ATOMIC_RELEASE);
+  if (wr && !__atomic_load_n(&b->writes, __ATOMIC_RELAXED)) __atomic_store_n(&b->writes, 1, __ATOMIC_RELEASE);
+  int same = __atomic_load_n(&ln->sites[wr], __ATOMIC_RELAXED) == site;
+  if (!same) __atomic_store_n(&ln->sites[wr], site, __ATOMIC_RELAXED); /* the site first, as in scan_cells */
+  __atomic_store_n(&ln->cells[wr], cur, __ATOMIC_RELEASE);
+  return same ? 1 : 2;
+}
+
 /* race.c: the previous access's call stack into r, if its thread still remembers one for its
  * site (read while that thread may run: a report may then show a stack of a later execution
  * of the same site). */
