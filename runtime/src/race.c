@@ -143,7 +143,7 @@ int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t
      * lane allocated */
     rsan_ovf_block *b = rsan_race_mark_block(mark);
     rsan_lane *ln = b && !__atomic_load_n(&b->plain, __ATOMIC_ACQUIRE) ? rsan_race_lane(b, w_tid(cur)) : NULL;
-    if (ln && rsan_race_lane_take(b, ln, cur, site)) return 1;
+    if (ln && rsan_race_lane_take(b, ln, cur, wr, 1, site)) return 1;
     return rsan_race_overflow_lane(t, mark, cur, site, 0) ||
            rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
   }
@@ -621,12 +621,14 @@ static inline __attribute__((always_inline)) int read_shared(rsan_thread *t, rsa
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
     if (!w) break;
-    if (!x) return 1;
-    if (x & slot_bits) {
-      if (w_tid(w) == MARK_TID) mark = w;
-      else if ((w & W_WRITE) && (w_mask(w) & mask)) return 0; /* a write to check */
+    if (x & slot_bits) { /* another thread's cell, a mark (W_WRITE, no bytes) or a freed one */
+      if (w & W_WRITE) {
+        if (w_tid(w) == MARK_TID) mark = w;
+        else if (w_mask(w) & mask) return 0; /* a write to check */
+      }
       continue;
     }
+    if (!x) return 1;
     if (!(x >> W_CLOCK_SHIFT) && !(mask & ~w_mask(w)) && !(w & W_ATOMIC)) return 1; /* subsumed */
     if (!(x & low)) k = i; /* its own cell of this kind */
   }
@@ -639,7 +641,7 @@ static inline __attribute__((always_inline)) int read_shared(rsan_thread *t, rsa
   }
   rsan_lane *ln = rsan_race_lane(b, w_tid(cur));
   if (!ln) return 0;
-  int r = rsan_race_lane_take(b, ln, cur, site);
+  int r = rsan_race_lane_take(b, ln, cur, 0, 0, site);
   if (r == 2 && fa && site) note_site_stack(t, site, fa);
   return r != 0;
 }
@@ -655,10 +657,7 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   }
   uintptr_t a = (uintptr_t)p;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
-  if (!wr) {
-    uint64_t cur = t->race_cur | (uint64_t)mask << W_MASK_SHIFT;
-    if (read_shared(t, c, cur, site, fa) || read_ordered(t, c, cur, site, fa)) return;
-  }
+  if (!wr && read_ordered(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa)) return;
   hit h;
   h.found = 0; /* the other fields are set with it */
   scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch,
@@ -666,15 +665,36 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
 }
 
-#define RSAN_DEF_PLAIN_KIND(KIND, WR, N) \
+/* read_shared after plain_cells: 1 done, 0 read_more decides */
+static inline __attribute__((always_inline)) int read_lane(void *p, uint32_t n, uint64_t site, uintptr_t fa) {
+  rsan_thread *t;
+  rsan_cell *c = plain_cells(p, n, &t);
+  if (RSAN_UNLIKELY(!c)) return 0;
+  uint32_t mask = (uint32_t)(((1ull << n) - 1) << ((uintptr_t)p & 7)) & 0xff;
+  return read_shared(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa);
+}
+
+/* A hook: its fast case (plain_fast), else, as tail calls (the frame address, fa, stays the
+ * hook's), for a read read_shared_N (read_shared, a leaf in its common case, with none of the
+ * scan's registers), then KIND_more_N (the rest). */
+#define RSAN_DEF_PLAIN_MORE(KIND, WR, N) \
   static RSAN_NOINLINE void KIND##_more_##N(void *p, uint64_t site) { \
     plain_more(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)); \
-  } \
+  }
+#define RSAN_DEF_PLAIN_HOOK(KIND, WR, N, NEXT) \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_##KIND##_##N(void *p, uint64_t site) { \
     if (RSAN_LIKELY(plain_fast(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)))) return; \
-    RSAN_MUSTTAIL return KIND##_more_##N(p, site); \
+    RSAN_MUSTTAIL return NEXT##_##N(p, site); \
   }
-#define RSAN_DEF_PLAIN(N) RSAN_DEF_PLAIN_KIND(read, 0, N) RSAN_DEF_PLAIN_KIND(write, 1, N)
+#define RSAN_DEF_PLAIN(N) \
+  RSAN_DEF_PLAIN_MORE(read, 0, N) \
+  static RSAN_NOINLINE void read_shared_##N(void *p, uint64_t site) { \
+    if (RSAN_LIKELY(read_lane(p, N, site, (uintptr_t)__builtin_frame_address(0)))) return; \
+    RSAN_MUSTTAIL return read_more_##N(p, site); \
+  } \
+  RSAN_DEF_PLAIN_HOOK(read, 0, N, read_shared) \
+  RSAN_DEF_PLAIN_MORE(write, 1, N) \
+  RSAN_DEF_PLAIN_HOOK(write, 1, N, write_more)
 RSAN_DEF_PLAIN(1)
 RSAN_DEF_PLAIN(2)
 RSAN_DEF_PLAIN(4)

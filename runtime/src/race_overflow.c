@@ -236,6 +236,6 @@ int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_
       rsan_free(fresh), fresh = none;
     ln = &fresh->slot[u % LANE_SLOTS];
   }
-  int r = rsan_race_lane_take(b, ln, cur, site);
+  int r = rsan_race_lane_take(b, ln, cur, wr, at, site);
   return r == 2 && (!fa || !site) ? 1 : r;
 }

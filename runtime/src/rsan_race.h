@@ -115,7 +115,7 @@ static inline rsan_lane *rsan_race_lane(rsan_ovf_block *b, uint32_t u) {
 }
 /* The access cur (a read, or an atomic write; not a plain write) in its slot's lane ln of
  * block b, for an access whose main cells were checked (none conflicts with it unordered) and
- * that takes none of them, once the caller saw that b holds nothing cur must check (no plain
+ * that takes none of them (wr and at: its kind, as in cur), once the caller saw that b holds nothing cur must check (no plain
  * cell for an atomic access, no write for a plain read):
  *   - the lane is empty (taking an empty cell loses nothing), holds cur at its epoch or an
  *     access of this slot at that epoch that subsumes cur (nothing to do, as in race.c's
@@ -123,9 +123,8 @@ static inline rsan_lane *rsan_race_lane(rsan_ovf_block *b, uint32_t u) {
  *     a subset of cur's, a write only if cur is, atomic if cur is): it takes cur, after the
  *     flags of what it stores (set before the cell, read with acquire by the checks).
  * 1: done; 2: done and the site changed (its call stack to remember); 0: the scan decides. */
-static inline __attribute__((always_inline)) int rsan_race_lane_take(rsan_ovf_block *b, rsan_lane *ln,
-                                                                     uint64_t cur, uint64_t site) {
-  int wr = (cur & W_WRITE) != 0, at = (cur & W_ATOMIC) != 0;
+static inline __attribute__((always_inline)) int
+rsan_race_lane_take(rsan_ovf_block *b, rsan_lane *ln, uint64_t cur, int wr, int at, uint64_t site) {
   uint32_t mask = w_mask(cur);
   uint64_t w = __atomic_load_n(&ln->cells[wr], __ATOMIC_RELAXED);
   if (w == cur) return 1;
@@ -160,8 +159,10 @@ void rsan_race_scan_block(rsan_thread *t, rsan_cell *cells, uint64_t *sites, int
  * clock held (entries only grow: a lower bound of the owner's later values). */
 void rsan_vc_read_lock(void);
 /* dst ⊔= src and dst := src for a clock that others read (a thread's C): entries written with
- * relaxed atomic stores (rsan_vc_set writes every clock so) */
-void rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src);
+ * relaxed atomic stores (rsan_vc_set writes every clock so). The join returns 1 when an entry
+ * of dst changed (for a dst of fewer than RSAN_VC_DENSE entries, which is never exported
+ * thin, only when it grew) */
+int rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src);
 void rsan_vc_assign_published(rsan_vc *dst, const rsan_vc *src);
 void rsan_vc_read_unlock(void);
 uint64_t rsan_vc_read(const rsan_vc *v, uint32_t tid);
@@ -182,10 +183,16 @@ typedef struct rsan_vbase rsan_vbase;
  * holds u's entry e or later was joined from an export of u at e or later: it contains Ĉ_u(e).
  * So V[u] >= e implies S_x ⊑ V for every thread's C, R and A (rsan_vc_sx_in), FastTrack's
  * epoch test in place of an O(threads) comparison or join. */
+/* A *thin* S_x (docs/design/races.md §10) has no offsets: S_x = B with entry thin - 1 replaced
+ * by val, the export of a clock that equals its slot's base B but for its own entry (a thread
+ * that acquired nothing new since B was made from its C); B.n == rsan_vc.n. */
 typedef struct rsan_vcoded {
   rsan_vbase *base;
   uint64_t own; /* the owner epoch: e << 16 | u (e >= 1); 0: none */
-  uint16_t off[]; /* rsan_vc.n entries */
+  uint64_t val; /* thin: S_x[thin - 1] */
+  uint32_t thin; /* the replaced entry + 1 when thin; 0: the offsets hold every entry */
+  uint32_t noff; /* offsets allocated (off[]); a thin block may have none */
+  uint16_t off[]; /* not thin: rsan_vc.n entries, S_x[u] = B[u] + off[u] */
 } rsan_vcoded;
 /* the owner epoch word of slot u's export at epoch e (0, none, if it does not fit) */
 static inline uint64_t rsan_vc_own(uint32_t u, uint64_t e) {
@@ -198,13 +205,18 @@ static inline int rsan_vc_sx_in(const rsan_vc *sx, const rsan_vc *v) {
   return own && rsan_vc_get(v, (uint32_t)own & 0xffff) >= own >> 16;
 }
 uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u); /* any clock's entry u, coded or not */
+/* How an export codes S_x (race_clock.c decides, from what it knows of the exporting C):
+ * CODE: offsets on *bp (a new base when they do not fit); THIN: thin on *bp, which the caller
+ * knows to equal src but for src[slot]; REBASE: *bp := a new base copied from src, then thin. */
+enum { RSAN_EXPORT_CODE, RSAN_EXPORT_THIN, RSAN_EXPORT_REBASE };
 /* S_x := src / S_x ⊔= src (src a thread's C at a release or its R: the export of slot at its
- * epoch src[slot]), coded on *bp when it fits: the exporting slot's base for that clock (NULL:
- * none), replaced by a new base (offsets 0) when it does not. S_x := src records the owner
- * epoch (slot, src[slot]); so does S_x ⊔= src when S_x ⊑ src (the join is src); another join
- * records none. */
-void rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot);
-void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot);
+ * epoch src[slot]), coded on *bp (how): the exporting slot's base for that clock (NULL: none).
+ * S_x := src records the owner epoch (slot, src[slot]); so does S_x ⊔= src when S_x ⊑ src
+ * (the join is src); another join records none. Returns 1 when *bp now equals src but for
+ * src[slot] (a new base made from src, or THIN), 0 when that is not known; the join returns
+ * how == RSAN_EXPORT_THIN when it exported nothing (S_x ⋢ src: *bp is left as it was). */
+int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how);
+int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how);
 void rsan_vbase_drop(rsan_vbase *b);
 
 /* thread.c: fn(t, arg) for every thread record (joined ones too: their clocks are empty),
