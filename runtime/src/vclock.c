@@ -367,22 +367,31 @@ void rsan_vc_assign(rsan_vc *dst, const rsan_vc *src) {
 }
 
 /* rsan_race.h: the same for a clock other threads read (rsan_vc_read) */
+/* rsan_vc_join_published's loop: 1 when an entry changed (tracked only when track) */
+static inline __attribute__((always_inline)) int join_published_loop(uint64_t *d, const uint64_t *e,
+                                                                     uint32_t n, int track) {
+  int moved = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (e[i] > d[i]) {
+      __atomic_store_n(&d[i], e[i], __ATOMIC_RELAXED);
+      if (track) moved = 1;
+    }
+  return moved;
+}
+/* the join into a dst with fewer entries than src: out of line, so that the common join keeps
+ * no registers across a call */
+static RSAN_NOINLINE int join_published_grow(rsan_vc *dst, const rsan_vc *src) {
+  vc_extend(dst, src->n);
+  join_published_loop(dst->e, src->e, src->n, 0);
+  return 1;
+}
 int rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src) {
   if (dst == src || !src->n) return 0;
   if (RSAN_UNLIKELY(src->cap == RSAN_VC_CODED)) return vc_join_coded(dst, src, 1);
-  int moved = src->n > dst->n;
-  if (moved) vc_extend(dst, src->n);
-  uint64_t *d = dst->e;
-  const uint64_t *e = src->e;
-  uint32_t n = src->n;
-  if (dst->n < RSAN_VC_DENSE) { /* a clock this small is never exported thin: not tracked */
-    for (uint32_t i = 0; i < n; i++)
-      if (e[i] > d[i]) __atomic_store_n(&d[i], e[i], __ATOMIC_RELAXED);
-    return moved;
-  }
-  for (uint32_t i = 0; i < n; i++)
-    if (e[i] > d[i]) __atomic_store_n(&d[i], e[i], __ATOMIC_RELAXED), moved = 1;
-  return moved;
+  if (RSAN_UNLIKELY(src->n > dst->n)) return join_published_grow(dst, src);
+  /* a clock this small is never exported thin: its changes are not tracked */
+  if (dst->n < RSAN_VC_DENSE) return join_published_loop(dst->e, src->e, src->n, 0);
+  return join_published_loop(dst->e, src->e, src->n, 1);
 }
 void rsan_vc_assign_published(rsan_vc *dst, const rsan_vc *src) {
   if (dst == src) return;
