@@ -199,7 +199,7 @@ static inline uint64_t rsan_vc_own(uint32_t u, uint64_t e) {
   return u <= 0xffff && e && e < (1ull << 48) ? e << 16 | u : 0;
 }
 /* S_x ⊑ v (a thread's C, R or A) by S_x's owner epoch: 1 proves it; 0 tells nothing */
-static inline int rsan_vc_sx_in(const rsan_vc *sx, const rsan_vc *v) {
+static inline __attribute__((always_inline)) int rsan_vc_sx_in(const rsan_vc *sx, const rsan_vc *v) {
   if (sx->cap != RSAN_VC_CODED) return 0;
   uint64_t own = ((const rsan_vcoded *)(const void *)sx->e)->own;
   return own && rsan_vc_get(v, (uint32_t)own & 0xffff) >= own >> 16;
