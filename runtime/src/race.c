@@ -138,54 +138,17 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k) {
   uint32_t mask = w_mask(cur);
   int wr = (cur & W_WRITE) != 0;
-  if (k < 0)
+  if (k < 0) {
+    /* rsan_race_overflow_lane's common case inline: a block with no plain cell, the slot's
+     * lane allocated */
+    rsan_ovf_block *b = rsan_race_mark_block(mark);
+    rsan_lane *ln = b && !__atomic_load_n(&b->plain, __ATOMIC_ACQUIRE) ? rsan_race_lane(b, w_tid(cur)) : NULL;
+    if (ln && rsan_race_lane_take(b, ln, cur, wr, 1, site)) return 1;
     return rsan_race_overflow_lane(t, mark, cur, site, 0) ||
            rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
+  }
   if (rsan_race_overflow_has_plain(mark)) return 0;
   renew_cell(t, c, k, cur, site, 0);
-  return 1;
-}
-
-/* rsan_race.h. The scan of an atomic access cur with no own covering cell, in its common case:
- * scan_cells (main = record = 1, at = 1) step for step, with no report state, while no cell is
- * a mark or another thread's conflicting plain access that does not happen before cur (a
- * race) and the granule has a cell to take: the first other thread's atomic cell that cur
- * covers and that happens before it (a freed one included), else the first empty one, taken
- * by compare-and-swap (lost: 0, and the scan decides), with its site. An atomic access frees no
- * other cell. counters.c: an RMW of a counter whose cells are other threads' earlier RMWs. */
-int rsan_race_atomic_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site) {
-  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
-  int slot = -1, i;
-  uint64_t slot_w = 0;
-#pragma GCC unroll 4
-  for (i = 0; i < RSAN_SHADOW_CELLS; i++) {
-    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
-    if (!w) break;
-    if (!x) return 1;
-    uint32_t u = w_tid(w), cm = w_mask(w);
-    int cw = (w & W_WRITE) != 0, ca = (w & W_ATOMIC) != 0;
-    if (!(x & slot_bits)) { /* its own: one that subsumes or that it covers changed meanwhile */
-      if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && cw >= wr && ca) return 1;
-      if (!(cm & ~mask) && (wr || !cw) && ca) return 0;
-      continue;
-    }
-    if (u == MARK_TID) return 0;
-    int covers = !(cm & ~mask) && (wr || !cw) && ca, conflicting = (cm & mask) && (cw || wr) && !ca;
-    if (!conflicting && (!covers || slot >= 0)) continue;
-    if (w_clock(w) <= rsan_vc_get(&t->C, u)) {
-      if (covers && slot < 0) slot = i, slot_w = w;
-      continue;
-    }
-    if (conflicting) return 0; /* a race: the scan reports it */
-  }
-  if (slot < 0 && i < RSAN_SHADOW_CELLS) slot = i; /* the first empty cell */
-  if (slot < 0) return 0;
-  uint64_t *cell_site = &rsan_cell_site(c)[slot];
-  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
-    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-  if (!__atomic_compare_exchange_n(&c[slot], &slot_w, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) return 0;
-  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
-    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   return 1;
 }
 
@@ -534,6 +497,7 @@ static inline __attribute__((always_inline)) rsan_cell *plain_cells(void *p, uin
   return c + ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
 }
 
+/* 1: done; 0: plain_more (the gating failed); -1: the gating passed, cells_fast did not */
 static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n, int wr, uint64_t site,
                                                             uintptr_t fa) {
   rsan_thread *t;
@@ -541,7 +505,9 @@ static inline __attribute__((always_inline)) int plain_fast(void *p, uint32_t n,
   if (RSAN_UNLIKELY(!c)) return 0;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << ((uintptr_t)p & 7)) & 0xff;
   return cells_fast(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT | (wr ? W_WRITE : 0), mask, wr, 0,
-                    site, fa);
+                    site, fa)
+             ? 1
+             : -1;
 }
 
 /* A plain read cur that cells_fast did not settle, without the scan in its common cases: data
@@ -596,6 +562,50 @@ static RSAN_NOINLINE int read_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur
   return r != 0;
 }
 
+/* read_ordered's common case at many threads, without a clock read or a call: a granule that
+ * more than four threads read (a global that every thread reads, written before they were
+ * created: the mark of its overflow block among the main cells) and that no write has reached
+ * since (no write on common bytes among the main cells, the block's writes flag clear). A read
+ * conflicts only with writes, so there is nothing to check; cur is stored where read_ordered
+ * stores it: this thread's own main cell of its kind, else its lane (rsan_race_lane_take; a
+ * lane not allocated yet is read_ordered's). Every return 1 is one of read_ordered's, reached
+ * after the same cells; anything else (a write among the main cells, whose clock read_ordered
+ * reads; no mark; a block with writes) is read_ordered's. 1: done; 0: read_ordered decides. */
+static inline __attribute__((always_inline)) int read_shared(rsan_thread *t, rsan_cell *c, uint64_t cur,
+                                                             uint64_t site, uintptr_t fa) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
+  uint32_t mask = w_mask(cur);
+  uint64_t mark = 0;
+  int k = -1;
+#pragma GCC unroll 4
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
+    if (!w) break;
+    if (x & slot_bits) { /* another thread's cell, a mark (W_WRITE, no bytes) or a freed one */
+      if (w & W_WRITE) {
+        if (w_tid(w) == MARK_TID) mark = w;
+        else if (w_mask(w) & mask) return 0; /* a write to check */
+      }
+      continue;
+    }
+    if (!x) return 1;
+    if (!(x >> W_CLOCK_SHIFT) && !(mask & ~w_mask(w)) && !(w & W_ATOMIC)) return 1; /* subsumed */
+    if (!(x & low)) k = i; /* its own cell of this kind */
+  }
+  if (!mark) return 0;
+  rsan_ovf_block *b = rsan_race_mark_block(mark);
+  if (!b || __atomic_load_n(&b->writes, __ATOMIC_ACQUIRE)) return 0;
+  if (k >= 0) {
+    renew_cell(t, c, k, cur, site, fa);
+    return 1;
+  }
+  rsan_lane *ln = rsan_race_lane(b, w_tid(cur));
+  if (!ln) return 0;
+  int r = rsan_race_lane_take(b, ln, cur, 0, 0, site);
+  if (r == 2 && fa && site) note_site_stack(t, site, fa);
+  return r != 0;
+}
+
 /* Everything plain_fast did not do: the scan of the granule's cells, or plain_slow. */
 static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n, int wr, uint64_t site,
                                                              uintptr_t fa) {
@@ -615,15 +625,45 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
 }
 
-#define RSAN_DEF_PLAIN_KIND(KIND, WR, N) \
+/* read_shared for a hook whose gating (plain_cells) passed an instant before on this thread
+ * and whose cells_fast did not settle the read: the thread, its slot and the flags are what
+ * the hook saw; only the cells are found again (a region is unmapped only by a reset of the
+ * whole shadow, rsan_shadow_reset_all: then 0). 1 done, 0 read_more decides. */
+static inline __attribute__((always_inline)) int read_lane(void *p, uint32_t n, uint64_t site, uintptr_t fa) {
+  rsan_thread *t = rsan_tls_current;
+  uintptr_t a = (uintptr_t)p;
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
+  rsan_cell *c;
+  if (RSAN_UNLIKELY(!d || !(c = __atomic_load_n(&d[a >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
+    return 0;
+  c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+  uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
+  return read_shared(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa);
+}
+
+/* A hook: its fast case (plain_fast), else, as tail calls (the frame address, fa, stays the
+ * hook's), for a read that passed the gating read_shared_N (read_shared, a leaf in its common
+ * case, with none of the scan's registers), then KIND_more_N (the rest). */
+#define RSAN_DEF_PLAIN_MORE(KIND, WR, N) \
   static RSAN_NOINLINE void KIND##_more_##N(void *p, uint64_t site) { \
     plain_more(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)); \
-  } \
+  }
+#define RSAN_DEF_PLAIN_HOOK(KIND, WR, N, NEXT) \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_##KIND##_##N(void *p, uint64_t site) { \
-    if (RSAN_LIKELY(plain_fast(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)))) return; \
+    int r = plain_fast(p, N, WR, site, (uintptr_t)__builtin_frame_address(0)); \
+    if (RSAN_LIKELY(r > 0)) return; \
+    if (r < 0) RSAN_MUSTTAIL return NEXT##_##N(p, site); \
     RSAN_MUSTTAIL return KIND##_more_##N(p, site); \
   }
-#define RSAN_DEF_PLAIN(N) RSAN_DEF_PLAIN_KIND(read, 0, N) RSAN_DEF_PLAIN_KIND(write, 1, N)
+#define RSAN_DEF_PLAIN(N) \
+  RSAN_DEF_PLAIN_MORE(read, 0, N) \
+  static RSAN_NOINLINE void read_shared_##N(void *p, uint64_t site) { \
+    if (RSAN_LIKELY(read_lane(p, N, site, (uintptr_t)__builtin_frame_address(0)))) return; \
+    RSAN_MUSTTAIL return read_more_##N(p, site); \
+  } \
+  RSAN_DEF_PLAIN_HOOK(read, 0, N, read_shared) \
+  RSAN_DEF_PLAIN_MORE(write, 1, N) \
+  RSAN_DEF_PLAIN_HOOK(write, 1, N, write_more)
 RSAN_DEF_PLAIN(1)
 RSAN_DEF_PLAIN(2)
 RSAN_DEF_PLAIN(4)

@@ -17,6 +17,18 @@ static inline int on(void) { return rsan_race_on(); }
 static inline void set_cur(rsan_thread *t) {
   t->race_cur = rsan_race_index(t) <= MAX_TID ? w_pack(t->race_epoch, rsan_race_index(t), 0, 0, 0) : 0;
 }
+/* Per thread slot, what the thin export of its C needs (docs/design/races.md §10): C_FRESH,
+ * the slot's C base equals C but for C's own entry (then S_x := C is thin: O(1)); C_MOVED,
+ * another entry of C changed since the slot's last export of C. Written only by the slot's
+ * thread (a child's by its creator, before it runs). Every change of C but the bump of its
+ * own entry goes through c_moved: the joins into C (acquire loads and RMWs, acquire fences,
+ * join) when they change an entry, create and init. */
+enum { C_FRESH = 1, C_MOVED = 2 };
+static uint8_t c_state[TID_MASK + 1];
+static inline void c_moved(const rsan_thread *t) {
+  uint32_t u = rsan_race_index(t);
+  if (u <= TID_MASK) c_state[u] = C_MOVED;
+}
 static inline void bump(rsan_thread *t) {
   RSAN_ASSERT(rsan_vc_get(&t->C, rsan_race_index(t)) == t->race_epoch);
   rsan_vc_set(&t->C, rsan_race_index(t), ++t->race_epoch);
@@ -25,6 +37,7 @@ static inline void bump(rsan_thread *t) {
 
 /* ---- threads: algorithm.md §5 "create / join", architecture.md (R := ⊥ for the child) ---- */
 void rsan_race_thread_init(rsan_thread *t) {
+  c_moved(t); /* a new C: the slot's base is a previous owner's, if any */
   t->race_epoch = 1;
   rsan_vc_set(&t->C, rsan_race_index(t), 1);
   set_cur(t);
@@ -34,6 +47,7 @@ void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
   /* child C := A := parent C, R := ⊥; then bump both epochs, so that the parent's later
    * accesses are not ordered before the child's */
   rsan_vc_assign_published(&child->C, &parent->C);
+  c_moved(child);
   rsan_vc_assign(&child->A, &parent->C);
   /* a reused slot continues after its previous owner's epochs (thread.c) */
   child->race_epoch = rsan_vc_get(&parent->C, rsan_race_index(child)) + 1;
@@ -44,7 +58,7 @@ void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
 
 void rsan_race_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
   /* joiner C ⊔= joinee C (and A, which must stay ⊒ what C saw) */
-  rsan_vc_join_published(&joiner->C, &joinee->C);
+  if (rsan_vc_join_published(&joiner->C, &joinee->C)) c_moved(joiner);
   rsan_vc_join(&joiner->A, &joinee->C);
 }
 
@@ -65,13 +79,13 @@ static inline void vc_join(rsan_vc *dst, const rsan_vc *src) {
 static inline __attribute__((always_inline)) void load_rules(rsan_thread *t, rsan_loc *l, int mo) {
   if (RSAN_LIKELY(l->S.cap != RSAN_VC_CODED)) { /* dense (few slots): no owner epoch */
     vc_join(&t->A, &l->S);
-    if (mo_acq(mo)) rsan_vc_join_published(&t->C, &l->S);
+    if (mo_acq(mo) && rsan_vc_join_published(&t->C, &l->S)) c_moved(t);
   } else {
     if (!rsan_vc_sx_in(&l->S, &t->A)) rsan_vc_join(&t->A, &l->S);
     else RSAN_ASSERT(rsan_vc_leq(&l->S, &t->A));
     if (!mo_acq(mo)) {
     } else if (!rsan_vc_sx_in(&l->S, &t->C)) {
-      rsan_vc_join_published(&t->C, &l->S);
+      if (rsan_vc_join_published(&t->C, &l->S)) c_moved(t);
     } else {
       RSAN_ASSERT(rsan_vc_leq(&l->S, &t->C));
     }
@@ -94,18 +108,46 @@ static inline rsan_vbase **base_of(const rsan_thread *t, int which) {
   uint32_t u = rsan_race_index(t);
   return u <= TID_MASK ? &race_bases[which][u] : NULL;
 }
+/* How an export of C codes S_x (rsan_race.h RSAN_EXPORT_*): thin when the slot's base is
+ * fresh; a new base, then thin, when C is what the slot exported last time (C did not move
+ * since: a thread that acquires nothing new between its releases exports the same C again and
+ * again, and they share the new base); else offsets on the base (a C that moves between every
+ * two exports would make a base per export, 4x the offsets' memory). R (which 1) is always
+ * coded with offsets. The rule that keeps it exact: a thin S_x decodes to exactly C, since the
+ * base equals C but for C's own entry (C_FRESH is cleared by every change of another entry:
+ * c_moved; asserted in debug builds by vclock.c thin_fits). */
+static inline int export_how(const rsan_thread *t, int which) {
+  uint32_t u = rsan_race_index(t);
+  if (which || u > TID_MASK) return RSAN_EXPORT_CODE;
+  return c_state[u] & C_FRESH   ? RSAN_EXPORT_THIN
+         : c_state[u] & C_MOVED ? RSAN_EXPORT_CODE
+                                : RSAN_EXPORT_REBASE;
+}
+static inline void exported(const rsan_thread *t, int which, int fresh) {
+  uint32_t u = rsan_race_index(t);
+  if (!which && u <= TID_MASK) c_state[u] = fresh ? C_FRESH : 0;
+}
+
 /* S_x ⊔= src (C: which 0, R: 1): the test for an empty source inline, and with few slots
  * (both dense: a coded clock has RSAN_VC_DENSE entries or more) the plain join */
 static inline void sx_join(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int which) {
   if (!src->n) return;
-  if ((src->n | l->S.n) < RSAN_VC_DENSE) rsan_vc_join(&l->S, src);
-  else rsan_vc_join_export(&l->S, src, base_of(t, which), rsan_race_index(t));
+  if ((src->n | l->S.n) < RSAN_VC_DENSE) {
+    rsan_vc_join(&l->S, src);
+    return;
+  }
+  int how = export_how(t, which);
+  exported(t, which, rsan_vc_join_export(&l->S, src, base_of(t, which), rsan_race_index(t), how));
 }
 
 /* S_x := src (C: which 0, R: 1); with few slots the plain copy */
 static inline void sx_export(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int which) {
-  if (src->n < RSAN_VC_DENSE) rsan_vc_assign(&l->S, src);
-  else rsan_vc_export(&l->S, src, base_of(t, which), rsan_race_index(t));
+  if (src->n < RSAN_VC_DENSE) {
+    rsan_vc_assign(&l->S, src);
+    return;
+  }
+  int how = export_how(t, which);
+  exported(t, which, rsan_vc_export(&l->S, src, base_of(t, which), rsan_race_index(t), how));
 }
 
 /* rlx store: S_x := R (a plain store breaks release sequences, C++20); rel store: S_x := C,
@@ -139,7 +181,7 @@ uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
 
 /* fence acq: C ⊔= A */
 void rsan_race_fence_acq(rsan_thread *t) {
-  if (on()) rsan_vc_join_published(&t->C, &t->A);
+  if (on() && rsan_vc_join_published(&t->C, &t->A)) c_moved(t);
 }
 
 /* fence rel: R := C; C[τ]++ (an SC fence is acq then rel for races, rules.c) */

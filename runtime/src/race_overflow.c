@@ -16,39 +16,17 @@
 
 #include "rsan_race.h"
 
-#define OVF_CELLS 16
-#define OVF_SLOTS 4096 /* granules with overflow at any time, at most; beyond: eviction */
-/* Lanes (docs/design/races.md §9): beside its 16 shared cells a block has, per thread slot
- * below LANE_CHUNKS * LANE_SLOTS, one cell for the slot's reads (plain or atomic) and one for
- * its atomic writes, at a fixed place: a thread finds its own cell there without scanning
- * the block, so an access of a granule that many threads read, or many threads' atomic
- * accesses, costs the same at 64 threads as at 5. A slot's lane line is written only by the
- * thread of that slot (and cleared when the block is emptied); a chunk of LANE_SLOTS slots is
- * allocated when one of them is first used. */
-#define LANE_SLOTS 32
-#define LANE_CHUNKS 32 /* slots 0..1023 have lanes; others use the shared cells only */
-typedef struct lane {
-  rsan_cell cells[2]; /* [0]: a read, [1]: an atomic write; 0 is empty */
-  uint64_t sites[2];  /* beside the cells: one line for the check and the store */
-} lane;
-typedef struct lane_chunk {
-  lane slot[LANE_SLOTS];
-} lane_chunk;
-typedef struct ovf_block {
-  uintptr_t g;
-  /* 1 once a plain access may have been put in cells or lanes (since the block was last
-   * emptied): while 0, every cell is atomic, so an atomic access has nothing to check here */
-  int plain;
-  /* 1 once a write may have been put in cells or lanes: while 0, a plain read (which
-   * conflicts only with writes) has nothing to check here */
-  int writes;
-  /* allocated on first use, kept (cleared) when the block is emptied; the first ones on the
-   * line of the flags, which every access of the granule reads */
-  lane_chunk *lanes[LANE_CHUNKS];
-  rsan_cell cells[OVF_CELLS];
-  uint64_t sites[OVF_CELLS];
-} ovf_block;
-static ovf_block *ovf_table[OVF_SLOTS]; /* open addressing; entries are only ever added */
+/* The block's layout (ovf_block, its lanes) and the lane's take are in rsan_race.h, so that
+ * race.c's reads and atomic accesses find their lane inline. */
+#define OVF_CELLS RSAN_OVF_CELLS
+#define OVF_SLOTS RSAN_OVF_SLOTS
+#define LANE_SLOTS RSAN_LANE_SLOTS
+#define LANE_CHUNKS RSAN_LANE_CHUNKS
+typedef rsan_lane lane;
+typedef rsan_lane_chunk lane_chunk;
+typedef rsan_ovf_block ovf_block;
+#define ovf_table rsan_ovf_table
+rsan_ovf_block *rsan_ovf_table[RSAN_OVF_SLOTS]; /* open addressing; entries are only ever added */
 static rsan_spin ovf_lock;
 /* a mark: tid MARK_TID, the block's index in ovf_table in the clock bits */
 /* W_WRITE and W_ATOMIC set, no bytes: never a conflict, and the read-only fast case of
@@ -56,9 +34,7 @@ static rsan_spin ovf_lock;
 static inline uint64_t mark_word(uint32_t index) {
   return (uint64_t)index << W_CLOCK_SHIFT | (uint64_t)MARK_TID << W_TID_SHIFT | W_WRITE | W_ATOMIC;
 }
-static inline ovf_block *mark_block(uint64_t mark) {
-  return __atomic_load_n(&ovf_table[w_clock(mark) % OVF_SLOTS], __ATOMIC_ACQUIRE);
-}
+static inline ovf_block *mark_block(uint64_t mark) { return rsan_race_mark_block(mark); }
 
 static uint32_t ovf_hash(uintptr_t g) {
   return (uint32_t)(((g >> 3) * 0x9E3779B97F4A7C15ull) >> 52) % OVF_SLOTS;
@@ -238,44 +214,28 @@ int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsa
 
 /* rsan_race.h. The lane of cur's slot and kind (a read: [0]; an atomic write: [1]; a plain
  * write never takes a lane) in the block of a marked granule, for an access whose main cells
- * were checked (none conflicts with it unordered) and that takes none of them:
- *   - the block must hold nothing cur has to check: no plain cell for an atomic access (two
- *     atomic accesses never race), no write for a plain read (a read conflicts only with
- *     writes). The flags are set before a cell of that kind is stored (release; read here with
- *     acquire), so a cell stored concurrently is one the scan could have missed the same way.
- *   - the lane is empty (taking an empty cell loses nothing), holds cur at its epoch or an
- *     access of this slot at that epoch that subsumes cur (nothing to do, as in scan_cells), or
- *     one that cur covers (replacement rules 1, program order, and 2: its bytes a subset of
- *     cur's, a write only if cur is, atomic if cur is): it takes cur.
- * Else 0: the scan decides (and records cur in the shared cells). 1: done. fa != 0: the call
- * stack of site is remembered when the site changes. */
+ * were checked (none conflicts with it unordered) and that takes none of them, allocated on
+ * first use, when the block holds nothing cur has to check: no plain cell for an atomic access
+ * (two atomic accesses never race), no write for a plain read (a read conflicts only with
+ * writes). The flags are set before a cell of that kind is stored (release; read here with
+ * acquire), so a cell stored concurrently is one the scan could have missed the same way.
+ * Then rsan_race_lane_take. 0: the scan decides (and records cur in the shared cells); 1:
+ * done; 2: done and the site changed (only when fa and site are not 0). */
 int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_t site, uintptr_t fa) {
-  uint32_t u = w_tid(cur), mask = w_mask(cur);
+  (void)t;
+  uint32_t u = w_tid(cur);
   int wr = (cur & W_WRITE) != 0, at = (cur & W_ATOMIC) != 0;
   if (u >= LANE_CHUNKS * LANE_SLOTS || (wr && !at)) return 0;
   ovf_block *b = mark_block(mark);
   if (!b || __atomic_load_n(at ? &b->plain : &b->writes, __ATOMIC_ACQUIRE)) return 0;
-  lane_chunk *ch = __atomic_load_n(&b->lanes[u / LANE_SLOTS], __ATOMIC_ACQUIRE);
-  if (RSAN_UNLIKELY(!ch)) {
+  lane *ln = rsan_race_lane(b, u);
+  if (RSAN_UNLIKELY(!ln)) {
     lane_chunk *fresh = rsan_alloc_line(sizeof *fresh), *none = NULL;
-    if (__atomic_compare_exchange_n(&b->lanes[u / LANE_SLOTS], &none, fresh, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
-      ch = fresh;
-    else rsan_free(fresh), ch = none;
+    if (!__atomic_compare_exchange_n(&b->lanes[u / LANE_SLOTS], &none, fresh, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+      rsan_free(fresh), fresh = none;
+    ln = &fresh->slot[u % LANE_SLOTS];
   }
-  lane *ln = &ch->slot[u % LANE_SLOTS];
-  uint64_t w = __atomic_load_n(&ln->cells[wr], __ATOMIC_RELAXED);
-  if (w == cur) return 1;
-  if (w) {
-    uint32_t cm = w_mask(w);
-    int ca = (w & W_ATOMIC) != 0; /* a lane of kind wr holds writes only if wr */
-    if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && ca == at) return 1; /* subsumed at its epoch */
-    if ((cm & ~mask) || (at && !ca)) return 0; /* cur does not cover it */
-  }
-  if (!at && !__atomic_load_n(&b->plain, __ATOMIC_RELAXED)) __atomic_store_n(&b->plain, 1, __ATOMIC_RELEASE);
-  if (wr && !__atomic_load_n(&b->writes, __ATOMIC_RELAXED)) __atomic_store_n(&b->writes, 1, __ATOMIC_RELEASE);
-  int same = __atomic_load_n(&ln->sites[wr], __ATOMIC_RELAXED) == site;
-  if (!same) __atomic_store_n(&ln->sites[wr], site, __ATOMIC_RELAXED); /* the site first, as in scan_cells */
-  __atomic_store_n(&ln->cells[wr], cur, __ATOMIC_RELEASE);
-  return same || !fa || !site ? 1 : 2;
+  int r = rsan_race_lane_take(b, ln, cur, wr, at, site);
+  return r == 2 && (!fa || !site) ? 1 : r;
 }

@@ -70,6 +70,78 @@ int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_
  * before t, into h; 1 if there is one. */
 int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h);
 
+/* race_overflow.c's blocks. Beside its RSAN_OVF_CELLS shared cells a block has, per thread slot
+ * below RSAN_LANE_CHUNKS * RSAN_LANE_SLOTS, a *lane* (docs/design/races.md §9): one cell for the
+ * slot's reads (plain or atomic) and one for its atomic writes, at a fixed place, so that a
+ * thread finds its own cell without scanning the block and an access of a granule that many
+ * threads read, or many threads' atomic accesses, costs the same at 64 threads as at 5. A
+ * slot's lane is written only by the thread of that slot (and cleared when the block is
+ * emptied); a chunk of RSAN_LANE_SLOTS slots is allocated when one of them is first used. */
+#define RSAN_OVF_CELLS 16
+#define RSAN_OVF_SLOTS 4096 /* granules with overflow at any time, at most; beyond: eviction */
+#define RSAN_LANE_SLOTS 32
+#define RSAN_LANE_CHUNKS 32 /* slots 0..1023 have lanes; others use the shared cells only */
+typedef struct rsan_lane {
+  rsan_cell cells[2]; /* [0]: a read, [1]: an atomic write; 0 is empty */
+  uint64_t sites[2];  /* beside the cells: one line for the check and the store */
+} rsan_lane;
+typedef struct rsan_lane_chunk {
+  rsan_lane slot[RSAN_LANE_SLOTS];
+} rsan_lane_chunk;
+typedef struct rsan_ovf_block {
+  uintptr_t g;
+  /* 1 once a plain access may have been put in cells or lanes (since the block was last
+   * emptied): while 0, every cell is atomic, so an atomic access has nothing to check here */
+  int plain;
+  /* 1 once a write may have been put in cells or lanes: while 0, a plain read (which
+   * conflicts only with writes) has nothing to check here */
+  int writes;
+  /* allocated on first use, kept (cleared) when the block is emptied; the first ones on the
+   * line of the flags, which every access of the granule reads */
+  rsan_lane_chunk *lanes[RSAN_LANE_CHUNKS];
+  rsan_cell cells[RSAN_OVF_CELLS];
+  uint64_t sites[RSAN_OVF_CELLS];
+} rsan_ovf_block;
+extern rsan_ovf_block *rsan_ovf_table[RSAN_OVF_SLOTS];
+/* A mark: tid MARK_TID, its block's index in rsan_ovf_table in the clock bits. */
+static inline rsan_ovf_block *rsan_race_mark_block(uint64_t mark) {
+  return __atomic_load_n(&rsan_ovf_table[w_clock(mark) % RSAN_OVF_SLOTS], __ATOMIC_ACQUIRE);
+}
+/* slot u's lane in b, NULL when u has none or its chunk is not allocated yet */
+static inline rsan_lane *rsan_race_lane(rsan_ovf_block *b, uint32_t u) {
+  if (u >= RSAN_LANE_CHUNKS * RSAN_LANE_SLOTS) return NULL;
+  rsan_lane_chunk *ch = __atomic_load_n(&b->lanes[u / RSAN_LANE_SLOTS], __ATOMIC_ACQUIRE);
+  return ch ? &ch->slot[u % RSAN_LANE_SLOTS] : NULL;
+}
+/* The access cur (a read, or an atomic write; not a plain write) in its slot's lane ln of
+ * block b, for an access whose main cells were checked (none conflicts with it unordered) and
+ * that takes none of them (wr and at: its kind, as in cur), once the caller saw that b holds nothing cur must check (no plain
+ * cell for an atomic access, no write for a plain read):
+ *   - the lane is empty (taking an empty cell loses nothing), holds cur at its epoch or an
+ *     access of this slot at that epoch that subsumes cur (nothing to do, as in race.c's
+ *     scan_cells), or one that cur covers (replacement rules 1, program order, and 2: its bytes
+ *     a subset of cur's, a write only if cur is, atomic if cur is): it takes cur, after the
+ *     flags of what it stores (set before the cell, read with acquire by the checks).
+ * 1: done; 2: done and the site changed (its call stack to remember); 0: the scan decides. */
+static inline __attribute__((always_inline)) int
+rsan_race_lane_take(rsan_ovf_block *b, rsan_lane *ln, uint64_t cur, int wr, int at, uint64_t site) {
+  uint32_t mask = w_mask(cur);
+  uint64_t w = __atomic_load_n(&ln->cells[wr], __ATOMIC_RELAXED);
+  if (w == cur) return 1;
+  if (w) {
+    uint32_t cm = w_mask(w);
+    int ca = (w & W_ATOMIC) != 0; /* a lane of kind wr holds writes only if wr */
+    if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && ca == at) return 1; /* subsumed at its epoch */
+    if ((cm & ~mask) || (at && !ca)) return 0; /* cur does not cover it */
+  }
+  if (!at && !__atomic_load_n(&b->plain, __ATOMIC_RELAXED)) __atomic_store_n(&b->plain, 1, __ATOMIC_RELEASE);
+  if (wr && !__atomic_load_n(&b->writes, __ATOMIC_RELAXED)) __atomic_store_n(&b->writes, 1, __ATOMIC_RELEASE);
+  int same = __atomic_load_n(&ln->sites[wr], __ATOMIC_RELAXED) == site;
+  if (!same) __atomic_store_n(&ln->sites[wr], site, __ATOMIC_RELAXED); /* the site first, as in scan_cells */
+  __atomic_store_n(&ln->cells[wr], cur, __ATOMIC_RELEASE);
+  return same ? 1 : 2;
+}
+
 /* race.c: the previous access's call stack into r, if its thread still remembers one for its
  * site (read while that thread may run: a report may then show a stack of a later execution
  * of the same site). */
@@ -87,8 +159,10 @@ void rsan_race_scan_block(rsan_thread *t, rsan_cell *cells, uint64_t *sites, int
  * clock held (entries only grow: a lower bound of the owner's later values). */
 void rsan_vc_read_lock(void);
 /* dst ⊔= src and dst := src for a clock that others read (a thread's C): entries written with
- * relaxed atomic stores (rsan_vc_set writes every clock so) */
-void rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src);
+ * relaxed atomic stores (rsan_vc_set writes every clock so). The join returns 1 when an entry
+ * of dst changed (for a dst of fewer than RSAN_VC_DENSE entries, which is never exported
+ * thin, only when it grew) */
+int rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src);
 void rsan_vc_assign_published(rsan_vc *dst, const rsan_vc *src);
 void rsan_vc_read_unlock(void);
 uint64_t rsan_vc_read(const rsan_vc *v, uint32_t tid);
@@ -109,29 +183,40 @@ typedef struct rsan_vbase rsan_vbase;
  * holds u's entry e or later was joined from an export of u at e or later: it contains Ĉ_u(e).
  * So V[u] >= e implies S_x ⊑ V for every thread's C, R and A (rsan_vc_sx_in), FastTrack's
  * epoch test in place of an O(threads) comparison or join. */
+/* A *thin* S_x (docs/design/races.md §10) has no offsets: S_x = B with entry thin - 1 replaced
+ * by val, the export of a clock that equals its slot's base B but for its own entry (a thread
+ * that acquired nothing new since B was made from its C); B.n == rsan_vc.n. */
 typedef struct rsan_vcoded {
   rsan_vbase *base;
   uint64_t own; /* the owner epoch: e << 16 | u (e >= 1); 0: none */
-  uint16_t off[]; /* rsan_vc.n entries */
+  uint64_t val; /* thin: S_x[thin - 1] */
+  uint32_t thin; /* the replaced entry + 1 when thin; 0: the offsets hold every entry */
+  uint32_t noff; /* offsets allocated (off[]); a thin block may have none */
+  uint16_t off[]; /* not thin: rsan_vc.n entries, S_x[u] = B[u] + off[u] */
 } rsan_vcoded;
 /* the owner epoch word of slot u's export at epoch e (0, none, if it does not fit) */
 static inline uint64_t rsan_vc_own(uint32_t u, uint64_t e) {
   return u <= 0xffff && e && e < (1ull << 48) ? e << 16 | u : 0;
 }
 /* S_x ⊑ v (a thread's C, R or A) by S_x's owner epoch: 1 proves it; 0 tells nothing */
-static inline int rsan_vc_sx_in(const rsan_vc *sx, const rsan_vc *v) {
+static inline __attribute__((always_inline)) int rsan_vc_sx_in(const rsan_vc *sx, const rsan_vc *v) {
   if (sx->cap != RSAN_VC_CODED) return 0;
   uint64_t own = ((const rsan_vcoded *)(const void *)sx->e)->own;
   return own && rsan_vc_get(v, (uint32_t)own & 0xffff) >= own >> 16;
 }
 uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u); /* any clock's entry u, coded or not */
+/* How an export codes S_x (race_clock.c decides, from what it knows of the exporting C):
+ * CODE: offsets on *bp (a new base when they do not fit); THIN: thin on *bp, which the caller
+ * knows to equal src but for src[slot]; REBASE: *bp := a new base copied from src, then thin. */
+enum { RSAN_EXPORT_CODE, RSAN_EXPORT_THIN, RSAN_EXPORT_REBASE };
 /* S_x := src / S_x ⊔= src (src a thread's C at a release or its R: the export of slot at its
- * epoch src[slot]), coded on *bp when it fits: the exporting slot's base for that clock (NULL:
- * none), replaced by a new base (offsets 0) when it does not. S_x := src records the owner
- * epoch (slot, src[slot]); so does S_x ⊔= src when S_x ⊑ src (the join is src); another join
- * records none. */
-void rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot);
-void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot);
+ * epoch src[slot]), coded on *bp (how): the exporting slot's base for that clock (NULL: none).
+ * S_x := src records the owner epoch (slot, src[slot]); so does S_x ⊔= src when S_x ⊑ src
+ * (the join is src); another join records none. Returns 1 when *bp now equals src but for
+ * src[slot] (a new base made from src, or THIN), 0 when that is not known; the join returns
+ * how == RSAN_EXPORT_THIN when it exported nothing (S_x ⋢ src: *bp is left as it was). */
+int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how);
+int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how);
 void rsan_vbase_drop(rsan_vbase *b);
 
 /* thread.c: fn(t, arg) for every thread record (joined ones too: their clocks are empty),

@@ -61,12 +61,16 @@ struct rsan_vbase {
 };
 
 static inline uint64_t base_at(const rsan_vbase *b, uint32_t u) { return u < b->n ? b->e[u] : 0; }
+/* entry u < n of a coded clock, thin or with offsets */
+static inline uint64_t coded_at(const rsan_vcoded *c, uint32_t u) {
+  if (c->thin) return u == c->thin - 1 ? c->val : base_at(c->base, u);
+  return base_at(c->base, u) + c->off[u];
+}
 
 uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u) {
   if (u >= v->n) return 0;
   if (v->cap != RSAN_VC_CODED) return v->e[u];
-  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
-  return base_at(c->base, u) + c->off[u];
+  return coded_at((const rsan_vcoded *)(const void *)v->e, u);
 }
 
 void rsan_vbase_drop(rsan_vbase *b) {
@@ -109,16 +113,27 @@ static void coded_max(uint64_t *restrict d, const uint64_t *restrict be, const u
   }
   for (uint32_t i = m; i < n; i++) d[i] = off[i] > d[i] ? off[i] : d[i]; /* beyond the base: 0 */
 }
+/* d[i] := max(d[i], be[i]) for i < m: a thin clock's base, as coded_max */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+__attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+static void base_max(uint64_t *restrict d, const uint64_t *restrict be, uint32_t m) {
+  for (uint32_t i = 0; i < m; i++) d[i] = be[i] > d[i] ? be[i] : d[i];
+}
 
 /* dst ⊔= src where either is coded: src's entries decoded (dst, a thread's C when published,
- * written as rsan_vc_join_published does); a coded dst is made dense first */
-static RSAN_NOINLINE void vc_join_coded(rsan_vc *dst, const rsan_vc *src, int published) {
+ * written as rsan_vc_join_published does, which returns whether an entry changed; a plain join
+ * returns 1); a coded dst is made dense first */
+static RSAN_NOINLINE int vc_join_coded(rsan_vc *dst, const rsan_vc *src, int published) {
   if (dst->cap == RSAN_VC_CODED) vc_uncode(dst);
-  if (src->n > dst->n) vc_extend(dst, src->n);
+  int moved = src->n > dst->n;
+  if (moved) vc_extend(dst, src->n);
   if (src->cap != RSAN_VC_CODED) {
     for (uint32_t i = 0; i < src->n; i++)
       if (src->e[i] > dst->e[i]) dst->e[i] = src->e[i];
-    return;
+    return 1;
   }
   const rsan_vcoded *c = (const rsan_vcoded *)(const void *)src->e;
   const rsan_vbase *b = c->base;
@@ -126,16 +141,30 @@ static RSAN_NOINLINE void vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pu
   uint64_t *d = dst->e;
   const uint64_t *be = b->e;
   const uint16_t *off = c->off;
+  if (c->thin) { /* B, then the replaced entry (B's is no larger: entries only grow) */
+    uint32_t u = c->thin - 1;
+    RSAN_ASSERT(u < n && b->n == n && b->e[u] <= c->val);
+    if (!published) {
+      base_max(d, be, m);
+      if (c->val > d[u]) d[u] = c->val;
+      return 1;
+    }
+    for (uint32_t i = 0; i < m; i++)
+      if (i != u && be[i] > d[i]) __atomic_store_n(&d[i], be[i], __ATOMIC_RELAXED), moved = 1;
+    if (c->val > d[u]) __atomic_store_n(&d[u], c->val, __ATOMIC_RELAXED), moved = 1;
+    return moved;
+  }
   if (!published) { /* plain stores: vectorised (coded_max) */
     coded_max(d, be, off, m, n);
-    return;
+    return 1;
   }
   for (uint32_t i = 0; i < m; i++) {
     uint64_t v = be[i] + off[i];
-    if (v > d[i]) __atomic_store_n(&d[i], v, __ATOMIC_RELAXED);
+    if (v > d[i]) __atomic_store_n(&d[i], v, __ATOMIC_RELAXED), moved = 1;
   }
   for (uint32_t i = m; i < n; i++)
-    if (off[i] > d[i]) __atomic_store_n(&d[i], (uint64_t)off[i], __ATOMIC_RELAXED);
+    if (off[i] > d[i]) __atomic_store_n(&d[i], (uint64_t)off[i], __ATOMIC_RELAXED), moved = 1;
+  return moved;
 }
 
 /* dst := the n entries v coded on b, when each fits (B[u] <= v[u] <= B[u] + 0xffff): 1, and dst
@@ -146,7 +175,7 @@ static RSAN_NOINLINE void vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pu
  * callers then replace it (code: on a new base, which always fits; rsan_vc_join_export: by a
  * dense array computed before). */
 static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own) {
-  int reuse = dst->cap == RSAN_VC_CODED && dst->n == n;
+  int reuse = dst->cap == RSAN_VC_CODED && ((rsan_vcoded *)(void *)dst->e)->noff >= n;
   rsan_vcoded *c = reuse ? (rsan_vcoded *)(void *)dst->e : rsan_alloc_raw(sizeof *c + n * sizeof(uint16_t));
   uint32_t m = n < b->n ? n : b->n;
   uint64_t bad = 0;
@@ -164,7 +193,9 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
     return 0;
   }
   c->own = own;
+  c->thin = 0;
   if (reuse) {
+    dst->n = n;
     rsan_vbase *old = c->base;
     if (old == b) return 1; /* recoded on the base it holds: its reference stays */
     __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
@@ -174,6 +205,7 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
   }
   __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
   c->base = b;
+  c->noff = n;
   if (dst->cap == RSAN_VC_CODED) vc_uncode_free(dst);
   else rsan_free(dst->e);
   dst->e = (uint64_t *)(void *)c;
@@ -193,8 +225,8 @@ static rsan_vbase *base_new(const uint64_t *v, uint32_t n) {
 /* dst := the n entries v (n >= RSAN_VC_DENSE), coded on *bp (the exporting slot's base for this
  * clock, NULL: none) or, when they do not fit there, on a new base, which becomes *bp; own:
  * the owner epoch word it records (rsan_race.h rsan_vcoded) */
-static void code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase **bp, uint64_t own) {
-  if (bp && *bp && code_on(dst, v, n, *bp, own)) return;
+static int code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase **bp, uint64_t own) {
+  if (bp && *bp && code_on(dst, v, n, *bp, own)) return 0;
   rsan_vbase *b = base_new(v, n);
   int ok = code_on(dst, v, n, b, own); /* offsets 0: always fits */
   RSAN_ASSERT(ok);
@@ -202,16 +234,65 @@ static void code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase **bp, u
   if (bp) {
     rsan_vbase_drop(*bp);
     *bp = b; /* the slot keeps the reference base_new made */
-  } else {
-    rsan_vbase_drop(b);
+    return 1;
   }
+  rsan_vbase_drop(b);
+  return 0;
 }
+
+/* dst := b with entry u replaced by val, thin (no offsets: O(1)), for a clock v that equals b
+ * but for v[u] = val (asserted in debug builds: decoding then gives every entry of v back);
+ * a coded dst keeps its block (and its offsets' room), a dense one is freed */
+static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uint64_t own) {
+  rsan_vcoded *c;
+  if (dst->cap == RSAN_VC_CODED) {
+    c = (rsan_vcoded *)(void *)dst->e;
+  } else {
+    c = rsan_alloc_raw(sizeof *c);
+    c->base = NULL;
+    c->noff = 0;
+    rsan_free(dst->e);
+    dst->e = (uint64_t *)(void *)c;
+    dst->cap = RSAN_VC_CODED;
+  }
+  if (c->base != b) {
+    __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+    rsan_vbase_drop(c->base);
+    c->base = b;
+  }
+  c->own = own;
+  c->val = val;
+  c->thin = u + 1;
+  dst->n = b->n;
+}
+
+#ifdef RSAN_DEBUG
+/* b equals v but for v[u], which is no smaller: a thin export of v on b is exact */
+static int thin_fits(const rsan_vbase *b, const rsan_vc *v, uint32_t u) {
+  if (b->n != v->n || u >= v->n || b->e[u] > v->e[u]) return 0;
+  for (uint32_t i = 0; i < v->n; i++)
+    if (i != u && b->e[i] != v->e[i]) return 0;
+  return 1;
+}
+#endif
 
 /* rsan_race.h. src is the clock slot exported at its epoch src[slot] (a thread's C at a
  * release, its R): S_x := src is that export, the owner epoch (slot + 1, src[slot]) */
-void rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot) {
-  if (src->n < RSAN_VC_DENSE) rsan_vc_assign(dst, src); /* frees a coded dst first */
-  else code(dst, src->e, src->n, bp, rsan_vc_own(slot, rsan_vc_get(src, slot)));
+int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how) {
+  if (src->n < RSAN_VC_DENSE) { /* frees a coded dst first */
+    rsan_vc_assign(dst, src);
+    return 0;
+  }
+  uint64_t own = rsan_vc_own(slot, rsan_vc_get(src, slot));
+  if (how == RSAN_EXPORT_CODE || !bp || slot >= src->n) return code(dst, src->e, src->n, bp, own);
+  if (how == RSAN_EXPORT_REBASE || !*bp) {
+    rsan_vbase *b = base_new(src->e, src->n);
+    rsan_vbase_drop(*bp);
+    *bp = b; /* the slot keeps the reference base_new made */
+  }
+  RSAN_ASSERT(thin_fits(*bp, src, slot));
+  code_thin(dst, *bp, slot, src->e[slot], own);
+  return 1;
 }
 
 /* a ⊑ t for a location's S_x a (coded or dense) and a thread's clock t (dense) */
@@ -223,27 +304,22 @@ static int leq_thread(const rsan_vc *a, const rsan_vc *t) {
     return 1;
   }
   const rsan_vcoded *c = (const rsan_vcoded *)(const void *)a->e;
-  const rsan_vbase *b = c->base;
-  uint32_t m = n < b->n ? n : b->n;
-  for (uint32_t u = 0; u < n; u++) {
-    uint64_t v = (u < m ? b->e[u] : 0) + c->off[u];
-    if (v > (u < tn ? t->e[u] : 0)) return 0;
-  }
+  for (uint32_t u = 0; u < n; u++)
+    if (coded_at(c, u) > (u < tn ? t->e[u] : 0)) return 0;
   return 1;
 }
 
-void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot) {
-  if (!src->n) return;
+int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how) {
+  if (!src->n) return how == RSAN_EXPORT_THIN;
   if ((src->n | dst->n) < RSAN_VC_DENSE) { /* both dense: a coded clock has n >= RSAN_VC_DENSE */
     rsan_vc_join(dst, src);
-    return;
+    return how == RSAN_EXPORT_THIN;
   }
   /* dst ⊑ src (an acq_rel RMW: its read part joined dst into C first; or dst's owner epoch in
    * src): dst ⊔ src = src */
   if (rsan_vc_sx_in(dst, src) || leq_thread(dst, src)) {
     RSAN_ASSERT(leq_thread(dst, src));
-    rsan_vc_export(dst, src, bp, slot);
-    return;
+    return rsan_vc_export(dst, src, bp, slot, how);
   }
   uint32_t n = dst->n > src->n ? dst->n : src->n;
   uint64_t *m = rsan_alloc(n * sizeof(uint64_t));
@@ -253,13 +329,14 @@ void rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint
   }
   if (n >= RSAN_VC_DENSE && bp && *bp && code_on(dst, m, n, *bp, 0)) { /* a join: no owner epoch */
     rsan_free(m);
-    return;
+    return how == RSAN_EXPORT_THIN;
   }
   /* kept dense, exact size */
   if (dst->cap == RSAN_VC_CODED) vc_uncode_free(dst);
   else rsan_free(dst->e);
   dst->e = m;
   dst->n = dst->cap = n;
+  return how == RSAN_EXPORT_THIN;
 }
 
 /* dst ⊔= src. A clock that other threads read (a thread's C) is written by the _published
@@ -290,17 +367,31 @@ void rsan_vc_assign(rsan_vc *dst, const rsan_vc *src) {
 }
 
 /* rsan_race.h: the same for a clock other threads read (rsan_vc_read) */
-void rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src) {
-  if (dst == src || !src->n) return;
-  if (RSAN_UNLIKELY(src->cap == RSAN_VC_CODED)) {
-    vc_join_coded(dst, src, 1);
-    return;
-  }
-  if (src->n > dst->n) vc_extend(dst, src->n);
-  uint64_t *d = dst->e;
-  const uint64_t *e = src->e;
-  for (uint32_t i = 0, n = src->n; i < n; i++)
-    if (e[i] > d[i]) __atomic_store_n(&d[i], e[i], __ATOMIC_RELAXED);
+/* rsan_vc_join_published's loop: 1 when an entry changed (tracked only when track) */
+static inline __attribute__((always_inline)) int join_published_loop(uint64_t *d, const uint64_t *e,
+                                                                     uint32_t n, int track) {
+  int moved = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (e[i] > d[i]) {
+      __atomic_store_n(&d[i], e[i], __ATOMIC_RELAXED);
+      if (track) moved = 1;
+    }
+  return moved;
+}
+/* the join into a dst with fewer entries than src: out of line, so that the common join keeps
+ * no registers across a call */
+static RSAN_NOINLINE int join_published_grow(rsan_vc *dst, const rsan_vc *src) {
+  vc_extend(dst, src->n);
+  join_published_loop(dst->e, src->e, src->n, 0);
+  return 1;
+}
+int rsan_vc_join_published(rsan_vc *dst, const rsan_vc *src) {
+  if (dst == src || !src->n) return 0;
+  if (RSAN_UNLIKELY(src->cap == RSAN_VC_CODED)) return vc_join_coded(dst, src, 1);
+  if (RSAN_UNLIKELY(src->n > dst->n)) return join_published_grow(dst, src);
+  /* a clock this small is never exported thin: its changes are not tracked */
+  if (dst->n < RSAN_VC_DENSE) return join_published_loop(dst->e, src->e, src->n, 0);
+  return join_published_loop(dst->e, src->e, src->n, 1);
 }
 void rsan_vc_assign_published(rsan_vc *dst, const rsan_vc *src) {
   if (dst == src) return;
