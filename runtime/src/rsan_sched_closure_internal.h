@@ -47,6 +47,9 @@ extern shared *rsan_closure_sh; /* mapped by the run at its snapshot (sched_clos
 
 /* the snapshot process: read the log from fd, search, exit (sched_closure_search.c) */
 void rsan_closure_snapshot_main(int fd, int done_w) __attribute__((noreturn));
+/* Replay one logged step as its thread (rec: the threads' records by tid): 0, or why the
+ * closure is incomplete (2: the step read another value, 3: not replayable) (sched_closure_replay.c) */
+int rsan_closure_replay(const step *s, rsan_thread **rec, int nthreads);
 /* waitpid, retried on EINTR */
 int rsan_closure_wait_child(pid_t pid, int *st, int flags);
 

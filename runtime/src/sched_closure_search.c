@@ -20,6 +20,7 @@
 #include "rsan_report.h"
 #include "rsan_sched_closure.h"
 #include "rsan_sched_closure_internal.h"
+#include "rsan_sched_closure_state.h"
 #include "rsan_sched_fence.h"
 #include "rsan_sched_internal.h"
 #include "rsan_sync.h"
@@ -290,103 +291,6 @@ static void incomplete(int why) {
     __atomic_store_n(&rsan_closure_sh->incomplete, why, __ATOMIC_RELAXED);
 }
 
-static uint64_t do_load(void *p, int size, int order, uint64_t site) {
-  switch (size) {
-  case 1: return __rsan_load_1(p, order, site);
-  case 2: return __rsan_load_2(p, order, site);
-  case 4: return __rsan_load_4(p, order, site);
-  default: return __rsan_load_8(p, order, site);
-  }
-}
-static void do_store(void *p, uint64_t v, int size, int order, uint64_t site) {
-  switch (size) {
-  case 1: __rsan_store_1(p, v, order, site); break;
-  case 2: __rsan_store_2(p, v, order, site); break;
-  case 4: __rsan_store_4(p, v, order, site); break;
-  default: __rsan_store_8(p, v, order, site); break;
-  }
-}
-static uint64_t do_xchg(void *p, uint64_t v, int size, int order, uint64_t site) {
-  switch (size) {
-  case 1: return __rsan_rmw_1(p, v, RSAN_RMW_XCHG, order, site);
-  case 2: return __rsan_rmw_2(p, v, RSAN_RMW_XCHG, order, site);
-  case 4: return __rsan_rmw_4(p, v, RSAN_RMW_XCHG, order, site);
-  default: return __rsan_rmw_8(p, v, RSAN_RMW_XCHG, order, site);
-  }
-}
-static rsan_cas_ret do_cas(void *p, uint64_t e, uint64_t d, int size, int succ, int fail, int weak,
-                           uint64_t site) {
-  switch (size) {
-  case 1: return __rsan_cas_1(p, e, d, succ, fail, weak, site);
-  case 2: return __rsan_cas_2(p, e, d, succ, fail, weak, site);
-  case 4: return __rsan_cas_4(p, e, d, succ, fail, weak, site);
-  default: return __rsan_cas_8(p, e, d, succ, fail, weak, site);
-  }
-}
-
-/* atomic.c: one attempt of a wait (no declaration in a header: a test entry point) */
-int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site);
-
-/* the successful attempt of a wait (block 1), spin load (2) or spin load until another value (3) */
-static uint64_t do_wait(void *p, uint64_t v, int size, int order, int block, uint64_t site) {
-  if (block == 1) {
-    __rsan_test_wait_once(p, v, size, order, site);
-    return v;
-  }
-  int ne = block == 3;
-  switch (size) {
-  case 1: return ne ? __rsan_spin_load_ne_1(p, v, order, site) : __rsan_spin_load_1(p, v, order, site);
-  case 2: return ne ? __rsan_spin_load_ne_2(p, v, order, site) : __rsan_spin_load_2(p, v, order, site);
-  case 4: return ne ? __rsan_spin_load_ne_4(p, v, order, site) : __rsan_spin_load_4(p, v, order, site);
-  default: return ne ? __rsan_spin_load_ne_8(p, v, order, site) : __rsan_spin_load_8(p, v, order, site);
-  }
-}
-
-/* One logged step, through the engine's entry points, as its thread. An RMW is replayed as
- * the exchange of the value it wrote (the rules of an RMW do not depend on its operation); a
- * CAS with the value it read as expected (it succeeds) or another (it fails). */
-static void replay(const step *s) {
-  rsan_thread *t = rec[s->tid];
-  if (!t) { /* a thread whose spawn the log does not hold */
-    incomplete(3);
-    return;
-  }
-  rsan_thread_set_current(t);
-  void *p = (void *)s->at;
-  uint64_t got = s->read;
-  switch (s->ev) {
-  case EV_NONE:
-    if (s->kind == RSAN_SK_FENCE_SC) rsan_fence_sc_step(t); /* a fence of a seq_cst access */
-    break;
-  case EV_FENCE: __rsan_fence(s->order, 0, s->site); break;
-  case EV_SYNC_ACQ: rsan_sync_acquire(t, p); break;
-  case EV_SYNC_ACQ_LOAD: rsan_sync_acquire_load(t, p); break;
-  case EV_SYNC_REL: rsan_sync_release(t, p); break;
-  case EV_JOIN: rsan_thread_join(t, s->other >= 0 && s->other < nthreads ? rec[s->other] : NULL); break;
-  case EV_SPAWN: /* the new thread's clocks from its creator's, as at pthread_create (thread.c) */
-    if (s->other >= 0 && s->other < nthreads) rec[s->other] = rsan_thread_create(t);
-    break;
-  case EV_ACCESS:
-    switch (s->op) {
-    case RSAN_OP_LOAD: got = do_load(p, s->size, s->order, s->site); break;
-    case RSAN_OP_STORE: do_store(p, s->written, s->size, s->order, s->site); break;
-    case RSAN_OP_RMW: got = do_xchg(p, s->written, s->size, s->order, s->site); break;
-    case RSAN_OP_WAIT: got = do_wait(p, s->wait_v, s->size, s->order, s->wait_block, s->site); break;
-    default: { /* CAS */
-      int ok = s->has_write;
-      uint64_t e = ok ? s->read : s->read + 1;
-      rsan_cas_ret r = do_cas(p, e, s->written, s->size, ok ? s->order : RSAN_SEQ_CST,
-                              ok ? RSAN_RELAXED : s->order, s->op == RSAN_OP_CAS_WEAK, s->site);
-      got = r.old;
-      if ((int)r.ok != ok) incomplete(2);
-    }
-    }
-    break;
-  default: incomplete(3); break;
-  }
-  uint64_t m = s->size >= 8 ? ~0ull : (1ull << (8 * s->size)) - 1;
-  if (s->ev == EV_ACCESS && s->has_read && (got & m) != (s->read & m)) incomplete(2);
-}
 
 static int ready(int u, const int *pos) {
   if (pos[u] >= total[u]) return 0;
@@ -420,20 +324,81 @@ static int coarse_dependent(const step *a, const step *b) {
   return rsan_sched_ops_dependent(a->tid, a->kind, a->addr, a->w, b->tid, b->kind, b->addr, b->w);
 }
 
-/* The search along the linearisations of the coarse order. A ready step that is not an SC
- * fence is taken alone; where only SC fences are ready, one child per fence. Sleep sets
- * (bits: threads whose pending fence was explored from an earlier state and commutes with
- * every fence run since) keep the search from running both orders of two fences that
- * commute. */
-static void search(void) {
-  int pos[256];
-  static uint16_t path[MAX_LOG];
-  int len = 0;
-  uint64_t sleep = 0;
-  int use_sleep = nthreads <= 64;
-  memset(pos, 0, sizeof pos);
+/* How a branching state explores its fence orders: in this process, restoring the state's
+ * records before each order but the first (sched_closure_state.c), or, when the log creates a
+ * thread after the root (a restore cannot take a new thread record back), a fork per order but
+ * the last. The records a restore writes back: every logged thread's and location's, and F's. */
+static int in_process;
+static rsan_thread **save_threads;
+static int nsave_threads;
+static rsan_loc **save_locs;
+static int *save_sizes;
+static int nsave_locs;
+static uint16_t path[MAX_LOG];
+
+/* Run thread take's next step (a fence wakes the sleeping fences it does not commute with);
+ * returns the path's new length. */
+static int step_one(int take, int *pos, uint64_t *sleep, int len) {
+  int j = first_of[offset[take] + pos[take]];
+  if (*sleep && steps[j].kind == RSAN_SK_FENCE_SC)
+    for (int u = 0; u < nthreads; u++)
+      if ((*sleep >> u & 1) && !fences_commute(thread_of(u), thread_of(take))) *sleep &= ~(1ull << u);
+  uint64_t before = rsan_report_count();
+  int why = rsan_closure_replay(&steps[j], rec, nthreads);
+  if (why) incomplete(why);
+  pos[take]++;
+  path[len++] = (uint16_t)steps[j].tid;
+  if (rsan_report_count() != before) record(j, path, len);
+  return len;
+}
+
+static void search(int *pos, uint64_t sleep, int len);
+
+/* A branching state (only SC fences ready): each ready fence first, in turn; fence i's order
+ * sleeps on the fences before it that commute with it here. */
+static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf) {
+  int use_sleep = nthreads <= 64, pos0[256];
+  memcpy(pos0, pos, (size_t)nthreads * sizeof *pos);
+  rsan_cstate *saved =
+      in_process ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs) : NULL;
+  uint64_t done = 0;
+  for (int i = 0; i < nf && !rsan_closure_sh->incomplete; i++) {
+    int last = i == nf - 1;
+    if (!in_process && !last) {
+      pid_t pid = _Fork();
+      if (pid < 0) {
+        incomplete(1);
+        break;
+      }
+      if (pid > 0) {
+        int st = 0;
+        if (rsan_closure_wait_child(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+          incomplete(3); /* a child that crashed searched nothing */
+        if (use_sleep) done |= 1ull << fences[i];
+        continue;
+      }
+    } else if (in_process && i) {
+      rsan_cstate_restore(saved);
+      memcpy(pos, pos0, (size_t)nthreads * sizeof *pos);
+    }
+    if (!last) __atomic_add_fetch(&rsan_closure_sh->forks, 1, __ATOMIC_RELAXED);
+    uint64_t sl = sleep | done;
+    int n = step_one(fences[i], pos, &sl, len);
+    search(pos, sl, n);
+    if (!in_process && !last) rsan_exit_raw(0); /* a fork's child: its order is searched */
+    if (use_sleep) done |= 1ull << fences[i];
+  }
+  rsan_cstate_free(saved);
+}
+
+/* The search along the linearisations of the coarse order from the state (pos, sleep, len),
+ * to the end of every path. A ready step that is not an SC fence is taken alone; where only
+ * SC fences are ready, each in turn (branch). Sleep sets (bits: threads whose pending fence
+ * was explored from an earlier state and commutes with every fence run since) keep the
+ * search from running both orders of two fences that commute. */
+static void search(int *pos, uint64_t sleep, int len) {
   for (;;) {
-    if (rsan_closure_sh->incomplete) rsan_exit_raw(0);
+    if (rsan_closure_sh->incomplete) return;
     int fences[256], nf = 0, take = -1;
     for (int u = 0; u < nthreads && take < 0; u++) {
       if (!ready(u, pos)) continue;
@@ -441,49 +406,21 @@ static void search(void) {
       if (s->kind != RSAN_SK_FENCE_SC) take = u;
       else if (!(sleep >> u & 1)) fences[nf++] = u;
     }
-    if (take < 0 && nf == 0) rsan_exit_raw(0); /* the end, or every ready fence asleep: explored */
-    if (!check_later(pos)) rsan_exit_raw(0);   /* no check left: no report can follow */
+    if (take < 0 && nf == 0) return; /* the end, or every ready fence asleep: explored */
+    if (!check_later(pos)) return;   /* no check left: no report can follow */
     if (take < 0 && nf > 1) {
       if (!key_visit(state_key(pos), sleep)) {
         __atomic_add_fetch(&rsan_closure_sh->pruned, 1, __ATOMIC_RELAXED);
-        rsan_exit_raw(0);
+        return;
       }
       if (__atomic_add_fetch(&rsan_closure_sh->states, 1, __ATOMIC_RELAXED) > MAX_STATES) {
         incomplete(1);
-        rsan_exit_raw(0);
+        return;
       }
-      /* one child per fence but the last, which this process takes; fence i's child sleeps
-       * on the fences before it that commute with it here */
-      uint64_t done = 0;
-      for (int i = 0; i < nf && take < 0; i++) {
-        pid_t pid = i == nf - 1 ? 0 : _Fork();
-        if (pid < 0) {
-          incomplete(1);
-          rsan_exit_raw(0);
-        }
-        if (pid == 0) {
-          take = fences[i];
-          if (i < nf - 1) __atomic_add_fetch(&rsan_closure_sh->forks, 1, __ATOMIC_RELAXED);
-          sleep |= done;
-        } else {
-          int st = 0;
-          if (rsan_closure_wait_child(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-            incomplete(3); /* a child that crashed searched nothing */
-          if (use_sleep) done |= 1ull << fences[i];
-        }
-      }
-    } else if (take < 0) {
-      take = fences[0];
+      branch(pos, sleep, len, fences, nf);
+      return;
     }
-    int j = first_of[offset[take] + pos[take]];
-    if (sleep && steps[j].kind == RSAN_SK_FENCE_SC) /* wake the fences this one does not commute with */
-      for (int u = 0; u < nthreads; u++)
-        if ((sleep >> u & 1) && !fences_commute(thread_of(u), thread_of(take))) sleep &= ~(1ull << u);
-    uint64_t before = rsan_report_count();
-    replay(&steps[j]);
-    pos[take]++;
-    path[len++] = (uint16_t)steps[j].tid;
-    if (rsan_report_count() != before) record(j, path, len);
+    len = step_one(take >= 0 ? take : fences[0], pos, &sleep, len);
   }
 }
 
@@ -582,6 +519,27 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
           steps[i].loc_id != steps[j].loc_id)
         incomplete(2);
   }
+  /* The records a restore writes back (branch): every logged thread's, every logged location's
+   * (made here when the run made it after the snapshot: a new record is the same, its id
+   * aside, whenever it is made) and F's, with the program's memory at each accessed location. */
+  in_process = !rsan_sched_flag.closure_fork;
+  for (int j = 0; j < n; j++)
+    if (steps[j].ev == EV_SPAWN) in_process = 0;
+  save_threads = rsan_alloc((size_t)nthreads * sizeof *save_threads);
+  for (int u = 0; u < nthreads; u++)
+    if (rec[u]) save_threads[nsave_threads++] = rec[u];
+  save_locs = rsan_alloc((size_t)(naddrs + 1) * sizeof *save_locs);
+  save_sizes = rsan_alloc((size_t)(naddrs + 1) * sizeof *save_sizes);
+  for (int i = 0; i < naddrs; i++) {
+    rsan_loc *l = rsan_loc_acquire(addrs[i]);
+    rsan_loc_release(l); /* one thread: the record stays */
+    save_locs[nsave_locs] = l;
+    for (int j = 0; j < n; j++)
+      if (steps[j].at == addrs[i] && steps[j].ev == EV_ACCESS && steps[j].size > save_sizes[nsave_locs])
+        save_sizes[nsave_locs] = steps[j].size;
+    nsave_locs++;
+  }
+  save_locs[nsave_locs++] = f;
   stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
   stampu_before = rsan_alloc((size_t)n * sizeof *stampu_before);
   for (int i = 0; i < naddrs; i++) {
@@ -688,7 +646,9 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
     if (pid == 0) {
       focus = i;
       focus_addr = addrs[i];
-      search();
+      int pos[256] = {0};
+      search(pos, 0, 0);
+      rsan_exit_raw(0);
     }
     int st = 0;
     if (pid < 0 || rsan_closure_wait_child(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
