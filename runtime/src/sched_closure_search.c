@@ -83,6 +83,14 @@ static int release_order(int o) { return o == RSAN_RELEASE || o == RSAN_ACQ_REL 
 static uint64_t *stamp_before, *stampu_before;
 /* per check: its thread's Tc reaches those stamps in every interleaving of the class */
 static char *known_before;
+static int in_process; /* branch: restore states in this process, else fork */
+/* index_steps, index_focus_checks */
+static int nlog;
+static rsan_loc **locs;       /* the record of each addrs[i] (made at the root), then F's */
+static int *last_passing;     /* per thread: the position of its last step that passes clocks on */
+static int *last_join_of;     /* [u][v]: the position of v's last join of u */
+static int *next_at;          /* [i][v][k]: next_access */
+static int *focus_check_from, *focus_check_k;
 
 /* A step not yet run at the focus location y can still report. A load's or a wait's check
  * needs its thread's Tsc(y) above its Tc(y) (rsan_engine.h rsan_read_violation; the value
@@ -92,69 +100,98 @@ static char *known_before;
  * it), and Tc only grows (Tc ⊑ Ta, and an acquire fence sets Tc := Ta): a check whose
  * thread's Tc(y) already reaches the stamp it will see is dead. */
 static int check_later(const int *pos) {
-  rsan_loc *at = NULL;
-  int live = 0;
-  for (int v = 0; v < nthreads && !live; v++)
-    for (int k = pos[v]; k < total[v] && !live; k++) {
+  for (int v = 0; v < nthreads; v++)
+    for (int i = focus_check_from[v]; i < focus_check_from[v + 1]; i++) {
+      int k = focus_check_k[i];
+      if (k < pos[v]) continue;
       int j = first_of[offset[v] + k];
       const step *s = &steps[j];
-      if (!checks(s) || s->at != focus_addr || known_before[j]) continue;
-      if (!rec[s->tid]) { /* a thread not created yet: its check is live */
-        live = 1;
-        break;
-      }
-      if (!at) at = rsan_loc_peek(focus_addr);
-      if (!at) return 1;
+      if (!rec[s->tid]) return 1; /* a thread not created yet: its check is live */
       rsan_q q;
-      rsan_loc_query(at, &rec[s->tid]->Tc, &q);
-      if (s->op == RSAN_OP_LOAD || s->op == RSAN_OP_WAIT) live = q.lo < stamp_before[j]; /* read check */
-      else if (s->op == RSAN_OP_STORE || s->op == RSAN_OP_RMW)
-        live = q.loU < stampu_before[j]; /* write check */
-      else live = 1; /* a CAS's value checks compare Tc with the history, not with Tsc */
+      rsan_loc_query(locs[focus], &rec[s->tid]->Tc, &q);
+      if (s->op == RSAN_OP_LOAD || s->op == RSAN_OP_WAIT) {
+        if (q.lo < stamp_before[j]) return 1; /* read check */
+      } else if (s->op == RSAN_OP_STORE || s->op == RSAN_OP_RMW) {
+        if (q.loU < stampu_before[j]) return 1; /* write check */
+      } else {
+        return 1; /* a CAS's value checks compare Tc with the history, not with Tsc */
+      }
     }
-  if (at) rsan_loc_release(at);
-  return live;
+  return 0;
 }
 
 /* Thread u's clocks can still decide a report (some check is left, check_later): u has a
  * step left other than the end of a thread or of the process (a fence of a seq_cst access
  * passes its clocks into F), or a thread joins it later. */
 static int live_later(int u, const int *pos) {
-  for (int k = pos[u]; k < total[u]; k++) {
-    const step *s = &steps[first_of[offset[u] + k]];
-    if (passes_on(s) || s->kind == RSAN_SK_FENCE_SC) return 1;
+  if (pos[u] <= last_passing[u]) return 1;
+  for (int v = 0; v < nthreads; v++)
+    if (pos[v] <= last_join_of[(size_t)u * (size_t)nthreads + (size_t)v]) return 1;
+  return 0;
+}
+
+/* the log index of thread v's first access of addrs[i] at or after its position k (-1: none) */
+static int next_access(int i, int v, int k) { return next_at[(size_t)i * (size_t)(nlog + nthreads) + (size_t)(offset[v] + v + k)]; }
+
+/* Location addrs[i] is accessed by a step not yet run. */
+static int accessed_later(int i, const int *pos) {
+  for (int v = 0; v < nthreads; v++)
+    if (next_access(i, v, pos[v]) >= 0) return 1;
+  return 0;
+}
+
+/* The first access of addrs[i] not yet run (in the run's order, which every other access of
+ * it orders after it when it writes) is a plain store. */
+static int next_is_store(int i, const int *pos) {
+  int first = -1;
+  for (int v = 0; v < nthreads; v++) {
+    int j = next_access(i, v, pos[v]);
+    if (j >= 0 && (first < 0 || j < first)) first = j;
+  }
+  return first >= 0 && steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE;
+}
+
+/* The tables the functions above read, from the log: what each thread's remaining steps do. */
+static void index_steps(void) {
+  size_t nt = (size_t)nthreads, row = (size_t)(nlog + nthreads);
+  last_passing = rsan_alloc(nt * sizeof *last_passing);
+  last_join_of = rsan_alloc(nt * nt * sizeof *last_join_of);
+  next_at = rsan_alloc((size_t)naddrs * row * sizeof *next_at);
+  for (int u = 0; u < nthreads; u++) {
+    last_passing[u] = -1;
+    for (int v = 0; v < nthreads; v++) last_join_of[(size_t)u * nt + (size_t)v] = -1;
   }
   for (int v = 0; v < nthreads; v++)
-    for (int k = pos[v]; k < total[v]; k++) {
+    for (int k = 0; k < total[v]; k++) {
       const step *s = &steps[first_of[offset[v] + k]];
-      if (s->ev == EV_JOIN && s->other == u) return 1;
+      if (passes_on(s) || s->kind == RSAN_SK_FENCE_SC) last_passing[v] = k;
+      if (s->ev == EV_JOIN && s->other >= 0 && s->other < nthreads) last_join_of[(size_t)s->other * nt + (size_t)v] = k;
     }
-  return 0;
-}
-
-/* Location a is accessed by a step not yet run. */
-static int accessed_later(uintptr_t a, const int *pos) {
-  for (int v = 0; v < nthreads; v++)
-    for (int k = pos[v]; k < total[v]; k++) {
-      const step *s = &steps[first_of[offset[v] + k]];
-      if (s->at == a && s->ev != EV_JOIN) return 1;
-    }
-  return 0;
-}
-
-/* The first access of a not yet run (in the run's order, which every other access of a
- * orders after it when it writes) is a plain store. */
-static int next_is_store(uintptr_t a, const int *pos) {
-  int first = -1;
-  for (int v = 0; v < nthreads; v++)
-    for (int k = pos[v]; k < total[v]; k++) {
-      int j = first_of[offset[v] + k];
-      if (steps[j].at == a && steps[j].ev != EV_JOIN && steps[j].ev != EV_NONE) {
-        if (first < 0 || j < first) first = j;
-        break;
+  for (int i = 0; i < naddrs; i++)
+    for (int v = 0; v < nthreads; v++) {
+      int *t = next_at + (size_t)i * row + (size_t)(offset[v] + v);
+      t[total[v]] = -1;
+      for (int k = total[v] - 1; k >= 0; k--) {
+        int j = first_of[offset[v] + k];
+        int hit = steps[j].at == addrs[i] && steps[j].ev != EV_JOIN && steps[j].ev != EV_NONE;
+        t[k] = hit ? j : t[k + 1];
       }
     }
-  return first >= 0 && steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE;
+}
+
+/* The checks at the focus location that the static pass did not find dead, by thread. */
+static void index_focus_checks(void) {
+  focus_check_from = rsan_alloc((size_t)(nthreads + 1) * sizeof *focus_check_from);
+  focus_check_k = rsan_alloc((size_t)(nlog ? nlog : 1) * sizeof *focus_check_k);
+  int c = 0;
+  for (int v = 0; v < nthreads; v++) {
+    focus_check_from[v] = c;
+    for (int k = 0; k < total[v]; k++) {
+      int j = first_of[offset[v] + k];
+      if (checks(&steps[j]) && steps[j].at == focus_addr && !known_before[j]) focus_check_k[c++] = k;
+    }
+  }
+  focus_check_from[nthreads] = c;
 }
 
 int rsan_closure_wait_child(pid_t pid, int *st, int flags) {
@@ -193,10 +230,8 @@ static uint64_t state_key(const int *pos) {
   }
   rsan_loc *at = NULL; /* the focus location */
   for (int i = 0; i < naddrs; i++) {
-    if (!accessed_later(addrs[i], pos)) continue; /* no step reads its clocks again */
-    rsan_loc *l = rsan_loc_peek(addrs[i]);
-    if (!l) continue;
-    rsan_loc_release(l); /* one thread: the record stays */
+    if (!accessed_later(i, pos)) continue; /* no step reads its clocks again */
+    rsan_loc *l = locs[i];
     if (i == focus) {
       h = mix(mix(mix(h, (uint64_t)i + 5000), l->stamp), l->stampU);
       at = l;
@@ -204,7 +239,7 @@ static uint64_t state_key(const int *pos) {
     if (nlive + 3 <= 1024) {
       /* a store next (it is ordered before every other access of x left) overwrites W(x) and
        * Wsc(x) without reading them; it reads Msc(x) */
-      if (!next_is_store(addrs[i], pos)) {
+      if (!next_is_store(i, pos)) {
         live_clk[nlive++] = &l->W;
         live_clk[nlive++] = &l->Wsc;
       }
@@ -229,21 +264,49 @@ static uint64_t state_key(const int *pos) {
 /* A state seen before with sleep set Z_old needs no new visit with sleep set Z when Z_old ⊆ Z
  * (the earlier visit explored every fence this one would; Godefroid's state caching with
  * sleep sets). Returns 1 when the state must be explored (and stores Z_old ∩ Z). */
-static int key_visit(uint64_t key, uint64_t sleep) {
-  uint32_t i = (uint32_t)(key >> 40) & (KEY_SLOTS - 1);
-  for (uint32_t probes = 0; probes < KEY_SLOTS; probes++, i = (i + 1) & (KEY_SLOTS - 1)) {
-    if (rsan_closure_sh->keys[i] == key) {
-      if ((rsan_closure_sh->masks[i] & ~sleep) == 0) return 0;
-      rsan_closure_sh->masks[i] &= sleep;
+static uint64_t *kt_keys, *kt_masks; /* the set: shared by forks, else this process's own */
+static uint32_t kt_cap, kt_n;
+
+static int key_put(uint64_t key, uint64_t sleep) {
+  uint32_t i = (uint32_t)(key >> 40) & (kt_cap - 1);
+  for (uint32_t probes = 0; probes < kt_cap; probes++, i = (i + 1) & (kt_cap - 1)) {
+    if (kt_keys[i] == key) {
+      if ((kt_masks[i] & ~sleep) == 0) return 0;
+      kt_masks[i] &= sleep;
       return 1;
     }
-    if (!rsan_closure_sh->keys[i]) {
-      rsan_closure_sh->keys[i] = key;
-      rsan_closure_sh->masks[i] = sleep;
+    if (!kt_keys[i]) {
+      kt_keys[i] = key;
+      kt_masks[i] = sleep;
+      kt_n++;
       return 1;
     }
   }
   return 1; /* full: no pruning (the state budget ends the search) */
+}
+
+/* A private set grows at half full (fresh memory costs a page fault a page: it starts small) */
+static void key_grow(void) {
+  uint64_t *keys = kt_keys, *masks = kt_masks;
+  uint32_t cap = kt_cap;
+  kt_cap = cap ? 2 * cap : 4096;
+  kt_keys = rsan_alloc((size_t)kt_cap * sizeof *kt_keys);
+  kt_masks = rsan_alloc((size_t)kt_cap * sizeof *kt_masks);
+  kt_n = 0;
+  for (uint32_t i = 0; i < cap; i++)
+    if (keys[i]) key_put(keys[i], masks[i]);
+  rsan_free(keys);
+  rsan_free(masks);
+}
+
+static int key_visit(uint64_t key, uint64_t sleep) {
+  if (!in_process && !kt_keys) {
+    kt_keys = rsan_closure_sh->keys;
+    kt_masks = rsan_closure_sh->masks;
+    kt_cap = KEY_SLOTS;
+  }
+  if (in_process && 2 * (kt_n + 1) > kt_cap) key_grow();
+  return key_put(key, sleep);
 }
 
 static int exact(const rsan_q *q) { return q->lo == q->hi && q->loU == q->hiU; }
@@ -258,8 +321,8 @@ static int leq_join(const rsan_q *x, const rsan_q *y, const rsan_q *z) {
  * location when every value there is exact, else on the whole clocks. */
 static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
   rsan_loc *f = rsan_loc_fence();
-  rsan_loc *at = rsan_loc_peek(focus_addr);
-  if (at) {
+  rsan_loc *at = locs[focus];
+  {
     rsan_q q[6];
     const rsan_clk *c[6] = {&a->Ta, &b->Ta, &f->W, &a->Tsc, &b->Tsc, rsan_loc_msc(f)};
     int all = 1;
@@ -267,7 +330,6 @@ static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
       rsan_loc_query(at, c[k], &q[k]);
       all &= exact(&q[k]);
     }
-    rsan_loc_release(at);
     if (all)
       return leq_join(&q[1], &q[0], &q[2]) && leq_join(&q[0], &q[1], &q[2]) &&
              leq_join(&q[4], &q[3], &q[5]) && leq_join(&q[3], &q[4], &q[5]);
@@ -328,7 +390,6 @@ static int coarse_dependent(const step *a, const step *b) {
  * records before each order but the first (sched_closure_state.c), or, when the log creates a
  * thread after the root (a restore cannot take a new thread record back), a fork per order but
  * the last. The records a restore writes back: every logged thread's and location's, and F's. */
-static int in_process;
 static rsan_thread **save_threads;
 static int nsave_threads;
 static rsan_loc **save_locs;
@@ -540,6 +601,9 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
     nsave_locs++;
   }
   save_locs[nsave_locs++] = f;
+  locs = save_locs;
+  nlog = n;
+  index_steps();
   stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
   stampu_before = rsan_alloc((size_t)n * sizeof *stampu_before);
   for (int i = 0; i < naddrs; i++) {
@@ -646,6 +710,7 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
     if (pid == 0) {
       focus = i;
       focus_addr = addrs[i];
+      index_focus_checks();
       int pos[256] = {0};
       search(pos, 0, 0);
       rsan_exit_raw(0);

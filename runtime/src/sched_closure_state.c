@@ -54,8 +54,12 @@ typedef struct saved_loc {
   int size;
 } saved_loc;
 
+struct rsan_cstate;
+static struct rsan_cstate *pool; /* states freed, their arrays kept for the next save */
+
 struct rsan_cstate {
-  int nt, nl;
+  int nt, nl, cap_t, cap_l;
+  struct rsan_cstate *next; /* the free list (pool) */
   saved_thread *th;
   saved_loc *loc;
 };
@@ -87,6 +91,15 @@ static void clk_save(saved_clk *s, const rsan_clk *c) {
 }
 
 static void clk_restore(rsan_clk *c, const saved_clk *s) {
+  if (c->ver == s->c.ver && c->n == s->c.n && c->cap == s->c.cap && !rsan_clk_shared(c)) return; /* unchanged */
+  if (s->ext_bytes && c->cap == s->c.cap && clk_ext_bytes(c) == s->ext_bytes &&
+      rsan_clk_narrow(c) == rsan_clk_narrow(&s->c)) { /* the array in use, of the same shape */
+    void *e = c->u.x.ext;
+    memcpy(e, s->ext, s->ext_bytes);
+    memcpy(c, &s->c, sizeof *c);
+    c->u.x.ext = e;
+    return;
+  }
   rsan_clk_release(c);
   memcpy(c, &s->c, sizeof *c);
   if (s->ext_bytes) c->u.x.ext = dup(s->ext, s->ext_bytes);
@@ -121,10 +134,18 @@ static uint64_t mem_get(uintptr_t a, int size) {
 
 rsan_cstate *rsan_cstate_save(rsan_thread *const *threads, int nt, rsan_loc *const *locs, const int *sizes,
                               int nl) {
-  rsan_cstate *s = rsan_alloc(sizeof *s);
-  /* 64-byte aligned: the records' clocks are (rsan_clk) */
-  s->th = rsan_alloc_line((size_t)(nt ? nt : 1) * sizeof *s->th);
-  s->loc = rsan_alloc_line((size_t)(nl ? nl : 1) * sizeof *s->loc);
+  rsan_cstate *s = pool;
+  if (s && s->cap_t >= nt && s->cap_l >= nl) {
+    pool = s->next;
+  } else {
+    s = rsan_alloc(sizeof *s);
+    /* 64-byte aligned: the records' clocks are (rsan_clk) */
+    s->cap_t = nt ? nt : 1;
+    s->cap_l = nl ? nl : 1;
+    s->th = rsan_alloc_line((size_t)s->cap_t * sizeof *s->th);
+    s->loc = rsan_alloc_line((size_t)s->cap_l * sizeof *s->loc);
+  }
+  s->nt = s->nl = 0;
   for (int i = 0; i < nt; i++) {
     rsan_thread *t = threads[i];
     saved_thread *st = &s->th[s->nt++];
@@ -157,12 +178,14 @@ void rsan_cstate_restore(const rsan_cstate *s) {
   for (int i = 0; i < s->nt; i++) {
     const saved_thread *st = &s->th[i];
     rsan_thread *t = st->t;
-    for (int k = 0; k < 6; k++) rsan_clk_release(thread_clk(t, k));
     rsan_snap_drop(&t->snap_c);
     rsan_snap_drop(&t->snap_r);
     rsan_snap_drop(&t->snap_sc);
     rsan_free(t->free_slots);
-    /* kept: the race detector's clocks, the thread list's link, the scheduler's slot */
+    /* kept: the clocks (restored one by one below), the race detector's clocks, the thread
+     * list's link, the scheduler's slot */
+    rsan_clk cur[6];
+    for (int k = 0; k < 6; k++) memcpy(&cur[k], thread_clk(t, k), sizeof cur[k]);
     rsan_vc C = t->C, R = t->R, A = t->A;
     uint64_t race_epoch = t->race_epoch, race_cur = t->race_cur;
     rsan_thread *all_next = t->all_next;
@@ -174,7 +197,7 @@ void rsan_cstate_restore(const rsan_cstate *s) {
     t->sched = sched;
     for (int k = 0; k < 6; k++) {
       rsan_clk *c = thread_clk(t, k);
-      memset(c, 0, sizeof *c); /* released above: nothing to release again */
+      memcpy(c, &cur[k], sizeof *c);
       clk_restore(c, &st->clk[k]);
     }
     snap_hold(t->snap_c);
@@ -185,11 +208,15 @@ void rsan_cstate_restore(const rsan_cstate *s) {
   for (int i = 0; i < s->nl; i++) {
     const saved_loc *sl = &s->loc[i];
     rsan_loc *l = sl->l;
-    for (int k = 0; k < 3; k++) rsan_clk_release(loc_clk(l, k));
-    rsan_free(l->hist);
+    /* the history in use, when it has the saved one's length (the ring grows by doubling) */
+    rsan_hist *hist = l->hist && (size_t)rsan_hist_len(l) == sl->hist_n ? l->hist : NULL;
+    if (!hist) rsan_free(l->hist);
     if (l->fcap > RSAN_FACTS) rsan_free(l->facts_ext);
     rsan_free(l->ev);
-    /* kept: the lock, the race detector's S, the table's links */
+    /* kept: the clocks (restored one by one below), the lock, the race detector's S, the
+     * table's links */
+    rsan_clk cur[3];
+    for (int k = 0; k < 3; k++) memcpy(&cur[k], loc_clk(l, k), sizeof cur[k]);
     rsan_spin lock = l->lock;
     rsan_vc S = l->S;
     rsan_loc *gnext = l->gnext;
@@ -199,10 +226,15 @@ void rsan_cstate_restore(const rsan_cstate *s) {
     l->gnext = gnext;
     for (int k = 0; k < 3; k++) {
       rsan_clk *c = loc_clk(l, k);
-      memset(c, 0, sizeof *c);
+      memcpy(c, &cur[k], sizeof *c);
       clk_restore(c, &sl->clk[k]);
     }
-    l->hist = sl->hist_n ? dup(sl->hist, sl->hist_n * sizeof(rsan_hist)) : NULL;
+    if (hist) {
+      memcpy(hist, sl->hist, sl->hist_n * sizeof(rsan_hist));
+      l->hist = hist;
+    } else {
+      l->hist = sl->hist_n ? dup(sl->hist, sl->hist_n * sizeof(rsan_hist)) : NULL;
+    }
     if (l->fcap > RSAN_FACTS) l->facts_ext = dup(sl->facts, (size_t)l->fcap * sizeof(rsan_fact));
     if (sl->ev_bytes) {
       l->ev = rsan_alloc_line(sl->ev_bytes);
@@ -230,7 +262,6 @@ void rsan_cstate_free(rsan_cstate *s) {
     rsan_free(sl->facts);
     rsan_free(sl->ev);
   }
-  rsan_free(s->th);
-  rsan_free(s->loc);
-  rsan_free(s);
+  s->next = pool;
+  pool = s;
 }
