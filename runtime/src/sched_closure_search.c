@@ -131,7 +131,9 @@ static int live_later(int u, const int *pos) {
 }
 
 /* the log index of thread v's first access of addrs[i] at or after its position k (-1: none) */
-static int next_access(int i, int v, int k) { return next_at[(size_t)i * (size_t)(nlog + nthreads) + (size_t)(offset[v] + v + k)]; }
+static int next_access(int i, int v, int k) {
+  return next_at[(size_t)i * (size_t)(nlog + nthreads) + (size_t)(offset[v] + v + k)];
+}
 
 /* Location addrs[i] is accessed by a step not yet run. */
 static int accessed_later(int i, const int *pos) {
@@ -165,7 +167,8 @@ static void index_steps(void) {
     for (int k = 0; k < total[v]; k++) {
       const step *s = &steps[first_of[offset[v] + k]];
       if (passes_on(s) || s->kind == RSAN_SK_FENCE_SC) last_passing[v] = k;
-      if (s->ev == EV_JOIN && s->other >= 0 && s->other < nthreads) last_join_of[(size_t)s->other * nt + (size_t)v] = k;
+      if (s->ev == EV_JOIN && s->other >= 0 && s->other < nthreads)
+        last_join_of[(size_t)s->other * nt + (size_t)v] = k;
     }
   for (int i = 0; i < naddrs; i++)
     for (int v = 0; v < nthreads; v++) {
@@ -420,8 +423,9 @@ static void search(int *pos, uint64_t sleep, int len);
 static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf) {
   int use_sleep = nthreads <= 64, pos0[256];
   memcpy(pos0, pos, (size_t)nthreads * sizeof *pos);
-  rsan_cstate *saved =
-      in_process ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs) : NULL;
+  rsan_cstate *saved = in_process
+                           ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs)
+                           : NULL;
   uint64_t done = 0;
   for (int i = 0; i < nf && !rsan_closure_sh->incomplete; i++) {
     int last = i == nf - 1;

@@ -91,7 +91,8 @@ static void clk_save(saved_clk *s, const rsan_clk *c) {
 }
 
 static void clk_restore(rsan_clk *c, const saved_clk *s) {
-  if (c->ver == s->c.ver && c->n == s->c.n && c->cap == s->c.cap && !rsan_clk_shared(c)) return; /* unchanged */
+  if (c->ver == s->c.ver && c->n == s->c.n && c->cap == s->c.cap && !rsan_clk_shared(c))
+    return; /* unchanged */
   if (s->ext_bytes && c->cap == s->c.cap && clk_ext_bytes(c) == s->ext_bytes &&
       rsan_clk_narrow(c) == rsan_clk_narrow(&s->c)) { /* the array in use, of the same shape */
     void *e = c->u.x.ext;
