@@ -401,7 +401,7 @@ static void search(int *pos, uint64_t sleep, int len);
 /* A branching state (only SC fences ready): each ready fence first, in turn; fence i's order
  * sleeps on the fences before it that commute with it here. */
 static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf) {
-  int use_sleep = nthreads <= 64, pos0[256];
+  int use_sleep = nthreads <= 64, pos0[nthreads]; /* small frames: one pair a branching state */
   memcpy(pos0, pos, (size_t)nthreads * sizeof *pos);
   rsan_cstate *saved = in_process
                            ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs)
@@ -444,7 +444,7 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
 static void search(int *pos, uint64_t sleep, int len) {
   for (;;) {
     if (rsan_closure_sh->incomplete) return;
-    int fences[256], nf = 0, take = -1;
+    int fences[nthreads], nf = 0, take = -1;
     for (int u = 0; u < nthreads && take < 0; u++) {
       if (!ready(u, pos)) continue;
       const step *s = &steps[first_of[offset[u] + pos[u]]];
