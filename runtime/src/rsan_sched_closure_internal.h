@@ -45,8 +45,27 @@ typedef struct shared {
 } shared;
 extern shared *rsan_closure_sh; /* mapped by the run at its snapshot (sched_closure.c) */
 
+/* Only accesses make robustness checks. A write raises its location's stamp, and a non-RMW
+ * one its U stamp too (atomic.c, sync.c: a lock's acquisition and release count as writes) */
+static inline int checks(const step *s) { return s->ev == EV_ACCESS; }
+static inline int writes_stamp(const step *x) {
+  return (x->ev == EV_ACCESS && x->has_write) || x->ev == EV_SYNC_ACQ || x->ev == EV_SYNC_REL;
+}
+static inline int writes_stamp_u(const step *x) {
+  return (x->ev == EV_ACCESS && x->has_write && x->op == RSAN_OP_STORE) || x->ev == EV_SYNC_REL;
+}
+
+/* known_before[j]: step j's check is dead in every interleaving of the run's coarse class
+ * (need: the coarse predecessors, steps x threads; sched_closure_dead.c) */
+void rsan_closure_dead_checks(const step *steps, int n, int nthreads, const int *need,
+                              const int *index_in_thread, const int *first_of, const int *offset,
+                              char *known_before);
+
 /* the snapshot process: read the log from fd, search, exit (sched_closure_search.c) */
 void rsan_closure_snapshot_main(int fd, int done_w) __attribute__((noreturn));
+/* Replay one logged step as its thread (rec: the threads' records by tid): 0, or why the
+ * closure is incomplete (2: the step read another value, 3: not replayable) (sched_closure_replay.c) */
+int rsan_closure_replay(const step *s, rsan_thread **rec, int nthreads);
 /* waitpid, retried on EINTR */
 int rsan_closure_wait_child(pid_t pid, int *st, int flags);
 

@@ -302,25 +302,27 @@ static sched_thread *decide(void) {
     for (int i = 0; i < n; i++)
       if (cand[i] == exit_pending_tid) chosen = exit_pending_tid; /* the process ends now */
   }
-  if (chosen < 0 && rsan_sched_level_of(rsan_sched.threads[cand[0]]) == LEVEL_YIELDED) {
+  /* after the prefix, the sleeping candidates are dropped unless all sleep (docs/scheduling.md
+   * "Sleep set"): a sleeping thread's step repeats a class already run */
+  static int filtered[MAX_THREADS];
+  int *pick = cand, m = n;
+  if (chosen < 0 && rsan_sched_sleep_applies(rsan_sched.step)) {
+    memcpy(filtered, cand, (size_t)n * sizeof *cand);
+    m = rsan_sched_drop_sleepers(filtered, n);
+    pick = filtered;
+  }
+  if (chosen < 0 && rsan_sched_level_of(rsan_sched.threads[pick[0]]) == LEVEL_YIELDED) {
     /* Every runnable thread spins (candidates() only mixes levels when none is better): staying
      * with the last one, as dfs's continuation and PCT's priorities would, lets it re-read for
      * ever while the thread it waits for never runs. Round-robin gives each spinner a turn. */
-    chosen = cand[0];
-    for (int i = 0; i < n; i++)
-      if (cand[i] > last) {
-        chosen = cand[i];
+    chosen = pick[0];
+    for (int i = 0; i < m; i++)
+      if (pick[i] > last) {
+        chosen = pick[i];
         break;
       }
   }
   if (chosen < 0) {
-    static int filtered[MAX_THREADS];
-    int *pick = cand, m = n;
-    if (rsan_sched_sleep_applies(rsan_sched.step)) {
-      memcpy(filtered, cand, (size_t)n * sizeof *cand);
-      m = rsan_sched_drop_sleepers(filtered, n);
-      pick = filtered;
-    }
     chosen = rsan_sched.diverged >= 0 ? rsan_strategy_continue(pick, m, last)
                                       : rsan_strategy_pick(pick, m, last, rsan_sched.step);
   }

@@ -1,0 +1,19 @@
+/* A closure state saved and restored in the search process (sched_closure_state.c): the records
+ * a replayed step can change, so that the search explores one fence order after another
+ * without a fork per branching state. */
+#ifndef RSAN_SCHED_CLOSURE_STATE_H
+#define RSAN_SCHED_CLOSURE_STATE_H
+
+#include "rsan_engine.h"
+
+typedef struct rsan_cstate rsan_cstate;
+
+/* A copy of the threads' and locations' records and of the program's memory at each location
+ * (sizes[i] bytes at locs[i]->addr; 0: none) */
+rsan_cstate *rsan_cstate_save(rsan_thread *const *threads, int nt, rsan_loc *const *locs, const int *sizes,
+                              int nl);
+/* The records and memory as they were at the save; the report dedup table emptied */
+void rsan_cstate_restore(const rsan_cstate *s);
+void rsan_cstate_free(rsan_cstate *s);
+
+#endif /* RSAN_SCHED_CLOSURE_STATE_H */

@@ -1,0 +1,268 @@
+/* A closure state saved and restored in the search process (sched_closure_search.c), instead
+ * of a fork per branching state: a fork costs 250-450 us on this kind of machine whatever the
+ * process's size (benchmarks/README.md "Session 11"), a copy of the records a few us.
+ *
+ * What a replayed step can change (sched_closure_replay.c: the engine's entry points acting as
+ * the logged threads) is: the records of those threads, the records of the locations the log
+ * accesses and of F, the program's memory at those locations, and the report machinery. A
+ * state is a copy of each of these, and a restore writes them back, so the engine sees exactly
+ * the records a fork would have kept. The copy is of the records' bytes plus what they own:
+ * - a clock's array (location clocks of more than one slot, thread clocks of more than six):
+ *   copied, and restored into a new array (the engine may free or grow the one in use);
+ * - a shared location clock's snapshot and a thread's last snapshots (rsan_snap, immutable,
+ *   reference-counted): the state holds a reference, the restored record one of its own;
+ * - a location's write history, its grown fact window and its evicted-facts table, a thread's
+ *   free slots: copied, restored into new blocks;
+ * - the race detector's clocks (a thread's C, R, A, a location's S), the records' locks and
+ *   table links are left as they are: the search makes no race report and links no record.
+ * The resources of the record being overwritten are released as the engine would (clock.c
+ * rsan_clk_release and the blocks' rsan_free). Reports: the dedup table is emptied at each
+ * restore (rsan_report_reset), so a report the state's future makes is counted again, as in a
+ * fork whose parent had not made it (a superset of the fork's reports: each is re-run).
+ *
+ * Preconditions, checked by the caller: every location the log touches has its record (made
+ * at the search's root) and no thread is created after the root (a spawn makes a record and a
+ * slot that a restore would not take back): sched_closure_search.c forks otherwise. */
+#include <string.h>
+
+#include "rsan_engine.h"
+#include "rsan_sched_closure_state.h"
+
+typedef struct saved_clk {
+  rsan_clk c;
+  void *ext; /* a copy of the array, when the clock has one (not shared) */
+  size_t ext_bytes;
+} saved_clk;
+
+typedef struct saved_thread {
+  rsan_thread *t;
+  rsan_thread bytes;
+  saved_clk clk[6]; /* Tc, Tr, Ta, Tsc, Fa, Fsc */
+  uint32_t *free_slots;
+} saved_thread;
+
+typedef struct saved_loc {
+  rsan_loc *l;
+  rsan_loc bytes;
+  saved_clk clk[3]; /* W, Wsc, Msc */
+  rsan_hist *hist;
+  size_t hist_n;
+  rsan_fact *facts;
+  void *ev;
+  size_t ev_bytes;
+  uint64_t mem; /* the program's memory at the location (size bytes) */
+  int size;
+} saved_loc;
+
+struct rsan_cstate;
+static struct rsan_cstate *pool; /* states freed, their arrays kept for the next save */
+
+struct rsan_cstate {
+  int nt, nl, cap_t, cap_l;
+  struct rsan_cstate *next; /* the free list (pool) */
+  saved_thread *th;
+  saved_loc *loc;
+};
+
+static void snap_hold(rsan_snap *p) {
+  if (p) __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
+}
+static void snap_drop(rsan_snap *p) {
+  if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) rsan_free(p);
+}
+
+static void *dup(const void *p, size_t n) {
+  if (!p || !n) return NULL;
+  void *q = rsan_alloc_raw(n);
+  memcpy(q, p, n);
+  return q;
+}
+
+static size_t clk_ext_bytes(const rsan_clk *c) {
+  if (c->cap <= RSAN_CLK_INLINE || rsan_clk_shared(c)) return 0;
+  return (size_t)c->cap * (rsan_clk_narrow(c) ? sizeof(uint32_t) : sizeof(uint64_t));
+}
+
+static void clk_save(saved_clk *s, const rsan_clk *c) {
+  memcpy(&s->c, c, sizeof *c);
+  s->ext_bytes = clk_ext_bytes(c);
+  s->ext = s->ext_bytes ? dup(c->u.x.ext, s->ext_bytes) : NULL;
+  if (rsan_clk_shared(c)) snap_hold(c->u.s.snap);
+}
+
+static void clk_restore(rsan_clk *c, const saved_clk *s) {
+  if (c->ver == s->c.ver && c->n == s->c.n && c->cap == s->c.cap && !rsan_clk_shared(c))
+    return; /* unchanged */
+  if (s->ext_bytes && c->cap == s->c.cap && clk_ext_bytes(c) == s->ext_bytes &&
+      rsan_clk_narrow(c) == rsan_clk_narrow(&s->c)) { /* the array in use, of the same shape */
+    void *e = c->u.x.ext;
+    memcpy(e, s->ext, s->ext_bytes);
+    memcpy(c, &s->c, sizeof *c);
+    c->u.x.ext = e;
+    return;
+  }
+  rsan_clk_release(c);
+  memcpy(c, &s->c, sizeof *c);
+  if (s->ext_bytes) c->u.x.ext = dup(s->ext, s->ext_bytes);
+  if (rsan_clk_shared(c)) snap_hold(c->u.s.snap);
+}
+
+static void clk_free(saved_clk *s) {
+  rsan_free(s->ext);
+  if (rsan_clk_shared(&s->c)) snap_drop(s->c.u.s.snap);
+}
+
+static rsan_clk *thread_clk(rsan_thread *t, int k) {
+  rsan_clk *c[6] = {&t->Tc, &t->Tr, &t->Ta, &t->Tsc, &t->Fa, &t->Fsc};
+  return c[k];
+}
+static rsan_clk *loc_clk(rsan_loc *l, int k) {
+  rsan_clk *c[3] = {&l->W, &l->Wsc, &l->Msc};
+  return c[k];
+}
+
+/* the size of a location's evicted-facts table (facts.c ev_size, by rsan_loc_evtail's layout) */
+static size_t ev_bytes(const rsan_loc *l) {
+  if (!l->ev) return 0;
+  return ((size_t)1 << l->evlog) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) + sizeof(rsan_evtail);
+}
+
+static uint64_t mem_get(uintptr_t a, int size) {
+  uint64_t v = 0;
+  memcpy(&v, (const void *)a, (size_t)size);
+  return v;
+}
+
+rsan_cstate *rsan_cstate_save(rsan_thread *const *threads, int nt, rsan_loc *const *locs, const int *sizes,
+                              int nl) {
+  rsan_cstate *s = pool;
+  if (s && s->cap_t >= nt && s->cap_l >= nl) {
+    pool = s->next;
+  } else {
+    s = rsan_alloc(sizeof *s);
+    /* 64-byte aligned: the records' clocks are (rsan_clk) */
+    s->cap_t = nt ? nt : 1;
+    s->cap_l = nl ? nl : 1;
+    s->th = rsan_alloc_line((size_t)s->cap_t * sizeof *s->th);
+    s->loc = rsan_alloc_line((size_t)s->cap_l * sizeof *s->loc);
+  }
+  s->nt = s->nl = 0;
+  for (int i = 0; i < nt; i++) {
+    rsan_thread *t = threads[i];
+    saved_thread *st = &s->th[s->nt++];
+    st->t = t;
+    memcpy(&st->bytes, t, sizeof *t);
+    for (int k = 0; k < 6; k++) clk_save(&st->clk[k], thread_clk(t, k));
+    snap_hold(t->snap_c);
+    snap_hold(t->snap_r);
+    snap_hold(t->snap_sc);
+    st->free_slots = dup(t->free_slots, (size_t)t->cap_free_slots * sizeof(uint32_t));
+  }
+  for (int i = 0; i < nl; i++) {
+    rsan_loc *l = locs[i];
+    saved_loc *sl = &s->loc[s->nl++];
+    sl->l = l;
+    memcpy(&sl->bytes, l, sizeof *l);
+    for (int k = 0; k < 3; k++) clk_save(&sl->clk[k], loc_clk(l, k));
+    sl->hist_n = l->hist ? (size_t)rsan_hist_len(l) : 0;
+    sl->hist = dup(l->hist, sl->hist_n * sizeof(rsan_hist));
+    sl->facts = l->fcap > RSAN_FACTS ? dup(l->facts_ext, (size_t)l->fcap * sizeof(rsan_fact)) : NULL;
+    sl->ev_bytes = ev_bytes(l);
+    sl->ev = dup(l->ev, sl->ev_bytes);
+    sl->size = sizes[i];
+    sl->mem = sizes[i] ? mem_get(l->addr, sizes[i]) : 0;
+  }
+  return s;
+}
+
+void rsan_cstate_restore(const rsan_cstate *s) {
+  for (int i = 0; i < s->nt; i++) {
+    const saved_thread *st = &s->th[i];
+    rsan_thread *t = st->t;
+    rsan_snap_drop(&t->snap_c);
+    rsan_snap_drop(&t->snap_r);
+    rsan_snap_drop(&t->snap_sc);
+    rsan_free(t->free_slots);
+    /* kept: the clocks (restored one by one below), the race detector's clocks, the thread
+     * list's link, the scheduler's slot */
+    rsan_clk cur[6];
+    for (int k = 0; k < 6; k++) memcpy(&cur[k], thread_clk(t, k), sizeof cur[k]);
+    rsan_vc C = t->C, R = t->R, A = t->A;
+    uint64_t race_epoch = t->race_epoch, race_cur = t->race_cur;
+    rsan_thread *all_next = t->all_next;
+    void *sched = t->sched;
+    memcpy(t, &st->bytes, sizeof *t);
+    t->C = C, t->R = R, t->A = A;
+    t->race_epoch = race_epoch, t->race_cur = race_cur;
+    t->all_next = all_next;
+    t->sched = sched;
+    for (int k = 0; k < 6; k++) {
+      rsan_clk *c = thread_clk(t, k);
+      memcpy(c, &cur[k], sizeof *c);
+      clk_restore(c, &st->clk[k]);
+    }
+    snap_hold(t->snap_c);
+    snap_hold(t->snap_r);
+    snap_hold(t->snap_sc);
+    t->free_slots = dup(st->free_slots, (size_t)t->cap_free_slots * sizeof(uint32_t));
+  }
+  for (int i = 0; i < s->nl; i++) {
+    const saved_loc *sl = &s->loc[i];
+    rsan_loc *l = sl->l;
+    /* the history in use, when it has the saved one's length (the ring grows by doubling) */
+    rsan_hist *hist = l->hist && (size_t)rsan_hist_len(l) == sl->hist_n ? l->hist : NULL;
+    if (!hist) rsan_free(l->hist);
+    if (l->fcap > RSAN_FACTS) rsan_free(l->facts_ext);
+    rsan_free(l->ev);
+    /* kept: the clocks (restored one by one below), the lock, the race detector's S, the
+     * table's links */
+    rsan_clk cur[3];
+    for (int k = 0; k < 3; k++) memcpy(&cur[k], loc_clk(l, k), sizeof cur[k]);
+    rsan_spin lock = l->lock;
+    rsan_vc S = l->S;
+    rsan_loc *gnext = l->gnext;
+    memcpy(l, &sl->bytes, sizeof *l);
+    l->lock = lock;
+    l->S = S;
+    l->gnext = gnext;
+    for (int k = 0; k < 3; k++) {
+      rsan_clk *c = loc_clk(l, k);
+      memcpy(c, &cur[k], sizeof *c);
+      clk_restore(c, &sl->clk[k]);
+    }
+    if (hist) {
+      memcpy(hist, sl->hist, sl->hist_n * sizeof(rsan_hist));
+      l->hist = hist;
+    } else {
+      l->hist = sl->hist_n ? dup(sl->hist, sl->hist_n * sizeof(rsan_hist)) : NULL;
+    }
+    if (l->fcap > RSAN_FACTS) l->facts_ext = dup(sl->facts, (size_t)l->fcap * sizeof(rsan_fact));
+    if (sl->ev_bytes) {
+      l->ev = rsan_alloc_line(sl->ev_bytes);
+      memcpy(l->ev, sl->ev, sl->ev_bytes);
+    }
+    if (sl->size) memcpy((void *)l->addr, &sl->mem, (size_t)sl->size);
+  }
+  rsan_report_reset();
+}
+
+void rsan_cstate_free(rsan_cstate *s) {
+  if (!s) return;
+  for (int i = 0; i < s->nt; i++) {
+    saved_thread *st = &s->th[i];
+    for (int k = 0; k < 6; k++) clk_free(&st->clk[k]);
+    snap_drop(st->bytes.snap_c);
+    snap_drop(st->bytes.snap_r);
+    snap_drop(st->bytes.snap_sc);
+    rsan_free(st->free_slots);
+  }
+  for (int i = 0; i < s->nl; i++) {
+    saved_loc *sl = &s->loc[i];
+    for (int k = 0; k < 3; k++) clk_free(&sl->clk[k]);
+    rsan_free(sl->hist);
+    rsan_free(sl->facts);
+    rsan_free(sl->ev);
+  }
+  s->next = pool;
+  pool = s;
+}
