@@ -232,9 +232,7 @@ static void thread_free_clocks(rsan_thread *t) {
   rsan_clk_release(&t->Tr);
   rsan_clk_release(&t->Ta);
   rsan_clk_release(&t->Tsc);
-  rsan_snap_drop(&t->snap_c);
-  rsan_snap_drop(&t->snap_r);
-  rsan_snap_drop(&t->snap_sc);
+  rsan_thread_snaps_release(t); /* and the memos: the clocks are ⊥, they contain nothing now */
   rsan_fence_sc_forget(t);
   rsan_race_thread_free(t);
 }
