@@ -34,6 +34,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_
   RSAN_SCHED_POINT(RSAN_SK_LOAD, p, 0);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   rsan_loc_touch(l, p, size);
+  rsan_loc_prefetch_eviction(l);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_read_violation(t, l);
   if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
@@ -63,6 +64,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   RSAN_SCHED_POINT(RSAN_SK_STORE, p, 1);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   rsan_loc_touch(l, p, size);
+  rsan_loc_prefetch_eviction(l);
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
@@ -95,6 +97,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   rsan_loc_touch(l, p, size);
+  rsan_loc_prefetch_eviction(l);
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
@@ -135,6 +138,7 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
   RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
   rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
   rsan_loc_touch(l, p, size);
+  rsan_loc_prefetch_eviction(l);
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   uint64_t m = size_mask(size);

@@ -366,6 +366,18 @@ static void memo_put(rsan_memo *m, const rsan_snap *p) {
   if (m->lin != p->lin || m->seq < p->seq) m->lin = p->lin, m->seq = p->seq;
 }
 
+/* debug builds: how often each shortcut was taken (testsuite/runtime/test_clock_memo.py:
+ * the programs that check them must reach them) */
+#ifdef RSAN_DEBUG
+static uint64_t dbg_counts[3]; /* memo joins, delta exports, memo containment tests */
+#define DBG_COUNT(i) __atomic_fetch_add(&dbg_counts[i], 1, __ATOMIC_RELAXED)
+RSAN_EXPORT void __rsan_test_memo_counts(uint64_t out[3]) {
+  for (int i = 0; i < 3; i++) out[i] = __atomic_load_n(&dbg_counts[i], __ATOMIC_RELAXED);
+}
+#else
+#define DBG_COUNT(i) ((void)0)
+#endif
+
 void rsan_thread_snaps_release(rsan_thread *t) {
   snap_let_go(&t->snap_c, t->xc.nref);
   snap_let_go(&t->snap_r, t->xr.nref);
@@ -395,6 +407,7 @@ void rsan_clk_join_t_slow(rsan_thread *t, int which, const rsan_clk *src) {
   if (memo_has(m, p) && dst->cap > RSAN_CLK_INLINE && src->n <= dst->n) {
     uint64_t *d = rsan_clk_e(dst);
     RSAN_ASSERT(narrow_leq(p->e, p->n, d, dst->n)); /* the join skipped adds nothing */
+    DBG_COUNT(0);
     rsan_xclk *x = txclk(t, which);
     int changed = 0, track = x && x->dver && x->dver == dst->ver;
     for (int i = 0; i < RSAN_CLK_DELTA; i++) {
@@ -471,6 +484,7 @@ void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, int which) {
   if (p && p->n <= n && x->dver && x->dver == src->ver) {
     k = delta_pairs(e, n, p, x, t->slot, slot, ep);
     RSAN_ASSERT(same_pairs(e, p, n, k, slot, ep));
+    DBG_COUNT(1);
   } else if (p && p->n <= n) {
     k = diff_scan(e, p->e, p->n, n, slot, ep);
     if (k >= 0) { /* the delta, from here on */
@@ -522,7 +536,9 @@ void rsan_clk_join_loc_t_slow(rsan_clk *dst, rsan_thread *t, int which) {
       rsan_memo *m = &memo[p->mix];
       const uint64_t *e = rsan_clk_ce(src);
       uint32_t nb = src->n;
-      leq = memo_has(m, p) || narrow_leq(p->e, p->n, e, nb);
+      leq = memo_has(m, p);
+      if (leq) DBG_COUNT(2);
+      else leq = narrow_leq(p->e, p->n, e, nb);
       RSAN_ASSERT(!leq || narrow_leq(p->e, p->n, e, nb));
       if (leq) {
         memo_put(m, p);

@@ -230,6 +230,16 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
   f->tsU16 = (uint16_t)l->stampU;
   l->nfacts = n + 1;
 }
+/* For a hot location (its evicted facts indexed by slot: many threads), the evicted-facts
+ * entry the next fact will write when the window is full (its oldest fact leaves:
+ * rsan_loc_add_fact_i), and the oldest fact's line on the way, fetched while the operation's
+ * check and rules run (a hint: no value depends on it). A sparse table is small and its
+ * location's window inline: nothing to fetch. */
+static inline void rsan_loc_prefetch_eviction(const rsan_loc *l) {
+  if (!rsan_loc_evdirect(l) || l->nfacts - l->fold != l->fcap || !l->ev) return;
+  uint32_t s = rsan_loc_facts(l)[l->fold & (l->fcap - 1u)].slot;
+  if (s < 1u << l->evlog) __builtin_prefetch(&l->ev[s], 1);
+}
 /* The epoch of slot's fact on x with the current (stamp, stampU), 0 when it has none: a new
  * one would add nothing (a repeated read of the same write). The facts with the current
  * timestamps are the newest ones (timestamps never decrease); low bits suffice, a window fact
