@@ -38,12 +38,14 @@ static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_read_violation(t, l);
   if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
-  int known = rsan_sc_load_i(t, l);
+  int fact = 0;
+  int known = rsan_sc_load_i(t, l, &fact);
   rsan_hb_load_i(t, l, mo, known);
   rsan_race_load(t, l, mo);
   uint64_t v = mem_load(p, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_LOAD, 0, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_LOAD, 0, order, size, 1, v, 0, 0, site));
+  rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
   race_atomic(t, p, size, 0, rsan_race_epoch(t), site, fa);
   rsan_loc_release(l);
@@ -70,7 +72,8 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
   if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 1, RSAN_OP_STORE, 0, order, size, site, fa);
   uint64_t ts = ++l->stamp, tU = ++l->stampU;
-  rsan_sc_write_i(t, l, ts, tU);
+  int fact = 0;
+  rsan_sc_write_i(t, l, ts, tU, &fact);
   rsan_hb_store_i(t, l, mo);
   uint64_t race_epoch = rsan_race_store(t, l, mo);
   v &= size_mask(size);
@@ -78,6 +81,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   mem_store(p, v, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_STORE, 0, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_STORE, 0, order, size, 0, 0, 1, v, site));
+  rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
   race_atomic(t, p, size, 1, race_epoch, site, fa);
   rsan_loc_release(l);
@@ -103,7 +107,8 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
   if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 1, RSAN_OP_RMW, op, order, size, site, fa);
   uint64_t ts = ++l->stamp; /* no U increment for RMW */
-  rsan_sc_write_i(t, l, ts, 0);
+  int fact = 0;
+  rsan_sc_write_i(t, l, ts, 0, &fact);
   rsan_hb_rmw_i(t, l, mo);
   uint64_t race_epoch = rsan_race_rmw_i(t, l, mo);
   uint64_t newv;
@@ -111,6 +116,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   rsan_hist_record(l, t, fa, ts, 1, site, newv, order, RSAN_OP_RMW, op, size);
   rsan_thread_note_access(t, site, l, RSAN_OP_RMW, op, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_RMW, op, order, size, 1, old, 1, newv, site));
+  rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
   race_atomic(t, p, size, 1, race_epoch, site, fa);
   rsan_loc_release(l);
@@ -164,20 +170,22 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
   uint64_t old = expected & m;
   int ok = mem_cas(p, &old, desired & m, weak != 0, size);
   uint64_t race_epoch;
+  int fact = 0;
   if (ok) { /* success: RMW(mo_s) */
     uint64_t ts = ++l->stamp;
-    rsan_sc_write_i(t, l, ts, 0);
+    rsan_sc_write_i(t, l, ts, 0, &fact);
     rsan_hb_rmw_i(t, l, ms);
     race_epoch = rsan_race_rmw(t, l, ms);
     rsan_hist_record(l, t, fa, ts, 1, site, desired & m, succ, opk, 0, size);
   } else { /* failure: Load(mo_f) */
-    int known = rsan_sc_load_i(t, l);
+    int known = rsan_sc_load_i(t, l, &fact);
     rsan_hb_load_i(t, l, mf, known);
     rsan_race_load(t, l, mf);
     race_epoch = rsan_race_epoch(t);
   }
   rsan_thread_note_access(t, site, l, opk, 0, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, opk, 0, ok ? succ : fail, size, 1, old, ok, desired & m, site));
+  rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
   race_atomic(t, p, size, ok, race_epoch, site, fa);
   rsan_loc_release(l);

@@ -60,8 +60,15 @@ static RSAN_ALWAYS_INLINE void rsan_join_loc_t(rsan_clk *dst, rsan_thread *t, in
  * and Tsc hold at the thread's slot. Made before the rules, so the clocks a write exports
  * (Wsc(x) := Tsc, W(x) := Tc) contain it; a load's Msc(x) ⊔= Tsc then also contains it,
  * which adds nothing (Msc(x)(x) = stamp(x), MscU(x)(x) = stampU(x) already). F's facts are
- * never queried and not made. */
-static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l) {
+ * never queried and not made.
+ * defer (not NULL): the fact's place in x's window is left to the caller, which sets it with
+ * rsan_fact_append before it releases x's lock (*defer is set when there is one to place).
+ * Exact: the window is read only by queries and re-read tests of x (checks, reports), which run
+ * under x's lock before the operation's rules or in later operations; between the fact's
+ * epoch and its place only the rules (clocks), the race detector's part, the write history,
+ * the memory operation and notes run. Meanwhile the hot location's evicted-facts entry the
+ * place writes has arrived (rsan_loc_prefetch_eviction). */
+static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l, int *defer) {
   if (RSAN_UNLIKELY(l->id == 0)) return; /* F */
   uint64_t e = ++t->epoch;
   uint32_t s = t->slot;
@@ -84,7 +91,13 @@ static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l) {
     rsan_clk_set(&t->Ta, s, e);
     rsan_clk_set(&t->Tsc, s, e);
   }
-  rsan_loc_add_fact_i(l, s, e);
+  if (defer) *defer = 1;
+  else rsan_loc_add_fact_i(l, s, e);
+}
+/* the deferred fact's place (rsan_add_fact_i): the thread's newest epoch, made in this
+ * operation */
+static RSAN_ALWAYS_INLINE void rsan_fact_append(rsan_thread *t, rsan_loc *l, int made) {
+  if (made) rsan_loc_add_fact_i(l, t->slot, t->epoch);
 }
 
 /* The first epoch of the facts this thread made since the engine first checked it here: the
@@ -116,11 +129,11 @@ static inline uint64_t rsan_thread_own_epoch0(const rsan_thread *t) {
  * W(x) := Tc or Tr, or W(x) ⊔= Tc or Tr after Ta ⊔= W(x), all ⊑ Ta (Tr ⊑ Tc ⊑ Ta, §3.4).
  * Tsc and Ta only grew since (rsan_thread_own_epoch0). Otherwise (no such fact, or one of
  * the slot's previous owner) the fact is made as before and 0 returned. */
-static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l) {
+static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l, int *defer) {
   uint64_t e = rsan_loc_current_fact(l, t->slot);
   /* a re-read: the older fact is the same (a write changed the stamp: it always adds one) */
   if (e) return e >= rsan_thread_own_epoch0(t);
-  rsan_add_fact_i(t, l);
+  rsan_add_fact_i(t, l, defer);
   return 0;
 }
 
@@ -131,8 +144,8 @@ static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l) {
  * (since the last write) Msc(x) ⊔ Tsc is Tsc: one copy, which a location clock of many slots
  * shares with the thread (rsan_clk_export) instead of an array of its own.
  * Returns what rsan_load_fact_i returned: 1 when W(x) ⊑ Ta is known (for rsan_hb_load_i). */
-static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
-  int known = rsan_load_fact_i(t, l);
+static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l, int *defer) {
+  int known = rsan_load_fact_i(t, l, defer);
   if (!known) rsan_join_t(t, RSAN_X_SC, &l->Wsc); /* known: Wsc(x) ⊑ Tsc already */
   RSAN_ASSERT(rsan_clk_leq(&l->Wsc, &t->Tsc));
   /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
@@ -153,11 +166,12 @@ static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
 /* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment):
  * Msc(x) ⊔= x@t; Tsc ⊔= Msc(x); Wsc(x) := Tsc; Msc(x) := Tsc (U: x@tU, or nothing).
  * x@t (with stampU) is the fact, already in Tsc. */
-static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
+static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU,
+                                               int *defer) {
   (void)ts;
   (void)tU;
   RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
-  rsan_add_fact_i(t, l); /* a write's stamp is new: no fact has it yet */
+  rsan_add_fact_i(t, l, defer); /* a write's stamp is new: no fact has it yet */
   rsan_join_t(t, RSAN_X_SC, rsan_loc_msc(l));
   rsan_export_t(&l->Wsc, t, RSAN_X_SC);
   l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */

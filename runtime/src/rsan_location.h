@@ -109,7 +109,13 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_hist *hist;        /* rsan_hist_len entries, allocated at the first write */
   union {
     rsan_fact facts_inline[RSAN_FACTS]; /* the window, by nfacts % fcap, while fcap == RSAN_FACTS */
-    rsan_fact *facts_ext; /* the window once it grew (fcap > RSAN_FACTS): its line is free */
+    struct {
+      rsan_fact *facts_ext; /* the window once it grew (fcap > RSAN_FACTS) */
+      /* the slot of the window's oldest fact when the last fact was added: a hint for the
+       * evicted-facts entry the next fact writes (rsan_loc_prefetch_eviction), no value
+       * depends on it */
+      uint32_t ev_hint;
+    };
   };
   rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
@@ -222,6 +228,7 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
     e->h[k].ts = rsan_fact_ts(l->stamp, old->ts16);
     e->h[k].tsU = rsan_fact_ts(l->stampU, old->tsU16);
     l->fold++;
+    if (l->fcap > RSAN_FACTS) l->ev_hint = fs[l->fold & mask].slot; /* the next one to leave */
   }
   rsan_fact *f = &fs[n & mask];
   f->slot = slot;
@@ -230,15 +237,19 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
   f->tsU16 = (uint16_t)l->stampU;
   l->nfacts = n + 1;
 }
-/* For a hot location (its evicted facts indexed by slot: many threads), the evicted-facts
- * entry the next fact will write when the window is full (its oldest fact leaves:
- * rsan_loc_add_fact_i), and the oldest fact's line on the way, fetched while the operation's
- * check and rules run (a hint: no value depends on it). A sparse table is small and its
- * location's window inline: nothing to fetch. */
+/* For a hot location (its evicted facts indexed by slot: many threads, a grown window), the
+ * lines the operation's fact will touch, fetched at once while its check and rules run: the
+ * window's newest fact (the check reads it), the place of the next (the oldest fact's, when
+ * the window is full) and the evicted-facts entry of the oldest fact's slot, from the record's
+ * hint (a hint: no value depends on any of it). A sparse table is small and its location's
+ * window inline: nothing to fetch. */
 static inline void rsan_loc_prefetch_eviction(const rsan_loc *l) {
-  if (!rsan_loc_evdirect(l) || l->nfacts - l->fold != l->fcap || !l->ev) return;
-  uint32_t s = rsan_loc_facts(l)[l->fold & (l->fcap - 1u)].slot;
-  if (s < 1u << l->evlog) __builtin_prefetch(&l->ev[s], 1);
+  if (!rsan_loc_evdirect(l) || l->fcap <= RSAN_FACTS || !l->ev) return;
+  const rsan_fact *fs = l->facts_ext;
+  uint64_t n = l->nfacts, mask = l->fcap - 1u;
+  __builtin_prefetch(&fs[(n - 1) & mask], 0);
+  __builtin_prefetch(&fs[n & mask], 1);
+  if (n - l->fold == l->fcap && l->ev_hint < 1u << l->evlog) __builtin_prefetch(&l->ev[l->ev_hint], 1);
 }
 /* The epoch of slot's fact on x with the current (stamp, stampU), 0 when it has none: a new
  * one would add nothing (a repeated read of the same write). The facts with the current
