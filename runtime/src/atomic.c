@@ -43,7 +43,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_
   rsan_hb_load_i(t, l, mo, known);
   rsan_race_load(t, l, mo);
   uint64_t v = mem_load(p, size);
-  rsan_thread_note_access(t, site, l, RSAN_OP_LOAD, 0, size);
+  rsan_thread_note_access_i(t, site, l, RSAN_OP_LOAD, 0, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_LOAD, 0, order, size, 1, v, 0, 0, site));
   rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
@@ -79,7 +79,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   v &= size_mask(size);
   rsan_hist_record(l, t, fa, ts, 0, site, v, order, RSAN_OP_STORE, 0, size);
   mem_store(p, v, size);
-  rsan_thread_note_access(t, site, l, RSAN_OP_STORE, 0, size);
+  rsan_thread_note_access_i(t, site, l, RSAN_OP_STORE, 0, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_STORE, 0, order, size, 0, 0, 1, v, site));
   rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
@@ -114,7 +114,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   uint64_t newv;
   uint64_t old = rsan_mem_rmw(p, op, v, size, &newv);
   rsan_hist_record(l, t, fa, ts, 1, site, newv, order, RSAN_OP_RMW, op, size);
-  rsan_thread_note_access(t, site, l, RSAN_OP_RMW, op, size);
+  rsan_thread_note_access_i(t, site, l, RSAN_OP_RMW, op, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_RMW, op, order, size, 1, old, 1, newv, site));
   rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
@@ -183,7 +183,7 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
     rsan_race_load(t, l, mf);
     race_epoch = rsan_race_epoch(t);
   }
-  rsan_thread_note_access(t, site, l, opk, 0, size);
+  rsan_thread_note_access_i(t, site, l, opk, 0, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, opk, 0, ok ? succ : fail, size, 1, old, ok, desired & m, site));
   rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);

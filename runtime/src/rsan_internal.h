@@ -415,6 +415,17 @@ int rsan_thread_tid_at(uint32_t slot, uint64_t race_epoch);
  * above hook_frame; returns how many. */
 uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t *out, uint32_t max);
 void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op, int size);
+/* the same, inline (the atomic entry points: every operation notes itself) */
+static inline __attribute__((always_inline)) void
+rsan_thread_note_access_i(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op, int size) {
+  rsan_recent *r = &t->recent[t->recent_next++ % RSAN_RECENT];
+  r->site = site;
+  r->loc_id = l->id;
+  r->addr = l->addr;
+  r->op = (uint8_t)op;
+  r->rmw_op = (uint8_t)rmw_op;
+  r->size = (uint8_t)size;
+}
 /* the thread with id tid (NULL when unknown), and the calling thread's state without
  * registering it (NULL when the OS thread is not known yet) */
 rsan_thread *rsan_thread_by_tid(int tid);

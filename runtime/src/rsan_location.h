@@ -109,13 +109,7 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_hist *hist;        /* rsan_hist_len entries, allocated at the first write */
   union {
     rsan_fact facts_inline[RSAN_FACTS]; /* the window, by nfacts % fcap, while fcap == RSAN_FACTS */
-    struct {
-      rsan_fact *facts_ext; /* the window once it grew (fcap > RSAN_FACTS) */
-      /* the slot of the window's oldest fact when the last fact was added: a hint for the
-       * evicted-facts entry the next fact writes (rsan_loc_prefetch_eviction), no value
-       * depends on it */
-      uint32_t ev_hint;
-    };
+    rsan_fact *facts_ext; /* the window once it grew (fcap > RSAN_FACTS): its line is free */
   };
   rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
@@ -126,7 +120,13 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_vc S;        /* race detector: the sync clock S_x (algorithm.md §5) */
   /* sparse table: rsan_evtail.evslot as uint16_t, UINT16_MAX when it does not fit (then only
    * the tail names the slot): an eviction finds its slot's entry without reading the tail */
-  uint16_t evslot[RSAN_EV_SLOTS];
+  union {
+    uint16_t evslot[RSAN_EV_SLOTS];
+    /* a direct table (which has no use for evslot; its window is at RSAN_FACTS_MAX): the slot
+     * of the window's oldest fact when the last fact was added, a hint for the entry the
+     * next fact writes (rsan_loc_prefetch_eviction); no value depends on it */
+    uint32_t ev_hint;
+  };
   union {
     uint64_t init_value;         /* memory's value when the location was first touched */
     struct rsan_loc *free_next;  /* a retired record, on the free list (location.c) */
@@ -214,6 +214,7 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
     rsan_evicted *e = NULL;
     if (rsan_loc_evdirect(l)) {
       if (old->slot < 1u << l->evlog) e = &l->ev[old->slot];
+      l->ev_hint = fs[(l->fold + 1) & mask].slot; /* the next one to leave */
     } else {
       for (uint32_t i = RSAN_EV_SLOTS; i-- > 0;) /* the first match, as ev_entry (a slot has one) */
         if (l->evslot[i] == old->slot + 1) e = &l->ev[i];
@@ -228,7 +229,6 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
     e->h[k].ts = rsan_fact_ts(l->stamp, old->ts16);
     e->h[k].tsU = rsan_fact_ts(l->stampU, old->tsU16);
     l->fold++;
-    if (l->fcap > RSAN_FACTS) l->ev_hint = fs[l->fold & mask].slot; /* the next one to leave */
   }
   rsan_fact *f = &fs[n & mask];
   f->slot = slot;
@@ -244,7 +244,7 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
  * hint (a hint: no value depends on any of it). A sparse table is small and its location's
  * window inline: nothing to fetch. */
 static inline void rsan_loc_prefetch_eviction(const rsan_loc *l) {
-  if (!rsan_loc_evdirect(l) || l->fcap <= RSAN_FACTS || !l->ev) return;
+  if (!rsan_loc_evdirect(l)) return; /* (a direct table: ev allocated, facts_ext the window) */
   const rsan_fact *fs = l->facts_ext;
   uint64_t n = l->nfacts, mask = l->fcap - 1u;
   __builtin_prefetch(&fs[(n - 1) & mask], 0);
