@@ -341,23 +341,6 @@ int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b) {
 
 /* ---- joins and exports of a thread's clocks with what it knows of shared snapshots
  * (docs/design/clocks.md §16; rsan_internal.h rsan_memo, rsan_xclk) ---- */
-static rsan_clk *tclk(rsan_thread *t, int which) {
-  return which == RSAN_X_C ? &t->Tc : which == RSAN_X_R ? &t->Tr : which == RSAN_X_SC ? &t->Tsc : &t->Ta;
-}
-/* the memo of a clock that location clocks are joined into (Tr has none) */
-static rsan_memo *tmemo(rsan_thread *t, int which) {
-  return which == RSAN_X_C    ? t->memo_c
-         : which == RSAN_X_SC ? t->memo_sc
-         : which == RSAN_X_A  ? t->memo_a
-                              : NULL;
-}
-/* an exported clock's state and snapshot (Ta is not exported) */
-static rsan_xclk *txclk(rsan_thread *t, int which) {
-  return which == RSAN_X_C ? &t->xc : which == RSAN_X_R ? &t->xr : which == RSAN_X_SC ? &t->xsc : NULL;
-}
-static rsan_snap **tsnap(rsan_thread *t, int which) {
-  return which == RSAN_X_C ? &t->snap_c : which == RSAN_X_R ? &t->snap_r : &t->snap_sc;
-}
 /* memo m remembers p (its lineage up to p's seq) */
 static int memo_has(const rsan_memo *m, const rsan_snap *p) {
   return p->lin && m->lin == p->lin && m->seq >= p->seq;
@@ -390,41 +373,50 @@ void rsan_thread_snaps_release(rsan_thread *t) {
   memset(t->memo_sc, 0, sizeof t->memo_sc);
 }
 
+/* the pairs of src raise entries of dst (or dst is ⊥): applied, each raised slot noted in X's
+ * export delta (which stays on only while it held before and every slot fits) */
+static RSAN_NOINLINE void join_pairs(rsan_thread *t, rsan_clk *dst, const rsan_clk *src, rsan_xclk *x) {
+  uint64_t *d = rsan_clk_e(dst);
+  int changed = 0, track = x && x->dver && x->dver == dst->ver;
+  for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+    uint32_t u = src->u.s.slot[i], v = src->u.s.ep[i];
+    if (v > d[u]) {
+      d[u] = v, changed = 1;
+      if (track) track = rsan_xclk_note(x, t->slot, u);
+    }
+  }
+  if (changed || !dst->ver) {
+    dst->ver = rsan_clk_newver();
+    if (x) x->dver = track ? dst->ver : 0;
+  }
+}
+/* the whole join, after which S ⊑ X is remembered */
+static RSAN_NOINLINE void join_whole(rsan_clk *dst, const rsan_clk *src, rsan_memo *m) {
+  rsan_clk_join_slow(dst, src);
+  memo_put(m, src->u.s.snap);
+}
 /* X ⊔= L. When L shares a snapshot S that X's memo remembers, S ⊑ X (rsan_internal.h: S's
  * lineage only grows with seq, X only grows in its thread's life), so X ⊔ L = X ⊔ L's pairs:
  * the same entries and the same "changed" as the whole join, so the same version. A pair that
  * raises an entry is noted in X's export delta (kept only while it held before). Otherwise
  * the whole join, after which S ⊑ X is remembered. */
-void rsan_clk_join_t_slow(rsan_thread *t, int which, const rsan_clk *src) {
-  rsan_clk *dst = tclk(t, which);
-  rsan_memo *memo = tmemo(t, which);
+void rsan_clk_join_t_slow(rsan_thread *t, rsan_clk *dst, const rsan_clk *src, rsan_memo *memo, rsan_xclk *x) {
   if (!rsan_clk_shared(src) || !memo) {
     rsan_clk_join_slow(dst, src);
     return;
   }
   const rsan_snap *p = src->u.s.snap;
   rsan_memo *m = &memo[p->mix];
-  if (memo_has(m, p) && dst->cap > RSAN_CLK_INLINE && src->n <= dst->n) {
-    uint64_t *d = rsan_clk_e(dst);
-    RSAN_ASSERT(narrow_leq(p->e, p->n, d, dst->n)); /* the join skipped adds nothing */
-    DBG_COUNT(0);
-    rsan_xclk *x = txclk(t, which);
-    int changed = 0, track = x && x->dver && x->dver == dst->ver;
-    for (int i = 0; i < RSAN_CLK_DELTA; i++) {
-      uint32_t u = src->u.s.slot[i], v = src->u.s.ep[i];
-      if (v > d[u]) {
-        d[u] = v, changed = 1;
-        if (track) track = rsan_xclk_note(x, t->slot, u);
-      }
-    }
-    if (changed || !dst->ver) {
-      dst->ver = rsan_clk_newver();
-      if (x) x->dver = track ? dst->ver : 0;
-    }
+  if (!memo_has(m, p) || dst->cap <= RSAN_CLK_INLINE || src->n > dst->n) {
+    join_whole(dst, src, m);
     return;
   }
-  rsan_clk_join_slow(dst, src);
-  memo_put(m, p);
+  const uint64_t *d = rsan_clk_ce(dst);
+  RSAN_ASSERT(narrow_leq(p->e, p->n, d, dst->n)); /* the join skipped adds nothing */
+  DBG_COUNT(0);
+  uint32_t raise = 0; /* most often none: the join changes nothing, dst keeps its version */
+  for (int i = 0; i < RSAN_CLK_DELTA; i++) raise |= src->u.s.ep[i] > d[src->u.s.slot[i]];
+  if (raise || !dst->ver) join_pairs(t, dst, src, x);
 }
 
 #ifdef RSAN_DEBUG
@@ -468,10 +460,8 @@ static int delta_pairs(const uint64_t *e, uint32_t n, const rsan_snap *p, const 
  * the delta when it holds, else from comparing every entry (which sets the delta). A new
  * snapshot joins X's lineage and is remembered by the memos of the clocks that contain X:
  * Tc's by Tc's and Ta's (Tc ⊑ Ta), Tr's by those too (Tr ⊑ Tc), Tsc's by Tsc's. */
-void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, int which) {
-  const rsan_clk *src = tclk(t, which);
-  rsan_snap **snap = tsnap(t, which);
-  rsan_xclk *x = txclk(t, which);
+void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, rsan_snap **snap,
+                            rsan_xclk *x, int which) {
   uint32_t n = src->n;
   if (!is_loc_clock(dst) || src->cap <= RSAN_CLK_INLINE || n <= RSAN_CLK_INLINE) {
     rsan_clk_assign_slow(dst, src);
@@ -526,9 +516,8 @@ void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, int which) {
 
 /* L ⊔= X (rsan_clk_join_loc_slow with X's memo): L ⊑ X needs only L's pairs when X's memo
  * remembers L's snapshot; a whole comparison that finds the snapshot ⊑ X remembers it. */
-void rsan_clk_join_loc_t_slow(rsan_clk *dst, rsan_thread *t, int which) {
-  const rsan_clk *src = tclk(t, which);
-  rsan_memo *memo = tmemo(t, which);
+void rsan_clk_join_loc_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, rsan_memo *memo,
+                              rsan_snap **snap, rsan_xclk *x, int which) {
   int leq = 0;
   if (is_loc_clock(dst) && src->cap > RSAN_CLK_INLINE) {
     if (rsan_clk_shared(dst) && memo) {
@@ -551,6 +540,6 @@ void rsan_clk_join_loc_t_slow(rsan_clk *dst, rsan_thread *t, int which) {
       leq = loc_leq(dst, src);
     }
   }
-  if (leq) rsan_clk_export_t_slow(dst, t, which);
+  if (leq) rsan_clk_export_t_slow(dst, t, src, snap, x, which);
   else rsan_clk_join_slow(dst, src);
 }

@@ -36,20 +36,38 @@ static inline __attribute__((always_inline)) uint64_t rsan_race_rmw_i(rsan_threa
 static inline rsan_clk *rsan_tclk(rsan_thread *t, int which) {
   return which == RSAN_X_C ? &t->Tc : which == RSAN_X_R ? &t->Tr : which == RSAN_X_SC ? &t->Tsc : &t->Ta;
 }
+/* the memo of a clock that location clocks are joined into (Tr has none) */
+static inline rsan_memo *rsan_tmemo(rsan_thread *t, int which) {
+  return which == RSAN_X_C    ? t->memo_c
+         : which == RSAN_X_SC ? t->memo_sc
+         : which == RSAN_X_A  ? t->memo_a
+                              : NULL;
+}
+/* an exported clock's state and snapshot (Ta is not exported) */
+static inline rsan_xclk *rsan_txclk(rsan_thread *t, int which) {
+  return which == RSAN_X_C ? &t->xc : which == RSAN_X_R ? &t->xr : which == RSAN_X_SC ? &t->xsc : NULL;
+}
+static inline rsan_snap **rsan_tsnap(rsan_thread *t, int which) {
+  return which == RSAN_X_C ? &t->snap_c : which == RSAN_X_R ? &t->snap_r : &t->snap_sc;
+}
 static RSAN_ALWAYS_INLINE void rsan_join_t(rsan_thread *t, int which, const rsan_clk *src) {
   rsan_clk *dst = rsan_tclk(t, which);
   if (!src->ver || src->ver == dst->ver) return; /* version 0: ⊥ */
-  if (!rsan_clk_join_inline(dst, src)) rsan_clk_join_t_slow(t, which, src);
+  if (!rsan_clk_join_inline(dst, src))
+    rsan_clk_join_t_slow(t, dst, src, rsan_tmemo(t, which), rsan_txclk(t, which));
 }
 static RSAN_ALWAYS_INLINE void rsan_export_t(rsan_clk *dst, rsan_thread *t, int which) {
-  const rsan_clk *src = rsan_tclk(t, which);
+  rsan_clk *src = rsan_tclk(t, which);
   if (dst->ver == src->ver && dst->n == src->n) return; /* the same content */
-  if (!rsan_clk_assign_inline(dst, src)) rsan_clk_export_t_slow(dst, t, which);
+  if (!rsan_clk_assign_inline(dst, src))
+    rsan_clk_export_t_slow(dst, t, src, rsan_tsnap(t, which), rsan_txclk(t, which), which);
 }
 static RSAN_ALWAYS_INLINE void rsan_join_loc_t(rsan_clk *dst, rsan_thread *t, int which) {
-  const rsan_clk *src = rsan_tclk(t, which);
+  rsan_clk *src = rsan_tclk(t, which);
   if (!src->ver || src->ver == dst->ver) return;
-  if (!rsan_clk_join_inline(dst, src)) rsan_clk_join_loc_t_slow(dst, t, which);
+  if (!rsan_clk_join_inline(dst, src))
+    rsan_clk_join_loc_t_slow(dst, t, src, rsan_tmemo(t, which), rsan_tsnap(t, which), rsan_txclk(t, which),
+                             which);
 }
 
 /* ---- facts (docs/design/clocks.md) ----

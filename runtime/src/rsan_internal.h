@@ -389,9 +389,11 @@ struct rsan_thread {
  * case): X ⊔= L, L := X, L ⊔= X for a thread clock X of t (which: RSAN_X_*) and a location
  * clock L. */
 enum { RSAN_X_C, RSAN_X_R, RSAN_X_SC, RSAN_X_A };
-void rsan_clk_join_t_slow(rsan_thread *t, int which, const rsan_clk *src);
-void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, int which);
-void rsan_clk_join_loc_t_slow(rsan_clk *dst, rsan_thread *t, int which);
+void rsan_clk_join_t_slow(rsan_thread *t, rsan_clk *dst, const rsan_clk *src, rsan_memo *memo, rsan_xclk *x);
+void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, rsan_snap **snap,
+                            rsan_xclk *x, int which);
+void rsan_clk_join_loc_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, rsan_memo *memo,
+                              rsan_snap **snap, rsan_xclk *x, int which);
 void rsan_thread_snaps_release(rsan_thread *t); /* its snapshots, export states and memos */
 
 rsan_thread *rsan_thread_new_root(void);
