@@ -263,16 +263,8 @@ rsan_loc *rsan_loc_acquire(uintptr_t addr) {
    * meanwhile) is harmless: records are type-stable, and nothing else is held here. */
   rsan_loc *l = __atomic_load_n(head, __ATOMIC_ACQUIRE);
   if (RSAN_LIKELY(l != NULL)) {
-    /* its other lines, fetched while the lock's line comes (no value is read before the
-     * lock: a hint; the previous holder wrote them all) */
-    const char *c = (const char *)l;
-    __builtin_prefetch(c + 64, 1);
-    __builtin_prefetch(c + 128, 1);
-    __builtin_prefetch(c + 192, 1);
-    __builtin_prefetch(c + 256, 1);
-    __builtin_prefetch(c + 320, 1);
     rsan_spin_lock(&l->lock);
-    if (RSAN_LIKELY(!l->retired && l->addr == addr)) return l;
+    if (RSAN_LIKELY(!l->retired && l->addr == addr)) return locked_found(l);
     rsan_spin_unlock(&l->lock);
   }
   for (;;) {
