@@ -24,13 +24,20 @@ void rsan_clk_init(rsan_clk *c) {
   c->cap = RSAN_CLK_INLINE;
 }
 
-/* ---- shared snapshots (rsan_internal.h): immutable once made, freed by their last holder ---- */
+/* ---- shared snapshots (rsan_internal.h): immutable once made, freed by their last holder ----
+ * Biased counts: the thread that takes a snapshot counts the references it gives location
+ * clocks in its own record (rsan_xclk.nref, no atomic), while refs holds RSAN_SNAP_BIAS for
+ * it; every other holder adds or drops one atomically. When the thread lets the snapshot go
+ * it adds nref - RSAN_SNAP_BIAS. Until then refs >= RSAN_SNAP_BIAS - nref > 0 (every drop is
+ * one of the references counted), so only the last holder of all sees 0 and frees it. */
+#define RSAN_SNAP_BIAS (1ull << 62)
 static void snap_ref(rsan_snap *p) { __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED); }
 static void snap_unref(rsan_snap *p) {
   if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) rsan_free(p);
 }
-void rsan_snap_drop(rsan_snap **p) {
-  snap_unref(*p);
+/* the exporting thread lets *p go, with the nref references it gave */
+static void snap_let_go(rsan_snap **p, uint64_t nref) {
+  if (*p && __atomic_add_fetch(&(*p)->refs, nref - RSAN_SNAP_BIAS, __ATOMIC_ACQ_REL) == 0) rsan_free(*p);
   *p = NULL;
 }
 
@@ -200,12 +207,17 @@ void rsan_clk_join_slow(rsan_clk *dst, const rsan_clk *src) {
 static int is_loc_clock(const rsan_clk *c) {
   return c->cap == RSAN_CLK_INLINE_LOC || rsan_clk_narrow(c) || rsan_clk_shared(c);
 }
-/* dst (a location clock) := src's snapshot and differences, the memory of dst's own dropped */
+/* dst (a location clock) := snapshot p and differences, the memory of dst's own dropped; nref:
+ * the exporting thread's count of p's references (NULL: another holder's reference, counted
+ * in refs). A dst that holds p already keeps its reference. */
 static void share(rsan_clk *dst, rsan_snap *p, const uint32_t *slot, const uint32_t *ep, uint32_t n,
-                  uint64_t ver) {
-  snap_ref(p);
-  if (rsan_clk_shared(dst)) snap_unref(dst->u.s.snap);
-  else if (dst->cap > RSAN_CLK_INLINE) rsan_free(dst->u.x.ext);
+                  uint64_t ver, uint64_t *nref) {
+  if (!rsan_clk_shared(dst) || dst->u.s.snap != p) {
+    if (nref) ++*nref;
+    else snap_ref(p);
+    if (rsan_clk_shared(dst)) snap_unref(dst->u.s.snap);
+    else if (dst->cap > RSAN_CLK_INLINE) rsan_free(dst->u.x.ext);
+  }
   dst->cap = RSAN_CLK_SHARED;
   dst->u.s.snap = p;
   for (int i = 0; i < RSAN_CLK_DELTA; i++) {
@@ -220,7 +232,7 @@ static void share(rsan_clk *dst, rsan_snap *p, const uint32_t *slot, const uint3
 __attribute__((no_builtin("memcpy"))) void rsan_clk_assign_slow(rsan_clk *dst, const rsan_clk *src) {
   if (rsan_clk_shared(src)) {
     if (is_loc_clock(dst)) { /* Msc(x) := Wsc(x): one more holder of the snapshot */
-      share(dst, src->u.s.snap, src->u.s.slot, src->u.s.ep, src->n, src->ver);
+      share(dst, src->u.s.snap, src->u.s.slot, src->u.s.ep, src->n, src->ver, NULL);
       return;
     }
     rsan_clk_clear(dst); /* (not reached by the rules: only location clocks are shared) */
@@ -290,38 +302,6 @@ RSAN_JOIN_CLONES static int diff_scan(const uint64_t *e, const uint32_t *s, uint
   return k;
 }
 
-/* dst (a location clock) := src (a thread clock of more than RSAN_CLK_INLINE slots), sharing
- * *snap when src differs from it in at most RSAN_CLK_DELTA entries, each of them above the
- * snapshot's; else *snap becomes a new snapshot of src (the thread's, until the next one).
- * Exact: dst's entry u is then max(snap[u], the difference of u) = src[u] for every u < n. A
- * clock with an entry beyond 32 bits is not shared (the 64-bit assignment). */
-void rsan_clk_export_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) {
-  uint32_t n = src->n;
-  if (!is_loc_clock(dst) || src->cap <= RSAN_CLK_INLINE || n <= RSAN_CLK_INLINE) {
-    rsan_clk_assign_slow(dst, src);
-    return;
-  }
-  const uint64_t *e = rsan_clk_ce(src);
-  uint32_t slot[RSAN_CLK_DELTA] = {0}, ep[RSAN_CLK_DELTA] = {0};
-  rsan_snap *p = *snap;
-  int k = p && p->n <= n ? diff_scan(e, p->e, p->n, n, slot, ep) : -1;
-  if (k < 0) { /* a new snapshot of src */
-    for (uint32_t u = 0; u < n; u++)
-      if (e[u] > NARROW_MAX) {
-        rsan_clk_assign_slow(dst, src);
-        return;
-      }
-    p = rsan_alloc_raw(sizeof(rsan_snap) + n * sizeof(uint32_t));
-    p->refs = 1;
-    p->n = n;
-    for (uint32_t u = 0; u < n; u++) p->e[u] = (uint32_t)e[u];
-    snap_unref(*snap);
-    *snap = p;
-    for (int i = 0; i < RSAN_CLK_DELTA; i++) slot[i] = ep[i] = 0;
-  }
-  share(dst, p, slot, ep, n, src->ver);
-}
-
 /* narrow a[0, n) ⊑ 64-bit b[0, n) */
 RSAN_JOIN_CLONES static int leq_nw(const uint32_t *a, const uint64_t *b, uint32_t n) {
   uint64_t bad = 0;
@@ -353,18 +333,213 @@ static int loc_leq(const rsan_clk *a, const rsan_clk *b) {
   return rsan_clk_leq(a, b);
 }
 
-/* dst (a location clock) ⊔= src (a thread clock): when dst ⊑ src the join is src, exported
- * (shared); otherwise the join in dst's own array. */
-void rsan_clk_join_loc_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) {
-  if (is_loc_clock(dst) && src->cap > RSAN_CLK_INLINE && loc_leq(dst, src)) {
-    rsan_clk_export_slow(dst, src, snap);
-    return;
-  }
-  rsan_clk_join_slow(dst, src);
-}
-
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b) {
   for (uint32_t i = 0; i < a->n; i++)
     if (rsan_clk_get(a, i) > rsan_clk_get(b, i)) return 0;
   return 1;
+}
+
+/* ---- joins and exports of a thread's clocks with what it knows of shared snapshots
+ * (docs/design/clocks.md §16; rsan_internal.h rsan_memo, rsan_xclk) ---- */
+/* memo m remembers p (its lineage up to p's seq) */
+static int memo_has(const rsan_memo *m, const rsan_snap *p) {
+  return p->lin && m->lin == p->lin && m->seq >= p->seq;
+}
+static void memo_put(rsan_memo *m, const rsan_snap *p) {
+  if (m->lin != p->lin || m->seq < p->seq) m->lin = p->lin, m->seq = p->seq;
+}
+
+/* debug builds: how often each shortcut was taken (testsuite/runtime/test_clock_memo.py:
+ * the programs that check them must reach them) */
+#ifdef RSAN_DEBUG
+static uint64_t dbg_counts[3]; /* memo joins, delta exports, memo containment tests */
+#define DBG_COUNT(i) __atomic_fetch_add(&dbg_counts[i], 1, __ATOMIC_RELAXED)
+RSAN_EXPORT void __rsan_test_memo_counts(uint64_t out[3]) {
+  for (int i = 0; i < 3; i++) out[i] = __atomic_load_n(&dbg_counts[i], __ATOMIC_RELAXED);
+}
+#else
+#define DBG_COUNT(i) ((void)0)
+#endif
+
+void rsan_thread_snaps_release(rsan_thread *t) {
+  snap_let_go(&t->snap_c, t->xc.nref);
+  snap_let_go(&t->snap_r, t->xr.nref);
+  snap_let_go(&t->snap_sc, t->xsc.nref);
+  memset(&t->xc, 0, sizeof t->xc);
+  memset(&t->xr, 0, sizeof t->xr);
+  memset(&t->xsc, 0, sizeof t->xsc);
+  memset(t->memo_c, 0, sizeof t->memo_c);
+  memset(t->memo_a, 0, sizeof t->memo_a);
+  memset(t->memo_sc, 0, sizeof t->memo_sc);
+}
+
+/* the pairs of src raise entries of dst (or dst is ⊥): applied, each raised slot noted in X's
+ * export delta (which stays on only while it held before and every slot fits) */
+static RSAN_NOINLINE void join_pairs(rsan_thread *t, rsan_clk *dst, const rsan_clk *src, rsan_xclk *x) {
+  uint64_t *d = rsan_clk_e(dst);
+  int changed = 0, track = x && x->dver && x->dver == dst->ver;
+  for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+    uint32_t u = src->u.s.slot[i], v = src->u.s.ep[i];
+    if (v > d[u]) {
+      d[u] = v, changed = 1;
+      if (track) track = rsan_xclk_note(x, t->slot, u);
+    }
+  }
+  if (changed || !dst->ver) {
+    dst->ver = rsan_clk_newver();
+    if (x) x->dver = track ? dst->ver : 0;
+  }
+}
+/* the whole join, after which S ⊑ X is remembered */
+static RSAN_NOINLINE void join_whole(rsan_clk *dst, const rsan_clk *src, rsan_memo *m) {
+  rsan_clk_join_slow(dst, src);
+  memo_put(m, src->u.s.snap);
+}
+/* X ⊔= L. When L shares a snapshot S that X's memo remembers, S ⊑ X (rsan_internal.h: S's
+ * lineage only grows with seq, X only grows in its thread's life), so X ⊔ L = X ⊔ L's pairs:
+ * the same entries and the same "changed" as the whole join, so the same version. A pair that
+ * raises an entry is noted in X's export delta (kept only while it held before). Otherwise
+ * the whole join, after which S ⊑ X is remembered. */
+void rsan_clk_join_t_slow(rsan_thread *t, rsan_clk *dst, const rsan_clk *src, rsan_memo *memo, rsan_xclk *x) {
+  if (!rsan_clk_shared(src) || !memo) {
+    rsan_clk_join_slow(dst, src);
+    return;
+  }
+  const rsan_snap *p = src->u.s.snap;
+  rsan_memo *m = &memo[p->mix];
+  if (!memo_has(m, p) || dst->cap <= RSAN_CLK_INLINE || src->n > dst->n) {
+    join_whole(dst, src, m);
+    return;
+  }
+  const uint64_t *d = rsan_clk_ce(dst);
+  RSAN_ASSERT(narrow_leq(p->e, p->n, d, dst->n)); /* the join skipped adds nothing */
+  DBG_COUNT(0);
+  uint32_t raise = 0; /* most often none: the join changes nothing, dst keeps its version */
+  for (int i = 0; i < RSAN_CLK_DELTA; i++) raise |= src->u.s.ep[i] > d[src->u.s.slot[i]];
+  if (raise || !dst->ver) join_pairs(t, dst, src, x);
+}
+
+#ifdef RSAN_DEBUG
+/* the delta's pairs are the entries diff_scan finds (as a set; debug builds) */
+static int same_pairs(const uint64_t *e, const rsan_snap *p, uint32_t n, int k, const uint32_t *slot,
+                      const uint32_t *ep) {
+  uint32_t s2[RSAN_CLK_DELTA] = {0}, e2[RSAN_CLK_DELTA] = {0};
+  int k2 = diff_scan(e, p->e, p->n, n, s2, e2);
+  if (k2 != k) return 0;
+  for (int i = 0; i < k; i++) {
+    int found = 0;
+    for (int j = 0; j < k; j++) found |= s2[j] == slot[i] && e2[j] == ep[i];
+    if (!found) return 0;
+  }
+  return 1;
+}
+#endif
+
+/* the entries in which X differs from its snapshot p, from X's delta (valid: x->dver is X's
+ * version): the listed slots and the own slot when it differs. The same set and the same
+ * verdict as diff_scan: every listed entry was raised above p's, nothing else differs. */
+static int delta_pairs(const uint64_t *e, uint32_t n, const rsan_snap *p, const rsan_xclk *x, uint32_t own,
+                       uint32_t *slot, uint32_t *ep) {
+  int k = 0;
+  for (uint32_t i = 0; i < x->dk; i++) {
+    uint32_t u = x->dslot[i];
+    if (e[u] > NARROW_MAX) return -1;
+    slot[k] = u;
+    ep[k++] = (uint32_t)e[u];
+  }
+  uint64_t a = own < p->n ? p->e[own] : 0, v = own < n ? e[own] : 0;
+  if (v != a) {
+    if (k == RSAN_CLK_DELTA || v > NARROW_MAX) return -1;
+    slot[k] = own;
+    ep[k++] = (uint32_t)v;
+  }
+  return k;
+}
+
+/* L := X (rsan_clk_export_slow with X's delta): the differences from X's snapshot come from
+ * the delta when it holds, else from comparing every entry (which sets the delta). A new
+ * snapshot joins X's lineage and is remembered by the memos of the clocks that contain X:
+ * Tc's by Tc's and Ta's (Tc ⊑ Ta), Tr's by those too (Tr ⊑ Tc), Tsc's by Tsc's. */
+void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, rsan_snap **snap,
+                            rsan_xclk *x, int which) {
+  uint32_t n = src->n;
+  if (!is_loc_clock(dst) || src->cap <= RSAN_CLK_INLINE || n <= RSAN_CLK_INLINE) {
+    rsan_clk_assign_slow(dst, src);
+    return;
+  }
+  const uint64_t *e = rsan_clk_ce(src);
+  uint32_t slot[RSAN_CLK_DELTA] = {0}, ep[RSAN_CLK_DELTA] = {0};
+  rsan_snap *p = *snap;
+  int k = -1;
+  if (p && p->n <= n && x->dver && x->dver == src->ver) {
+    k = delta_pairs(e, n, p, x, t->slot, slot, ep);
+    RSAN_ASSERT(same_pairs(e, p, n, k, slot, ep));
+    DBG_COUNT(1);
+  } else if (p && p->n <= n) {
+    k = diff_scan(e, p->e, p->n, n, slot, ep);
+    if (k >= 0) { /* the delta, from here on */
+      x->dver = src->ver;
+      x->dk = 0;
+      for (int i = 0; i < k; i++)
+        if (slot[i] != t->slot) x->dslot[x->dk++] = slot[i];
+    }
+  }
+  if (k < 0) { /* a new snapshot of src */
+    for (uint32_t u = 0; u < n; u++)
+      if (e[u] > NARROW_MAX) {
+        rsan_clk_assign_slow(dst, src);
+        return;
+      }
+    p = rsan_alloc_line(sizeof(rsan_snap) + n * sizeof(uint32_t));
+    p->refs = RSAN_SNAP_BIAS;
+    p->n = n;
+    if (!x->lin) x->lin = rsan_clk_newver(); /* unique in the process */
+    p->lin = x->lin;
+    p->seq = ++t->snap_seq;
+    p->mix = (which == RSAN_X_SC ? t->slot : 2 * t->slot + (which == RSAN_X_R)) & (RSAN_MEMO - 1);
+    for (uint32_t u = 0; u < n; u++) p->e[u] = (uint32_t)e[u];
+    snap_let_go(snap, x->nref);
+    x->nref = 0;
+    *snap = p;
+    for (int i = 0; i < RSAN_CLK_DELTA; i++) slot[i] = ep[i] = 0;
+    x->dver = src->ver; /* X = p: no difference */
+    x->dk = 0;
+    if (which == RSAN_X_SC) {
+      memo_put(&t->memo_sc[p->mix], p);
+    } else {
+      memo_put(&t->memo_c[p->mix], p);
+      memo_put(&t->memo_a[p->mix], p);
+    }
+  }
+  share(dst, p, slot, ep, n, src->ver, &x->nref);
+}
+
+/* L ⊔= X (rsan_clk_join_loc_slow with X's memo): L ⊑ X needs only L's pairs when X's memo
+ * remembers L's snapshot; a whole comparison that finds the snapshot ⊑ X remembers it. */
+void rsan_clk_join_loc_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, rsan_memo *memo,
+                              rsan_snap **snap, rsan_xclk *x, int which) {
+  int leq = 0;
+  if (is_loc_clock(dst) && src->cap > RSAN_CLK_INLINE) {
+    if (rsan_clk_shared(dst) && memo) {
+      const rsan_snap *p = dst->u.s.snap;
+      rsan_memo *m = &memo[p->mix];
+      const uint64_t *e = rsan_clk_ce(src);
+      uint32_t nb = src->n;
+      leq = memo_has(m, p);
+      if (leq) DBG_COUNT(2);
+      else leq = narrow_leq(p->e, p->n, e, nb);
+      RSAN_ASSERT(!leq || narrow_leq(p->e, p->n, e, nb));
+      if (leq) {
+        memo_put(m, p);
+        for (int i = 0; i < RSAN_CLK_DELTA; i++) {
+          uint32_t u = dst->u.s.slot[i];
+          if (dst->u.s.ep[i] > (u < nb ? e[u] : 0)) leq = 0;
+        }
+      }
+    } else {
+      leq = loc_leq(dst, src);
+    }
+  }
+  if (leq) rsan_clk_export_t_slow(dst, t, src, snap, x, which);
+  else rsan_clk_join_slow(dst, src);
 }

@@ -192,21 +192,7 @@ void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   query_evicted(l, c, q);
 }
 
-/* The evicted-facts entry the next fact will write when the window is full (its oldest fact
- * leaves: rsan_loc_add_fact), fetched while the operation's rules run. */
-static inline void prefetch_eviction(const rsan_loc *l) {
-  if (win(l) != l->fcap || !l->ev || (l->grow && l->fcap < RSAN_FACTS_MAX)) return;
-  uint32_t s = rsan_loc_facts(l)[l->fold & (l->fcap - 1)].slot;
-  if (rsan_loc_evdirect(l)) {
-    if (s < rsan_loc_evn(l)) __builtin_prefetch(&l->ev[s], 1);
-    return;
-  }
-  for (uint32_t i = 0; i < RSAN_EV_SLOTS; i++)
-    if (l->evslot[i] == s + 1) __builtin_prefetch(&l->ev[i], 1);
-}
-
 void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa, rsan_q *qb) {
-  prefetch_eviction(l);
   /* the scan reads only locals: the answers are written after it (they may alias nothing,
    * but the compiler cannot know) */
   const rsan_fact *fs = rsan_loc_facts(l), *hita = NULL, *hitb = NULL;

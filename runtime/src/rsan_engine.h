@@ -29,6 +29,47 @@ static inline __attribute__((always_inline)) uint64_t rsan_race_rmw_i(rsan_threa
   return rsan_race_rmw(t, l, mo);
 }
 
+/* ---- the thread clocks' joins and exports (docs/design/clocks.md §16) ----
+ * X ⊔= L, L := X, L ⊔= X for a thread clock X of t (which: RSAN_X_*, X = rsan_tclk) and a
+ * location clock L: the inline case as rsan_clk_join / rsan_clk_export / rsan_clk_join_loc,
+ * beyond it with X's memo and export delta (clock.c). */
+static inline rsan_clk *rsan_tclk(rsan_thread *t, int which) {
+  return which == RSAN_X_C ? &t->Tc : which == RSAN_X_R ? &t->Tr : which == RSAN_X_SC ? &t->Tsc : &t->Ta;
+}
+/* the memo of a clock that location clocks are joined into (Tr has none) */
+static inline rsan_memo *rsan_tmemo(rsan_thread *t, int which) {
+  return which == RSAN_X_C    ? t->memo_c
+         : which == RSAN_X_SC ? t->memo_sc
+         : which == RSAN_X_A  ? t->memo_a
+                              : NULL;
+}
+/* an exported clock's state and snapshot (Ta is not exported) */
+static inline rsan_xclk *rsan_txclk(rsan_thread *t, int which) {
+  return which == RSAN_X_C ? &t->xc : which == RSAN_X_R ? &t->xr : which == RSAN_X_SC ? &t->xsc : NULL;
+}
+static inline rsan_snap **rsan_tsnap(rsan_thread *t, int which) {
+  return which == RSAN_X_C ? &t->snap_c : which == RSAN_X_R ? &t->snap_r : &t->snap_sc;
+}
+static RSAN_ALWAYS_INLINE void rsan_join_t(rsan_thread *t, int which, const rsan_clk *src) {
+  rsan_clk *dst = rsan_tclk(t, which);
+  if (!src->ver || src->ver == dst->ver) return; /* version 0: ⊥ */
+  if (!rsan_clk_join_inline(dst, src))
+    rsan_clk_join_t_slow(t, dst, src, rsan_tmemo(t, which), rsan_txclk(t, which));
+}
+static RSAN_ALWAYS_INLINE void rsan_export_t(rsan_clk *dst, rsan_thread *t, int which) {
+  rsan_clk *src = rsan_tclk(t, which);
+  if (dst->ver == src->ver && dst->n == src->n) return; /* the same content */
+  if (!rsan_clk_assign_inline(dst, src))
+    rsan_clk_export_t_slow(dst, t, src, rsan_tsnap(t, which), rsan_txclk(t, which), which);
+}
+static RSAN_ALWAYS_INLINE void rsan_join_loc_t(rsan_clk *dst, rsan_thread *t, int which) {
+  rsan_clk *src = rsan_tclk(t, which);
+  if (!src->ver || src->ver == dst->ver) return;
+  if (!rsan_clk_join_inline(dst, src))
+    rsan_clk_join_loc_t_slow(dst, t, src, rsan_tmemo(t, which), rsan_tsnap(t, which), rsan_txclk(t, which),
+                             which);
+}
+
 /* ---- facts (docs/design/clocks.md) ----
  * Every singleton a rule of §3.2/§3.3 gives a thread clock is the access's fact
  * (x, stamp(x), stampU(x)) after the operation: a store's x@t / x@tU, a load's coherence
@@ -37,8 +78,15 @@ static inline __attribute__((always_inline)) uint64_t rsan_race_rmw_i(rsan_threa
  * and Tsc hold at the thread's slot. Made before the rules, so the clocks a write exports
  * (Wsc(x) := Tsc, W(x) := Tc) contain it; a load's Msc(x) ⊔= Tsc then also contains it,
  * which adds nothing (Msc(x)(x) = stamp(x), MscU(x)(x) = stampU(x) already). F's facts are
- * never queried and not made. */
-static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l) {
+ * never queried and not made.
+ * defer (not NULL): the fact's place in x's window is left to the caller, which sets it with
+ * rsan_fact_append before it releases x's lock (*defer is set when there is one to place).
+ * Exact: the window is read only by queries and re-read tests of x (checks, reports), which run
+ * under x's lock before the operation's rules or in later operations; between the fact's
+ * epoch and its place only the rules (clocks), the race detector's part, the write history,
+ * the memory operation and notes run. Meanwhile the hot location's evicted-facts entry the
+ * place writes has arrived (rsan_loc_prefetch_eviction). */
+static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l, int *defer) {
   if (RSAN_UNLIKELY(l->id == 0)) return; /* F */
   uint64_t e = ++t->epoch;
   uint32_t s = t->slot;
@@ -47,6 +95,12 @@ static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l) {
     rsan_clk_e(&t->Ta)[s] = e;
     rsan_clk_e(&t->Tsc)[s] = e;
     uint64_t v = rsan_clk_newver3(); /* three fresh versions: v, v + 1, v + 2 */
+    /* the own entry is always part of an export delta (rsan_xclk): one that held for the old
+     * content holds for the new */
+    if (RSAN_UNLIKELY(t->Tc.cap > RSAN_CLK_INLINE)) {
+      if (t->xc.dver && t->xc.dver == t->Tc.ver) t->xc.dver = v;
+      if (t->xsc.dver && t->xsc.dver == t->Tsc.ver) t->xsc.dver = v + 2;
+    }
     t->Tc.ver = v;
     t->Ta.ver = v + 1;
     t->Tsc.ver = v + 2;
@@ -55,7 +109,13 @@ static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l) {
     rsan_clk_set(&t->Ta, s, e);
     rsan_clk_set(&t->Tsc, s, e);
   }
-  rsan_loc_add_fact_i(l, s, e);
+  if (defer) *defer = 1;
+  else rsan_loc_add_fact_i(l, s, e);
+}
+/* the deferred fact's place (rsan_add_fact_i): the thread's newest epoch, made in this
+ * operation */
+static RSAN_ALWAYS_INLINE void rsan_fact_append(rsan_thread *t, rsan_loc *l, int made) {
+  if (made) rsan_loc_add_fact_i(l, t->slot, t->epoch);
 }
 
 /* The first epoch of the facts this thread made since the engine first checked it here: the
@@ -87,11 +147,11 @@ static inline uint64_t rsan_thread_own_epoch0(const rsan_thread *t) {
  * W(x) := Tc or Tr, or W(x) ⊔= Tc or Tr after Ta ⊔= W(x), all ⊑ Ta (Tr ⊑ Tc ⊑ Ta, §3.4).
  * Tsc and Ta only grew since (rsan_thread_own_epoch0). Otherwise (no such fact, or one of
  * the slot's previous owner) the fact is made as before and 0 returned. */
-static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l) {
+static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l, int *defer) {
   uint64_t e = rsan_loc_current_fact(l, t->slot);
   /* a re-read: the older fact is the same (a write changed the stamp: it always adds one) */
   if (e) return e >= rsan_thread_own_epoch0(t);
-  rsan_add_fact_i(t, l);
+  rsan_add_fact_i(t, l, defer);
   return 0;
 }
 
@@ -102,19 +162,19 @@ static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l) {
  * (since the last write) Msc(x) ⊔ Tsc is Tsc: one copy, which a location clock of many slots
  * shares with the thread (rsan_clk_export) instead of an array of its own.
  * Returns what rsan_load_fact_i returned: 1 when W(x) ⊑ Ta is known (for rsan_hb_load_i). */
-static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
-  int known = rsan_load_fact_i(t, l);
-  if (!known) rsan_clk_join(&t->Tsc, &l->Wsc); /* known: Wsc(x) ⊑ Tsc already */
+static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l, int *defer) {
+  int known = rsan_load_fact_i(t, l, defer);
+  if (!known) rsan_join_t(t, RSAN_X_SC, &l->Wsc); /* known: Wsc(x) ⊑ Tsc already */
   RSAN_ASSERT(rsan_clk_leq(&l->Wsc, &t->Tsc));
   /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
    * it contains a version of Tsc, joining that version again adds nothing: a re-read that
    * changed no clock (a spin loop) costs no join */
   if (t->Tsc.ver != l->msc_in) {
     if (l->msc_wsc) { /* Msc(x) = Wsc(x) ⊑ Tsc */
-      rsan_clk_export(&l->Msc, &t->Tsc, &t->snap_sc);
+      rsan_export_t(&l->Msc, t, RSAN_X_SC);
       l->msc_wsc = 0;
     } else {
-      rsan_clk_join_loc(&l->Msc, &t->Tsc, &t->snap_sc);
+      rsan_join_loc_t(&l->Msc, t, RSAN_X_SC);
     }
     l->msc_in = t->Tsc.ver;
   }
@@ -124,13 +184,14 @@ static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l) {
 /* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment):
  * Msc(x) ⊔= x@t; Tsc ⊔= Msc(x); Wsc(x) := Tsc; Msc(x) := Tsc (U: x@tU, or nothing).
  * x@t (with stampU) is the fact, already in Tsc. */
-static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
+static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU,
+                                               int *defer) {
   (void)ts;
   (void)tU;
   RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
-  rsan_add_fact_i(t, l); /* a write's stamp is new: no fact has it yet */
-  rsan_clk_join(&t->Tsc, rsan_loc_msc(l));
-  rsan_clk_export(&l->Wsc, &t->Tsc, &t->snap_sc);
+  rsan_add_fact_i(t, l, defer); /* a write's stamp is new: no fact has it yet */
+  rsan_join_t(t, RSAN_X_SC, rsan_loc_msc(l));
+  rsan_export_t(&l->Wsc, t, RSAN_X_SC);
   l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */
   l->msc_in = t->Tsc.ver;
 }
@@ -138,20 +199,20 @@ static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint
 /* ---- hb side (RC20): algorithm.md §3.3 ---- */
 /* Ta ⊔= src, and Tc ⊔= src when acq */
 static RSAN_ALWAYS_INLINE void rsan_join_hb_i(rsan_thread *t, const rsan_clk *src, int acq) {
-  rsan_clk_join(&t->Ta, src);
-  if (acq) rsan_clk_join(&t->Tc, src);
+  rsan_join_t(t, RSAN_X_A, src);
+  if (acq) rsan_join_t(t, RSAN_X_C, src);
 }
 /* Load(mo): Ta ⊔= W(x); mo ⊒ acq: Tc ⊔= W(x), else Tc ⊔= W(x)|x (the fact). known: W(x) ⊑ Ta
  * already (rsan_load_fact_i), so only Tc's join is left. */
 static RSAN_ALWAYS_INLINE void rsan_hb_load_i(rsan_thread *t, rsan_loc *l, int mo, int known) {
-  if (!known) rsan_clk_join(&t->Ta, &l->W);
-  if (mo_acq(mo)) rsan_clk_join(&t->Tc, &l->W);
+  if (!known) rsan_join_t(t, RSAN_X_A, &l->W);
+  if (mo_acq(mo)) rsan_join_t(t, RSAN_X_C, &l->W);
 }
 /* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
  * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */
 static RSAN_ALWAYS_INLINE void rsan_hb_store_i(rsan_thread *t, rsan_loc *l, int mo) {
-  if (mo_rel(mo)) rsan_clk_export(&l->W, &t->Tc, &t->snap_c);
-  else rsan_clk_export(&l->W, &t->Tr, &t->snap_r);
+  if (mo_rel(mo)) rsan_export_t(&l->W, t, RSAN_X_C);
+  else rsan_export_t(&l->W, t, RSAN_X_R);
 }
 /* RMW(mo): W(x) ⊔= x@t; Ta, Tc ⊔= x@t (the fact). Read part: Ta ⊔= W(x); mo ⊒ acq:
  * Tc ⊔= W(x), else TcU ⊔= WU(x)|x (the fact). Write part, joined (release sequences run
@@ -161,11 +222,11 @@ static RSAN_ALWAYS_INLINE void rsan_hb_rmw_i(rsan_thread *t, rsan_loc *l, int mo
   rsan_join_hb_i(t, &l->W, mo_acq(mo));
   if (mo_rel(mo) && mo_acq(mo)) {
     RSAN_ASSERT(rsan_clk_leq(&l->W, &t->Tc));
-    rsan_clk_export(&l->W, &t->Tc, &t->snap_c);
+    rsan_export_t(&l->W, t, RSAN_X_C);
   } else if (mo_rel(mo)) {
-    rsan_clk_join_loc(&l->W, &t->Tc, &t->snap_c);
+    rsan_join_loc_t(&l->W, t, RSAN_X_C);
   } else {
-    rsan_clk_join_loc(&l->W, &t->Tr, &t->snap_r);
+    rsan_join_loc_t(&l->W, t, RSAN_X_R);
   }
 }
 

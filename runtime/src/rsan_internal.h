@@ -129,9 +129,17 @@ static inline void rsan_spin_unlock(rsan_spin *l) {
 #define RSAN_CLK_INLINE_LOC 1       /* cap of an inline location clock (location.c) */
 #define RSAN_CLK_SHARED 0xFFFFFFFFu /* cap of a shared location clock */
 #define RSAN_CLK_DELTA 5
-typedef struct rsan_snap {
-  uint32_t refs; /* atomic: location clocks and the exporting thread hold it */
+typedef struct __attribute__((aligned(64))) rsan_snap {
+  /* atomic: the holders (location clocks, the exporting thread) with a bias while the
+   * exporting thread holds it (clock.c); alone in its cache line, which other threads write,
+   * so that the lines every thread reads stay shared */
+  uint64_t refs;
+  char refs_line[56];
   uint32_t n;
+  uint32_t mix; /* the memo entry that remembers its lineage (rsan_memo) */
+  /* its place in its lineage (docs/design/clocks.md §16): the snapshots of one thread clock in
+   * one life of its thread record share lin (unique in the process) and grow with seq */
+  uint64_t lin, seq;
   uint32_t e[]; /* n entries, never changed once made */
 } rsan_snap;
 typedef struct __attribute__((aligned(64))) rsan_clk {
@@ -185,7 +193,6 @@ static inline uint64_t rsan_clk_newver3(void) {
 void rsan_clk_init(rsan_clk *c);
 void rsan_clk_release(rsan_clk *c); /* c := ⊥, memory released */
 void rsan_clk_unshare(rsan_clk *c); /* a shared clock := ⊥, an inline location clock */
-void rsan_snap_drop(rsan_snap **p);  /* a thread's snapshot let go (*p := NULL) */
 static inline void rsan_clk_clear(rsan_clk *c) { /* c := ⊥, memory kept (a shared one's dropped) */
   if (RSAN_UNLIKELY(rsan_clk_shared(c))) {
     rsan_clk_unshare(c);
@@ -243,21 +250,39 @@ static inline void rsan_clk_assign(rsan_clk *dst, const rsan_clk *src) {
   if (!rsan_clk_assign_inline(dst, src)) rsan_clk_assign_slow(dst, src);
 }
 int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b);    /* a ⊑ b pointwise */
-/* A location clock := / ⊔= a thread clock (the rules' writes of W, Wsc, Msc): the inline
- * case as rsan_clk_assign / rsan_clk_join; beyond it the location clock shares *snap, the
- * thread clock's last snapshot (a new one when the clock moved too far from it). */
-void rsan_clk_export_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap);
-void rsan_clk_join_loc_slow(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap);
-static inline void rsan_clk_export(rsan_clk *dst, const rsan_clk *src, rsan_snap **snap) {
-  if (dst->ver == src->ver && dst->n == src->n) return; /* the same content */
-  if (!rsan_clk_assign_inline(dst, src)) rsan_clk_export_slow(dst, src, snap);
+/* ---- what a thread knows of shared snapshots (docs/design/clocks.md §16) ----
+ * Memo: per thread clock X (Tc, Ta, Tsc), per lineage entry (rsan_snap.mix), the highest seq
+ * of that lineage whose snapshot is known to be contained in X. A lineage's snapshots only
+ * grow with seq (they are taken of one thread clock, which only grows in its thread's life),
+ * and X only grows in its thread's life, so "S ⊑ X" stays true from the memo's store to its
+ * use: a join X ⊔= (S, pairs) with S remembered joins only the pairs. Cleared whenever the
+ * thread's clocks are released (thread.c); thread records are never reused. */
+#define RSAN_MEMO 128 /* entries per memo: snapshots of slot s use 2s, 2s + 1 (c, r), s (sc) */
+typedef struct rsan_memo {
+  uint64_t lin, seq; /* lin 0: empty */
+} rsan_memo;
+/* Export state of an exported thread clock X (Tc, Tr, Tsc) beside its last snapshot S: while
+ * X's version is dver, every entry in which X differs from S is at slot own or in dslot[0, dk)
+ * (and above S's: X only grew since S was taken). Then an export is S with those entries,
+ * O(RSAN_CLK_DELTA) instead of comparing every entry. Any change of X that does not keep the
+ * delta gives X a new version and so turns it off (the next export compares and sets it). */
+typedef struct rsan_xclk {
+  uint64_t nref; /* the references to X's snapshot this thread gave location clocks (clock.c) */
+  uint64_t lin;  /* lineage of X's snapshots in this life (0: none taken yet) */
+  uint64_t dver; /* 0: no delta */
+  uint32_t dk;
+  uint32_t dslot[RSAN_CLK_DELTA];
+} rsan_xclk;
+/* slot u of X changed (own: the thread's slot, always part of the delta): 1 if the delta
+ * still holds every changed slot */
+static inline int rsan_xclk_note(rsan_xclk *x, uint32_t own, uint32_t u) {
+  if (u == own) return 1;
+  for (uint32_t i = 0; i < x->dk; i++)
+    if (x->dslot[i] == u) return 1;
+  if (x->dk == RSAN_CLK_DELTA) return 0;
+  x->dslot[x->dk++] = u;
+  return 1;
 }
-static inline __attribute__((always_inline)) void rsan_clk_join_loc(rsan_clk *dst, const rsan_clk *src,
-                                                                    rsan_snap **snap) {
-  if (!src->ver || src->ver == dst->ver) return;
-  if (!rsan_clk_join_inline(dst, src)) rsan_clk_join_loc_slow(dst, src, snap);
-}
-
 /* ---- vector clocks of the race detector (vclock.c), indexed by thread id ---- */
 typedef struct rsan_vc {
   uint32_t n, cap; /* entries >= n are 0 */
@@ -352,7 +377,24 @@ struct rsan_thread {
   int spin_failed;
   rsan_repeat repeats[RSAN_REPEATS]; /* reports this thread's checks repeat (report_robustness.c) */
   struct rsan_thread *all_next;
+  /* docs/design/clocks.md §16: the export state of Tc, Tr, Tsc, the snapshots' seq counter,
+   * and the memos of Tc, Ta, Tsc (what shared snapshots each is known to contain) */
+  rsan_xclk xc, xr, xsc;
+  uint64_t snap_seq;
+  rsan_memo memo_c[RSAN_MEMO], memo_a[RSAN_MEMO], memo_sc[RSAN_MEMO];
 };
+
+/* The thread clock rules' joins and exports with the memos and export states above
+ * (docs/design/clocks.md §16), beyond RSAN_CLK_INLINE slots (rsan_engine.h has the inline
+ * case): X ⊔= L, L := X, L ⊔= X for a thread clock X of t (which: RSAN_X_*) and a location
+ * clock L. */
+enum { RSAN_X_C, RSAN_X_R, RSAN_X_SC, RSAN_X_A };
+void rsan_clk_join_t_slow(rsan_thread *t, rsan_clk *dst, const rsan_clk *src, rsan_memo *memo, rsan_xclk *x);
+void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, rsan_snap **snap,
+                            rsan_xclk *x, int which);
+void rsan_clk_join_loc_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, rsan_memo *memo,
+                              rsan_snap **snap, rsan_xclk *x, int which);
+void rsan_thread_snaps_release(rsan_thread *t); /* its snapshots, export states and memos */
 
 rsan_thread *rsan_thread_new_root(void);
 int rsan_thread_next_tid(void); /* the tid the next new thread gets */
@@ -375,6 +417,17 @@ int rsan_thread_tid_at(uint32_t slot, uint64_t race_epoch);
  * above hook_frame; returns how many. */
 uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t *out, uint32_t max);
 void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op, int size);
+/* the same, inline (the atomic entry points: every operation notes itself) */
+static inline __attribute__((always_inline)) void
+rsan_thread_note_access_i(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op, int size) {
+  rsan_recent *r = &t->recent[t->recent_next++ % RSAN_RECENT];
+  r->site = site;
+  r->loc_id = l->id;
+  r->addr = l->addr;
+  r->op = (uint8_t)op;
+  r->rmw_op = (uint8_t)rmw_op;
+  r->size = (uint8_t)size;
+}
 /* the thread with id tid (NULL when unknown), and the calling thread's state without
  * registering it (NULL when the OS thread is not known yet) */
 rsan_thread *rsan_thread_by_tid(int tid);

@@ -120,7 +120,13 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_vc S;        /* race detector: the sync clock S_x (algorithm.md §5) */
   /* sparse table: rsan_evtail.evslot as uint16_t, UINT16_MAX when it does not fit (then only
    * the tail names the slot): an eviction finds its slot's entry without reading the tail */
-  uint16_t evslot[RSAN_EV_SLOTS];
+  union {
+    uint16_t evslot[RSAN_EV_SLOTS];
+    /* a direct table (which has no use for evslot; its window is at RSAN_FACTS_MAX): the slot
+     * of the window's oldest fact when the last fact was added, a hint for the entry the
+     * next fact writes (rsan_loc_prefetch_eviction); no value depends on it */
+    uint32_t ev_hint;
+  };
   union {
     uint64_t init_value;         /* memory's value when the location was first touched */
     struct rsan_loc *free_next;  /* a retired record, on the free list (location.c) */
@@ -208,6 +214,7 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
     rsan_evicted *e = NULL;
     if (rsan_loc_evdirect(l)) {
       if (old->slot < 1u << l->evlog) e = &l->ev[old->slot];
+      l->ev_hint = fs[(l->fold + 1) & mask].slot; /* the next one to leave */
     } else {
       for (uint32_t i = RSAN_EV_SLOTS; i-- > 0;) /* the first match, as ev_entry (a slot has one) */
         if (l->evslot[i] == old->slot + 1) e = &l->ev[i];
@@ -229,6 +236,20 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
   f->ts16 = (uint16_t)l->stamp;
   f->tsU16 = (uint16_t)l->stampU;
   l->nfacts = n + 1;
+}
+/* For a hot location (its evicted facts indexed by slot: many threads, a grown window), the
+ * lines the operation's fact will touch, fetched at once while its check and rules run: the
+ * window's newest fact (the check reads it), the place of the next (the oldest fact's, when
+ * the window is full) and the evicted-facts entry of the oldest fact's slot, from the record's
+ * hint (a hint: no value depends on any of it). A sparse table is small and its location's
+ * window inline: nothing to fetch. */
+static inline void rsan_loc_prefetch_eviction(const rsan_loc *l) {
+  if (!rsan_loc_evdirect(l)) return; /* (a direct table: ev allocated, facts_ext the window) */
+  const rsan_fact *fs = l->facts_ext;
+  uint64_t n = l->nfacts, mask = l->fcap - 1u;
+  __builtin_prefetch(&fs[(n - 1) & mask], 0);
+  __builtin_prefetch(&fs[n & mask], 1);
+  if (n - l->fold == l->fcap && l->ev_hint < 1u << l->evlog) __builtin_prefetch(&l->ev[l->ev_hint], 1);
 }
 /* The epoch of slot's fact on x with the current (stamp, stampU), 0 when it has none: a new
  * one would add nothing (a repeated read of the same write). The facts with the current

@@ -22,8 +22,10 @@ void rsan_loc_check_invariants(const rsan_loc *l) {
 __thread const rsan_thread *rsan_tls_fact_thread;
 __thread uint64_t rsan_tls_fact_epoch0, rsan_tls_fact_gen;
 
-void rsan_sc_load(rsan_thread *t, rsan_loc *l) { (void)rsan_sc_load_i(t, l); }
-void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) { rsan_sc_write_i(t, l, ts, tU); }
+void rsan_sc_load(rsan_thread *t, rsan_loc *l) { (void)rsan_sc_load_i(t, l, NULL); }
+void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
+  rsan_sc_write_i(t, l, ts, tU, NULL);
+}
 void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo) { rsan_hb_load_i(t, l, mo, 0); }
 void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU) {
   (void)ts;

@@ -232,9 +232,7 @@ static void thread_free_clocks(rsan_thread *t) {
   rsan_clk_release(&t->Tr);
   rsan_clk_release(&t->Ta);
   rsan_clk_release(&t->Tsc);
-  rsan_snap_drop(&t->snap_c);
-  rsan_snap_drop(&t->snap_r);
-  rsan_snap_drop(&t->snap_sc);
+  rsan_thread_snaps_release(t); /* and the memos: the clocks are ⊥, they contain nothing now */
   rsan_fence_sc_forget(t);
   rsan_race_thread_free(t);
 }
@@ -321,13 +319,7 @@ uint32_t rsan_thread_stack(const rsan_thread *t, uintptr_t hook_frame, uint64_t 
 }
 
 void rsan_thread_note_access(rsan_thread *t, uint64_t site, const rsan_loc *l, int op, int rmw_op, int size) {
-  rsan_recent *r = &t->recent[t->recent_next++ % RSAN_RECENT];
-  r->site = site;
-  r->loc_id = l->id;
-  r->addr = l->addr;
-  r->op = (uint8_t)op;
-  r->rmw_op = (uint8_t)rmw_op;
-  r->size = (uint8_t)size;
+  rsan_thread_note_access_i(t, site, l, op, rmw_op, size);
 }
 
 /* fork (rsan_fork.h) */
