@@ -373,6 +373,17 @@ void rsan_thread_snaps_release(rsan_thread *t) {
   memset(t->memo_sc, 0, sizeof t->memo_sc);
 }
 
+/* t's record was overwritten with a copy taken earlier (sched_closure_state.c): its snapshots
+ * are its own again, each with the bias and no reference given yet (the location clocks the
+ * copy restored hold theirs atomically). The copy keeps its own references meanwhile, so the
+ * snapshots live from the release of the record's previous claims to this one. */
+void rsan_thread_snaps_claim(rsan_thread *t) {
+  rsan_snap *snaps[3] = {t->snap_c, t->snap_r, t->snap_sc};
+  for (int k = 0; k < 3; k++)
+    if (snaps[k]) __atomic_add_fetch(&snaps[k]->refs, RSAN_SNAP_BIAS, __ATOMIC_RELAXED);
+  t->xc.nref = t->xr.nref = t->xsc.nref = 0;
+}
+
 /* the pairs of src raise entries of dst (or dst is ⊥): applied, each raised slot noted in X's
  * export delta (which stays on only while it held before and every slot fits) */
 static RSAN_NOINLINE void join_pairs(rsan_thread *t, rsan_clk *dst, const rsan_clk *src, rsan_xclk *x) {

@@ -395,6 +395,7 @@ void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, 
 void rsan_clk_join_loc_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, rsan_memo *memo,
                               rsan_snap **snap, rsan_xclk *x, int which);
 void rsan_thread_snaps_release(rsan_thread *t); /* its snapshots, export states and memos */
+void rsan_thread_snaps_claim(rsan_thread *t);   /* a restored copy's snapshots become t's */
 
 rsan_thread *rsan_thread_new_root(void);
 int rsan_thread_next_tid(void); /* the tid the next new thread gets */

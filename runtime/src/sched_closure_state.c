@@ -10,7 +10,11 @@
  * - a clock's array (location clocks of more than one slot, thread clocks of more than six):
  *   copied, and restored into a new array (the engine may free or grow the one in use);
  * - a shared location clock's snapshot and a thread's last snapshots (rsan_snap, immutable,
- *   reference-counted): the state holds a reference, the restored record one of its own;
+ *   reference-counted): the state holds a reference, the restored record one of its own (a
+ *   thread's: its biased claim, clock.c rsan_thread_snaps_claim);
+ * - a thread's memos and export states (docs/design/clocks.md §16): restored with its clocks,
+ *   which they describe; a lineage's later snapshots are remade with the same numbers, which
+ *   only the restored records can hold;
  * - a location's write history, its grown fact window and its evicted-facts table, a thread's
  *   free slots: copied, restored into new blocks;
  * - the race detector's clocks (a thread's C, R, A, a location's S), the records' locks and
@@ -179,9 +183,7 @@ void rsan_cstate_restore(const rsan_cstate *s) {
   for (int i = 0; i < s->nt; i++) {
     const saved_thread *st = &s->th[i];
     rsan_thread *t = st->t;
-    rsan_snap_drop(&t->snap_c);
-    rsan_snap_drop(&t->snap_r);
-    rsan_snap_drop(&t->snap_sc);
+    rsan_thread_snaps_release(t);
     rsan_free(t->free_slots);
     /* kept: the clocks (restored one by one below), the race detector's clocks, the thread
      * list's link, the scheduler's slot */
@@ -201,9 +203,7 @@ void rsan_cstate_restore(const rsan_cstate *s) {
       memcpy(c, &cur[k], sizeof *c);
       clk_restore(c, &st->clk[k]);
     }
-    snap_hold(t->snap_c);
-    snap_hold(t->snap_r);
-    snap_hold(t->snap_sc);
+    rsan_thread_snaps_claim(t);
     t->free_slots = dup(st->free_slots, (size_t)t->cap_free_slots * sizeof(uint32_t));
   }
   for (int i = 0; i < s->nl; i++) {
