@@ -6,8 +6,9 @@
  * keyed by granule) and is replaced by a mark (tid MARK_TID): accesses of a marked granule are
  * also checked against the block, and recorded there when the main cells are full. The mark is
  * cleared with the main cells (free, thread exit), which orphans the block; a block is emptied
- * when it is marked again. Beyond OVF_SLOTS granules with overflow at once, the main cells
- * evict (race.c scan_cells): a miss, never a false report.
+ * when it is marked again. Beyond OVF_SLOTS granules with overflow at once, or where the
+ * OVF_PROBES slots from a granule's hash are taken, the main cells evict (race.c scan_cells):
+ * a miss, never a false report.
  *
  * C11 [intro.races]: two atomic accesses never race; an atomic and a plain access to common
  * bytes race unless happens-before orders them. So an atomic access that is not recorded in
@@ -40,9 +41,16 @@ static uint32_t ovf_hash(uintptr_t g) {
   return (uint32_t)(((g >> 3) * 0x9E3779B97F4A7C15ull) >> 52) % OVF_SLOTS;
 }
 
-/* under ovf_lock: the index of g's block, created if needed (-1 when the table is full) */
+/* Probes per lookup: a block is only ever made within OVF_PROBES slots of its granule's hash,
+ * so a lookup finds it there, and its cost stays bounded once the table fills up (entries
+ * are never removed: a full table made every new crowded granule scan all OVF_SLOTS, under
+ * ovf_lock, before it evicted). Where the probed slots are all taken, the main cells evict:
+ * a miss, never a false report, as with a full table. */
+#define OVF_PROBES 64
+
+/* under ovf_lock: the index of g's block, created if needed (-1 when its slots are taken) */
 static int ovf_get(uintptr_t g) {
-  for (uint32_t k = 0, h = ovf_hash(g); k < OVF_SLOTS; k++, h = (h + 1) % OVF_SLOTS) {
+  for (uint32_t k = 0, h = ovf_hash(g); k < OVF_PROBES; k++, h = (h + 1) % OVF_SLOTS) {
     ovf_block *b = ovf_table[h];
     if (b && b->g == g) return (int)h;
     if (!b) {
