@@ -266,6 +266,23 @@ class Runtime:
     def fence(self, order="sc", site=0):
         self.rsan.fence(ORDERS[order], 0, site)
 
+    def atomic_op(self, mem, op, line: int, function: str):
+        """One model op (("st", x, v, o), ("ld", x, o), ("rmw", x, op, v, o),
+        ("cas", x, e, d, s, f, weak), ("fence", o)) on the variables mem, with a site at line in
+        function; the value read, None for a store or a fence."""
+        kind = op[0]
+        if kind == "st":
+            return self.store(mem[op[1]], op[2], op[3], self.site("st", line, function, op[3]))
+        if kind == "ld":
+            return self.load(mem[op[1]], op[2], self.site("ld", line, function, op[2]))
+        if kind == "rmw":
+            return self.rmw(mem[op[1]], op[2], op[3], op[4], self.site("rmw", line, function, op[4]))
+        if kind == "cas":
+            return self.cas(mem[op[1]], op[2], op[3], op[4], op[5], op[6], self.site("cas", line, function, op[4]))
+        if kind == "fence":
+            return self.fence(op[1], self.site("fence", line, function, op[1]))
+        raise ValueError(op)
+
     def read(self, p, site=0, size=4):
         """A plain read of size bytes at p (race detection only)."""
         getattr(self.lib, f"__rsan_read_{size}")(p, site)
@@ -333,29 +350,15 @@ def run(rt: Runtime, prog: Program, schedule, options: str = ""):
     values = {}
 
     def do(k, i, op):
-        fn = f"t{k}" if k else "main"
         kind = op[0]
-        if kind == "st":
-            s = rt.site("st", line_of(k, i), fn, op[3])
-            rt.store(mem[op[1]], op[2], op[3], s)
-        elif kind == "ld":
-            s = rt.site("ld", line_of(k, i), fn, op[2])
-            values[(k, i)] = rt.load(mem[op[1]], op[2], s)
-        elif kind == "rmw":
-            s = rt.site("rmw", line_of(k, i), fn, op[4])
-            values[(k, i)] = rt.rmw(mem[op[1]], op[2], op[3], op[4], s)
-        elif kind == "cas":
-            s = rt.site("cas", line_of(k, i), fn, op[4])
-            values[(k, i)] = rt.cas(mem[op[1]], op[2], op[3], op[4], op[5], op[6], s)
-        elif kind == "fence":
-            s = rt.site("fence", line_of(k, i), fn, op[1])
-            rt.fence(op[1], s)
-        elif kind == "lock":
+        if kind == "lock":
             lib.rsan_sync_acquire(cur[0], mem[op[1]])
         elif kind == "unlock":
             lib.rsan_sync_release(cur[0], mem[op[1]])
         else:
-            raise ValueError(op)
+            value = rt.atomic_op(mem, op, line_of(k, i), f"t{k}" if k else "main")
+            if kind in ("ld", "rmw", "cas"):
+                values[(k, i)] = value
 
     cur = [main]
     for i, op in enumerate(prog.prelude):

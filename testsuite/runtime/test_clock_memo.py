@@ -59,17 +59,7 @@ def run_both(rt, prog, sched, mode):
         op = prog.threads[k][i]
         lib.__rsan_test_set_current(threads[k])
         fn, line = f"t{k + 1}", line_of(k + 1, i)
-        kind = op[0]
-        if kind == "st":
-            rt.store(mem[op[1]], op[2], op[3], rt.site("st", line, fn, op[3]))
-        elif kind == "ld":
-            rt.load(mem[op[1]], op[2], rt.site("ld", line, fn, op[2]))
-        elif kind == "rmw":
-            rt.rmw(mem[op[1]], op[2], op[3], op[4], rt.site("rmw", line, fn, op[4]))
-        elif kind == "cas":
-            rt.cas(mem[op[1]], op[2], op[3], op[4], op[5], op[6], rt.site("cas", line, fn, op[4]))
-        else:
-            rt.fence(op[1], rt.site("fence", line, fn, op[1]))
+        rt.atomic_op(mem, op, line, fn)
         m.op(mthreads[k], op, (k + 1, i))
         pos[k] += 1
     lib.__rsan_test_set_current(main)

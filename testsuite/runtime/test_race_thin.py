@@ -8,23 +8,7 @@ that misses what the thread acquired since (a false alarm), or whose own entry i
 export's (a false alarm when too small, a miss when too large), fails them. The debug build
 also asserts, at every thin export, that the base equals C but for C's own entry."""
 
-PAD = 20  # idle threads first: the threads below hold slots >= PAD, their clocks > 16 entries
-
-
-def start(rt, names):
-    rt.reset()
-    vs = {n: rt.var(n) for n in names}
-    lib = rt.lib
-    main = rt.rsan.test_new_thread(rt.ffi.NULL)
-    rt.rsan.test_set_current(main)
-    for _ in range(PAD):
-        lib.rsan_thread_create(main)
-    t1, t2, t3 = (lib.rsan_thread_create(main) for _ in range(3))
-    return vs, t1, t2, t3
-
-
-def on(rt, t):
-    rt.rsan.test_set_current(t)
+from test_race_coded import on, start  # 20 idle slots first: clocks of more than 16 entries
 
 
 def lines(rt):
