@@ -98,17 +98,10 @@ def test_shared_location_clocks_match_the_transcription(rt):
     Msc(x) ⊔= Tsc shares the reader's or gets an array of its own. Every report (both
     timestamps) must be the transcription's. Programs whose windows of facts overflowed
     (inexact queries, docs/design/clocks.md §5) are skipped; most do not."""
-    from test_model import engine_and_transcription
+    from test_model import exact_against_transcription
     rnd = random.Random(2026)
-    exact = reported = 0
-    for _ in range(30):
-        prog = random_big_program(rnd, rnd.choice([6, 10, 16]), rnd.randint(8, 12), rnd.randint(4, 9))
-        got, want, context = engine_and_transcription(rt, prog, rnd)
-        if rt.lib.__rsan_test_inexact_count():
-            continue
-        assert got == want, context
-        exact += 1
-        reported += len(got)
+    exact, reported = exact_against_transcription(
+        rt, rnd, lambda: random_big_program(rnd, rnd.choice([6, 10, 16]), rnd.randint(8, 12), rnd.randint(4, 9)), 30)
     assert exact >= 20 and reported >= 20, (exact, reported)
 
 

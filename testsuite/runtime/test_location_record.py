@@ -4,31 +4,8 @@ threads fill a sparse table, drop entries to a bound, and turn it direct-mapped;
 (both timestamps) must still be test_model.py's transcription of algorithm.md §3."""
 import random
 
-from harness import Program
-from test_model import engine_and_transcription
-
-
-def hot_program(rnd, nvars, nthreads, nops):
-    names = [f"v{i}" for i in range(nvars)]
-    val = iter(range(1, 10**6))
-    threads = []
-    for _ in range(nthreads):
-        ops = []
-        for _ in range(nops):
-            v = rnd.choice(names)
-            k = rnd.choice(["ld", "ld", "st", "rmw", "cas"])
-            if k == "ld":
-                ops.append(("ld", v, rnd.choice(["rlx", "acq", "acq", "sc"])))
-            elif k == "st":
-                ops.append(("st", v, next(val), rnd.choice(["rlx", "rel", "rel", "sc"])))
-            elif k == "rmw":
-                ops.append(("rmw", v, "add", 1, rnd.choice(["rlx", "acq", "rel", "ar", "sc"])))
-            else:
-                succ = rnd.choice(["rlx", "acq", "rel", "ar", "sc"])
-                fail = rnd.choice(["rlx", "acq"] + (["sc"] if succ == "sc" else []))
-                ops.append(("cas", v, rnd.choice([0, 1]), next(val), succ, fail, False))
-        threads.append(ops)
-    return Program(*threads)
+from test_model import exact_against_transcription
+from test_snapshots import random_big_program
 
 
 def test_hot_locations_match_the_transcription(rt):
@@ -36,15 +13,13 @@ def test_hot_locations_match_the_transcription(rt):
     drop their oldest entry, and turn direct; programs whose queries were inexact (a dropped
     entry's bound, docs/design/clocks.md §5) are skipped."""
     rnd = random.Random(15)
-    exact = reported = 0
-    for _ in range(12):
-        prog = hot_program(rnd, 2, rnd.randint(10, 12), rnd.randint(50, 80))
-        got, want, context = engine_and_transcription(rt, prog, rnd)
-        if rt.lib.__rsan_test_inexact_count():
-            continue
-        assert got == want, context
-        exact += 1
-        reported += len(got)
+
+    def hot():   # two locations, no fences, loads and stores mostly acquire and release
+        return random_big_program(rnd, 2, rnd.randint(10, 12), rnd.randint(50, 80),
+                                  kinds=("ld", "ld", "st", "rmw", "cas"), loads=("rlx", "acq", "acq", "sc"),
+                                  stores=("rlx", "rel", "rel", "sc"))
+
+    exact, reported = exact_against_transcription(rt, rnd, hot, 12)
     # most programs stay exact (7 of 12, 856 reports): a table that loses an entry's slot or
     # overlaps its first facts makes every query inexact
     assert exact >= 5 and reported >= 200, (exact, reported)

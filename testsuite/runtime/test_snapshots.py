@@ -189,7 +189,10 @@ def test_child_and_parent_clocks_are_independent_after_create(rt):
     lib.__rsan_test_set_current(main)
 
 
-def random_big_program(rnd, nvars, nthreads, nops):
+def random_big_program(rnd, nvars, nthreads, nops, kinds=("ld", "ld", "st", "st", "rmw", "cas", "fence"),
+                       loads=("rlx", "rlx", "acq", "sc"), stores=("rlx", "rlx", "rel", "sc")):
+    """nthreads threads of nops ops each over nvars locations: ops drawn from kinds, the
+    orders of loads and stores from loads and stores (repeats weigh them)."""
     names = [f"v{i}" for i in range(nvars)]
     val = iter(range(1, 10**6))
     threads = []
@@ -197,11 +200,11 @@ def random_big_program(rnd, nvars, nthreads, nops):
         ops = []
         for _ in range(nops):
             v = rnd.choice(names)
-            k = rnd.choice(["ld", "ld", "st", "st", "rmw", "cas", "fence"])
+            k = rnd.choice(list(kinds))
             if k == "ld":
-                ops.append(("ld", v, rnd.choice(["rlx", "rlx", "acq", "sc"])))
+                ops.append(("ld", v, rnd.choice(list(loads))))
             elif k == "st":
-                ops.append(("st", v, next(val), rnd.choice(["rlx", "rlx", "rel", "sc"])))
+                ops.append(("st", v, next(val), rnd.choice(list(stores))))
             elif k == "rmw":
                 ops.append(("rmw", v, "add", 1, rnd.choice(["rlx", "acq", "rel", "ar", "sc"])))
             elif k == "cas":
