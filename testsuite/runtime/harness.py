@@ -79,6 +79,14 @@ int __rsan_test_bcas_once(void *p, uint64_t e, uint64_t d, int32_t size, int32_t
 void rsan_sync_acquire_load(rsan_thread *t, const void *addr);
 void rsan_heap_alloc(const void *p, size_t n);
 void rsan_heap_free(const void *p);
+typedef struct rsan_block_info {
+  uintptr_t addr;
+  uint64_t size;
+  int tid;
+  uint64_t site;
+  uint64_t stack[4];
+} rsan_block_info;
+int rsan_heap_find(uintptr_t addr, rsan_block_info *out);
 void helper_outer_write(void *p, uint64_t call_site, uint64_t site);
 rsan_thread *helper_create(rsan_thread *parent, uint64_t call_site);
 void helper_alloc(void *p, unsigned long n, uint64_t call_site);
