@@ -180,6 +180,47 @@ static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_ws
 
 /* Returns the location of addr, locked (created on first touch). */
 rsan_loc *rsan_loc_acquire(uintptr_t addr);
+/* The table (location.c): a directory of 16 MiB regions of the 47-bit user space, each with
+ * the chain head of every 8-byte granule */
+#define RSAN_LT_USER_BITS 47
+#define RSAN_LT_REGION_SHIFT 24 /* 16 MiB regions: a 64 MiB directory (the race shadow reserves 1 GiB) */
+#define RSAN_LT_NREGIONS (1ull << (RSAN_LT_USER_BITS - RSAN_LT_REGION_SHIFT))
+#define RSAN_LT_GRANULE_SHIFT 3
+#define RSAN_LT_PAGE_SHIFT 12
+#define RSAN_LT_REGION_SLOTS (1u << (RSAN_LT_REGION_SHIFT - RSAN_LT_GRANULE_SHIFT))
+#define RSAN_LT_REGION_PAGES (1u << (RSAN_LT_REGION_SHIFT - RSAN_LT_PAGE_SHIFT))
+typedef struct rsan_lt_region {
+  uint32_t total;                      /* live locations in the region */
+  uint32_t page[RSAN_LT_REGION_PAGES]; /* live locations per 4 KiB of user memory */
+  rsan_loc *slot[RSAN_LT_REGION_SLOTS];
+} rsan_lt_region;
+extern rsan_lt_region **rsan_lt_directory;
+/* rsan_loc_acquire with its common case inline in the atomic entry points
+ * (docs/design/clocks.md §17): the granule's chain head is the location, locked and checked under its
+ * lock as rsan_loc_acquire's first step does (not retired, the address); anything else (an
+ * unmapped region, an empty or longer chain, a record retired meanwhile) calls it, which
+ * starts again from the table. Then the record's other lines are fetched, as there. */
+static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_i(uintptr_t addr) {
+  uint64_t r = addr >> RSAN_LT_REGION_SHIFT;
+  rsan_lt_region **d = __atomic_load_n(&rsan_lt_directory, __ATOMIC_ACQUIRE);
+  if (RSAN_LIKELY(d != NULL && r < RSAN_LT_NREGIONS)) {
+    rsan_lt_region *g = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE);
+    if (RSAN_LIKELY(g != NULL)) {
+      rsan_loc *l = __atomic_load_n(
+          &g->slot[(addr & ((1u << RSAN_LT_REGION_SHIFT) - 1)) >> RSAN_LT_GRANULE_SHIFT], __ATOMIC_ACQUIRE);
+      if (RSAN_LIKELY(l != NULL)) {
+        rsan_spin_lock(&l->lock);
+        if (RSAN_LIKELY(!l->retired && l->addr == addr)) {
+          const char *c = (const char *)l;
+          for (int i = 1; i < 6; i++) __builtin_prefetch(c + 64 * i, 1);
+          return l;
+        }
+        rsan_spin_unlock(&l->lock);
+      }
+    }
+  }
+  return rsan_loc_acquire(addr);
+}
 static inline void rsan_loc_release(rsan_loc *l) { rsan_spin_unlock(&l->lock); }
 rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the table */
 uint64_t rsan_loc_count(void);  /* live locations in the table */
