@@ -6,7 +6,8 @@ clang-22's), and run once under `valgrind --tool=callgrind`. Instruction counts 
 on the machine's load, unlike times: the measure to compare runtimes by while other jobs run.
 Callgrind serialises the threads (one runs at a time, for long stretches), so the cache-line
 traffic of contended atomics is not measured. Atomic operations = calls of the runtime's
-`__rsan_{load,store,rmw,cas,wait,spin_load,spin_load_ne,bcas}_N` entry points.
+`__rsan_{load,store,rmw,cas,wait,spin_load,spin_load_ne,bcas}_N` entry points (or their
+target clones).
 
     python benchmarks/instructions.py [--before PYTHON] [--only counters] [--keep]
 """
@@ -25,7 +26,8 @@ from pathlib import Path
 from _bench import PROGRAMS_DIR, BenchError, check_pyrsan, machine_load, main_guard, workdir
 
 PROGRAMS = (("counters", "100000"), ("mpmc_queue", "1000"), ("message_passing", "50000"))
-ENTRY = re.compile(r"__rsan_(load|store|rmw|cas|wait|spin_load|spin_load_ne|bcas)_\d+")
+# (a clone's name when the entry point is built for several targets: atomic.c target_clones)
+ENTRY = re.compile(r"__rsan_(load|store|rmw|cas|wait|spin_load|spin_load_ne|bcas)_\d+(\.avx2\.0|\.default\.1)?")
 
 
 def count(callgrind_out: Path) -> tuple[int, int]:

@@ -32,7 +32,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
   if (fenced) rsan_fence_sc_step(t);
   RSAN_SCHED_POINT(RSAN_SK_LOAD, p, 0);
-  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
   rsan_report_info rep;
@@ -64,7 +64,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   int mo = order == RSAN_SEQ_CST ? RSAN_RELEASE : order;
   if (fenced) rsan_fence_sc_step(t);
   RSAN_SCHED_POINT(RSAN_SK_STORE, p, 1);
-  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
   rsan_loc_prefetch_write(l, p);
@@ -99,7 +99,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQ_REL : order;
   if (fenced) rsan_fence_sc_step(t);
   RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
-  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
   rsan_loc_prefetch_write(l, p);
@@ -142,7 +142,7 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
   int opk = weak ? RSAN_OP_CAS_WEAK : RSAN_OP_CAS_STRONG;
   if (fenced) rsan_fence_sc_step(t);
   RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
-  rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+  rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
   rsan_loc_prefetch_write(l, p);
@@ -377,23 +377,37 @@ static void op_track(void *p, int size) {
 
 /* ---- ABI entry points (rsan_interface.h). Each records its own frame address for the
  * shadow call stack before calling the shared implementation. ---- */
+/* The hot entry points are built twice, for AVX2 and the baseline, picked at load time
+ * (target_clones, as clock.c's joins): their inlined joins and copies of inline clocks
+ * (rsan_clk_join_inline, rsan_clk_assign_inline: 6 entries) are then a few vector
+ * instructions (docs/design/clocks.md §17). The same code, compiled for two targets. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define RSAN_ENTRY_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef RSAN_ENTRY_CLONES
+#define RSAN_ENTRY_CLONES
+#endif
 #define RSAN_DEF_SIZE(N) \
-  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_load_##N(void *p, int32_t order, uint64_t site) { \
+  RSAN_EXPORT RSAN_NOINLINE RSAN_ENTRY_CLONES uint64_t __rsan_load_##N(void *p, int32_t order, \
+                                                                       uint64_t site) { \
     RSAN_RT_GUARD; \
     return op_load(p, N, order, site, (uintptr_t)__builtin_frame_address(0)); \
   } \
-  RSAN_EXPORT RSAN_NOINLINE void __rsan_store_##N(void *p, uint64_t v, int32_t order, uint64_t site) { \
+  RSAN_EXPORT RSAN_NOINLINE RSAN_ENTRY_CLONES void __rsan_store_##N(void *p, uint64_t v, int32_t order, \
+                                                                    uint64_t site) { \
     RSAN_RT_GUARD; \
     op_store(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0)); \
   } \
-  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_rmw_##N(void *p, uint64_t v, int32_t op, int32_t order, \
-                                                    uint64_t site) { \
+  RSAN_EXPORT RSAN_NOINLINE RSAN_ENTRY_CLONES uint64_t __rsan_rmw_##N(void *p, uint64_t v, int32_t op, \
+                                                                      int32_t order, uint64_t site) { \
     RSAN_RT_GUARD; \
     return op_rmw(p, v, op, N, order, site, (uintptr_t)__builtin_frame_address(0)); \
   } \
-  RSAN_EXPORT RSAN_NOINLINE rsan_cas_ret __rsan_cas_##N(void *p, uint64_t expected, uint64_t desired, \
-                                                        int32_t succ, int32_t fail, int32_t weak, \
-                                                        uint64_t site) { \
+  RSAN_EXPORT RSAN_NOINLINE RSAN_ENTRY_CLONES rsan_cas_ret __rsan_cas_##N( \
+      void *p, uint64_t expected, uint64_t desired, int32_t succ, int32_t fail, int32_t weak, \
+      uint64_t site) { \
     RSAN_RT_GUARD; \
     return op_cas(p, expected, desired, N, succ, fail, weak, site, (uintptr_t)__builtin_frame_address(0)); \
   }

@@ -34,23 +34,19 @@
 #include "rsan_exit.h"
 #include "rsan_internal.h"
 
-#define LT_USER_BITS 47
-#define LT_REGION_SHIFT 24 /* 16 MiB regions: a 64 MiB directory (the race shadow reserves 1 GiB) */
-#define LT_NREGIONS (1ull << (LT_USER_BITS - LT_REGION_SHIFT))
-#define LT_GRANULE_SHIFT 3
-#define LT_PAGE_SHIFT 12
-#define LT_REGION_SLOTS (1u << (LT_REGION_SHIFT - LT_GRANULE_SHIFT))
-#define LT_REGION_PAGES (1u << (LT_REGION_SHIFT - LT_PAGE_SHIFT))
+#define LT_USER_BITS RSAN_LT_USER_BITS
+#define LT_REGION_SHIFT RSAN_LT_REGION_SHIFT
+#define LT_NREGIONS RSAN_LT_NREGIONS
+#define LT_GRANULE_SHIFT RSAN_LT_GRANULE_SHIFT
+#define LT_PAGE_SHIFT RSAN_LT_PAGE_SHIFT
+#define LT_REGION_SLOTS RSAN_LT_REGION_SLOTS
+#define LT_REGION_PAGES RSAN_LT_REGION_PAGES
 #define LT_STRIPES 256
 #define LT_WALK_MAX 64 /* a longer lock-free walk goes the locked way */
+typedef rsan_lt_region lt_region;
 
-typedef struct lt_region {
-  uint32_t total;                 /* live locations in the region */
-  uint32_t page[LT_REGION_PAGES]; /* live locations per 4 KiB of user memory */
-  rsan_loc *slot[LT_REGION_SLOTS];
-} lt_region;
-
-static lt_region **directory; /* LT_NREGIONS entries, MAP_NORESERVE */
+lt_region **rsan_lt_directory; /* LT_NREGIONS entries, MAP_NORESERVE */
+#define directory rsan_lt_directory
 static rsan_spin dir_lock;
 static uint32_t *mapped; /* regions mapped so far, under dir_lock */
 static uint32_t nmapped, capmapped;

@@ -168,8 +168,9 @@ static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l, int *d
   RSAN_ASSERT(rsan_clk_leq(&l->Wsc, &t->Tsc));
   /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
    * it contains a version of Tsc, joining that version again adds nothing: a re-read that
-   * changed no clock (a spin loop) costs no join */
-  if (t->Tsc.ver != l->msc_in) {
+   * changed no clock (a spin loop) costs no join. The version it is known to contain: Wsc's
+   * while Msc = Wsc (since the last write), else msc_in (set by the load that ended that) */
+  if (t->Tsc.ver != (l->msc_wsc ? l->Wsc.ver : l->msc_in)) {
     if (l->msc_wsc) { /* Msc(x) = Wsc(x) ⊑ Tsc */
       rsan_export_t(&l->Msc, t, RSAN_X_SC);
       l->msc_wsc = 0;
@@ -192,8 +193,10 @@ static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint
   rsan_add_fact_i(t, l, defer); /* a write's stamp is new: no fact has it yet */
   rsan_join_t(t, RSAN_X_SC, rsan_loc_msc(l));
   rsan_export_t(&l->Wsc, t, RSAN_X_SC);
-  l->msc_wsc = 1; /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two */
-  l->msc_in = t->Tsc.ver;
+  /* Msc(x) := Tsc, which Wsc(x) now holds: one copy instead of two. While msc_wsc, the
+   * version Msc(x) is known to contain is Wsc(x)'s (Tsc's now: the same content), so msc_in
+   * is not stored: a write leaves the record's line 5 unwritten (docs/design/clocks.md §17) */
+  l->msc_wsc = 1;
 }
 
 /* ---- hb side (RC20): algorithm.md §3.3 ---- */

@@ -114,7 +114,8 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
   rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
   uint64_t id;
-  uint64_t msc_in;  /* a clock version Msc is known to contain (rules.c; 0: ⊥) */
+  uint64_t msc_in;  /* while !msc_wsc, a clock version Msc is known to contain (0: ⊥); while
+                       msc_wsc, Wsc's version is (rsan_sc_load_i) */
   rsan_evicted *ev; /* facts evicted from the window (NULL until one is), then rsan_evfirst
                        and rsan_evtail (facts.c) */
   rsan_vc S;        /* race detector: the sync clock S_x (algorithm.md §5) */
@@ -179,6 +180,47 @@ static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_ws
 
 /* Returns the location of addr, locked (created on first touch). */
 rsan_loc *rsan_loc_acquire(uintptr_t addr);
+/* The table (location.c): a directory of 16 MiB regions of the 47-bit user space, each with
+ * the chain head of every 8-byte granule */
+#define RSAN_LT_USER_BITS 47
+#define RSAN_LT_REGION_SHIFT 24 /* 16 MiB regions: a 64 MiB directory (the race shadow reserves 1 GiB) */
+#define RSAN_LT_NREGIONS (1ull << (RSAN_LT_USER_BITS - RSAN_LT_REGION_SHIFT))
+#define RSAN_LT_GRANULE_SHIFT 3
+#define RSAN_LT_PAGE_SHIFT 12
+#define RSAN_LT_REGION_SLOTS (1u << (RSAN_LT_REGION_SHIFT - RSAN_LT_GRANULE_SHIFT))
+#define RSAN_LT_REGION_PAGES (1u << (RSAN_LT_REGION_SHIFT - RSAN_LT_PAGE_SHIFT))
+typedef struct rsan_lt_region {
+  uint32_t total;                      /* live locations in the region */
+  uint32_t page[RSAN_LT_REGION_PAGES]; /* live locations per 4 KiB of user memory */
+  rsan_loc *slot[RSAN_LT_REGION_SLOTS];
+} rsan_lt_region;
+extern rsan_lt_region **rsan_lt_directory;
+/* rsan_loc_acquire with its common case inline in the atomic entry points
+ * (docs/design/clocks.md §17): the granule's chain head is the location, locked and checked under its
+ * lock as rsan_loc_acquire's first step does (not retired, the address); anything else (an
+ * unmapped region, an empty or longer chain, a record retired meanwhile) calls it, which
+ * starts again from the table. Then the record's other lines are fetched, as there. */
+static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_i(uintptr_t addr) {
+  uint64_t r = addr >> RSAN_LT_REGION_SHIFT;
+  rsan_lt_region **d = __atomic_load_n(&rsan_lt_directory, __ATOMIC_ACQUIRE);
+  if (RSAN_LIKELY(d != NULL && r < RSAN_LT_NREGIONS)) {
+    rsan_lt_region *g = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE);
+    if (RSAN_LIKELY(g != NULL)) {
+      rsan_loc *l = __atomic_load_n(
+          &g->slot[(addr & ((1u << RSAN_LT_REGION_SHIFT) - 1)) >> RSAN_LT_GRANULE_SHIFT], __ATOMIC_ACQUIRE);
+      if (RSAN_LIKELY(l != NULL)) {
+        rsan_spin_lock(&l->lock);
+        if (RSAN_LIKELY(!l->retired && l->addr == addr)) {
+          const char *c = (const char *)l;
+          for (int i = 1; i < 6; i++) __builtin_prefetch(c + 64 * i, 1);
+          return l;
+        }
+        rsan_spin_unlock(&l->lock);
+      }
+    }
+  }
+  return rsan_loc_acquire(addr);
+}
 static inline void rsan_loc_release(rsan_loc *l) { rsan_spin_unlock(&l->lock); }
 rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the table */
 uint64_t rsan_loc_count(void);  /* live locations in the table */
@@ -194,6 +236,27 @@ rsan_loc *rsan_loc_peek(uintptr_t addr);
 void rsan_loc_ev_clear(rsan_loc *l);
 /* Facts (docs/design/clocks.md): adds the fact (slot, epoch, stamp(x), stampU(x)) */
 void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch);
+/* The first i with evslot[i] == (uint16_t)s1, -1 if none (the sparse table's entry of a slot,
+ * as ev_entry finds it; a slot has at most one). Its four 16-bit lanes compared at once
+ * (docs/design/clocks.md §17): with x = the lanes XOR s1 in every lane, the borrow trick flags
+ * lane j when x_j = 0; a lane above a zero lane may be flagged too (the borrow), never one
+ * below the lowest zero lane (x_j >= 1 there: x_j - 1 borrows nothing, and has its top bit
+ * set only when x_j has it too), so the lowest flag is the first match. A slot whose s1 does
+ * not fit 16 bits never uses what this finds (rsan_loc_add_fact_i goes out of line). */
+static inline int rsan_evslot_find(const uint16_t *evslot, uint32_t s1) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && RSAN_EV_SLOTS == 4
+  const uint64_t ones = 0x0001000100010001ull;
+  uint64_t w;
+  __builtin_memcpy(&w, evslot, sizeof w);
+  uint64_t x = w ^ ((uint64_t)(uint16_t)s1 * ones);
+  uint64_t z = (x - ones) & ~x & (ones << 15);
+  return z ? (int)(__builtin_ctzll(z) >> 4) : -1;
+#else
+  for (int i = 0; i < RSAN_EV_SLOTS; i++)
+    if (evslot[i] == (uint16_t)s1) return i;
+  return -1;
+#endif
+}
 /* The same, with its steady cases inline (docs/design/clocks.md §12): a window with room, or
  * a full one (no growth due) whose oldest fact's slot already has an evicted-facts entry in
  * use; the stores are rsan_loc_add_fact's for those cases, anything else calls it. */
@@ -216,8 +279,8 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
       if (old->slot < 1u << l->evlog) e = &l->ev[old->slot];
       l->ev_hint = fs[(l->fold + 1) & mask].slot; /* the next one to leave */
     } else {
-      for (uint32_t i = RSAN_EV_SLOTS; i-- > 0;) /* the first match, as ev_entry (a slot has one) */
-        if (l->evslot[i] == old->slot + 1) e = &l->ev[i];
+      int i = rsan_evslot_find(l->evslot, old->slot + 1);
+      if (i >= 0) e = &l->ev[i];
     }
     /* a new entry, a victim, a conversion, a slot evslot cannot name: out of line */
     if (RSAN_UNLIKELY(!e || !e->nev || old->slot + 1 >= UINT16_MAX)) {
