@@ -35,6 +35,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_
   rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
+  rsan_race_prefetch(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_read_violation(t, l);
   if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
@@ -67,6 +68,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
+  rsan_race_prefetch(l, p);
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
@@ -102,6 +104,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
+  rsan_race_prefetch(l, p);
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
@@ -145,6 +148,7 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
   rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
+  rsan_race_prefetch(l, p);
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   uint64_t m = size_mask(size);

@@ -127,29 +127,37 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   return 0;
 }
 
-/* rsan_race.h. With no own covering cell in the main cells (k < 0): when the overflow block
- * holds no plain cell and this thread's own covering cell there (the last of cur's kind, else
- * the last), that cell takes cur, as in the main cells (rsan_race_overflow_atomic_own; a
- * queue's head, read and CAS'd by every thread, keeps half the threads' cells in the block).
- * The scan would first look for another thread's main cell that cur covers and that happens
- * before it, or one below the floor: that is a choice among cells cur may replace, not of what
- * is checked (the replacement rule at the top of the file holds for either; nothing in a block
- * without plain cells can race with an atomic access). */
-int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k) {
+/* rsan_race.h. An atomic access cur of a marked granule whose main cells hold nothing it must
+ * check (rsan_race_atomic_cells' pass), when the overflow block holds no plain cell (C11: two
+ * atomic accesses never race, so nothing there is to check either): cur goes to its slot's
+ * lane (rsan_race_lane_take), and an own covering main cell k (kw: what the pass saw there)
+ * is then freed. So every atomic access of a crowded atomic granule (a queue's head, read and
+ * CAS'd by every thread) writes only its own lane's line, and the main cells' line, which every
+ * access reads, is written only when a thread moves its cell out (docs/design/races.md §11).
+ * *Exact:* kw is this thread's earlier access that cur covers (rule 1, program order, and rule
+ * 2), so cur may stand for it; cur is stored (release) before kw is freed, so a concurrent
+ * check finds one of them. Which cell takes cur is a choice the replacement rule leaves open
+ * (the scan would take kw itself, or another thread's covered cell that happens before it).
+ * Where no lane takes cur: kw is renewed in place as before (k >= 0), else the block's
+ * shared cells (rsan_race_overflow_lane allocates the lane chunk, then
+ * rsan_race_overflow_atomic_own), else the scan. */
+int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k,
+                            uint64_t kw) {
   uint32_t mask = w_mask(cur);
   int wr = (cur & W_WRITE) != 0;
-  if (k < 0) {
-    /* rsan_race_overflow_lane's common case inline: a block with no plain cell, the slot's
-     * lane allocated */
-    rsan_ovf_block *b = rsan_race_mark_block(mark);
-    rsan_lane *ln = b && !__atomic_load_n(&b->plain, __ATOMIC_ACQUIRE) ? rsan_race_lane(b, w_tid(cur)) : NULL;
-    if (ln && rsan_race_lane_take(b, ln, cur, wr, 1, site)) return 1;
-    return rsan_race_overflow_lane(t, mark, cur, site, 0) ||
-           rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
+  rsan_ovf_block *b = rsan_race_mark_block(mark);
+  if (!b || __atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)) return 0; /* the scan checks the block */
+  rsan_lane *ln = rsan_race_lane(b, w_tid(cur));
+  /* the lane chunk not allocated yet: rsan_race_overflow_lane allocates it */
+  if (ln ? rsan_race_lane_take(b, ln, cur, wr, 1, site) : rsan_race_overflow_lane(t, mark, cur, site, 0)) {
+    if (k >= 0) __atomic_compare_exchange_n(&c[k], &kw, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return 1;
   }
-  if (rsan_race_overflow_has_plain(mark)) return 0;
-  renew_cell(t, c, k, cur, site, 0);
-  return 1;
+  if (k >= 0) {
+    renew_cell(t, c, k, cur, site, 0);
+    return 1;
+  }
+  return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
 }
 
 /* The scan and update of n cells (sites: their sites) for an access. record = 0: check only

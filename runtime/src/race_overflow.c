@@ -76,7 +76,7 @@ static int lanes_unordered_all(rsan_thread *t, ovf_block *b, uint32_t mask, int 
     if (!ch) continue;
     for (int k = 0; k < LANE_SLOTS; k++)
       for (int m = 0; m < 2; m++) {
-        uint64_t w = __atomic_load_n(&ch->slot[k].cells[m], __ATOMIC_ACQUIRE);
+        uint64_t w = __atomic_load_n(&rsan_lane_at(ch, (uint32_t)k)->cells[m], __ATOMIC_ACQUIRE);
         if (!w || w_tid(w) == me) continue;
         int cw = (w & W_WRITE) != 0, ca = (w & W_ATOMIC) != 0;
         if (!all && (!(w_mask(w) & mask) || !(cw || wr) || (ca && at))) continue;
@@ -84,7 +84,7 @@ static int lanes_unordered_all(rsan_thread *t, ovf_block *b, uint32_t mask, int 
         h->found = 1;
         h->addr = b->g + (uintptr_t)__builtin_ctz(all ? w_mask(w) : w_mask(w) & mask);
         h->word = w;
-        h->site = __atomic_load_n(&ch->slot[k].sites[m], __ATOMIC_RELAXED);
+        h->site = __atomic_load_n(&rsan_lane_at(ch, (uint32_t)k)->sites[m], __ATOMIC_RELAXED);
         return 1;
       }
   }
@@ -121,7 +121,8 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
     for (int j = 0; j < LANE_CHUNKS; j++)
       if (b->lanes[j])
         for (int k = 0; k < LANE_SLOTS; k++)
-          for (int m = 0; m < 2; m++) __atomic_store_n(&b->lanes[j]->slot[k].cells[m], 0, __ATOMIC_RELAXED);
+          for (int m = 0; m < 2; m++)
+            __atomic_store_n(&rsan_lane_at(b->lanes[j], (uint32_t)k)->cells[m], 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->plain, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->writes, 0, __ATOMIC_RELAXED);
     for (int j = 0; j < RSAN_SHADOW_CELLS && v < 0; j++) /* move a read if there is one */
@@ -242,7 +243,7 @@ int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_
     if (!__atomic_compare_exchange_n(&b->lanes[u / LANE_SLOTS], &none, fresh, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE))
       rsan_free(fresh), fresh = none;
-    ln = &fresh->slot[u % LANE_SLOTS];
+    ln = rsan_lane_at(fresh, u % LANE_SLOTS);
   }
   int r = rsan_race_lane_take(b, ln, cur, wr, at, site);
   return r == 2 && (!fa || !site) ? 1 : r;

@@ -85,9 +85,17 @@ typedef struct rsan_lane {
   rsan_cell cells[2]; /* [0]: a read, [1]: an atomic write; 0 is empty */
   uint64_t sites[2];  /* beside the cells: one line for the check and the store */
 } rsan_lane;
+_Static_assert(sizeof(rsan_lane) == 32, "two lanes to a line (rsan_lane_at)");
 typedef struct rsan_lane_chunk {
-  rsan_lane slot[RSAN_LANE_SLOTS];
+  rsan_lane slot[RSAN_LANE_SLOTS]; /* by position: rsan_lane_at */
 } rsan_lane_chunk;
+/* Slot k's lane in a chunk (k < RSAN_LANE_SLOTS). Two lanes share a line: slots k and k + 16,
+ * so that the first 16 slots of a chunk (every thread of a program with up to 16) each have a
+ * line of their own; a lane is written at every access whose epoch changed, and two busy slots
+ * on one line moved it between the cores at each (mpmc_queue.c's queue heads). */
+static inline rsan_lane *rsan_lane_at(rsan_lane_chunk *ch, uint32_t k) {
+  return &ch->slot[(k % (RSAN_LANE_SLOTS / 2)) * 2 + k / (RSAN_LANE_SLOTS / 2)];
+}
 typedef struct rsan_ovf_block {
   uintptr_t g;
   /* 1 once a plain access may have been put in cells or lanes (since the block was last
@@ -111,7 +119,7 @@ static inline rsan_ovf_block *rsan_race_mark_block(uint64_t mark) {
 static inline rsan_lane *rsan_race_lane(rsan_ovf_block *b, uint32_t u) {
   if (u >= RSAN_LANE_CHUNKS * RSAN_LANE_SLOTS) return NULL;
   rsan_lane_chunk *ch = __atomic_load_n(&b->lanes[u / RSAN_LANE_SLOTS], __ATOMIC_ACQUIRE);
-  return ch ? &ch->slot[u % RSAN_LANE_SLOTS] : NULL;
+  return ch ? rsan_lane_at(ch, u % RSAN_LANE_SLOTS) : NULL;
 }
 /* The access cur (a read, or an atomic write; not a plain write) in its slot's lane ln of
  * block b, for an access whose main cells were checked (none conflicts with it unordered) and
@@ -250,8 +258,9 @@ void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int
                               uint64_t site, uintptr_t fa);
 
 /* race.c: rsan_race_atomic_cells' end in a marked granule (mark), k its own covering cell or
- * -1. 1: done, 0: the scan decides. */
-int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k);
+ * -1 (kw: what the pass saw in it). 1: done, 0: the scan decides. */
+int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k,
+                            uint64_t kw);
 
 /* race.c: rsan_race_atomic_cells' end when cur has no own covering cell and no mark is in the
  * granule: another thread's cell or an empty one to take. 1: done, 0: the scan decides. */
@@ -278,7 +287,7 @@ static inline __attribute__((always_inline)) int
 rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site) {
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
   int k = -1, same = 0;
-  uint64_t mark = 0;
+  uint64_t mark = 0, kw = 0;
 #pragma GCC unroll 4
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
@@ -296,21 +305,37 @@ rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask
     }
     if (RSAN_UNLIKELY(!(w & W_ATOMIC))) continue; /* own plain cell: never replaced by an atomic one */
     if (!(x & low)) { /* the same kind at another epoch */
-      k = i, same = 1;
+      k = i, same = 1, kw = w;
       continue;
     }
     uint32_t cm = w_mask(w);
     int cw = (w & W_WRITE) != 0;
     if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && cw >= wr) return 1; /* subsumed at its epoch */
-    if (!same && !(cm & ~mask) && (wr || !cw)) k = i;
+    if (!same && !(cm & ~mask) && (wr || !cw)) k = i, kw = w;
   }
-  if (RSAN_UNLIKELY(mark)) return rsan_race_atomic_marked(t, c, cur, site, mark, k);
+  if (RSAN_UNLIKELY(mark)) return rsan_race_atomic_marked(t, c, cur, site, mark, k, kw);
   if (RSAN_UNLIKELY(k < 0)) return rsan_race_atomic_take(t, c, cur, mask, wr, site);
   uint64_t *cell_site = &rsan_cell_site(c)[k];
   if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
     __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
   return 1;
+}
+
+/* The lines an atomic access of p will use in the race detector, prefetched by the atomic entry
+ * points (atomic.c) once they hold the location's lock, so that their misses overlap the
+ * engine's work instead of following it: the granule's cells (with intent to write: the
+ * access renews its cell whenever its epoch changed), and S_x's entries (read by every load
+ * and RMW, written by every store). No effect on any value (docs/design/races.md §11). */
+static inline __attribute__((always_inline)) void rsan_race_prefetch(const rsan_loc *l, const void *p) {
+  if (!rsan_race_on()) return;
+  uintptr_t addr = (uintptr_t)p;
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_RELAXED);
+  rsan_cell *c;
+  if (RSAN_LIKELY(d && !(addr >> RSAN_SHADOW_USER_BITS) &&
+                  (c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_RELAXED))))
+    __builtin_prefetch(c + ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE, 1);
+  if (l->S.n) __builtin_prefetch(l->S.e);
 }
 
 /* rsan_race_access's first step for an atomic access (at = 1), inline and without any call in
