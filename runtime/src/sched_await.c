@@ -58,6 +58,7 @@ static int writes_memory(int kind, uintptr_t addr, int w) {
 }
 
 void rsan_await_chosen(sched_thread *c) {
+  if (!rsan_sched_flag.sched_await || !rsan_sched_dfs()) return; /* no await step: no generations */
   if (writes_memory(c->kind, c->addr, c->w)) {
     uint64_t *g = gen_slot(c->addr >> 3, 1);
     if (g) ++*g;
