@@ -4,6 +4,7 @@ from __future__ import annotations
 from .annotations import annotation_sites
 from .asm import rewrite_asm
 from .atomics import rewrite_atomics
+from .awaitloops import enabled_by_default as await_loops_on, mark_await_loops
 from .calls import shadow_call_stack
 from .codegen import optimise_ir
 from .debuginfo import DebugInfo
@@ -47,6 +48,8 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
     loops: list = []
     libcall_notes: list = []
     module, _ = rewrite_atomics(module, table, spin_loops, loops, libcall_notes)
+    if spin_loops and await_loops_on():   # after the spin loops: the loops they left (awaitloops.py)
+        module = mark_await_loops(module, module_id)
     module, _ = annotation_sites(module, table)
     asm_notes = rewrite_asm(module, table)
     number_repair_fences(module, table)  # after every site of the program's own

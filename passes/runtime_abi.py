@@ -13,6 +13,7 @@ DECLARATIONS = {
     "__rsan_register_module": "declare void @__rsan_register_module(ptr)",
     "__rsan_asm_begin": "declare void @__rsan_asm_begin(ptr, i32, i32, i64)",
     "__rsan_asm_end": "declare void @__rsan_asm_end()",
+    "__rsan_await_head": "declare void @__rsan_await_head(i64, i32, i64, i64, i64)",
 }
 for _n in (1, 2, 4, 8):
     DECLARATIONS["__rsan_load_%d" % _n] = "declare i64 @__rsan_load_%d(ptr, i32, i64)" % _n

@@ -341,9 +341,13 @@ class _Function:
         return best
 
     def _natural_loops(self) -> list[set[str]]:
+        return list(self.natural_loops_by_header().values())
+
+    def natural_loops_by_header(self) -> dict[str, set[str]]:
+        """header -> the blocks of its natural loop (the union over the back edges to it)."""
         names = [b.name for b in self.blocks]
         if len(names) > 2000:
-            return []
+            return {}
         entry = names[0]
         reachable = {entry} | _reach(entry, self.edges)
         dom = {n: set(reachable) for n in reachable}
@@ -369,7 +373,7 @@ class _Function:
                         if b not in body:
                             body.add(b)
                             todo.extend(p for p in self.preds.get(b, ()) if p in reachable)
-        return list(bodies.values())
+        return bodies
 
     def block_of(self, index: int) -> _Block | None:
         return self.block_at.get(index)

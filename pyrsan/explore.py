@@ -39,7 +39,27 @@ CLEAN_FENCE = "0x1"
 #: Operations that wait for another thread (a lock held, a thread not ended, a wait for a
 #: write): one whose thread could not run before an operation it depends on cannot be moved
 #: before it (the two are never co-enabled, FG'05 §3).
-BLOCKING_KINDS = frozenset({"lock", "sync_acquire", "join", "wait"})
+BLOCKING_KINDS = frozenset({"lock", "sync_acquire", "join", "wait", "await"})
+#: The step a thread in an await loop takes after its iterations repeated themselves
+#: (runtime/src/sched_await.c): it waits for a write to one of the words its last iteration
+#: read, named in its address as "0xA+0xB+..."; it does nothing itself, so it is dependent
+#: only with the writes of those words (docs/design/exploration.md §7).
+AWAIT = "await"
+
+
+def await_words(op: Op) -> frozenset[int]:
+    """The 8-byte words an await step waits on (the runtime wakes it by word)."""
+    return frozenset(int(a, 16) >> 3 for a in op.addr.split("+") if a)
+
+
+def _wakes(op: Op, other: Op) -> bool:
+    """``other`` writes a word the await step ``op`` waits on."""
+    if not other.writes or other.kind in THREAD_KINDS or other.kind in ("fence", "fence_sc", AWAIT):
+        return False
+    try:
+        return int(other.addr, 16) >> 3 in await_words(op)
+    except ValueError:
+        return False
 
 
 def dependent(tid_a: int, a: Op, tid_b: int, b: Op) -> bool:
@@ -51,6 +71,8 @@ def dependent(tid_a: int, a: Op, tid_b: int, b: Op) -> bool:
         return False
     if a.kind == PROCESS_EXIT or b.kind == PROCESS_EXIT:
         return True
+    if a.kind == AWAIT or b.kind == AWAIT:
+        return _wakes(a, b) if a.kind == AWAIT else _wakes(b, a)
     if a.kind == "fence" or b.kind == "fence":
         return False
     if a.kind == "fence_sc" or b.kind == "fence_sc":

@@ -217,6 +217,13 @@ void __rsan_fence(int32_t order, int32_t singlethread, uint64_t site);
  * pending, so it acts once, as a fence before (after) the whole loop would. */
 void __rsan_fence_spin(int32_t order, uint64_t site);
 
+/* The header of an await loop (passes/awaitloops.py): a loop whose iterations only load
+ * atomics and make SC fences. from_inside: 0 on the edges into the loop, 1 on its back edges;
+ * s0..s2 the header's phis. Under sched=dfs the scheduler stops a thread whose iterations
+ * repeat themselves until a location they read is written (runtime/src/sched_await.c,
+ * docs/design/exploration.md §7); elsewhere it does nothing. */
+void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t s0, uint64_t s1, uint64_t s2);
+
 /* Shadow call stack. The pass brackets every call to a non-intrinsic function:
  *   call void @__rsan_func_entry(i64 <call site id>)   ; before the call
  *   call ...                                            ; the original call

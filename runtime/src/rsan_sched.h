@@ -38,6 +38,7 @@ enum rsan_sched_kind {
   RSAN_SK_SYNC_RELEASE,
   RSAN_SK_WAIT,
   RSAN_SK_EXIT_PROCESS, /* exit() / the return from main while other managed threads live */
+  RSAN_SK_AWAIT,        /* an await loop's thread waits for a write to what it read (sched_await.c) */
 };
 
 /* what a pending operation waits for (its enabledness) */

@@ -18,11 +18,12 @@
 #define MAX_THREADS 4096
 #define SPIN_REPEATS 3 /* same location, same value, this many reads in a row: a spin loop */
 #define SPIN_SLOTS 4
+#define AW_READS 16 /* reads an await loop's iteration may make and still count as a repeat */
 
 enum { ST_NEW = 0, ST_LIVE, ST_EXITED };
 enum { LEVEL_ENABLED = 0, LEVEL_YIELDED, LEVEL_TIMEOUT, LEVEL_NONE };
 /* what a pending operation waits for, beyond enum rsan_sched_block */
-enum { SB_JOIN = 100, SB_COND, SB_BARRIER };
+enum { SB_JOIN = 100, SB_COND, SB_BARRIER, SB_AWAIT };
 
 typedef struct spin_slot {
   uintptr_t addr;
@@ -58,6 +59,15 @@ typedef struct sched_thread {
   spin_slot spin[SPIN_SLOTS];
   int yielding;
   uintptr_t yield_addr;
+  /* await loops (sched_await.c): the loop instance, its header state, the iteration's reads
+   * (8-byte words and their write generations) and the previous iteration's */
+  uint64_t aw_loop;
+  uint64_t aw_state[3];
+  int aw_n, aw_prev_n; /* -1: more reads than AW_READS (never a repeat) */
+  int aw_pure, aw_steps, aw_first_fence, aw_any_fence, aw_repeats;
+  int aw_iterating; /* an iteration of the instance ended: its re-reads are counted here, not as yields */
+  uintptr_t aw_word[AW_READS], aw_prev_word[AW_READS];
+  uint64_t aw_gen[AW_READS], aw_prev_gen[AW_READS];
 } sched_thread;
 
 /* the state every scheduler file reads (the rest is private to its file) */
@@ -90,6 +100,7 @@ static inline uintptr_t op_addr(const sched_thread *s) {
 
 /* ---- sched.c ---- */
 int rsan_sched_level_of(const sched_thread *s);
+int rsan_sched_dfs(void); /* sched=dfs */
 /* The calling thread's slot; the first thread at a scheduling point becomes the holder.
  * NULL: not managed (pass through). */
 sched_thread *rsan_sched_self_locked(void);
@@ -97,6 +108,16 @@ void rsan_sched_set_pending(sched_thread *s, int kind, const void *addr, int w, 
 /* Takes the next decision (a new thread first tells its parent it arrived) and waits for the
  * caller's turn; releases the lock. Returns 0 when the point was chosen as a time-out. */
 int rsan_sched_arrive_or_decide(sched_thread *s);
+
+/* ---- sched_await.c ---- */
+/* decide(): c's step was chosen (an await iteration's read or fence; a write's generation) */
+void rsan_await_chosen(sched_thread *c);
+/* the await step of s is enabled: a word its last iteration read was written since */
+int rsan_await_enabled(const sched_thread *s);
+/* the trace's address of an await step: "0xA+0xB..." (the words read) into out */
+int rsan_await_format(const sched_thread *s, char *out, size_t n);
+/* 1 when op (kind, addr, w) of another thread writes a word s's await step waits on */
+int rsan_await_woken_by(const sched_thread *s, int kind, uintptr_t addr, int w);
 
 /* ---- sched_sync.c ---- */
 /* enabledness of a pending operation blocked on a modelled primitive (s->block is a lock,

@@ -134,6 +134,7 @@ static int op_enabled(const sched_thread *s) {
     return !j || j->state == ST_EXITED;
   }
   case SB_COND: return s->signalled;
+  case SB_AWAIT: return rsan_await_enabled(s);
   default: return rsan_sched_model_enabled(s);
   }
   return 1;
@@ -201,6 +202,7 @@ static void describe_wait(const sched_thread *s, char *out, size_t n) {
   case SB_JOIN: snprintf(out, n, "the end of thread T%d (join)", rsan_thread_tid(s->joinee)); return;
   case SB_COND: what = "a signal of the condition variable at"; break;
   case SB_BARRIER: what = "the other threads at the barrier at"; break;
+  case SB_AWAIT: what = "a write to what its await loop reads, e.g."; break;
   default: what = s->kind == RSAN_SK_LOCK ? "the lock at" : "a write to"; break;
   }
   if (s->retry) a = s->retry_addr;
@@ -331,6 +333,7 @@ static sched_thread *decide(void) {
   __atomic_store_n(&rsan_sched.step, rsan_sched.step + 1, __ATOMIC_RELAXED); /* read by waiters (stall) */
   last = chosen;
   sched_thread *c = rsan_sched.threads[chosen];
+  rsan_await_chosen(c); /* sched_await.c: an await iteration's reads, the writes' generations */
   if (closure) rsan_closure_step(c); /* sched_closure.c */
   if (rsan_scout_child) /* a join names 1 + the joinee's tid once the joinee has ended */
     rsan_scout_note(chosen, c->kind,
@@ -420,6 +423,7 @@ void rsan_sched_point(int kind, const void *addr, int w) {
 }
 
 int rsan_sched_reports_schedule(void) { return rsan_sched_on && mode != RSAN_SCHED_OS; }
+int rsan_sched_dfs(void) { return mode == RSAN_SCHED_DFS; }
 
 int rsan_sched_point_blocking(int kind, const void *addr, int w, int block, int timed) {
   if (!rsan_sched_on) return 1;
@@ -451,6 +455,9 @@ void rsan_sched_note_access(const void *addr, uint64_t value, int changed) {
   if (!rsan_sched_on) return;
   sched_thread *s = slot_of(rsan_thread_current()); /* only its own slot: no lock needed */
   if (!s || s->state != ST_LIVE) return;
+  /* the re-reads of an await loop whose iterations end (its header state comes back): counted
+   * by sched_await.c, not as a yield; a loop whose state never comes back (a counter) yields */
+  if (s->aw_iterating && rsan_sched_dfs()) return;
   uintptr_t a = (uintptr_t)addr;
   if (changed) {
     for (int k = 0; k < SPIN_SLOTS; k++) s->spin[k].addr = 0, s->spin[k].repeats = 0;

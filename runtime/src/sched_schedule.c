@@ -61,7 +61,9 @@ void rsan_sched_wake_sleepers(const sched_thread *c) {
   for (int i = 0; i < nsleepers; i++) {
     sleep_entry *e = &sleepers[i];
     if (e->live &&
-        rsan_sched_ops_dependent(e->tid, e->kind, e->addr, e->w, c->tid, c->kind, op_addr(c), c->w))
+        (c->kind == RSAN_SK_AWAIT /* dependent with a write of a word it read */
+             ? e->tid != c->tid && rsan_await_woken_by(c, e->kind, e->addr, e->w)
+             : rsan_sched_ops_dependent(e->tid, e->kind, e->addr, e->w, c->tid, c->kind, op_addr(c), c->w)))
       e->live = 0;
   }
 }

@@ -9,8 +9,8 @@
 #include "rsan_sched_internal.h"
 
 const char *const rsan_sched_kind_names[] = {
-    "load", "store", "rmw",    "fence",        "fence_sc",     "spawn", "join",
-    "exit", "lock",  "unlock", "sync_acquire", "sync_release", "wait",  "exit_process"};
+    "load", "store",  "rmw",          "fence",        "fence_sc", "spawn",        "join", "exit",
+    "lock", "unlock", "sync_acquire", "sync_release", "wait",     "exit_process", "await"};
 const int rsan_sched_nkinds = (int)(sizeof rsan_sched_kind_names / sizeof rsan_sched_kind_names[0]);
 
 static int trace_fd = -1;
@@ -56,10 +56,11 @@ void rsan_sched_trace_forget(void) {
 }
 
 static void trace_op(const sched_thread *s, int first) {
-  char line[128];
-  uintptr_t a = op_addr(s);
-  int k = snprintf(line, sizeof line, "%s[%d, \"%s\", \"0x%llx\", %d]", first ? "" : ", ", s->tid,
-                   rsan_sched_kind_names[s->kind], (unsigned long long)a, s->w);
+  char line[128 + AW_READS * 20], addr[AW_READS * 20];
+  if (s->kind == RSAN_SK_AWAIT) rsan_await_format(s, addr, sizeof addr); /* the words it waits on */
+  else snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)op_addr(s));
+  int k = snprintf(line, sizeof line, "%s[%d, \"%s\", \"%s\", %d]", first ? "" : ", ", s->tid,
+                   rsan_sched_kind_names[s->kind], addr, s->w);
   trace_line(line, (size_t)k);
 }
 

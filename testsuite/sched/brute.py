@@ -19,6 +19,7 @@ interleavings of their threads' steps, so that a caller can skip programs too bi
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import sys
@@ -58,12 +59,19 @@ def counted(report: Report) -> bool:
     return report.kind not in NOT_VIOLATION_KINDS and not report.benign
 
 
-def every_interleaving(executable: str, work: Path, max_runs: int = 20000, timeout: float = 60.0) -> BruteForce:
+def every_interleaving(executable: str, work: Path, max_runs: int = 20000, timeout: float = 60.0,
+                       await_loops: bool = True) -> BruteForce:
     """Run every maximal schedule of ``executable`` (no arguments) once. Raises
     TooManyInterleavings past ``max_runs``, AssertionError when a prefix does not replay (the
-    program is not deterministic under the scheduler) or a run crashes or hangs."""
+    program is not deterministic under the scheduler) or a run crashes or hangs.
+    await_loops=False: the scheduler does not stop a thread whose await-loop iterations repeat
+    themselves (``sched_await=0``): those iterations are enumerated as any steps (the yields of
+    unrecognised spin loops still bound them)."""
     options = exploration_options(RunOptions(work_dir=str(work), quiet=True, timeout=timeout,
                                              closure=CLOSURE_OFF, keep_going=True))
+    saved = os.environ.get("PYRSAN_OPTIONS")
+    if not await_loops:   # the fork servers' environment (forkserver.py reads it when it starts one)
+        os.environ["PYRSAN_OPTIONS"] = ((saved + " ") if saved else "") + "sched_await=0"
     servers = ForkServers(executable, [], options, work)
     out = BruteForce()
     stack: list[tuple[int, ...]] = [()]
@@ -90,6 +98,10 @@ def every_interleaving(executable: str, work: Path, max_runs: int = 20000, timeo
                         stack.append(decisions[:i] + (tid,))
     finally:
         servers.close()
+        if saved is None:
+            os.environ.pop("PYRSAN_OPTIONS", None)
+        else:
+            os.environ["PYRSAN_OPTIONS"] = saved
     return out
 
 
@@ -247,12 +259,12 @@ class Comparison:
 
 
 def compare(executable: str, work: Path, modes: tuple[str, ...] = ("1",), max_runs: int = 20000,
-            max_schedules: int = 5000) -> Comparison:
+            max_schedules: int = 5000, brute_await: bool = True) -> Comparison:
     """Every interleaving of ``executable`` against ``--explore --keep-going`` with each
     sched_closure mode of ``modes`` ("1" is what --explore does, "0" today's relation)."""
     from pyrsan.runner import ExploreOptions, explore_program
 
-    brute = every_interleaving(executable, work / "brute", max_runs=max_runs)
+    brute = every_interleaving(executable, work / "brute", max_runs=max_runs, await_loops=brute_await)
     explored = {}
     for mode in modes:
         options = RunOptions(work_dir=str(work / f"explore{mode}"), quiet=True, timeout=60, keep_going=True,

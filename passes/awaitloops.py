@@ -1,0 +1,160 @@
+"""Await loops: waiting loops over several locations, with SC fences (issue 15).
+
+spinloops.py turns a loop that re-reads *one* location into a wait. Mutual-exclusion waiting
+loops read several (Peterson's filter lock: every other thread's level, then the victim; the
+bakery: a ticket compared with `<`) with SC fences between the reads, and the runtime saw each
+of their iterations as new steps: their re-reads were most of the explorations' races
+(docs/design/exploration.md §5-§6). This pass marks such loops so that the scheduler can stop
+a thread whose iterations only repeat themselves (§7 has the rule and why it is exact):
+
+    while (others_at_or_above(me, l) && (fence(), load(&victim[l])) == me)   marked
+        ;
+
+Runs on the IR after the atomics are rewritten (atomics.py), on the loops spinloops.py left
+alone. A natural loop is marked when every instruction of its blocks is
+
+- a call of `__rsan_load_{1,2,4,8}` (an atomic load, any order) or `__rsan_fence` with order
+  seq_cst (an SC fence): the only effects an iteration may have;
+- pure computation on SSA values: arithmetic, comparisons, casts, selects, address
+  arithmetic (getelementptr), phis, branches and switches;
+- a debug or lifetime intrinsic;
+
+and its header's phis (the values one iteration hands the next) are at most MAX_STATE
+integers or pointers. No store (not even to a stack slot), no plain load (its memory could
+hold what an earlier iteration left there), no other call, no RMW, CAS, atomic store, wait or
+BCAS, no invoke. So an iteration is a function of its header's phis, of values defined before
+the loop, and of the values its atomic loads return, and it changes nothing but the monitor's
+clocks (what its loads and fences do there is §7's business).
+
+Of nested marked loops only the outermost is marked (an inner loop's phis start again at each
+outer iteration). The mark: a phi at the header that is 0 on the edges from outside the loop
+and 1 on its back edges, and a call at the header after its phis,
+
+    call void @__rsan_await_head(i64 LOOP, i32 %from_inside, i64 s0, i64 s1, i64 s2)
+
+with the header's phis as i64 (zero-extended, pointers as integers; unused ones 0). The runtime
+(runtime/src/sched_await.c) takes an arrival from outside as a new instance of the loop, and an
+arrival from inside with the same phi values as that first one as the end of one iteration and
+the start of the next: then the thread's local state is the same as at the instance's start.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+
+from .model import IRFunction, IRModule
+from .spinloops import _LABEL_RE, _Function
+
+ENV_OFF = "PYRSAN_NO_AWAIT_LOOPS"
+MAX_STATE = 3
+MAX_BLOCKS = 40
+HEAD = "__rsan_await_head"
+
+_NAME = r'%[-\w.$]+|%"[^"]*"'
+_LOAD_CALL_RE = re.compile(r'^  (?:%s) = (?:notail |tail )?call i64 @__rsan_load_(?:1|2|4|8)\(' % _NAME)
+_FENCE_CALL_RE = re.compile(r'^  (?:notail |tail )?call void @__rsan_fence\(i32 5, ')
+_INTRINSIC_RE = re.compile(r'^  (?:notail |tail )?call void @llvm\.(?:dbg\.\w+|lifetime\.(?:start|end)\.\w+)\(')
+_PURE_RE = re.compile(
+    r'^  (?:%s) = (?:add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor|icmp|select|zext|sext|trunc|'
+    r'freeze|getelementptr|ptrtoint|inttoptr|bitcast|extractvalue|insertvalue|phi)\b' % _NAME)
+_TERM_RE = re.compile(r'^  (?:br |switch |unreachable)')
+_PHI_RE = re.compile(r'^  (%s) = phi (i1|i8|i16|i32|i64|ptr) ' % _NAME)
+_ANY_PHI_RE = re.compile(r'^  (?:%s) = phi ' % _NAME)
+
+
+def enabled_by_default() -> bool:
+    return os.environ.get(ENV_OFF, "") in ("", "0")
+
+
+@dataclass(frozen=True)
+class AwaitLoop:
+    function: str
+    header: str
+    blocks: int
+    state: tuple[str, ...]      # the header's phis handed to the runtime
+
+
+def _pure_line(text: str) -> bool:
+    return bool(_LOAD_CALL_RE.match(text) or _FENCE_CALL_RE.match(text) or _INTRINSIC_RE.match(text)
+                or _PURE_RE.match(text) or _TERM_RE.match(text))
+
+
+def find_await_loops(fn: IRFunction) -> list[tuple[str, set[str], list[tuple[str, str]]]]:
+    """(header, blocks, header phis as (name, type)) of each loop to mark, outermost only."""
+    if not any("@__rsan_load_" in text for text in fn.lines):
+        return []
+    info = _Function(fn)
+    marked: list[tuple[str, set[str], list[tuple[str, str]]]] = []
+    for header, body in info.natural_loops_by_header().items():
+        if "" in body or len(body) > MAX_BLOCKS:
+            continue
+        lines = [text for name in body for _, text in info.by_name[name].lines]
+        if not all(_pure_line(text) for text in lines):
+            continue
+        if not any(_LOAD_CALL_RE.match(text) for text in lines):
+            continue
+        phis: list[tuple[str, str]] = []
+        typed = True
+        for _, text in info.by_name[header].lines:
+            if not _ANY_PHI_RE.match(text):
+                break
+            m = _PHI_RE.match(text)
+            if not m:
+                typed = False
+                break
+            phis.append((m.group(1), m.group(2)))
+        if not typed or len(phis) > MAX_STATE:
+            continue
+        marked.append((header, body, phis))
+    # outermost only
+    return [m for m in marked if not any(m[1] < o[1] for o in marked)]
+
+
+def _loop_id(module_id: str, fn: IRFunction, header: str) -> int:
+    digest = hashlib.sha256(("%s\0%s\0%s" % (module_id, fn.header, header)).encode()).digest()
+    return int.from_bytes(digest[:8], "little") >> 1 or 1      # a positive i64, never 0
+
+
+def mark_await_loops(module: IRModule, module_id: str, found: list[AwaitLoop] | None = None) -> IRModule:
+    for fn in module.functions():
+        loops = find_await_loops(fn)
+        if not loops:
+            continue
+        info = _Function(fn)
+        edits: dict[int, list[str]] = {}
+        for header, body, phis in loops:
+            block = info.by_name[header]
+            label = header[1:].strip('"')
+            label_at = next((i for i, text in enumerate(fn.lines)
+                             if (m := _LABEL_RE.match(text)) and m.group(1).strip('"') == label), None)
+            if label_at is None or not block.lines:
+                continue
+            preds = info.preds.get(header, ())
+            if not preds:
+                continue
+            inside = module.fresh()
+            incoming = ", ".join("[ %d, %s ]" % (int(p in body), p or info.entry_name) for p in preds)
+            first = next(i for i, text in block.lines if not _ANY_PHI_RE.match(text))
+            if label_at in edits or first in edits:
+                continue
+            edits[label_at] = [fn.lines[label_at], "  %s = phi i32 %s" % (inside, incoming)]
+            args = []
+            pre = []
+            for name, ty in phis:
+                if ty == "i64":
+                    args.append(name)
+                    continue
+                v = module.fresh()
+                pre.append("  %s = %s %s %s to i64" % (v, "ptrtoint" if ty == "ptr" else "zext", ty, name))
+                args.append(v)
+            args += ["0"] * (MAX_STATE - len(args))
+            call = "  notail call void @%s(i64 %d, i32 %s, %s)" % (
+                HEAD, _loop_id(module_id, fn, header), inside, ", ".join("i64 %s" % a for a in args))
+            edits[first] = pre + [call, fn.lines[first]]
+            module.used.add(HEAD)
+            if found is not None:
+                found.append(AwaitLoop(fn.header, header, len(body), tuple(n for n, _ in phis)))
+        fn.apply(edits)
+    return module

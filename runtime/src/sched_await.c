@@ -1,0 +1,174 @@
+/* Await loops (passes/awaitloops.py; docs/design/exploration.md §7, docs/scheduling.md "Await
+ * loops"). A marked loop's iterations only load atomics and make SC fences, and an iteration is
+ * a function of its header's values (passed to __rsan_await_head) and of what its loads read.
+ * Under sched=dfs (sched_await=1) the scheduler follows each thread's iterations:
+ *
+ * - an iteration is a *repeat* when it made only loads and SC fences, its first step is an SC
+ *   fence or it made none, and it read the same locations in the same order, each from the
+ *   same write (the same write generation of its 8-byte word), as the iteration before it;
+ * - at the header after three repeats in a row the thread takes an *await* step (kind "await",
+ *   its address the words the last iteration read), enabled once one of those words was
+ *   written after the iteration read it. The step itself does nothing.
+ *
+ * A word's write generation counts the steps chosen that may write it (w = 1: stores, RMW and
+ * CAS attempts, locks...): a failed CAS counts too, which can only end a run of repeats early.
+ * Everything here runs under rsan_sched.lock. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rsan_interface.h"
+#include "rsan_sched_internal.h"
+
+/* repeats in a row before the await step (docs/design/exploration.md §7: why these) */
+#define AW_PARK 3       /* iterations with an SC fence */
+#define AW_PARK_PLAIN 2 /* iterations without */
+#define GENS 4096 /* words whose generation is kept; a power of two */
+
+static uintptr_t gen_word[GENS]; /* 0: a free slot (word 0 holds no location) */
+static uint64_t gen_val[GENS];
+static int gen_full; /* more words than GENS: from then on no read repeats another */
+static uint64_t gen_fresh = 1ull << 62;
+
+static uint64_t *gen_slot(uintptr_t word, int insert) {
+  size_t h = (size_t)((word * 0x9E3779B97F4A7C15ull) >> 52);
+  for (size_t i = 0; i < GENS; i++) {
+    size_t k = (h + i) & (GENS - 1);
+    if (gen_word[k] == word) return &gen_val[k];
+    if (!gen_word[k]) {
+      if (!insert) return NULL;
+      gen_word[k] = word;
+      gen_val[k] = 0;
+      return &gen_val[k];
+    }
+  }
+  gen_full = 1;
+  return NULL;
+}
+
+/* the generation of word; after an overflow a new value each time (never the same write) */
+static uint64_t gen_of(uintptr_t word) {
+  if (gen_full) return gen_fresh++;
+  uint64_t *g = gen_slot(word, 0);
+  return g ? *g : 0;
+}
+
+static int writes_memory(int kind, uintptr_t addr, int w) {
+  return w && addr && kind != RSAN_SK_SPAWN && kind != RSAN_SK_JOIN && kind != RSAN_SK_EXIT &&
+         kind != RSAN_SK_EXIT_PROCESS && kind != RSAN_SK_FENCE && kind != RSAN_SK_FENCE_SC;
+}
+
+void rsan_await_chosen(sched_thread *c) {
+  if (!rsan_sched_flag.sched_await || !rsan_sched_dfs()) return; /* no await step: no generations */
+  if (writes_memory(c->kind, c->addr, c->w)) {
+    uint64_t *g = gen_slot(c->addr >> 3, 1);
+    if (g) ++*g;
+  }
+  if (c->kind == RSAN_SK_AWAIT) {
+    /* the closure's log names the word whose write enabled it (sched_closure.c orders the
+     * step after that write, as ops_dependent orders a load) */
+    for (int i = 0; i < c->aw_prev_n; i++)
+      if (gen_of(c->aw_prev_word[i] >> 3) != c->aw_prev_gen[i]) {
+        c->addr = c->aw_prev_word[i];
+        break;
+      }
+    return;
+  }
+  if (!c->aw_loop) return;
+  if (c->kind == RSAN_SK_LOAD) {
+    if (c->aw_n == AW_READS) c->aw_n = -1;
+    if (c->aw_n >= 0) {
+      c->aw_word[c->aw_n] = c->addr;
+      c->aw_gen[c->aw_n++] = gen_of(c->addr >> 3);
+    }
+  } else if (c->kind == RSAN_SK_FENCE_SC) {
+    if (!c->aw_steps) c->aw_first_fence = 1;
+    c->aw_any_fence = 1;
+  } else { /* not a step of the loop: the thread left it */
+    c->aw_pure = 0;
+    c->aw_loop = 0;
+    c->aw_iterating = 0;
+  }
+  c->aw_steps++;
+}
+
+int rsan_await_enabled(const sched_thread *s) {
+  for (int i = 0; i < s->aw_prev_n; i++)
+    if (gen_of(s->aw_prev_word[i] >> 3) != s->aw_prev_gen[i]) return 1;
+  return s->aw_prev_n <= 0; /* nothing to wait on (never parked so) */
+}
+
+int rsan_await_format(const sched_thread *s, char *out, size_t n) {
+  size_t k = 0;
+  out[0] = 0;
+  for (int i = 0; i < s->aw_prev_n && k + 24 < n; i++) {
+    int seen = 0;
+    for (int j = 0; j < i; j++) seen |= s->aw_prev_word[j] == s->aw_prev_word[i];
+    if (!seen)
+      k += (size_t)snprintf(out + k, n - k, "%s0x%llx", k ? "+" : "", (unsigned long long)s->aw_prev_word[i]);
+  }
+  return (int)k;
+}
+
+int rsan_await_woken_by(const sched_thread *s, int kind, uintptr_t addr, int w) {
+  if (kind == RSAN_SK_EXIT_PROCESS) return 1;
+  if (!writes_memory(kind, addr, w)) return 0;
+  for (int i = 0; i < s->aw_prev_n; i++)
+    if ((s->aw_prev_word[i] >> 3) == (addr >> 3)) return 1;
+  return 0;
+}
+
+static void start_iteration(sched_thread *s) {
+  s->aw_n = 0;
+  s->aw_pure = 1;
+  s->aw_steps = s->aw_first_fence = s->aw_any_fence = 0;
+}
+
+/* the iteration that just ended repeats the one before it */
+static int repeats(const sched_thread *s) {
+  if (!s->aw_pure || s->aw_n <= 0 || s->aw_n != s->aw_prev_n) return 0;
+  if (s->aw_any_fence && !s->aw_first_fence) return 0;
+  for (int i = 0; i < s->aw_n; i++)
+    if (s->aw_word[i] != s->aw_prev_word[i] || s->aw_gen[i] != s->aw_prev_gen[i]) return 0;
+  return 1;
+}
+
+RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t s0, uint64_t s1,
+                                   uint64_t s2) {
+  if (!__atomic_load_n(&rsan_sched_on, __ATOMIC_RELAXED) || !rsan_sched_flag.sched_await || !rsan_sched_dfs())
+    return;
+  const uint64_t st[3] = {s0, s1, s2};
+  rsan_spin_lock(&rsan_sched.lock);
+  sched_thread *s = rsan_sched.finished ? NULL : slot_of(rsan_thread_current());
+  if (!s || s->state != ST_LIVE) {
+    rsan_spin_unlock(&rsan_sched.lock);
+    return;
+  }
+  if (!from_inside || s->aw_loop != loop) { /* a new instance of the loop */
+    s->aw_loop = loop;
+    memcpy(s->aw_state, st, sizeof st);
+    s->aw_prev_n = -1;
+    s->aw_repeats = s->aw_iterating = 0;
+    start_iteration(s);
+    rsan_spin_unlock(&rsan_sched.lock);
+    return;
+  }
+  if (memcmp(st, s->aw_state, sizeof st) != 0) { /* an inner loop's step, inside the iteration */
+    rsan_spin_unlock(&rsan_sched.lock);
+    return;
+  }
+  s->aw_iterating = 1;
+  s->aw_repeats = repeats(s) ? s->aw_repeats + 1 : 0;
+  int need = rsan_sched_flag.sched_await > 1 ? rsan_sched_flag.sched_await - 1
+             : s->aw_any_fence               ? AW_PARK
+                                             : AW_PARK_PLAIN;
+  s->aw_prev_n = s->aw_pure ? s->aw_n : -1;
+  if (s->aw_prev_n > 0) {
+    memcpy(s->aw_prev_word, s->aw_word, (size_t)s->aw_n * sizeof *s->aw_word);
+    memcpy(s->aw_prev_gen, s->aw_gen, (size_t)s->aw_n * sizeof *s->aw_gen);
+  }
+  start_iteration(s);
+  int park = s->aw_repeats >= need && s->aw_prev_n > 0;
+  uintptr_t first = park ? s->aw_prev_word[0] : 0;
+  rsan_spin_unlock(&rsan_sched.lock);
+  if (park) rsan_sched_point_blocking(RSAN_SK_AWAIT, (const void *)first, 0, SB_AWAIT, 0);
+}

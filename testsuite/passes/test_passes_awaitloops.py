@@ -1,0 +1,75 @@
+"""Await loops (passes/awaitloops.py, docs/design/exploration.md §7): a waiting loop that reads
+several atomics with SC fences between gets `__rsan_await_head` at its header, with a phi that
+tells a back edge from an entry; a loop with any other effect does not."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from passes_helpers import compile_to_ir, verify
+from pyrsan.passes import instrument_ir
+
+HEAD = ("#include <stdatomic.h>\natomic_int f, g, h[3]; int plain;\nvoid ext(void);\n"
+        "#define F atomic_thread_fence(memory_order_seq_cst)\n"
+        "#define L(p) atomic_load_explicit(p, memory_order_acquire)\n")
+MARK_RE = re.compile(r"call void @__rsan_await_head\(i64 (\d+), i32 (%[-\w.]+), i64 (\S+), i64 (\S+), i64 (\S+)\)")
+
+
+@pytest.fixture(autouse=True)
+def _default_environment(monkeypatch):
+    monkeypatch.delenv("PYRSAN_NO_SPIN_LOOPS", raising=False)
+    monkeypatch.delenv("PYRSAN_NO_AWAIT_LOOPS", raising=False)
+
+
+def marks(tmp_path, body: str) -> list[tuple[str, ...]]:
+    ir = compile_to_ir(tmp_path, HEAD + body, flags=("-O1",))
+    text = instrument_ir(ir, "await").ir_text
+    verify(text)
+    return MARK_RE.findall(text)
+
+
+@pytest.mark.parametrize("body", [
+    # two locations, a fence before each read
+    "void w(void) { for (;;) { F; int a = L(&f); F; int b = L(&g); if (a && b) break; } }",
+    # Peterson's filter lock's shape: an inner loop over the others' levels, inlined
+    "static int any(int me) { for (int k = 0; k < 3; k++) if (k != me && (F, L(&h[k])) >= 1) return 1; return 0; }\n"
+    "void w(int me) { while (any(me) && (F, L(&f)) == me); }",
+    # the bakery's ticket loop: one location, compared with <, no fence
+    "void w(int mine) { int n; while ((n = L(&f)) != 0 && n < mine); }",
+])
+def test_waiting_loops_are_marked(tmp_path, body):
+    found = marks(tmp_path, body)
+    assert len(found) == 1
+    assert found[0][0] != "0"
+
+
+@pytest.mark.parametrize("body", [
+    # an effect in the loop: a store, a plain access, an RMW, a call
+    "void w(void) { for (;;) { F; int a = L(&f); atomic_store(&g, 1); if (a) break; } }",
+    "void w(void) { for (;;) { F; int a = L(&f); plain++; if (a && L(&g)) break; } }",
+    "void w(void) { for (;;) { F; int a = L(&f); if (a && plain) break; } }",
+    "void w(void) { for (;;) { F; int a = L(&f); atomic_fetch_add(&g, 1); if (a) break; } }",
+    "void w(void) { for (;;) { F; int a = L(&f); ext(); if (a && L(&g)) break; } }",
+    # a single-location wait is spinloops.py's (a spin load), not an await loop
+    "void w(void) { while (L(&f) != 1); }",
+    # no loop
+    "int w(void) { F; return L(&f) + L(&g); }",
+])
+def test_loops_with_effects_are_not_marked(tmp_path, body):
+    assert marks(tmp_path, body) == []
+
+
+def test_the_mark_tells_back_edges_from_entries(tmp_path):
+    ir = compile_to_ir(tmp_path, HEAD + "void w(void) { for (;;) { F; int a = L(&f); F; int b = L(&g); "
+                       "if (a && b) break; } }", flags=("-O1",))
+    text = instrument_ir(ir, "await").ir_text
+    inside = MARK_RE.search(text).group(2)
+    phi = re.search(re.escape(inside) + r" = phi i32 (.*)", text).group(1)
+    values = sorted(int(v) for v in re.findall(r"\[ (\d), ", phi))
+    assert values[0] == 0 and values[-1] == 1
+
+
+def test_an_option_turns_it_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYRSAN_NO_AWAIT_LOOPS", "1")
+    assert marks(tmp_path, "void w(void) { for (;;) { F; int a = L(&f); F; int b = L(&g); if (a && b) break; } }") == []

@@ -1,0 +1,137 @@
+"""Await loops (passes/awaitloops.py, runtime/src/sched_await.c, docs/design/exploration.md §7):
+a waiting loop over several locations, with SC fences between its reads, is marked by the
+passes, and under ``--explore`` a thread whose iterations repeat themselves waits for a write
+to what they read. Checked against the brute force without that (``sched_await=0``: every
+iteration is a step the schedule tree enumerates): the same verdict, every report key and
+group, and no other; and the exploration takes fewer schedules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .brute import compare
+from .test_brute_force import build
+
+FENCE = "atomic_thread_fence(memory_order_seq_cst)"
+HEAD = "#include <pthread.h>\n#include <stdatomic.h>\natomic_int x, y, z;\n"
+MAIN2 = """
+int main(void) {
+  pthread_t a;
+  pthread_create(&a, 0, t1, 0);
+  t0();
+  pthread_join(a, 0);
+  return 0;
+}
+"""
+MAIN3 = """
+int main(void) {
+  pthread_t a, b;
+  pthread_create(&a, 0, t1, 0);
+  pthread_create(&b, 0, t2, 0);
+  t0();
+  pthread_join(a, 0);
+  pthread_join(b, 0);
+  return 0;
+}
+"""
+
+#: name -> (source, robust, default test). Each waits in a loop over two locations with SC fences
+#: between its reads (marked as an await loop).
+PROGRAMS = {
+    # robust: message passing with release/acquire
+    "two_flags": (HEAD + f"""
+static void t0(void) {{ atomic_store_explicit(&x, 1, memory_order_release);
+  atomic_store_explicit(&y, 1, memory_order_release); }}
+static void *t1(void *p) {{ for (;;) {{ {FENCE}; int a = atomic_load_explicit(&x, memory_order_acquire);
+  {FENCE}; int b = atomic_load_explicit(&y, memory_order_acquire); if (a && b) break; }} return p; }}
+""" + MAIN2, True, True),
+    # not robust (MP): relaxed flags, the waiter reads x after seeing y
+    "message_passing": (HEAD + f"""
+static void t0(void) {{ atomic_store_explicit(&x, 1, memory_order_relaxed);
+  atomic_store_explicit(&y, 1, memory_order_relaxed); }}
+static void *t1(void *p) {{ for (;;) {{ {FENCE}; int a = atomic_load_explicit(&y, memory_order_relaxed);
+  {FENCE}; int b = atomic_load_explicit(&z, memory_order_relaxed); if (a || b) break; }}
+  (void)atomic_load_explicit(&x, memory_order_relaxed); return p; }}
+""" + MAIN2, False, True),
+    # ACQUIRED_GAP (docs/scheduling.md) with T1 as a waiting loop: its acquire load of y gives it
+    # SC-only knowledge of z, which only its next iteration's fence hands to F
+    "acquired_gap_loop": (HEAD + f"""
+static void t0(void) {{ atomic_store_explicit(&z, 1, memory_order_relaxed);
+  atomic_store_explicit(&y, 1, memory_order_relaxed); }}
+static void *t1(void *p) {{ for (;;) {{ {FENCE}; int a = atomic_load_explicit(&y, memory_order_acquire);
+  int b = atomic_load_explicit(&x, memory_order_relaxed); if (b) break; (void)a; }} return p; }}
+static void *t2(void *p) {{ {FENCE}; (void)atomic_load_explicit(&z, memory_order_relaxed);
+  atomic_store_explicit(&x, 1, memory_order_relaxed); return p; }}
+""" + MAIN3, None, False),
+}
+
+
+def marked(pyrsan_cli, pyrsan_env, src: Path, work: Path) -> str:
+    proc = subprocess.run([*pyrsan_cli, "build", "--keep-temps", str(src), "-o", str(work / "k")],
+                          env=pyrsan_env, capture_output=True, text=True, timeout=600, check=True)
+    kept = Path(proc.stderr.strip().split()[-1])
+    return "\n".join(p.read_text() for p in kept.glob("*.rsan.ll"))
+
+
+@pytest.mark.parametrize("name", [n for n, p in sorted(PROGRAMS.items()) if p[2]])
+def test_await_loops_keep_every_report(name, tmp_path, pyrsan_cli, pyrsan_env):
+    text, robust, _ = PROGRAMS[name]
+    exe = build(pyrsan_cli, pyrsan_env, text, tmp_path, name)
+    assert "@__rsan_await_head(" in marked(pyrsan_cli, pyrsan_env, tmp_path / f"{name}.c", tmp_path)
+    result = compare(str(exe), tmp_path / "w", modes=("1", "0"), max_runs=60000, brute_await=False)
+    assert not result.disagreements(), result.disagreements()
+    assert all(complete for _, complete, *_ in result.explored.values())
+    if robust is not None:
+        assert result.brute_keys == set() if robust else result.brute_keys
+
+
+def test_the_waiting_thread_takes_an_await_step(tmp_path, pyrsan_cli, pyrsan_env):
+    """The waiter runs first (the continuation keeps it): after its iterations repeat it takes the
+    await step, enabled by main's store, and the run goes on; with sched_await=0 it does not."""
+    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["two_flags"][0], tmp_path, "p")
+    kinds = {}
+    for flag in ("1", "0"):
+        trace = tmp_path / f"t{flag}.jsonl"
+        (tmp_path / "s").write_text("pyrsan-schedule 1\n0 1\n")
+        env = dict(pyrsan_env, PYRSAN_OPTIONS=f"sched=dfs schedule={tmp_path / 's'} trace_path={trace} "
+                                              f"sched_await={flag}")
+        subprocess.run([str(exe)], env=env, check=True, timeout=60)
+        lines = [json.loads(line) for line in trace.read_text().splitlines()]
+        kinds[flag] = [op[1] for line in lines if "step" in line for op in line["enabled"] if op[0] == line["tid"]]
+    assert "await" in kinds["1"] and "await" not in kinds["0"]
+
+
+def explored(exe: Path, work: Path, await_flag: str, closure: str = "1"):
+    """(complete, report keys) of ``--explore`` with sched_await=await_flag."""
+    from pyrsan.runner import ExploreOptions, RunOptions, explore_program
+
+    from .brute import explored_keys
+
+    saved = os.environ.get("PYRSAN_OPTIONS")
+    os.environ["PYRSAN_OPTIONS"] = f"sched_await={await_flag}"
+    try:
+        options = RunOptions(work_dir=str(work), quiet=True, timeout=60, keep_going=True, closure=closure)
+        result = explore_program(str(exe), [], options, ExploreOptions(max_schedules=20000, jobs=1))
+    finally:
+        if saved is None:
+            os.environ.pop("PYRSAN_OPTIONS", None)
+        else:
+            os.environ["PYRSAN_OPTIONS"] = saved
+    return result.exploration.complete, explored_keys(result)[0], result.exploration.schedules
+
+
+@pytest.mark.slow
+def test_await_loops_keep_the_reports_of_a_three_thread_program(tmp_path, pyrsan_cli, pyrsan_env):
+    """acquired_gap_loop (too many interleavings for the brute force): the exploration with the
+    await steps finds the reports of the one without them (every iteration a step of its own)."""
+    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["acquired_gap_loop"][0], tmp_path, "p")
+    for closure in ("1", "0"):
+        complete0, keys0, _ = explored(exe, tmp_path / f"off{closure}", "0", closure)
+        complete1, keys1, _ = explored(exe, tmp_path / f"on{closure}", "1", closure)
+        assert complete0 and complete1
+        assert keys1 == keys0
