@@ -45,6 +45,11 @@ BLOCKING_KINDS = frozenset({"lock", "sync_acquire", "join", "wait", "await"})
 #: read, named in its address as "0xA+0xB+..."; it does nothing itself, so it is dependent
 #: only with the writes of those words (docs/design/exploration.md §7).
 AWAIT = "await"
+#: How many times in a row a search may run a thread while it yields (docs/scheduling.md,
+#: "Yielding threads in an exploration"): each such run is a step the runtime's continuation
+#: would not take. A loop that re-reads unchanged memory without end would make the race
+#: reversals into it endless; past this many, the search stops reversing into it and is bounded.
+YIELD_RUNS = 8
 
 
 def await_words(op: Op) -> frozenset[int]:
@@ -108,11 +113,17 @@ class Exploration:
 class _Node:
     """A state of the search: the one after a schedule prefix."""
 
-    __slots__ = ("enabled", "backtrack", "done", "sleep", "children", "preemptions", "last_tid")
+    __slots__ = ("enabled", "yielding", "forced", "backtrack", "done", "sleep", "children", "preemptions",
+                 "last_tid")
 
-    def __init__(self, enabled: Mapping[int, Op], sleep: dict[int, Op], preemptions: int,
-                 last_tid: int | None) -> None:
-        self.enabled = enabled
+    def __init__(self, step: Step, sleep: dict[int, Op], preemptions: int,
+                 last_tid: int | None, forced: Mapping[int, int] = {}) -> None:
+        # A yielding thread can run when a schedule names it: it is a choice like the enabled
+        # ones (races are reversed into it), only the runtime's continuation never takes it.
+        self.enabled: Mapping[int, Op] = {**step.yielding, **step.enabled} if step.yielding else step.enabled
+        self.yielding = frozenset(step.yielding) - frozenset(step.enabled)
+        # per yielding thread: how many of its steps in a row so far ran while it yielded
+        self.forced = {t: c for t, c in forced.items() if t in self.yielding}
         self.backtrack: set[int] = set()
         self.done: set[int] = set()
         self.sleep = sleep
@@ -122,7 +133,8 @@ class _Node:
 
     def preemption_cost(self, tid: int) -> int:
         """1 when running ``tid`` here switches away from a thread that could go on."""
-        return int(self.last_tid is not None and tid != self.last_tid and self.last_tid in self.enabled)
+        return int(self.last_tid is not None and tid != self.last_tid and self.last_tid in self.enabled
+                   and self.last_tid not in self.yielding)
 
 
 @dataclass
@@ -164,6 +176,9 @@ class _Search:
 
     def add_backtrack(self, node: _Node, prefix: tuple[int, ...], tid: int) -> None:
         if tid in node.backtrack or tid in node.sleep:
+            return
+        if tid in node.yielding and node.forced.get(tid, 0) >= YIELD_RUNS:
+            self.bound = self.bound or f"yield-runs={YIELD_RUNS}"
             return
         if self.preemption_bound is not None and \
                 node.preemptions + node.preemption_cost(tid) > self.preemption_bound:
@@ -209,7 +224,7 @@ class _Search:
         if not steps:
             return
         if self.root is None:
-            self.root = _Node(steps[0].enabled, dict(self.root_sleep), 0, None)
+            self.root = _Node(steps[0], dict(self.root_sleep), 0, None)
         path = [self.root]
         for depth in range(len(prefix) - 1):
             path.append(path[-1].children[decisions[depth]])
@@ -225,6 +240,8 @@ class _Search:
                     # A sleep-aware scheduler would have run another thread: queue the first.
                     self.sleep_blocked += 1
                     awake = sorted(t for t in node.enabled if t not in node.sleep and t not in node.done)
+                    # the runtime's own choice first: a yielding thread only when no other is left
+                    awake = [t for t in awake if t not in node.yielding] or awake
                     if awake:
                         self.add_backtrack(node, decisions[:depth], awake[0])
                     cut = depth
@@ -235,8 +252,11 @@ class _Search:
             if depth + 1 < len(steps):
                 child = node.children.get(step.tid)
                 if child is None:
-                    child = _Node(steps[depth + 1].enabled, sleep, node.preemptions + node.preemption_cost(step.tid),
-                                  step.tid)
+                    forced = node.forced
+                    if step.tid in node.yielding:
+                        forced = {**forced, step.tid: forced.get(step.tid, 0) + 1}
+                    child = _Node(steps[depth + 1], sleep, node.preemptions + node.preemption_cost(step.tid),
+                                  step.tid, forced)
                     node.children[step.tid] = child
                 path.append(child)
         skipped = trace.closure.get("sleep_blocked") if trace.closure is not None else None
@@ -381,6 +401,10 @@ class _Search:
         # An initial that is not enabled before i (a lock held there) cannot go first: the
         # reversal is not feasible from that state.
         feasible = [t for t in initials if t in node.enabled]
+        # A yielding thread goes first only when that gives one of its accesses a write it has
+        # not read yet (docs/scheduling.md, "Yielding threads in an exploration").
+        feasible = [t for t in feasible
+                    if t not in node.yielding or _news(t, i, next(k for k in v if steps[k].tid == t), steps)]
         if not feasible:
             return
         choice = steps[j].tid if steps[j].tid in feasible else min(feasible)
@@ -500,7 +524,7 @@ def _waiting_at(steps: tuple[Step, ...], cut: int, blocked: Mapping[int, Op]) ->
     if cut == len(steps):
         return dict(blocked)
     started = {s.tid for s in steps[:cut]} | {t for s in steps[:cut + 1] for t in s.enabled}
-    enabled = steps[cut].enabled
+    enabled = {**steps[cut].yielding, **steps[cut].enabled}
     waiting: dict[int, Op] = {}
     for step in steps[cut:]:
         if step.tid in started and step.tid not in enabled:
@@ -509,6 +533,35 @@ def _waiting_at(steps: tuple[Step, ...], cut: int, blocked: Mapping[int, Op]) ->
         if tid in started and tid not in enabled:
             waiting.setdefault(tid, op)
     return waiting
+
+
+#: Kinds of a plain memory access (the others wait, synchronise or are thread operations).
+ACCESS_KINDS = frozenset({"load", "store", "rmw"})
+
+
+def _news(tid: int, i: int, k: int, steps: tuple[Step, ...]) -> bool:
+    """Running the yielding thread ``tid``'s operation ``k`` at the state before step ``i``
+    (instead of where it ran) is not a repeat: it is a store, or a read (load, rmw) of a word on which
+    ``tid`` has read no write since the last write before ``i`` (so it reads a write that
+    none of its earlier reads read). A repeat re-reads the write its spin already read: the
+    iteration it adds reads what the one before read (docs/scheduling.md)."""
+    op = steps[k].op
+    if op.kind not in ACCESS_KINDS or op.addr == "0x0":
+        return False
+    if op.kind == "store":
+        return True
+    # a load, or an rmw: one that changes memory ends the yield, so while it yields its rmws
+    # behave as the one before them did as long as they read the same write
+    word = int(op.addr, 16) >> 3
+    for m in range(i - 1, -1, -1):
+        other = steps[m].op
+        if other.kind not in ACCESS_KINDS or other.addr == "0x0" or int(other.addr, 16) >> 3 != word:
+            continue
+        if other.writes:
+            return True
+        if steps[m].tid == tid:
+            return False
+    return True
 
 
 def _waits_for(a: Op, b: Op) -> bool:

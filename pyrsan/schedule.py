@@ -37,6 +37,9 @@ class Step:
 
     tid: int
     enabled: Mapping[int, Op]
+    #: threads that yield (an unrecognised spin loop, docs/scheduling.md "Enabledness beyond the
+    #: protocol text"): runnable, but chosen only when a schedule names them
+    yielding: Mapping[int, Op] = field(default_factory=dict)
 
     @property
     def op(self) -> Op:
@@ -153,7 +156,8 @@ def _parse_step(obj: dict, number: int, expected_index: int) -> Step:
         raise TraceFormatError(f"line {number}: malformed step ({exc})") from None
     if tid not in enabled:
         raise TraceFormatError(f"line {number}: thread {tid} ran but is not listed as enabled")
-    return Step(tid, enabled)
+    yielding = _parse_ops(obj["yielding"], f"line {number}") if obj.get("yielding") else {}
+    return Step(tid, enabled, yielding) if yielding else Step(tid, enabled)
 
 
 def read_trace(path: str | os.PathLike) -> Trace:

@@ -60,13 +60,15 @@ def counted(report: Report) -> bool:
 
 
 def every_interleaving(executable: str, work: Path, max_runs: int = 20000, timeout: float = 60.0,
-                       await_loops: bool = True) -> BruteForce:
+                       await_loops: bool = True, yields: bool = False) -> BruteForce:
     """Run every maximal schedule of ``executable`` (no arguments) once. Raises
     TooManyInterleavings past ``max_runs``, AssertionError when a prefix does not replay (the
     program is not deterministic under the scheduler) or a run crashes or hangs.
     await_loops=False: the scheduler does not stop a thread whose await-loop iterations repeat
     themselves (``sched_await=0``): those iterations are enumerated as any steps (the yields of
-    unrecognised spin loops still bound them)."""
+    unrecognised spin loops still bound them). yields=True: a yielding thread (listed apart in a
+    step's ``yielding``) is a choice too, as a schedule file may name it: the interleavings the
+    scheduler's own continuation leaves out (its loop's repeats are bounded by the program)."""
     options = exploration_options(RunOptions(work_dir=str(work), quiet=True, timeout=timeout,
                                              closure=CLOSURE_OFF, keep_going=True))
     saved = os.environ.get("PYRSAN_OPTIONS")
@@ -93,7 +95,8 @@ def every_interleaving(executable: str, work: Path, max_runs: int = 20000, timeo
                     out.witness.setdefault(report.key, trace.decisions)
             decisions = trace.decisions
             for i in range(len(prefix), len(trace.steps)):
-                for tid in sorted(trace.steps[i].enabled, reverse=True):
+                choices = set(trace.steps[i].enabled) | (set(trace.steps[i].yielding) if yields else set())
+                for tid in sorted(choices, reverse=True):
                     if tid != decisions[i]:
                         stack.append(decisions[:i] + (tid,))
     finally:
@@ -259,12 +262,14 @@ class Comparison:
 
 
 def compare(executable: str, work: Path, modes: tuple[str, ...] = ("1",), max_runs: int = 20000,
-            max_schedules: int = 5000, brute_await: bool = True) -> Comparison:
+            max_schedules: int = 5000, brute_await: bool = True,
+            brute_yields: bool = False) -> Comparison:
     """Every interleaving of ``executable`` against ``--explore --keep-going`` with each
     sched_closure mode of ``modes`` ("1" is what --explore does, "0" today's relation)."""
     from pyrsan.runner import ExploreOptions, explore_program
 
-    brute = every_interleaving(executable, work / "brute", max_runs=max_runs, await_loops=brute_await)
+    brute = every_interleaving(executable, work / "brute", max_runs=max_runs, await_loops=brute_await,
+                               yields=brute_yields)
     explored = {}
     for mode in modes:
         options = RunOptions(work_dir=str(work / f"explore{mode}"), quiet=True, timeout=60, keep_going=True,
