@@ -401,10 +401,10 @@ class _Search:
         # An initial that is not enabled before i (a lock held there) cannot go first: the
         # reversal is not feasible from that state.
         feasible = [t for t in initials if t in node.enabled]
-        # A yielding thread goes first only when that gives one of its accesses a write it has
-        # not read yet (docs/scheduling.md, "Yielding threads in an exploration").
+        # A yielding thread goes first only when that gives one of its accesses in v a write it
+        # has not read yet (docs/scheduling.md, "Yielding threads in an exploration").
         feasible = [t for t in feasible
-                    if t not in node.yielding or _news(t, i, next(k for k in v if steps[k].tid == t), steps)]
+                    if t not in node.yielding or any(_news(t, i, k, steps) for k in v if steps[k].tid == t)]
         if not feasible:
             return
         choice = steps[j].tid if steps[j].tid in feasible else min(feasible)
@@ -540,8 +540,8 @@ ACCESS_KINDS = frozenset({"load", "store", "rmw"})
 
 
 def _news(tid: int, i: int, k: int, steps: tuple[Step, ...]) -> bool:
-    """Running the yielding thread ``tid``'s operation ``k`` at the state before step ``i``
-    (instead of where it ran) is not a repeat: it is a store, or a read (load, rmw) of a word on which
+    """Running the yielding thread ``tid``'s operation ``k`` (of the reversed sequence) from the
+    state before step ``i`` on is not a repeat: it is a store, or a read (load, rmw) of a word on which
     ``tid`` has read no write since the last write before ``i`` (so it reads a write that
     none of its earlier reads read). A repeat re-reads the write its spin already read: the
     iteration it adds reads what the one before read (docs/scheduling.md)."""
