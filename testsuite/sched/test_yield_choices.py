@@ -1,4 +1,4 @@
-"""Yielding threads as choices (docs/scheduling.md "Unrecognised spin loops and exploration").
+"""Yielding threads as choices (docs/scheduling.md, "Yielding threads in an exploration").
 
 A thread that read one location three times with the same result *yields*: the scheduler runs
 it only when nothing else can, unless a schedule names it. The brute force with ``yields=True``
