@@ -8,18 +8,69 @@
  * entry; k a power of 2 below RSAN_HIST), the new entries empty, the old ones at their
  * indices. Doubling, not one entry per write: each growth is a new block and a copy (~300
  * instructions; glibc's realloc, which first tries to extend in place, cost more), and a
- * location's first RSAN_HIST writes then pay 4 of them, not 8. */
+ * location's first RSAN_HIST writes then pay 4 of them, not 8. 64-byte aligned: each entry is
+ * one cache line (rsan_location.h). */
 uint32_t rsan_hist_prepare(rsan_loc *l) {
   uint32_t k = l->hist_next;
   if (k == 0 && l->hist) return RSAN_HIST; /* hist_next wrapped: the ring is full */
   if (k & (k - 1)) return k;               /* room left */
   uint32_t n = k ? 2 * k : 1;
-  rsan_hist *h = rsan_alloc_raw(n * sizeof(rsan_hist));
+  rsan_hist *h = rsan_alloc_line(n * sizeof(rsan_hist)); /* zeroed; an entry per line */
   if (k) memcpy(h, l->hist, k * sizeof(rsan_hist));
-  memset(h + k, 0, (n - k) * sizeof(rsan_hist));
   rsan_free(l->hist);
   l->hist = h;
   return k;
+}
+
+/* The stack pool (rsan_location.h): call stacks whose frames come from more than two modules
+ * (the write's own and one other), interned in an open-addressing table of indices into an
+ * array of stacks that only grows; taken rarely, under its own lock (at a write, the
+ * location lock held; at a report, none). */
+static rsan_spin pool_lock;
+static uint64_t (*pool)[RSAN_HIST_STACK];
+static uint32_t *pool_tab; /* index + 1, 0: empty */
+static uint32_t pool_n, pool_cap;
+
+static uint32_t pool_hash(const uint64_t *s) {
+  uint64_t x = 0;
+  for (int i = 0; i < RSAN_HIST_STACK; i++) x = (x ^ s[i]) * 0x9E3779B97F4A7C15ull;
+  return (uint32_t)(x >> 32);
+}
+
+uint32_t rsan_hist_pool_put(const uint64_t *s) {
+  rsan_spin_lock(&pool_lock);
+  if (2 * (pool_n + 1) > pool_cap) { /* the table at most half full; the array as big */
+    uint32_t ncap = pool_cap ? 2 * pool_cap : 64;
+    uint32_t *nt = rsan_alloc(ncap * sizeof *nt);
+    uint64_t (*np)[RSAN_HIST_STACK] = rsan_alloc(ncap * sizeof *np);
+    if (pool_n) memcpy(np, pool, pool_n * sizeof *np);
+    for (uint32_t j = 0; j < pool_n; j++) {
+      uint32_t b = pool_hash(np[j]) & (ncap - 1);
+      while (nt[b]) b = (b + 1) & (ncap - 1);
+      nt[b] = j + 1;
+    }
+    rsan_free(pool);
+    rsan_free(pool_tab);
+    pool = np;
+    pool_tab = nt;
+    pool_cap = ncap;
+  }
+  uint32_t b = pool_hash(s) & (pool_cap - 1);
+  for (; pool_tab[b]; b = (b + 1) & (pool_cap - 1))
+    if (!memcmp(pool[pool_tab[b] - 1], s, sizeof *pool)) break;
+  if (!pool_tab[b]) {
+    memcpy(pool[pool_n], s, sizeof *pool);
+    pool_tab[b] = ++pool_n;
+  }
+  uint32_t i = pool_tab[b] - 1;
+  rsan_spin_unlock(&pool_lock);
+  return i;
+}
+
+void rsan_hist_pool_get(uint32_t i, uint64_t *out) {
+  rsan_spin_lock(&pool_lock);
+  memcpy(out, pool[i], sizeof *pool);
+  rsan_spin_unlock(&pool_lock);
 }
 
 /* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when

@@ -303,8 +303,7 @@ static inline void rsan_loc_prefetch_write(const rsan_loc *l, const void *p) {
   __builtin_prefetch(p, 1);
   if (RSAN_LIKELY(l->hist != NULL)) {
     const char *h = (const char *)&l->hist[l->hist_next % RSAN_HIST];
-    __builtin_prefetch(h, 1);
-    __builtin_prefetch(h + sizeof(rsan_hist) - 1, 1);
+    __builtin_prefetch(h, 1); /* one line (rsan_location.h) */
   }
 }
 
@@ -434,9 +433,10 @@ static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uin
   h->tsU = l->stampU;
   h->site = site;
   h->value = value;
-  /* 0-terminated: zeroed first (a fixed-size clear, two stores, not a call), then filled */
-  memset(h->stack, 0, sizeof h->stack);
-  (void)rsan_thread_stack(t, fa, h->stack, RSAN_HIST_STACK);
+  /* 0-terminated: zeroed first, then filled; packed into the entry's line (rsan_location.h) */
+  uint64_t st[RSAN_HIST_STACK] = {0};
+  (void)rsan_thread_stack(t, fa, st, RSAN_HIST_STACK);
+  rsan_hist_set_stack(h, site, st);
   h->tid = t->tid;
   h->order = (uint8_t)order;
   h->op = (uint8_t)op;
