@@ -73,6 +73,55 @@ void rsan_hist_pool_get(uint32_t i, uint64_t *out) {
   rsan_spin_unlock(&pool_lock);
 }
 
+/* rsan_location.h: codes 0, 1 and 2, or (a third prefix) the pool */
+void rsan_hist_set_stack(rsan_hist *h, uint64_t site, const uint64_t *s) {
+  uint32_t own = (uint32_t)(site >> 32), hi = 0;
+  unsigned code = 0;
+  int have_hi = 0;
+  for (int i = 0; i < RSAN_HIST_STACK; i++) {
+    uint32_t p = (uint32_t)(s[i] >> 32);
+    unsigned c;
+    if (!s[i]) c = 0;
+    else if (p == own) c = 1;
+    else if (!have_hi || p == hi) {
+      hi = p;
+      have_hi = 1;
+      c = 2;
+    } else {
+      h->stk_lo[0] = rsan_hist_pool_put(s); /* a third prefix */
+      h->stk = RSAN_HIST_POOLED;
+      return;
+    }
+    h->stk_lo[i] = (uint32_t)s[i];
+    code |= c << (2 * i);
+  }
+  h->stk_hi = hi;
+  h->stk = (uint8_t)code;
+}
+
+/* The entry's stack as rsan_thread_stack(t, fa, ., RSAN_HIST_STACK) would give it, packed in
+ * the same walk when every frame is 0 or in the write's own module (codes 0 and 1, the common
+ * case), else by rsan_hist_set_stack. Frames past the last have code 0 (stk_lo unused). */
+void rsan_hist_fill_stack(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site) {
+  uint32_t n = 0;
+  unsigned code = 0;
+  uint64_t other = 0;
+  for (uint32_t i = t->depth; i > 0 && n < RSAN_HIST_STACK; i--) {
+    if (t->shadow_frame[i - 1] <= fa) continue; /* stale (rsan_thread_stack) */
+    uint64_t s = t->shadow_site[i - 1];
+    other |= s ? (s ^ site) >> 32 : 0;
+    code |= (unsigned)(s != 0) << (2 * n);
+    h->stk_lo[n++] = (uint32_t)s;
+  }
+  if (RSAN_UNLIKELY(other != 0)) {
+    uint64_t st[RSAN_HIST_STACK] = {0};
+    (void)rsan_thread_stack(t, fa, st, RSAN_HIST_STACK);
+    rsan_hist_set_stack(h, site, st);
+    return;
+  }
+  h->stk = (uint8_t)code;
+}
+
 /* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when
  * is_write). Returns 0 initial value, 1 found, 2 out of the window. */
 static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *out) {

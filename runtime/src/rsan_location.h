@@ -99,32 +99,10 @@ _Static_assert(sizeof(rsan_hist) == 64 && RSAN_HIST_STACK == 4, "a history entry
  * the run): the index of s, and s back from its index */
 uint32_t rsan_hist_pool_put(const uint64_t *s);
 void rsan_hist_pool_get(uint32_t i, uint64_t *out);
-/* s: RSAN_HIST_STACK ids, 0 after the last frame (as rsan_thread_stack fills a zeroed array) */
-static inline void rsan_hist_set_stack(rsan_hist *h, uint64_t site, const uint64_t *s) {
-  uint32_t own = (uint32_t)(site >> 32), hi = 0;
-  unsigned code = 0;
-  int have_hi = 0;
-  for (int i = 0; i < RSAN_HIST_STACK; i++) {
-    uint32_t p = (uint32_t)(s[i] >> 32);
-    unsigned c;
-    if (!s[i]) c = 0;
-    else if (p == own) c = 1;
-    else if (!have_hi || p == hi) {
-      hi = p;
-      have_hi = 1;
-      c = 2;
-    } else {
-      h->stk_lo[0] = rsan_hist_pool_put(s); /* a third prefix: rare, out of line */
-      h->stk = RSAN_HIST_POOLED;
-      return;
-    }
-    h->stk_lo[i] = (uint32_t)s[i];
-    code |= c << (2 * i);
-  }
-  h->stk_hi = hi;
-  h->stk = (uint8_t)code;
-}
-/* the stack as rsan_thread_stack gave it to rsan_hist_set_stack */
+/* history.c: the general packing of s (RSAN_HIST_STACK ids, 0 after the last frame, as
+ * rsan_thread_stack fills a zeroed array) */
+void rsan_hist_set_stack(rsan_hist *h, uint64_t site, const uint64_t *s);
+/* the stack as rsan_thread_stack gave it (rsan_hist_set_stack, rsan_hist_fill_stack) */
 static inline void rsan_hist_stack(const rsan_hist *h, uint64_t *out) {
   if (h->stk == RSAN_HIST_POOLED) {
     rsan_hist_pool_get(h->stk_lo[0], out);
