@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "rsan_engine.h"
+#include "rsan_fork.h"
 
 /* rsan_internal.h: the ring doubled before write k when it is full (k = 0, no ring yet: one
  * entry; k a power of 2 below RSAN_HIST), the new entries empty, the old ones at their
@@ -66,6 +67,10 @@ uint32_t rsan_hist_pool_put(const uint64_t *s) {
   rsan_spin_unlock(&pool_lock);
   return i;
 }
+
+/* fork (rsan_fork.h) */
+void rsan_hist_fork_lock(void) { rsan_spin_lock(&pool_lock); }
+void rsan_hist_fork_unlock(void) { rsan_spin_unlock(&pool_lock); }
 
 void rsan_hist_pool_get(uint32_t i, uint64_t *out) {
   rsan_spin_lock(&pool_lock);
