@@ -3,23 +3,128 @@
 #include <string.h>
 
 #include "rsan_engine.h"
+#include "rsan_fork.h"
 
 /* rsan_internal.h: the ring doubled before write k when it is full (k = 0, no ring yet: one
  * entry; k a power of 2 below RSAN_HIST), the new entries empty, the old ones at their
  * indices. Doubling, not one entry per write: each growth is a new block and a copy (~300
  * instructions; glibc's realloc, which first tries to extend in place, cost more), and a
- * location's first RSAN_HIST writes then pay 4 of them, not 8. */
+ * location's first RSAN_HIST writes then pay 4 of them, not 8. 64-byte aligned: each entry is
+ * one cache line (rsan_location.h). */
 uint32_t rsan_hist_prepare(rsan_loc *l) {
   uint32_t k = l->hist_next;
   if (k == 0 && l->hist) return RSAN_HIST; /* hist_next wrapped: the ring is full */
   if (k & (k - 1)) return k;               /* room left */
   uint32_t n = k ? 2 * k : 1;
-  rsan_hist *h = rsan_alloc_raw(n * sizeof(rsan_hist));
+  rsan_hist *h = rsan_alloc_line(n * sizeof(rsan_hist)); /* zeroed; an entry per line */
   if (k) memcpy(h, l->hist, k * sizeof(rsan_hist));
-  memset(h + k, 0, (n - k) * sizeof(rsan_hist));
   rsan_free(l->hist);
   l->hist = h;
   return k;
+}
+
+/* The stack pool (rsan_location.h): call stacks whose frames come from more than two modules
+ * (the write's own and one other), interned in an open-addressing table of indices into an
+ * array of stacks that only grows; taken rarely, under its own lock (at a write, the
+ * location lock held; at a report, none). */
+static rsan_spin pool_lock;
+static uint64_t (*pool)[RSAN_HIST_STACK];
+static uint32_t *pool_tab; /* index + 1, 0: empty */
+static uint32_t pool_n, pool_cap;
+
+static uint32_t pool_hash(const uint64_t *s) {
+  uint64_t x = 0;
+  for (int i = 0; i < RSAN_HIST_STACK; i++) x = (x ^ s[i]) * 0x9E3779B97F4A7C15ull;
+  return (uint32_t)(x >> 32);
+}
+
+uint32_t rsan_hist_pool_put(const uint64_t *s) {
+  rsan_spin_lock(&pool_lock);
+  if (2 * (pool_n + 1) > pool_cap) { /* the table at most half full; the array as big */
+    uint32_t ncap = pool_cap ? 2 * pool_cap : 64;
+    uint32_t *nt = rsan_alloc(ncap * sizeof *nt);
+    uint64_t (*np)[RSAN_HIST_STACK] = rsan_alloc(ncap * sizeof *np);
+    if (pool_n) memcpy(np, pool, pool_n * sizeof *np);
+    for (uint32_t j = 0; j < pool_n; j++) {
+      uint32_t b = pool_hash(np[j]) & (ncap - 1);
+      while (nt[b]) b = (b + 1) & (ncap - 1);
+      nt[b] = j + 1;
+    }
+    rsan_free(pool);
+    rsan_free(pool_tab);
+    pool = np;
+    pool_tab = nt;
+    pool_cap = ncap;
+  }
+  uint32_t b = pool_hash(s) & (pool_cap - 1);
+  for (; pool_tab[b]; b = (b + 1) & (pool_cap - 1))
+    if (!memcmp(pool[pool_tab[b] - 1], s, sizeof *pool)) break;
+  if (!pool_tab[b]) {
+    memcpy(pool[pool_n], s, sizeof *pool);
+    pool_tab[b] = ++pool_n;
+  }
+  uint32_t i = pool_tab[b] - 1;
+  rsan_spin_unlock(&pool_lock);
+  return i;
+}
+
+/* fork (rsan_fork.h) */
+void rsan_hist_fork_lock(void) { rsan_spin_lock(&pool_lock); }
+void rsan_hist_fork_unlock(void) { rsan_spin_unlock(&pool_lock); }
+
+void rsan_hist_pool_get(uint32_t i, uint64_t *out) {
+  rsan_spin_lock(&pool_lock);
+  memcpy(out, pool[i], sizeof *pool);
+  rsan_spin_unlock(&pool_lock);
+}
+
+/* rsan_location.h: codes 0, 1 and 2, or (a third prefix) the pool */
+void rsan_hist_set_stack(rsan_hist *h, uint64_t site, const uint64_t *s) {
+  uint32_t own = (uint32_t)(site >> 32), hi = 0;
+  unsigned code = 0;
+  int have_hi = 0;
+  for (int i = 0; i < RSAN_HIST_STACK; i++) {
+    uint32_t p = (uint32_t)(s[i] >> 32);
+    unsigned c;
+    if (!s[i]) c = 0;
+    else if (p == own) c = 1;
+    else if (!have_hi || p == hi) {
+      hi = p;
+      have_hi = 1;
+      c = 2;
+    } else {
+      h->stk_lo[0] = rsan_hist_pool_put(s); /* a third prefix */
+      h->stk = RSAN_HIST_POOLED;
+      return;
+    }
+    h->stk_lo[i] = (uint32_t)s[i];
+    code |= c << (2 * i);
+  }
+  h->stk_hi = hi;
+  h->stk = (uint8_t)code;
+}
+
+/* The entry's stack as rsan_thread_stack(t, fa, ., RSAN_HIST_STACK) would give it, packed in
+ * the same walk when every frame is 0 or in the write's own module (codes 0 and 1, the common
+ * case), else by rsan_hist_set_stack. Frames past the last have code 0 (stk_lo unused). */
+void rsan_hist_fill_stack(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site) {
+  uint32_t n = 0;
+  unsigned code = 0;
+  uint64_t other = 0;
+  for (uint32_t i = t->depth; i > 0 && n < RSAN_HIST_STACK; i--) {
+    if (t->shadow_frame[i - 1] <= fa) continue; /* stale (rsan_thread_stack) */
+    uint64_t s = t->shadow_site[i - 1];
+    other |= s ? (s ^ site) >> 32 : 0;
+    code |= (unsigned)(s != 0) << (2 * n);
+    h->stk_lo[n++] = (uint32_t)s;
+  }
+  if (RSAN_UNLIKELY(other != 0)) {
+    uint64_t st[RSAN_HIST_STACK] = {0};
+    (void)rsan_thread_stack(t, fa, st, RSAN_HIST_STACK);
+    rsan_hist_set_stack(h, site, st);
+    return;
+  }
+  h->stk = (uint8_t)code;
 }
 
 /* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when

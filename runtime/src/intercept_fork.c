@@ -24,9 +24,11 @@ static void fork_prepare(void) {
   rsan_sites_fork_lock();
   rsan_heap_fork_lock();
   rsan_shadow_fork_lock();
+  rsan_hist_fork_lock();
 }
 
 static void fork_release(int child) {
+  rsan_hist_fork_unlock();
   rsan_shadow_fork_unlock();
   rsan_heap_fork_unlock();
   rsan_sites_fork_unlock();

@@ -68,6 +68,13 @@ const char *rsan_report_consequence(const rsan_report_info *r) {
 int rsan_report_benign(const rsan_report_info *r) { return strcmp(rsan_report_consequence(r), "value") != 0; }
 
 /* ---- source keys: reports of the same source merge (inlined copies, other site ids) ---- */
+/* a history entry's frames: its site, then its call stack unpacked (rsan_location.h) */
+static void rsan_hist_frames(rsan_frames *fr, const rsan_hist *h) {
+  uint64_t st[RSAN_HIST_STACK];
+  rsan_hist_stack(h, st);
+  rsan_frames_build(fr, h->site, st, RSAN_HIST_STACK);
+}
+
 static uint64_t fnv(uint64_t h, const char *s) {
   for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
   return (h ^ 0xff) * 0x100000001b3ull;
@@ -208,7 +215,7 @@ static void text_write(rsan_buf *b, const char *title, int state, const rsan_his
                     title, rsan_op_name(h->op, h->rmw_op), h->size, rsan_order_name(h->order),
                     (unsigned long long)h->value, h->tid, unit, (unsigned long long)ts);
   rsan_frames fr;
-  rsan_frames_build(&fr, h->site, h->stack, RSAN_HIST_STACK);
+  rsan_hist_frames(&fr, h);
   rsan_text_frames(b, &fr);
 }
 
@@ -238,7 +245,7 @@ static void json_write(rsan_buf *b, int state, const rsan_hist *h, const char *o
     return;
   }
   rsan_frames fr;
-  rsan_frames_build(&fr, h->site, h->stack, RSAN_HIST_STACK);
+  rsan_hist_frames(&fr, h);
   rsan_buf_printf(
       b, "{\"site\": \"0x%016llx\", \"thread\": %d, \"operation\": \"%s\", \"order\": \"%s\", \"size\": %u",
       (unsigned long long)h->site, h->tid, rsan_op_name(h->op, h->rmw_op), rsan_order_name(h->order),
@@ -442,8 +449,8 @@ void rsan_report_robustness(rsan_report_info *r) {
   if (rsan_nsupps) {
     rsan_frames pf, ff;
     pf.n = ff.n = 0;
-    if (r->prev_state == 1) rsan_frames_build(&pf, r->prev.site, r->prev.stack, RSAN_HIST_STACK);
-    if (r->forced_state == 1) rsan_frames_build(&ff, r->forced.site, r->forced.stack, RSAN_HIST_STACK);
+    if (r->prev_state == 1) rsan_hist_frames(&pf, &r->prev);
+    if (r->forced_state == 1) rsan_hist_frames(&ff, &r->forced);
     const rsan_frames *stacks[3] = {&acc, &pf, &ff};
     rsan_supp *sp = rsan_supp_find(RSAN_SUPP_ROBUSTNESS, stacks, 3);
     if (sp) {

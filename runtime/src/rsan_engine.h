@@ -303,8 +303,7 @@ static inline void rsan_loc_prefetch_write(const rsan_loc *l, const void *p) {
   __builtin_prefetch(p, 1);
   if (RSAN_LIKELY(l->hist != NULL)) {
     const char *h = (const char *)&l->hist[l->hist_next % RSAN_HIST];
-    __builtin_prefetch(h, 1);
-    __builtin_prefetch(h + sizeof(rsan_hist) - 1, 1);
+    __builtin_prefetch(h, 1); /* one line (rsan_location.h) */
   }
 }
 
@@ -425,6 +424,8 @@ static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint6
 #undef RSAN_RMW_FETCH
 
 /* ---- history.c ---- */
+/* history.c: the entry's call stack, packed (rsan_location.h) */
+void rsan_hist_fill_stack(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site);
 /* A write's history entry (inline in the atomic entry points: every write makes one) */
 static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts,
                                                 int rmw, uint64_t site, uint64_t value, int order, int op,
@@ -434,9 +435,7 @@ static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uin
   h->tsU = l->stampU;
   h->site = site;
   h->value = value;
-  /* 0-terminated: zeroed first (a fixed-size clear, two stores, not a call), then filled */
-  memset(h->stack, 0, sizeof h->stack);
-  (void)rsan_thread_stack(t, fa, h->stack, RSAN_HIST_STACK);
+  rsan_hist_fill_stack(h, t, fa, site); /* packed into the entry's line (rsan_location.h) */
   h->tid = t->tid;
   h->order = (uint8_t)order;
   h->op = (uint8_t)op;

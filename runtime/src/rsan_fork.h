@@ -2,7 +2,7 @@
  * from one pthread_atfork handler in this fixed order (the order in which the runtime nests
  * its locks: outer first), and released in the reverse order in the parent and the child.
  *   init -> interceptors (thread map, acq_rel stripes) -> locations (buckets, locations, free
- *   list, F) -> report -> threads -> sites -> heap -> shadow directory
+ *   list, F) -> report -> threads -> sites -> heap -> shadow directory -> history stack pool
  * A new runtime lock must be added here, at its place in that order. */
 #ifndef RSAN_FORK_H
 #define RSAN_FORK_H
@@ -25,5 +25,8 @@ void rsan_shadow_fork_unlock(void);
  * deduplication history, json/log files reopened for the child's pid). */
 void rsan_report_fork_lock(void);
 void rsan_report_fork_unlock(int child);
+/* history.c: the stack pool (taken under a location lock or the report lock, nothing under it) */
+void rsan_hist_fork_lock(void);
+void rsan_hist_fork_unlock(void);
 
 #endif /* RSAN_FORK_H */

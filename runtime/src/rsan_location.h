@@ -70,19 +70,50 @@ void *rsan_alloc_line(size_t n); /* zeroed, 64-byte aligned (rsan_free releases 
 #endif
 #define RSAN_HIST_STACK 4 /* call sites remembered per write */
 
+/* One entry per write, one 64-byte line (the ring is 64-byte aligned, history.c): a write on a
+ * contended location moves one line for its entry, not two (docs/design/clocks.md §18). The
+ * call stack (RSAN_HIST_STACK site ids, innermost first, 0-terminated) is packed without loss:
+ * a site id is a module's 32-bit prefix and a 32-bit index (sites.c), and a frame keeps its
+ * index in stk_lo and its prefix as a 2-bit code in stk: 0 the id 0, 1 the prefix of the
+ * write's own site, 2 the prefix in stk_hi. A stack with a third prefix is kept whole in the
+ * stack pool (history.c): stk = RSAN_HIST_POOLED and stk_lo[0] its index there.
+ * rsan_hist_set_stack / rsan_hist_stack pack and unpack; unpack(pack(s)) == s for every s. */
 typedef struct rsan_hist {
   uint64_t ts;  /* stamp of the write (0: slot empty) */
   uint64_t tsU; /* stampU after the write (== its own U stamp for a non-RMW write) */
   uint64_t site;
   uint64_t value;
-  uint64_t stack[RSAN_HIST_STACK]; /* shadow call stack, innermost first, 0-terminated */
+  uint32_t stk_lo[RSAN_HIST_STACK]; /* low halves of the stack's site ids (or the pool index) */
+  uint32_t stk_hi;                  /* the prefix of code-2 frames */
   int32_t tid;
   uint8_t order; /* enum rsan_order as written by the program */
   uint8_t op;    /* enum rsan_opkind */
   uint8_t rmw_op; /* enum rsan_rmw_op when op is RSAN_OP_RMW */
   uint8_t rmw;   /* 1 for RMW / successful CAS */
   uint8_t size;
+  uint8_t stk; /* 2 bits per frame, frame i at bits 2i (RSAN_HIST_POOLED: pooled) */
 } rsan_hist;
+_Static_assert(sizeof(rsan_hist) == 64 && RSAN_HIST_STACK == 4, "a history entry is one cache line");
+#define RSAN_HIST_POOLED 0xffu /* code 3 in every frame: no packed stack has it */
+/* history.c: the stack pool, stacks of RSAN_HIST_STACK site ids interned (each kept once, for
+ * the run): the index of s, and s back from its index */
+uint32_t rsan_hist_pool_put(const uint64_t *s);
+void rsan_hist_pool_get(uint32_t i, uint64_t *out);
+/* history.c: the general packing of s (RSAN_HIST_STACK ids, 0 after the last frame, as
+ * rsan_thread_stack fills a zeroed array) */
+void rsan_hist_set_stack(rsan_hist *h, uint64_t site, const uint64_t *s);
+/* the stack as rsan_thread_stack gave it (rsan_hist_set_stack, rsan_hist_fill_stack) */
+static inline void rsan_hist_stack(const rsan_hist *h, uint64_t *out) {
+  if (h->stk == RSAN_HIST_POOLED) {
+    rsan_hist_pool_get(h->stk_lo[0], out);
+    return;
+  }
+  for (int i = 0; i < RSAN_HIST_STACK; i++) {
+    unsigned c = (h->stk >> (2 * i)) & 3;
+    uint64_t p = c == 1 ? h->site >> 32 : h->stk_hi;
+    out[i] = c ? p << 32 | h->stk_lo[i] : 0;
+  }
+}
 
 /* ---- location state (location.c) ---- */
 /* Cache lines in the order an access reads them (records are 64-byte aligned, location.c):

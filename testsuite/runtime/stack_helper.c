@@ -10,7 +10,8 @@ __attribute__((noinline, disable_tail_calls)) uint64_t helper_inner_load(uint32_
 }
 
 /* func_entry(call_site); inner load; func_exit() */
-__attribute__((noinline, disable_tail_calls)) uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site) {
+__attribute__((noinline, disable_tail_calls)) uint64_t helper_outer_load(uint32_t *p, uint64_t call_site,
+                                                                         uint64_t load_site) {
   __rsan_func_entry(call_site);
   uint64_t v = helper_inner_load(p, load_site);
   __rsan_func_exit();
@@ -18,7 +19,9 @@ __attribute__((noinline, disable_tail_calls)) uint64_t helper_outer_load(uint32_
 }
 
 /* n nested calls that never call func_exit (as if unwound by longjmp), then a load. */
-__attribute__((noinline, disable_tail_calls)) uint64_t helper_deep_load(int n, uint32_t *p, uint64_t call_site, uint64_t load_site) {
+__attribute__((noinline, disable_tail_calls)) uint64_t helper_deep_load(int n, uint32_t *p,
+                                                                        uint64_t call_site,
+                                                                        uint64_t load_site) {
   if (n == 0) return helper_inner_load(p, load_site);
   __rsan_func_entry(call_site);
   volatile uint64_t v = helper_deep_load(n - 1, p, call_site, load_site);
@@ -34,7 +37,8 @@ void rsan_heap_alloc(const void *p, unsigned long n);
 __attribute__((noinline, disable_tail_calls)) static void helper_inner_write(void *p, uint64_t site) {
   __rsan_write_4(p, site);
 }
-__attribute__((noinline, disable_tail_calls)) void helper_outer_write(void *p, uint64_t call_site, uint64_t site) {
+__attribute__((noinline, disable_tail_calls)) void helper_outer_write(void *p, uint64_t call_site,
+                                                                      uint64_t site) {
   __rsan_func_entry(call_site);
   helper_inner_write(p, site);
   __rsan_func_exit();
@@ -43,7 +47,8 @@ __attribute__((noinline, disable_tail_calls)) void helper_outer_write(void *p, u
 __attribute__((noinline, disable_tail_calls)) static rsan_thread *helper_inner_create(rsan_thread *parent) {
   return rsan_thread_create(parent);
 }
-__attribute__((noinline, disable_tail_calls)) rsan_thread *helper_create(rsan_thread *parent, uint64_t call_site) {
+__attribute__((noinline, disable_tail_calls)) rsan_thread *helper_create(rsan_thread *parent,
+                                                                         uint64_t call_site) {
   __rsan_func_entry(call_site);
   rsan_thread *t = helper_inner_create(parent);
   __rsan_func_exit();
@@ -53,8 +58,22 @@ __attribute__((noinline, disable_tail_calls)) rsan_thread *helper_create(rsan_th
 __attribute__((noinline, disable_tail_calls)) static void helper_inner_alloc(void *p, unsigned long n) {
   rsan_heap_alloc(p, n);
 }
-__attribute__((noinline, disable_tail_calls)) void helper_alloc(void *p, unsigned long n, uint64_t call_site) {
+__attribute__((noinline, disable_tail_calls)) void helper_alloc(void *p, unsigned long n,
+                                                                uint64_t call_site) {
   __rsan_func_entry(call_site);
   helper_inner_alloc(p, n);
+  __rsan_func_exit();
+}
+
+/* History entries (docs/design/clocks.md §18): n nested calls, calls[0] outermost, each with
+ * its own call site, then a store of v at site (the innermost frame). */
+__attribute__((noinline, disable_tail_calls)) void
+helper_chain_store(int n, const uint64_t *calls, uint32_t *p, uint64_t v, uint64_t site) {
+  if (n == 0) {
+    __rsan_store_4(p, v, RSAN_RELAXED, site);
+    return;
+  }
+  __rsan_func_entry(calls[0]);
+  helper_chain_store(n - 1, calls + 1, p, v, site);
   __rsan_func_exit();
 }
