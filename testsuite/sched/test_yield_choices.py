@@ -15,60 +15,40 @@ from .test_brute_force import build
 HEAD = "#include <pthread.h>\n#include <stdatomic.h>\natomic_int x, y, d;\n"
 RLX = "memory_order_relaxed"
 
-#: name -> (source, robust). T1 re-reads x (nobody writes it) three times, so it yields, then
-#: reads y: only a read of y between main's two stores of y (value 1) leads to the relaxed read
-#: of d that is a message-passing violation (d=1 is not in T1's view).
-PROGRAMS = {
-    "yield_then_read_between": (HEAD + f"""
-static void *t1(void *p) {{
+#: main's (or T2's) stores: only a read of y between the two stores of y (value 1) leads T1 to
+#: the relaxed read of d that is a message-passing violation (d=1 is not in T1's view).
+STORES = f"""  atomic_store_explicit(&d, 1, {RLX});
+  atomic_store_explicit(&y, 1, {RLX});
+  atomic_store_explicit(&y, 2, {RLX});
+"""
+#: T1 re-reads x (nobody writes it) three times, so it yields, then reads y
+READ_THEN_Y = f"""static void *t1(void *p) {{
   for (int i = 0; i < 3; i++) (void)atomic_load_explicit(&x, {RLX});
   if (atomic_load_explicit(&y, {RLX}) == 1) (void)atomic_load_explicit(&d, {RLX});
   return p;
 }}
-int main(void) {{
-  pthread_t a;
-  pthread_create(&a, 0, t1, 0);
-  atomic_store_explicit(&d, 1, {RLX});
-  atomic_store_explicit(&y, 1, {RLX});
-  atomic_store_explicit(&y, 2, {RLX});
-  pthread_join(a, 0);
-  return 0;
-}}
-""", False),
-    # the same with a bounded waiting loop that also reads y (a counter: not an await loop)
-    "bounded_wait_reads_between": (HEAD + f"""
-static void *t1(void *p) {{
+"""
+#: the same with a bounded waiting loop that also reads y (a counter: not an await loop)
+BOUNDED_WAIT = f"""static void *t1(void *p) {{
   int seen = 0;
   for (int i = 0; i < 5 && !atomic_load_explicit(&x, {RLX}); i++)
     if (i >= 3) seen = atomic_load_explicit(&y, {RLX});
   if (seen == 1) (void)atomic_load_explicit(&d, {RLX});
   return p;
 }}
-int main(void) {{
+"""
+#: main runs T1 and does the stores itself
+MAIN_STORES = f"""int main(void) {{
   pthread_t a;
   pthread_create(&a, 0, t1, 0);
-  atomic_store_explicit(&d, 1, {RLX});
-  atomic_store_explicit(&y, 1, {RLX});
-  atomic_store_explicit(&y, 2, {RLX});
-  pthread_join(a, 0);
+{STORES}  pthread_join(a, 0);
   return 0;
 }}
-""", False),
-    # the same with the stores in a thread of their own: the waiter yields before they run, and
-    # the reversal of its read of y with the store of 2 (the read is news) runs it between them
-    "bounded_wait_third_thread": (HEAD + f"""
-static void *t1(void *p) {{
-  int seen = 0;
-  for (int i = 0; i < 5 && !atomic_load_explicit(&x, {RLX}); i++)
-    if (i >= 3) seen = atomic_load_explicit(&y, {RLX});
-  if (seen == 1) (void)atomic_load_explicit(&d, {RLX});
-  return p;
-}}
-static void *t2(void *p) {{
-  atomic_store_explicit(&d, 1, {RLX});
-  atomic_store_explicit(&y, 1, {RLX});
-  atomic_store_explicit(&y, 2, {RLX});
-  return p;
+"""
+#: the stores in a thread of their own: the waiter yields before they run, and the reversal of
+#: its read of y with the store of 2 (the read is news) runs it between them
+THREAD_STORES = f"""static void *t2(void *p) {{
+{STORES}  return p;
 }}
 int main(void) {{
   pthread_t a, b;
@@ -78,7 +58,12 @@ int main(void) {{
   pthread_join(b, 0);
   return 0;
 }}
-""", False),
+"""
+#: name -> (source, robust)
+PROGRAMS = {
+    "yield_then_read_between": (HEAD + READ_THEN_Y + MAIN_STORES, False),
+    "bounded_wait_reads_between": (HEAD + BOUNDED_WAIT + MAIN_STORES, False),
+    "bounded_wait_third_thread": (HEAD + BOUNDED_WAIT + THREAD_STORES, False),
 }
 
 
