@@ -23,15 +23,16 @@
 #define AW_PARK 3       /* iterations with an SC fence */
 #define AW_PARK_PLAIN 2 /* iterations without */
 #define GENS 4096 /* words whose generation is kept; a power of two */
+#define GEN_PROBES 64 /* a word is kept within this many slots of its hash, so a lookup is short */
 
 static uintptr_t gen_word[GENS]; /* 0: a free slot (word 0 holds no location) */
 static uint64_t gen_val[GENS];
-static int gen_full; /* more words than GENS: from then on no read repeats another */
+static int gen_full; /* a word found no slot: from then on no read repeats another */
 static uint64_t gen_fresh = 1ull << 62;
 
 static uint64_t *gen_slot(uintptr_t word, int insert) {
   size_t h = (size_t)((word * 0x9E3779B97F4A7C15ull) >> 52);
-  for (size_t i = 0; i < GENS; i++) {
+  for (size_t i = 0; i < GEN_PROBES; i++) {
     size_t k = (h + i) & (GENS - 1);
     if (gen_word[k] == word) return &gen_val[k];
     if (!gen_word[k]) {
