@@ -40,6 +40,24 @@ def bursts(rnd, prog):
     return sched
 
 
+def random_bursts_exact(rt, rnd, count, locations, threads):
+    """count random programs (random_big_program over rnd.choice(locations) locations and
+    threads() threads) run in bursts through the engine and the transcription; each run whose
+    queries were exact must give the same clocks and reports. (exact runs, reports in them)."""
+    exact = reported = 0
+    for _ in range(count):
+        prog = random_big_program(rnd, rnd.choice(locations), threads(), rnd.randint(6, 14))
+        sched = bursts(rnd, prog)
+        mode = rnd.choice(["fenced", "ra"])
+        got, want, inexact = run_both(rt, prog, sched, mode)
+        if inexact:
+            continue
+        assert got == want, (prog.threads, sched, mode)
+        exact += 1
+        reported += len(got[0])
+    return exact, reported
+
+
 def run_both(rt, prog, sched, mode):
     """prog in the interleaving sched through the engine and the transcription: (engine's
     reports, every thread clock at every location; the same from the transcription), and the
@@ -79,17 +97,7 @@ def test_memo_joins_and_delta_exports_keep_every_clock_and_report(rt):
     the three shortcuts must each have been taken, or this test could not fail."""
     rnd = random.Random(1116)
     before = _memo_counts()
-    exact = reported = 0
-    for _ in range(30):
-        prog = random_big_program(rnd, rnd.choice([1, 2, 4]), rnd.randint(8, 14), rnd.randint(6, 14))
-        sched = bursts(rnd, prog)
-        mode = rnd.choice(["fenced", "ra"])
-        got, want, inexact = run_both(rt, prog, sched, mode)
-        if inexact:
-            continue
-        assert got == want, (prog.threads, sched, mode)
-        exact += 1
-        reported += len(got[0])
+    exact, reported = random_bursts_exact(rt, rnd, 30, [1, 2, 4], lambda: rnd.randint(8, 14))
     after = _memo_counts()
     hits = [a - b for a, b in zip(after, before)]
     assert exact >= 20 and reported >= 20, (exact, reported)

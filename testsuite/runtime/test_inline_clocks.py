@@ -11,23 +11,12 @@ few operations in a row), so that versions meet again."""
 import random
 
 from harness import Program
-from test_clock_memo import bursts, run_both
-from test_snapshots import random_big_program
+from test_clock_memo import random_bursts_exact, run_both
 
 
 def test_joins_of_all_six_inline_entries_keep_every_clock_and_report(rt):
     rnd = random.Random(1712)
-    exact = reported = 0
-    for _ in range(60):
-        prog = random_big_program(rnd, rnd.choice([1, 2, 3]), 5, rnd.randint(6, 14))
-        sched = bursts(rnd, prog)
-        mode = rnd.choice(["fenced", "ra"])
-        got, want, inexact = run_both(rt, prog, sched, mode)
-        if inexact:
-            continue
-        assert got == want, (prog.threads, sched, mode)
-        exact += 1
-        reported += len(got[0])
+    exact, reported = random_bursts_exact(rt, rnd, 60, [1, 2, 3], lambda: 5)
     assert exact >= 40 and reported >= 20, (exact, reported)
 
 

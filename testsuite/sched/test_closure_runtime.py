@@ -114,13 +114,19 @@ def seq_cst_program(rng: random.Random) -> str:
     return c_source(locations, out)
 
 
-def differential(seed: int, count: int, work: Path, pyrsan_cli, pyrsan_env) -> int:
+def built_seq_cst_programs(seed: int, count: int, work: Path, pyrsan_cli, pyrsan_env):
+    """count programs of seq_cst_program from seed, each written to work/pN.c and built:
+    yields (N, its source file, its executable)."""
     rng = random.Random(seed)
-    compared = 0
     for n in range(count):
         source = work / f"p{n}.c"
         source.write_text(seq_cst_program(rng))
-        exe = build(pyrsan_cli, pyrsan_env, source, work / f"p{n}")
+        yield n, source, build(pyrsan_cli, pyrsan_env, source, work / f"p{n}")
+
+
+def differential(seed: int, count: int, work: Path, pyrsan_cli, pyrsan_env) -> int:
+    compared = 0
+    for n, source, exe in built_seq_cst_programs(seed, count, work, pyrsan_cli, pyrsan_env):
         today = explored(exe, work / f"today{n}", CLOSURE_OFF, keep_going=True, max_schedules=3000)
         if not today.exploration.complete:
             continue   # no verdict to compare with

@@ -7,14 +7,13 @@ program is explored in both ways and everything the explorations count must agre
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
 from pyrsan.runner import CLOSURE_SEARCH
 
-from .test_closure_runtime import FENCE_ORDER_PROGRAMS, LITMUS, PROGRAMS, build, explored, keys, seq_cst_program
+from .test_closure_runtime import FENCE_ORDER_PROGRAMS, LITMUS, PROGRAMS, build, built_seq_cst_programs, explored, keys
 
 
 def both_ways(exe: Path, work: Path, monkeypatch) -> tuple:
@@ -43,12 +42,8 @@ def test_a_restored_state_searches_what_a_fork_searches(tmp_path, pyrsan_cli, py
 
 
 def random_agreement(seed: int, count: int, work: Path, pyrsan_cli, pyrsan_env, monkeypatch) -> int:
-    rng = random.Random(seed)
     searched = 0
-    for n in range(count):
-        source = work / f"p{n}.c"
-        source.write_text(seq_cst_program(rng))
-        exe = build(pyrsan_cli, pyrsan_env, source, work / f"p{n}")
+    for n, source, exe in built_seq_cst_programs(seed, count, work, pyrsan_cli, pyrsan_env):
         forked, restored = both_ways(exe, work / f"runs{n}", monkeypatch)
         agree(forked, restored, source.read_text())
         searched += restored.exploration.closure_states > 0
