@@ -238,36 +238,20 @@ static RSAN_NOINLINE rsan_loc *find_locked(uintptr_t addr, int create) {
   return l;
 }
 
-/* the record's lines (rsan_loc) after line 0, fetched at once rather than one miss after
- * another: whichever thread last held the lock wrote them */
-static inline rsan_loc *locked_found(rsan_loc *l) {
-  const char *c = (const char *)l;
-  __builtin_prefetch(c + 64, 1);
-  __builtin_prefetch(c + 128, 1);
-  __builtin_prefetch(c + 192, 1);
-  __builtin_prefetch(c + 256, 1);
-  __builtin_prefetch(c + 320, 1);
-  return l;
-}
+rsan_loc *rsan_loc_acquire(uintptr_t addr) { return rsan_loc_acquire_i(addr); }
 
-rsan_loc *rsan_loc_acquire(uintptr_t addr) {
+/* rsan_loc_acquire_i's other cases: no region yet, another location at the chain's head, a
+ * longer chain, a record retired meanwhile, or none yet (made here) */
+rsan_loc *rsan_loc_acquire_slow(uintptr_t addr) {
   rsan_loc **head = head_of(addr, 1);
-  /* The common case, a granule with one location: lock the chain's head first and check its
-   * address under the lock. Reading the address before locking would fetch line 0 shared and
-   * then again exclusive for the lock: two transfers of a line another thread wrote. Locking
-   * a record that turns out to be another location's (a neighbour in the granule, or recycled
-   * meanwhile) is harmless: records are type-stable, and nothing else is held here. */
-  rsan_loc *l = __atomic_load_n(head, __ATOMIC_ACQUIRE);
-  if (RSAN_LIKELY(l != NULL)) {
-    rsan_spin_lock(&l->lock);
-    if (RSAN_LIKELY(!l->retired && l->addr == addr)) return locked_found(l);
-    rsan_spin_unlock(&l->lock);
-  }
   for (;;) {
-    l = chain_find(head, addr);
+    rsan_loc *l = chain_find(head, addr);
     if (RSAN_UNLIKELY(!l)) l = find_locked(addr, 1);
     rsan_spin_lock(&l->lock);
-    if (RSAN_LIKELY(!l->retired && l->addr == addr)) return locked_found(l);
+    if (RSAN_LIKELY(!l->retired && l->addr == addr)) {
+      rsan_loc_prefetch_lines(l);
+      return l;
+    }
     rsan_spin_unlock(&l->lock); /* retired (and maybe recycled) meanwhile: look again */
     head = head_of(addr, 1);
   }

@@ -226,11 +226,20 @@ typedef struct rsan_lt_region {
   rsan_loc *slot[RSAN_LT_REGION_SLOTS];
 } rsan_lt_region;
 extern rsan_lt_region **rsan_lt_directory;
-/* rsan_loc_acquire with its common case inline in the atomic entry points
- * (docs/design/clocks.md §17): the granule's chain head is the location, locked and checked under its
- * lock as rsan_loc_acquire's first step does (not retired, the address); anything else (an
- * unmapped region, an empty or longer chain, a record retired meanwhile) calls it, which
- * starts again from the table. Then the record's other lines are fetched, as there. */
+rsan_loc *rsan_loc_acquire_slow(uintptr_t addr); /* location.c: rsan_loc_acquire_i's other cases */
+/* the record's lines after line 0, fetched at once rather than one miss after another:
+ * whichever thread last held the lock wrote them */
+static inline void rsan_loc_prefetch_lines(const rsan_loc *l) {
+  const char *c = (const char *)l;
+  for (int i = 1; i < 6; i++) __builtin_prefetch(c + 64 * i, 1);
+}
+/* The location at addr, locked (rsan_loc_acquire; inline in the atomic entry points,
+ * docs/design/clocks.md §17). The common case, a granule with one location: lock the chain's
+ * head first and check it under the lock (not retired, the address). Reading the address before
+ * locking would fetch line 0 shared and then again exclusive for the lock: two transfers of a
+ * line another thread wrote. Locking a record that turns out to be another location's (a
+ * neighbour in the granule, or recycled meanwhile) is harmless: records are type-stable, and
+ * nothing else is held here. Anything else goes to rsan_loc_acquire_slow. */
 static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_i(uintptr_t addr) {
   uint64_t r = addr >> RSAN_LT_REGION_SHIFT;
   rsan_lt_region **d = __atomic_load_n(&rsan_lt_directory, __ATOMIC_ACQUIRE);
@@ -242,15 +251,14 @@ static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_i(uintpt
       if (RSAN_LIKELY(l != NULL)) {
         rsan_spin_lock(&l->lock);
         if (RSAN_LIKELY(!l->retired && l->addr == addr)) {
-          const char *c = (const char *)l;
-          for (int i = 1; i < 6; i++) __builtin_prefetch(c + 64 * i, 1);
+          rsan_loc_prefetch_lines(l);
           return l;
         }
         rsan_spin_unlock(&l->lock);
       }
     }
   }
-  return rsan_loc_acquire(addr);
+  return rsan_loc_acquire_slow(addr);
 }
 static inline void rsan_loc_release(rsan_loc *l) { rsan_spin_unlock(&l->lock); }
 rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the table */
