@@ -65,7 +65,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   int mo = order == RSAN_SEQ_CST ? RSAN_RELEASE : order;
   if (fenced) rsan_fence_sc_step(t);
   RSAN_SCHED_POINT(RSAN_SK_STORE, p, 1);
-  rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
+  rsan_loc *l = rsan_loc_acquire_write(t, (uintptr_t)p, mo);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
   rsan_race_prefetch(l, p);
@@ -101,7 +101,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQ_REL : order;
   if (fenced) rsan_fence_sc_step(t);
   RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
-  rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
+  rsan_loc *l = rsan_loc_acquire_write(t, (uintptr_t)p, mo);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
   rsan_race_prefetch(l, p);
@@ -145,7 +145,8 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
   int opk = weak ? RSAN_OP_CAS_WEAK : RSAN_OP_CAS_STRONG;
   if (fenced) rsan_fence_sc_step(t);
   RSAN_SCHED_POINT(RSAN_SK_RMW, p, 1);
-  rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
+  /* the class a success needs (a failure, a load, needs none: it may promote for nothing) */
+  rsan_loc *l = rsan_loc_acquire_write(t, (uintptr_t)p, ms);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
   rsan_race_prefetch(l, p);

@@ -24,6 +24,9 @@ void rsan_clk_init(rsan_clk *c) {
   c->cap = RSAN_CLK_INLINE;
 }
 
+/* ⊥, the W(x) or Wsc(x) of a record whose size class has no line for it (rsan_loc_w) */
+const rsan_clk rsan_clk_bottom;
+
 /* ---- shared snapshots (rsan_internal.h): immutable once made, freed by their last holder ----
  * Biased counts: the thread that takes a snapshot counts the references it gives location
  * clocks in its own record (rsan_xclk.nref, no atomic), while refs holds RSAN_SNAP_BIAS for

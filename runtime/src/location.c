@@ -59,8 +59,8 @@ static struct {
 static uint64_t next_id = 1; /* id 0 is the SC-fence location F */
 static uint64_t nlive;       /* live locations */
 static rsan_spin free_lock;
-static rsan_loc *free_list;
-static rsan_loc fence_loc; /* F: id 0, address 0, never retired */
+static uint64_t promotions; /* records replaced by a bigger class (census) */
+static rsan_loc fence_loc; /* F: id 0, address 0, never retired (class RSAN_LOC_FULL: 0) */
 
 static inline rsan_spin *stripe_of(uintptr_t addr) {
   if (RSAN_UNLIKELY((addr >> LT_REGION_SHIFT) >= LT_NREGIONS)) addr = 0; /* one far chain, one stripe */
@@ -140,8 +140,8 @@ static inline rsan_loc *chain_find(rsan_loc **head, uintptr_t addr) {
 /* A retired record keeps its clock memory for its next location (type-stable records):
  * clearing is O(1) for the clocks and the facts, O(slots) for the evicted table. */
 static void loc_clear_state(rsan_loc *l) {
-  rsan_clk *lc[] = {&l->W, &l->Wsc, &l->Msc};
-  for (int i = 0; i < 3; i++) {
+  rsan_clk *lc[] = {&l->Msc, &l->Wsc, &l->W}; /* the first 3 - cls are the record's */
+  for (int i = 0; i < 3 - l->cls; i++) {
     rsan_clk_clear(lc[i]);
     /* a location clock: its array, once it has one, starts narrow (rsan_internal.h) */
     if (lc[i]->cap <= RSAN_CLK_INLINE) lc[i]->cap = RSAN_CLK_INLINE_LOC;
@@ -169,50 +169,80 @@ static void loc_clear_state(rsan_loc *l) {
   rsan_vc_free(&l->S);
 }
 
-/* Records come from slabs of LT_SLAB, 64-byte aligned (rsan_loc's layout keeps what an
- * access touches in its first cache lines); they are only given back by the test reset. The
- * slabs are the list of every record ever made (fork, reset): the records of a slab before
- * slab_next, of the others all. Slabs only grow under a stripe lock (loc_new is called by
- * find_locked), so a walk that holds every stripe lock sees them fixed. */
+/* Records come from slabs of LT_SLAB records of one size class (rsan_loc_size: 256, 320 or
+ * 384 bytes), 64-byte aligned (rsan_loc's layout keeps what an access touches in its first
+ * cache lines); they are only given back by the test reset, and a record stays in its class
+ * (type-stable per class: a stale reader only ever reads a record's line 0 and gnext, which
+ * every class has). The slabs are the list of every record ever made (fork, reset, census):
+ * of the newest slab of a class the records before its next, of the others all. Slabs only
+ * grow under a stripe lock (loc_alloc is called by find_locked and rsan_loc_promote), so a
+ * walk that holds every stripe lock sees them fixed. */
 #define LT_SLAB 32
 typedef struct loc_slab {
   struct loc_slab *next;
   void *mem;
-  rsan_loc *recs; /* LT_SLAB records, in mem */
+  char *recs; /* LT_SLAB records, in mem */
 } loc_slab;
-static loc_slab *slabs;  /* under free_lock; the newest first */
-static rsan_loc *slab_next, *slab_end;
-static rsan_loc *loc_slab_alloc(void) {
+static struct {
+  loc_slab *slabs; /* under free_lock; the newest first */
+  char *next, *end;
+  rsan_loc *free; /* retired records of the class */
+} pool[RSAN_LOC_NCLS];
+static rsan_loc *loc_slab_alloc(unsigned cls) {
+  size_t sz = rsan_loc_size(cls);
   rsan_spin_lock(&free_lock);
-  if (slab_next == slab_end) {
+  if (pool[cls].next == pool[cls].end) {
     loc_slab *sl = rsan_alloc(sizeof *sl);
-    sl->mem = rsan_alloc(LT_SLAB * sizeof(rsan_loc) + 63);
-    sl->recs = (rsan_loc *)(((uintptr_t)sl->mem + 63) & ~(uintptr_t)63);
-    sl->next = slabs;
-    __atomic_store_n(&slabs, sl, __ATOMIC_RELEASE);
-    slab_next = sl->recs;
-    slab_end = slab_next + LT_SLAB;
+    sl->mem = rsan_alloc(LT_SLAB * sz + 63);
+    sl->recs = (char *)(((uintptr_t)sl->mem + 63) & ~(uintptr_t)63);
+    sl->next = pool[cls].slabs;
+    __atomic_store_n(&pool[cls].slabs, sl, __ATOMIC_RELEASE);
+    pool[cls].next = sl->recs;
+    pool[cls].end = sl->recs + LT_SLAB * sz;
   }
-  rsan_loc *l = slab_next++;
+  rsan_loc *l = (rsan_loc *)pool[cls].next;
+  pool[cls].next += sz;
   l->fcap = RSAN_FACTS;
+  l->cls = (uint8_t)cls;
   rsan_spin_unlock(&free_lock);
   return l;
 }
-/* the records made so far of slab sl (the newest slab's up to slab_next) */
-static rsan_loc *slab_used_end(const loc_slab *sl) { return sl == slabs ? slab_next : sl->recs + LT_SLAB; }
+/* the records made so far of slab sl of class cls (the newest slab's up to its next) */
+static char *slab_used_end(const loc_slab *sl, unsigned cls) {
+  return sl == pool[cls].slabs ? pool[cls].next : sl->recs + LT_SLAB * rsan_loc_size(cls);
+}
+#define FOR_EACH_RECORD(l) \
+  for (unsigned c_ = 0; c_ < RSAN_LOC_NCLS; c_++) \
+    for (loc_slab *sl_ = pool[c_].slabs; sl_; sl_ = sl_->next) \
+      for (char *p_ = sl_->recs, *e_ = slab_used_end(sl_, c_); p_ < e_; p_ += rsan_loc_size(c_)) \
+        for (rsan_loc *l = (rsan_loc *)p_; l; l = NULL)
 
-/* A fresh location for addr: W = Wsc = Msc = ⊥ (the init write has timestamp 0). */
-static rsan_loc *loc_new(uintptr_t addr) {
+/* a cleared record of class cls, locked, not in the table (under a stripe lock) */
+static rsan_loc *loc_alloc(unsigned cls) {
   rsan_loc *l = NULL;
   rsan_spin_lock(&free_lock);
-  if (free_list) {
-    l = free_list;
-    free_list = l->free_next;
+  if (pool[cls].free) {
+    l = pool[cls].free;
+    pool[cls].free = l->free_next;
   }
   rsan_spin_unlock(&free_lock);
-  if (!l) l = loc_slab_alloc();
+  if (!l) l = loc_slab_alloc(cls);
   rsan_spin_lock(&l->lock);
   loc_clear_state(l); /* (init_value := 0 ends free_next) */
+  return l;
+}
+/* a retired, cleared record back to its class's free list (its lock not held) */
+static void loc_free_push(rsan_loc *l) {
+  rsan_spin_lock(&free_lock);
+  l->free_next = pool[l->cls].free;
+  pool[l->cls].free = l;
+  rsan_spin_unlock(&free_lock);
+}
+
+/* A fresh location for addr: W = Wsc = Msc = ⊥ (the init write has timestamp 0), in class cls
+ * (the one the operation that makes it needs: a load the smallest). */
+static rsan_loc *loc_new(uintptr_t addr, unsigned cls) {
+  rsan_loc *l = loc_alloc(cls); /* promoted when a later write needs more */
   __atomic_store_n(&l->addr, addr, __ATOMIC_RELAXED);
   l->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
   l->retired = 0;
@@ -221,7 +251,7 @@ static rsan_loc *loc_new(uintptr_t addr) {
 }
 
 /* the live location of addr (made when missing and create), under the stripe lock */
-static RSAN_NOINLINE rsan_loc *find_locked(uintptr_t addr, int create) {
+static RSAN_NOINLINE rsan_loc *find_locked(uintptr_t addr, int create, unsigned cls) {
   rsan_loc **head = head_of(addr, create);
   if (!head) return NULL;
   rsan_spin *s = stripe_of(addr);
@@ -229,7 +259,7 @@ static RSAN_NOINLINE rsan_loc *find_locked(uintptr_t addr, int create) {
   rsan_loc *h = *head, *l = h;
   while (l && l->addr != addr) l = l->gnext;
   if (!l && create) {
-    l = loc_new(addr);
+    l = loc_new(addr, cls);
     __atomic_store_n(&l->gnext, h, __ATOMIC_RELAXED);
     __atomic_store_n(head, l, __ATOMIC_RELEASE);
     count_add(addr, 1);
@@ -238,15 +268,17 @@ static RSAN_NOINLINE rsan_loc *find_locked(uintptr_t addr, int create) {
   return l;
 }
 
-rsan_loc *rsan_loc_acquire(uintptr_t addr) { return rsan_loc_acquire_i(addr); }
+rsan_loc *rsan_loc_acquire(uintptr_t addr) {
+  return rsan_loc_fit(rsan_loc_acquire_c(addr, RSAN_LOC_FULL), RSAN_LOC_FULL);
+}
 
 /* rsan_loc_acquire_i's other cases: no region yet, another location at the chain's head, a
  * longer chain, a record retired meanwhile, or none yet (made here) */
-rsan_loc *rsan_loc_acquire_slow(uintptr_t addr) {
+rsan_loc *rsan_loc_acquire_slow(uintptr_t addr, unsigned cls) {
   rsan_loc **head = head_of(addr, 1);
   for (;;) {
     rsan_loc *l = chain_find(head, addr);
-    if (RSAN_UNLIKELY(!l)) l = find_locked(addr, 1);
+    if (RSAN_UNLIKELY(!l)) l = find_locked(addr, 1, cls);
     rsan_spin_lock(&l->lock);
     if (RSAN_LIKELY(!l->retired && l->addr == addr)) {
       rsan_loc_prefetch_lines(l);
@@ -266,7 +298,7 @@ uint64_t rsan_loc_retire_gen;
 /* the live location at addr, locked, or NULL (never creates one) */
 rsan_loc *rsan_loc_peek(uintptr_t addr) {
   for (;;) {
-    rsan_loc *l = find_locked(addr, 0);
+    rsan_loc *l = find_locked(addr, 0, 0);
     if (!l) return NULL;
     rsan_spin_lock(&l->lock);
     if (!l->retired && l->addr == addr) return l;
@@ -300,10 +332,7 @@ static void chain_retire(rsan_loc **head, uintptr_t lo, uintptr_t hi) {
     l->retired = 1;
     loc_clear_state(l);
     rsan_spin_unlock(&l->lock);
-    rsan_spin_lock(&free_lock);
-    l->free_next = free_list;
-    free_list = l;
-    rsan_spin_unlock(&free_lock);
+    loc_free_push(l);
   }
 }
 
@@ -362,9 +391,9 @@ void rsan_memory_retire(const void *p, size_t n) {
 
 static void loc_free_record(rsan_loc *l) {
   loc_clear_state(l);
-  rsan_clk_release(&l->W);
-  rsan_clk_release(&l->Wsc);
   rsan_clk_release(&l->Msc);
+  if (l->cls <= RSAN_LOC_NOW) rsan_clk_release(&l->Wsc);
+  if (l->cls == RSAN_LOC_FULL) rsan_clk_release(&l->W);
   rsan_free(l->ev);
   l->ev = NULL;
   l->evlog = 0;
@@ -373,16 +402,17 @@ static void loc_free_record(rsan_loc *l) {
 }
 
 void rsan_loc_reset_all(void) {
-  for (loc_slab *sl = slabs; sl; sl = sl->next)
-    for (rsan_loc *l = sl->recs, *e = slab_used_end(sl); l < e; l++) loc_free_record(l);
-  while (slabs) {
-    loc_slab *sl = slabs;
-    slabs = sl->next;
-    rsan_free(sl->mem);
-    rsan_free(sl);
+  FOR_EACH_RECORD(l) loc_free_record(l);
+  for (unsigned c = 0; c < RSAN_LOC_NCLS; c++) {
+    while (pool[c].slabs) {
+      loc_slab *sl = pool[c].slabs;
+      pool[c].slabs = sl->next;
+      rsan_free(sl->mem);
+      rsan_free(sl);
+    }
+    pool[c].next = pool[c].end = NULL;
+    pool[c].free = NULL;
   }
-  slab_next = slab_end = NULL;
-  free_list = NULL;
   far_head = NULL;
   for (uint32_t i = 0; i < nmapped; i++) {
     lt_region *g = directory[mapped[i]];
@@ -403,45 +433,179 @@ void rsan_loc_reset_all(void) {
 void rsan_loc_fork_lock(void) {
   rsan_spin_lock(&dir_lock);
   for (uint32_t k = 0; k < LT_STRIPES; k++) rsan_spin_lock(&stripes[k].lock);
-  for (loc_slab *sl = __atomic_load_n(&slabs, __ATOMIC_ACQUIRE); sl; sl = sl->next)
-    for (rsan_loc *l = sl->recs, *e = slab_used_end(sl); l < e; l++) rsan_spin_lock(&l->lock);
+  FOR_EACH_RECORD(l) rsan_spin_lock(&l->lock);
   rsan_spin_lock(&free_lock);
   rsan_spin_lock(&fence_loc.lock);
 }
 void rsan_loc_fork_unlock(void) {
   rsan_spin_unlock(&fence_loc.lock);
-  for (loc_slab *sl = slabs; sl; sl = sl->next)
-    for (rsan_loc *l = sl->recs, *e = slab_used_end(sl); l < e; l++) rsan_spin_unlock(&l->lock);
+  FOR_EACH_RECORD(l) rsan_spin_unlock(&l->lock);
   rsan_spin_unlock(&free_lock);
   for (uint32_t k = 0; k < LT_STRIPES; k++) rsan_spin_unlock(&stripes[k].lock);
   rsan_spin_unlock(&dir_lock);
 }
 
-/* verbosity >= 1, at exit: how the live records are used (docs/design/clocks.md §15: what a
- * smaller record for little-used locations could save). Each record is read under its lock. */
+/* verbosity >= 1, at exit: how the live records are used, by size class (docs/design/clocks.md
+ * §15, §19). Each record is read under its lock. */
 void rsan_loc_print_census(void) {
-  uint64_t live = 0, w_bot = 0, unwritten = 0, no_ev = 0, grown = 0;
+  uint64_t live[RSAN_LOC_NCLS] = {0}, w_bot = 0, unwritten = 0, no_ev = 0, grown = 0, bytes = 0;
+  loc_slab *first[RSAN_LOC_NCLS];
+  char *first_end[RSAN_LOC_NCLS];
   rsan_spin_lock(&free_lock); /* the records made so far (no location lock under it) */
-  loc_slab *first = slabs;
-  rsan_loc *first_end = slab_next;
+  for (unsigned c = 0; c < RSAN_LOC_NCLS; c++) {
+    first[c] = pool[c].slabs;
+    first_end[c] = pool[c].next;
+  }
   rsan_spin_unlock(&free_lock);
-  for (loc_slab *sl = first; sl; sl = sl->next)
-    for (rsan_loc *l = sl->recs, *e = sl == first ? first_end : sl->recs + LT_SLAB; l < e; l++) {
-      rsan_spin_lock(&l->lock);
-      if (!l->retired) {
-        live++;
-        w_bot += !l->W.ver;
-        unwritten += !l->W.ver && !l->Wsc.ver && !l->hist;
-        no_ev += !l->ev;
-        grown += l->fcap > RSAN_FACTS;
+  for (unsigned c = 0; c < RSAN_LOC_NCLS; c++)
+    for (loc_slab *sl = first[c]; sl; sl = sl->next)
+      for (char *p = sl->recs, *e = sl == first[c] ? first_end[c] : sl->recs + LT_SLAB * rsan_loc_size(c);
+           p < e; p += rsan_loc_size(c)) {
+        rsan_loc *l = (rsan_loc *)p;
+        rsan_spin_lock(&l->lock);
+        if (!l->retired) {
+          live[c]++;
+          bytes += rsan_loc_size(c);
+          w_bot += !rsan_loc_w(l)->ver;
+          unwritten += !rsan_loc_w(l)->ver && !rsan_loc_wsc(l)->ver && !l->hist;
+          no_ev += !l->ev;
+          grown += l->fcap > RSAN_FACTS;
+        }
+        rsan_spin_unlock(&l->lock);
       }
-      rsan_spin_unlock(&l->lock);
-    }
-  char buf[240];
-  int n = snprintf(buf, sizeof buf,
-                   "pyrsan: location records: %llu live (%u bytes each), W = bottom in %llu, never written "
-                   "in %llu, no evicted-fact table in %llu, grown window in %llu\n",
-                   (unsigned long long)live, (unsigned)sizeof(rsan_loc), (unsigned long long)w_bot,
-                   (unsigned long long)unwritten, (unsigned long long)no_ev, (unsigned long long)grown);
+  char buf[400];
+  int n = snprintf(
+      buf, sizeof buf,
+      "pyrsan: location records: %llu live (%llu bytes): %llu full (%u bytes each), %llu without W "
+      "(%u), %llu without W and Wsc (%u); W = bottom in %llu, never written in %llu, no "
+      "evicted-fact table in %llu, grown window in %llu\n",
+      (unsigned long long)(live[0] + live[1] + live[2]), (unsigned long long)bytes,
+      (unsigned long long)live[RSAN_LOC_FULL], (unsigned)rsan_loc_size(RSAN_LOC_FULL),
+      (unsigned long long)live[RSAN_LOC_NOW], (unsigned)rsan_loc_size(RSAN_LOC_NOW),
+      (unsigned long long)live[RSAN_LOC_COLD], (unsigned)rsan_loc_size(RSAN_LOC_COLD),
+      (unsigned long long)w_bot, (unsigned long long)unwritten, (unsigned long long)no_ev,
+      (unsigned long long)grown);
   if (n > 0) (void)!write(2, buf, (size_t)n);
+  n = snprintf(buf, sizeof buf, "pyrsan: location records: %llu promotions\n",
+               (unsigned long long)__atomic_load_n(&promotions, __ATOMIC_RELAXED));
+  if (n > 0) (void)!write(2, buf, (size_t)n);
+}
+
+/* tests: the size class of addr's live record (-1: none), and the promotions so far */
+RSAN_EXPORT int __rsan_test_location_class(const void *addr) {
+  rsan_loc *l = rsan_loc_peek((uintptr_t)addr);
+  if (!l) return -1;
+  int c = l->cls;
+  rsan_loc_release(l);
+  return c;
+}
+RSAN_EXPORT uint64_t __rsan_test_location_promotions(void) {
+  return __atomic_load_n(&promotions, __ATOMIC_RELAXED);
+}
+/* tests: the stamp of addr's live record (0: none), and the records of class cls made so far
+ * (from slabs: a record reused from the free list is not counted again) */
+RSAN_EXPORT uint64_t __rsan_test_location_stamp(const void *addr) {
+  rsan_loc *l = rsan_loc_peek((uintptr_t)addr);
+  if (!l) return 0;
+  uint64_t st = l->stamp;
+  rsan_loc_release(l);
+  return st;
+}
+RSAN_EXPORT uint64_t __rsan_test_location_records(int cls) {
+  uint64_t k = 0;
+  rsan_spin_lock(&free_lock);
+  for (loc_slab *sl = pool[cls].slabs; sl; sl = sl->next)
+    k += (uint64_t)(slab_used_end(sl, (unsigned)cls) - sl->recs) / rsan_loc_size((unsigned)cls);
+  rsan_spin_unlock(&free_lock);
+  return k;
+}
+
+/* Promotion (docs/design/clocks.md §19). l (locked, class above cls) is the live record of
+ * addr; its lock is dropped to take the stripe's first (lock order), and the live record of
+ * addr is found again under it: the same l, unless l was retired meanwhile (then whatever is
+ * live now, maybe a new location). A record of class cls, locked, gets that record's state:
+ * line 0 but its lock, the facts, Msc, line 3, and Wsc when it has one; the lines it adds
+ * hold ⊥ (cleared records), which is what the smaller class stood for. It takes the old
+ * record's place in the chain, and the old one is retired: emptied of what it owned (the
+ * new record owns it now) and cleared, then put on its class's free list. A thread waiting
+ * for the old record's lock finds it retired and looks again (rsan_loc_acquire_slow): the
+ * location is the same, with the same id and state, in another record. */
+static void loc_move(rsan_loc *n, rsan_loc *o) {
+  /* what n owned as a cleared record and o's state replaces */
+  rsan_clk_release(&n->Msc);
+  if (o->cls <= RSAN_LOC_NOW) rsan_clk_release(&n->Wsc);
+  rsan_free(n->ev);
+  /* line 0, field by field: the lock is n's own, the class n's, addr written atomically
+   * (lock-free chain walks read it) */
+  n->fcap = o->fcap;
+  n->retired = 0;
+  n->nocheck = o->nocheck;
+  n->init_known = o->init_known;
+  n->msc_wsc = o->msc_wsc;
+  n->grow = o->grow;
+  n->evlog = o->evlog;
+  n->hist_next = o->hist_next;
+  __atomic_store_n(&n->addr, o->addr, __ATOMIC_RELAXED);
+  n->stamp = o->stamp;
+  n->stampU = o->stampU;
+  n->nfacts = o->nfacts;
+  n->fold = o->fold;
+  n->hist = o->hist;
+  memcpy(n->facts_inline, o->facts_inline, sizeof n->facts_inline); /* (or facts_ext) */
+  memcpy(&n->Msc, &o->Msc, sizeof n->Msc);
+  n->id = o->id;
+  n->msc_in = o->msc_in;
+  n->ev = o->ev;
+  n->S = o->S;
+  memcpy(n->evslot, o->evslot, sizeof n->evslot); /* (or ev_hint) */
+  n->init_value = o->init_value;
+  if (o->cls <= RSAN_LOC_NOW) memcpy(&n->Wsc, &o->Wsc, sizeof n->Wsc);
+  /* o owns nothing now: its clocks inline ⊥, no window, table, history or S_x */
+  rsan_clk_init(&o->Msc);
+  if (o->cls <= RSAN_LOC_NOW) rsan_clk_init(&o->Wsc);
+  o->fcap = RSAN_FACTS;
+  o->ev = NULL;
+  o->evlog = 0;
+  o->hist = NULL;
+  memset(&o->S, 0, sizeof o->S);
+}
+
+/* tests: called with the old record and the stripe locked, before the new record is made */
+static void (*promote_hook)(const void *addr);
+RSAN_EXPORT void __rsan_test_set_promote_hook(void (*h)(const void *addr)) { promote_hook = h; }
+
+rsan_loc *rsan_loc_promote(rsan_loc *l, unsigned cls) {
+  uintptr_t addr = l->addr;
+  rsan_loc_release(l);
+  for (;;) {
+    rsan_loc **head = head_of(addr, 1);
+    rsan_spin *s = stripe_of(addr);
+    rsan_spin_lock(s);
+    rsan_loc **pp = head, *o;
+    while ((o = *pp) && o->addr != addr) pp = &o->gnext;
+    if (!o) { /* retired meanwhile (freed): the location made again, then promoted */
+      rsan_spin_unlock(s);
+      l = rsan_loc_acquire_slow(addr, cls);
+      if (l->cls <= cls) return l;
+      rsan_loc_release(l);
+      continue;
+    }
+    rsan_spin_lock(&o->lock);
+    if (o->cls <= cls) { /* promoted meanwhile */
+      rsan_spin_unlock(s);
+      return o;
+    }
+    if (RSAN_UNLIKELY(promote_hook != NULL)) promote_hook((const void *)addr); /* tests */
+    rsan_loc *n = loc_alloc(cls);
+    loc_move(n, o);
+    __atomic_store_n(&n->gnext, o->gnext, __ATOMIC_RELAXED);
+    __atomic_store_n(pp, n, __ATOMIC_RELEASE);
+    o->retired = 1; /* o keeps its gnext: a walk standing on it still finds the rest */
+    loc_clear_state(o);
+    rsan_spin_unlock(&o->lock);
+    loc_free_push(o);
+    rsan_spin_unlock(s);
+    __atomic_fetch_add(&promotions, 1, __ATOMIC_RELAXED);
+    return n;
+  }
 }

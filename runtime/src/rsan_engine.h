@@ -155,6 +155,21 @@ static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l, int 
   return 0;
 }
 
+/* The record class a write (store, RMW, successful CAS) of order mo by t needs
+ * (docs/design/clocks.md §19): Wsc(x) := Tsc is never ⊥ (it holds the write's fact), and
+ * W(x) := Tc or W(x) ⊔= Tc (release) is not either; W(x) := Tr or W(x) ⊔= Tr (otherwise)
+ * leaves W(x) = ⊥ when Tr is ⊥ (version 0). Tr is t's own and no rule of the write changes it.
+ * A load needs no line: W(x) and Wsc(x) are only read, ⊥ when missing. */
+static inline unsigned rsan_write_cls(const rsan_thread *t, int mo) {
+  return mo_rel(mo) || t->Tr.ver ? RSAN_LOC_FULL : RSAN_LOC_NOW;
+}
+/* the location of addr for a write of order mo by t, locked, of the class it needs */
+static RSAN_ALWAYS_INLINE rsan_loc *rsan_loc_acquire_write(rsan_thread *t, uintptr_t addr, int mo) {
+  rsan_loc *l = rsan_loc_acquire_c(addr, rsan_write_cls(t, mo)); /* (made in the class it needs) */
+  if (RSAN_UNLIKELY(l->cls != RSAN_LOC_FULL)) l = rsan_loc_fit(l, rsan_write_cls(t, mo));
+  return l;
+}
+
 /* ---- hb_SC side: algorithm.md §3.2 ---- */
 /* Load: Msc(x) ⊔= Tsc; Tsc ⊔= Wsc(x) (and the U pair: MscU(x) ⊔= TscU; TscU ⊔= WscU(x)),
  * applied in the other order, which gives the same clocks: Msc(x) ⊔ (Tsc ⊔ Wsc(x)) =
@@ -164,8 +179,8 @@ static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l, int 
  * Returns what rsan_load_fact_i returned: 1 when W(x) ⊑ Ta is known (for rsan_hb_load_i). */
 static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l, int *defer) {
   int known = rsan_load_fact_i(t, l, defer);
-  if (!known) rsan_join_t(t, RSAN_X_SC, &l->Wsc); /* known: Wsc(x) ⊑ Tsc already */
-  RSAN_ASSERT(rsan_clk_leq(&l->Wsc, &t->Tsc));
+  if (!known) rsan_join_t(t, RSAN_X_SC, rsan_loc_wsc(l)); /* known: Wsc(x) ⊑ Tsc already */
+  RSAN_ASSERT(rsan_clk_leq(rsan_loc_wsc(l), &t->Tsc));
   /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
    * it contains a version of Tsc, joining that version again adds nothing: a re-read that
    * changed no clock (a spin loop) costs no join. The version it is known to contain: Wsc's
@@ -190,6 +205,7 @@ static RSAN_ALWAYS_INLINE void rsan_sc_write_i(rsan_thread *t, rsan_loc *l, uint
   (void)ts;
   (void)tU;
   RSAN_ASSERT(ts == l->stamp && (!tU || tU == l->stampU));
+  RSAN_ASSERT(l->cls <= RSAN_LOC_NOW); /* Wsc's line (rsan_write_cls) */
   rsan_add_fact_i(t, l, defer); /* a write's stamp is new: no fact has it yet */
   rsan_join_t(t, RSAN_X_SC, rsan_loc_msc(l));
   rsan_export_t(&l->Wsc, t, RSAN_X_SC);
@@ -208,12 +224,17 @@ static RSAN_ALWAYS_INLINE void rsan_join_hb_i(rsan_thread *t, const rsan_clk *sr
 /* Load(mo): Ta ⊔= W(x); mo ⊒ acq: Tc ⊔= W(x), else Tc ⊔= W(x)|x (the fact). known: W(x) ⊑ Ta
  * already (rsan_load_fact_i), so only Tc's join is left. */
 static RSAN_ALWAYS_INLINE void rsan_hb_load_i(rsan_thread *t, rsan_loc *l, int mo, int known) {
-  if (!known) rsan_join_t(t, RSAN_X_A, &l->W);
-  if (mo_acq(mo)) rsan_join_t(t, RSAN_X_C, &l->W);
+  const rsan_clk *w = rsan_loc_w(l);
+  if (!known) rsan_join_t(t, RSAN_X_A, w);
+  if (mo_acq(mo)) rsan_join_t(t, RSAN_X_C, w);
 }
 /* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
  * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */
 static RSAN_ALWAYS_INLINE void rsan_hb_store_i(rsan_thread *t, rsan_loc *l, int mo) {
+  if (RSAN_UNLIKELY(l->cls != RSAN_LOC_FULL)) { /* W(x) = ⊥ := Tr = ⊥ (rsan_write_cls) */
+    RSAN_ASSERT(!mo_rel(mo) && !t->Tr.ver);
+    return;
+  }
   if (mo_rel(mo)) rsan_export_t(&l->W, t, RSAN_X_C);
   else rsan_export_t(&l->W, t, RSAN_X_R);
 }
@@ -222,6 +243,10 @@ static RSAN_ALWAYS_INLINE void rsan_hb_store_i(rsan_thread *t, rsan_loc *l, int 
  * through RMWs): mo ⊒ rel: W(x) ⊔= Tc (:= Tc when acquire too: Tc ⊒ W(x) then), else
  * W(x) ⊔= Tr. W(x)'s own x@t is dropped as in a relaxed store. */
 static RSAN_ALWAYS_INLINE void rsan_hb_rmw_i(rsan_thread *t, rsan_loc *l, int mo) {
+  if (RSAN_UNLIKELY(l->cls != RSAN_LOC_FULL)) { /* joins with W(x) = ⊥, W(x) ⊔= Tr = ⊥ */
+    RSAN_ASSERT(!mo_rel(mo) && !t->Tr.ver);
+    return;
+  }
   rsan_join_hb_i(t, &l->W, mo_acq(mo));
   if (mo_rel(mo) && mo_acq(mo)) {
     RSAN_ASSERT(rsan_clk_leq(&l->W, &t->Tc));

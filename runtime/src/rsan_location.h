@@ -118,13 +118,23 @@ static inline void rsan_hist_stack(const rsan_hist *h, uint64_t *out) {
 /* ---- location state (location.c) ---- */
 /* Cache lines in the order an access reads them (records are 64-byte aligned, location.c):
  * line 0 the lock, address, stamps and window state; line 1 the inline facts (or, once the
- * window grew, the pointer to it); lines 2-4 the clocks (inline up to RSAN_CLK_INLINE slots);
- * line 5 the rest: 6 lines, 384 bytes (docs/design/clocks.md §15). An atomic access touches
- * lines it can find without following a pointer; what only some locations need (the evicted
- * facts' bookkeeping, a grown window) lives in their own allocations. */
+ * window grew, the pointer to it); line 2 Msc; line 3 the rest; lines 4 and 5 Wsc and W: 6
+ * lines, 384 bytes (docs/design/clocks.md §15). An atomic access touches lines it can find
+ * without following a pointer; what only some locations need (the evicted facts'
+ * bookkeeping, a grown window) lives in their own allocations.
+ * Size classes (docs/design/clocks.md §19): a record is made without its last lines while the
+ * clocks they hold are ⊥ — RSAN_LOC_COLD (lines 0-3: W = Wsc = ⊥, a location never written)
+ * and RSAN_LOC_NOW (lines 0-4: W = ⊥) — and is promoted, by a bigger record that takes its
+ * place in the table (location.c rsan_loc_promote), before an operation would make one of them not ⊥.
+ * A missing clock reads as ⊥ (rsan_loc_w, rsan_loc_wsc). */
+#define RSAN_LOC_FULL 0 /* cls: every line (zeroed memory, F) */
+#define RSAN_LOC_NOW 1  /* no W line: W = ⊥ */
+#define RSAN_LOC_COLD 2 /* no W or Wsc line: W = Wsc = ⊥ */
+#define RSAN_LOC_NCLS 3
 typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_spin lock;
-  uint16_t fcap;      /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
+  uint8_t fcap;       /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
+  uint8_t cls;        /* size class: RSAN_LOC_FULL, RSAN_LOC_NOW, RSAN_LOC_COLD (6 - cls lines) */
   uint8_t retired;    /* set under lock when removed from the table */
   uint8_t nocheck;    /* sync primitive address: checks off */
   uint8_t init_known; /* init_value holds the value of the timestamp-0 write */
@@ -142,8 +152,7 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
     rsan_fact facts_inline[RSAN_FACTS]; /* the window, by nfacts % fcap, while fcap == RSAN_FACTS */
     rsan_fact *facts_ext; /* the window once it grew (fcap > RSAN_FACTS): its line is free */
   };
-  rsan_clk W;        /* hb side: W and WU fused (algorithm.md §2), over facts */
-  rsan_clk Wsc, Msc; /* hb_SC side: Wsc/WscU and Msc/MscU fused */
+  rsan_clk Msc; /* hb_SC side: Msc/MscU fused (algorithm.md §2) */
   uint64_t id;
   uint64_t msc_in;  /* while !msc_wsc, a clock version Msc is known to contain (0: ⊥); while
                        msc_wsc, Wsc's version is (rsan_sc_load_i) */
@@ -161,14 +170,27 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   };
   union {
     uint64_t init_value;         /* memory's value when the location was first touched */
-    struct rsan_loc *free_next;  /* a retired record, on the free list (location.c) */
+    struct rsan_loc *free_next;  /* a retired record, on its class's free list (location.c) */
   };
   struct rsan_loc *gnext; /* the table's chain of the granule (location.c) */
+  rsan_clk Wsc;           /* hb_SC side: Wsc/WscU fused (not in a RSAN_LOC_COLD record) */
+  rsan_clk W;             /* hb side: W and WU fused (algorithm.md §2), over facts (RSAN_LOC_FULL) */
 } rsan_loc;
 _Static_assert(sizeof(rsan_loc) == 384, "rsan_loc is 6 cache lines (docs/design/clocks.md §15)");
-_Static_assert(__builtin_offsetof(rsan_loc, facts_inline) == 64 && __builtin_offsetof(rsan_loc, W) == 128 &&
-                   __builtin_offsetof(rsan_loc, Msc) == 256 && __builtin_offsetof(rsan_loc, id) == 320,
-               "the record's lines are in the order an access reads them");
+_Static_assert(__builtin_offsetof(rsan_loc, facts_inline) == 64 && __builtin_offsetof(rsan_loc, Msc) == 128 &&
+                   __builtin_offsetof(rsan_loc, id) == 192 && __builtin_offsetof(rsan_loc, Wsc) == 256 &&
+                   __builtin_offsetof(rsan_loc, W) == 320,
+               "the lines a size class drops are the record's last (docs/design/clocks.md §19)");
+/* the bytes of a record of class cls */
+static inline size_t rsan_loc_size(unsigned cls) { return (size_t)(6 - cls) * 64; }
+/* W and Wsc, ⊥ when the record's class has no line for them (rsan_clk_bottom, clock.c) */
+extern const rsan_clk rsan_clk_bottom;
+static inline const rsan_clk *rsan_loc_w(const rsan_loc *l) {
+  return RSAN_LIKELY(l->cls == RSAN_LOC_FULL) ? &l->W : &rsan_clk_bottom;
+}
+static inline const rsan_clk *rsan_loc_wsc(const rsan_loc *l) {
+  return RSAN_LIKELY(l->cls <= RSAN_LOC_NOW) ? &l->Wsc : &rsan_clk_bottom;
+}
 /* entries of the evicted-fact table (0: none) and its bookkeeping */
 static inline uint32_t rsan_loc_evn(const rsan_loc *l) { return l->ev ? 1u << l->evlog : 0; }
 static inline int rsan_loc_evdirect(const rsan_loc *l) { return l->evlog > RSAN_EV_SLOTS_LOG; }
@@ -209,8 +231,19 @@ static inline rsan_fact *rsan_loc_facts(const rsan_loc *l) {
 /* Msc(x): Wsc's clock while they are equal (after a write, rules.c) */
 static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_wsc ? &l->Wsc : &l->Msc; }
 
-/* Returns the location of addr, locked (created on first touch). */
+/* Returns the location of addr, locked (created on first touch), its record of class
+ * RSAN_LOC_FULL: for every caller but the four atomic entry points of atomic.c, which take
+ * rsan_loc_acquire_i's record of any class and promote it as the operation needs
+ * (rsan_loc_fit). */
 rsan_loc *rsan_loc_acquire(uintptr_t addr);
+/* location.c: l (locked, of a class above cls) is replaced by a record of class cls
+ * with the same state, which is returned locked; l is unlocked and retired */
+rsan_loc *rsan_loc_promote(rsan_loc *l, unsigned cls);
+/* l, or its promotion when its class is above cls (l locked) */
+static inline __attribute__((always_inline)) rsan_loc *rsan_loc_fit(rsan_loc *l, unsigned cls) {
+  if (RSAN_UNLIKELY(l->cls > cls)) l = rsan_loc_promote(l, cls);
+  return l;
+}
 /* The table (location.c): a directory of 16 MiB regions of the 47-bit user space, each with
  * the chain head of every 8-byte granule */
 #define RSAN_LT_USER_BITS 47
@@ -226,12 +259,19 @@ typedef struct rsan_lt_region {
   rsan_loc *slot[RSAN_LT_REGION_SLOTS];
 } rsan_lt_region;
 extern rsan_lt_region **rsan_lt_directory;
-rsan_loc *rsan_loc_acquire_slow(uintptr_t addr); /* location.c: rsan_loc_acquire_i's other cases */
+/* location.c: rsan_loc_acquire_c's other cases; a location made here is made in class cls */
+rsan_loc *rsan_loc_acquire_slow(uintptr_t addr, unsigned cls);
 /* the record's lines after line 0, fetched at once rather than one miss after another:
  * whichever thread last held the lock wrote them */
 static inline void rsan_loc_prefetch_lines(const rsan_loc *l) {
   const char *c = (const char *)l;
-  for (int i = 1; i < 6; i++) __builtin_prefetch(c + 64 * i, 1);
+  for (int i = 1; i < 4; i++) __builtin_prefetch(c + 64 * i, 1);
+  if (RSAN_LIKELY(l->cls == RSAN_LOC_FULL)) {
+    __builtin_prefetch(c + 64 * 4, 1);
+    __builtin_prefetch(c + 64 * 5, 1);
+  } else if (l->cls == RSAN_LOC_NOW) {
+    __builtin_prefetch(c + 64 * 4, 1); /* (a smaller record's lines only: the next is another's) */
+  }
 }
 /* The location at addr, locked (rsan_loc_acquire; inline in the atomic entry points,
  * docs/design/clocks.md §17). The common case, a granule with one location: lock the chain's
@@ -239,8 +279,9 @@ static inline void rsan_loc_prefetch_lines(const rsan_loc *l) {
  * locking would fetch line 0 shared and then again exclusive for the lock: two transfers of a
  * line another thread wrote. Locking a record that turns out to be another location's (a
  * neighbour in the granule, or recycled meanwhile) is harmless: records are type-stable, and
- * nothing else is held here. Anything else goes to rsan_loc_acquire_slow. */
-static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_i(uintptr_t addr) {
+ * nothing else is held here. Anything else goes to rsan_loc_acquire_slow, which makes a missing
+ * location in class cls (the class the operation needs: no promotion right after). */
+static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_c(uintptr_t addr, unsigned cls) {
   uint64_t r = addr >> RSAN_LT_REGION_SHIFT;
   rsan_lt_region **d = __atomic_load_n(&rsan_lt_directory, __ATOMIC_ACQUIRE);
   if (RSAN_LIKELY(d != NULL && r < RSAN_LT_NREGIONS)) {
@@ -258,7 +299,11 @@ static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_i(uintpt
       }
     }
   }
-  return rsan_loc_acquire_slow(addr);
+  return rsan_loc_acquire_slow(addr, cls);
+}
+/* the same for a load: a location it makes is made in the smallest class */
+static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_i(uintptr_t addr) {
+  return rsan_loc_acquire_c(addr, RSAN_LOC_COLD);
 }
 static inline void rsan_loc_release(rsan_loc *l) { rsan_spin_unlock(&l->lock); }
 rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the table */

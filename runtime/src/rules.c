@@ -12,8 +12,8 @@
  * its own fact on x, which covers x@t.) */
 #ifdef RSAN_DEBUG
 void rsan_loc_check_invariants(const rsan_loc *l) {
-  RSAN_ASSERT(rsan_clk_leq(&l->W, &l->Wsc));
-  RSAN_ASSERT(rsan_clk_leq(&l->Wsc, rsan_loc_msc(l)));
+  RSAN_ASSERT(rsan_clk_leq(rsan_loc_w(l), rsan_loc_wsc(l)));
+  RSAN_ASSERT(rsan_clk_leq(rsan_loc_wsc(l), rsan_loc_msc(l)));
 }
 #endif
 

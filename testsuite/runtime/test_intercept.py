@@ -191,3 +191,14 @@ def test_forked_child_can_use_threads_and_locks(programs, tmp_path):
     result = ib.run_program(exe, [], tmp_path, timeout=120)
     assert result.returncode == 0, result.describe()
     assert result.reports == (), result.describe()
+
+
+def test_forked_child_finds_no_location_record_locked(programs, tmp_path):
+    """fork while other threads make, promote and free location records of every size class:
+    every child touches old and new locations and exits 0 (docs/design/clocks.md §19)."""
+    exe = programs("fork_locations.c")
+    # the child's free of a worker's block races with the worker's accesses (a report would
+    # change its exit status): only the locks are under test
+    result = ib.run_program(exe, [], tmp_path, timeout=120, extra_options="report_races=0")
+    assert result.returncode == 0, result.describe()
+    assert result.reports == (), result.describe()
