@@ -177,6 +177,7 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_clk W;             /* hb side: W and WU fused (algorithm.md §2), over facts (RSAN_LOC_FULL) */
 } rsan_loc;
 _Static_assert(sizeof(rsan_loc) == 384, "rsan_loc is 6 cache lines (docs/design/clocks.md §15)");
+_Static_assert(RSAN_FACTS_MAX <= UINT8_MAX, "fcap is one byte");
 _Static_assert(__builtin_offsetof(rsan_loc, facts_inline) == 64 && __builtin_offsetof(rsan_loc, Msc) == 128 &&
                    __builtin_offsetof(rsan_loc, id) == 192 && __builtin_offsetof(rsan_loc, Wsc) == 256 &&
                    __builtin_offsetof(rsan_loc, W) == 320,
