@@ -165,7 +165,8 @@ static inline unsigned rsan_write_cls(const rsan_thread *t, int mo) {
 }
 /* the location of addr for a write of order mo by t, locked, of the class it needs */
 static RSAN_ALWAYS_INLINE rsan_loc *rsan_loc_acquire_write(rsan_thread *t, uintptr_t addr, int mo) {
-  rsan_loc *l = rsan_loc_acquire_c(addr, rsan_write_cls(t, mo)); /* (made in the class it needs) */
+  rsan_loc *l = rsan_loc_lookup_i(addr);
+  if (RSAN_UNLIKELY(l == NULL)) l = rsan_loc_acquire_slow(addr, rsan_write_cls(t, mo)); /* its class */
   if (RSAN_UNLIKELY(l->cls != RSAN_LOC_FULL)) l = rsan_loc_fit(l, rsan_write_cls(t, mo));
   return l;
 }
@@ -231,12 +232,14 @@ static RSAN_ALWAYS_INLINE void rsan_hb_load_i(rsan_thread *t, rsan_loc *l, int m
 /* Store(mo): Ta, Tc ⊔= x@t (the fact); mo ⊒ rel: W(x) := Tc, else W(x) := Tr ⊔ x@t, kept as
  * W(x) := Tr: x@t would only ever reach a reader of x, whose own fact covers it. */
 static RSAN_ALWAYS_INLINE void rsan_hb_store_i(rsan_thread *t, rsan_loc *l, int mo) {
-  if (RSAN_UNLIKELY(l->cls != RSAN_LOC_FULL)) { /* W(x) = ⊥ := Tr = ⊥ (rsan_write_cls) */
-    RSAN_ASSERT(!mo_rel(mo) && !t->Tr.ver);
-    return;
+  if (mo_rel(mo)) {
+    RSAN_ASSERT(l->cls == RSAN_LOC_FULL); /* rsan_write_cls */
+    rsan_export_t(&l->W, t, RSAN_X_C);
+  } else if (RSAN_LIKELY(l->cls == RSAN_LOC_FULL)) {
+    rsan_export_t(&l->W, t, RSAN_X_R);
+  } else { /* W(x) = ⊥ := Tr = ⊥ (rsan_write_cls) */
+    RSAN_ASSERT(!t->Tr.ver);
   }
-  if (mo_rel(mo)) rsan_export_t(&l->W, t, RSAN_X_C);
-  else rsan_export_t(&l->W, t, RSAN_X_R);
 }
 /* RMW(mo): W(x) ⊔= x@t; Ta, Tc ⊔= x@t (the fact). Read part: Ta ⊔= W(x); mo ⊒ acq:
  * Tc ⊔= W(x), else TcU ⊔= WU(x)|x (the fact). Write part, joined (release sequences run

@@ -280,9 +280,10 @@ static inline void rsan_loc_prefetch_lines(const rsan_loc *l) {
  * locking would fetch line 0 shared and then again exclusive for the lock: two transfers of a
  * line another thread wrote. Locking a record that turns out to be another location's (a
  * neighbour in the granule, or recycled meanwhile) is harmless: records are type-stable, and
- * nothing else is held here. Anything else goes to rsan_loc_acquire_slow, which makes a missing
- * location in class cls (the class the operation needs: no promotion right after). */
-static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_c(uintptr_t addr, unsigned cls) {
+ * nothing else is held here. Anything else (rsan_loc_lookup_i: NULL) goes to
+ * rsan_loc_acquire_slow, which makes a missing location in class cls (the class the operation
+ * needs: no promotion right after). */
+static inline __attribute__((always_inline)) rsan_loc *rsan_loc_lookup_i(uintptr_t addr) {
   uint64_t r = addr >> RSAN_LT_REGION_SHIFT;
   rsan_lt_region **d = __atomic_load_n(&rsan_lt_directory, __ATOMIC_ACQUIRE);
   if (RSAN_LIKELY(d != NULL && r < RSAN_LT_NREGIONS)) {
@@ -300,7 +301,11 @@ static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_c(uintpt
       }
     }
   }
-  return rsan_loc_acquire_slow(addr, cls);
+  return NULL;
+}
+static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_c(uintptr_t addr, unsigned cls) {
+  rsan_loc *l = rsan_loc_lookup_i(addr);
+  return RSAN_LIKELY(l != NULL) ? l : rsan_loc_acquire_slow(addr, cls);
 }
 /* the same for a load: a location it makes is made in the smallest class */
 static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_i(uintptr_t addr) {
