@@ -145,11 +145,12 @@ int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t
                             uint64_t kw) {
   uint32_t mask = w_mask(cur);
   int wr = (cur & W_WRITE) != 0;
-  rsan_ovf_block *b = rsan_race_mark_block(mark);
-  if (!b || __atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)) return 0; /* the scan checks the block */
-  rsan_lane *ln = rsan_race_lane(b, w_tid(cur));
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags (rsan_race.h) */
+  if (mark & MARK_PLAIN) return 0; /* the scan checks the block */
+  rsan_lane *ln = rsan_race_lane(rsan_race_mark_block(mark), w_tid(cur));
   /* the lane chunk not allocated yet: rsan_race_overflow_lane allocates it */
-  if (ln ? rsan_race_lane_take(b, ln, cur, wr, 1, site) : rsan_race_overflow_lane(t, mark, cur, site, 0)) {
+  if (ln ? rsan_race_lane_take(c, mark, ln, cur, wr, 1, site)
+         : rsan_race_overflow_lane(t, c, mark, cur, site, 0)) {
     if (k >= 0) __atomic_compare_exchange_n(&c[k], &kw, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     return 1;
   }
@@ -559,13 +560,14 @@ static RSAN_NOINLINE int read_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur
    * global) is freed, so that the granule's later reads take cells_fast's read-only case. */
   if (dead >= 0 && (rsan_race_floor_cached(&dead_w, 1) == 0 || rsan_race_floor_recompute(&dead_w, 1) == 0))
     __atomic_compare_exchange_n(&c[dead], &dead_w, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* a mark's flags (rsan_race.h) */
   if (k >= 0) {
-    if (mark && rsan_race_overflow_has_writes(mark)) return 0;
+    if (mark & MARK_WRITES) return 0;
     renew_cell(t, c, k, cur, site, fa);
     return 1;
   }
   if (!mark) return 0;
-  int r = rsan_race_overflow_lane(t, mark, cur, site, fa);
+  int r = rsan_race_overflow_lane(t, c, mark, cur, site, fa);
   if (r == 2) note_site_stack(t, site, fa);
   return r != 0;
 }
@@ -600,16 +602,15 @@ static inline __attribute__((always_inline)) int read_shared(rsan_thread *t, rsa
     if (!(x >> W_CLOCK_SHIFT) && !(mask & ~w_mask(w)) && !(w & W_ATOMIC)) return 1; /* subsumed */
     if (!(x & low)) k = i; /* its own cell of this kind */
   }
-  if (!mark) return 0;
-  rsan_ovf_block *b = rsan_race_mark_block(mark);
-  if (!b || __atomic_load_n(&b->writes, __ATOMIC_ACQUIRE)) return 0;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags (rsan_race.h) */
+  if (!mark || (mark & MARK_WRITES)) return 0;
   if (k >= 0) {
     renew_cell(t, c, k, cur, site, fa);
     return 1;
   }
-  rsan_lane *ln = rsan_race_lane(b, w_tid(cur));
+  rsan_lane *ln = rsan_race_lane(rsan_race_mark_block(mark), w_tid(cur));
   if (!ln) return 0;
-  int r = rsan_race_lane_take(b, ln, cur, 0, 0, site);
+  int r = rsan_race_lane_take(c, mark, ln, cur, 0, 0, site);
   if (r == 2 && fa && site) note_site_stack(t, site, fa);
   return r != 0;
 }
