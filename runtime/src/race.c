@@ -72,6 +72,23 @@ static inline __attribute__((always_inline)) void renew_cell(rsan_thread *t, rsa
   if (RSAN_UNLIKELY(!same) && fa && site) note_site_stack(t, site, fa);
 }
 
+/* Records the access cur in cell k of c, seen holding seen: a freed cell (W_FREED) or an empty
+ * one (0), which stands for no access, or another thread's cell that cur may replace, taken by
+ * compare-and-swap against what the pass saw (0: it changed; the scan decides), with the site
+ * before and after, as scan_cells stores into another thread's cell. The site's call stack
+ * is noted after every take (the cell's old site may be another thread's). */
+static inline __attribute__((always_inline)) int take_cell(rsan_thread *t, rsan_cell *c, int k, uint64_t seen,
+                                                           uint64_t cur, uint64_t site, uintptr_t fa) {
+  uint64_t *cell_site = &rsan_cell_site(c)[k];
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  if (!__atomic_compare_exchange_n(&c[k], &seen, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) return 0;
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  if (fa && site) note_site_stack(t, site, fa);
+  return 1;
+}
+
 /* The fast cases of the access cur (w_pack: this thread's slot and the access's epoch, bytes
  * and kind, which mask, wr and at repeat for the compiler) to a granule's main cells c,
  * without the scan; 1 when it is done. */
@@ -537,15 +554,20 @@ static RSAN_NOINLINE int read_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur
                                       uintptr_t fa) {
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
   uint32_t mask = w_mask(cur);
-  uint64_t mark = 0, dead_w = 0;
-  int k = -1, dead = -1;
+  uint64_t mark = 0, dead_w = 0, free_w = 0;
+  int k = -1, dead = -1, free = -1;
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
-    if (!w) break;
+    if (!w) {
+      if (free < 0) free = i, free_w = 0;
+      break;
+    }
     if (!x) return 1;
     if (x & slot_bits) {
       if (w_tid(w) == MARK_TID) {
         mark = w;
+      } else if (w == W_FREED) {
+        if (free < 0) free = i, free_w = w;
       } else if ((w & W_WRITE) && (w_mask(w) & mask)) {
         if (w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
         dead = i, dead_w = w;
@@ -566,7 +588,7 @@ static RSAN_NOINLINE int read_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur
     renew_cell(t, c, k, cur, site, fa);
     return 1;
   }
-  if (!mark) return 0;
+  if (!mark) return free >= 0 && take_cell(t, c, free, free_w, cur, site, fa);
   int r = rsan_race_overflow_lane(t, c, mark, cur, site, fa);
   if (r == 2) note_site_stack(t, site, fa);
   return r != 0;
@@ -585,16 +607,21 @@ static inline __attribute__((always_inline)) int read_shared(rsan_thread *t, rsa
                                                              uint64_t site, uintptr_t fa) {
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
   uint32_t mask = w_mask(cur);
-  uint64_t mark = 0;
-  int k = -1;
+  uint64_t mark = 0, free_w = 0;
+  int k = -1, free = -1;
 #pragma GCC unroll 4
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
-    if (!w) break;
+    if (!w) {
+      if (free < 0) free = i, free_w = 0;
+      break;
+    }
     if (x & slot_bits) { /* another thread's cell, a mark (W_WRITE, no bytes) or a freed one */
       if (w & W_WRITE) {
         if (w_tid(w) == MARK_TID) mark = w;
         else if (w_mask(w) & mask) return 0; /* a write to check */
+      } else if (w == W_FREED && free < 0) {
+        free = i, free_w = w;
       }
       continue;
     }
@@ -603,16 +630,73 @@ static inline __attribute__((always_inline)) int read_shared(rsan_thread *t, rsa
     if (!(x & low)) k = i; /* its own cell of this kind */
   }
   __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags (rsan_race.h) */
-  if (!mark || (mark & MARK_WRITES)) return 0;
+  if (mark & MARK_WRITES) return 0;
   if (k >= 0) {
     renew_cell(t, c, k, cur, site, fa);
     return 1;
   }
+  if (!mark) return free >= 0 && take_cell(t, c, free, free_w, cur, site, fa);
   rsan_lane *ln = rsan_race_lane(rsan_race_mark_block(mark), w_tid(cur));
   if (!ln) return 0;
   int r = rsan_race_lane_take(c, mark, ln, cur, 0, 0, site);
   if (r == 2 && fa && site) note_site_stack(t, site, fa);
   return r != 0;
+}
+
+/* The plain write cur (w_pack) to the main cells c that cells_fast did not settle, without the
+ * scan in its common case: every cell this thread's access or one that happens before cur (a
+ * slot of a ring that threads hand over by a release and an acquire, mpmc_queue.c's `value`;
+ * a stack variable written again after a release). scan_cells (main = record = 1, at = 0)
+ * step for step, without the report state: a mark (the overflow block), another thread's cell
+ * on common bytes that does not happen before cur (the scan reports it) or a full granule with
+ * no cell to take: 0, the scan decides. Else cur is stored where the scan stores it (its own
+ * covering plain cell, one of the same bytes and kind first; else the first other thread's
+ * cell it covers that happens before it, by compare-and-swap; else the first empty cell) and
+ * the other cells it covers and happens after are freed (race.c "Freed cells"). 1: done. */
+static inline __attribute__((always_inline)) int write_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur,
+                                                               uint64_t site, uintptr_t fa) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
+  uint32_t mask = w_mask(cur), dom = 0;
+  uint64_t seen[RSAN_SHADOW_CELLS], slot_w = 0;
+  int slot = -1, rank = 0, i;
+#pragma GCC unroll 4
+  for (i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
+    if (!w) break;
+    if (!x) return 1;
+    uint32_t cm = w_mask(w);
+    int covers = !(cm & ~mask); /* a plain write covers every access of its bytes */
+    seen[i] = w;
+    if (!(x & slot_bits)) { /* its own: program order */
+      if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && (w & W_WRITE) && !(w & W_ATOMIC)) return 1; /* subsumed */
+      int r = 1 + (cm == mask && (w & W_WRITE));
+      if (covers) dom |= 1u << i;
+      if (covers && !(w & W_ATOMIC) && r >= rank) slot = i, slot_w = w, rank = r;
+      continue;
+    }
+    if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) return 0;
+    if (!(cm & mask) && !covers) continue; /* neither conflicting nor covered */
+    if (w_clock(w) > rsan_vc_get(&t->C, w_tid(w)))
+      return 0; /* on common bytes: a race (a freed cell is at 0) */
+    if (covers) {
+      dom |= 1u << i;
+      if (slot < 0) slot = i, slot_w = w;
+    }
+  }
+  if (slot < 0) {
+    if (i == RSAN_SHADOW_CELLS) return 0; /* full: the floor, the overflow block */
+    slot = i;
+  }
+  if (slot_w && !((slot_w ^ cur) & slot_bits)) renew_cell(t, c, slot, cur, site, fa);
+  else if (!take_cell(t, c, slot, slot_w, cur, site, fa)) return 0;
+  dom &= ~(1u << slot);
+  while (RSAN_UNLIKELY(dom)) {
+    int j = __builtin_ctz(dom);
+    dom &= dom - 1;
+    if (seen[j] != W_FREED)
+      __atomic_compare_exchange_n(&c[j], &seen[j], W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
+  return 1;
 }
 
 /* Everything plain_fast did not do: the scan of the granule's cells, or plain_slow. */
@@ -650,6 +734,21 @@ static inline __attribute__((always_inline)) int read_lane(void *p, uint32_t n, 
   return read_shared(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa);
 }
 
+/* write_ordered for a write hook whose gating passed and whose cells_fast did not settle the
+ * write, as read_lane for reads. 1 done, 0 write_more decides. */
+static inline __attribute__((always_inline)) int write_lane(void *p, uint32_t n, uint64_t site,
+                                                            uintptr_t fa) {
+  rsan_thread *t = rsan_tls_current;
+  uintptr_t a = (uintptr_t)p;
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
+  rsan_cell *c;
+  if (RSAN_UNLIKELY(!d || !(c = __atomic_load_n(&d[a >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
+    return 0;
+  c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+  uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
+  return write_ordered(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT | W_WRITE, site, fa);
+}
+
 /* A hook: its fast case (plain_fast), else, as tail calls (the frame address, fa, stays the
  * hook's), for a read that passed the gating read_shared_N (read_shared, a leaf in its common
  * case, with none of the scan's registers), then KIND_more_N (the rest). */
@@ -672,7 +771,11 @@ static inline __attribute__((always_inline)) int read_lane(void *p, uint32_t n, 
   } \
   RSAN_DEF_PLAIN_HOOK(read, 0, N, read_shared) \
   RSAN_DEF_PLAIN_MORE(write, 1, N) \
-  RSAN_DEF_PLAIN_HOOK(write, 1, N, write_more)
+  static RSAN_NOINLINE void write_shared_##N(void *p, uint64_t site) { \
+    if (RSAN_LIKELY(write_lane(p, N, site, (uintptr_t)__builtin_frame_address(0)))) return; \
+    RSAN_MUSTTAIL return write_more_##N(p, site); \
+  } \
+  RSAN_DEF_PLAIN_HOOK(write, 1, N, write_shared)
 RSAN_DEF_PLAIN(1)
 RSAN_DEF_PLAIN(2)
 RSAN_DEF_PLAIN(4)
