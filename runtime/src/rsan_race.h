@@ -372,10 +372,27 @@ static inline __attribute__((always_inline)) void rsan_race_prefetch(const rsan_
   uintptr_t addr = (uintptr_t)p;
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_RELAXED);
   rsan_cell *c;
-  if (RSAN_LIKELY(d && !(addr >> RSAN_SHADOW_USER_BITS) &&
-                  (c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_RELAXED))))
-    __builtin_prefetch(c + ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE, 1);
   if (l->S.n) __builtin_prefetch(l->S.e);
+  if (RSAN_LIKELY(d && !(addr >> RSAN_SHADOW_USER_BITS) &&
+                  (c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_RELAXED)))) {
+    c += ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+    __builtin_prefetch(c, 1);
+    /* a crowded granule's accesses go to their lanes (rsan_race_atomic_marked): the lane's
+     * address follows from the mark and the slot (rsan_race_lane), so its line is fetched now
+     * too, once the cells are read (a line that only this thread writes, but one per crowded
+     * granule and thread: often out of the nearest cache) */
+    rsan_thread *t = rsan_tls_current;
+#pragma GCC unroll 4
+    for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+      uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+      if (!w) break;
+      if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) {
+        uint32_t u = t ? w_tid(t->race_cur) : RSAN_LANE_SLOTS;
+        if (u < RSAN_LANE_SLOTS) __builtin_prefetch(rsan_lane_at(&rsan_race_mark_block(w)->lane0, u), 1);
+        break;
+      }
+    }
+  }
 }
 
 /* rsan_race_access's first step for an atomic access (at = 1), inline and without any call in
