@@ -144,40 +144,6 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
   return 0;
 }
 
-/* rsan_race.h. An atomic access cur of a marked granule whose main cells hold nothing it must
- * check (rsan_race_atomic_cells' pass), when the overflow block holds no plain cell (C11: two
- * atomic accesses never race, so nothing there is to check either): cur goes to its slot's
- * lane (rsan_race_lane_take), and an own covering main cell k (kw: what the pass saw there)
- * is then freed. So every atomic access of a crowded atomic granule (a queue's head, read and
- * CAS'd by every thread) writes only its own lane's line, and the main cells' line, which every
- * access reads, is written only when a thread moves its cell out (docs/design/races.md §11).
- * *Exact:* kw is this thread's earlier access that cur covers (rule 1, program order, and rule
- * 2), so cur may stand for it; cur is stored (release) before kw is freed, so a concurrent
- * check finds one of them. Which cell takes cur is a choice the replacement rule leaves open
- * (the scan would take kw itself, or another thread's covered cell that happens before it).
- * Where no lane takes cur: kw is renewed in place as before (k >= 0), else the block's
- * shared cells (rsan_race_overflow_lane allocates the lane chunk, then
- * rsan_race_overflow_atomic_own), else the scan. */
-int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k,
-                            uint64_t kw) {
-  uint32_t mask = w_mask(cur);
-  int wr = (cur & W_WRITE) != 0;
-  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags (rsan_race.h) */
-  if (mark & MARK_PLAIN) return 0; /* the scan checks the block */
-  rsan_lane *ln = rsan_race_lane(rsan_race_mark_block(mark), w_tid(cur));
-  /* the lane chunk not allocated yet: rsan_race_overflow_lane allocates it */
-  if (ln ? rsan_race_lane_take(c, mark, ln, cur, wr, 1, site)
-         : rsan_race_overflow_lane(t, c, mark, cur, site, 0)) {
-    if (k >= 0) __atomic_compare_exchange_n(&c[k], &kw, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    return 1;
-  }
-  if (k >= 0) {
-    renew_cell(t, c, k, cur, site, 0);
-    return 1;
-  }
-  return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
-}
-
 /* The scan and update of n cells (sites: their sites) for an access. record = 0: check only
  * (the overflow block of a granule whose main cells take the access). main: these are the
  * main cells of a granule (the mark and the overflow apply). */
@@ -367,39 +333,6 @@ static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t
     record_site_stack(t, k, site, fa);
 }
 
-/* rsan_race.h */
-void rsan_race_prev_stack(rsan_race_info *r) {
-  rsan_thread *u = r->prev_site ? rsan_thread_by_tid(r->prev_tid) : NULL;
-  if (!u) return;
-  uint32_t k = site_slot(r->prev_site);
-  if (__atomic_load_n(&u->site_stack[k].site, __ATOMIC_RELAXED) != r->prev_site) return;
-  for (uint32_t i = 0; i < RSAN_SITE_STACK_DEPTH; i++) {
-    uint64_t s = __atomic_load_n(&u->site_stack[k].stack[i], __ATOMIC_RELAXED);
-    if (!s) break;
-    r->prev_stack[r->prev_nstack++] = s;
-  }
-}
-
-static RSAN_NOINLINE void report(rsan_thread *t, const hit *h, uint64_t size, int wr, int at, uint64_t site,
-                                 uintptr_t fa) {
-  rsan_race_info r;
-  memset(&r, 0, sizeof r);
-  r.addr = h->addr;
-  r.site = site;
-  r.tid = t->tid;
-  r.is_write = wr;
-  r.is_atomic = at;
-  r.size = (int)size;
-  r.nstack = rsan_thread_stack(t, fa, r.stack, RSAN_SHADOW_MAX);
-  r.prev_site = h->site;
-  r.prev_tid = rsan_thread_tid_at(w_tid(h->word), w_clock(h->word));
-  rsan_race_prev_stack(&r);
-  r.prev_is_write = (h->word & W_WRITE) != 0;
-  r.prev_is_atomic = (h->word & W_ATOMIC) != 0;
-  r.prev_size = __builtin_popcount(w_mask(h->word));
-  rsan_report_race(&r);
-}
-
 /* The granules of [addr, end), one mask per granule; the cells of one shadow region are
  * contiguous, so they are looked up once per region. Inlined once per (wr, at), so that the
  * check of each granule is specialised (a memcpy's destination runs through here). */
@@ -441,7 +374,7 @@ static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t s
     if (!c) return;
     uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
     scan_main_atomic(t, c, addr & ~(uintptr_t)7, mask, wr, epoch, site, 0, &h);
-    if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
+    if (RSAN_UNLIKELY(h.found)) rsan_race_report_hit(t, &h, size, wr, at, site, fa);
     return;
   }
   uintptr_t end = addr + size;
@@ -449,7 +382,7 @@ static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t s
   if (at) access_span(t, addr, end, wr, 1, epoch, site, &h);
   else if (wr) access_span(t, addr, end, 1, 0, epoch, site, &h);
   else access_span(t, addr, end, 0, 0, epoch, site, &h);
-  if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
+  if (RSAN_UNLIKELY(h.found)) rsan_race_report_hit(t, &h, size, wr, at, site, fa);
 }
 
 /* rsan_race.h: rsan_race_access for anything rsan_race_atomic_fast did not settle:
@@ -499,7 +432,7 @@ static RSAN_NOINLINE void plain_slow(void *p, uint64_t n, int wr, uint64_t site,
     uint32_t mask = (uint32_t)(((1u << n) - 1) << (a & 7)) & 0xff;
     access_cells(t, c, a & ~(uintptr_t)7, w_pack(t->race_epoch, rsan_race_index(t), 0, wr, 0), mask, wr, 0,
                  t->race_epoch, site, fa, &h);
-    if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
+    if (RSAN_UNLIKELY(h.found)) rsan_race_report_hit(t, &h, n, wr, 0, site, fa);
     return;
   }
   rsan_race_access(t, a, n, wr, 0, rsan_race_epoch(t), site, fa); /* explains itself */
@@ -715,7 +648,7 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   h.found = 0; /* the other fields are set with it */
   scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch,
              site, fa, &h);
-  if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
+  if (RSAN_UNLIKELY(h.found)) rsan_race_report_hit(t, &h, n, wr, 0, site, fa);
 }
 
 /* read_shared for a hook whose gating (plain_cells) passed an instant before on this thread

@@ -291,7 +291,12 @@ void rsan_race_floor_reset(void);
 void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
                               uint64_t site, uintptr_t fa);
 
-/* race.c: rsan_race_atomic_cells' end in a marked granule (mark), k its own covering cell or
+/* report_race.c: the report of an access (size, wr, at, site; fa: its hook's frame, for its call
+ * stack) whose check found h */
+void rsan_race_report_hit(rsan_thread *t, const rsan_race_hit *h, uint64_t size, int wr, int at,
+                          uint64_t site, uintptr_t fa);
+
+/* race_atomic.c: rsan_race_atomic_cells' end in a marked granule (mark), k its own covering cell or
  * -1 (kw: what the pass saw in it). 1: done, 0: the scan decides. */
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k,
                             uint64_t kw);
