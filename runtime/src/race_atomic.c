@@ -60,8 +60,11 @@ int rsan_race_atomic_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t m
  * Where no lane takes cur: kw is renewed in place as before (k >= 0), else the block's
  * shared cells (rsan_race_overflow_lane allocates the lane chunk, then
  * rsan_race_overflow_atomic_own), else the scan. */
+__thread uint8_t rsan_race_crowded __attribute__((tls_model("initial-exec")));
+
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k,
                             uint64_t kw) {
+  if (RSAN_UNLIKELY(!rsan_race_crowded)) rsan_race_crowded = 1; /* rsan_race_prefetch's hint */
   uint32_t mask = w_mask(cur);
   int wr = (cur & W_WRITE) != 0;
   __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags (rsan_race.h) */

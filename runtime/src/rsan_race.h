@@ -367,6 +367,10 @@ rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask
   return 1;
 }
 
+/* race_atomic.c: 1 once this thread's atomic access met a crowded (marked) granule, until
+ * rsan_race_prefetch finds one that is not (only a hint for the prefetch) */
+extern __thread uint8_t rsan_race_crowded __attribute__((tls_model("initial-exec")));
+
 /* The lines an atomic access of p will use in the race detector, prefetched by the atomic entry
  * points (atomic.c) once they hold the location's lock, so that their misses overlap the
  * engine's work instead of following it: the granule's cells (with intent to write: the
@@ -385,7 +389,10 @@ static inline __attribute__((always_inline)) void rsan_race_prefetch(const rsan_
     /* a crowded granule's accesses go to their lanes (rsan_race_atomic_marked): the lane's
      * address follows from the mark and the slot (rsan_race_lane), so its line is fetched now
      * too, once the cells are read (a line that only this thread writes, but one per crowded
-     * granule and thread: often out of the nearest cache) */
+     * granule and thread: often out of the nearest cache). Only while this thread's atomic
+     * accesses meet crowded granules (rsan_race_crowded, set by rsan_race_atomic_marked,
+     * cleared here when the cells hold no mark): elsewhere the cells are not read here. */
+    if (!rsan_race_crowded) return;
     rsan_thread *t = rsan_tls_current;
 #pragma GCC unroll 4
     for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
@@ -394,9 +401,10 @@ static inline __attribute__((always_inline)) void rsan_race_prefetch(const rsan_
       if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) {
         uint32_t u = t ? w_tid(t->race_cur) : RSAN_LANE_SLOTS;
         if (u < RSAN_LANE_SLOTS) __builtin_prefetch(rsan_lane_at(&rsan_race_mark_block(w)->lane0, u), 1);
-        break;
+        return;
       }
     }
+    rsan_race_crowded = 0;
   }
 }
 
