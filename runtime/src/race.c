@@ -527,6 +527,17 @@ static RSAN_NOINLINE int read_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur
   return r != 0;
 }
 
+/* read_shared's end with no mark, out of line (its common case, a crowded granule, stays a
+ * leaf with few registers): the first freed or empty cell of c, taken by take_cell (what the
+ * pass found is what read_ordered would take). 1: done, 0: the scan decides. */
+static RSAN_NOINLINE int read_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uintptr_t fa) {
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    if (!w || w == W_FREED) return take_cell(t, c, i, w, cur, site, fa);
+  }
+  return 0;
+}
+
 /* read_ordered's common case at many threads, without a clock read or a call: a granule that
  * more than four threads read (a global that every thread reads, written before they were
  * created: the mark of its overflow block among the main cells) and that no write has reached
@@ -540,21 +551,16 @@ static inline __attribute__((always_inline)) int read_shared(rsan_thread *t, rsa
                                                              uint64_t site, uintptr_t fa) {
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
   uint32_t mask = w_mask(cur);
-  uint64_t mark = 0, free_w = 0;
-  int k = -1, free = -1;
+  uint64_t mark = 0;
+  int k = -1;
 #pragma GCC unroll 4
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
-    if (!w) {
-      if (free < 0) free = i, free_w = 0;
-      break;
-    }
+    if (!w) break;
     if (x & slot_bits) { /* another thread's cell, a mark (W_WRITE, no bytes) or a freed one */
       if (w & W_WRITE) {
         if (w_tid(w) == MARK_TID) mark = w;
         else if (w_mask(w) & mask) return 0; /* a write to check */
-      } else if (w == W_FREED && free < 0) {
-        free = i, free_w = w;
       }
       continue;
     }
@@ -568,7 +574,7 @@ static inline __attribute__((always_inline)) int read_shared(rsan_thread *t, rsa
     renew_cell(t, c, k, cur, site, fa);
     return 1;
   }
-  if (!mark) return free >= 0 && take_cell(t, c, free, free_w, cur, site, fa);
+  if (!mark) return read_take(t, c, cur, site, fa);
   rsan_lane *ln = rsan_race_lane(rsan_race_mark_block(mark), w_tid(cur));
   if (!ln) return 0;
   int r = rsan_race_lane_take(c, mark, ln, cur, 0, 0, site);

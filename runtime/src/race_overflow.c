@@ -76,6 +76,19 @@ static inline lane_chunk *chunk(ovf_block *b, int j) {
   return j ? __atomic_load_n(&b->lanes[j], __ATOMIC_ACQUIRE) : &b->lane0;
 }
 
+/* rsan_race.h */
+int rsan_race_mark_flag(rsan_cell *c, uint64_t mark, uint64_t flag) {
+  if (mark & flag) return 1;
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    while (w_tid(w) == MARK_TID && w_clock(w) % RSAN_OVF_SLOTS == w_clock(mark) % RSAN_OVF_SLOTS) {
+      if (w & flag) return 1;
+      if (__atomic_compare_exchange_n(&c[i], &w, w | flag, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return 1;
+    }
+  }
+  return 0;
+}
+
 /* The first cell of b's lanes of another thread's slot that conflicts with the access (mask,
  * wr, at; all = 1: every cell, as free() conflicts with every access) and does not happen
  * before t, into h (found: 1). C11 [intro.races]: common bytes, a write among the two, not

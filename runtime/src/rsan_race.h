@@ -127,17 +127,7 @@ static inline rsan_ovf_block *rsan_race_mark_block(uint64_t mark) {
 }
 /* Sets flag in the mark of the main cells c, seen as mark (the same block): 1 done (or already
  * set), 0 the granule is no longer marked (reset meanwhile: the caller's scan decides). */
-static inline int rsan_race_mark_flag(rsan_cell *c, uint64_t mark, uint64_t flag) {
-  if (RSAN_LIKELY(mark & flag)) return 1;
-  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
-    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
-    while (w_tid(w) == MARK_TID && w_clock(w) % RSAN_OVF_SLOTS == w_clock(mark) % RSAN_OVF_SLOTS) {
-      if (w & flag) return 1;
-      if (__atomic_compare_exchange_n(&c[i], &w, w | flag, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return 1;
-    }
-  }
-  return 0;
-}
+int rsan_race_mark_flag(rsan_cell *c, uint64_t mark, uint64_t flag);
 /* The mark of the main cells c now (0: none), for a check of the block whose flags must be
  * read after its own record (race_overflow.c). */
 static inline uint64_t rsan_race_mark_now(rsan_cell *c) {
@@ -176,8 +166,8 @@ rsan_race_lane_take(rsan_cell *c, uint64_t mark, rsan_lane *ln, uint64_t cur, in
     if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && ca == at) return 1; /* subsumed at its epoch */
     if ((cm & ~mask) || (at && !ca)) return 0; /* cur does not cover it */
   }
-  if (!at && RSAN_UNLIKELY(!rsan_race_mark_flag(c, mark, MARK_PLAIN))) return 0;
-  if (wr && RSAN_UNLIKELY(!rsan_race_mark_flag(c, mark, MARK_WRITES))) return 0;
+  if (!at && RSAN_UNLIKELY(!(mark & MARK_PLAIN)) && !rsan_race_mark_flag(c, mark, MARK_PLAIN)) return 0;
+  if (wr && RSAN_UNLIKELY(!(mark & MARK_WRITES)) && !rsan_race_mark_flag(c, mark, MARK_WRITES)) return 0;
   int same = __atomic_load_n(&ln->sites[wr], __ATOMIC_RELAXED) == site;
   if (!same) __atomic_store_n(&ln->sites[wr], site, __ATOMIC_RELAXED); /* the site first, as in scan_cells */
   __atomic_store_n(&ln->cells[wr], cur, __ATOMIC_RELEASE);
