@@ -72,6 +72,23 @@ static inline __attribute__((always_inline)) void renew_cell(rsan_thread *t, rsa
   if (RSAN_UNLIKELY(!same) && fa && site) note_site_stack(t, site, fa);
 }
 
+/* Records the access cur in cell k of c, seen holding seen: a freed cell (W_FREED) or an empty
+ * one (0), which stands for no access, or another thread's cell that cur may replace, taken by
+ * compare-and-swap against what the pass saw (0: it changed; the scan decides), with the site
+ * before and after, as scan_cells stores into another thread's cell. The site's call stack
+ * is noted after every take (the cell's old site may be another thread's). */
+static inline __attribute__((always_inline)) int take_cell(rsan_thread *t, rsan_cell *c, int k, uint64_t seen,
+                                                           uint64_t cur, uint64_t site, uintptr_t fa) {
+  uint64_t *cell_site = &rsan_cell_site(c)[k];
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  if (!__atomic_compare_exchange_n(&c[k], &seen, cur, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) return 0;
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  if (fa && site) note_site_stack(t, site, fa);
+  return 1;
+}
+
 /* The fast cases of the access cur (w_pack: this thread's slot and the access's epoch, bytes
  * and kind, which mask, wr and at repeat for the compiler) to a granule's main cells c,
  * without the scan; 1 when it is done. */
@@ -125,39 +142,6 @@ static inline __attribute__((always_inline)) int cells_fast(rsan_thread *t, rsan
     }
   }
   return 0;
-}
-
-/* rsan_race.h. An atomic access cur of a marked granule whose main cells hold nothing it must
- * check (rsan_race_atomic_cells' pass), when the overflow block holds no plain cell (C11: two
- * atomic accesses never race, so nothing there is to check either): cur goes to its slot's
- * lane (rsan_race_lane_take), and an own covering main cell k (kw: what the pass saw there)
- * is then freed. So every atomic access of a crowded atomic granule (a queue's head, read and
- * CAS'd by every thread) writes only its own lane's line, and the main cells' line, which every
- * access reads, is written only when a thread moves its cell out (docs/design/races.md §11).
- * *Exact:* kw is this thread's earlier access that cur covers (rule 1, program order, and rule
- * 2), so cur may stand for it; cur is stored (release) before kw is freed, so a concurrent
- * check finds one of them. Which cell takes cur is a choice the replacement rule leaves open
- * (the scan would take kw itself, or another thread's covered cell that happens before it).
- * Where no lane takes cur: kw is renewed in place as before (k >= 0), else the block's
- * shared cells (rsan_race_overflow_lane allocates the lane chunk, then
- * rsan_race_overflow_atomic_own), else the scan. */
-int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k,
-                            uint64_t kw) {
-  uint32_t mask = w_mask(cur);
-  int wr = (cur & W_WRITE) != 0;
-  rsan_ovf_block *b = rsan_race_mark_block(mark);
-  if (!b || __atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)) return 0; /* the scan checks the block */
-  rsan_lane *ln = rsan_race_lane(b, w_tid(cur));
-  /* the lane chunk not allocated yet: rsan_race_overflow_lane allocates it */
-  if (ln ? rsan_race_lane_take(b, ln, cur, wr, 1, site) : rsan_race_overflow_lane(t, mark, cur, site, 0)) {
-    if (k >= 0) __atomic_compare_exchange_n(&c[k], &kw, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    return 1;
-  }
-  if (k >= 0) {
-    renew_cell(t, c, k, cur, site, 0);
-    return 1;
-  }
-  return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
 }
 
 /* The scan and update of n cells (sites: their sites) for an access. record = 0: check only
@@ -349,39 +333,6 @@ static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t
     record_site_stack(t, k, site, fa);
 }
 
-/* rsan_race.h */
-void rsan_race_prev_stack(rsan_race_info *r) {
-  rsan_thread *u = r->prev_site ? rsan_thread_by_tid(r->prev_tid) : NULL;
-  if (!u) return;
-  uint32_t k = site_slot(r->prev_site);
-  if (__atomic_load_n(&u->site_stack[k].site, __ATOMIC_RELAXED) != r->prev_site) return;
-  for (uint32_t i = 0; i < RSAN_SITE_STACK_DEPTH; i++) {
-    uint64_t s = __atomic_load_n(&u->site_stack[k].stack[i], __ATOMIC_RELAXED);
-    if (!s) break;
-    r->prev_stack[r->prev_nstack++] = s;
-  }
-}
-
-static RSAN_NOINLINE void report(rsan_thread *t, const hit *h, uint64_t size, int wr, int at, uint64_t site,
-                                 uintptr_t fa) {
-  rsan_race_info r;
-  memset(&r, 0, sizeof r);
-  r.addr = h->addr;
-  r.site = site;
-  r.tid = t->tid;
-  r.is_write = wr;
-  r.is_atomic = at;
-  r.size = (int)size;
-  r.nstack = rsan_thread_stack(t, fa, r.stack, RSAN_SHADOW_MAX);
-  r.prev_site = h->site;
-  r.prev_tid = rsan_thread_tid_at(w_tid(h->word), w_clock(h->word));
-  rsan_race_prev_stack(&r);
-  r.prev_is_write = (h->word & W_WRITE) != 0;
-  r.prev_is_atomic = (h->word & W_ATOMIC) != 0;
-  r.prev_size = __builtin_popcount(w_mask(h->word));
-  rsan_report_race(&r);
-}
-
 /* The granules of [addr, end), one mask per granule; the cells of one shadow region are
  * contiguous, so they are looked up once per region. Inlined once per (wr, at), so that the
  * check of each granule is specialised (a memcpy's destination runs through here). */
@@ -423,7 +374,7 @@ static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t s
     if (!c) return;
     uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
     scan_main_atomic(t, c, addr & ~(uintptr_t)7, mask, wr, epoch, site, 0, &h);
-    if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
+    if (RSAN_UNLIKELY(h.found)) rsan_race_report_hit(t, &h, size, wr, at, site, fa);
     return;
   }
   uintptr_t end = addr + size;
@@ -431,7 +382,7 @@ static RSAN_NOINLINE void access_more(rsan_thread *t, uintptr_t addr, uint64_t s
   if (at) access_span(t, addr, end, wr, 1, epoch, site, &h);
   else if (wr) access_span(t, addr, end, 1, 0, epoch, site, &h);
   else access_span(t, addr, end, 0, 0, epoch, site, &h);
-  if (RSAN_UNLIKELY(h.found)) report(t, &h, size, wr, at, site, fa);
+  if (RSAN_UNLIKELY(h.found)) rsan_race_report_hit(t, &h, size, wr, at, site, fa);
 }
 
 /* rsan_race.h: rsan_race_access for anything rsan_race_atomic_fast did not settle:
@@ -481,7 +432,7 @@ static RSAN_NOINLINE void plain_slow(void *p, uint64_t n, int wr, uint64_t site,
     uint32_t mask = (uint32_t)(((1u << n) - 1) << (a & 7)) & 0xff;
     access_cells(t, c, a & ~(uintptr_t)7, w_pack(t->race_epoch, rsan_race_index(t), 0, wr, 0), mask, wr, 0,
                  t->race_epoch, site, fa, &h);
-    if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
+    if (RSAN_UNLIKELY(h.found)) rsan_race_report_hit(t, &h, n, wr, 0, site, fa);
     return;
   }
   rsan_race_access(t, a, n, wr, 0, rsan_race_epoch(t), site, fa); /* explains itself */
@@ -536,15 +487,20 @@ static RSAN_NOINLINE int read_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur
                                       uintptr_t fa) {
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
   uint32_t mask = w_mask(cur);
-  uint64_t mark = 0, dead_w = 0;
-  int k = -1, dead = -1;
+  uint64_t mark = 0, dead_w = 0, free_w = 0;
+  int k = -1, dead = -1, free = -1;
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
-    if (!w) break;
+    if (!w) {
+      if (free < 0) free = i, free_w = 0;
+      break;
+    }
     if (!x) return 1;
     if (x & slot_bits) {
       if (w_tid(w) == MARK_TID) {
         mark = w;
+      } else if (w == W_FREED) {
+        if (free < 0) free = i, free_w = w;
       } else if ((w & W_WRITE) && (w_mask(w) & mask)) {
         if (w_clock(w) > rsan_vc_get(&t->C, w_tid(w))) return 0;
         dead = i, dead_w = w;
@@ -559,15 +515,27 @@ static RSAN_NOINLINE int read_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur
    * global) is freed, so that the granule's later reads take cells_fast's read-only case. */
   if (dead >= 0 && (rsan_race_floor_cached(&dead_w, 1) == 0 || rsan_race_floor_recompute(&dead_w, 1) == 0))
     __atomic_compare_exchange_n(&c[dead], &dead_w, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* a mark's flags (rsan_race.h) */
   if (k >= 0) {
-    if (mark && rsan_race_overflow_has_writes(mark)) return 0;
+    if (mark & MARK_WRITES) return 0;
     renew_cell(t, c, k, cur, site, fa);
     return 1;
   }
-  if (!mark) return 0;
-  int r = rsan_race_overflow_lane(t, mark, cur, site, fa);
+  if (!mark) return free >= 0 && take_cell(t, c, free, free_w, cur, site, fa);
+  int r = rsan_race_overflow_lane(t, c, mark, cur, site, fa);
   if (r == 2) note_site_stack(t, site, fa);
   return r != 0;
+}
+
+/* read_shared's end with no mark, out of line (its common case, a crowded granule, stays a
+ * leaf with few registers): the first freed or empty cell of c, taken by take_cell (what the
+ * pass found is what read_ordered would take). 1: done, 0: the scan decides. */
+static RSAN_NOINLINE int read_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uintptr_t fa) {
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    if (!w || w == W_FREED) return take_cell(t, c, i, w, cur, site, fa);
+  }
+  return 0;
 }
 
 /* read_ordered's common case at many threads, without a clock read or a call: a granule that
@@ -600,18 +568,74 @@ static inline __attribute__((always_inline)) int read_shared(rsan_thread *t, rsa
     if (!(x >> W_CLOCK_SHIFT) && !(mask & ~w_mask(w)) && !(w & W_ATOMIC)) return 1; /* subsumed */
     if (!(x & low)) k = i; /* its own cell of this kind */
   }
-  if (!mark) return 0;
-  rsan_ovf_block *b = rsan_race_mark_block(mark);
-  if (!b || __atomic_load_n(&b->writes, __ATOMIC_ACQUIRE)) return 0;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags (rsan_race.h) */
+  if (mark & MARK_WRITES) return 0;
   if (k >= 0) {
     renew_cell(t, c, k, cur, site, fa);
     return 1;
   }
-  rsan_lane *ln = rsan_race_lane(b, w_tid(cur));
+  if (!mark) return read_take(t, c, cur, site, fa);
+  rsan_lane *ln = rsan_race_lane(rsan_race_mark_block(mark), w_tid(cur));
   if (!ln) return 0;
-  int r = rsan_race_lane_take(b, ln, cur, 0, 0, site);
+  int r = rsan_race_lane_take(c, mark, ln, cur, 0, 0, site);
   if (r == 2 && fa && site) note_site_stack(t, site, fa);
   return r != 0;
+}
+
+/* The plain write cur (w_pack) to the main cells c that cells_fast did not settle, without the
+ * scan in its common case: every cell this thread's access or one that happens before cur (a
+ * slot of a ring that threads hand over by a release and an acquire, mpmc_queue.c's `value`;
+ * a stack variable written again after a release). scan_cells (main = record = 1, at = 0)
+ * step for step, without the report state: a mark (the overflow block), another thread's cell
+ * on common bytes that does not happen before cur (the scan reports it) or a full granule with
+ * no cell to take: 0, the scan decides. Else cur is stored where the scan stores it (its own
+ * covering plain cell, one of the same bytes and kind first; else the first other thread's
+ * cell it covers that happens before it, by compare-and-swap; else the first empty cell) and
+ * the other cells it covers and happens after are freed (race.c "Freed cells"). 1: done. */
+static inline __attribute__((always_inline)) int write_ordered(rsan_thread *t, rsan_cell *c, uint64_t cur,
+                                                               uint64_t site, uintptr_t fa) {
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
+  uint32_t mask = w_mask(cur), dom = 0;
+  uint64_t seen[RSAN_SHADOW_CELLS], slot_w = 0;
+  int slot = -1, rank = 0, i;
+#pragma GCC unroll 4
+  for (i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED), x = w ^ cur;
+    if (!w) break;
+    if (!x) return 1;
+    uint32_t cm = w_mask(w);
+    int covers = !(cm & ~mask); /* a plain write covers every access of its bytes */
+    seen[i] = w;
+    if (!(x & slot_bits)) { /* its own: program order */
+      if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && (w & W_WRITE) && !(w & W_ATOMIC)) return 1; /* subsumed */
+      int r = 1 + (cm == mask && (w & W_WRITE));
+      if (covers) dom |= 1u << i;
+      if (covers && !(w & W_ATOMIC) && r >= rank) slot = i, slot_w = w, rank = r;
+      continue;
+    }
+    if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) return 0;
+    if (!(cm & mask) && !covers) continue; /* neither conflicting nor covered */
+    if (w_clock(w) > rsan_vc_get(&t->C, w_tid(w)))
+      return 0; /* on common bytes: a race (a freed cell is at 0) */
+    if (covers) {
+      dom |= 1u << i;
+      if (slot < 0) slot = i, slot_w = w;
+    }
+  }
+  if (slot < 0) {
+    if (i == RSAN_SHADOW_CELLS) return 0; /* full: the floor, the overflow block */
+    slot = i;
+  }
+  if (slot_w && !((slot_w ^ cur) & slot_bits)) renew_cell(t, c, slot, cur, site, fa);
+  else if (!take_cell(t, c, slot, slot_w, cur, site, fa)) return 0;
+  dom &= ~(1u << slot);
+  while (RSAN_UNLIKELY(dom)) {
+    int j = __builtin_ctz(dom);
+    dom &= dom - 1;
+    if (seen[j] != W_FREED)
+      __atomic_compare_exchange_n(&c[j], &seen[j], W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
+  return 1;
 }
 
 /* Everything plain_fast did not do: the scan of the granule's cells, or plain_slow. */
@@ -630,7 +654,7 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   h.found = 0; /* the other fields are set with it */
   scan_cells(t, c, rsan_cell_site(c), RSAN_SHADOW_CELLS, 1, 1, a & ~(uintptr_t)7, mask, wr, 0, t->race_epoch,
              site, fa, &h);
-  if (RSAN_UNLIKELY(h.found)) report(t, &h, n, wr, 0, site, fa);
+  if (RSAN_UNLIKELY(h.found)) rsan_race_report_hit(t, &h, n, wr, 0, site, fa);
 }
 
 /* read_shared for a hook whose gating (plain_cells) passed an instant before on this thread
@@ -647,6 +671,21 @@ static inline __attribute__((always_inline)) int read_lane(void *p, uint32_t n, 
   c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
   return read_shared(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa);
+}
+
+/* write_ordered for a write hook whose gating passed and whose cells_fast did not settle the
+ * write, as read_lane for reads. 1 done, 0 write_more decides. */
+static inline __attribute__((always_inline)) int write_lane(void *p, uint32_t n, uint64_t site,
+                                                            uintptr_t fa) {
+  rsan_thread *t = rsan_tls_current;
+  uintptr_t a = (uintptr_t)p;
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
+  rsan_cell *c;
+  if (RSAN_UNLIKELY(!d || !(c = __atomic_load_n(&d[a >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
+    return 0;
+  c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+  uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
+  return write_ordered(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT | W_WRITE, site, fa);
 }
 
 /* A hook: its fast case (plain_fast), else, as tail calls (the frame address, fa, stays the
@@ -671,7 +710,11 @@ static inline __attribute__((always_inline)) int read_lane(void *p, uint32_t n, 
   } \
   RSAN_DEF_PLAIN_HOOK(read, 0, N, read_shared) \
   RSAN_DEF_PLAIN_MORE(write, 1, N) \
-  RSAN_DEF_PLAIN_HOOK(write, 1, N, write_more)
+  static RSAN_NOINLINE void write_shared_##N(void *p, uint64_t site) { \
+    if (RSAN_LIKELY(write_lane(p, N, site, (uintptr_t)__builtin_frame_address(0)))) return; \
+    RSAN_MUSTTAIL return write_more_##N(p, site); \
+  } \
+  RSAN_DEF_PLAIN_HOOK(write, 1, N, write_shared)
 RSAN_DEF_PLAIN(1)
 RSAN_DEF_PLAIN(2)
 RSAN_DEF_PLAIN(4)

@@ -1,5 +1,6 @@
-/* The race detector's atomic accesses without a cell of their own in a granule's main cells
- * (rsan_race.h rsan_race_atomic_cells; race.c has the scan they stand in for). */
+/* The race detector's atomic accesses without a cell of their own in a granule's main cells, and
+ * those of a crowded (marked) granule (rsan_race.h rsan_race_atomic_cells; race.c has the scan
+ * they stand in for). */
 #include "rsan_race.h"
 
 /* rsan_race.h. The scan of an atomic access cur with no own covering cell, in its common case:
@@ -43,4 +44,44 @@ int rsan_race_atomic_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t m
   if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
     __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
   return 1;
+}
+
+/* rsan_race.h. An atomic access cur of a marked granule whose main cells hold nothing it must
+ * check (rsan_race_atomic_cells' pass), when the overflow block holds no plain cell (C11: two
+ * atomic accesses never race, so nothing there is to check either): cur goes to its slot's
+ * lane (rsan_race_lane_take), and an own covering main cell k (kw: what the pass saw there)
+ * is then freed. So every atomic access of a crowded atomic granule (a queue's head, read and
+ * CAS'd by every thread) writes only its own lane's line, and the main cells' line, which every
+ * access reads, is written only when a thread moves its cell out (docs/design/races.md §11).
+ * *Exact:* kw is this thread's earlier access that cur covers (rule 1, program order, and rule
+ * 2), so cur may stand for it; cur is stored (release) before kw is freed, so a concurrent
+ * check finds one of them. Which cell takes cur is a choice the replacement rule leaves open
+ * (the scan would take kw itself, or another thread's covered cell that happens before it).
+ * Where no lane takes cur: kw is renewed in place as before (k >= 0), else the block's
+ * shared cells (rsan_race_overflow_lane allocates the lane chunk, then
+ * rsan_race_overflow_atomic_own), else the scan. */
+__thread uint8_t rsan_race_crowded __attribute__((tls_model("initial-exec")));
+
+int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k,
+                            uint64_t kw) {
+  if (RSAN_UNLIKELY(!rsan_race_crowded)) rsan_race_crowded = 1; /* rsan_race_prefetch's hint */
+  uint32_t mask = w_mask(cur);
+  int wr = (cur & W_WRITE) != 0;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags (rsan_race.h) */
+  if (mark & MARK_PLAIN) return 0; /* the scan checks the block */
+  rsan_lane *ln = rsan_race_lane(rsan_race_mark_block(mark), w_tid(cur));
+  /* the lane chunk not allocated yet: rsan_race_overflow_lane allocates it */
+  if (ln ? rsan_race_lane_take(c, mark, ln, cur, wr, 1, site)
+         : rsan_race_overflow_lane(t, c, mark, cur, site, 0)) {
+    if (k >= 0) __atomic_compare_exchange_n(&c[k], &kw, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return 1;
+  }
+  if (k >= 0) { /* renewed in place, as race.c renew_cell does (no call stack to note) */
+    uint64_t *cell_site = &rsan_cell_site(c)[k];
+    if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+      __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+    __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
+    return 1;
+  }
+  return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
 }

@@ -2,8 +2,9 @@
  *
  * When every cell of a granule holds an access of another thread that this access may not
  * replace (more than RSAN_SHADOW_CELLS concurrent accessors, e.g. 8 threads reading one
- * variable), one cell moves to an overflow block of OVF_CELLS more cells (a small global table
- * keyed by granule) and is replaced by a mark (tid MARK_TID): accesses of a marked granule are
+ * variable), one cell moves to an overflow block of OVF_CELLS more cells (a static array of
+ * blocks, found by granule through a hash) and is replaced by a mark (tid MARK_TID, the block's
+ * index, the flags of what the block may hold: rsan_race.h): accesses of a marked granule are
  * also checked against the block, and recorded there when the main cells are full. The mark is
  * cleared with the main cells (free, thread exit), which orphans the block; a block is emptied
  * when it is marked again. Beyond OVF_SLOTS granules with overflow at once, or where the
@@ -26,14 +27,16 @@
 typedef rsan_lane lane;
 typedef rsan_lane_chunk lane_chunk;
 typedef rsan_ovf_block ovf_block;
-#define ovf_table rsan_ovf_table
-rsan_ovf_block *rsan_ovf_table[RSAN_OVF_SLOTS]; /* open addressing; entries are only ever added */
+/* open addressing by granule; a block, once used, stays its granule's (an orphan is emptied
+ * when its granule is marked again) */
+rsan_ovf_block rsan_ovf_blocks[RSAN_OVF_SLOTS];
 static rsan_spin ovf_lock;
-/* a mark: tid MARK_TID, the block's index in ovf_table in the clock bits */
-/* W_WRITE and W_ATOMIC set, no bytes: never a conflict, and the read-only fast case of
- * cells_fast, which requires no write among the cells, excludes marked granules for free */
-static inline uint64_t mark_word(uint32_t index) {
-  return (uint64_t)index << W_CLOCK_SHIFT | (uint64_t)MARK_TID << W_TID_SHIFT | W_WRITE | W_ATOMIC;
+/* a mark: tid MARK_TID, the block's index in rsan_ovf_blocks in the clock bits, W_WRITE and
+ * W_ATOMIC set, no bytes: never a conflict, and the read-only fast case of cells_fast, which
+ * requires no write among the cells, excludes marked granules for free; flags: MARK_PLAIN,
+ * MARK_WRITES (rsan_race.h) */
+static inline uint64_t mark_word(uint32_t index, uint64_t flags) {
+  return (uint64_t)index << W_CLOCK_SHIFT | (uint64_t)MARK_TID << W_TID_SHIFT | W_WRITE | W_ATOMIC | flags;
 }
 static inline ovf_block *mark_block(uint64_t mark) { return rsan_race_mark_block(mark); }
 
@@ -41,27 +44,49 @@ static uint32_t ovf_hash(uintptr_t g) {
   return (uint32_t)(((g >> 3) * 0x9E3779B97F4A7C15ull) >> 52) % OVF_SLOTS;
 }
 
-/* Probes per lookup: a block is only ever made within OVF_PROBES slots of its granule's hash,
- * so a lookup finds it there, and its cost stays bounded once the table fills up (entries
- * are never removed: a full table made every new crowded granule scan all OVF_SLOTS, under
- * ovf_lock, before it evicted). Where the probed slots are all taken, the main cells evict:
- * a miss, never a false report, as with a full table. */
+/* Probes per lookup: a block is only ever taken within OVF_PROBES slots of its granule's hash,
+ * so a lookup finds it there, and its cost stays bounded once the blocks are all taken
+ * (blocks are never given back: a full table made every new crowded granule scan all
+ * OVF_SLOTS, under ovf_lock, before it evicted). Where the probed slots are all taken, the
+ * main cells evict: a miss, never a false report, as with a full table. */
 #define OVF_PROBES 64
 
-/* under ovf_lock: the index of g's block, created if needed (-1 when its slots are taken) */
-static int ovf_get(uintptr_t g) {
+/* under ovf_lock: the index of g's block, taken if needed (-1 when its slots are taken);
+ * *fresh: never used before (all zero, nothing to empty) */
+static int ovf_get(uintptr_t g, int *fresh) {
   for (uint32_t k = 0, h = ovf_hash(g); k < OVF_PROBES; k++, h = (h + 1) % OVF_SLOTS) {
-    ovf_block *b = ovf_table[h];
-    if (b && b->g == g) return (int)h;
-    if (!b) {
-      b = rsan_alloc_line(sizeof *b) /* the flags and first lanes on one line */;
-      memset(b, 0, sizeof *b);
+    ovf_block *b = &rsan_ovf_blocks[h];
+    if (b->used && b->g == g) return *fresh = 0, (int)h;
+    if (!b->used) {
       b->g = g;
-      __atomic_store_n(&ovf_table[h], b, __ATOMIC_RELEASE);
-      return (int)h;
+      b->used = 1;
+      return *fresh = 1, (int)h;
     }
   }
   return -1;
+}
+
+static void clear_chunk(lane_chunk *ch) {
+  for (int k = 0; k < LANE_SLOTS; k++)
+    for (int m = 0; m < 2; m++) __atomic_store_n(&ch->slot[k].cells[m], 0, __ATOMIC_RELAXED);
+}
+
+/* chunk j of b's lanes (0: the one inside the block), NULL if not allocated */
+static inline lane_chunk *chunk(ovf_block *b, int j) {
+  return j ? __atomic_load_n(&b->lanes[j], __ATOMIC_ACQUIRE) : &b->lane0;
+}
+
+/* rsan_race.h */
+int rsan_race_mark_flag(rsan_cell *c, uint64_t mark, uint64_t flag) {
+  if (mark & flag) return 1;
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    while (w_tid(w) == MARK_TID && w_clock(w) % RSAN_OVF_SLOTS == w_clock(mark) % RSAN_OVF_SLOTS) {
+      if (w & flag) return 1;
+      if (__atomic_compare_exchange_n(&c[i], &w, w | flag, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return 1;
+    }
+  }
+  return 0;
 }
 
 /* The first cell of b's lanes of another thread's slot that conflicts with the access (mask,
@@ -72,7 +97,7 @@ static int lanes_unordered_all(rsan_thread *t, ovf_block *b, uint32_t mask, int 
                                rsan_race_hit *h) {
   uint32_t me = rsan_race_index(t);
   for (int j = 0; j < LANE_CHUNKS; j++) {
-    lane_chunk *ch = __atomic_load_n(&b->lanes[j], __ATOMIC_ACQUIRE);
+    lane_chunk *ch = chunk(b, j);
     if (!ch) continue;
     for (int k = 0; k < LANE_SLOTS; k++)
       for (int m = 0; m < 2; m++) {
@@ -103,12 +128,12 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
     b = mark_block(mark);
   } else {
     rsan_spin_lock(&ovf_lock);
-    int index = ovf_get(g);
+    int fresh, index = ovf_get(g, &fresh);
     if (index < 0) {
       rsan_spin_unlock(&ovf_lock);
       return 0;
     }
-    b = ovf_table[index];
+    b = &rsan_ovf_blocks[index];
     int v = -1;
     for (int j = 0; j < RSAN_SHADOW_CELLS; j++)
       if (w_tid(__atomic_load_n(&c[j], __ATOMIC_RELAXED)) == MARK_TID) v = -2; /* marked meanwhile */
@@ -116,58 +141,43 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
       rsan_spin_unlock(&ovf_lock);
       return -1;
     }
-    /* the granule is not marked: the block is new or an orphan of a reset granule */
-    memset(b->cells, 0, sizeof b->cells);
-    for (int j = 0; j < LANE_CHUNKS; j++)
-      if (b->lanes[j])
-        for (int k = 0; k < LANE_SLOTS; k++)
-          for (int m = 0; m < 2; m++)
-            __atomic_store_n(&rsan_lane_at(b->lanes[j], (uint32_t)k)->cells[m], 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&b->plain, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&b->writes, 0, __ATOMIC_RELAXED);
+    /* the granule is not marked: the block is fresh or an orphan of a reset granule */
+    if (!fresh) {
+      memset(b->cells, 0, sizeof b->cells);
+      for (int j = 0; j < LANE_CHUNKS; j++)
+        if (chunk(b, j)) clear_chunk(chunk(b, j));
+    }
     for (int j = 0; j < RSAN_SHADOW_CELLS && v < 0; j++) /* move a read if there is one */
       if (!(__atomic_load_n(&c[j], __ATOMIC_RELAXED) & W_WRITE)) v = j;
     if (v < 0) v = (int)((epoch ^ (g >> 3)) % RSAN_SHADOW_CELLS);
     uint64_t vw = __atomic_load_n(&c[v], __ATOMIC_RELAXED);
     b->sites[0] = __atomic_load_n(&rsan_cell_site(c)[v], __ATOMIC_RELAXED);
-    if (!(vw & W_ATOMIC)) __atomic_store_n(&b->plain, 1, __ATOMIC_RELAXED);
-    if (vw & W_WRITE) __atomic_store_n(&b->writes, 1, __ATOMIC_RELAXED);
+    uint64_t m = mark_word((uint32_t)index,
+                           (vw & W_ATOMIC ? 0 : MARK_PLAIN) | (vw & W_WRITE ? MARK_WRITES : 0));
     __atomic_store_n(&b->cells[0], vw, __ATOMIC_RELEASE);
-    int won = vw && __atomic_compare_exchange_n(&c[v], &vw, mark_word((uint32_t)index), 0, __ATOMIC_ACQ_REL,
-                                                __ATOMIC_RELAXED);
+    int won = vw && __atomic_compare_exchange_n(&c[v], &vw, m, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
     if (!won) __atomic_store_n(&b->cells[0], 0, __ATOMIC_RELAXED);
     rsan_spin_unlock(&ovf_lock);
     if (!won) return -1;
+    mark = m;
   }
-  if (!b) return 0;
   int record = main_slot < 0;
   /* C11: two atomic accesses never race; an atomic and a plain access to common bytes race
    * unless one happens before the other. So the block's cells can only conflict with an
-   * atomic access if one of them is plain: when none is (plain == 0) and the atomic access is
-   * not recorded here (record == 0: the check-only scan has no other effect), there is nothing
-   * to do. A plain access marks the block before its cell can be stored (below), so skipping
-   * is what the scan would have found, or what it finds when it runs just before a concurrent
-   * plain access is recorded (the outcomes the scan itself allows). */
-  if (at && !record && !__atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)) return 0;
-  if (!at && record) __atomic_store_n(&b->plain, 1, __ATOMIC_RELEASE);
-  if (wr && record) __atomic_store_n(&b->writes, 1, __ATOMIC_RELEASE);
+   * atomic access if one of them is plain: when none is (no MARK_PLAIN) and the atomic access
+   * is not recorded here (record == 0: the check-only scan has no other effect), there is
+   * nothing to do. A plain access sets the flag before its cell can be stored (below), so
+   * skipping is what the scan would have found, or what it finds when it runs just before a
+   * concurrent plain access is recorded (the outcomes the scan itself allows). */
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark was read before: its flags' protocol */
+  if (at && !record && !(mark & MARK_PLAIN)) return 0;
+  if (!at && record && !rsan_race_mark_flag(c, mark, MARK_PLAIN)) return -1; /* reset meanwhile */
+  if (wr && record && !rsan_race_mark_flag(c, mark, MARK_WRITES)) return -1;
   rsan_race_scan_block(t, b->cells, b->sites, OVF_CELLS, record, g, mask, wr, at, epoch, site, fa, h);
   /* the lanes after the shared cells: other threads' lane cells are checked as the scan
    * checks cells (their own slot's lanes need no check: program order) */
-  if (!h->found && (!at || __atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)))
-    lanes_unordered(t, b, mask, wr, at, h);
+  if (!h->found && (!at || (rsan_race_mark_now(c) & MARK_PLAIN))) lanes_unordered(t, b, mask, wr, at, h);
   return record;
-}
-/* rsan_race.h: read as the check-only scan of rsan_race_overflow reads it */
-int rsan_race_overflow_has_plain(uint64_t mark) {
-  ovf_block *b = mark_block(mark);
-  return b && __atomic_load_n(&b->plain, __ATOMIC_ACQUIRE);
-}
-
-/* rsan_race.h */
-int rsan_race_overflow_has_writes(uint64_t mark) {
-  ovf_block *b = mark_block(mark);
-  return !b || __atomic_load_n(&b->writes, __ATOMIC_ACQUIRE);
 }
 
 /* rsan_race.h. What rsan_race_scan_block does for cur when it records it (race.c scan_cells,
@@ -179,7 +189,8 @@ int rsan_race_overflow_has_writes(uint64_t mark) {
  * to take) is left to the scan. */
 int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, int wr, uint64_t site) {
   ovf_block *b = mark_block(mark);
-  if (!b || __atomic_load_n(&b->plain, __ATOMIC_ACQUIRE)) return 0;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags (rsan_race.h) */
+  if (mark & MARK_PLAIN) return 0;
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
   int k = -1, same = 0;
   for (int i = 0; i < OVF_CELLS; i++) {
@@ -188,7 +199,7 @@ int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, in
     if (w == cur) return 1;
     uint64_t x = w ^ cur;
     /* another thread's (a freed cell's slot is no thread's); every cell is atomic (plain == 0,
-     * read with acquire: a plain access sets it before storing its cell) */
+     * read with the mark: a plain access sets it before storing its cell) */
     if (x & slot_bits) continue;
     if (!(x & low)) { /* the same kind at another epoch */
       k = i, same = 1;
@@ -209,7 +220,7 @@ int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, in
 /* rsan_race.h (free) */
 int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h) {
   ovf_block *b = mark_block(mark);
-  for (int i = 0; b && i < OVF_CELLS; i++) {
+  for (int i = 0; i < OVF_CELLS; i++) {
     uint64_t w = __atomic_load_n(&b->cells[i], __ATOMIC_ACQUIRE);
     if (!w || w_tid(w) == rsan_race_index(t) || w_clock(w) <= rsan_vc_get(&t->C, w_tid(w))) continue;
     h->found = 1;
@@ -218,25 +229,27 @@ int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsa
     h->site = __atomic_load_n(&b->sites[i], __ATOMIC_RELAXED);
     return 1;
   }
-  return b && lanes_unordered_all(t, b, 0xff, 1, 0, 1, h);
+  return lanes_unordered_all(t, b, 0xff, 1, 0, 1, h);
 }
 
 /* rsan_race.h. The lane of cur's slot and kind (a read: [0]; an atomic write: [1]; a plain
  * write never takes a lane) in the block of a marked granule, for an access whose main cells
- * were checked (none conflicts with it unordered) and that takes none of them, allocated on
- * first use, when the block holds nothing cur has to check: no plain cell for an atomic access
- * (two atomic accesses never race), no write for a plain read (a read conflicts only with
- * writes). The flags are set before a cell of that kind is stored (release; read here with
- * acquire), so a cell stored concurrently is one the scan could have missed the same way.
- * Then rsan_race_lane_take. 0: the scan decides (and records cur in the shared cells); 1:
- * done; 2: done and the site changed (only when fa and site are not 0). */
-int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_t site, uintptr_t fa) {
+ * were checked (none conflicts with it unordered) and that takes none of them, its chunk
+ * allocated on first use, when the block holds nothing cur has to check: no plain cell for an
+ * atomic access (two atomic accesses never race), no write for a plain read (a read conflicts
+ * only with writes). The mark's flags are set before a cell of that kind is stored (acq_rel;
+ * read here with the mark), so a cell stored concurrently is one the scan could have missed
+ * the same way. Then rsan_race_lane_take. 0: the scan decides (and records cur in the shared
+ * cells); 1: done; 2: done and the site changed (only when fa and site are not 0). */
+int rsan_race_overflow_lane(rsan_thread *t, rsan_cell *c, uint64_t mark, uint64_t cur, uint64_t site,
+                            uintptr_t fa) {
   (void)t;
   uint32_t u = w_tid(cur);
   int wr = (cur & W_WRITE) != 0, at = (cur & W_ATOMIC) != 0;
   if (u >= LANE_CHUNKS * LANE_SLOTS || (wr && !at)) return 0;
   ovf_block *b = mark_block(mark);
-  if (!b || __atomic_load_n(at ? &b->plain : &b->writes, __ATOMIC_ACQUIRE)) return 0;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags (rsan_race.h) */
+  if (mark & (at ? MARK_PLAIN : MARK_WRITES)) return 0;
   lane *ln = rsan_race_lane(b, u);
   if (RSAN_UNLIKELY(!ln)) {
     lane_chunk *fresh = rsan_alloc_line(sizeof *fresh), *none = NULL;
@@ -245,6 +258,6 @@ int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_
       rsan_free(fresh), fresh = none;
     ln = rsan_lane_at(fresh, u % LANE_SLOTS);
   }
-  int r = rsan_race_lane_take(b, ln, cur, wr, at, site);
+  int r = rsan_race_lane_take(c, mark, ln, cur, wr, at, site);
   return r == 2 && (!fa || !site) ? 1 : r;
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "rsan_explain.h"
+#include "rsan_race.h"
 #include "rsan_report.h"
 
 /* ---- race reports (algorithm.md §5; docs/interfaces.md §2, "kind": "race") ---- */
@@ -173,4 +174,40 @@ void rsan_report_race(rsan_race_info *r) {
   RSAN_EXPLAIN(rsan_explain_report(r->tid, a, bsite, "race"));
 
   rsan_publish_and_unlock(&t, &j, 1);
+}
+
+/* ---- race.c's reports: the previous access's call stack, the report of a hit ---- */
+/* rsan_race.h (race.c and race_free.c, for the previous access of a report) */
+void rsan_race_prev_stack(rsan_race_info *r) {
+  rsan_thread *u = r->prev_site ? rsan_thread_by_tid(r->prev_tid) : NULL;
+  if (!u) return;
+  uint32_t k = rsan_race_site_slot(r->prev_site);
+  if (__atomic_load_n(&u->site_stack[k].site, __ATOMIC_RELAXED) != r->prev_site) return;
+  for (uint32_t i = 0; i < RSAN_SITE_STACK_DEPTH; i++) {
+    uint64_t s = __atomic_load_n(&u->site_stack[k].stack[i], __ATOMIC_RELAXED);
+    if (!s) break;
+    r->prev_stack[r->prev_nstack++] = s;
+  }
+}
+
+/* rsan_race.h: the report of the access (size, wr, at, site; fa: its hook's frame) whose check
+ * found h */
+RSAN_NOINLINE void rsan_race_report_hit(rsan_thread *t, const rsan_race_hit *h, uint64_t size, int wr, int at,
+                                        uint64_t site, uintptr_t fa) {
+  rsan_race_info r;
+  memset(&r, 0, sizeof r);
+  r.addr = h->addr;
+  r.site = site;
+  r.tid = t->tid;
+  r.is_write = wr;
+  r.is_atomic = at;
+  r.size = (int)size;
+  r.nstack = rsan_thread_stack(t, fa, r.stack, RSAN_SHADOW_MAX);
+  r.prev_site = h->site;
+  r.prev_tid = rsan_thread_tid_at(w_tid(h->word), w_clock(h->word));
+  rsan_race_prev_stack(&r);
+  r.prev_is_write = (h->word & W_WRITE) != 0;
+  r.prev_is_atomic = (h->word & W_ATOMIC) != 0;
+  r.prev_size = __builtin_popcount(w_mask(h->word));
+  rsan_report_race(&r);
 }

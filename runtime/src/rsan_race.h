@@ -50,33 +50,32 @@ typedef struct rsan_race_hit {
 int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask, int wr, int at,
                        uint64_t epoch, uint64_t site, uintptr_t fa, rsan_race_hit *h, uint64_t mark,
                        int main_slot);
-/* Whether the overflow block of a marked granule (mark: its mark) may hold a plain cell: if
- * not, an atomic access that is not recorded in the block has nothing to check there. */
-int rsan_race_overflow_has_plain(uint64_t mark);
-/* Whether it may hold a write (1 also when it has no block): if not, a plain read that is not
- * recorded in the block has nothing to check there. */
-int rsan_race_overflow_has_writes(uint64_t mark);
 /* atomic_fast: the atomic access cur (w_pack; bytes mask) of a marked granule (mark) whose main
  * cells it may not take and whose block holds no plain cell, in the block as the scan would
  * record it there: 1 when a cell of the block is this thread's atomic access at cur's epoch that
  * subsumes cur (nothing to do) or this thread's atomic access that cur covers (the last of
  * cur's kind, else the last such, takes cur); 0 when the scan must decide. */
 int rsan_race_overflow_atomic_own(uint64_t mark, uint64_t cur, uint32_t mask, int wr, uint64_t site);
-/* An access cur (w_pack) of a marked granule (mark) whose main cells it need not check further
- * and takes none of, in its slot's lane of the overflow block (docs/design/races.md §9): 1 done,
- * 2 done and the site changed (the caller remembers its call stack), 0 the scan decides. */
-int rsan_race_overflow_lane(rsan_thread *t, uint64_t mark, uint64_t cur, uint64_t site, uintptr_t fa);
+/* An access cur (w_pack) of a marked granule (c: its main cells, mark: its mark) whose main
+ * cells it need not check further and takes none of, in its slot's lane of the overflow block
+ * (docs/design/races.md §9): 1 done, 2 done and the site changed (the caller remembers its call
+ * stack), 0 the scan decides. */
+int rsan_race_overflow_lane(rsan_thread *t, rsan_cell *c, uint64_t mark, uint64_t cur, uint64_t site,
+                            uintptr_t fa);
 /* free(): the first cell of the overflow block of g (mark: its mark) that does not happen
  * before t, into h; 1 if there is one. */
 int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsan_race_hit *h);
 
-/* race_overflow.c's blocks. Beside its RSAN_OVF_CELLS shared cells a block has, per thread slot
- * below RSAN_LANE_CHUNKS * RSAN_LANE_SLOTS, a *lane* (docs/design/races.md §9): one cell for the
- * slot's reads (plain or atomic) and one for its atomic writes, at a fixed place, so that a
- * thread finds its own cell without scanning the block and an access of a granule that many
- * threads read, or many threads' atomic accesses, costs the same at 64 threads as at 5. A
+/* race_overflow.c's blocks (docs/design/races.md §9, §12). Beside its RSAN_OVF_CELLS shared
+ * cells a block has, per thread slot below RSAN_LANE_CHUNKS * RSAN_LANE_SLOTS, a *lane*: one cell
+ * for the slot's reads (plain or atomic) and one for its atomic writes, at a fixed place, so
+ * that a thread finds its own cell without scanning the block and an access of a granule that
+ * many threads read, or many threads' atomic accesses, costs the same at 64 threads as at 5. A
  * slot's lane is written only by the thread of that slot (and cleared when the block is
- * emptied); a chunk of RSAN_LANE_SLOTS slots is allocated when one of them is first used. */
+ * emptied). The first RSAN_LANE_SLOTS slots' lanes are inside the block; a chunk of the next
+ * RSAN_LANE_SLOTS slots is allocated when one of them is first used. The blocks are one static
+ * array (bss: a page is backed only once a block on it is used), so a mark names its block by
+ * its index, and a lane's address follows from the mark and the slot with no load. */
 #define RSAN_OVF_CELLS 16
 #define RSAN_OVF_SLOTS 4096 /* granules with overflow at any time, at most; beyond: eviction */
 #define RSAN_LANE_SLOTS 32
@@ -98,41 +97,66 @@ static inline rsan_lane *rsan_lane_at(rsan_lane_chunk *ch, uint32_t k) {
 }
 typedef struct rsan_ovf_block {
   uintptr_t g;
-  /* 1 once a plain access may have been put in cells or lanes (since the block was last
-   * emptied): while 0, every cell is atomic, so an atomic access has nothing to check here */
-  int plain;
-  /* 1 once a write may have been put in cells or lanes: while 0, a plain read (which
-   * conflicts only with writes) has nothing to check here */
-  int writes;
-  /* allocated on first use, kept (cleared) when the block is emptied; the first ones on the
-   * line of the flags, which every access of the granule reads */
+  uint32_t used; /* the granule g owns the block (race_overflow.c's table; under its lock) */
+  /* chunks of slots RSAN_LANE_SLOTS.. (lanes[0] unused: lane0), allocated on first use, kept
+   * (cleared) when the block is emptied */
   rsan_lane_chunk *lanes[RSAN_LANE_CHUNKS];
-  rsan_cell cells[RSAN_OVF_CELLS];
+  rsan_cell cells[RSAN_OVF_CELLS] __attribute__((aligned(64)));
   uint64_t sites[RSAN_OVF_CELLS];
+  rsan_lane_chunk lane0 __attribute__((aligned(64))); /* slots 0..RSAN_LANE_SLOTS - 1 */
 } rsan_ovf_block;
-extern rsan_ovf_block *rsan_ovf_table[RSAN_OVF_SLOTS];
-/* A mark: tid MARK_TID, its block's index in rsan_ovf_table in the clock bits. */
+extern rsan_ovf_block rsan_ovf_blocks[RSAN_OVF_SLOTS];
+/* A mark: tid MARK_TID, W_WRITE and W_ATOMIC, no bytes (it conflicts with nothing), its block's
+ * index in rsan_ovf_blocks in the low clock bits, and two flags in the high ones, which
+ * replace the block's flags so that the check of the main cells reads them with the mark:
+ *   MARK_PLAIN: a plain access may have been put in the block (cells or lanes) since the
+ *     granule was marked; while clear, every cell of the block is atomic, so an atomic access
+ *     (two atomic accesses never race) has nothing to check there;
+ *   MARK_WRITES: a write may have been put there; while clear, a plain read (which conflicts
+ *     only with writes) has nothing to check there.
+ * Each is set (rsan_race_mark_flag, a CAS of the mark: acq_rel) before a cell of its kind is
+ * stored in the block, and read with the mark (then an acquire fence): the protocol the block's
+ * flag words had. No other code writes a mark but the reset of the main cells (free, thread
+ * exit), which removes it. */
+#define MARK_PLAIN (1ull << 62)
+#define MARK_WRITES (1ull << 63)
+_Static_assert(((uint64_t)RSAN_OVF_SLOTS - 1) << W_CLOCK_SHIFT < MARK_PLAIN,
+               "the flags above every block index");
 static inline rsan_ovf_block *rsan_race_mark_block(uint64_t mark) {
-  return __atomic_load_n(&rsan_ovf_table[w_clock(mark) % RSAN_OVF_SLOTS], __ATOMIC_ACQUIRE);
+  return &rsan_ovf_blocks[w_clock(mark) % RSAN_OVF_SLOTS];
+}
+/* Sets flag in the mark of the main cells c, seen as mark (the same block): 1 done (or already
+ * set), 0 the granule is no longer marked (reset meanwhile: the caller's scan decides). */
+int rsan_race_mark_flag(rsan_cell *c, uint64_t mark, uint64_t flag);
+/* The mark of the main cells c now (0: none), for a check of the block whose flags must be
+ * read after its own record (race_overflow.c). */
+static inline uint64_t rsan_race_mark_now(rsan_cell *c) {
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_ACQUIRE);
+    if (w_tid(w) == MARK_TID) return w;
+  }
+  return 0;
 }
 /* slot u's lane in b, NULL when u has none or its chunk is not allocated yet */
 static inline rsan_lane *rsan_race_lane(rsan_ovf_block *b, uint32_t u) {
+  if (RSAN_LIKELY(u < RSAN_LANE_SLOTS)) return rsan_lane_at(&b->lane0, u);
   if (u >= RSAN_LANE_CHUNKS * RSAN_LANE_SLOTS) return NULL;
   rsan_lane_chunk *ch = __atomic_load_n(&b->lanes[u / RSAN_LANE_SLOTS], __ATOMIC_ACQUIRE);
   return ch ? rsan_lane_at(ch, u % RSAN_LANE_SLOTS) : NULL;
 }
-/* The access cur (a read, or an atomic write; not a plain write) in its slot's lane ln of
- * block b, for an access whose main cells were checked (none conflicts with it unordered) and
- * that takes none of them (wr and at: its kind, as in cur), once the caller saw that b holds nothing cur must check (no plain
- * cell for an atomic access, no write for a plain read):
+/* The access cur (a read, or an atomic write; not a plain write) in its slot's lane ln of the
+ * block of the marked granule c (mark: its mark), for an access whose main cells were checked
+ * (none conflicts with it unordered) and that takes none of them (wr and at: its kind, as in
+ * cur), once the caller saw that the block holds nothing cur must check (no MARK_PLAIN for an
+ * atomic access, no MARK_WRITES for a plain read):
  *   - the lane is empty (taking an empty cell loses nothing), holds cur at its epoch or an
  *     access of this slot at that epoch that subsumes cur (nothing to do, as in race.c's
  *     scan_cells), or one that cur covers (replacement rules 1, program order, and 2: its bytes
  *     a subset of cur's, a write only if cur is, atomic if cur is): it takes cur, after the
- *     flags of what it stores (set before the cell, read with acquire by the checks).
+ *     mark's flags of what it stores (set before the cell, read with the mark by the checks).
  * 1: done; 2: done and the site changed (its call stack to remember); 0: the scan decides. */
 static inline __attribute__((always_inline)) int
-rsan_race_lane_take(rsan_ovf_block *b, rsan_lane *ln, uint64_t cur, int wr, int at, uint64_t site) {
+rsan_race_lane_take(rsan_cell *c, uint64_t mark, rsan_lane *ln, uint64_t cur, int wr, int at, uint64_t site) {
   uint32_t mask = w_mask(cur);
   uint64_t w = __atomic_load_n(&ln->cells[wr], __ATOMIC_RELAXED);
   if (w == cur) return 1;
@@ -142,8 +166,8 @@ rsan_race_lane_take(rsan_ovf_block *b, rsan_lane *ln, uint64_t cur, int wr, int 
     if (w_clock(w) == w_clock(cur) && !(mask & ~cm) && ca == at) return 1; /* subsumed at its epoch */
     if ((cm & ~mask) || (at && !ca)) return 0; /* cur does not cover it */
   }
-  if (!at && !__atomic_load_n(&b->plain, __ATOMIC_RELAXED)) __atomic_store_n(&b->plain, 1, __ATOMIC_RELEASE);
-  if (wr && !__atomic_load_n(&b->writes, __ATOMIC_RELAXED)) __atomic_store_n(&b->writes, 1, __ATOMIC_RELEASE);
+  if (!at && RSAN_UNLIKELY(!(mark & MARK_PLAIN)) && !rsan_race_mark_flag(c, mark, MARK_PLAIN)) return 0;
+  if (wr && RSAN_UNLIKELY(!(mark & MARK_WRITES)) && !rsan_race_mark_flag(c, mark, MARK_WRITES)) return 0;
   int same = __atomic_load_n(&ln->sites[wr], __ATOMIC_RELAXED) == site;
   if (!same) __atomic_store_n(&ln->sites[wr], site, __ATOMIC_RELAXED); /* the site first, as in scan_cells */
   __atomic_store_n(&ln->cells[wr], cur, __ATOMIC_RELEASE);
@@ -257,7 +281,12 @@ void rsan_race_floor_reset(void);
 void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, int at, uint64_t epoch,
                               uint64_t site, uintptr_t fa);
 
-/* race.c: rsan_race_atomic_cells' end in a marked granule (mark), k its own covering cell or
+/* report_race.c: the report of an access (size, wr, at, site; fa: its hook's frame, for its call
+ * stack) whose check found h */
+void rsan_race_report_hit(rsan_thread *t, const rsan_race_hit *h, uint64_t size, int wr, int at,
+                          uint64_t site, uintptr_t fa);
+
+/* race_atomic.c: rsan_race_atomic_cells' end in a marked granule (mark), k its own covering cell or
  * -1 (kw: what the pass saw in it). 1: done, 0: the scan decides. */
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k,
                             uint64_t kw);
@@ -266,9 +295,15 @@ int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t
  * granule: another thread's cell or an empty one to take. 1: done, 0: the scan decides. */
 int rsan_race_atomic_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site);
 
-/* race.c: the slot of a site in a thread's table of recent sites' call stacks */
+/* race.c: the slot of a site in a thread's table of recent sites' call stacks. A site id is
+ * its module's prefix (high 32 bits) | its index in the module (passes/sites.py), and the
+ * sites of one loop have nearby indices: the index modulo the table size (mixed with the
+ * prefix, which permutes the slots of a module's sites) gives RSAN_SITE_STACKS consecutive
+ * sites distinct slots. Two sites of a loop in one slot record their call stack at every
+ * access, each evicting the other (mpmc_queue.c: 4 of its 10 sites did, with a multiplicative
+ * hash). Which slot a site has changes only which stacks a report can still show. */
 static inline uint32_t rsan_race_site_slot(uint64_t site) {
-  return (uint32_t)((site * 0x9E3779B97F4A7C15ull) >> 60) % RSAN_SITE_STACKS;
+  return (uint32_t)(site ^ (site >> 32)) % RSAN_SITE_STACKS;
 }
 
 /* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask to a granule's
@@ -322,6 +357,10 @@ rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask
   return 1;
 }
 
+/* race_atomic.c: 1 once this thread's atomic access met a crowded (marked) granule, until
+ * rsan_race_prefetch finds one that is not (only a hint for the prefetch) */
+extern __thread uint8_t rsan_race_crowded __attribute__((tls_model("initial-exec")));
+
 /* The lines an atomic access of p will use in the race detector, prefetched by the atomic entry
  * points (atomic.c) once they hold the location's lock, so that their misses overlap the
  * engine's work instead of following it: the granule's cells (with intent to write: the
@@ -332,10 +371,31 @@ static inline __attribute__((always_inline)) void rsan_race_prefetch(const rsan_
   uintptr_t addr = (uintptr_t)p;
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_RELAXED);
   rsan_cell *c;
-  if (RSAN_LIKELY(d && !(addr >> RSAN_SHADOW_USER_BITS) &&
-                  (c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_RELAXED))))
-    __builtin_prefetch(c + ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE, 1);
   if (l->S.n) __builtin_prefetch(l->S.e);
+  if (RSAN_LIKELY(d && !(addr >> RSAN_SHADOW_USER_BITS) &&
+                  (c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_RELAXED)))) {
+    c += ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+    __builtin_prefetch(c, 1);
+    /* a crowded granule's accesses go to their lanes (rsan_race_atomic_marked): the lane's
+     * address follows from the mark and the slot (rsan_race_lane), so its line is fetched now
+     * too, once the cells are read (a line that only this thread writes, but one per crowded
+     * granule and thread: often out of the nearest cache). Only while this thread's atomic
+     * accesses meet crowded granules (rsan_race_crowded, set by rsan_race_atomic_marked,
+     * cleared here when the cells hold no mark): elsewhere the cells are not read here. */
+    if (!rsan_race_crowded) return;
+    rsan_thread *t = rsan_tls_current;
+#pragma GCC unroll 4
+    for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+      uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+      if (!w) break;
+      if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) {
+        uint32_t u = t ? w_tid(t->race_cur) : RSAN_LANE_SLOTS;
+        if (u < RSAN_LANE_SLOTS) __builtin_prefetch(rsan_lane_at(&rsan_race_mark_block(w)->lane0, u), 1);
+        return;
+      }
+    }
+    rsan_race_crowded = 0;
+  }
 }
 
 /* rsan_race_access's first step for an atomic access (at = 1), inline and without any call in
