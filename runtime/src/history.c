@@ -231,3 +231,13 @@ int rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_wr
   }
   return 1;
 }
+
+/* tests: the value written by the write in entry i of addr's ring (-1: no such entry; -2: no
+ * live location) */
+RSAN_EXPORT int64_t __rsan_test_history_value(const void *addr, int i) {
+  rsan_loc *l = rsan_loc_peek((uintptr_t)addr);
+  if (!l) return -2;
+  int64_t v = i < rsan_hist_len(l) && l->hist[i].ts ? (int64_t)l->hist[i].value : -1;
+  rsan_loc_release(l);
+  return v;
+}

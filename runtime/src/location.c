@@ -548,6 +548,9 @@ static void loc_move(rsan_loc *n, rsan_loc *o) {
   n->id = o->id;
   n->msc_in = o->msc_in;
   n->ev = o->ev;
+  /* S_x: ⊥ in a record that was never written (only the write rules change it, and a write
+   * promotes a COLD record first), but not always below FULL (docs/design/clocks.md §20): moved */
+  RSAN_ASSERT(o->cls != RSAN_LOC_COLD || (o->S.n == 0 && o->S.e == NULL));
   n->S = o->S;
   memcpy(n->evslot, o->evslot, sizeof n->evslot); /* (or ev_hint) */
   n->init_value = o->init_value;

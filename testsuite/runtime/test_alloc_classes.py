@@ -52,7 +52,7 @@ def test_a_retired_location_gives_its_blocks_back(rt, writes):
     main = rsan.test_new_thread(ffi.NULL)
     rsan.test_set_current(main)
     ths = [lib.rsan_thread_create(main) for _ in range(6)]
-    N = 512
+    N = 128
     a = ffi.new("uint32_t[%d]" % (2 * N))
     after = []
     for rnd in range(4):
@@ -61,6 +61,12 @@ def test_a_retired_location_gives_its_blocks_back(rt, writes):
             for i in range(N):
                 rt.store(a + 2 * i, 100 * rnd + w + 1, "rel" if w % 2 else "rlx")
                 rt.load(a + 2 * i, "acq")
+        for i in range(N):  # write w (value 100 rnd + w + 1) in entry w % 8, the newest kept
+            ring = [lib.__rsan_test_history_value(a + 2 * i, e) for e in range(8)]
+            want = [-1] * 8
+            for w in range(writes):
+                want[w % 8] = 100 * rnd + w + 1
+            assert ring == want, (rnd, i)
         for i in range(0, N, 97):
             assert lib.__rsan_test_location_stamp(a + 2 * i) == writes
             assert rt.load(a + 2 * i, "acq") == 100 * rnd + writes
