@@ -2,6 +2,8 @@
  * interception") and its fatal-error exits. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rsan_exit.h"
@@ -121,6 +123,16 @@ uint64_t rsan_slab_bytes(void) {
 RSAN_EXPORT void *__rsan_test_slab_alloc(size_t n) { return rsan_slab_alloc(n); }
 RSAN_EXPORT void __rsan_test_slab_free(void *p, size_t n) { rsan_slab_free(p, n); }
 RSAN_EXPORT uint64_t __rsan_test_slab_bytes(void) { return rsan_slab_bytes(); }
+/* the lock of n's class held for ms milliseconds (a raw nanosleep: no interceptor), as an
+ * allocation outside any location lock holds it (a thread's clock growing) */
+RSAN_EXPORT void __rsan_test_slab_hold(size_t n, unsigned ms) {
+  slab_class *k = &slab[slab_cls(n ? n : 1)];
+  rsan_spin_lock(&k->lock);
+  struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+  while (syscall(SYS_nanosleep, &ts, &ts) != 0) {
+  }
+  rsan_spin_unlock(&k->lock);
+}
 
 /* fork: every class's lock, after every other runtime lock (they are leaves) */
 void rsan_slab_fork_lock(void) {
