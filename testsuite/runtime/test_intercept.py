@@ -198,7 +198,9 @@ def test_forked_child_finds_no_size_class_locked(programs, tmp_path):
     handler waits for it, and the child's writes get their history rings from that class
     (docs/design/clocks.md §20)."""
     exe = programs("fork_slabs.c")
-    result = ib.run_program(exe, [], tmp_path, timeout=120)
+    # the OS scheduler: under sched=auto's controlled scheduler main would not run while the
+    # worker is inside the runtime, so the fork would never meet the lock held
+    result = ib.run_program(exe, [], tmp_path, timeout=120, extra_options="sched=os")
     assert result.returncode == 0, result.describe()
     assert result.reports == (), result.describe()
 
