@@ -26,7 +26,12 @@ static inline uint32_t ev_slot(const rsan_loc *l, uint32_t i) {
 static size_t ev_size(unsigned log) {
   return ((size_t)1 << log) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) + sizeof(rsan_evtail);
 }
-static rsan_evicted *ev_alloc(unsigned log) { return rsan_alloc_line(ev_size(log)); }
+static rsan_evicted *ev_alloc(unsigned log) { return rsan_slab_alloc(ev_size(log)); } /* alloc.c */
+void rsan_loc_ev_free(rsan_loc *l) {
+  if (l->ev) rsan_slab_free(l->ev, ev_size(l->evlog));
+  l->ev = NULL;
+  l->evlog = 0;
+}
 void rsan_loc_ev_clear(rsan_loc *l) {
   if (l->ev) memset(l->ev, 0, ev_size(l->evlog));
 }
@@ -73,7 +78,7 @@ static void ev_make_direct(rsan_loc *l, uint32_t slot) {
   rsan_evtail *t = (rsan_evtail *)(fi + n);
   t->dropts = ot->dropts;
   t->droptsU = ot->droptsU;
-  rsan_free(l->ev);
+  rsan_loc_ev_free(l);
   l->ev = ev;
   l->evlog = (uint8_t)log;
   memset(l->evslot, 0, sizeof l->evslot);

@@ -7,21 +7,29 @@
 
 /* rsan_internal.h: the ring doubled before write k when it is full (k = 0, no ring yet: one
  * entry; k a power of 2 below RSAN_HIST), the new entries empty, the old ones at their
- * indices. Doubling, not one entry per write: each growth is a new block and a copy (~300
- * instructions; glibc's realloc, which first tries to extend in place, cost more), and a
- * location's first RSAN_HIST writes then pay 4 of them, not 8. 64-byte aligned: each entry is
- * one cache line (rsan_location.h). */
+ * indices. Doubling, not one entry per write: a location's first RSAN_HIST writes pay 4
+ * growths, not 8, and a ring is never longer than twice its writes (the memory of a location
+ * written once or twice: docs/design/clocks.md §20). Rings come from the size classes
+ * (alloc.c: 64, 128, 256, 512 bytes, 64-byte aligned, each entry one cache line), so a growth
+ * is a pop, a copy of the k entries and a push: no malloc or free. */
 uint32_t rsan_hist_prepare(rsan_loc *l) {
   uint32_t k = l->hist_next;
   if (k == 0 && l->hist) return RSAN_HIST; /* hist_next wrapped: the ring is full */
   if (k & (k - 1)) return k;               /* room left */
   uint32_t n = k ? 2 * k : 1;
-  rsan_hist *h = rsan_alloc_line(n * sizeof(rsan_hist)); /* zeroed; an entry per line */
+  rsan_hist *h = rsan_slab_alloc(n * sizeof(rsan_hist)); /* zeroed */
   if (k) memcpy(h, l->hist, k * sizeof(rsan_hist));
-  rsan_free(l->hist);
+  rsan_slab_free(l->hist, k * sizeof(rsan_hist));
   l->hist = h;
   return k;
 }
+
+/* rsan_location.h: the ring released (its length follows hist_next: before that changes) */
+void rsan_hist_free(rsan_loc *l) {
+  rsan_slab_free(l->hist, (size_t)rsan_hist_len(l) * sizeof(rsan_hist));
+  l->hist = NULL;
+}
+rsan_hist *rsan_hist_alloc(uint32_t n) { return rsan_slab_alloc(n * sizeof(rsan_hist)); }
 
 /* The stack pool (rsan_location.h): call stacks whose frames come from more than two modules
  * (the write's own and one other), interned in an open-addressing table of indices into an
@@ -69,8 +77,14 @@ uint32_t rsan_hist_pool_put(const uint64_t *s) {
 }
 
 /* fork (rsan_fork.h) */
-void rsan_hist_fork_lock(void) { rsan_spin_lock(&pool_lock); }
-void rsan_hist_fork_unlock(void) { rsan_spin_unlock(&pool_lock); }
+void rsan_hist_fork_lock(void) {
+  rsan_spin_lock(&pool_lock);
+  rsan_slab_fork_lock(); /* the size classes' locks: leaves, so the last taken */
+}
+void rsan_hist_fork_unlock(void) {
+  rsan_slab_fork_unlock();
+  rsan_spin_unlock(&pool_lock);
+}
 
 void rsan_hist_pool_get(uint32_t i, uint64_t *out) {
   rsan_spin_lock(&pool_lock);
@@ -216,4 +230,14 @@ int rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_wr
     }
   }
   return 1;
+}
+
+/* tests: the value written by the write in entry i of addr's ring (-1: no such entry; -2: no
+ * live location) */
+RSAN_EXPORT int64_t __rsan_test_history_value(const void *addr, int i) {
+  rsan_loc *l = rsan_loc_peek((uintptr_t)addr);
+  if (!l) return -2;
+  int64_t v = i < rsan_hist_len(l) && l->hist[i].ts ? (int64_t)l->hist[i].value : -1;
+  rsan_loc_release(l);
+  return v;
 }

@@ -152,20 +152,15 @@ static void loc_clear_state(rsan_loc *l) {
   l->grow = 0;
   if (l->fcap > RSAN_FACTS) rsan_free(l->facts_ext); /* a grown window goes with x */
   l->fcap = RSAN_FACTS;
-  if (l->ev && rsan_loc_evdirect(l)) { /* a hot location's table goes with x */
-    rsan_free(l->ev);
-    l->ev = NULL;
-    l->evlog = 0;
-  }
+  if (l->ev && rsan_loc_evdirect(l)) rsan_loc_ev_free(l); /* a hot location's table goes with x */
   rsan_loc_ev_clear(l); /* a sparse one stays, emptied */
   memset(l->evslot, 0, sizeof l->evslot);
   l->stamp = l->stampU = 0;
   l->nocheck = 0;
+  rsan_hist_free(l); /* its length follows hist_next (rsan_hist_len) */
   l->hist_next = 0;
   l->init_known = 0;
   l->init_value = 0;
-  rsan_free(l->hist); /* its length follows hist_next (rsan_hist_len) */
-  l->hist = NULL;
   rsan_vc_free(&l->S);
 }
 
@@ -394,11 +389,8 @@ static void loc_free_record(rsan_loc *l) {
   rsan_clk_release(&l->Msc);
   if (l->cls <= RSAN_LOC_NOW) rsan_clk_release(&l->Wsc);
   if (l->cls == RSAN_LOC_FULL) rsan_clk_release(&l->W);
-  rsan_free(l->ev);
-  l->ev = NULL;
-  l->evlog = 0;
-  rsan_free(l->hist);
-  l->hist = NULL;
+  rsan_loc_ev_free(l);
+  rsan_hist_free(l);
 }
 
 void rsan_loc_reset_all(void) {
@@ -534,7 +526,7 @@ static void loc_move(rsan_loc *n, rsan_loc *o) {
   /* what n owned as a cleared record and o's state replaces */
   rsan_clk_release(&n->Msc);
   if (o->cls <= RSAN_LOC_NOW) rsan_clk_release(&n->Wsc);
-  rsan_free(n->ev);
+  rsan_loc_ev_free(n);
   /* line 0, field by field: the lock is n's own, the class n's, addr written atomically
    * (lock-free chain walks read it) */
   n->fcap = o->fcap;
@@ -556,6 +548,9 @@ static void loc_move(rsan_loc *n, rsan_loc *o) {
   n->id = o->id;
   n->msc_in = o->msc_in;
   n->ev = o->ev;
+  /* S_x: ⊥ in a record that was never written (only the write rules change it, and a write
+   * promotes a COLD record first), but not always below FULL (docs/design/clocks.md §20): moved */
+  RSAN_ASSERT(o->cls != RSAN_LOC_COLD || (o->S.n == 0 && o->S.e == NULL));
   n->S = o->S;
   memcpy(n->evslot, o->evslot, sizeof n->evslot); /* (or ev_hint) */
   n->init_value = o->init_value;

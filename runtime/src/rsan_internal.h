@@ -51,6 +51,16 @@ static inline int mo_rel(int mo) { return mo == RSAN_RELEASE || mo == RSAN_ACQ_R
 void *rsan_alloc(size_t n);   /* zeroed; aborts on failure */
 void *rsan_realloc(void *p, size_t n);
 void rsan_free(void *p);
+/* Size classes (alloc.c): zeroed memory of n bytes, 64-byte aligned when n >= 64 (else 16),
+ * from per-size slabs and free lists when n <= RSAN_SLAB_MAX (larger: rsan_alloc_line), given
+ * back by rsan_slab_free with the same n. For a location's satellites: no malloc on an
+ * operation (docs/design/clocks.md §20). */
+#define RSAN_SLAB_MAX 512
+void *rsan_slab_alloc(size_t n);
+void rsan_slab_free(void *p, size_t n); /* p NULL: nothing */
+uint64_t rsan_slab_bytes(void);         /* the chunks taken so far, in bytes */
+void rsan_slab_fork_lock(void);         /* taken last (history.c's fork lock), leaves */
+void rsan_slab_fork_unlock(void);
 
 /* ---- runtime locks (lock.c) ----
  * A word: 0 free, 1 locked, 2 locked and a waiter may be parked on it (the three-state futex

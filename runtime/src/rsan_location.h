@@ -61,6 +61,13 @@ typedef struct rsan_q {
 
 void *rsan_alloc_raw(size_t n);  /* not zeroed; aborts on failure */
 void *rsan_alloc_line(size_t n); /* zeroed, 64-byte aligned (rsan_free releases it) */
+/* a location's satellites come from alloc.c's size classes (rsan_slab_alloc): released only
+ * by these, which know their sizes */
+struct rsan_loc;
+struct rsan_hist;
+void rsan_loc_ev_free(struct rsan_loc *l);  /* facts.c: the evicted-fact table; ev, evlog := 0 */
+void rsan_hist_free(struct rsan_loc *l);    /* history.c: the ring (before hist_next changes) */
+struct rsan_hist *rsan_hist_alloc(uint32_t n); /* history.c: a zeroed ring of n entries */
 
 /* ---- per-location write history (for reports) ---- */
 /* writes remembered per location: the exact window of the value checks (algorithm.md §4,

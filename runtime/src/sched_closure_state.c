@@ -211,9 +211,9 @@ void rsan_cstate_restore(const rsan_cstate *s) {
     rsan_loc *l = sl->l;
     /* the history in use, when it has the saved one's length (the ring grows by doubling) */
     rsan_hist *hist = l->hist && (size_t)rsan_hist_len(l) == sl->hist_n ? l->hist : NULL;
-    if (!hist) rsan_free(l->hist);
+    if (!hist) rsan_hist_free(l);
     if (l->fcap > RSAN_FACTS) rsan_free(l->facts_ext);
-    rsan_free(l->ev);
+    rsan_loc_ev_free(l);
     /* kept: the clocks (restored one by one below), the lock, the race detector's S, the
      * table's links */
     rsan_clk cur[3];
@@ -234,11 +234,12 @@ void rsan_cstate_restore(const rsan_cstate *s) {
       memcpy(hist, sl->hist, sl->hist_n * sizeof(rsan_hist));
       l->hist = hist;
     } else {
-      l->hist = sl->hist_n ? dup(sl->hist, sl->hist_n * sizeof(rsan_hist)) : NULL;
+      l->hist = sl->hist_n ? rsan_hist_alloc((uint32_t)sl->hist_n) : NULL; /* alloc.c's classes */
+      if (l->hist) memcpy(l->hist, sl->hist, sl->hist_n * sizeof(rsan_hist));
     }
     if (l->fcap > RSAN_FACTS) l->facts_ext = dup(sl->facts, (size_t)l->fcap * sizeof(rsan_fact));
     if (sl->ev_bytes) {
-      l->ev = rsan_alloc_line(sl->ev_bytes);
+      l->ev = rsan_slab_alloc(sl->ev_bytes); /* alloc.c's classes (rsan_loc_ev_free) */
       memcpy(l->ev, sl->ev, sl->ev_bytes);
     }
     if (sl->size) memcpy((void *)l->addr, &sl->mem, (size_t)sl->size);

@@ -1,6 +1,6 @@
 /* Vector clocks of the race detector (algorithm.md §5): one entry per thread slot (small,
  * dense, reused only exactly: thread.c), grown on demand. A clock with n entries holds 0 for
- * every slot >= n. Memory comes from rsan_alloc/rsan_free (never the interposed malloc).
+ * every slot >= n. Memory never comes from the interposed malloc (below).
  *
  * Threads' C clocks are also read by other threads (race_floor.c, the floor of a full
  * granule) while their owners grow them. So every clock publishes its array and size with
@@ -9,24 +9,31 @@
  * entries only grow, so a value read is a lower bound of the owner's later values), and an
  * array or clock is freed only after it was unpublished under shared_lock, which the readers
  * hold while they read (rsan_vc_read_lock). Grows and
- * frees are rare (doubling; thread join; location retire), the lock is a leaf. */
+ * frees are rare (doubling; thread join; location retire), the lock is a leaf.
+ * A dense array of cap entries comes from alloc.c's size classes (vc_arr, vc_arr_free: up to
+ * 64 entries without malloc), so a young location's S_x costs no malloc either
+ * (docs/design/clocks.md §20); a coded S_x's block and the shared bases stay on malloc. */
 #include <string.h>
 
 #include "rsan_race.h"
 
 static rsan_spin shared_lock;
 
+static inline uint64_t *vc_arr(uint32_t cap) { return rsan_slab_alloc(cap * sizeof(uint64_t)); } /* zeroed */
+static inline void vc_arr_free(uint64_t *e, uint32_t cap) { rsan_slab_free(e, cap * sizeof(uint64_t)); }
+
 static void vc_grow(rsan_vc *v, uint32_t n) {
   if (n <= v->cap) return;
   uint32_t cap = v->cap ? v->cap : 4;
   while (cap < n) cap *= 2;
-  uint64_t *e = rsan_alloc(cap * sizeof(uint64_t)), *old = v->e;
+  uint64_t *e = vc_arr(cap), *old = v->e;
+  uint32_t ocap = v->cap;
   if (v->n) memcpy(e, old, v->n * sizeof(uint64_t));
   if (old) rsan_spin_lock(&shared_lock); /* a reader may hold the old array */
   __atomic_store_n(&v->e, e, __ATOMIC_RELEASE);
   v->cap = cap;
   if (old) rsan_spin_unlock(&shared_lock);
-  rsan_free(old); /* no reader can still hold it: they read under shared_lock */
+  vc_arr_free(old, ocap); /* no reader can still hold it: they read under shared_lock */
 }
 
 /* the entries from v->n to n (fresh zeros; published by the release store of the size); out
@@ -89,7 +96,7 @@ static void vc_uncode_free(rsan_vc *v) {
 /* a coded v made a dense array with the same entries (exact size) */
 static RSAN_NOINLINE void vc_uncode(rsan_vc *v) {
   uint32_t n = v->n;
-  uint64_t *e = rsan_alloc(n * sizeof(uint64_t));
+  uint64_t *e = vc_arr(n);
   for (uint32_t u = 0; u < n; u++) e[u] = rsan_vc_at(v, u);
   vc_uncode_free(v);
   v->e = e;
@@ -207,7 +214,7 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
   c->base = b;
   c->noff = n;
   if (dst->cap == RSAN_VC_CODED) vc_uncode_free(dst);
-  else rsan_free(dst->e);
+  else vc_arr_free(dst->e, dst->cap);
   dst->e = (uint64_t *)(void *)c;
   dst->n = n;
   dst->cap = RSAN_VC_CODED;
@@ -251,7 +258,7 @@ static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uin
     c = rsan_alloc_raw(sizeof *c);
     c->base = NULL;
     c->noff = 0;
-    rsan_free(dst->e);
+    vc_arr_free(dst->e, dst->cap);
     dst->e = (uint64_t *)(void *)c;
     dst->cap = RSAN_VC_CODED;
   }
@@ -322,18 +329,18 @@ int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint3
     return rsan_vc_export(dst, src, bp, slot, how);
   }
   uint32_t n = dst->n > src->n ? dst->n : src->n;
-  uint64_t *m = rsan_alloc(n * sizeof(uint64_t));
+  uint64_t *m = vc_arr(n);
   for (uint32_t u = 0; u < n; u++) {
     uint64_t a = rsan_vc_at(dst, u), b = rsan_vc_get(src, u);
     m[u] = a > b ? a : b;
   }
   if (n >= RSAN_VC_DENSE && bp && *bp && code_on(dst, m, n, *bp, 0)) { /* a join: no owner epoch */
-    rsan_free(m);
+    vc_arr_free(m, n);
     return how == RSAN_EXPORT_THIN;
   }
   /* kept dense, exact size */
   if (dst->cap == RSAN_VC_CODED) vc_uncode_free(dst);
-  else rsan_free(dst->e);
+  else vc_arr_free(dst->e, dst->cap);
   dst->e = m;
   dst->n = dst->cap = n;
   return how == RSAN_EXPORT_THIN;
@@ -413,12 +420,13 @@ void rsan_vc_free(rsan_vc *v) {
     return;
   }
   uint64_t *e = v->e;
+  uint32_t cap = v->cap;
   if (e) rsan_spin_lock(&shared_lock);
   __atomic_store_n(&v->n, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&v->e, NULL, __ATOMIC_RELEASE);
   v->cap = 0;
   if (e) rsan_spin_unlock(&shared_lock);
-  rsan_free(e);
+  vc_arr_free(e, cap);
 }
 
 /* rsan_race.h: reading another thread's clock */

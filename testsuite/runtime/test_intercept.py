@@ -193,6 +193,18 @@ def test_forked_child_can_use_threads_and_locks(programs, tmp_path):
     assert result.reports == (), result.describe()
 
 
+def test_forked_child_finds_no_size_class_locked(programs, tmp_path):
+    """fork while another thread holds a size class's lock (runtime/src/alloc.c): the fork
+    handler waits for it, and the child's writes get their history rings from that class
+    (docs/design/clocks.md §20)."""
+    exe = programs("fork_slabs.c")
+    # the OS scheduler: under sched=auto's controlled scheduler main would not run while the
+    # worker is inside the runtime, so the fork would never meet the lock held
+    result = ib.run_program(exe, [], tmp_path, timeout=120, extra_options="sched=os")
+    assert result.returncode == 0, result.describe()
+    assert result.reports == (), result.describe()
+
+
 def test_forked_child_finds_no_location_record_locked(programs, tmp_path):
     """fork while other threads make, promote and free location records of every size class:
     every child touches old and new locations and exits 0 (docs/design/clocks.md §19)."""

@@ -255,3 +255,57 @@ def test_small_records_are_reused_by_class(rt):
     for i in range(N):  # the promoted ones kept their state: the stores' values, one write each
         assert lib.__rsan_test_location_stamp(a + 2 * i) == 1 and rt.load(a + 2 * i, "acq") == i + 1
     assert rt.reports() == []
+
+
+def _sx_through_a_promotion(rt, fence):
+    """T1 (the initial thread, after it made T2 and T3): data = 1 (plain); fence rel
+    (Tr := Tc = ⊥: T1 made no fact yet, while the race detector's R := C is not ⊥);
+    x.store(1, rlx), which leaves x in the class without W and sets S_x := R.
+    T2: x.fetch_add(1, rel): promotes x to the full class, S_x ⊔= C.
+    T3: x.load(acq) reads the RMW, in T1's store's release sequence: C ⊔= S_x, so T1's
+    write happens before T3's read (fence-to-acquire synchronisation). With fence=False
+    nothing orders them: the variant that must report."""
+    th, (data, x) = setup_races(rt)
+    t2, t3 = th.spawn(), th.spawn()
+    th.on(th.main)  # T1: the initial thread, whose Tc is ⊥ until its first atomic access
+    rt.write(data, site=rt.site("write", 11, "t1"))
+    if fence:
+        rt.fence("rel", site=rt.site("fence", 12, "t1"))
+    rt.store(x, 1, "rlx", site=rt.site("st", 13, "t1"))
+    assert rt.lib.__rsan_test_location_class(x) == NOW  # S_x not ⊥ in a record below FULL
+    promoted = rt.lib.__rsan_test_location_promotions()
+    th.on(t2)
+    rt.rmw(x, "add", 1, "rel", site=rt.site("rmw", 21, "t2"))
+    assert rt.lib.__rsan_test_location_class(x) == FULL
+    assert rt.lib.__rsan_test_location_promotions() - promoted == 1
+    th.on(t3)
+    assert rt.load(x, "acq", site=rt.site("ld", 31, "t3")) == 2
+    rt.read(data, site=rt.site("read", 32, "t3"))
+    return rt.races()
+
+
+def test_the_race_clock_s_x_moves_with_a_promotion(rt):
+    """S_x can be not ⊥ in a record without W (a relaxed store after a release fence made when
+    the thread's Tc was still ⊥: docs/design/clocks.md §20), so the promotion must carry it:
+    not moved, T3's acquire load misses T1's release fence and reports a race on data."""
+    assert _sx_through_a_promotion(rt, fence=True) == []
+    races = _sx_through_a_promotion(rt, fence=False)
+    assert len(races) == 1 and races[0]["access"]["line"] == 32
+
+
+class _Threads:
+    def __init__(self, rt):
+        self.rt, self.lib = rt, rt.lib
+        self.main = rt.rsan.test_new_thread(rt.ffi.NULL)
+        self.on(self.main)
+
+    def spawn(self):
+        return self.lib.rsan_thread_create(self.main)
+
+    def on(self, t):
+        self.rt.rsan.test_set_current(t)
+
+
+def setup_races(rt):
+    rt.reset("")
+    return _Threads(rt), [rt.var("data"), rt.var("x")]
