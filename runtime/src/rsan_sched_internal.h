@@ -118,6 +118,9 @@ int rsan_await_enabled(const sched_thread *s);
 int rsan_await_format(const sched_thread *s, char *out, size_t n);
 /* 1 when op (kind, addr, w) of another thread writes a word s's await step waits on */
 int rsan_await_woken_by(const sched_thread *s, int kind, uintptr_t addr, int w);
+/* 1 when s yields inside a marked loop whose header state has not come back since the instance
+ * started (a counter: its repeats are not equivalent, the trace lists it under "counting") */
+int rsan_await_counting(const sched_thread *s);
 
 /* ---- sched_sync.c ---- */
 /* enabledness of a pending operation blocked on a modelled primitive (s->block is a lock,

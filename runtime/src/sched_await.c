@@ -118,6 +118,12 @@ int rsan_await_woken_by(const sched_thread *s, int kind, uintptr_t addr, int w) 
   return 0;
 }
 
+int rsan_await_counting(const sched_thread *s) {
+  /* aw_loop is kept while the thread only loads and fences after the loop too: the flag may
+   * then name a thread whose repeats are equivalent, which costs schedules, never a class */
+  return s->yielding && s->aw_loop && !s->aw_iterating && rsan_sched_flag.sched_await && rsan_sched_dfs();
+}
+
 static void start_iteration(sched_thread *s) {
   s->aw_n = 0;
   s->aw_pure = 1;
