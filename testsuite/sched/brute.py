@@ -252,15 +252,29 @@ def yield_source(threads: list[list[tuple]], bound: int = 5, join: bool = True,
 
 
 def yield_programs(rng: random.Random, count: int, max_interleavings: int, threads: int = 2,
-                   max_ops: int = 3) -> list[list[list[tuple]]]:
+                   max_ops: int = 3, non_robust: float = 0.5) -> list[list[list[tuple]]]:
     """``count`` random programs (random_program) with at least one wait each, of at most
-    ``max_interleavings`` (steps_estimate, without the waits' repeats)."""
+    ``max_interleavings`` (steps_estimate, without the waits' repeats), a share ``non_robust``
+    of them non-robust for the RC20 model with their waits unbounded (bounding a wait only adds
+    behaviours: the brute force decides)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
+    import rc20
+
     kept: list[list[list[tuple]]] = []
-    while len(kept) < count:
+    non_robust_left = round(count * non_robust)
+    robust_left = count - non_robust_left
+    while robust_left or non_robust_left:
         threads_ops = random_program(rng, threads, max_ops)
         if not any(op[0] == "wait" for ops in threads_ops for op in ops):
             continue
         if steps_estimate(threads_ops) > max_interleavings:
+            continue
+        robust = rc20.robust([unrolled(ops) for ops in threads_ops])
+        if robust and robust_left:
+            robust_left -= 1
+        elif not robust and non_robust_left:
+            non_robust_left -= 1
+        else:
             continue
         kept.append(threads_ops)
     return kept

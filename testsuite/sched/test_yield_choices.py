@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from .brute import compare
+import random
+
+from .brute import TooManyInterleavings, compare, yield_programs, yield_source
 from .test_brute_force import build
 
 HEAD = "#include <pthread.h>\n#include <stdatomic.h>\natomic_int x, y, d;\n"
@@ -193,3 +195,38 @@ def test_a_yielding_thread_has_news_when_a_word_its_spin_read_was_written():
     pending = _steps(base + [(0, "store", "0x18", True, {1: ("load", "0x18")}),
                              (0, "exit_process", "0x0", False, {1: ("load", "0x18")})])
     assert _yield_news(1, 4, pending)
+
+
+def bounded_wait_differential(seed: int, count: int, max_interleavings: int, work, pyrsan_cli, pyrsan_env,
+                              threads: int = 2) -> tuple[int, int]:
+    """Random programs whose waits are bounded by a counter (brute.py `yield_programs`), each
+    with main joining its threads and returning without joining, against the brute force with
+    yielding threads as choices: (programs compared, programs with reports)."""
+    compared = with_reports = 0
+    for n, threads_ops in enumerate(yield_programs(random.Random(seed), count, max_interleavings, threads)):
+        for join in (True, False):
+            name = f"p{n}{'j' if join else 'n'}"
+            exe = build(pyrsan_cli, pyrsan_env, yield_source(threads_ops, join=join), work, name)
+            try:
+                result = compare(str(exe), work / f"w{name}", modes=("1", "0"), max_runs=6000, brute_yields=True)
+            except TooManyInterleavings:
+                continue
+            assert all(complete for _, complete, *_ in result.explored.values()), name
+            assert not result.disagreements(), (name, result.disagreements())
+            compared += 1
+            with_reports += bool(result.brute_keys)
+    return compared, with_reports
+
+
+def test_bounded_waits_against_every_interleaving(tmp_path, pyrsan_cli, pyrsan_env):
+    compared, with_reports = bounded_wait_differential(11, 2, 400, tmp_path, pyrsan_cli, pyrsan_env)
+    assert compared == 4 and with_reports >= 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed,threads,max_interleavings", [(11, 2, 400), (12, 3, 800), (2, 2, 400)])
+def test_more_bounded_waits_against_every_interleaving(seed, threads, max_interleavings, tmp_path, pyrsan_cli,
+                                                        pyrsan_env):
+    compared, _ = bounded_wait_differential(seed, 8 if threads == 2 else 4, max_interleavings, tmp_path,
+                                            pyrsan_cli, pyrsan_env, threads)
+    assert compared >= 8
