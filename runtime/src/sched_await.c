@@ -121,7 +121,8 @@ int rsan_await_woken_by(const sched_thread *s, int kind, uintptr_t addr, int w) 
 int rsan_await_counting(const sched_thread *s) {
   /* aw_loop is kept while the thread only loads and fences after the loop too: the flag may
    * then name a thread whose repeats are equivalent, which costs schedules, never a class */
-  return s->yielding && s->aw_loop && !s->aw_iterating && rsan_sched_flag.sched_await && rsan_sched_dfs();
+  return s->yielding && s->yield_through_head && s->aw_loop && !s->aw_iterating &&
+         rsan_sched_flag.sched_await && rsan_sched_dfs();
 }
 
 static void start_iteration(sched_thread *s) {
@@ -159,6 +160,7 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     rsan_spin_unlock(&rsan_sched.lock);
     return;
   }
+  s->aw_heads++;
   if (memcmp(st, s->aw_state, sizeof st) != 0) { /* an inner loop's step, inside the iteration */
     rsan_spin_unlock(&rsan_sched.lock);
     return;

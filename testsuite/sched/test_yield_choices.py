@@ -11,7 +11,7 @@ import pytest
 
 import random
 
-from .brute import TooManyInterleavings, compare, yield_programs, yield_source
+from .brute import TooManyInterleavings, compare, counted, yield_programs, yield_source
 from .test_brute_force import build
 
 HEAD = "#include <pthread.h>\n#include <stdatomic.h>\natomic_int x, y, d;\n"
@@ -230,3 +230,47 @@ def test_more_bounded_waits_against_every_interleaving(seed, threads, max_interl
     compared, _ = bounded_wait_differential(seed, 8 if threads == 2 else 4, max_interleavings, tmp_path,
                                             pyrsan_cli, pyrsan_env, threads)
     assert compared >= 8
+
+
+#: A spin nested in a marked loop that counts (Lamport's fast mutex waits so for every b[j]): the
+#: marked loop is the outer one, whose header (j) does not come back, but the thread spins in the
+#: inner loop, which never passes that header; its repeats are repeats (the inner loop's state comes
+#: back), and reversing them would not end until the backstop. The runtime lists a thread as
+#: counting only when the re-read that made it yield came after an arrival at the marked header.
+#: Mutant: `rsan_await_counting` without `yield_through_head` (the exploration meets yield-runs=64).
+NESTED_SPIN = HEAD + f"""
+atomic_int b[2];
+static void *t1(void *p) {{
+  for (int j = 0; j < 2; j++)
+    while ((atomic_thread_fence(memory_order_seq_cst), atomic_load_explicit(&b[j], memory_order_acquire)) != 0)
+      ;
+  return p;
+}}
+static void *t2(void *p) {{
+  atomic_store_explicit(&b[0], 0, memory_order_release);
+  atomic_store_explicit(&b[1], 0, memory_order_release);
+  return p;
+}}
+int main(void) {{
+  pthread_t a, c;
+  atomic_store_explicit(&b[0], 1, {RLX});
+  atomic_store_explicit(&b[1], 1, {RLX});
+  pthread_create(&a, 0, t1, 0);
+  pthread_create(&c, 0, t2, 0);
+  pthread_join(a, 0);
+  pthread_join(c, 0);
+  return 0;
+}}
+"""
+
+
+def test_a_spin_inside_a_counting_loop_is_not_counting(tmp_path, pyrsan_cli, pyrsan_env):
+    """No brute force here: the spin is a choice for ever under ``yields=True``."""
+    from pyrsan.runner import ExploreOptions, RunOptions, explore_program
+
+    exe = build(pyrsan_cli, pyrsan_env, NESTED_SPIN, tmp_path, "nested")
+    options = RunOptions(work_dir=str(tmp_path / "w"), quiet=True, timeout=60, keep_going=True)
+    result = explore_program(str(exe), [], options, ExploreOptions(max_schedules=2000, jobs=1))
+    assert result.exploration is not None
+    assert result.exploration.complete, result.exploration
+    assert not [r for run in result.runs for r in run.reports if counted(r)]
