@@ -28,7 +28,10 @@ clocks (what its loads and fences do there is §7's business).
 
 Of nested marked loops only the outermost is marked (an inner loop's phis start again at each
 outer iteration). The mark: a phi at the header that is 0 on the edges from outside the loop
-and 1 on its back edges, and a call at the header after its phis,
+and 1 on its back edges, plus 2 on every edge when a branch that can leave the loop decides on a
+value computed from the header's phis (the loop may end by its own count:
+`exits_depend_on_state`; the runtime's "counting", sched_await.c), and a call at the header after
+its phis,
 
     call void @__rsan_await_head(i64 LOOP, i32 %from_inside, i64 s0, i64 s1, i64 s2)
 
@@ -79,6 +82,44 @@ class AwaitLoop:
 def _pure_line(text: str) -> bool:
     return bool(_LOAD_CALL_RE.match(text) or _FENCE_CALL_RE.match(text) or _INTRINSIC_RE.match(text)
                 or _PURE_RE.match(text) or _TERM_RE.match(text))
+
+
+_VALUE_RE = re.compile(r'%[-\w.$]+|%"[^"]*"')
+_DEF_RE = re.compile(r'^  (%[-\w.$]+|%"[^"]*") = ')
+_BR_RE = re.compile(r'^  br i1 (%[-\w.$]+|%"[^"]*"), ')
+_SWITCH_RE = re.compile(r'^  switch \w+ (%[-\w.$]+|%"[^"]*"), ')
+
+
+def exits_depend_on_state(info: _Function, body: set[str], phis: list[tuple[str, str]]) -> bool:
+    """Some branch or switch of the loop that can leave it decides on a value computed in the
+    loop from a header phi (through arithmetic, phis, selects, or a load's address): the loop
+    can end by its own count. Over-approximated: any operand chain reaching a header phi."""
+    state = {name for name, _ in phis}
+    defs: dict[str, str] = {}
+    exits: list[str] = []
+    for name in body:
+        block = info.by_name[name]
+        for _, text in block.lines:
+            m = _DEF_RE.match(text)
+            if m:
+                defs[m.group(1)] = text
+        if any(succ not in body for succ in info.edges.get(name, ())):
+            for _, text in block.lines:
+                m = _BR_RE.match(text) or _SWITCH_RE.match(text)
+                if m:
+                    exits.append(m.group(1))
+    seen: set[str] = set()
+    work = list(exits)
+    while work:
+        value = work.pop()
+        if value in state:
+            return True
+        if value in seen or value not in defs:
+            continue
+        seen.add(value)
+        text = defs[value]
+        work += _VALUE_RE.findall(text.split("=", 1)[1])
+    return False
 
 
 def find_await_loops(fn: IRFunction) -> list[tuple[str, set[str], list[tuple[str, str]]]]:
@@ -135,7 +176,10 @@ def mark_await_loops(module: IRModule, module_id: str, found: list[AwaitLoop] | 
             if not preds:
                 continue
             inside = module.fresh()
-            incoming = ", ".join("[ %d, %s ]" % (int(p in body), p or info.entry_name) for p in preds)
+            # bit 0: an arrival from inside; bit 1: the loop's exits depend on its header values
+            # (it may end by its own count: the runtime's "counting", sched_await.c)
+            bounded = 2 * int(exits_depend_on_state(info, body, phis))
+            incoming = ", ".join("[ %d, %s ]" % (int(p in body) + bounded, p or info.entry_name) for p in preds)
             first = next(i for i, text in block.lines if not _ANY_PHI_RE.match(text))
             if label_at in edits or first in edits:
                 continue

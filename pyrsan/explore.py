@@ -50,6 +50,11 @@ AWAIT = "await"
 #: would not take. A loop that re-reads unchanged memory without end would make the race
 #: reversals into it endless; past this many, the search stops reversing into it and is bounded.
 YIELD_RUNS = 8
+#: The same backstop for a *counting* yielding thread (the runtime lists it under "counting": its
+#: loop's header state has not come back, so each repeat changes what the loop counts). Its
+#: repeats are reversed like news, and the program's own bound (the loop ends when its count
+#: does) ends the reversals; a loop that counts without end meets this bound instead (no proof).
+COUNT_RUNS = 64
 
 
 def await_words(op: Op) -> frozenset[int]:
@@ -113,8 +118,8 @@ class Exploration:
 class _Node:
     """A state of the search: the one after a schedule prefix."""
 
-    __slots__ = ("enabled", "yielding", "forced", "backtrack", "done", "sleep", "children", "preemptions",
-                 "last_tid")
+    __slots__ = ("enabled", "yielding", "counting", "forced", "backtrack", "done", "sleep", "children",
+                 "preemptions", "last_tid")
 
     def __init__(self, step: Step, sleep: dict[int, Op], preemptions: int,
                  last_tid: int | None, forced: Mapping[int, int] = {}) -> None:
@@ -122,6 +127,8 @@ class _Node:
         # ones (races are reversed into it), only the runtime's continuation never takes it.
         self.enabled: Mapping[int, Op] = {**step.yielding, **step.enabled} if step.yielding else step.enabled
         self.yielding = frozenset(step.yielding) - frozenset(step.enabled)
+        # the yielding threads whose repeats count (their loop's state does not come back)
+        self.counting = step.counting & self.yielding if step.counting else frozenset()
         # per yielding thread: how many of its steps in a row so far ran while it yielded
         self.forced = {t: c for t, c in forced.items() if t in self.yielding}
         self.backtrack: set[int] = set()
@@ -177,8 +184,8 @@ class _Search:
     def add_backtrack(self, node: _Node, prefix: tuple[int, ...], tid: int) -> None:
         if tid in node.backtrack or tid in node.sleep:
             return
-        if tid in node.yielding and node.forced.get(tid, 0) >= YIELD_RUNS:
-            self.bound = self.bound or f"yield-runs={YIELD_RUNS}"
+        if tid in node.yielding and node.forced.get(tid, 0) >= (COUNT_RUNS if tid in node.counting else YIELD_RUNS):
+            self.bound = self.bound or f"yield-runs={COUNT_RUNS if tid in node.counting else YIELD_RUNS}"
             return
         if self.preemption_bound is not None and \
                 node.preemptions + node.preemption_cost(tid) > self.preemption_bound:
@@ -327,9 +334,15 @@ class _Search:
                     if not _happens_before(i, steps[i].tid, position, base):
                         self._reverse_race(i, j, steps, decisions, path, clocks, position)
                 if op.kind == PROCESS_EXIT:
-                    # the exit ends the threads enabled beside it: each must also get a turn first
+                    # the exit ends the threads enabled beside it: each must also get a turn
+                    # first; a yielding one when its turn is not a repeat (it counts, or it has
+                    # a write to read that it has not read)
                     for other in sorted(step.enabled):
                         if other != tid and self.within_bound(path[j], other):
+                            self.add_backtrack(path[j], decisions[:j], other)
+                    for other in sorted(path[j].yielding):
+                        if other != tid and self.within_bound(path[j], other) and \
+                                (other in path[j].counting or _yield_news(other, j, steps)):
                             self.add_backtrack(path[j], decisions[:j], other)
             thread_last[tid] = j
             if j + 1 < len(steps):
@@ -402,9 +415,11 @@ class _Search:
         # reversal is not feasible from that state.
         feasible = [t for t in initials if t in node.enabled]
         # A yielding thread goes first only when that gives one of its accesses in v a write it
-        # has not read yet (docs/scheduling.md, "Yielding threads in an exploration").
+        # has not read yet, or when it counts: then a repeat is a step of its count
+        # (docs/scheduling.md, "Yielding threads in an exploration").
         feasible = [t for t in feasible
-                    if t not in node.yielding or any(_news(t, i, k, steps) for k in v if steps[k].tid == t)]
+                    if t not in node.yielding or t in node.counting
+                    or any(_news(t, i, k, steps) for k in v if steps[k].tid == t)]
         if not feasible:
             return
         choice = steps[j].tid if steps[j].tid in feasible else min(feasible)
@@ -562,6 +577,41 @@ def _news(tid: int, i: int, k: int, steps: tuple[Step, ...]) -> bool:
         if steps[m].tid == tid:
             return False
     return True
+
+
+def _yield_news(tid: int, i: int, steps: tuple[Step, ...]) -> bool:
+    """The yielding thread ``tid``, pending at the state before step ``i``, has news there: its
+    pending operation is news (``_news``), or a word it read since its last step that was not a
+    read or a fence (its spin) was written by another thread after its last read of it. Without
+    news its next operations re-read what they read before, until one reads a word that brings
+    some: a turn then would only repeat (docs/scheduling.md, "Yielding threads in an
+    exploration")."""
+    op = steps[i].yielding.get(tid)
+    if op is None:
+        return False
+    if op.kind in ACCESS_KINDS and op.addr != "0x0" and \
+            _news(tid, i, i, steps[:i] + (Step(tid, {tid: op}),)):
+        return True
+    start = i
+    while start > 0 and not (steps[start - 1].tid == tid and steps[start - 1].op.kind not in SPIN_KINDS):
+        start -= 1
+    read: set[int] = set()
+    stale: set[int] = set()
+    for m in range(start, i):
+        other = steps[m].op
+        if other.kind not in ACCESS_KINDS or other.addr == "0x0":
+            continue
+        word = int(other.addr, 16) >> 3
+        if steps[m].tid == tid:
+            read.add(word)
+            stale.discard(word)
+        elif other.writes and word in read:
+            stale.add(word)
+    return bool(stale)
+
+
+#: A spinning thread's steps: its reads, and fences.
+SPIN_KINDS = frozenset({"load", "rmw", "fence", "fence_sc"})
 
 
 def _waits_for(a: Op, b: Op) -> bool:

@@ -40,6 +40,9 @@ class Step:
     #: threads that yield (an unrecognised spin loop, docs/scheduling.md "Enabledness beyond the
     #: protocol text"): runnable, but chosen only when a schedule names them
     yielding: Mapping[int, Op] = field(default_factory=dict)
+    #: the yielding threads whose loop counts (its header state has not come back): their
+    #: repeats are not equivalent to none (docs/scheduling.md "Yielding threads in an exploration")
+    counting: frozenset[int] = frozenset()
 
     @property
     def op(self) -> Op:
@@ -157,7 +160,13 @@ def _parse_step(obj: dict, number: int, expected_index: int) -> Step:
     if tid not in enabled:
         raise TraceFormatError(f"line {number}: thread {tid} ran but is not listed as enabled")
     yielding = _parse_ops(obj["yielding"], f"line {number}") if obj.get("yielding") else {}
-    return Step(tid, enabled, yielding) if yielding else Step(tid, enabled)
+    if not yielding:
+        return Step(tid, enabled)
+    try:
+        counting = frozenset(int(t) for t in obj.get("counting", ()))
+    except (TypeError, ValueError) as exc:
+        raise TraceFormatError(f"line {number}: malformed counting list ({exc})") from None
+    return Step(tid, enabled, yielding, counting) if counting else Step(tid, enabled, yielding)
 
 
 def read_trace(path: str | os.PathLike) -> Trace:

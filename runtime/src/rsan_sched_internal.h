@@ -29,6 +29,8 @@ typedef struct spin_slot {
   uintptr_t addr;
   uint64_t value;
   int repeats;
+  uint64_t heads;   /* the thread's aw_heads at its previous read here */
+  int through_head; /* its last re-read here came after an arrival at its marked loop's header */
 } spin_slot;
 
 typedef struct sched_thread {
@@ -59,6 +61,7 @@ typedef struct sched_thread {
   spin_slot spin[SPIN_SLOTS];
   int yielding;
   uintptr_t yield_addr;
+  int yield_through_head; /* the re-read that made it yield passed the marked loop's header */
   /* await loops (sched_await.c): the loop instance, its header state, the iteration's reads
    * (8-byte words and their write generations) and the previous iteration's */
   uint64_t aw_loop;
@@ -66,6 +69,8 @@ typedef struct sched_thread {
   int aw_n, aw_prev_n; /* -1: more reads than AW_READS (never a repeat) */
   int aw_pure, aw_steps, aw_first_fence, aw_any_fence, aw_repeats;
   int aw_iterating; /* an iteration of the instance ended: its re-reads are counted here, not as yields */
+  uint64_t aw_heads; /* arrivals from inside at the header of the thread's marked loop */
+  int aw_bounded;    /* the loop's exits depend on its header values (passes/awaitloops.py) */
   uintptr_t aw_word[AW_READS], aw_prev_word[AW_READS];
   uint64_t aw_gen[AW_READS], aw_prev_gen[AW_READS];
 } sched_thread;
@@ -118,6 +123,11 @@ int rsan_await_enabled(const sched_thread *s);
 int rsan_await_format(const sched_thread *s, char *out, size_t n);
 /* 1 when op (kind, addr, w) of another thread writes a word s's await step waits on */
 int rsan_await_woken_by(const sched_thread *s, int kind, uintptr_t addr, int w);
+/* 1 when s yields inside a marked loop whose header state has not come back since the instance
+ * started, and the re-read that made it yield came after an arrival at that header (the loop
+ * that spins is the marked one, not a loop inside it): a counter, whose repeats are not
+ * equivalent; the trace lists it under "counting" */
+int rsan_await_counting(const sched_thread *s);
 
 /* ---- sched_sync.c ---- */
 /* enabledness of a pending operation blocked on a modelled primitive (s->block is a lock,

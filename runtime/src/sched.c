@@ -483,9 +483,13 @@ void rsan_sched_note_access(const void *addr, uint64_t value, int changed) {
     slot->value = value;
     slot->repeats = 1;
   }
+  /* a marked loop's header passed since the previous read here (sched_await.c: counting) */
+  slot->through_head = slot->heads != s->aw_heads;
+  slot->heads = s->aw_heads;
   if (slot->repeats >= SPIN_REPEATS) {
     s->yielding = 1;
     s->yield_addr = a;
+    s->yield_through_head = slot->through_head;
   }
 }
 

@@ -118,6 +118,13 @@ int rsan_await_woken_by(const sched_thread *s, int kind, uintptr_t addr, int w) 
   return 0;
 }
 
+int rsan_await_counting(const sched_thread *s) {
+  /* aw_loop is kept while the thread only loads and fences after the loop too: the flag may
+   * then name a thread whose repeats are equivalent, which costs schedules, never a class */
+  return s->yielding && s->yield_through_head && s->aw_loop && s->aw_bounded && !s->aw_iterating &&
+         rsan_sched_flag.sched_await && rsan_sched_dfs();
+}
+
 static void start_iteration(sched_thread *s) {
   s->aw_n = 0;
   s->aw_pure = 1;
@@ -144,8 +151,11 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     rsan_spin_unlock(&rsan_sched.lock);
     return;
   }
+  const int bounded = (from_inside & 2) != 0; /* its exits depend on its header values */
+  from_inside &= 1;
   if (!from_inside || s->aw_loop != loop) { /* a new instance of the loop */
     s->aw_loop = loop;
+    s->aw_bounded = bounded;
     memcpy(s->aw_state, st, sizeof st);
     s->aw_prev_n = -1;
     s->aw_repeats = s->aw_iterating = 0;
@@ -153,6 +163,7 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     rsan_spin_unlock(&rsan_sched.lock);
     return;
   }
+  s->aw_heads++;
   if (memcmp(st, s->aw_state, sizeof st) != 0) { /* an inner loop's step, inside the iteration */
     rsan_spin_unlock(&rsan_sched.lock);
     return;

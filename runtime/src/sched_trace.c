@@ -88,6 +88,20 @@ void rsan_sched_trace_step(uint64_t i, int tid, const int *cand, int n) {
       listed = 1;
     }
   }
+  if (listed) {
+    /* the yielding threads whose loop counts (sched_await.c): their repeats are no repeats */
+    int counting = 0;
+    for (int t = 0; t < rsan_sched.nthreads_max; t++) {
+      if (!threads[t] || rsan_sched_level_of(threads[t]) != LEVEL_YIELDED || !rsan_await_counting(threads[t]))
+        continue;
+      int in_enabled = 0;
+      for (int j = 0; j < n; j++) in_enabled |= cand[j] == t;
+      if (in_enabled) continue;
+      k = snprintf(line, sizeof line, "%s%d", counting ? ", " : "], \"counting\": [", t);
+      trace_line(line, (size_t)k);
+      counting = 1;
+    }
+  }
   trace_line(listed ? "]}\n" : "}\n", listed ? 3 : 2);
 }
 

@@ -73,3 +73,26 @@ def test_the_mark_tells_back_edges_from_entries(tmp_path):
 def test_an_option_turns_it_off(tmp_path, monkeypatch):
     monkeypatch.setenv("PYRSAN_NO_AWAIT_LOOPS", "1")
     assert marks(tmp_path, "void w(void) { for (;;) { F; int a = L(&f); F; int b = L(&g); if (a && b) break; } }") == []
+
+
+def _inside_values(tmp_path, body: str) -> set[int]:
+    """The values the mark's phi takes (bit 0: from inside; bit 1: the exits depend on the header)."""
+    ir = compile_to_ir(tmp_path, HEAD + body, flags=("-O1",))
+    text = instrument_ir(ir, "await").ir_text
+    verify(text)
+    (mark,) = MARK_RE.findall(text)
+    phi = re.search(r"^  %s = phi i32 (.*)$" % re.escape(mark[1]), text, re.MULTILINE)
+    assert phi is not None
+    return {int(v) for v in re.findall(r"\[ (\d+), ", phi.group(1))}
+
+
+@pytest.mark.parametrize("body,bounded", [
+    # a wait bounded by its count: the exit compares the counter (docs/scheduling.md "counting")
+    ("int w(void) { int i; for (i = 0; i < 5 && !L(&f); i++) ; return i; }", True),
+    # a count that no exit reads (testsuite/sched/programs/spin_two_locations.c's shape)
+    ("int w(void) { int n = 0; while (!L(&f) || !L(&g)) n++; return n; }", False),
+])
+def test_the_mark_says_whether_the_loop_may_end_by_its_count(tmp_path, body, bounded):
+    """Mutant: `exits_depend_on_state` always True (spin_two_locations.c then loses its proof)
+    or always False (the counted exit of testsuite/sched/test_yield_choices.py is missed)."""
+    assert _inside_values(tmp_path, body) == ({2, 3} if bounded else {0, 1})

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -227,6 +228,56 @@ def programs(rng: random.Random, count: int, max_interleavings: int, non_robust:
 def source(threads: list[list[tuple]], locations: tuple[str, ...] = ("x", "y")) -> str:
     """The C program of ``threads`` (end_to_end.c_source: main spawns and joins them)."""
     return c_source(list(locations), threads)
+
+
+#: A generated wait, as c_source writes it, and the bounded wait yield_source makes of it.
+_WAIT_RE = re.compile(r"^(?P<pad> *)while \((?P<cond>atomic_load_explicit\(&\w+, \w+\) != -?\d+)\)\n(?P=pad)  ;$",
+                      re.MULTILINE)
+_JOINS = "  for (int i = 0; i < {n}; i++)\n    pthread_join(th[i], NULL);\n"
+
+
+def yield_source(threads: list[list[tuple]], bound: int = 5, join: bool = True,
+                 locations: tuple[str, ...] = ("x", "y")) -> str:
+    """The C program of ``threads`` with each wait bounded by a counter (``for (w = 0; w < bound
+    && load != v; w++) ;``): a loop the passes mark, whose header state (w) never comes back, so
+    that it yields after three reads of one value and may end by its count while others run
+    (docs/scheduling.md, "Yielding threads in an exploration"). ``join=False``: main returns
+    without joining (and prints nothing), so the process may end while the threads run."""
+    text = _WAIT_RE.sub(lambda m: f"{m['pad']}for (int w = 0; w < {bound} && {m['cond']}; w++)\n{m['pad']}  ;",
+                        c_source(list(locations), threads))
+    if not join:
+        text = text.replace(_JOINS.format(n=len(threads)), "")
+        text = re.sub(r'^  printf\(.*\);\n', "", text, flags=re.MULTILINE)
+    return text
+
+
+def yield_programs(rng: random.Random, count: int, max_interleavings: int, threads: int = 2,
+                   max_ops: int = 3, non_robust: float = 0.5) -> list[list[list[tuple]]]:
+    """``count`` random programs (random_program) with at least one wait each, of at most
+    ``max_interleavings`` (steps_estimate, without the waits' repeats), a share ``non_robust``
+    of them non-robust for the RC20 model with their waits unbounded (bounding a wait only adds
+    behaviours: the brute force decides)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
+    import rc20
+
+    kept: list[list[list[tuple]]] = []
+    non_robust_left = round(count * non_robust)
+    robust_left = count - non_robust_left
+    while robust_left or non_robust_left:
+        threads_ops = random_program(rng, threads, max_ops)
+        if not any(op[0] == "wait" for ops in threads_ops for op in ops):
+            continue
+        if steps_estimate(threads_ops) > max_interleavings:
+            continue
+        robust = rc20.robust([unrolled(ops) for ops in threads_ops])
+        if robust and robust_left:
+            robust_left -= 1
+        elif not robust and non_robust_left:
+            non_robust_left -= 1
+        else:
+            continue
+        kept.append(threads_ops)
+    return kept
 
 
 @dataclass
