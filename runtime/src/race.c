@@ -395,7 +395,7 @@ void rsan_race_access_general(rsan_thread *t, uintptr_t addr, uint64_t size, int
   if (RSAN_LIKELY(at && on() && t->race_cur && size && (addr & 7) + size <= 8 && d &&
                   !(addr >> RSAN_SHADOW_USER_BITS) &&
                   (c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE)))) {
-    c += ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+    c += rsan_shadow_offset(addr);
     if (site) note_site_stack(t, site, fa);
     uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
     if (rsan_race_atomic_cells(t, c, w_pack(epoch, rsan_race_index(t), mask, wr, 1), mask, wr, site)) return;
@@ -453,7 +453,7 @@ static inline __attribute__((always_inline)) rsan_cell *plain_cells(void *p, uin
                     !(c = __atomic_load_n(&d[a >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
     return NULL;
   *tp = t;
-  return c + ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+  return c + rsan_shadow_offset(a);
 }
 
 /* 1: done; 0: plain_more (the gating failed); -1: the gating passed, cells_fast did not */
@@ -657,20 +657,28 @@ static inline __attribute__((always_inline)) void plain_more(void *p, uint32_t n
   if (RSAN_UNLIKELY(h.found)) rsan_race_report_hit(t, &h, n, wr, 0, site, fa);
 }
 
-/* read_shared for a hook whose gating (plain_cells) passed an instant before on this thread
- * and whose cells_fast did not settle the read: the thread, its slot and the flags are what
- * the hook saw; only the cells are found again (a region is unmapped only by a reset of the
- * whole shadow, rsan_shadow_reset_all: then 0). 1 done, 0 read_more decides. */
-static inline __attribute__((always_inline)) int read_lane(void *p, uint32_t n, uint64_t site, uintptr_t fa) {
-  rsan_thread *t = rsan_tls_current;
-  uintptr_t a = (uintptr_t)p;
+/* The cells of a and the cell word of thread t's access of n bytes there, found again for a
+ * hook whose gating (plain_cells) passed an instant before on this thread and whose
+ * cells_fast did not settle the access: the thread, its slot and the flags are what the hook
+ * saw (a region is unmapped only by a reset of the whole shadow, rsan_shadow_reset_all: then
+ * NULL). */
+static inline __attribute__((always_inline)) rsan_cell *lane_cells(uintptr_t a) {
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
   rsan_cell *c;
   if (RSAN_UNLIKELY(!d || !(c = __atomic_load_n(&d[a >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
-    return 0;
-  c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+    return NULL;
+  return c + rsan_shadow_offset(a);
+}
+static inline __attribute__((always_inline)) uint64_t lane_cell(const rsan_thread *t, uintptr_t a,
+                                                                uint32_t n) {
   uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
-  return read_shared(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT, site, fa);
+  return t->race_cur | (uint64_t)mask << W_MASK_SHIFT;
+}
+/* read_shared for such a hook: 1 done, 0 read_more decides */
+static inline __attribute__((always_inline)) int read_lane(void *p, uint32_t n, uint64_t site, uintptr_t fa) {
+  rsan_thread *t = rsan_tls_current;
+  rsan_cell *c = lane_cells((uintptr_t)p);
+  return c ? read_shared(t, c, lane_cell(t, (uintptr_t)p, n), site, fa) : 0;
 }
 
 /* write_ordered for a write hook whose gating passed and whose cells_fast did not settle the
@@ -678,14 +686,8 @@ static inline __attribute__((always_inline)) int read_lane(void *p, uint32_t n, 
 static inline __attribute__((always_inline)) int write_lane(void *p, uint32_t n, uint64_t site,
                                                             uintptr_t fa) {
   rsan_thread *t = rsan_tls_current;
-  uintptr_t a = (uintptr_t)p;
-  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
-  rsan_cell *c;
-  if (RSAN_UNLIKELY(!d || !(c = __atomic_load_n(&d[a >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
-    return 0;
-  c += ((a & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
-  uint32_t mask = (uint32_t)(((1ull << n) - 1) << (a & 7)) & 0xff;
-  return write_ordered(t, c, t->race_cur | (uint64_t)mask << W_MASK_SHIFT | W_WRITE, site, fa);
+  rsan_cell *c = lane_cells((uintptr_t)p);
+  return c ? write_ordered(t, c, lane_cell(t, (uintptr_t)p, n) | W_WRITE, site, fa) : 0;
 }
 
 /* A hook: its fast case (plain_fast), else, as tail calls (the frame address, fa, stays the

@@ -27,7 +27,7 @@ void rsan_race_free(const void *p, size_t n) {
     }
     uintptr_t end = hi < next_region ? hi : next_region;
     for (; g < end && !h.found; g += 8) {
-      rsan_cell *cells = c + ((g & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+      rsan_cell *cells = c + rsan_shadow_offset(g);
       for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
         uint64_t w = __atomic_load_n(&cells[i], __ATOMIC_RELAXED);
         if (w_tid(w) == MARK_TID) { /* a mark is no access: its overflow block holds the cells */

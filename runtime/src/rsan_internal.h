@@ -502,6 +502,11 @@ static inline uint64_t *rsan_cell_site(rsan_cell *c) { return c + RSAN_SHADOW_CE
 /* The cells of the granule containing addr (allocated on first use); NULL outside the
  * user address space. */
 rsan_cell *rsan_shadow_cells(uintptr_t addr);
+/* the index in its region's cells of the granule containing addr (a region is one mapping
+ * of RSAN_SHADOW_STRIDE words per 8-byte granule, races.md §1) */
+static inline uintptr_t rsan_shadow_offset(uintptr_t addr) {
+  return ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+}
 /* the inlined common case of rsan_shadow_cells: the region is mapped */
 extern rsan_cell **rsan_shadow_directory;
 static inline rsan_cell *rsan_shadow_cells_fast(uintptr_t addr) {
@@ -510,7 +515,7 @@ static inline rsan_cell *rsan_shadow_cells_fast(uintptr_t addr) {
   rsan_cell *c;
   if (RSAN_LIKELY(d && r < (1ull << (RSAN_SHADOW_USER_BITS - RSAN_SHADOW_REGION_SHIFT)) &&
                   (c = __atomic_load_n(&d[r], __ATOMIC_ACQUIRE))))
-    return c + ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+    return c + rsan_shadow_offset(addr);
   return rsan_shadow_cells(addr);
 }
 void rsan_shadow_reset(uintptr_t addr, size_t n); /* empties the cells of [addr, addr + n) */

@@ -374,7 +374,7 @@ static inline __attribute__((always_inline)) void rsan_race_prefetch(const rsan_
   if (l->S.n) __builtin_prefetch(l->S.e);
   if (RSAN_LIKELY(d && !(addr >> RSAN_SHADOW_USER_BITS) &&
                   (c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_RELAXED)))) {
-    c += ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+    c += rsan_shadow_offset(addr);
     __builtin_prefetch(c, 1);
     /* a crowded granule's accesses go to their lanes (rsan_race_atomic_marked): the lane's
      * address follows from the mark and the slot (rsan_race_lane), so its line is fetched now
@@ -418,7 +418,7 @@ rsan_race_atomic_fast(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, uin
     uint32_t s = rsan_race_site_slot(site);
     if (RSAN_UNLIKELY(t->site_stack[s].site != site || t->site_stack[s].depth != t->depth)) return 0;
   }
-  c += ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
+  c += rsan_shadow_offset(addr);
   uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
   uint64_t cur = epoch << W_CLOCK_SHIFT | (me & slot_bits) | (uint64_t)mask << W_MASK_SHIFT |
                  (wr ? W_WRITE : 0) | W_ATOMIC;

@@ -9,6 +9,7 @@ import time
 
 from harness import ORDERS, RMW_OPS
 from test_model import exact_against_transcription
+from test_race_rules import setup
 from test_snapshots import random_big_program
 
 FULL, NOW, COLD = 0, 1, 2  # rsan_location.h RSAN_LOC_*: 6, 5 and 4 cache lines
@@ -265,7 +266,7 @@ def _sx_through_a_promotion(rt, fence):
     T3: x.load(acq) reads the RMW, in T1's store's release sequence: C ⊔= S_x, so T1's
     write happens before T3's read (fence-to-acquire synchronisation). With fence=False
     nothing orders them: the variant that must report."""
-    th, (data, x) = setup_races(rt)
+    th, (data, x) = setup(rt, nvars=("data", "x"))
     t2, t3 = th.spawn(), th.spawn()
     th.on(th.main)  # T1: the initial thread, whose Tc is ⊥ until its first atomic access
     rt.write(data, site=rt.site("write", 11, "t1"))
@@ -291,21 +292,3 @@ def test_the_race_clock_s_x_moves_with_a_promotion(rt):
     assert _sx_through_a_promotion(rt, fence=True) == []
     races = _sx_through_a_promotion(rt, fence=False)
     assert len(races) == 1 and races[0]["access"]["line"] == 32
-
-
-class _Threads:
-    def __init__(self, rt):
-        self.rt, self.lib = rt, rt.lib
-        self.main = rt.rsan.test_new_thread(rt.ffi.NULL)
-        self.on(self.main)
-
-    def spawn(self):
-        return self.lib.rsan_thread_create(self.main)
-
-    def on(self, t):
-        self.rt.rsan.test_set_current(t)
-
-
-def setup_races(rt):
-    rt.reset("")
-    return _Threads(rt), [rt.var("data"), rt.var("x")]
