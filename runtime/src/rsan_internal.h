@@ -503,7 +503,7 @@ static inline uint64_t *rsan_cell_site(rsan_cell *c) { return c + RSAN_SHADOW_CE
  * user address space. */
 rsan_cell *rsan_shadow_cells(uintptr_t addr);
 /* the index in its region's cells of the granule containing addr (a region is one mapping
- * of RSAN_SHADOW_STRIDE words per 8-byte granule, races.md §1) */
+ * of RSAN_SHADOW_STRIDE words per 8-byte granule, docs/design/races.md §1) */
 static inline uintptr_t rsan_shadow_offset(uintptr_t addr) {
   return ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
 }
