@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 from pyrsan.forkserver import ForkServers
 from pyrsan.reports import NOT_VIOLATION_KINDS, Report, RunResult
@@ -198,21 +199,21 @@ def random_program(rng: random.Random, threads: int = 3, max_ops: int = 3,
     return _waits_that_end(out)
 
 
-def programs(rng: random.Random, count: int, max_interleavings: int, non_robust: float = 0.5,
-             threads: int = 3, max_ops: int = 3, min_threads: int = 2) -> list[list[list[tuple]]]:
-    """``count`` random programs of at most ``max_interleavings`` (steps_estimate), a share
-    ``non_robust`` of them non-robust for the RC20 model (testsuite/reference/rc20.py), the rest
-    robust. Random straight-line programs are rarely non-robust (about 1 in 100 this small): the
-    model picks them, so that the brute force has reports to compare."""
+def _select(count: int, non_robust: float, max_interleavings: int,
+            draw: Callable[[], list[list[tuple]]],
+            keep: Callable[[list[list[tuple]]], bool] = lambda threads_ops: True) -> list[list[list[tuple]]]:
+    """``count`` programs drawn by ``draw`` that ``keep`` accepts, of at most ``max_interleavings``
+    (steps_estimate), a share ``non_robust`` of them non-robust for the RC20 model
+    (testsuite/reference/rc20.py), the rest robust."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
     import rc20
 
-    wanted = round(count * non_robust)
     kept: list[list[list[tuple]]] = []
-    robust_left, non_robust_left = count - wanted, wanted
+    non_robust_left = round(count * non_robust)
+    robust_left = count - non_robust_left
     while robust_left or non_robust_left:
-        threads_ops = random_program(rng, threads, max_ops, min_threads=min_threads)
-        if steps_estimate(threads_ops) > max_interleavings:
+        threads_ops = draw()
+        if not keep(threads_ops) or steps_estimate(threads_ops) > max_interleavings:
             continue
         robust = rc20.robust([unrolled(ops) for ops in threads_ops])
         if robust and robust_left:
@@ -223,6 +224,16 @@ def programs(rng: random.Random, count: int, max_interleavings: int, non_robust:
             continue
         kept.append(threads_ops)
     return kept
+
+
+def programs(rng: random.Random, count: int, max_interleavings: int, non_robust: float = 0.5,
+             threads: int = 3, max_ops: int = 3, min_threads: int = 2) -> list[list[list[tuple]]]:
+    """``count`` random programs of at most ``max_interleavings`` (steps_estimate), a share
+    ``non_robust`` of them non-robust for the RC20 model (testsuite/reference/rc20.py), the rest
+    robust. Random straight-line programs are rarely non-robust (about 1 in 100 this small): the
+    model picks them, so that the brute force has reports to compare."""
+    return _select(count, non_robust, max_interleavings,
+                   lambda: random_program(rng, threads, max_ops, min_threads=min_threads))
 
 
 def source(threads: list[list[tuple]], locations: tuple[str, ...] = ("x", "y")) -> str:
@@ -257,27 +268,8 @@ def yield_programs(rng: random.Random, count: int, max_interleavings: int, threa
     ``max_interleavings`` (steps_estimate, without the waits' repeats), a share ``non_robust``
     of them non-robust for the RC20 model with their waits unbounded (bounding a wait only adds
     behaviours: the brute force decides)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-    import rc20
-
-    kept: list[list[list[tuple]]] = []
-    non_robust_left = round(count * non_robust)
-    robust_left = count - non_robust_left
-    while robust_left or non_robust_left:
-        threads_ops = random_program(rng, threads, max_ops)
-        if not any(op[0] == "wait" for ops in threads_ops for op in ops):
-            continue
-        if steps_estimate(threads_ops) > max_interleavings:
-            continue
-        robust = rc20.robust([unrolled(ops) for ops in threads_ops])
-        if robust and robust_left:
-            robust_left -= 1
-        elif not robust and non_robust_left:
-            non_robust_left -= 1
-        else:
-            continue
-        kept.append(threads_ops)
-    return kept
+    return _select(count, non_robust, max_interleavings, lambda: random_program(rng, threads, max_ops),
+                   keep=lambda threads_ops: any(op[0] == "wait" for ops in threads_ops for op in ops))
 
 
 @dataclass

@@ -85,7 +85,7 @@ def test_explore_finds_the_reports_of_yielding_interleavings(name, tmp_path, pyr
 #: comes back, so the runtime lists it as *counting* and the explorer reverses its repeats
 #: (docs/scheduling.md, "Yielding threads in an exploration"). Mutant: a repeat of a counting
 #: thread treated as any repeat (explore.py `_reverse_race` without `node.counting`) misses it.
-COUNTED_EXIT = HEAD + f"""
+COUNTED_WAIT = HEAD + f"""
 static void *t1(void *p) {{
   int i;
   for (i = 0; i < 5 && !atomic_load_explicit(&x, {RLX}); i++) ;
@@ -97,7 +97,8 @@ int main(void) {{
   pthread_create(&a, 0, t1, 0);
   atomic_store_explicit(&d, 1, {RLX});
   atomic_store_explicit(&y, 1, {RLX});
-  atomic_store_explicit(&x, 1, {RLX});
+"""
+COUNTED_EXIT = COUNTED_WAIT + f"""  atomic_store_explicit(&x, 1, {RLX});
   pthread_join(a, 0);
   return 0;
 }}
@@ -114,20 +115,8 @@ def test_a_wait_that_ends_by_its_count_while_others_run(tmp_path, pyrsan_cli, py
 #: The same counted wait, and main returns without joining and without storing x: the only run
 #: with the report gives the yielding (counting) thread its repeats before the process ends.
 #: Mutant: no turn for yielding threads before `exit_process` (explore.py) misses it.
-COUNTED_AT_EXIT = HEAD + f"""
-static void *t1(void *p) {{
-  int i;
-  for (i = 0; i < 5 && !atomic_load_explicit(&x, {RLX}); i++) ;
-  if (i == 5 && atomic_load_explicit(&y, {RLX})) (void)atomic_load_explicit(&d, {RLX});
-  return p;
-}}
-int main(void) {{
-  pthread_t a;
-  pthread_create(&a, 0, t1, 0);
-  atomic_store_explicit(&d, 1, {RLX});
-  atomic_store_explicit(&y, 1, {RLX});
-  return 0;
-}}
+COUNTED_AT_EXIT = COUNTED_WAIT + """  return 0;
+}
 """
 
 #: An unmarked spin loop (it writes a plain global; bounded, so that the brute force ends),
