@@ -1,5 +1,5 @@
 /* The race detector's atomic accesses without a cell of their own in a granule's main cells, and
- * those of a crowded (marked) granule (rsan_race.h rsan_race_atomic_cells; race.c has the scan
+ * those of a crowded (marked) granule (rsan_race.h rsan_race_atomic_cells; rsan_race_cells.h has the scan
  * they stand in for). */
 #include "rsan_race.h"
 
@@ -76,7 +76,7 @@ int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t
     if (k >= 0) __atomic_compare_exchange_n(&c[k], &kw, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     return 1;
   }
-  if (k >= 0) { /* renewed in place, as race.c renew_cell does (no call stack to note) */
+  if (k >= 0) { /* renewed in place, as rsan_race_cells.h renew_cell does (no call stack to note) */
     uint64_t *cell_site = &rsan_cell_site(c)[k];
     if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
       __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);

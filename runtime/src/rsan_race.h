@@ -1,5 +1,5 @@
-/* The race detector's shadow cells and clocks, shared by race.c (the checks of the main cells,
- * the hooks), race_clock.c (the clock rules), race_overflow.c (the overflow blocks of crowded
+/* The race detector's shadow cells and clocks, shared by race.c (the checks of the main cells;
+ * the scan in rsan_race_cells.h), race_plain.c (the plain-access hooks), race_clock.c (the clock rules), race_overflow.c (the overflow blocks of crowded
  * granules), race_floor.c, race_free.c and vclock.c. */
 #ifndef RSAN_RACE_H
 #define RSAN_RACE_H
@@ -150,7 +150,7 @@ static inline rsan_lane *rsan_race_lane(rsan_ovf_block *b, uint32_t u) {
  * cur), once the caller saw that the block holds nothing cur must check (no MARK_PLAIN for an
  * atomic access, no MARK_WRITES for a plain read):
  *   - the lane is empty (taking an empty cell loses nothing), holds cur at its epoch or an
- *     access of this slot at that epoch that subsumes cur (nothing to do, as in race.c's
+ *     access of this slot at that epoch that subsumes cur (nothing to do, as in rsan_race_cells.h's
  *     scan_cells), or one that cur covers (replacement rules 1, program order, and 2: its bytes
  *     a subset of cur's, a write only if cur is, atomic if cur is): it takes cur, after the
  *     mark's flags of what it stores (set before the cell, read with the mark by the checks).
@@ -174,7 +174,7 @@ rsan_race_lane_take(rsan_cell *c, uint64_t mark, rsan_lane *ln, uint64_t cur, in
   return same ? 1 : 2;
 }
 
-/* race.c: the previous access's call stack into r, if its thread still remembers one for its
+/* report_race.c: the previous access's call stack into r, if its thread still remembers one for its
  * site (read while that thread may run: a report may then show a stack of a later execution
  * of the same site). */
 void rsan_race_prev_stack(rsan_race_info *r);
@@ -291,7 +291,7 @@ void rsan_race_report_hit(rsan_thread *t, const rsan_race_hit *h, uint64_t size,
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k,
                             uint64_t kw);
 
-/* race.c: rsan_race_atomic_cells' end when cur has no own covering cell and no mark is in the
+/* race_atomic.c: rsan_race_atomic_cells' end when cur has no own covering cell and no mark is in the
  * granule: another thread's cell or an empty one to take. 1: done, 0: the scan decides. */
 int rsan_race_atomic_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site);
 
@@ -402,7 +402,7 @@ static inline __attribute__((always_inline)) void rsan_race_prefetch(const rsan_
  * its common case, for the atomic entry points (atomic.c) and rsan_race_access itself: 1 when
  * it is done, 0 when rsan_race_access_general must decide (from the start). The caller checked
  * that race reports are on. It takes an access of one granule of a mapped region whose site's
- * call stack this thread already remembers (race.c note_site_stack would do nothing) and that
+ * call stack this thread already remembers (rsan_race_cells.h note_site_stack would do nothing) and that
  * rsan_race_atomic_cells settles. docs/design/races.md section 7. */
 static inline __attribute__((always_inline)) int
 rsan_race_atomic_fast(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, uint64_t epoch, uint64_t site) {

@@ -201,7 +201,7 @@ def test_an_atomic_access_checks_a_plain_cell_beside_its_own(rt, plain, second):
 def test_an_atomic_access_without_a_cell_of_its_own_checks_a_plain_cell(rt, plain, atomic):
     """Thread 2's atomic store of x and thread 1's plain access of x are ordered (through f);
     thread 0 acquires f too, so thread 2's cell happens before its atomic access of x (which
-    may take that cell, having none of its own: race.c rsan_race_atomic_take), but thread 1's
+    may take that cell, having none of its own: race_atomic.c rsan_race_atomic_take), but thread 1's
     plain access does not: thread 0's access races with it when one of the two writes. The
     atomic access must check the plain cell after the cell it takes."""
     threads = [[("ld", "f", "acq"), atomic], [("ld", "f", "acq"), (plain, "x")],
