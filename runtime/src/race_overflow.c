@@ -3,11 +3,11 @@
  * When every cell of a granule holds an access of another thread that this access may not
  * replace (more than RSAN_SHADOW_CELLS concurrent accessors, e.g. 8 threads reading one
  * variable), one cell moves to an overflow block of OVF_CELLS more cells (a static array of
- * blocks, found by granule through a hash) and is replaced by a mark (tid MARK_TID, the block's
- * index, the flags of what the block may hold: rsan_race.h): accesses of a marked granule are
- * also checked against the block, and recorded there when the main cells are full. The mark is
- * cleared with the main cells (free, thread exit), which orphans the block; a block is emptied
- * when it is marked again. Beyond OVF_SLOTS granules with overflow at once, or where the
+ * blocks taken in order, found by granule through a table by hash) and is replaced by a mark
+ * (tid MARK_TID, the block's index, the flags of what the block may hold: rsan_race.h):
+ * accesses of a marked granule are also checked against the block, and recorded there when
+ * the main cells are full. The mark is cleared with the main cells (free, thread exit), which
+ * orphans the block; a block is emptied when it is marked again. Beyond OVF_SLOTS granules with overflow at once, or where the
  * OVF_PROBES slots from a granule's hash are taken, the main cells evict (race.c scan_cells):
  * a miss, never a false report.
  *
@@ -27,9 +27,17 @@
 typedef rsan_lane lane;
 typedef rsan_lane_chunk lane_chunk;
 typedef rsan_ovf_block ovf_block;
-/* open addressing by granule; a block, once used, stays its granule's (an orphan is emptied
- * when its granule is marked again) */
+/* The blocks, taken in order (rsan_race_ovf_taken: the next one), so that the pages of the array a
+ * program backs are those of the blocks it uses (docs/design/races.md §13); a block, once
+ * taken, stays its granule's (an orphan is emptied when its granule is marked again). */
 rsan_ovf_block rsan_ovf_blocks[RSAN_OVF_SLOTS];
+/* open addressing by granule: ovf_table[h] is the index + 1 of the block of a granule whose
+ * probe sequence passes h, 0 where no granule took the slot; one slot per block, so that a
+ * slot is taken exactly where the block of the same index was taken when the blocks sat by
+ * hash (the same granules get a block) */
+static uint16_t ovf_table[RSAN_OVF_SLOTS];
+_Static_assert(RSAN_OVF_SLOTS <= 0xffff, "a slot holds a block's index + 1");
+uint32_t rsan_race_ovf_taken; /* rsan_race.h */
 static rsan_spin ovf_lock;
 /* a mark: tid MARK_TID, the block's index in rsan_ovf_blocks in the clock bits, W_WRITE and
  * W_ATOMIC set, no bytes: never a conflict, and the read-only fast case of cells_fast, which
@@ -55,12 +63,13 @@ static uint32_t ovf_hash(uintptr_t g) {
  * *fresh: never used before (all zero, nothing to empty) */
 static int ovf_get(uintptr_t g, int *fresh) {
   for (uint32_t k = 0, h = ovf_hash(g); k < OVF_PROBES; k++, h = (h + 1) % OVF_SLOTS) {
-    ovf_block *b = &rsan_ovf_blocks[h];
-    if (b->used && b->g == g) return *fresh = 0, (int)h;
-    if (!b->used) {
-      b->g = g;
-      b->used = 1;
-      return *fresh = 1, (int)h;
+    uint32_t e = ovf_table[h];
+    if (e && rsan_ovf_blocks[e - 1].g == g) return *fresh = 0, (int)(e - 1);
+    if (!e) { /* a free slot: a block is free too (one slot per block) */
+      uint32_t index = rsan_race_ovf_taken++;
+      rsan_ovf_blocks[index].g = g;
+      ovf_table[h] = (uint16_t)(index + 1);
+      return *fresh = 1, (int)index;
     }
   }
   return -1;

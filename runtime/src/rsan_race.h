@@ -74,8 +74,9 @@ int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsa
  * slot's lane is written only by the thread of that slot (and cleared when the block is
  * emptied). The first RSAN_LANE_SLOTS slots' lanes are inside the block; a chunk of the next
  * RSAN_LANE_SLOTS slots is allocated when one of them is first used. The blocks are one static
- * array (bss: a page is backed only once a block on it is used), so a mark names its block by
- * its index, and a lane's address follows from the mark and the slot with no load. */
+ * array (bss: a page is backed only once a block on it is used; blocks are taken in order, so
+ * the used ones are dense), so a mark names its block by its index, and a lane's address
+ * follows from the mark and the slot with no load. */
 #define RSAN_OVF_CELLS 16
 #define RSAN_OVF_SLOTS 4096 /* granules with overflow at any time, at most; beyond: eviction */
 #define RSAN_LANE_SLOTS 32
@@ -96,8 +97,7 @@ static inline rsan_lane *rsan_lane_at(rsan_lane_chunk *ch, uint32_t k) {
   return &ch->slot[(k % (RSAN_LANE_SLOTS / 2)) * 2 + k / (RSAN_LANE_SLOTS / 2)];
 }
 typedef struct rsan_ovf_block {
-  uintptr_t g;
-  uint32_t used; /* the granule g owns the block (race_overflow.c's table; under its lock) */
+  uintptr_t g; /* the granule that owns the block (race_overflow.c's table; under its lock) */
   /* chunks of slots RSAN_LANE_SLOTS.. (lanes[0] unused: lane0), allocated on first use, kept
    * (cleared) when the block is emptied */
   rsan_lane_chunk *lanes[RSAN_LANE_CHUNKS];
@@ -106,6 +106,9 @@ typedef struct rsan_ovf_block {
   rsan_lane_chunk lane0 __attribute__((aligned(64))); /* slots 0..RSAN_LANE_SLOTS - 1 */
 } rsan_ovf_block;
 extern rsan_ovf_block rsan_ovf_blocks[RSAN_OVF_SLOTS];
+/* the blocks taken so far, rsan_ovf_blocks[0 .. rsan_race_ovf_taken) (race_overflow.c, under its
+ * lock; read by the tests) */
+extern uint32_t rsan_race_ovf_taken;
 /* A mark: tid MARK_TID, W_WRITE and W_ATOMIC, no bytes (it conflicts with nothing), its block's
  * index in rsan_ovf_blocks in the low clock bits, and two flags in the high ones, which
  * replace the block's flags so that the check of the main cells reads them with the mark:
