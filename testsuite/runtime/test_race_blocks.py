@@ -31,11 +31,11 @@ def mark_index(cells, addr):
 
 def test_crowded_granules_take_the_first_blocks_in_order(rt):
     """Twelve granules, each crowded by six threads' atomic loads (two more than its cells), take
-    one block each: their marks name distinct blocks below the count of blocks taken, which
-    grew by one for each granule that had no block yet, and a plain write unordered with the loads is still a race on each (the
-    block's cells are checked). Fails if a block is placed at its granule's hash slot (the layout
-    of session 13: indices spread over the 4,096 blocks, above the count) or if two granules share
-    a block."""
+    one block each: their marks name distinct blocks below the count of blocks taken, which grew
+    by one for each granule that had no block yet, and a plain write unordered with the loads is
+    still a race on each (the block's cells are checked). Fails if a block is placed at its
+    granule's hash slot (the layout of session 13: indices spread over the 4,096 blocks, above
+    the count) or if two granules share a block."""
     cells, taken = engine_symbols()
     names = tuple(f"x{i}" for i in range(NGRANULES))
     th, xs = setup(rt, nvars=names)
