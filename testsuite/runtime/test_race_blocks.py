@@ -59,3 +59,40 @@ def test_crowded_granules_take_the_first_blocks_in_order(rt):
     for k, x in enumerate(xs):
         rt.write(x, site=rt.site("write", 5000 + k, "w"), size=8)
     assert sorted(r["access"]["line"] for r in rt.races()) == [5000 + k for k in range(NGRANULES)]
+
+
+def ovf_hash(g):
+    """race_overflow.c ovf_hash: where a granule's probe sequence starts."""
+    return (((g >> 3) * 0x9E3779B97F4A7C15) % (1 << 64) >> 52) % OVF_SLOTS
+
+
+def test_granules_whose_probes_collide_take_distinct_blocks(rt):
+    """Three granules of one buffer whose probe sequences start at the same table slot, each
+    crowded by six threads' atomic loads: each takes a block of its own (the second and third
+    probe past the slots the first ones took), and a plain write unordered with the loads is a
+    race on each, with one of that granule's loads. Fails if a lookup takes the block of an
+    occupied slot without comparing its granule (the three granules share one block)."""
+    cells, taken = engine_symbols()
+    th, _ = setup(rt, nvars=("unused",))
+    n = 1 << 17  # 1 MB: about 32 granules per table slot
+    buf = rt.ffi.new(f"uint64_t[{n}]")
+    rt._keep.append(buf)
+    base = int(rt.ffi.cast("uintptr_t", buf))
+    want = ovf_hash(base)
+    picks = [i for i in range(n) if ovf_hash(base + 8 * i) == want][:3]
+    assert len(picks) == 3
+    loaders = [th.spawn() for _ in range(NLOADERS)]
+    writer = th.spawn()
+    for k, i in enumerate(picks):
+        for j, t in enumerate(loaders):
+            th.on(t)
+            rt.load(buf + i, "rlx", site=rt.site("ld", 100 * k + j, f"t{j}"), size=8)
+    idx = [mark_index(cells, base + 8 * i) for i in picks]
+    assert None not in idx and len(set(idx)) == 3, idx
+    assert all(i < taken.value for i in idx)
+    assert rt.races() == []
+    th.on(writer)
+    for k, i in enumerate(picks):
+        rt.write(buf + i, site=rt.site("write", 5000 + k, "w"), size=8)
+    got = sorted((r["access"]["line"], r["previous"]["line"] // 100) for r in rt.races())
+    assert got == [(5000 + k, k) for k in range(3)], got
