@@ -17,9 +17,9 @@ static int msc_kind(const rsan_clk *c) {
     return RSAN_MSC_SNAP;
   }
   if (!c->ver) return c->n == 0 ? RSAN_MSC_BOTTOM : -1;
-  if (c->cap > RSAN_CLK_INLINE || c->n > 2) return -1;
-  for (int i = 2; i < RSAN_CLK_INLINE; i++)
-    if (c->u.inl[i]) return -1;
+  if (c->cap > RSAN_CLK_INLINE || c->n > 4) return -1;
+  for (int i = 0; i < RSAN_CLK_INLINE; i++)
+    if (c->u.inl[i] > (i < 4 ? UINT32_MAX : 0)) return -1; /* (entries from 4 on are 0) */
   return RSAN_MSC_INLINE;
 }
 
@@ -55,8 +55,7 @@ void rsan_loc_pack(rsan_loc_compact *n, rsan_loc *o) {
     rsan_clk_init(m); /* the snapshot's reference is n's now */
   } else if (k == RSAN_MSC_INLINE) {
     n->msc_cap = (uint8_t)m->cap;
-    n->msc_e[0] = m->u.inl[0];
-    n->msc_e[1] = m->u.inl[1];
+    for (int i = 0; i < 4; i++) n->msc_e[i] = (uint32_t)m->u.inl[i];
   }
 }
 
@@ -81,8 +80,7 @@ void rsan_loc_unpack(rsan_loc *n, rsan_loc_compact *o) {
       n->Msc.u.s.ep[0] = o->msc_dep;
     } else {
       n->Msc.cap = o->msc_cap;
-      n->Msc.u.inl[0] = o->msc_e[0];
-      n->Msc.u.inl[1] = o->msc_e[1];
+      for (int i = 0; i < 4; i++) n->Msc.u.inl[i] = o->msc_e[i];
     }
   }
   o->msc_kind = RSAN_MSC_BOTTOM; /* o owns nothing now */
@@ -101,7 +99,7 @@ void rsan_loc_compact_clear(rsan_loc_compact *c) {
   c->msc_cap = 0;
   c->msc_n = 0;
   c->msc_ver = 0;
-  c->msc_e[0] = c->msc_e[1] = 0;
+  memset(c->msc_e, 0, sizeof c->msc_e);
   c->msc_in = 0;
   c->nfacts = 0;
   c->init_known = 0;

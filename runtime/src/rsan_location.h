@@ -191,7 +191,7 @@ _Static_assert(sizeof(rsan_loc) == 384, "rsan_loc is 6 cache lines (docs/design/
 /* The compact record (docs/design/clocks.md §21): the state of a location that a COLD record
  * holds with every other field at its cleared value: never written, at most
  * RSAN_LOC_COMPACT_FACTS facts and none evicted, Msc ⊥, a snapshot with at most one difference
- * or an inline clock of at most 2 entries, S_x ⊥, no evicted-fact table, checks on. Two lines. It is made only from such a
+ * or an inline clock of at most 4 entries below 2^32, S_x ⊥, no evicted-fact table, checks on. Two lines. It is made only from such a
  * COLD record after a load that added a fact (location.c rsan_loc_compact), and expanded back
  * into a record of the class an operation needs before any operation (rsan_loc_promote): no
  * rule ever reads one. Line 0 has rsan_loc's lock, fcap, cls, retired and addr at their offsets
@@ -200,7 +200,7 @@ _Static_assert(sizeof(rsan_loc) == 384, "rsan_loc is 6 cache lines (docs/design/
 #define RSAN_LOC_COMPACT_FACTS 3
 #define RSAN_MSC_BOTTOM 0 /* msc_kind: Msc = ⊥ (version 0, no entries) */
 #define RSAN_MSC_SNAP 1   /* a shared clock, differences but the first unused (0, 0) */
-#define RSAN_MSC_INLINE 2 /* an inline clock of at most 2 entries: msc_e, msc_n, msc_cap, msc_ver */
+#define RSAN_MSC_INLINE 2 /* an inline clock of at most 4 entries, each < 2^32: msc_e (and n, cap, ver) */
 typedef struct __attribute__((aligned(64))) rsan_loc_compact {
   rsan_spin lock;
   uint8_t fcap;    /* RSAN_FACTS, as a cleared record's */
@@ -226,7 +226,7 @@ typedef struct __attribute__((aligned(64))) rsan_loc_compact {
       struct rsan_snap *msc_snap;
       uint32_t msc_dslot, msc_dep;
     };
-    uint64_t msc_e[2]; /* RSAN_MSC_INLINE: its entries (those from msc_n on are 0) */
+    uint32_t msc_e[4]; /* RSAN_MSC_INLINE: its entries (those from msc_n on are 0) */
   };
   rsan_fact facts[RSAN_LOC_COMPACT_FACTS];
 } rsan_loc_compact;
