@@ -462,6 +462,7 @@ void rsan_loc_fork_unlock(void) {
 /* verbosity >= 1, at exit: how the live records are used, by size class (docs/design/clocks.md
  * §15, §19). Each record is read under its lock. */
 void rsan_loc_print_census(void) {
+  uint64_t sat[4] = {0}, fcaps[6] = {0}; /* the satellites' bytes: window, evicted, history, S_x */
   uint64_t live[RSAN_LOC_NCLS] = {0}, w_bot = 0, unwritten = 0, no_ev = 0, grown = 0, bytes = 0;
   loc_slab *first[RSAN_LOC_NCLS];
   char *first_end[RSAN_LOC_NCLS];
@@ -492,6 +493,13 @@ void rsan_loc_print_census(void) {
           unwritten += !rsan_loc_w(l)->ver && !rsan_loc_wsc(l)->ver && !l->hist;
           no_ev += !l->ev;
           grown += l->fcap > RSAN_FACTS;
+          if (l->fcap > RSAN_FACTS) sat[0] += (uint64_t)l->fcap * sizeof(rsan_fact);
+          fcaps[__builtin_ctz(l->fcap) - 2]++; /* fcap: 4 .. 128 */
+          if (l->ev) /* facts.c ev_size */
+            sat[1] += ((uint64_t)1 << l->evlog) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) +
+                      sizeof(rsan_evtail);
+          sat[2] += (uint64_t)rsan_hist_len(l) * sizeof(rsan_hist);
+          if (l->S.cap != RSAN_VC_CODED) sat[3] += (uint64_t)l->S.cap * sizeof(uint64_t);
         }
         rsan_spin_unlock(&l->lock);
       }
@@ -509,6 +517,14 @@ void rsan_loc_print_census(void) {
       (unsigned long long)w_bot, (unsigned long long)unwritten, (unsigned long long)no_ev,
       (unsigned long long)grown);
   if (n > 0) (void)!write(2, buf, (size_t)n);
+  n = snprintf(buf, sizeof buf,
+               "pyrsan: location satellites: grown windows %llu bytes (fcap 4..128: %llu %llu %llu %llu %llu "
+               "%llu), evicted-fact tables %llu, history rings %llu, S_x arrays %llu (not coded)\n",
+               (unsigned long long)sat[0], (unsigned long long)fcaps[0], (unsigned long long)fcaps[1],
+               (unsigned long long)fcaps[2], (unsigned long long)fcaps[3], (unsigned long long)fcaps[4],
+               (unsigned long long)fcaps[5], (unsigned long long)sat[1], (unsigned long long)sat[2],
+               (unsigned long long)sat[3]);
+  if (n > 0) (void)!write(2, buf, (size_t)n);
   n = snprintf(buf, sizeof buf, "pyrsan: location records: %llu promotions, %llu made compact\n",
                (unsigned long long)__atomic_load_n(&promotions, __ATOMIC_RELAXED),
                (unsigned long long)__atomic_load_n(&shrinks, __ATOMIC_RELAXED));
@@ -525,6 +541,14 @@ RSAN_EXPORT int __rsan_test_location_class(const void *addr) {
 }
 RSAN_EXPORT uint64_t __rsan_test_location_promotions(void) {
   return __atomic_load_n(&promotions, __ATOMIC_RELAXED);
+}
+/* tests: the facts in addr's live record's window (any class; 0: none) */
+RSAN_EXPORT uint64_t __rsan_test_location_facts(const void *addr) {
+  rsan_loc *l = loc_peek_any((uintptr_t)addr);
+  if (!l) return 0;
+  uint64_t n = l->cls == RSAN_LOC_COMPACT ? ((rsan_loc_compact *)l)->nfacts : l->nfacts - l->fold;
+  rsan_loc_release(l);
+  return n;
 }
 RSAN_EXPORT uint64_t __rsan_test_location_shrinks(void) {
   return __atomic_load_n(&shrinks, __ATOMIC_RELAXED);

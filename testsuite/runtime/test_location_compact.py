@@ -9,7 +9,7 @@ import random
 import threading
 import time
 
-from harness import ORDERS, RMW_OPS
+from harness import ORDERS, RMW_OPS, Program
 from test_model import exact_against_transcription
 from test_snapshots import random_big_program
 
@@ -48,6 +48,10 @@ def test_a_load_leaves_a_never_written_location_compact(rt):
             # Msc: loaders' clocks joined, inline (fits) or no longer one snapshot (does not)
             assert lib.__rsan_test_location_class(p) == (COMPACT if not extra else COLD), (extra, k)
         assert lib.__rsan_test_location_shrinks() - shrunk == (3 if not extra else 1)
+        for k in (2, 0, 1):  # re-reads: each thread's fact is found (it was moved), none added
+            rsan.test_set_current(loaders[k])
+            assert rt.load(p, "acq") == 7
+            assert lib.__rsan_test_location_facts(p) == 3
         rsan.test_set_current(loaders[3])
         assert rt.load(p, "sc") == 7  # a fourth fact: no longer fits
         assert lib.__rsan_test_location_class(p) == COLD
@@ -120,6 +124,37 @@ def test_compaction_keeps_every_verdict(rt):
     assert exact >= 45 and reported >= 40, (exact, reported)
 
 
+def _written_then_loaded(rnd, nthreads):
+    """Each thread first writes some of w0..w5 (its clock moves past its snapshot), then loads
+    fresh locations c0..c11 (made compact with Msc = its snapshot and one difference), then
+    seq_cst and release writes and seq_cst loads everywhere: Tsc ⊔= Msc(c) on a write of c
+    passes on what the loaders knew."""
+    val = iter(range(1, 10**6))
+    ws, cs = [f"w{i}" for i in range(6)], [f"c{i}" for i in range(12)]
+    threads = []
+    for _ in range(nthreads):
+        ops = [("st", rnd.choice(ws), next(val), rnd.choice(["rlx", "rel", "sc"])) for _ in range(rnd.randint(1, 3))]
+        ops += [("ld", c, rnd.choice(["rlx", "acq", "sc"])) for c in rnd.sample(cs, rnd.randint(2, 5))]
+        for _ in range(rnd.randint(3, 7)):
+            v = rnd.choice(ws + cs)
+            if rnd.random() < 0.5:
+                ops.append(("st", v, next(val), rnd.choice(["rel", "sc", "sc"])))
+            else:
+                ops.append(("ld", v, rnd.choice(["acq", "sc", "sc"])))
+        threads.append(ops)
+    return Program(*threads)
+
+
+def test_compaction_keeps_what_loaders_knew(rt):
+    """test_model.py's oracle on _written_then_loaded programs: the Msc a compact record keeps
+    (a snapshot and the loader's own difference) must come back whole."""
+    rnd = random.Random(31)
+    shrunk = rt.lib.__rsan_test_location_shrinks()
+    exact, reported = exact_against_transcription(rt, rnd, lambda: _written_then_loaded(rnd, rnd.choice([3, 7, 8])), 80)
+    assert rt.lib.__rsan_test_location_shrinks() - shrunk >= 300
+    assert exact >= 60 and reported >= 40, (exact, reported)
+
+
 def test_a_thread_waiting_for_the_lock_of_a_record_made_compact(rt):
     """Thread b's access blocks on the lock of the COLD record that main's load is replacing
     by a compact one (the shrink pauses with that lock held, __rsan_test_set_promote_hook): b
@@ -137,11 +172,14 @@ def test_a_thread_waiting_for_the_lock_of_a_record_made_compact(rt):
     buf = fresh(rt, len(rounds))
     paused = threading.Event()
 
+    calling = threading.Event()
+
     @ffi.callback("void(const void *)")
     def hook(addr):
         if not paused.is_set():
             paused.set()
-            time.sleep(0.05)  # b is now waiting for the old record's lock
+            calling.wait(timeout=30)
+            time.sleep(0.1)  # b, which has just called in, is now waiting for the old record's lock
 
     lib.__rsan_test_set_promote_hook(hook)
     try:
@@ -149,6 +187,7 @@ def test_a_thread_waiting_for_the_lock_of_a_record_made_compact(rt):
             p = buf + 2 * i
             a, b = lib.rsan_thread_create(main), lib.rsan_thread_create(main)
             paused.clear()
+            calling.clear()
             shrunk = lib.__rsan_test_location_shrinks()
 
             def loader():
@@ -158,6 +197,7 @@ def test_a_thread_waiting_for_the_lock_of_a_record_made_compact(rt):
             def waiter():
                 rsan.test_set_current(b)
                 if paused.wait(timeout=30):
+                    calling.set()
                     ops[kind](p)
 
             ts = [threading.Thread(target=waiter), threading.Thread(target=loader)]
