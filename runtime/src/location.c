@@ -525,9 +525,16 @@ void rsan_loc_print_census(void) {
                (unsigned long long)fcaps[5], (unsigned long long)sat[1], (unsigned long long)sat[2],
                (unsigned long long)sat[3]);
   if (n > 0) (void)!write(2, buf, (size_t)n);
-  n = snprintf(buf, sizeof buf, "pyrsan: location records: %llu promotions, %llu made compact\n",
+  uint64_t made = 0; /* bytes of records carved from slabs, live or on a free list */
+  for (unsigned c = 0; c < RSAN_LOC_NCLS; c++)
+    for (loc_slab *sl = first[c]; sl; sl = sl->next)
+      made += (uint64_t)((sl == first[c] ? first_end[c] : sl->recs + LT_SLAB * rsan_loc_size(c)) - sl->recs);
+  n = snprintf(buf, sizeof buf,
+               "pyrsan: location records: %llu promotions, %llu made compact; %llu bytes of records made, "
+               "%llu of them free\n",
                (unsigned long long)__atomic_load_n(&promotions, __ATOMIC_RELAXED),
-               (unsigned long long)__atomic_load_n(&shrinks, __ATOMIC_RELAXED));
+               (unsigned long long)__atomic_load_n(&shrinks, __ATOMIC_RELAXED), (unsigned long long)made,
+               (unsigned long long)(made - bytes));
   if (n > 0) (void)!write(2, buf, (size_t)n);
 }
 
