@@ -8,11 +8,15 @@ locations at random, about LOCS * (1 - exp(-OPS / LOCS)) of them, and main's fin
 every one). --sweep runs the scaled-down series used in the
 closing note of issue 14 (locations, alive threads) instead of one size. --massif also runs the
 pyrsan build once under valgrind's massif and prints where the runtime's heap is at its peak:
-the bytes of each caller of the runtime's allocator (alloc.c), per location.
+the bytes of each caller of the runtime's allocator (alloc.c), per location. --census also runs
+the pyrsan build once with verbosity=1 and prints the runtime's census of its location records
+at exit (location.c rsan_loc_print_census: records by class, their satellites' bytes), which
+costs no valgrind and so works at the full size.
 
     python benchmarks/realworld/stress.py [--ops N] [--locs N] [--threads N] [--alive N] [--timeout S]
     python benchmarks/realworld/stress.py --sweep
     python benchmarks/realworld/stress.py --ops 1000000 --locs 100000 --massif
+    python benchmarks/realworld/stress.py --census
 """
 from __future__ import annotations
 
@@ -46,6 +50,8 @@ def main() -> int:
     ap.add_argument("--sweep", action="store_true", help="run the scaled-down series (SWEEP) instead")
     ap.add_argument("--massif", action="store_true",
                     help="also print the runtime's heap at its peak by allocating function (valgrind)")
+    ap.add_argument("--census", action="store_true",
+                    help="also print the runtime's census of its location records at exit (verbosity=1)")
     args = ap.parse_args()
     clang = find_clang()
     tmp = workdir(args.keep, "pyrsan-stress-")
@@ -66,6 +72,8 @@ def main() -> int:
         measure(exes, size, args.timeout)
         if args.massif:
             heap_by_caller(exes["pyrsan"], size, tmp, args.timeout)
+        if args.census:
+            census(exes["pyrsan"], size, args.timeout)
     print(f"load average at end: {machine_load()}")
     return 0
 
@@ -96,6 +104,20 @@ def measure(exes: dict[str, str], size: tuple[int, int, int, int], timeout: floa
         print(f"pyrsan per unit over native: {(p.wall - n.wall) / ops * 1e6:.2f} us per operation, "
               f"{(p.maxrss_kb - n.maxrss_kb) * 1024 / locs:.0f} bytes per location "
               f"({locs} locations, ~{by_workers:.0f} of them touched by the workers)")
+
+
+def census(exe: str, size: tuple[int, int, int, int], timeout: float) -> None:
+    """The pyrsan build once more with verbosity=1: its location census lines, and per location."""
+    env = dict(pyrsan_env())
+    env["PYRSAN_OPTIONS"] = "print_reports=0:verbosity=1"
+    res = run_measured([exe, *map(str, size)], env=env, timeout=timeout)
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("pyrsan: location")]
+    if res.timed_out or not lines:
+        print("census: the run did not finish or printed none; skipped")
+        return
+    print(f"census at exit ({size[1]} locations):")
+    for ln in lines:
+        print("  " + ln[len("pyrsan: "):])
 
 
 #: massif's heap tree: "n<children>: <bytes> <address>: <function> (...)", indented by depth

@@ -49,7 +49,11 @@ static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_
   rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
   race_atomic(t, p, size, 0, rsan_race_epoch(t), site, fa);
+  /* a never-written location whose record may fit a compact one (docs/design/clocks.md §21):
+   * only after a new fact, so a location is made compact at most RSAN_LOC_COMPACT_FACTS times */
+  int shrink = RSAN_UNLIKELY(l->cls == RSAN_LOC_COLD) && fact && l->nfacts <= RSAN_LOC_COMPACT_FACTS;
   rsan_loc_release(l);
+  if (RSAN_UNLIKELY(shrink)) rsan_loc_shrink((uintptr_t)p);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
   if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_note_access(p, v, 0);

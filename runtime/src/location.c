@@ -60,6 +60,7 @@ static uint64_t next_id = 1; /* id 0 is the SC-fence location F */
 static uint64_t nlive;       /* live locations */
 static rsan_spin free_lock;
 static uint64_t promotions; /* records replaced by a bigger class (census) */
+static uint64_t shrinks;    /* COLD records replaced by compact ones (census) */
 static rsan_loc fence_loc; /* F: id 0, address 0, never retired (class RSAN_LOC_FULL: 0) */
 
 static inline rsan_spin *stripe_of(uintptr_t addr) {
@@ -115,6 +116,12 @@ static inline rsan_loc **head_of(uintptr_t addr, int create) {
   return &g->slot[(addr & ((1u << LT_REGION_SHIFT) - 1)) >> LT_GRANULE_SHIFT];
 }
 
+/* l's link in its granule's chain: a compact record has it elsewhere (rsan_location.h); a
+ * record's class never changes, so a lock-free walk may read it on any record */
+static inline rsan_loc **loc_gnext(rsan_loc *l) {
+  return RSAN_UNLIKELY(l->cls == RSAN_LOC_COMPACT) ? &((rsan_loc_compact *)l)->gnext : &l->gnext;
+}
+
 /* live-location counts of addr's region and page (under addr's stripe lock) */
 static inline void count_add(uintptr_t addr, int d) {
   __atomic_fetch_add(&nlive, (uint64_t)(int64_t)d, __ATOMIC_RELAXED);
@@ -132,7 +139,7 @@ static inline rsan_loc *chain_find(rsan_loc **head, uintptr_t addr) {
   rsan_loc *l = __atomic_load_n(head, __ATOMIC_ACQUIRE);
   for (int k = 0; l && k < LT_WALK_MAX; k++) {
     if (__atomic_load_n(&l->addr, __ATOMIC_RELAXED) == addr) return l;
-    l = __atomic_load_n(&l->gnext, __ATOMIC_ACQUIRE);
+    l = __atomic_load_n(loc_gnext(l), __ATOMIC_ACQUIRE);
   }
   return NULL;
 }
@@ -140,6 +147,10 @@ static inline rsan_loc *chain_find(rsan_loc **head, uintptr_t addr) {
 /* A retired record keeps its clock memory for its next location (type-stable records):
  * clearing is O(1) for the clocks and the facts, O(slots) for the evicted table. */
 static void loc_clear_state(rsan_loc *l) {
+  if (l->cls == RSAN_LOC_COMPACT) {
+    rsan_loc_compact_clear((rsan_loc_compact *)l);
+    return;
+  }
   rsan_clk *lc[] = {&l->Msc, &l->Wsc, &l->W}; /* the first 3 - cls are the record's */
   for (int i = 0; i < 3 - l->cls; i++) {
     rsan_clk_clear(lc[i]);
@@ -164,8 +175,8 @@ static void loc_clear_state(rsan_loc *l) {
   rsan_vc_free(&l->S);
 }
 
-/* Records come from slabs of LT_SLAB records of one size class (rsan_loc_size: 256, 320 or
- * 384 bytes), 64-byte aligned (rsan_loc's layout keeps what an access touches in its first
+/* Records come from slabs of LT_SLAB records of one size class (rsan_loc_size: 128, 256, 320
+ * or 384 bytes), 64-byte aligned (rsan_loc's layout keeps what an access touches in its first
  * cache lines); they are only given back by the test reset, and a record stays in its class
  * (type-stable per class: a stale reader only ever reads a record's line 0 and gnext, which
  * every class has). The slabs are the list of every record ever made (fork, reset, census):
@@ -218,7 +229,7 @@ static rsan_loc *loc_alloc(unsigned cls) {
   rsan_spin_lock(&free_lock);
   if (pool[cls].free) {
     l = pool[cls].free;
-    pool[cls].free = l->free_next;
+    pool[cls].free = cls == RSAN_LOC_COMPACT ? ((rsan_loc_compact *)l)->free_next : l->free_next;
   }
   rsan_spin_unlock(&free_lock);
   if (!l) l = loc_slab_alloc(cls);
@@ -229,7 +240,8 @@ static rsan_loc *loc_alloc(unsigned cls) {
 /* a retired, cleared record back to its class's free list (its lock not held) */
 static void loc_free_push(rsan_loc *l) {
   rsan_spin_lock(&free_lock);
-  l->free_next = pool[l->cls].free;
+  if (l->cls == RSAN_LOC_COMPACT) ((rsan_loc_compact *)l)->free_next = pool[l->cls].free;
+  else l->free_next = pool[l->cls].free;
   pool[l->cls].free = l;
   rsan_spin_unlock(&free_lock);
 }
@@ -252,10 +264,10 @@ static RSAN_NOINLINE rsan_loc *find_locked(uintptr_t addr, int create, unsigned 
   rsan_spin *s = stripe_of(addr);
   rsan_spin_lock(s);
   rsan_loc *h = *head, *l = h;
-  while (l && l->addr != addr) l = l->gnext;
+  while (l && l->addr != addr) l = *loc_gnext(l);
   if (!l && create) {
     l = loc_new(addr, cls);
-    __atomic_store_n(&l->gnext, h, __ATOMIC_RELAXED);
+    __atomic_store_n(&l->gnext, h, __ATOMIC_RELAXED); /* (l is made in a class up to COLD) */
     __atomic_store_n(head, l, __ATOMIC_RELEASE);
     count_add(addr, 1);
   }
@@ -279,6 +291,8 @@ rsan_loc *rsan_loc_acquire_slow(uintptr_t addr, unsigned cls) {
       rsan_loc_prefetch_lines(l);
       return l;
     }
+    if (l->retired == RSAN_LOC_LIVE_COMPACT && l->addr == addr) /* x, compact: expanded first */
+      return rsan_loc_promote(l, cls);
     rsan_spin_unlock(&l->lock); /* retired (and maybe recycled) meanwhile: look again */
     head = head_of(addr, 1);
   }
@@ -290,21 +304,28 @@ uint64_t rsan_loc_count(void) { return __atomic_load_n(&nlive, __ATOMIC_RELAXED)
 
 uint64_t rsan_loc_retire_gen;
 
-/* the live location at addr, locked, or NULL (never creates one) */
-rsan_loc *rsan_loc_peek(uintptr_t addr) {
+/* the live record of addr of any class (a compact one too), locked, or NULL */
+static rsan_loc *loc_peek_any(uintptr_t addr) {
   for (;;) {
     rsan_loc *l = find_locked(addr, 0, 0);
     if (!l) return NULL;
     rsan_spin_lock(&l->lock);
-    if (!l->retired && l->addr == addr) return l;
+    if ((!l->retired || l->retired == RSAN_LOC_LIVE_COMPACT) && l->addr == addr) return l;
     rsan_spin_unlock(&l->lock);
   }
 }
 
+/* the live location at addr, locked, or NULL (never creates one; a compact record is expanded
+ * into a COLD one, which holds the same state) */
+rsan_loc *rsan_loc_peek(uintptr_t addr) {
+  rsan_loc *l = loc_peek_any(addr);
+  return l && l->cls == RSAN_LOC_COMPACT ? rsan_loc_promote(l, RSAN_LOC_COLD) : l;
+}
+
 uint64_t rsan_loc_peek_id(uintptr_t addr) {
-  rsan_loc *l = rsan_loc_peek(addr);
+  rsan_loc *l = loc_peek_any(addr);
   if (!l) return 0;
-  uint64_t id = l->id;
+  uint64_t id = l->cls == RSAN_LOC_COMPACT ? ((rsan_loc_compact *)l)->id : l->id;
   rsan_spin_unlock(&l->lock);
   return id;
 }
@@ -317,10 +338,10 @@ static void chain_retire(rsan_loc **head, uintptr_t lo, uintptr_t hi) {
   rsan_loc *l;
   while ((l = *pp)) {
     if (l->addr < lo || l->addr >= hi) {
-      pp = &l->gnext;
+      pp = loc_gnext(l);
       continue;
     }
-    __atomic_store_n(pp, l->gnext, __ATOMIC_RELEASE);
+    __atomic_store_n(pp, *loc_gnext(l), __ATOMIC_RELEASE);
     count_add(l->addr, -1);
     __atomic_fetch_add(&rsan_loc_retire_gen, 1, __ATOMIC_SEQ_CST); /* before x changes */
     rsan_spin_lock(&l->lock);
@@ -386,6 +407,7 @@ void rsan_memory_retire(const void *p, size_t n) {
 
 static void loc_free_record(rsan_loc *l) {
   loc_clear_state(l);
+  if (l->cls == RSAN_LOC_COMPACT) return; /* (it owns nothing once cleared) */
   rsan_clk_release(&l->Msc);
   if (l->cls <= RSAN_LOC_NOW) rsan_clk_release(&l->Wsc);
   if (l->cls == RSAN_LOC_FULL) rsan_clk_release(&l->W);
@@ -440,6 +462,7 @@ void rsan_loc_fork_unlock(void) {
 /* verbosity >= 1, at exit: how the live records are used, by size class (docs/design/clocks.md
  * §15, §19). Each record is read under its lock. */
 void rsan_loc_print_census(void) {
+  uint64_t sat[4] = {0}, fcaps[6] = {0}; /* the satellites' bytes: window, evicted, history, S_x */
   uint64_t live[RSAN_LOC_NCLS] = {0}, w_bot = 0, unwritten = 0, no_ev = 0, grown = 0, bytes = 0;
   loc_slab *first[RSAN_LOC_NCLS];
   char *first_end[RSAN_LOC_NCLS];
@@ -455,37 +478,69 @@ void rsan_loc_print_census(void) {
            p < e; p += rsan_loc_size(c)) {
         rsan_loc *l = (rsan_loc *)p;
         rsan_spin_lock(&l->lock);
-        if (!l->retired) {
+        if (c == RSAN_LOC_COMPACT) { /* W = Wsc = ⊥, never written, no table, window inline */
+          if (l->retired == RSAN_LOC_LIVE_COMPACT) {
+            live[c]++;
+            bytes += rsan_loc_size(c);
+            w_bot++;
+            unwritten++;
+            no_ev++;
+          }
+        } else if (!l->retired) {
           live[c]++;
           bytes += rsan_loc_size(c);
           w_bot += !rsan_loc_w(l)->ver;
           unwritten += !rsan_loc_w(l)->ver && !rsan_loc_wsc(l)->ver && !l->hist;
           no_ev += !l->ev;
           grown += l->fcap > RSAN_FACTS;
+          if (l->fcap > RSAN_FACTS) sat[0] += (uint64_t)l->fcap * sizeof(rsan_fact);
+          fcaps[__builtin_ctz(l->fcap) - 2]++; /* fcap: 4 .. 128 */
+          if (l->ev) /* facts.c ev_size */
+            sat[1] += ((uint64_t)1 << l->evlog) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) +
+                      sizeof(rsan_evtail);
+          sat[2] += (uint64_t)rsan_hist_len(l) * sizeof(rsan_hist);
+          if (l->S.cap != RSAN_VC_CODED) sat[3] += (uint64_t)l->S.cap * sizeof(uint64_t);
         }
         rsan_spin_unlock(&l->lock);
       }
-  char buf[400];
+  char buf[480];
   int n = snprintf(
       buf, sizeof buf,
       "pyrsan: location records: %llu live (%llu bytes): %llu full (%u bytes each), %llu without W "
-      "(%u), %llu without W and Wsc (%u); W = bottom in %llu, never written in %llu, no "
-      "evicted-fact table in %llu, grown window in %llu\n",
-      (unsigned long long)(live[0] + live[1] + live[2]), (unsigned long long)bytes,
+      "(%u), %llu without W and Wsc (%u), %llu compact (%u); W = bottom in %llu, never written in "
+      "%llu, no evicted-fact table in %llu, grown window in %llu\n",
+      (unsigned long long)(live[0] + live[1] + live[2] + live[3]), (unsigned long long)bytes,
       (unsigned long long)live[RSAN_LOC_FULL], (unsigned)rsan_loc_size(RSAN_LOC_FULL),
       (unsigned long long)live[RSAN_LOC_NOW], (unsigned)rsan_loc_size(RSAN_LOC_NOW),
       (unsigned long long)live[RSAN_LOC_COLD], (unsigned)rsan_loc_size(RSAN_LOC_COLD),
+      (unsigned long long)live[RSAN_LOC_COMPACT], (unsigned)rsan_loc_size(RSAN_LOC_COMPACT),
       (unsigned long long)w_bot, (unsigned long long)unwritten, (unsigned long long)no_ev,
       (unsigned long long)grown);
   if (n > 0) (void)!write(2, buf, (size_t)n);
-  n = snprintf(buf, sizeof buf, "pyrsan: location records: %llu promotions\n",
-               (unsigned long long)__atomic_load_n(&promotions, __ATOMIC_RELAXED));
+  n = snprintf(buf, sizeof buf,
+               "pyrsan: location satellites: grown windows %llu bytes (fcap 4..128: %llu %llu %llu %llu %llu "
+               "%llu), evicted-fact tables %llu, history rings %llu, S_x arrays %llu (not coded)\n",
+               (unsigned long long)sat[0], (unsigned long long)fcaps[0], (unsigned long long)fcaps[1],
+               (unsigned long long)fcaps[2], (unsigned long long)fcaps[3], (unsigned long long)fcaps[4],
+               (unsigned long long)fcaps[5], (unsigned long long)sat[1], (unsigned long long)sat[2],
+               (unsigned long long)sat[3]);
+  if (n > 0) (void)!write(2, buf, (size_t)n);
+  uint64_t made = 0; /* bytes of records carved from slabs, live or on a free list */
+  for (unsigned c = 0; c < RSAN_LOC_NCLS; c++)
+    for (loc_slab *sl = first[c]; sl; sl = sl->next)
+      made += (uint64_t)((sl == first[c] ? first_end[c] : sl->recs + LT_SLAB * rsan_loc_size(c)) - sl->recs);
+  n = snprintf(buf, sizeof buf,
+               "pyrsan: location records: %llu promotions, %llu made compact; %llu bytes of records made, "
+               "%llu of them free\n",
+               (unsigned long long)__atomic_load_n(&promotions, __ATOMIC_RELAXED),
+               (unsigned long long)__atomic_load_n(&shrinks, __ATOMIC_RELAXED), (unsigned long long)made,
+               (unsigned long long)(made - bytes));
   if (n > 0) (void)!write(2, buf, (size_t)n);
 }
 
 /* tests: the size class of addr's live record (-1: none), and the promotions so far */
 RSAN_EXPORT int __rsan_test_location_class(const void *addr) {
-  rsan_loc *l = rsan_loc_peek((uintptr_t)addr);
+  rsan_loc *l = loc_peek_any((uintptr_t)addr); /* (a compact record stays compact) */
   if (!l) return -1;
   int c = l->cls;
   rsan_loc_release(l);
@@ -494,12 +549,23 @@ RSAN_EXPORT int __rsan_test_location_class(const void *addr) {
 RSAN_EXPORT uint64_t __rsan_test_location_promotions(void) {
   return __atomic_load_n(&promotions, __ATOMIC_RELAXED);
 }
+/* tests: the facts in addr's live record's window (any class; 0: none) */
+RSAN_EXPORT uint64_t __rsan_test_location_facts(const void *addr) {
+  rsan_loc *l = loc_peek_any((uintptr_t)addr);
+  if (!l) return 0;
+  uint64_t n = l->cls == RSAN_LOC_COMPACT ? ((rsan_loc_compact *)l)->nfacts : l->nfacts - l->fold;
+  rsan_loc_release(l);
+  return n;
+}
+RSAN_EXPORT uint64_t __rsan_test_location_shrinks(void) {
+  return __atomic_load_n(&shrinks, __ATOMIC_RELAXED);
+}
 /* tests: the stamp of addr's live record (0: none), and the records of class cls made so far
  * (from slabs: a record reused from the free list is not counted again) */
 RSAN_EXPORT uint64_t __rsan_test_location_stamp(const void *addr) {
-  rsan_loc *l = rsan_loc_peek((uintptr_t)addr);
+  rsan_loc *l = loc_peek_any((uintptr_t)addr);
   if (!l) return 0;
-  uint64_t st = l->stamp;
+  uint64_t st = l->cls == RSAN_LOC_COMPACT ? 0 : l->stamp; /* (a compact one was never written) */
   rsan_loc_release(l);
   return st;
 }
@@ -523,6 +589,10 @@ RSAN_EXPORT uint64_t __rsan_test_location_records(int cls) {
  * for the old record's lock finds it retired and looks again (rsan_loc_acquire_slow): the
  * location is the same, with the same id and state, in another record. */
 static void loc_move(rsan_loc *n, rsan_loc *o) {
+  if (o->cls == RSAN_LOC_COMPACT) { /* expanded (location_compact.c) */
+    rsan_loc_unpack(n, (rsan_loc_compact *)o);
+    return;
+  }
   /* what n owned as a cleared record and o's state replaces */
   rsan_clk_release(&n->Msc);
   if (o->cls <= RSAN_LOC_NOW) rsan_clk_release(&n->Wsc);
@@ -565,7 +635,8 @@ static void loc_move(rsan_loc *n, rsan_loc *o) {
   memset(&o->S, 0, sizeof o->S);
 }
 
-/* tests: called with the old record and the stripe locked, before the new record is made */
+/* tests: called with the old record and the stripe locked, before the new record is made (a
+ * promotion's or a shrink's) */
 static void (*promote_hook)(const void *addr);
 RSAN_EXPORT void __rsan_test_set_promote_hook(void (*h)(const void *addr)) { promote_hook = h; }
 
@@ -577,7 +648,7 @@ rsan_loc *rsan_loc_promote(rsan_loc *l, unsigned cls) {
     rsan_spin *s = stripe_of(addr);
     rsan_spin_lock(s);
     rsan_loc **pp = head, *o;
-    while ((o = *pp) && o->addr != addr) pp = &o->gnext;
+    while ((o = *pp) && o->addr != addr) pp = loc_gnext(o);
     if (!o) { /* retired meanwhile (freed): the location made again, then promoted */
       rsan_spin_unlock(s);
       l = rsan_loc_acquire_slow(addr, cls);
@@ -593,7 +664,7 @@ rsan_loc *rsan_loc_promote(rsan_loc *l, unsigned cls) {
     if (RSAN_UNLIKELY(promote_hook != NULL)) promote_hook((const void *)addr); /* tests */
     rsan_loc *n = loc_alloc(cls);
     loc_move(n, o);
-    __atomic_store_n(&n->gnext, o->gnext, __ATOMIC_RELAXED);
+    __atomic_store_n(&n->gnext, *loc_gnext(o), __ATOMIC_RELAXED);
     __atomic_store_n(pp, n, __ATOMIC_RELEASE);
     o->retired = 1; /* o keeps its gnext: a walk standing on it still finds the rest */
     loc_clear_state(o);
@@ -603,4 +674,39 @@ rsan_loc *rsan_loc_promote(rsan_loc *l, unsigned cls) {
     __atomic_fetch_add(&promotions, 1, __ATOMIC_RELAXED);
     return n;
   }
+}
+
+/* Shrinking (docs/design/clocks.md §21): addr's live record, when it is a COLD record whose
+ * state fits a compact one, is replaced by a compact record, in the table's lock order as a
+ * promotion (stripe, old record, new record, free list); the old record is retired and goes
+ * back to its class. Called by a load that added a fact, after it released the record: the
+ * record is looked up again and checked again under its lock. A thread waiting for the old
+ * record's lock finds it retired and looks again; finding the compact one, it expands it
+ * (rsan_loc_acquire_slow). The location itself is not retired: rsan_loc_retire_gen stays. */
+void rsan_loc_shrink(uintptr_t addr) {
+  rsan_loc **head = head_of(addr, 0);
+  if (!head) return;
+  rsan_spin *s = stripe_of(addr);
+  rsan_spin_lock(s);
+  rsan_loc **pp = head, *o;
+  while ((o = *pp) && o->addr != addr) pp = loc_gnext(o);
+  if (o) rsan_spin_lock(&o->lock);
+  if (!o || !rsan_loc_fits_compact(o)) { /* (freed, grown, or compact already meanwhile) */
+    if (o) rsan_spin_unlock(&o->lock);
+    rsan_spin_unlock(s);
+    return;
+  }
+  if (RSAN_UNLIKELY(promote_hook != NULL)) promote_hook((const void *)addr); /* tests */
+  rsan_loc_compact *n = (rsan_loc_compact *)loc_alloc(RSAN_LOC_COMPACT);
+  rsan_loc_pack(n, o);
+  n->retired = RSAN_LOC_LIVE_COMPACT;
+  __atomic_store_n(&n->gnext, o->gnext, __ATOMIC_RELAXED);
+  __atomic_store_n(pp, (rsan_loc *)n, __ATOMIC_RELEASE);
+  o->retired = 1; /* o keeps its gnext: a walk standing on it still finds the rest */
+  loc_clear_state(o);
+  rsan_spin_unlock(&o->lock);
+  loc_free_push(o);
+  rsan_spin_unlock(&n->lock);
+  rsan_spin_unlock(s);
+  __atomic_fetch_add(&shrinks, 1, __ATOMIC_RELAXED);
 }

@@ -137,7 +137,11 @@ static inline void rsan_hist_stack(const rsan_hist *h, uint64_t *out) {
 #define RSAN_LOC_FULL 0 /* cls: every line (zeroed memory, F) */
 #define RSAN_LOC_NOW 1  /* no W line: W = ⊥ */
 #define RSAN_LOC_COLD 2 /* no W or Wsc line: W = Wsc = ⊥ */
-#define RSAN_LOC_NCLS 3
+#define RSAN_LOC_COMPACT 3 /* rsan_loc_compact: a layout of its own, never given to the rules */
+#define RSAN_LOC_NCLS 4
+/* rsan_loc.retired of a live compact record: no lookup takes it for a rsan_loc (the fast
+ * path's test fails; rsan_loc_acquire_slow and rsan_loc_peek expand it first) */
+#define RSAN_LOC_LIVE_COMPACT 2
 typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_spin lock;
   uint8_t fcap;       /* window size: RSAN_FACTS (inline) .. RSAN_FACTS_MAX */
@@ -184,13 +188,66 @@ typedef struct __attribute__((aligned(64))) rsan_loc {
   rsan_clk W;             /* hb side: W and WU fused (algorithm.md §2), over facts (RSAN_LOC_FULL) */
 } rsan_loc;
 _Static_assert(sizeof(rsan_loc) == 384, "rsan_loc is 6 cache lines (docs/design/clocks.md §15)");
+/* The compact record (docs/design/clocks.md §21): the state of a location that a COLD record
+ * holds with every other field at its cleared value: never written, at most
+ * RSAN_LOC_COMPACT_FACTS facts and none evicted, Msc ⊥, a snapshot with at most one difference
+ * or an inline clock of at most 4 entries below 2^32, S_x ⊥, no evicted-fact table, checks on. Two lines. It is made only from such a
+ * COLD record after a load that added a fact (location.c rsan_loc_compact), and expanded back
+ * into a record of the class an operation needs before any operation (rsan_loc_promote): no
+ * rule ever reads one. Line 0 has rsan_loc's lock, fcap, cls, retired and addr at their offsets
+ * (what a reader looks at before it has checked a record under its lock); gnext is elsewhere,
+ * found by the class (location.c loc_gnext: a record's class never changes). */
+#define RSAN_LOC_COMPACT_FACTS 3
+#define RSAN_MSC_BOTTOM 0 /* msc_kind: Msc = ⊥ (version 0, no entries) */
+#define RSAN_MSC_SNAP 1   /* a shared clock, differences but the first unused (0, 0) */
+#define RSAN_MSC_INLINE 2 /* an inline clock of at most 4 entries, each < 2^32: msc_e (and n, cap, ver) */
+typedef struct __attribute__((aligned(64))) rsan_loc_compact {
+  rsan_spin lock;
+  uint8_t fcap;    /* RSAN_FACTS, as a cleared record's */
+  uint8_t cls;     /* RSAN_LOC_COMPACT */
+  uint8_t retired; /* RSAN_LOC_LIVE_COMPACT while live, 1 when retired */
+  uint8_t init_known;
+  uint8_t nfacts; /* the facts, in facts[0 .. nfacts) (none evicted) */
+  uint8_t msc_kind;
+  uint8_t msc_cap;
+  uint8_t pad_;
+  uint32_t msc_n;
+  uintptr_t addr;
+  uint64_t id;
+  uint64_t msc_ver;
+  uint64_t msc_in;
+  union {
+    uint64_t init_value;
+    struct rsan_loc *free_next;
+  };
+  struct rsan_loc *gnext;
+  union {
+    struct { /* RSAN_MSC_SNAP: the clock's reference (moved with it) and its difference 0 */
+      struct rsan_snap *msc_snap;
+      uint32_t msc_dslot, msc_dep;
+    };
+    uint32_t msc_e[4]; /* RSAN_MSC_INLINE: its entries (those from msc_n on are 0) */
+  };
+  rsan_fact facts[RSAN_LOC_COMPACT_FACTS];
+} rsan_loc_compact;
+_Static_assert(sizeof(rsan_loc_compact) == 128, "a compact record is 2 cache lines");
+_Static_assert(__builtin_offsetof(rsan_loc_compact, lock) == __builtin_offsetof(rsan_loc, lock) &&
+                   __builtin_offsetof(rsan_loc_compact, fcap) == __builtin_offsetof(rsan_loc, fcap) &&
+                   __builtin_offsetof(rsan_loc_compact, cls) == __builtin_offsetof(rsan_loc, cls) &&
+                   __builtin_offsetof(rsan_loc_compact, retired) == __builtin_offsetof(rsan_loc, retired) &&
+                   __builtin_offsetof(rsan_loc_compact, addr) == __builtin_offsetof(rsan_loc, addr),
+               "what a stale reader reads is where every class has it");
+_Static_assert(RSAN_LOC_COMPACT_FACTS < RSAN_FACTS && RSAN_CLK_INLINE <= UINT8_MAX,
+               "a compact record's facts fit the inline window, an inline clock's cap a byte");
 _Static_assert(RSAN_FACTS_MAX <= UINT8_MAX, "fcap is one byte");
 _Static_assert(__builtin_offsetof(rsan_loc, facts_inline) == 64 && __builtin_offsetof(rsan_loc, Msc) == 128 &&
                    __builtin_offsetof(rsan_loc, id) == 192 && __builtin_offsetof(rsan_loc, Wsc) == 256 &&
                    __builtin_offsetof(rsan_loc, W) == 320,
                "the lines a size class drops are the record's last (docs/design/clocks.md §19)");
 /* the bytes of a record of class cls */
-static inline size_t rsan_loc_size(unsigned cls) { return (size_t)(6 - cls) * 64; }
+static inline size_t rsan_loc_size(unsigned cls) {
+  return cls == RSAN_LOC_COMPACT ? sizeof(rsan_loc_compact) : (size_t)(6 - cls) * 64;
+}
 /* W and Wsc, ⊥ when the record's class has no line for them (rsan_clk_bottom, clock.c) */
 extern const rsan_clk rsan_clk_bottom;
 static inline const rsan_clk *rsan_loc_w(const rsan_loc *l) {
@@ -244,6 +301,16 @@ static inline const rsan_clk *rsan_loc_msc(const rsan_loc *l) { return l->msc_ws
  * rsan_loc_acquire_i's record of any class and promote it as the operation needs
  * (rsan_loc_fit). */
 rsan_loc *rsan_loc_acquire(uintptr_t addr);
+/* location_compact.c: whether a COLD record's state fits a compact record, and the moves
+ * (both records locked; n cleared): pack o into compact n, unpack compact o into n (a record
+ * of a class up to RSAN_LOC_COLD), each leaving o owning nothing; a compact record cleared */
+int rsan_loc_fits_compact(const rsan_loc *l);
+void rsan_loc_pack(rsan_loc_compact *n, rsan_loc *o);
+void rsan_loc_unpack(rsan_loc *n, rsan_loc_compact *o);
+void rsan_loc_compact_clear(rsan_loc_compact *c);
+/* location.c: after a load that added a fact to addr's record (no lock held), that record
+ * replaced by a compact one when it is a COLD record that fits (docs/design/clocks.md §21) */
+void rsan_loc_shrink(uintptr_t addr);
 /* location.c: l (locked, of a class above cls) is replaced by a record of class cls
  * with the same state, which is returned locked; l is unlocked and retired */
 rsan_loc *rsan_loc_promote(rsan_loc *l, unsigned cls);

@@ -65,6 +65,8 @@ uint64_t __rsan_test_location_id(const void *addr);
 uint64_t __rsan_test_location_count(void);
 int __rsan_test_location_class(const void *addr);
 uint64_t __rsan_test_location_promotions(void);
+uint64_t __rsan_test_location_shrinks(void);
+uint64_t __rsan_test_location_facts(const void *addr);
 uint64_t __rsan_test_location_stamp(const void *addr);
 uint64_t __rsan_test_location_records(int cls);
 void *__rsan_test_slab_alloc(size_t n);

@@ -12,7 +12,7 @@ from test_model import exact_against_transcription
 from test_race_rules import setup
 from test_snapshots import random_big_program
 
-FULL, NOW, COLD = 0, 1, 2  # rsan_location.h RSAN_LOC_*: 6, 5 and 4 cache lines
+FULL, NOW, COLD, COMPACT = 0, 1, 2, 3  # rsan_location.h RSAN_LOC_*: 6, 5, 4 and 2 cache lines
 
 
 def fresh(rt, n=1):
@@ -54,12 +54,14 @@ def test_each_operation_takes_the_class_it_needs(rt):
             rt.fence(f)
         p = buf + 2 * k
         rt.load(p)
-        assert lib.__rsan_test_location_class(p) == COLD
+        first = lib.__rsan_test_location_class(p)  # compact when its Msc fits (docs/design/clocks.md §21)
+        assert first in (COLD, COMPACT)
         ident, promoted = lib.__rsan_test_location_id(p), lib.__rsan_test_location_promotions()
         op(p)
         assert lib.__rsan_test_location_class(p) == want, (before, want)
         assert lib.__rsan_test_location_id(p) == ident
-        assert lib.__rsan_test_location_promotions() - promoted == (want != COLD)
+        # a compact record is expanded (a promotion) before any operation, into its class
+        assert lib.__rsan_test_location_promotions() - promoted == (want != COLD or first == COMPACT)
     # promoted once more: the class without W to the full one, Wsc carried
     t = lib.rsan_thread_create(main)
     rsan.test_set_current(t)
@@ -83,7 +85,7 @@ def test_a_location_is_made_in_the_class_its_first_operation_needs(rt):
     rt.rmw(buf + 2, "add", 1, "rel")
     rt.load(buf + 4, "acq")
     lib.__rsan_wait_4(buf + 6, 0, ORDERS["acq"], 0)
-    assert [lib.__rsan_test_location_class(buf + 2 * i) for i in range(4)] == [NOW, FULL, COLD, FULL]
+    assert [lib.__rsan_test_location_class(buf + 2 * i) for i in range(4)] == [NOW, FULL, COMPACT, FULL]
     assert lib.__rsan_test_location_promotions() == promoted
 
 
@@ -114,7 +116,7 @@ def test_a_thread_waiting_for_the_lock_of_a_promoted_record(rt):
         for i, kind in enumerate(rounds):
             p = buf + 2 * i
             rsan.test_set_current(main)
-            lib.__rsan_load_4(p, ORDERS["rlx"], 0)  # made in the smallest class
+            lib.__rsan_load_4(p, ORDERS["rlx"], 0)  # made in the smallest class (compact)
             ident = lib.__rsan_test_location_id(p)
             a, b = lib.rsan_thread_create(main), lib.rsan_thread_create(main)
             paused.clear()
@@ -230,29 +232,35 @@ def test_small_records_are_reused_by_class(rt):
     """Records are type-stable per class: a retired small record (freed, or replaced by its
     promotion) goes to its class's free list and the next location of that class reuses it,
     cleared (a new location there starts with stamp 0 and no facts: its first relaxed load of
-    a fresh value is not stale)."""
+    a fresh value is not stale). A load makes a COLD record and leaves a compact one
+    (docs/design/clocks.md §21): the COLD record goes back to its list at once, and the next
+    load's location takes it again."""
     ffi, lib, rsan = rt.ffi, rt.lib, rt.rsan
     main = rsan.test_new_thread(ffi.NULL)
     rsan.test_set_current(main)
     N = 64
+    CLS = (FULL, NOW, COLD, COMPACT)
     a = fresh(rt, N)
+    before = [lib.__rsan_test_location_records(c) for c in CLS]
     for i in range(N):
         rt.load(a + 2 * i)
-    made = [lib.__rsan_test_location_records(c) for c in (FULL, NOW, COLD)]
-    lib.rsan_memory_retire(a, 8 * N)  # freed: N records back to the small class's list
+        assert lib.__rsan_test_location_class(a + 2 * i) == COMPACT
+    made = [lib.__rsan_test_location_records(c) for c in CLS]
+    assert made[COLD] <= before[COLD] + 1  # one COLD record at a time
+    lib.rsan_memory_retire(a, 8 * N)  # freed: N records back to the compact class's list
     for i in range(N):
-        rt.load(a + 2 * i)  # made again from the list
-    assert [lib.__rsan_test_location_records(c) for c in (FULL, NOW, COLD)] == made
+        rt.load(a + 2 * i)  # made again from the lists
+    assert [lib.__rsan_test_location_records(c) for c in CLS] == made
     for i in range(N):
-        rt.store(a + 2 * i, i + 1, "rlx")  # promoted: N more small records on the list
-    after = [lib.__rsan_test_location_records(c) for c in (FULL, NOW, COLD)]
-    assert after[NOW] >= made[NOW] + N - 32 and after[COLD] == made[COLD]
+        rt.store(a + 2 * i, i + 1, "rlx")  # expanded: N more compact records on the list
+    after = [lib.__rsan_test_location_records(c) for c in CLS]
+    assert after[NOW] >= made[NOW] + N - 32 and after[COLD] == made[COLD] and after[COMPACT] == made[COMPACT]
     b = fresh(rt, N)
     for i in range(N):
-        rt.load(b + 2 * i)  # from the records the promotions retired
+        rt.load(b + 2 * i)  # from the records the expansions retired
         assert lib.__rsan_test_location_stamp(b + 2 * i) == 0
-        assert lib.__rsan_test_location_class(b + 2 * i) == COLD
-    assert lib.__rsan_test_location_records(COLD) == made[COLD]
+        assert lib.__rsan_test_location_class(b + 2 * i) == COMPACT
+    assert [lib.__rsan_test_location_records(c) for c in (COLD, COMPACT)] == made[COLD:]
     for i in range(N):  # the promoted ones kept their state: the stores' values, one write each
         assert lib.__rsan_test_location_stamp(a + 2 * i) == 1 and rt.load(a + 2 * i, "acq") == i + 1
     assert rt.reports() == []
