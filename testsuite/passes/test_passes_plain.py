@@ -511,3 +511,42 @@ def test_type_sizes_and_alignments_match_llvm_data_layout():
         ours["t%d" % i] = layout.alloc_size(ty)
         ours["u%d" % i] = layout.alloc_size("{ i8, %s }" % ty)
     assert ours == llvm_sizes
+
+
+VOLATILE_THEN_ATOMIC = r"""
+#include <stdatomic.h>
+static _Thread_local atomic_int mine;
+atomic_int *volatile slot[2];
+int r[2];
+static void work(long i) {
+  slot[i] = &mine;
+  atomic_store_explicit(&mine, 1, memory_order_release);
+  r[i] = atomic_load_explicit(slot[1 - i], memory_order_acquire);
+}
+void (*keep)(long) = work;
+"""
+
+
+@pytest.mark.parametrize("opt", ["-O1", "-O2"])
+def test_second_stage_names_never_redefine_the_first_stage_ones(tmp_path, opt):
+    """Above -O0 the plain accesses are hooked before clang's pipeline and the atomics after
+    it: a `%__rsan.N` value of the first stage that the optimiser keeps (the i64 a volatile
+    pointer load hands to __rsan_volatile_load) must not be defined again by the second stage
+    (it was: 'multiple definition of local value named __rsan.1', an instrumentation abort on
+    a short internal function that loads a pointer through a volatile slot and then does an
+    atomic store)."""
+    src = tmp_path / "t.c"
+    src.write_text(VOLATILE_THEN_ATOMIC)
+    ir = canonical(subprocess.run(
+        [CC, "-std=c11", "-g", opt, "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", str(src), "-o", "-"],
+        capture_output=True, text=True, check=True).stdout)
+    result = instrument_ir(ir, "volatile_then_atomic", spin_loops=True, optimise=int(opt[2:]), optimiser=CC)
+    verify(result.ir_text)
+    names = re.findall(r"^\s*(%__rsan\.\d+) =", result.ir_text, re.M)
+    assert names and len(names) == len(set(names)), names
+
+
+def test_parse_module_continues_fresh_names_after_the_existing_ones():
+    from pyrsan.passes.model import parse_module
+    module = parse_module("define void @f() {\n  %__rsan.7 = zext i32 1 to i64\n  ret void\n}\n")
+    assert module.fresh() == "%__rsan.8"
