@@ -47,15 +47,17 @@ class DebugInfo:
         return ""
 
     def file_of(self, ref: str | None) -> str:
-        """Path of a DIFile: directory + "/" + filename unless filename is absolute."""
+        """Path of a DIFile: directory + "/" + filename unless filename is absolute, without
+        "." components (`#include "./x.h"` or `clang ./a.c` would otherwise name
+        "/dir/./x.h" in reports); ".." stays (it is not textual through a symbolic link)."""
         node = self.node(ref)
         if not node or node[0] != "DIFile":
             return ""
         name = self._string(node[1].get("filename"))
         directory = self._string(node[1].get("directory"))
-        if name.startswith("/") or not directory:
-            return name
-        return directory.rstrip("/") + "/" + name
+        if not name.startswith("/") and directory:
+            name = directory.rstrip("/") + "/" + name
+        return _without_dot_components(name)
 
     def scope(self, ref: str | None) -> tuple[str, str, int]:
         """(file, function, line) of a scope: the innermost scope with a file, the enclosing
@@ -130,6 +132,15 @@ class DebugInfo:
                 if node:
                     return self.file_of(node[1].get("file"))
         return ""
+
+
+def _without_dot_components(path: str) -> str:
+    """"/a/./b//c" -> "/a/b/c", "./x.h" -> "x.h" ("" and "." stay as they are)."""
+    if "/." not in path and "//" not in path and not path.startswith("./"):
+        return path
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    joined = "/".join(parts)
+    return ("/" + joined if path.startswith("/") else joined) or path
 
 
 def _int(value: str | None) -> int:

@@ -550,3 +550,17 @@ def test_parse_module_continues_fresh_names_after_the_existing_ones():
     from pyrsan.passes.model import parse_module
     module = parse_module("define void @f() {\n  %__rsan.7 = zext i32 1 to i64\n  ret void\n}\n")
     assert module.fresh() == "%__rsan.8"
+
+
+@pytest.mark.parametrize("filename, directory, expected", [
+    ("./shared.h", "/src/proj", "/src/proj/shared.h"),
+    ("inc/./x.h", "/src/proj/", "/src/proj/inc/x.h"),
+    ("/abs//dir/./y.c", "/ignored", "/abs/dir/y.c"),
+    ("../up.h", "/src/proj", "/src/proj/../up.h"),
+    ("plain.c", "/src", "/src/plain.c"),
+])
+def test_debug_file_paths_have_no_dot_components(filename, directory, expected):
+    """A header included as "./shared.h" (or a source compiled as ./a.c) was reported as
+    /dir/./shared.h; "." components go, ".." stays (not textual through a symbolic link)."""
+    debug = DebugInfo([f'!1 = !DIFile(filename: "{filename}", directory: "{directory}")'])
+    assert debug.file_of("!1") == expected
