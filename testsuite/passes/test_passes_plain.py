@@ -564,3 +564,43 @@ def test_debug_file_paths_have_no_dot_components(filename, directory, expected):
     /dir/./shared.h; "." components go, ".." stays (not textual through a symbolic link)."""
     debug = DebugInfo([f'!1 = !DIFile(filename: "{filename}", directory: "{directory}")'])
     assert debug.file_of("!1") == expected
+
+
+SPLIT_GLOBALS = r"""
+#include <stdatomic.h>
+typedef struct { long pad; atomic_int a; char c; atomic_int b; } S;
+struct grid { int unused; struct { atomic_short lo, hi; } cell[2][3]; };
+static atomic_int v[4];
+static S s;
+static struct grid g;
+static int writer(void) {
+  atomic_store_explicit(&v[1], 1, memory_order_relaxed);
+  atomic_store_explicit(&v[3], 1, memory_order_relaxed);
+  atomic_store_explicit(&s.a, 1, memory_order_relaxed);
+  atomic_store_explicit(&s.b, 1, memory_order_relaxed);
+  atomic_store_explicit(&g.cell[1][2].hi, 1, memory_order_relaxed);
+  atomic_store_explicit(&g.cell[0][1].lo, 1, memory_order_relaxed);
+  return 0;
+}
+static int reader(void) {
+  return atomic_load_explicit(&v[1], memory_order_relaxed) + atomic_load_explicit(&v[3], memory_order_relaxed) +
+         atomic_load_explicit(&s.a, memory_order_relaxed) + atomic_load_explicit(&s.b, memory_order_relaxed) +
+         atomic_load_explicit(&g.cell[1][2].hi, memory_order_relaxed) +
+         atomic_load_explicit(&g.cell[0][1].lo, memory_order_relaxed);
+}
+int (*threads[2])(void) = {writer, reader};
+"""
+
+
+def test_globals_split_by_the_optimiser_are_named_by_their_element(tmp_path):
+    """GlobalOpt's SRA splits a static aggregate whose parts are used separately (`@v.0`,
+    `@v.1`, ...): each part is named by its element (v[1], s.b, g.cell[1][2].hi), where every
+    part was named after the whole variable, so that a report on v[1] and one on v[3] both
+    said 'v' (and the fence suggestion "between load from v and store to v")."""
+    from pyrsan.passes.registration import module_globals
+    from pyrsan.passes.model import parse_module
+    ir = compile_to_ir(tmp_path, SPLIT_GLOBALS, flags=("-O1",))
+    module = parse_module(ir)
+    debug = DebugInfo([ln for ln in ir.split("\n") if ln.startswith("!")])
+    names = {src for _, _, src in module_globals(module, debug)}
+    assert {"v[1]", "v[3]", "s.a", "s.b", "g.cell[1][2].hi", "g.cell[0][1].lo"} <= names, names
