@@ -18,8 +18,14 @@ static const char *fence_why(const rsan_report_info *r) {
 }
 
 static int missing_fences(const rsan_report_info *r);
+static int before_on_same_line(const rsan_report_info *r);
 
 static const char *order_why(const rsan_report_info *r) {
+  if (r->have_before && before_on_same_line(r))
+    return "the thread's earlier atomic access to another location is on the same source line (one statement, "
+           "or one instruction that a loop runs again), where no fence can separate the two; stronger "
+           "orders are the next candidate (pyrsan fix checks them), or an SC fence before that line if the "
+           "thread's stores come earlier";
   if (r->have_before && !missing_fences(r))
     return "the SC fences a fence repair would add are already in the code (between the thread's earlier "
            "access and this one, and after the write SC requires), so the cycle goes through other accesses; "
@@ -148,6 +154,16 @@ static void frame_short(char *out, size_t n, const rsan_frame *p, int with_col) 
   else snprintf(out, n, "<unknown site>");
 }
 
+/* the fence suggestion's two points are one file:line (no fence can go between them) */
+static int before_on_same_line(const rsan_report_info *r) {
+  char there[300], here[300];
+  const rsan_frame *ft, *fh;
+  between_points(r, &ft, &fh);
+  frame_short(there, sizeof there, ft, 0);
+  frame_short(here, sizeof here, fh, 0);
+  return !strcmp(there, here);
+}
+
 /* The cheapest repair first (issue 19): how the suggestion is chosen. */
 int rsan_repair_kind(const rsan_report_info *r) {
   if (rsan_report_benign(r)) return RSAN_FIX_NONE;
@@ -163,14 +179,9 @@ int rsan_repair_kind(const rsan_report_info *r) {
     return RSAN_FIX_ACQUIRE_FENCE;
   }
   if (r->have_before) {
-    char there[300], here[300];
-    const rsan_frame *ft, *fh;
-    between_points(r, &ft, &fh);
-    frame_short(there, sizeof there, ft, 0);
-    frame_short(here, sizeof here, fh, 0);
     /* a fence between two points of one statement is no repair a maintainer can write; nor
      * are fences that are all there already */
-    if (strcmp(there, here) && missing_fences(r)) return RSAN_FIX_FENCES;
+    if (!before_on_same_line(r) && missing_fences(r)) return RSAN_FIX_FENCES;
   }
   return RSAN_FIX_ORDERS;
 }
