@@ -138,3 +138,15 @@ SHAPES = {
 def test_corpus_shapes_agree_with_the_reference_model(name):
     from rc20 import robust
     assert robust(SHAPES[name]) == parse_program(HERE / name).robust
+
+
+@pytest.mark.parametrize("name", ["trylock_polling.c", "once_sem.c"])
+def test_try_variant_polling_loops_are_explored_to_the_end(run_pyrsan, name, tmp_path):
+    """A thread polling a held lock or an empty semaphore with its try-variant must yield to
+    the holder / poster: an exploration schedule that ran the poller spun until max_steps
+    ("the program hung", exit 3) before failed try-variants were noted as reads."""
+    out = tmp_path / "r.json"
+    proc = run_pyrsan("run", "--explore", "--json", out, HERE / name, timeout=600)
+    document = json.loads(out.read_text())
+    assert proc.returncode == 0 and document["verdict"] == "robust", proc.stderr[-3000:]
+    assert document["exploration"]["complete"] and not document.get("timeouts"), document["exploration"]
