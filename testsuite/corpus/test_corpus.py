@@ -131,6 +131,7 @@ SHAPES = {
                           [("ld", "y", A), ("fence", SC), ("ld", "x", A)]],
     "dynamic_order.c": [[("st", "x", 1, REL), ("ld", "y", A)], [("st", "y", 1, REL), ("ld", "x", A)]],
     "dynamic_order_sc.c": [[("st", "x", 1, SC), ("ld", "y", SC)], [("st", "y", 1, SC), ("ld", "x", SC)]],
+    "sb_sc_vs_relaxed_cpp.cpp": [[("st", "x", 1, SC), ("ld", "y", SC)], [("st", "y", 1, R), ("ld", "x", R)]],
 }
 
 
