@@ -12,19 +12,19 @@ static int seen = -1;
 static void *t1(void *arg) {
   (void)arg;
   atomic_store_explicit(&x, 1, memory_order_relaxed); // pyrsan: stale
-  atomic_store_explicit(&y, 1, memory_order_release);
+  atomic_store_explicit(&y, 1, memory_order_release); // pyrsan: violation, pyrsan: stale
   return NULL;
 }
 
 static void *t2(void *arg) {
   (void)arg;
-  atomic_store_explicit(&y, 2, memory_order_relaxed);
+  atomic_store_explicit(&y, 2, memory_order_relaxed); // pyrsan: violation, pyrsan: stale
   return NULL;
 }
 
 static void *t3(void *arg) {
   (void)arg;
-  if (atomic_load_explicit(&y, memory_order_acquire) == 2)
+  if (atomic_load_explicit(&y, memory_order_acquire) == 2) // pyrsan: violation
     seen = atomic_load_explicit(&x, memory_order_relaxed); // pyrsan: violation
   return NULL;
 }
