@@ -72,8 +72,12 @@ _BR_COND_RE = re.compile(r'^i1 (\S+), label (%s), label (%s)$' % (_NAME, _NAME))
 _BR_RE = re.compile(r'^label (%s)$' % _NAME)
 _PHI_RE = re.compile(r'\[ ([^,\]]+), (%s) \]' % _NAME)
 
+# floating-point arithmetic is pure too (LLVM's non-constrained fadd ... have no side effect;
+# the constrained intrinsics of strict FP are calls and stay out): C++20's
+# std::atomic<double>::fetch_add is libstdc++'s load + compare_exchange_weak loop around an fadd
 _PURE = frozenset("""add sub mul udiv sdiv urem srem shl lshr ashr and or xor icmp select zext
-sext trunc ptrtoint inttoptr bitcast getelementptr extractvalue insertvalue freeze""".split())
+sext trunc ptrtoint inttoptr bitcast getelementptr extractvalue insertvalue freeze
+fadd fsub fmul fdiv frem fneg fcmp fptrunc fpext fptoui fptosi uitofp sitofp""".split())
 _PURE_INTRINSIC_RE = re.compile(r'^(?:[\w()]+ )*@llvm\.(?:umax|umin|smax|smin|abs|ctpop|ctlz|cttz|bswap|'
                                 r'fshl|fshr|expect)\.')
 _SWITCH_RE = re.compile(r'^(i\d+) (\S+), label (%s) \[(.*)\]$' % _NAME)
@@ -104,9 +108,13 @@ class _Reject(Exception):
 # any other pure computation; ("top", key) a widened loop counter.
 
 def _contains(value, pred) -> bool:
-    if pred(value):
+    """Whether value or a value inside it satisfies pred. A symbolic value is a tagged tuple
+    (its tag first); the arguments of ("op", template, args) are an untagged tuple, every one
+    of which is looked into (skipping its first one hid `f(read)` from the checks)."""
+    tagged = bool(value) and isinstance(value[0], str)
+    if tagged and pred(value):
         return True
-    return any(isinstance(v, tuple) and _contains(v, pred) for v in value[1:])
+    return any(isinstance(v, tuple) and _contains(v, pred) for v in (value[1:] if tagged else value))
 
 
 def _subst(value, mapping):
@@ -438,6 +446,27 @@ class _Walk:
                 v = self.value(env, m.group(1))
                 if v[0] == "pair":
                     return ("read", v[1]) if m.group(2) == "0" else ("ok", v[1], True)
+        if op == "bitcast":
+            # a round trip through another type of one size is the value itself: libstdc++'s
+            # floating-point atomics read and compare an i64 that they hold as a double
+            m = re.match(r'^(\S+) (\S+) to (\S+)$', rest)
+            if m:
+                v = self.value(env, m.group(2))
+                inner = re.match(r'^bitcast (\S+) \{\} to (\S+)$', v[1]) if v[0] == "op" and len(v[2]) == 1 else None
+                if inner and inner.group(1) == m.group(3) and inner.group(2) == m.group(1):
+                    return v[2][0]
+        if op == "select" and len(parts) == 3:
+            # select(attempt k succeeded, f(read k-1), f(read k)) is f(read k): a success means
+            # read k equals what the attempt expected, read k-1 (checked by _attempt), and f
+            # is pure; libstdc++'s compare_exchange hands on `expected` that way for a double
+            c = self.value(env, parts[0].split()[-1])
+            if c[0] == "ok" and c[1] >= 1:
+                a, b = self.value(env, parts[1].split()[-1]), self.value(env, parts[2].split()[-1])
+                success, failure = (a, b) if c[2] else (b, a)
+                k = c[1]
+                if _contains(failure, lambda x: x == ("read", k)) and \
+                        _subst(success, {("read", k - 1): ("read", k)}) == failure:
+                    return failure
         if op == "zext" and rest.startswith("i1 "):
             v = self.value(env, rest.split()[1])
             if v[0] == "ok":

@@ -2,6 +2,8 @@
 first, following `inlinedAt:`), DISubprogram fallbacks, DIGlobalVariable names."""
 from __future__ import annotations
 
+import re
+
 from .results import Frame
 from .syntax import DILOCATION_RE, MD_FIELD_RE, METADATA_RE, unescape_string
 
@@ -47,15 +49,17 @@ class DebugInfo:
         return ""
 
     def file_of(self, ref: str | None) -> str:
-        """Path of a DIFile: directory + "/" + filename unless filename is absolute."""
+        """Path of a DIFile: directory + "/" + filename unless filename is absolute, without
+        "." components (`#include "./x.h"` or `clang ./a.c` would otherwise name
+        "/dir/./x.h" in reports); ".." stays (it is not textual through a symbolic link)."""
         node = self.node(ref)
         if not node or node[0] != "DIFile":
             return ""
         name = self._string(node[1].get("filename"))
         directory = self._string(node[1].get("directory"))
-        if name.startswith("/") or not directory:
-            return name
-        return directory.rstrip("/") + "/" + name
+        if not name.startswith("/") and directory:
+            name = directory.rstrip("/") + "/" + name
+        return _without_dot_components(name)
 
     def scope(self, ref: str | None) -> tuple[str, str, int]:
         """(file, function, line) of a scope: the innermost scope with a file, the enclosing
@@ -115,13 +119,98 @@ class DebugInfo:
         return (Frame(file, line, 0, function),)
 
     def global_name(self, ref: str | None) -> str:
-        """Source name of a global from its `!dbg` DIGlobalVariableExpression ("" if none)."""
+        """Source name of a global from its `!dbg` DIGlobalVariableExpression ("" if none).
+
+        A global the optimiser split (GlobalOpt's SRA turns `static atomic_int v[4]` whose
+        elements 1 and 3 are used into `@v.0`, `@v.1`) carries a fragment of the variable
+        (`DW_OP_LLVM_fragment, offset, size` in bits): its name is the element's, `v[1]`,
+        `s.a`, `s.in[2].b`, else `v+4` (bytes), so that two fragments never share a name."""
         node = self.node(ref)
+        fragment = None
         if node and node[0] == "DIGlobalVariableExpression":
+            m = _FRAGMENT_RE.search(self._raw.get(ref or "", ""))
+            fragment = (int(m.group(1)), int(m.group(2))) if m else None
             node = self.node(node[1].get("var"))
         if node and node[0] == "DIGlobalVariable":
-            return self._string(node[1].get("name"))
+            name = self._string(node[1].get("name"))
+            if name and fragment and fragment[0] % 8 == 0:
+                path = self._member_path(node[1].get("type"), *fragment)
+                if path is None:
+                    return f"{name}+{fragment[0] // 8}" if fragment[0] else name
+                return name + path
+            return name
         return ""
+
+    def _strip_qualifiers(self, ref: str | None):
+        """The node of a type without typedefs, _Atomic, const, volatile, restrict."""
+        for _ in range(32):
+            node = self.node(ref)
+            if not node or node[0] != "DIDerivedType" or node[1].get("tag") not in _QUALIFIER_TAGS:
+                return node
+            ref = node[1].get("baseType")
+        return None
+
+    def _type_bits(self, ref: str | None) -> int:
+        for _ in range(32):
+            node = self.node(ref)
+            if not node:
+                return 0
+            if "size" in node[1]:
+                return _int(node[1].get("size"))
+            ref = node[1].get("baseType")
+        return 0
+
+    def _tuple(self, ref: str | None) -> list[str]:
+        raw = self._raw.get(ref or "", "")
+        m = _TUPLE_RE.match(raw)
+        return [e.strip() for e in m.group(1).split(",") if e.strip()] if m else []
+
+    def _member_path(self, ref: str | None, offset: int, size: int, depth: int = 0) -> str | None:
+        """`[i]` / `.m` steps from a variable of type ref to the object at offset (bits) of
+        size bits: "" when it is the whole object, None when the type does not say."""
+        node = self._strip_qualifiers(ref)
+        if node is None or depth > 16:
+            return None
+        kind, fields = node
+        whole = _int(fields.get("size"))
+        if offset == 0 and (whole == size or kind != "DICompositeType"):
+            return ""
+        if kind != "DICompositeType":
+            return None
+        tag = fields.get("tag")
+        if tag == "DW_TAG_array_type":
+            counts = []
+            for sub in self._tuple(fields.get("elements")):
+                sub_node = self.node(sub)
+                if not sub_node or sub_node[0] != "DISubrange" or not sub_node[1].get("count", "").isdigit():
+                    return None
+                counts.append(int(sub_node[1]["count"]))
+            element = self._type_bits(fields.get("baseType"))
+            if not counts or element <= 0:
+                return None
+            stride, strides = element, []
+            for count in reversed(counts):
+                strides.append(stride)
+                stride *= count
+            steps = ""
+            for stride in reversed(strides):
+                steps += f"[{offset // stride}]"
+                offset %= stride
+            rest = self._member_path(fields.get("baseType"), offset, size, depth + 1)
+            return None if rest is None else steps + rest
+        if tag in ("DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type"):
+            for member_ref in self._tuple(fields.get("elements")):
+                member = self.node(member_ref)
+                if not member or member[0] != "DIDerivedType" or member[1].get("tag") != "DW_TAG_member":
+                    continue
+                start, bits = _int(member[1].get("offset")), _int(member[1].get("size"))
+                if start <= offset and offset + size <= start + bits:
+                    name = self._string(member[1].get("name"))
+                    rest = self._member_path(member[1].get("baseType"), offset - start, size, depth + 1)
+                    if not name or rest is None:
+                        return None
+                    return "." + name + rest
+        return None
 
     def compile_unit_file(self) -> str:
         for raw in self._raw.values():
@@ -130,6 +219,21 @@ class DebugInfo:
                 if node:
                     return self.file_of(node[1].get("file"))
         return ""
+
+
+_FRAGMENT_RE = re.compile(r"DW_OP_LLVM_fragment,\s*(\d+),\s*(\d+)")
+_TUPLE_RE = re.compile(r"^![0-9]+ = (?:distinct )?!\{(.*)\}\s*$")
+_QUALIFIER_TAGS = {"DW_TAG_typedef", "DW_TAG_atomic_type", "DW_TAG_const_type", "DW_TAG_volatile_type",
+                   "DW_TAG_restrict_type"}
+
+
+def _without_dot_components(path: str) -> str:
+    """"/a/./b//c" -> "/a/b/c", "./x.h" -> "x.h" ("" and "." stay as they are)."""
+    if "/." not in path and "//" not in path and not path.startswith("./"):
+        return path
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    joined = "/".join(parts)
+    return ("/" + joined if path.startswith("/") else joined) or path
 
 
 def _int(value: str | None) -> int:

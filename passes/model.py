@@ -118,6 +118,9 @@ class IRModule:
         return "%%__rsan.%d" % self.counter
 
 
+_FRESH_NAME_RE = re.compile(r"%__rsan\.(\d+)\b")
+
+
 def parse_module(text: str) -> IRModule:
     items: list = []
     lines = text.split("\n")
@@ -139,7 +142,11 @@ def parse_module(text: str) -> IRModule:
                                 lines=lines[i + 1:end]))
         nfunc += 1
         i = end + 1
-    return IRModule(items)
+    # A module instrumented in two stages (plain accesses before clang's optimisation, atomics
+    # after it) already holds `%__rsan.N` values of the first stage that the optimiser kept:
+    # fresh names continue after the largest, so that the second stage never redefines one.
+    taken = [int(m) for m in _FRESH_NAME_RE.findall(text)]
+    return IRModule(items, counter=max(taken, default=0))
 
 
 def print_module(module: IRModule) -> str:

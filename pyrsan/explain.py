@@ -679,14 +679,18 @@ def _explain_race(report: Mapping[str, Any], log: EventLog, position: int) -> di
         if r.tid == t and w.tid == u and graph.pos[a.id] < graph.pos[w_id] and graph.pos[r_id] < graph.pos[b.id]:
             pairs.append((w, r))
     x = d.location(b.addr)
+    # a free() / delete is logged as a plain write of its block (explain.c rsan_explain_free)
+    b_phrase = d.phrase(b)
+    if access.get("free"):
+        b_phrase = b_phrase.replace(f"write to {x}", f"free of the block at {x}", 1)
     if pairs:
         w, r = pairs[-1]
         why = (f"{d.phrase(r)} reads from {d.phrase(w)}, but they do not synchronise "
-               f"({_missing_pair(graph, w, r)}), so {d.phrase(a)} does not happen before {d.phrase(b)}")
+               f"({_missing_pair(graph, w, r)}), so {d.phrase(a)} does not happen before {b_phrase}")
     else:
         why = (f"{_tname(t)} reads nothing {_tname(u)} wrote after {d.phrase(a)} (no release/acquire pair, lock or "
                f"join between them), so neither access happens before the other")
-    outcome = (f"{d.phrase(a)} and {d.phrase(b)} conflict on {x} and neither happens before the other: "
+    outcome = (f"{d.phrase(a)} and {b_phrase} conflict on {x} and neither happens before the other: "
                f"{why}.")
     involved = {a.id, b.id} | {w.id for w, _ in pairs} | {r.id for _, r in pairs}
     events = _timeline_events(graph, d, involved, b, {a.id: "previous", b.id: "access"})

@@ -229,6 +229,17 @@ void rsan_explain_plain(const rsan_thread *t, uintptr_t addr, uint64_t size, int
   rsan_spin_unlock(&lock);
 }
 
+/* free() / delete of a block: a plain write of the whole block, as race_free.c checks it, at
+ * the call site on top of the thread's shadow stack (free itself is not instrumented): the
+ * access a free-versus-access race report names */
+void rsan_explain_free(const void *p, size_t n) {
+  rsan_thread *t = rsan_thread_peek_current();
+  if (fd < 0 || !t || !n) return;
+  uint64_t st[RSAN_SHADOW_MAX];
+  uint32_t k = rsan_thread_stack(t, (uintptr_t)__builtin_frame_address(0), st, RSAN_SHADOW_MAX);
+  rsan_explain_plain(t, (uintptr_t)p, n, 1, k ? st[0] : 0);
+}
+
 void rsan_explain_report(int tid, uint64_t a, uint64_t b_, const char *type) {
   rsan_spin_lock(&lock);
   if (fd >= 0) {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "intercept_internal.h"
+#include "rsan_explain.h"
 
 void *__libc_calloc(size_t n, size_t k);
 void *__libc_memalign(size_t align, size_t n);
@@ -40,7 +41,8 @@ static void raw_free(void *p) {
 static void retire_block(void *p) {
   size_t n = malloc_usable_size(p);
   rsan_icpt_enter();
-  rsan_race_free(p, n); /* named while the block is still registered */
+  RSAN_EXPLAIN(rsan_explain_free(p, n)); /* before its race check's report */
+  rsan_race_free(p, n);                  /* named while the block is still registered */
   rsan_heap_free(p);
   rsan_memory_retire(p, n);
   rsan_icpt_leave();

@@ -106,11 +106,17 @@ static int controlled_lock(void *obj, int block, try_fn try_lock, int busy, int 
   }
 }
 
-/* A try-variant: a scheduling point, then the real call (it never blocks). */
+/* A try-variant: a scheduling point, then the real call (it never blocks). A failure reads
+ * the lock and leaves it as it was: noted as a read of its word (the same result each time),
+ * so that a polling loop (`while (pthread_mutex_trylock(&m) == EBUSY) ;`) yields like any spin
+ * on an unchanged word until the holder's unlock writes it (docs/scheduling.md "Enabledness
+ * beyond the protocol text"); without it a controlled run could spin there until max_steps
+ * (an exploration's schedule that ran the poller while another thread held the lock did). */
 static int controlled_trylock(void *obj, int block, try_fn try_lock) {
   rsan_sched_point(block == RSAN_SB_SEM ? RSAN_SK_SYNC_ACQUIRE : RSAN_SK_LOCK, obj, 1);
   int rc = try_lock(obj);
   if (mutex_acquired(rc) && block != RSAN_SB_SEM) rsan_sched_lock_acquired(obj, block != RSAN_SB_RDLOCK);
+  if (!mutex_acquired(rc)) rsan_sched_note_access(obj, 0, 0);
   return rc;
 }
 
@@ -480,9 +486,14 @@ int sem_wait(sem_t *s) {
   return rc;
 }
 
+/* A failed try reads the semaphore and leaves it as it was: as controlled_trylock's failures,
+ * so that a polling loop (`while (sem_trywait(&s)) ;`) yields until a post (without it an
+ * exploration's first schedule spun there until max_steps). */
 int sem_trywait(sem_t *s) {
-  if (controlled()) rsan_sched_point(RSAN_SK_SYNC_ACQUIRE, s, 1);
+  int managed = controlled();
+  if (managed) rsan_sched_point(RSAN_SK_SYNC_ACQUIRE, s, 1);
   int rc = REAL(sem_trywait)(s);
+  if (managed) rsan_sched_note_access(s, rc == 0, rc == 0);
   if (!rsan_icpt_inside() && rc == 0) rsan_icpt_acquire(s);
   return rc;
 }

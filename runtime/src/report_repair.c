@@ -18,8 +18,14 @@ static const char *fence_why(const rsan_report_info *r) {
 }
 
 static int missing_fences(const rsan_report_info *r);
+static int before_on_same_line(const rsan_report_info *r);
 
 static const char *order_why(const rsan_report_info *r) {
+  if (r->have_before && before_on_same_line(r))
+    return "the thread's earlier atomic access to another location is on the same source line (one statement, "
+           "or one instruction that a loop runs again), where no fence can separate the two; stronger "
+           "orders are the next candidate (pyrsan fix checks them), or an SC fence before that line if the "
+           "thread's stores come earlier";
   if (r->have_before && !missing_fences(r))
     return "the SC fences a fence repair would add are already in the code (between the thread's earlier "
            "access and this one, and after the write SC requires), so the cycle goes through other accesses; "
@@ -106,6 +112,58 @@ static int missing_fences(const rsan_report_info *r) {
   return m;
 }
 
+/* ---- the two points of a fence between the thread's earlier access and this one ----
+ * Named in one function: when the access is in a helper (an inline function of a header, or a
+ * call at -O0, whose caller the access's stack names) and the earlier access is in the caller,
+ * "between b.c:5 and shared.h:6" would put the fence inside the helper, for every caller. The
+ * frames are aligned from the outermost function of the earlier access (its site's inline
+ * frames: it has no stack), found in the access's frames, inward while both stacks go through
+ * the same call; the first level where they part names the two points. No such function: the
+ * primary frames, as every other place of the report names them. */
+static int same_frame_function(const rsan_frame *a, const rsan_frame *b) {
+  return a->function && b->function && a->file && b->file && !strcmp(a->function, b->function) &&
+         !strcmp(a->file, b->file);
+}
+
+static void between_points(const rsan_report_info *r, const rsan_frame **there, const rsan_frame **here) {
+  rsan_frames acc, bef;
+  rsan_frames_build(&acc, r->site, r->stack, r->nstack);
+  rsan_frames_build(&bef, r->before.site, NULL, 0);
+  *there = rsan_frames_primary(&bef);
+  *here = rsan_frames_primary(&acc);
+  if (!bef.n || !acc.n) return;
+  const rsan_frame *outer = bef.f[bef.n - 1];
+  uint32_t a = acc.n; /* acc.f[a - 1]: the outermost access frame in outer's function */
+  while (a && !same_frame_function(acc.f[a - 1], outer)) a--;
+  if (!a) return;
+  uint32_t b = bef.n;
+  for (;;) {
+    const rsan_frame *fa = acc.f[a - 1], *fb = bef.f[b - 1];
+    int same_call = fa->line == fb->line && fa->column == fb->column;
+    if (!same_call || a == 1 || b == 1 || !same_frame_function(acc.f[a - 2], bef.f[b - 2])) {
+      *there = fb, *here = fa;
+      return;
+    }
+    a--, b--;
+  }
+}
+
+static void frame_short(char *out, size_t n, const rsan_frame *p, int with_col) {
+  if (p && with_col) snprintf(out, n, "%s:%u:%u", rsan_basename(p->file), p->line, p->column);
+  else if (p) snprintf(out, n, "%s:%u", rsan_basename(p->file), p->line);
+  else snprintf(out, n, "<unknown site>");
+}
+
+/* the fence suggestion's two points are one file:line (no fence can go between them) */
+static int before_on_same_line(const rsan_report_info *r) {
+  char there[300], here[300];
+  const rsan_frame *ft, *fh;
+  between_points(r, &ft, &fh);
+  frame_short(there, sizeof there, ft, 0);
+  frame_short(here, sizeof here, fh, 0);
+  return !strcmp(there, here);
+}
+
 /* The cheapest repair first (issue 19): how the suggestion is chosen. */
 int rsan_repair_kind(const rsan_report_info *r) {
   if (rsan_report_benign(r)) return RSAN_FIX_NONE;
@@ -121,12 +179,9 @@ int rsan_repair_kind(const rsan_report_info *r) {
     return RSAN_FIX_ACQUIRE_FENCE;
   }
   if (r->have_before) {
-    char there[300], here[300];
-    rsan_site_short_col(there, sizeof there, r->before.site, 0);
-    rsan_site_short_col(here, sizeof here, r->site, 0);
     /* a fence between two points of one statement is no repair a maintainer can write; nor
      * are fences that are all there already */
-    if (strcmp(there, here) && missing_fences(r)) return RSAN_FIX_FENCES;
+    if (!before_on_same_line(r) && missing_fences(r)) return RSAN_FIX_FENCES;
   }
   return RSAN_FIX_ORDERS;
 }
@@ -178,10 +233,13 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
   if (kind == RSAN_FIX_FENCES) {
     char there[300], bobj[300];
     int known, nf = 0, missing = missing_fences(r);
-    rsan_site_short(there, sizeof there, r->before.site);
+    const rsan_frame *ft, *fh;
+    between_points(r, &ft, &fh);
+    frame_short(there, sizeof there, ft, 0);
+    frame_short(here, sizeof here, fh, 0);
     if (!strcmp(there, here)) { /* same line: tell them apart by column */
-      rsan_site_short_col(there, sizeof there, r->before.site, 1);
-      rsan_site_short_col(here, sizeof here, r->site, 1);
+      frame_short(there, sizeof there, ft, 1);
+      frame_short(here, sizeof here, fh, 1);
     }
     rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
     if (missing & 1) {

@@ -37,6 +37,8 @@ void rsan_explain_sync(const rsan_thread *t, const char *kind, uintptr_t addr);
 void rsan_explain_thread(const rsan_thread *t, const char *kind, const rsan_thread *other);
 /* a plain (non-atomic) access checked by the race detector */
 void rsan_explain_plain(const rsan_thread *t, uintptr_t addr, uint64_t size, int is_write, uint64_t site);
+/* free() / delete of the block [p, p + n) by the current thread (intercept_malloc.c) */
+void rsan_explain_free(const void *p, size_t n);
 /* a published report (its JSON key is a/b/type), right after the access that raised it */
 void rsan_explain_report(int tid, uint64_t a, uint64_t b, const char *type);
 

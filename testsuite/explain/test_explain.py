@@ -301,3 +301,19 @@ def test_no_explain_log_without_the_option(run_pyrsan, tmp_path):
     subprocess.run([str(binary)], cwd=tmp_path, capture_output=True,
                    env={**os.environ, "PYRSAN_OPTIONS": f"json_path={tmp_path}/r.jsonl:print_reports=0"})
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("events")]
+
+
+def test_a_free_that_races_is_explained(run_pyrsan, tmp_path):
+    """A race whose access is a free() (refcount dropped with relaxed RMWs, the delete racing
+    with the other owner's write) was "(no explanation: the racing access is not in the explain
+    log)": frees were not logged. They are now, as a plain write of the block."""
+    source = HERE.parent / "corpus" / "refcount_relaxed_race.cpp"
+    document = _explained(run_pyrsan, tmp_path, source, "--no-robustness", sched=("--seed", "1"), runs=20)
+    frees = [r for r in document["reports"] if r["kind"] == "race" and r["access"].get("free")]
+    assert frees, document["stderr"][-2000:]
+    for report in frees:
+        ex = report["explanation"]
+        assert ex["kind"] == "race" and "error" not in ex, ex
+        roles = {e["role"]: e for e in ex["events"]}
+        assert _where(roles["access"]) == f"{source.name}:{report['access']['line']}"
+        assert "free of the block at" in ex["outcome"] and "do not synchronise" in ex["why"], ex

@@ -57,6 +57,34 @@ RMW_LOOPS = [
 ]
 
 
+FP_HEAD = "#include <stdatomic.h>\n#include <stdint.h>\n#include <string.h>\n_Atomic(uint64_t) acc;\n"
+# a double kept in an atomic 64-bit word, added to with a CAS loop (what libstdc++'s
+# std::atomic<double>::fetch_add does once inlined): fadd and bitcasts are pure, a bitcast
+# round trip is the value itself, and the expected value handed on by select(success, ...)
+FP_LOOP = ("void add(double d) { uint64_t old = atomic_load_explicit(&acc, memory_order_relaxed), nw;"
+           " double v; do { memcpy(&v, &old, 8); v += d; memcpy(&nw, &v, 8); } while"
+           " (!atomic_compare_exchange_weak_explicit(&acc, &old, nw, memory_order_relaxed,"
+           " memory_order_relaxed)); }")
+
+
+@pytest.mark.parametrize("opt", ["-O1", "-O2"])
+def test_a_floating_point_cas_loop_becomes_one_rmw(tmp_path, opt):
+    result = instrument(tmp_path, FP_LOOP, opt, head=FP_HEAD)
+    assert [loop.kind for loop in result.loops] == ["rmw"], result.ir_text
+    assert len(CASLOOP_LOAD_RE.findall(result.ir_text)) == 1
+
+
+def test_cpp_atomic_double_cas_loop_with_a_select_of_expected_becomes_one_rmw(tmp_path):
+    body = ("#include <atomic>\nstd::atomic<double> d{0.0};\n"
+            "void add(double x) {\n"
+            "  double old = d.load(std::memory_order_relaxed);\n"
+            "  while (!d.compare_exchange_weak(old, old + x, std::memory_order_relaxed,\n"
+            "                                  std::memory_order_relaxed)) {\n  }\n"
+            "}\n")
+    result = instrument(tmp_path, body, "-O1", name="t.cpp", head="")
+    assert [loop.describe() for loop in result.loops] == ["CAS retry loop at t.cpp:5 (read-modify-write of d)"]
+
+
 @OPTS
 @pytest.mark.parametrize("body", RMW_LOOPS)
 def test_a_cas_loop_without_other_effects_becomes_one_rmw(tmp_path, body, opt):
@@ -101,6 +129,11 @@ NOT_RMW_LOOPS = [
     "uintptr_t f(span_t *s) { uintptr_t first = atomic_load_explicit(&s->bits, memory_order_relaxed);"
     " uintptr_t old = first; while (!atomic_compare_exchange_weak_explicit(&s->bits, &old, old + 1,"
     " memory_order_relaxed, memory_order_relaxed)); return first; }",
+    # a value computed from the first read is used after the loop: the stale read flows on
+    # through an operation (the checks looked at every argument of an operation but its first)
+    "uintptr_t f(span_t *s) { uintptr_t first = atomic_load_explicit(&s->bits, memory_order_relaxed);"
+    " uintptr_t keep = first * 3; uintptr_t old = first; while (!atomic_compare_exchange_weak_explicit("
+    "&s->bits, &old, old + 1, memory_order_relaxed, memory_order_relaxed)); return keep; }",
     # a retry counter used after the loop
     "unsigned f(span_t *s) { uintptr_t old = atomic_load_explicit(&s->bits, memory_order_relaxed);"
     " unsigned n = 0; while (!atomic_compare_exchange_weak_explicit(&s->bits, &old, old + 1,"

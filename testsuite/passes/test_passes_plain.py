@@ -511,3 +511,96 @@ def test_type_sizes_and_alignments_match_llvm_data_layout():
         ours["t%d" % i] = layout.alloc_size(ty)
         ours["u%d" % i] = layout.alloc_size("{ i8, %s }" % ty)
     assert ours == llvm_sizes
+
+
+VOLATILE_THEN_ATOMIC = r"""
+#include <stdatomic.h>
+static _Thread_local atomic_int mine;
+atomic_int *volatile slot[2];
+int r[2];
+static void work(long i) {
+  slot[i] = &mine;
+  atomic_store_explicit(&mine, 1, memory_order_release);
+  r[i] = atomic_load_explicit(slot[1 - i], memory_order_acquire);
+}
+void (*keep)(long) = work;
+"""
+
+
+@pytest.mark.parametrize("opt", ["-O1", "-O2"])
+def test_second_stage_names_never_redefine_the_first_stage_ones(tmp_path, opt):
+    """Above -O0 the plain accesses are hooked before clang's pipeline and the atomics after
+    it: a `%__rsan.N` value of the first stage that the optimiser keeps (the i64 a volatile
+    pointer load hands to __rsan_volatile_load) must not be defined again by the second stage
+    (it was: 'multiple definition of local value named __rsan.1', an instrumentation abort on
+    a short internal function that loads a pointer through a volatile slot and then does an
+    atomic store)."""
+    src = tmp_path / "t.c"
+    src.write_text(VOLATILE_THEN_ATOMIC)
+    ir = canonical(subprocess.run(
+        [CC, "-std=c11", "-g", opt, "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", str(src), "-o", "-"],
+        capture_output=True, text=True, check=True).stdout)
+    result = instrument_ir(ir, "volatile_then_atomic", spin_loops=True, optimise=int(opt[2:]), optimiser=CC)
+    verify(result.ir_text)
+    names = re.findall(r"^\s*(%__rsan\.\d+) =", result.ir_text, re.M)
+    assert names and len(names) == len(set(names)), names
+
+
+def test_parse_module_continues_fresh_names_after_the_existing_ones():
+    from pyrsan.passes.model import parse_module
+    module = parse_module("define void @f() {\n  %__rsan.7 = zext i32 1 to i64\n  ret void\n}\n")
+    assert module.fresh() == "%__rsan.8"
+
+
+@pytest.mark.parametrize("filename, directory, expected", [
+    ("./shared.h", "/src/proj", "/src/proj/shared.h"),
+    ("inc/./x.h", "/src/proj/", "/src/proj/inc/x.h"),
+    ("/abs//dir/./y.c", "/ignored", "/abs/dir/y.c"),
+    ("../up.h", "/src/proj", "/src/proj/../up.h"),
+    ("plain.c", "/src", "/src/plain.c"),
+])
+def test_debug_file_paths_have_no_dot_components(filename, directory, expected):
+    """A header included as "./shared.h" (or a source compiled as ./a.c) was reported as
+    /dir/./shared.h; "." components go, ".." stays (not textual through a symbolic link)."""
+    debug = DebugInfo([f'!1 = !DIFile(filename: "{filename}", directory: "{directory}")'])
+    assert debug.file_of("!1") == expected
+
+
+SPLIT_GLOBALS = r"""
+#include <stdatomic.h>
+typedef struct { long pad; atomic_int a; char c; atomic_int b; } S;
+struct grid { int unused; struct { atomic_short lo, hi; } cell[2][3]; };
+static atomic_int v[4];
+static S s;
+static struct grid g;
+static int writer(void) {
+  atomic_store_explicit(&v[1], 1, memory_order_relaxed);
+  atomic_store_explicit(&v[3], 1, memory_order_relaxed);
+  atomic_store_explicit(&s.a, 1, memory_order_relaxed);
+  atomic_store_explicit(&s.b, 1, memory_order_relaxed);
+  atomic_store_explicit(&g.cell[1][2].hi, 1, memory_order_relaxed);
+  atomic_store_explicit(&g.cell[0][1].lo, 1, memory_order_relaxed);
+  return 0;
+}
+static int reader(void) {
+  return atomic_load_explicit(&v[1], memory_order_relaxed) + atomic_load_explicit(&v[3], memory_order_relaxed) +
+         atomic_load_explicit(&s.a, memory_order_relaxed) + atomic_load_explicit(&s.b, memory_order_relaxed) +
+         atomic_load_explicit(&g.cell[1][2].hi, memory_order_relaxed) +
+         atomic_load_explicit(&g.cell[0][1].lo, memory_order_relaxed);
+}
+int (*threads[2])(void) = {writer, reader};
+"""
+
+
+def test_globals_split_by_the_optimiser_are_named_by_their_element(tmp_path):
+    """GlobalOpt's SRA splits a static aggregate whose parts are used separately (`@v.0`,
+    `@v.1`, ...): each part is named by its element (v[1], s.b, g.cell[1][2].hi), where every
+    part was named after the whole variable, so that a report on v[1] and one on v[3] both
+    said 'v' (and the fence suggestion "between load from v and store to v")."""
+    from pyrsan.passes.registration import module_globals
+    from pyrsan.passes.model import parse_module
+    ir = compile_to_ir(tmp_path, SPLIT_GLOBALS, flags=("-O1",))
+    module = parse_module(ir)
+    debug = DebugInfo([ln for ln in ir.split("\n") if ln.startswith("!")])
+    names = {src for _, _, src in module_globals(module, debug)}
+    assert {"v[1]", "v[3]", "s.a", "s.b", "g.cell[1][2].hi", "g.cell[0][1].lo"} <= names, names

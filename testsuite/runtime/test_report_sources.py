@@ -166,3 +166,7 @@ def test_no_fence_is_suggested_between_two_points_of_one_statement(rt):
     rep = _sb(rt, same_line=True)
     assert rep["repair"]["kind"] == "order" and "between" not in rep["suggestion"]
     assert "memory_order_seq_cst" in rep["suggestion"]
+    # the reason says why no fence: the earlier access is on the same line (it was "the thread
+    # has no earlier atomic access to another location", which the report's own thread had)
+    assert "same source line" in rep["repair"]["why"] and "same source line" in rep["suggestion"]
+    assert "no earlier atomic access" not in rep["suggestion"]
