@@ -12,6 +12,8 @@ typedef struct lock_model {
   int owner; /* writer / mutex owner tid, -1 none */
   int count; /* recursion depth of the owner */
   int readers;
+  int last_writer; /* the tid of the latest write acquisition, -1 none */
+  uint64_t handoffs; /* write acquisitions by a thread other than last_writer */
 } lock_model;
 
 typedef struct barrier_model {
@@ -49,7 +51,7 @@ static uint64_t cond_seq; /* the order of cond waits: a signal wakes the oldest 
   return m_;
 
 static lock_model *lock_find(uintptr_t addr, int create) {
-  MODEL_FIND(lock_model, locks, nlocks, caplocks, addr, m_->owner = -1)
+  MODEL_FIND(lock_model, locks, nlocks, caplocks, addr, m_->owner = m_->last_writer = -1)
 }
 static barrier_model *barrier_find(uintptr_t addr, int create) {
   MODEL_FIND(barrier_model, barriers, nbarriers, capbarriers, addr, (void)0)
@@ -94,16 +96,30 @@ void rsan_sched_lock_acquired(const void *addr, int write) {
   if (!rsan_sched_on) return;
   rsan_spin_lock(&rsan_sched.lock);
   sched_thread *s = rsan_sched.finished ? NULL : slot_of(rsan_thread_current());
+  uint64_t handoffs = 0;
   if (s) {
     lock_model *l = lock_find((uintptr_t)addr, 1);
     if (write) {
       l->owner = s->tid;
       l->count++;
+      if (l->last_writer != s->tid) l->last_writer = s->tid, l->handoffs++;
     } else {
       l->readers++;
     }
+    handoffs = l->handoffs;
   }
   rsan_spin_unlock(&rsan_sched.lock);
+  /* An acquisition reads what the lock protects as the last writer left it: while no other
+   * thread has taken the lock for writing since, a thread that takes it again reads the same
+   * state (in a race-free program every access to that state is under the lock), so it is
+   * noted as a read of the lock's word whose result is the count of hand-offs. Three such
+   * re-reads make a polling loop (`lock; r = ready; unlock; if (r) break;`, with or without
+   * sched_yield) yield until another thread writes the word (its lock or unlock) instead of
+   * spinning to max_steps; its plain read alone is invisible to the yield rule
+   * (docs/scheduling.md "Unrecognised spin loops"). A yielding thread is still run when no
+   * other can run and is a choice of an exploration's reversals, so this orders a schedule's
+   * turns and drops no class. */
+  if (s) rsan_sched_note_access(addr, handoffs, 0);
 }
 
 void rsan_sched_lock_released(const void *addr) {

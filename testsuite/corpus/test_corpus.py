@@ -141,11 +141,12 @@ def test_corpus_shapes_agree_with_the_reference_model(name):
     assert robust(SHAPES[name]) == parse_program(HERE / name).robust
 
 
-@pytest.mark.parametrize("name", ["trylock_polling.c", "once_sem.c"])
-def test_try_variant_polling_loops_are_explored_to_the_end(run_pyrsan, name, tmp_path):
-    """A thread polling a held lock or an empty semaphore with its try-variant must yield to
-    the holder / poster: an exploration schedule that ran the poller spun until max_steps
-    ("the program hung", exit 3) before failed try-variants were noted as reads."""
+@pytest.mark.parametrize("name", ["trylock_polling.c", "once_sem.c", "lock_polling.c"])
+def test_polling_loops_are_explored_to_the_end(run_pyrsan, name, tmp_path):
+    """A thread polling a held lock or an empty semaphore with its try-variant, or a flag read
+    inside a critical section, must yield to the holder / poster / setter: an exploration
+    schedule that ran the poller spun until max_steps ("the program hung", exit 3) before failed
+    try-variants and re-acquisitions of a lock no other thread took were noted as reads."""
     out = tmp_path / "r.json"
     proc = run_pyrsan("run", "--explore", "--json", out, HERE / name, timeout=600)
     document = json.loads(out.read_text())
