@@ -211,6 +211,12 @@ static void describe_wait(const sched_thread *s, char *out, size_t n) {
 
 static void deadlock(void) {
   if (rsan_scout_child) rsan_scout_end();
+  if (rsan_await_blocked_news()) { /* sched_await=-1: a blocked execution, no deadlock */
+    rsan_sched.finished = 1;
+    rsan_sched_trace_end("exit", NULL);
+    rsan_spin_unlock(&rsan_sched.lock);
+    rsan_exit_raw(0);
+  }
   rsan_deadlock_thread dt[64];
   int n = 0;
   for (int i = 0; i < rsan_sched.nthreads_max && n < 64; i++) {

@@ -10,6 +10,12 @@
  *   its address the words the last iteration read), enabled once one of those words was
  *   written after the iteration read it. The step itself does nothing.
  *
+ * Under sched_await=-1 (measurements only: not exact, docs/design/exploration.md §9) a thread
+ * blocks for ever after any iteration that came back to the header with its values (GenMC's
+ * blocked iterations, without their monitor effects); a run whose only live threads are so
+ * blocked ends as an exit when one of them has a word written since it read it (the reversal
+ * of that read with the write runs the iteration that reads it), as a deadlock otherwise.
+ *
  * A word's write generation counts the steps chosen that may write it (w = 1: stores, RMW and
  * CAS attempts, locks...): a failed CAS counts too, which can only end a run of repeats early.
  * Everything here runs under rsan_sched.lock. */
@@ -93,6 +99,7 @@ void rsan_await_chosen(sched_thread *c) {
 }
 
 int rsan_await_enabled(const sched_thread *s) {
+  if (s->aw_blocked) return 0;
   for (int i = 0; i < s->aw_prev_n; i++)
     if (gen_of(s->aw_prev_word[i] >> 3) != s->aw_prev_gen[i]) return 1;
   return s->aw_prev_n <= 0; /* nothing to wait on (never parked so) */
@@ -170,9 +177,8 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
   }
   s->aw_iterating = 1;
   s->aw_repeats = repeats(s) ? s->aw_repeats + 1 : 0;
-  int need = rsan_sched_flag.sched_await > 1 ? rsan_sched_flag.sched_await - 1
-             : s->aw_any_fence               ? AW_PARK
-                                             : AW_PARK_PLAIN;
+  const int flag = rsan_sched_flag.sched_await;
+  int need = flag < 0 ? 0 : flag > 1 ? flag - 1 : s->aw_any_fence ? AW_PARK : AW_PARK_PLAIN;
   s->aw_prev_n = s->aw_pure ? s->aw_n : -1;
   if (s->aw_prev_n > 0) {
     memcpy(s->aw_prev_word, s->aw_word, (size_t)s->aw_n * sizeof *s->aw_word);
@@ -180,7 +186,18 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
   }
   start_iteration(s);
   int park = s->aw_repeats >= need && s->aw_prev_n > 0;
+  s->aw_blocked = park && rsan_sched_flag.sched_await < 0;
   uintptr_t first = park ? s->aw_prev_word[0] : 0;
   rsan_spin_unlock(&rsan_sched.lock);
   if (park) rsan_sched_point_blocking(RSAN_SK_AWAIT, (const void *)first, 0, SB_AWAIT, 0);
+}
+
+int rsan_await_blocked_news(void) {
+  for (int i = 0; i < rsan_sched.nthreads_max; i++) {
+    const sched_thread *s = rsan_sched.threads[i];
+    if (!s || s->state != ST_LIVE || !s->aw_blocked) continue;
+    for (int k = 0; k < s->aw_prev_n; k++)
+      if (gen_of(s->aw_prev_word[k] >> 3) != s->aw_prev_gen[k]) return 1;
+  }
+  return 0;
 }

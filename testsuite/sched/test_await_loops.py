@@ -68,6 +68,18 @@ static void *t1(void *p) {{ for (;;) {{ {FENCE}; int a = atomic_load_explicit(&y
 static void *t2(void *p) {{ {FENCE}; (void)atomic_load_explicit(&z, memory_order_relaxed);
   atomic_store_explicit(&x, 1, memory_order_relaxed); return p; }}
 """ + MAIN3, None, False),
+    # not robust only across iterations (docs/design/exploration.md §9): a failed iteration reads
+    # z = 1, which gives its thread SC-only knowledge of y = 1, and a later iteration reads y = 0.
+    # No single iteration reads both stale: dropping the failed iteration (blocking the thread
+    # after it) without its monitor effects loses the report. The load of x registers T1 with
+    # the scheduler before the loop (a thread's first await head comes before that).
+    "mp_across_iterations": (HEAD + """
+static void t0(void) { atomic_store_explicit(&y, 1, memory_order_relaxed);
+  atomic_store_explicit(&z, 1, memory_order_relaxed); }
+static void *t1(void *p) { (void)atomic_load_explicit(&x, memory_order_relaxed);
+  for (;;) { int a = atomic_load_explicit(&y, memory_order_relaxed);
+  int b = atomic_load_explicit(&z, memory_order_relaxed); if (a + b == 2) break; } return p; }
+""" + MAIN2, False, True),
 }
 
 
@@ -135,3 +147,17 @@ def test_await_loops_keep_the_reports_of_a_three_thread_program(tmp_path, pyrsan
         complete1, keys1, _ = explored(exe, tmp_path / f"on{closure}", "1", closure)
         assert complete0 and complete1
         assert keys1 == keys0
+
+
+def test_blocked_iterations_without_their_monitor_effects_lose_a_report(tmp_path, pyrsan_cli, pyrsan_env):
+    """``sched_await=-1`` (measurements only) blocks a thread for ever after any failed iteration, as
+    GenMC does with a blocked spin iteration, but drops what that iteration did to the monitor:
+    on mp_across_iterations its exploration is complete and finds nothing, where every interleaving
+    (test_await_loops_keep_every_report) makes a report. What makes it exact is docs/design/
+    exploration.md §9's condition on the failed iteration (no effect on the hb_SC side)."""
+    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["mp_across_iterations"][0], tmp_path, "p")
+    for closure in ("1", "0"):
+        complete, keys, schedules = explored(exe, tmp_path / f"b{closure}", "-1", closure)
+        assert complete and not keys, (closure, keys)
+        complete, keys, _ = explored(exe, tmp_path / f"d{closure}", "1", closure)
+        assert complete and keys, closure
