@@ -70,7 +70,8 @@ typedef struct sched_thread {
   int aw_pure, aw_steps, aw_first_fence, aw_any_fence, aw_repeats;
   int aw_iterating; /* an iteration of the instance ended: its re-reads are counted here, not as yields */
   uint64_t aw_heads; /* arrivals from inside at the header of the thread's marked loop */
-  int aw_blocked;    /* sched_await=-1: blocked for ever after a failed iteration */
+  int aw_blocked;    /* sched_await < 0: blocked for ever after a failed iteration */
+  int aw_imports;    /* the iteration's loads imported into Tsc (sched_await=-2) */
   int aw_bounded;    /* the loop's exits depend on its header values (passes/awaitloops.py) */
   uintptr_t aw_word[AW_READS], aw_prev_word[AW_READS];
   uint64_t aw_gen[AW_READS], aw_prev_gen[AW_READS];
