@@ -326,8 +326,8 @@ def compare(executable: str, work: Path, modes: tuple[str, ...] = ("1",), max_ru
 
 
 def await_program(rng: random.Random) -> str:
-    """A random program with a waiting loop that passes/awaitloops.py marks (docs/design/
-    exploration.md §9's blocked iterations are checked on these): T1 loads z first (so that the
+    """A random program with a waiting loop that passes/awaitloops.py marks (the blocked
+    iterations of docs/design/exploration.md §9 are checked on these): T1 loads z first (so that the
     scheduler knows it before its loop's first arrival), then loops over loads of two of x, y, z,
     each with an SC fence before it or not, until both (or either) read non-zero, and may load
     once more after the loop. T0 (main) stores non-zero values to both of the loop's locations
