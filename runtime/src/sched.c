@@ -463,7 +463,7 @@ void rsan_sched_note_access(const void *addr, uint64_t value, int changed) {
   if (!s || s->state != ST_LIVE) return;
   /* the re-reads of an await loop whose iterations end (its header state comes back): counted
    * by sched_await.c, not as a yield; a loop whose state never comes back (a counter) yields */
-  if (s->aw_iterating && rsan_sched_dfs()) return;
+  if (s->aw_iterating && s->aw_can_park && rsan_sched_dfs()) return;
   uintptr_t a = (uintptr_t)addr;
   if (changed) {
     for (int k = 0; k < SPIN_SLOTS; k++) s->spin[k].addr = 0, s->spin[k].repeats = 0;

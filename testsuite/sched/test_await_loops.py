@@ -80,6 +80,22 @@ static void *t1(void *p) { (void)atomic_load_explicit(&x, memory_order_relaxed);
   for (;;) { int a = atomic_load_explicit(&y, memory_order_relaxed);
   int b = atomic_load_explicit(&z, memory_order_relaxed); if (a + b == 2) break; } return p; }
 """ + MAIN2, False, True),
+    # not robust through an iteration's SC fence (docs/design/exploration.md §9, condition (ii)):
+    # T2 reads x = 1 and fences, which puts y = 1 into F's hb_SC clock but not into its hb clock;
+    # T1's loop starts with a load of y and fences in the middle. An iteration that read y = 0
+    # before that and fenced after imports y = 1 on the hb_SC side only, and the next
+    # iteration's first load, of y, is the violation. Blocking T1 after the first would lose it:
+    # no load of T1 imports y = 1 (T2 writes z before it reads x). (T1's load of z before the
+    # loop registers it with the scheduler.)
+    "fence_in_the_middle": (HEAD + f"""
+static void *t1(void *p) {{ (void)atomic_load_explicit(&z, memory_order_relaxed);
+  for (;;) {{ int a = atomic_load_explicit(&y, memory_order_relaxed); {FENCE};
+    int b = atomic_load_explicit(&z, memory_order_relaxed); if (a && b) break; }} return p; }}
+static void *t2(void *p) {{ atomic_store_explicit(&z, 1, memory_order_relaxed);
+  (void)atomic_load_explicit(&x, memory_order_relaxed); {FENCE}; return p; }}
+static void t0(void) {{ atomic_store_explicit(&y, 1, memory_order_relaxed);
+  atomic_store_explicit(&x, 1, memory_order_relaxed); }}
+""" + MAIN3, False, False),
 }
 
 
@@ -180,6 +196,8 @@ def explored_groups(exe: Path, work: Path, await_flag: str, closure: str = "0"):
             os.environ.pop("PYRSAN_OPTIONS", None)
         else:
             os.environ["PYRSAN_OPTIONS"] = saved
+    assert not result.deadlocked   # a run whose blocked threads had news ends as an exit
+    assert not any(run.hung for run in result.runs)   # no thread spins to max_steps
     keys, groups = explored_keys(result)
     return result.exploration.complete, keys, groups, result.exploration.schedules
 
@@ -252,3 +270,16 @@ def test_blocked_iterations_on_random_waiting_programs(tmp_path, pyrsan_cli, pyr
 def test_blocked_iterations_on_more_random_waiting_programs(tmp_path, pyrsan_cli, pyrsan_env):
     compared, reported = random_blocked(2, 30, tmp_path, pyrsan_cli, pyrsan_env)
     assert compared >= 20 and reported >= 3
+
+
+def test_a_loop_that_fences_after_its_first_load(tmp_path, pyrsan_cli, pyrsan_env):
+    """fence_in_the_middle (too many interleavings for the brute force): its iterations never
+    repeat (§7: the first step is a load, and it fences), so its thread yields as an unrecognised
+    spin does, instead of spinning to max_steps; and a failed iteration does not block it under
+    sched_await=-2 (§9 condition (ii)), so the next iteration's violation is found: the report
+    group of the exploration with every iteration a step (sched_await=0)."""
+    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["fence_in_the_middle"][0], tmp_path, "p")
+    explorations = {flag: explored_groups(exe, tmp_path / f"e{flag}", flag) for flag in ("0", "1", "-2")}
+    assert all(complete for complete, *_ in explorations.values())
+    groups = {flag: g for flag, (_, _, g, _) in explorations.items()}
+    assert len(groups["0"]) == 1 and groups["1"] == groups["-2"] == groups["0"]
