@@ -202,12 +202,13 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     return;
   }
   s->aw_iterating = 1;
-  /* its re-reads are counted here, not as yields, only while its iterations can repeat: a loop
-   * whose first step is a load and that fences never parks, and yields as before §7 (else its
-   * thread would run to max_steps) */
-  s->aw_can_park = s->aw_pure && (s->aw_first_fence || !s->aw_any_fence);
-  s->aw_repeats = repeats(s) ? s->aw_repeats + 1 : 0;
   const int flag = rsan_sched_flag.sched_await;
+  /* Under blocked iterations (sched_await < 0) its re-reads are counted here, not as yields,
+   * only while its iterations can repeat: a loop whose first step is a load and that fences
+   * never parks, and yields as before §7 (else its thread would run to max_steps, as it still
+   * does under sched_await=1: docs/design/exploration.md §9, "A livelock of §7") */
+  s->aw_can_park = !blocking() || (s->aw_pure && (s->aw_first_fence || !s->aw_any_fence));
+  s->aw_repeats = repeats(s) ? s->aw_repeats + 1 : 0;
   int need = flag > 1 ? flag - 1 : s->aw_any_fence ? AW_PARK : AW_PARK_PLAIN;
   /* §9: a failed iteration that imported nothing, whose first step is a fence if it has one */
   const int block = blocking() == -1 || (blocking() == -2 && s->aw_pure && !s->aw_imports &&

@@ -274,12 +274,19 @@ def test_blocked_iterations_on_more_random_waiting_programs(tmp_path, pyrsan_cli
 
 def test_a_loop_that_fences_after_its_first_load(tmp_path, pyrsan_cli, pyrsan_env):
     """fence_in_the_middle (too many interleavings for the brute force): its iterations never
-    repeat (§7: the first step is a load, and it fences), so its thread yields as an unrecognised
-    spin does, instead of spinning to max_steps; and a failed iteration does not block it under
-    sched_await=-2 (§9 condition (ii)), so the next iteration's violation is found: the report
+    repeat (§7: the first step is a load, and it fences), so under blocked iterations its thread
+    yields as an unrecognised spin does instead of spinning to max_steps; and a failed iteration
+    does not block it (§9 condition (ii)), so the next iteration's violation is found: the report
     group of the exploration with every iteration a step (sched_await=0)."""
     exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["fence_in_the_middle"][0], tmp_path, "p")
-    explorations = {flag: explored_groups(exe, tmp_path / f"e{flag}", flag) for flag in ("0", "1", "-2")}
+    explorations = {flag: explored_groups(exe, tmp_path / f"e{flag}", flag) for flag in ("0", "-2")}
     assert all(complete for complete, *_ in explorations.values())
     groups = {flag: g for flag, (_, _, g, _) in explorations.items()}
-    assert len(groups["0"]) == 1 and groups["1"] == groups["-2"] == groups["0"]
+    assert len(groups["0"]) == 1 and groups["-2"] == groups["0"]
+
+
+@pytest.mark.xfail(strict=True, reason="docs/design/exploration.md §9, 'A livelock of §7': under the default "
+                   "await its thread spins to max_steps (a hang, not a proof)")
+def test_a_loop_that_fences_after_its_first_load_under_the_default_await(tmp_path, pyrsan_cli, pyrsan_env):
+    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["fence_in_the_middle"][0], tmp_path, "p")
+    explored_groups(exe, tmp_path / "e", "1")
