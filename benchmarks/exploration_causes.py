@@ -12,6 +12,9 @@ sleep-blocked. The race's kind names the cause:
   in the run (a spin loop's second or later iteration);
 - ``mem``: two accesses of one location (rf/mo/fr of the real locations);
 - ``mem spin``: the same, later access a re-read of its thread;
+- ``mem failed``: the same, where a load of the pair is not its thread's last load of the location
+  in the run (a waiting loop's failed iteration, which reads the location again later): the
+  races that blocked iterations (docs/design/exploration.md §9) leave out;
 - ``thread``: spawn/join/exit of a thread; ``exit``: the process exit's races and turns;
 - ``sleep-blocked``: the awake thread queued when a run's continuation ran a sleeping thread.
 
@@ -22,6 +25,11 @@ process exit among their steps.
 ``--variants`` re-runs each exploration with every two SC fences independent (``[fences
 free]``): what is left are the other causes. It is a measurement, not a sound relation.
 
+``--blocked`` adds, for each program, the exploration with a thread blocked for ever after any
+failed iteration of an await loop (``[blocked]``, ``PYRSAN_OPTIONS=sched_await=-1``; with
+``--closure`` under both relations), a measurement of the classes a reads-from exploration of
+waiting loops leaves (docs/design/exploration.md §9: not exact as it stands).
+
 ``--closure`` explores each program twice, interleaved: with today's relation (``[today]``,
 PYRSAN_CLOSURE=0) and with the F-order closure (``[closure]``, PYRSAN_CLOSURE=1: the coarse
 relation, each run's closure searched by the runtime, docs/design/exploration.md); the last
@@ -29,7 +37,7 @@ columns are the closures' branching states and the schedules run to confirm clos
 Without it the explorations use today's relation.
 
     python benchmarks/exploration_causes.py [--max-schedules 1000] [--only TEXT]
-        [--variants | --fences-free | --closure]
+        [--variants | --fences-free | --closure] [--blocked]
 """
 
 from __future__ import annotations
@@ -60,10 +68,10 @@ PROGRAMS = [
     ("bakery,3", PROGRAMS_DIR / "sched" / "bakery.c", ("-DROBUST", "-DNTHREADS=3")),
     ("dekker_tree,3", PROGRAMS_DIR / "sched" / "dekker_tree.c", ("-DROBUST",)),
 ]
-CAUSES = ["F-F", "F-F spin", "mem", "mem spin", "thread", "exit", "sleep-blocked", "other"]
+CAUSES = ["F-F", "F-F spin", "mem", "mem spin", "mem failed", "thread", "exit", "sleep-blocked", "other"]
 
 
-def classify(steps, i: int, j: int, rereads: set[int]) -> str:
+def classify(steps, i: int, j: int, rereads: set[int], failed: set[int] = frozenset()) -> str:
     a, b = steps[i].op, steps[j].op
     spin = " spin" if j in rereads else ""
     if a.kind == "exit_process" or b.kind == "exit_process":
@@ -73,8 +81,22 @@ def classify(steps, i: int, j: int, rereads: set[int]) -> str:
     if a.kind in ("spawn", "join", "exit") or b.kind in ("spawn", "join", "exit"):
         return "thread"
     if a.addr == b.addr:
-        return "mem" + spin
+        return "mem failed" if i in failed or j in failed else "mem" + spin
     return "other"
+
+
+def failed_reads(steps) -> set[int]:
+    """Indices of loads that their thread follows, later in the run, by another load of the
+    same location (the reads of a waiting loop's failed iterations)."""
+    later: set[tuple[int, str]] = set()
+    out: set[int] = set()
+    for k in range(len(steps) - 1, -1, -1):
+        op = steps[k].op
+        if op.kind == "load" or op.kind == "rmw" and not op.writes:
+            if (steps[k].tid, op.addr) in later:
+                out.add(k)
+            later.add((steps[k].tid, op.addr))
+    return out
 
 
 def spin_steps(steps) -> set[int]:
@@ -122,7 +144,7 @@ class Probe:
         original = dict(self.saved)
 
         def reverse(s, i, j, steps, *rest):
-            probe.current = classify(steps, i, j, probe.rereads)
+            probe.current = classify(steps, i, j, probe.rereads, probe.failed)
             try:
                 return original["_reverse_race"](s, i, j, steps, *rest)
             finally:
@@ -143,6 +165,7 @@ class Probe:
 
         def races(s, steps, decisions, path, first, cut, blocked={}):
             probe.rereads = spin_steps(steps)
+            probe.failed = failed_reads(steps[:cut])
             probe.fallback = "exit"
             return original["add_race_backtracks"](s, steps, decisions, path, first, cut, blocked)
 
@@ -179,11 +202,15 @@ class Probe:
                 setattr(self.ex._Search, name, value)
 
 
-def explore(exe: Path, work: Path, max_schedules: int, fences_free: bool, closure: str = "0"):
+def explore(exe: Path, work: Path, max_schedules: int, fences_free: bool, closure: str = "0",
+            blocked: bool = False):
     from pyrsan.runner import ExploreOptions, RunOptions, explore_program
 
     probe = Probe(fences_free)
     probe.install()
+    saved = os.environ.get("PYRSAN_OPTIONS")
+    if blocked:   # the fork server's environment
+        os.environ["PYRSAN_OPTIONS"] = ((saved + " ") if saved else "") + "sched_await=-1"
     try:
         options = RunOptions(timeout=60, work_dir=str(work), quiet=True, closure=closure)
         start = time.perf_counter()
@@ -193,6 +220,10 @@ def explore(exe: Path, work: Path, max_schedules: int, fences_free: bool, closur
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         probe.uninstall()
+        if saved is None:
+            os.environ.pop("PYRSAN_OPTIONS", None)
+        else:
+            os.environ["PYRSAN_OPTIONS"] = saved
     # the runs' CPU (the fork server, its runs and their closure searches, all waited for by
     # the time explore_program returns): a figure the machine's load does not inflate
     probe.cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -206,6 +237,8 @@ def main() -> int:
     parser.add_argument("--variants", action="store_true", help="also explore with every two SC fences independent")
     parser.add_argument("--fences-free", action="store_true", help="only the exploration with every two SC fences "
                         "independent")
+    parser.add_argument("--blocked", action="store_true", help="also explore with threads blocked after a failed "
+                        "await-loop iteration (sched_await=-1, not exact: a measurement)")
     parser.add_argument("--closure", action="store_true", help="today's relation and the F-order closure, "
                         "interleaved per program")
     args = parser.parse_args()
@@ -226,8 +259,11 @@ def main() -> int:
                 variants = [(True, "0", " [fences free]")]
             else:
                 variants = [(False, "0", "")] + ([(True, "0", " [fences free]")] if args.variants else [])
-            for free, closure, label in variants:
-                result, wall, probe = explore(exe, work / "runs", args.max_schedules, free, closure)
+            variants = [(free, closure, label, False) for free, closure, label in variants]
+            if args.blocked:
+                variants += [(free, closure, label + " [blocked]", True) for free, closure, label, _ in variants]
+            for free, closure, label, blocked in variants:
+                result, wall, probe = explore(exe, work / "runs", args.max_schedules, free, closure, blocked)
                 exploration = result.exploration
                 verdict = "REPORTED" if result.reports else "robust" if exploration.complete else "bound"
                 runs = max(probe.runs, 1)

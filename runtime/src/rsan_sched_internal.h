@@ -69,7 +69,10 @@ typedef struct sched_thread {
   int aw_n, aw_prev_n; /* -1: more reads than AW_READS (never a repeat) */
   int aw_pure, aw_steps, aw_first_fence, aw_any_fence, aw_repeats;
   int aw_iterating; /* an iteration of the instance ended: its re-reads are counted here, not as yields */
+  int aw_can_park;  /* ... and the last one had a repeat's shape (else they are yields after all) */
   uint64_t aw_heads; /* arrivals from inside at the header of the thread's marked loop */
+  int aw_blocked;    /* sched_await < 0: blocked for ever after a failed iteration */
+  int aw_imports;    /* the iteration's loads imported into Tsc (sched_await=-2) */
   int aw_bounded;    /* the loop's exits depend on its header values (passes/awaitloops.py) */
   uintptr_t aw_word[AW_READS], aw_prev_word[AW_READS];
   uint64_t aw_gen[AW_READS], aw_prev_gen[AW_READS];
@@ -128,6 +131,9 @@ int rsan_await_woken_by(const sched_thread *s, int kind, uintptr_t addr, int w);
  * that spins is the marked one, not a loop inside it): a counter, whose repeats are not
  * equivalent; the trace lists it under "counting" */
 int rsan_await_counting(const sched_thread *s);
+/* sched_await=-1: a thread blocked for ever after a failed iteration has a word it read written
+ * since (the run is not a deadlock: the reversal of that read with the write runs it on) */
+int rsan_await_blocked_news(void);
 
 /* ---- sched_sync.c ---- */
 /* enabledness of a pending operation blocked on a modelled primitive (s->block is a lock,

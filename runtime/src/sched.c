@@ -211,6 +211,12 @@ static void describe_wait(const sched_thread *s, char *out, size_t n) {
 
 static void deadlock(void) {
   if (rsan_scout_child) rsan_scout_end();
+  if (rsan_await_blocked_news()) { /* sched_await=-1: a blocked execution, no deadlock */
+    rsan_sched.finished = 1;
+    rsan_sched_trace_end("exit", NULL);
+    rsan_spin_unlock(&rsan_sched.lock);
+    rsan_exit_raw(0);
+  }
   rsan_deadlock_thread dt[64];
   int n = 0;
   for (int i = 0; i < rsan_sched.nthreads_max && n < 64; i++) {
@@ -457,7 +463,7 @@ void rsan_sched_note_access(const void *addr, uint64_t value, int changed) {
   if (!s || s->state != ST_LIVE) return;
   /* the re-reads of an await loop whose iterations end (its header state comes back): counted
    * by sched_await.c, not as a yield; a loop whose state never comes back (a counter) yields */
-  if (s->aw_iterating && rsan_sched_dfs()) return;
+  if (s->aw_iterating && s->aw_can_park && rsan_sched_dfs()) return;
   uintptr_t a = (uintptr_t)addr;
   if (changed) {
     for (int k = 0; k < SPIN_SLOTS; k++) s->spin[k].addr = 0, s->spin[k].repeats = 0;

@@ -10,6 +10,18 @@
  *   its address the words the last iteration read), enabled once one of those words was
  *   written after the iteration read it. The step itself does nothing.
  *
+ * Blocked iterations (docs/design/exploration.md §9). Under sched_await=-2 a thread blocks for
+ * ever after a *failed* iteration (one that came back to the header with its values) whose
+ * reads imported nothing into its hb_SC clock (Wsc(x) ⊑ Tsc before each of its loads) and whose
+ * first step is an SC fence when it made one: the reports of the runs in which it goes on are
+ * those of runs with the iteration left out or with the thread stopped after it (§9). Exact
+ * with today's relation only (sched_closure=0: the condition depends on the order of the SC
+ * fences, which the closure varies), so under sched_closure=1 it acts as sched_await=1.
+ * sched_await=-1 (measurements only, not exact) blocks after any failed iteration: GenMC's
+ * blocked iterations without their monitor effects. A run whose only live threads are so
+ * blocked ends as an exit when one of them has a word written since it read it (the reversal of
+ * that read with the write runs the iteration that reads it), as a deadlock otherwise.
+ *
  * A word's write generation counts the steps chosen that may write it (w = 1: stores, RMW and
  * CAS attempts, locks...): a failed CAS counts too, which can only end a run of repeats early.
  * Everything here runs under rsan_sched.lock. */
@@ -58,6 +70,24 @@ static int writes_memory(int kind, uintptr_t addr, int w) {
          kind != RSAN_SK_EXIT_PROCESS && kind != RSAN_SK_FENCE && kind != RSAN_SK_FENCE_SC;
 }
 
+/* the blocked-iterations mode: -2 (exact, today's relation), -1 (measurements), 0 none */
+static int blocking(void) {
+  int f = rsan_sched_flag.sched_await;
+  if (f == -2 && rsan_sched_flag.sched_closure == 1) return 0; /* 2: unsound anyway */
+  return f < 0 ? f : 0;
+}
+
+/* c's pending load would import something into its thread's Tsc: Wsc(x) ⋢ Tsc (vector clocks:
+ * ⊑ between them implies it between the clocks' values). Taken when the step is chosen, which
+ * is the state right before the load: no other thread runs in between. */
+static int imports(const sched_thread *c) {
+  rsan_loc *l = rsan_loc_lookup_i(c->addr);
+  if (!l) return 0; /* no record yet: never written, Wsc(x) = ⊥ */
+  int out = !rsan_clk_leq(rsan_loc_wsc(l), &c->t->Tsc);
+  rsan_loc_release(l);
+  return out;
+}
+
 void rsan_await_chosen(sched_thread *c) {
   if (!rsan_sched_flag.sched_await || !rsan_sched_dfs()) return; /* no await step: no generations */
   if (writes_memory(c->kind, c->addr, c->w)) {
@@ -76,6 +106,7 @@ void rsan_await_chosen(sched_thread *c) {
   }
   if (!c->aw_loop) return;
   if (c->kind == RSAN_SK_LOAD) {
+    if (blocking() == -2 && !c->aw_imports) c->aw_imports = imports(c);
     if (c->aw_n == AW_READS) c->aw_n = -1;
     if (c->aw_n >= 0) {
       c->aw_word[c->aw_n] = c->addr;
@@ -93,6 +124,7 @@ void rsan_await_chosen(sched_thread *c) {
 }
 
 int rsan_await_enabled(const sched_thread *s) {
+  if (s->aw_blocked) return 0;
   for (int i = 0; i < s->aw_prev_n; i++)
     if (gen_of(s->aw_prev_word[i] >> 3) != s->aw_prev_gen[i]) return 1;
   return s->aw_prev_n <= 0; /* nothing to wait on (never parked so) */
@@ -127,6 +159,7 @@ int rsan_await_counting(const sched_thread *s) {
 
 static void start_iteration(sched_thread *s) {
   s->aw_n = 0;
+  s->aw_imports = 0;
   s->aw_pure = 1;
   s->aw_steps = s->aw_first_fence = s->aw_any_fence = 0;
 }
@@ -169,18 +202,36 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     return;
   }
   s->aw_iterating = 1;
+  const int flag = rsan_sched_flag.sched_await;
+  /* Under blocked iterations (sched_await < 0) its re-reads are counted here, not as yields,
+   * only while its iterations can repeat: a loop whose first step is a load and that fences
+   * never parks, and yields as before §7 (else its thread would run to max_steps, as it still
+   * does under sched_await=1: docs/design/exploration.md §9, "A livelock of §7") */
+  s->aw_can_park = !blocking() || (s->aw_pure && (s->aw_first_fence || !s->aw_any_fence));
   s->aw_repeats = repeats(s) ? s->aw_repeats + 1 : 0;
-  int need = rsan_sched_flag.sched_await > 1 ? rsan_sched_flag.sched_await - 1
-             : s->aw_any_fence               ? AW_PARK
-                                             : AW_PARK_PLAIN;
+  int need = flag > 1 ? flag - 1 : s->aw_any_fence ? AW_PARK : AW_PARK_PLAIN;
+  /* §9: a failed iteration that imported nothing, whose first step is a fence if it has one */
+  const int block = blocking() == -1 || (blocking() == -2 && s->aw_pure && !s->aw_imports &&
+                                         (s->aw_first_fence || !s->aw_any_fence));
   s->aw_prev_n = s->aw_pure ? s->aw_n : -1;
   if (s->aw_prev_n > 0) {
     memcpy(s->aw_prev_word, s->aw_word, (size_t)s->aw_n * sizeof *s->aw_word);
     memcpy(s->aw_prev_gen, s->aw_gen, (size_t)s->aw_n * sizeof *s->aw_gen);
   }
   start_iteration(s);
-  int park = s->aw_repeats >= need && s->aw_prev_n > 0;
+  int park = (block || s->aw_repeats >= need) && s->aw_prev_n > 0;
+  s->aw_blocked = park && block;
   uintptr_t first = park ? s->aw_prev_word[0] : 0;
   rsan_spin_unlock(&rsan_sched.lock);
   if (park) rsan_sched_point_blocking(RSAN_SK_AWAIT, (const void *)first, 0, SB_AWAIT, 0);
+}
+
+int rsan_await_blocked_news(void) {
+  for (int i = 0; i < rsan_sched.nthreads_max; i++) {
+    const sched_thread *s = rsan_sched.threads[i];
+    if (!s || s->state != ST_LIVE || !s->aw_blocked) continue;
+    for (int k = 0; k < s->aw_prev_n; k++)
+      if (gen_of(s->aw_prev_word[k] >> 3) != s->aw_prev_gen[k]) return 1;
+  }
+  return 0;
 }

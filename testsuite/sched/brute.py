@@ -323,3 +323,49 @@ def compare(executable: str, work: Path, modes: tuple[str, ...] = ("1",), max_ru
         explored[mode] = (result.exploration.schedules, result.exploration.complete, keys, groups,
                           result.exploration.closure_reruns)
     return Comparison(brute.runs, brute.keys, brute.groups, explored, brute.witness)
+
+
+def await_program(rng: random.Random) -> str:
+    """A random program with a waiting loop that passes/awaitloops.py marks (the blocked
+    iterations of docs/design/exploration.md §9 are checked on these): T1 loads z first (so that the
+    scheduler knows it before its loop's first arrival), then loops over loads of two of x, y, z,
+    each with an SC fence before it or not, until both (or either) read non-zero, and may load
+    once more after the loop. T0 (main) stores non-zero values to both of the loop's locations
+    (so that the loop ends), in either order; T0 and, half the time, a third thread T2 add loads,
+    stores and SC fences. Relaxed, release and acquire orders only (a seq_cst access is three
+    scheduling points: too many interleavings for the brute force)."""
+    fence = "atomic_thread_fence(memory_order_seq_cst);"
+    orders = {"rlx": "memory_order_relaxed", "acq": "memory_order_acquire", "rel": "memory_order_release"}
+    first, second = rng.sample(("x", "y", "z"), 2)
+    value = iter(range(1, 100))
+
+    def load(loc: str) -> str:
+        return f"atomic_load_explicit(&{loc}, {orders[rng.choice(('rlx', 'rlx', 'acq'))]})"
+
+    def op() -> str:
+        kind, loc = rng.choice(("st", "ld", "fence")), rng.choice(("x", "y", "z"))
+        if kind == "st":
+            return f"atomic_store_explicit(&{loc}, {next(value)}, {orders[rng.choice(('rlx', 'rel'))]});"
+        return f"(void){load(loc)};" if kind == "ld" else fence
+
+    def fenced() -> str:
+        return fence if rng.random() < 0.5 else ""
+
+    cond = rng.choice(("a && b", "a || b"))
+    after = f" (void){load(rng.choice(('x', 'y', 'z')))};" if rng.random() < 0.5 else ""
+    t1 = (f"static void *t1(void *p) {{ (void)atomic_load_explicit(&z, memory_order_relaxed);\n"
+          f"  for (;;) {{ {fenced()} int a = {load(first)}; {fenced()} int b = {load(second)};\n"
+          f"    if ({cond}) break; }}{after} return p; }}\n")
+    main_ops = [f"atomic_store_explicit(&{loc}, {next(value)}, {orders[rng.choice(('rlx', 'rel'))]});"
+                for loc in rng.sample((first, second), 2)]
+    for _ in range(rng.randint(0, 2)):
+        main_ops.insert(rng.randint(0, len(main_ops)), op())
+    third = rng.random() < 0.5
+    t2 = ("static void *t2(void *p) { " + " ".join(op() for _ in range(rng.randint(1, 2))) + " return p; }\n"
+          if third else "")
+    spawn = "  pthread_create(&b, 0, t2, 0);\n" if third else ""
+    join = "  pthread_join(b, 0);\n" if third else ""
+    return ("#include <pthread.h>\n#include <stdatomic.h>\natomic_int x, y, z;\n" + t1 + t2 +
+            "int main(void) {\n  pthread_t a" + (", b" if third else "") + ";\n  pthread_create(&a, 0, t1, 0);\n" +
+            spawn +
+            "  " + "\n  ".join(main_ops) + "\n  pthread_join(a, 0);\n" + join + "  return 0;\n}\n")

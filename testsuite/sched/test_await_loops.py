@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .brute import compare
+from .brute import TooManyInterleavings, await_program, compare, every_interleaving
 from .test_brute_force import build
 
 FENCE = "atomic_thread_fence(memory_order_seq_cst)"
@@ -68,6 +68,34 @@ static void *t1(void *p) {{ for (;;) {{ {FENCE}; int a = atomic_load_explicit(&y
 static void *t2(void *p) {{ {FENCE}; (void)atomic_load_explicit(&z, memory_order_relaxed);
   atomic_store_explicit(&x, 1, memory_order_relaxed); return p; }}
 """ + MAIN3, None, False),
+    # not robust only across iterations (docs/design/exploration.md §9): a failed iteration reads
+    # z = 1, which gives its thread SC-only knowledge of y = 1, and a later iteration reads y = 0.
+    # No single iteration reads both stale: dropping the failed iteration (blocking the thread
+    # after it) without its monitor effects loses the report. The load of x registers T1 with
+    # the scheduler before the loop (a thread's first await head comes before that).
+    "mp_across_iterations": (HEAD + """
+static void t0(void) { atomic_store_explicit(&y, 1, memory_order_relaxed);
+  atomic_store_explicit(&z, 1, memory_order_relaxed); }
+static void *t1(void *p) { (void)atomic_load_explicit(&x, memory_order_relaxed);
+  for (;;) { int a = atomic_load_explicit(&y, memory_order_relaxed);
+  int b = atomic_load_explicit(&z, memory_order_relaxed); if (a + b == 2) break; } return p; }
+""" + MAIN2, False, True),
+    # not robust through an iteration's SC fence (docs/design/exploration.md §9, condition (ii)):
+    # T2 reads x = 1 and fences, which puts y = 1 into F's hb_SC clock but not into its hb clock;
+    # T1's loop starts with a load of y and fences in the middle. An iteration that read y = 0
+    # before that and fenced after imports y = 1 on the hb_SC side only, and the next
+    # iteration's first load, of y, is the violation. Blocking T1 after the first would lose it:
+    # no load of T1 imports y = 1 (T2 writes z before it reads x). (T1's load of z before the
+    # loop registers it with the scheduler.)
+    "fence_in_the_middle": (HEAD + f"""
+static void *t1(void *p) {{ (void)atomic_load_explicit(&z, memory_order_relaxed);
+  for (;;) {{ int a = atomic_load_explicit(&y, memory_order_relaxed); {FENCE};
+    int b = atomic_load_explicit(&z, memory_order_relaxed); if (a && b) break; }} return p; }}
+static void *t2(void *p) {{ atomic_store_explicit(&z, 1, memory_order_relaxed);
+  (void)atomic_load_explicit(&x, memory_order_relaxed); {FENCE}; return p; }}
+static void t0(void) {{ atomic_store_explicit(&y, 1, memory_order_relaxed);
+  atomic_store_explicit(&x, 1, memory_order_relaxed); }}
+""" + MAIN3, False, False),
 }
 
 
@@ -135,3 +163,130 @@ def test_await_loops_keep_the_reports_of_a_three_thread_program(tmp_path, pyrsan
         complete1, keys1, _ = explored(exe, tmp_path / f"on{closure}", "1", closure)
         assert complete0 and complete1
         assert keys1 == keys0
+
+
+def test_blocked_iterations_without_their_monitor_effects_lose_a_report(tmp_path, pyrsan_cli, pyrsan_env):
+    """``sched_await=-1`` (measurements only) blocks a thread for ever after any failed iteration, as
+    GenMC does with a blocked spin iteration, but drops what that iteration did to the monitor:
+    on mp_across_iterations its exploration is complete and finds nothing, where every interleaving
+    (test_await_loops_keep_every_report) makes a report. What makes it exact is the condition of
+    docs/design/exploration.md §9 on the failed iteration: its loads import nothing into its Tsc."""
+    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["mp_across_iterations"][0], tmp_path, "p")
+    for closure in ("1", "0"):
+        complete, keys, schedules = explored(exe, tmp_path / f"b{closure}", "-1", closure)
+        assert complete and not keys, (closure, keys)
+        complete, keys, _ = explored(exe, tmp_path / f"d{closure}", "1", closure)
+        assert complete and keys, closure
+
+
+def explored_groups(exe: Path, work: Path, await_flag: str, closure: str = "0"):
+    """(complete, report keys, report groups, schedules) of ``--explore --keep-going`` with
+    sched_await=await_flag."""
+    from pyrsan.runner import ExploreOptions, RunOptions, explore_program
+
+    from .brute import explored_keys
+
+    saved = os.environ.get("PYRSAN_OPTIONS")
+    os.environ["PYRSAN_OPTIONS"] = f"sched_await={await_flag}"
+    try:
+        options = RunOptions(work_dir=str(work), quiet=True, timeout=60, keep_going=True, closure=closure)
+        result = explore_program(str(exe), [], options, ExploreOptions(max_schedules=20000, jobs=1))
+    finally:
+        if saved is None:
+            os.environ.pop("PYRSAN_OPTIONS", None)
+        else:
+            os.environ["PYRSAN_OPTIONS"] = saved
+    assert not result.deadlocked   # a run whose blocked threads had news ends as an exit
+    assert not any(run.hung for run in result.runs)   # no thread spins to max_steps
+    keys, groups = explored_keys(result)
+    return result.exploration.complete, keys, groups, result.exploration.schedules
+
+
+def blocked_disagreements(exe: Path, work: Path, max_runs: int = 20000) -> list[str] | None:
+    """What ``sched_await=-2`` (blocked iterations, today's relation) gets wrong against every
+    interleaving (``sched_await=0``): an incomplete exploration, a report no interleaving makes,
+    another verdict or a missed report group (docs/design/exploration.md §9 keeps groups, not
+    every key). None: too many interleavings for the brute force."""
+    try:
+        brute = every_interleaving(str(exe), work / "brute", max_runs=max_runs, await_loops=False)
+    except TooManyInterleavings:
+        return None
+    complete, keys, groups, _ = explored_groups(exe, work / "blocked", "-2")
+    out = []
+    if not complete:
+        out.append("incomplete")
+    if keys - brute.keys:
+        out.append(f"reports no interleaving makes: {sorted(keys - brute.keys)}")
+    if bool(keys) != bool(brute.keys):
+        out.append(f"verdict {'not robust' if keys else 'robust'}, every interleaving the other")
+    if brute.groups - groups:
+        out.append(f"missed groups {sorted(brute.groups - groups)}")
+    return out
+
+
+@pytest.mark.parametrize("name", ["two_flags", "message_passing", "mp_across_iterations"])
+def test_blocked_iterations_keep_every_group(name, tmp_path, pyrsan_cli, pyrsan_env):
+    """sched_await=-2 against every interleaving: the same verdict and report groups, no other
+    report; and fewer schedules than the await after three repeats."""
+    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS[name][0], tmp_path, name)
+    assert blocked_disagreements(exe, tmp_path) == []
+    *_, blocked = explored_groups(exe, tmp_path / "b", "-2")
+    *_, awaited = explored_groups(exe, tmp_path / "a", "1")
+    assert blocked < awaited
+
+
+def test_blocked_iterations_are_not_taken_under_the_closure(tmp_path, pyrsan_cli, pyrsan_env):
+    """Their condition depends on the order of SC fences, which the F-order closure varies (§9):
+    under sched_closure=1, sched_await=-2 is sched_await=1 (the same schedules)."""
+    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["two_flags"][0], tmp_path, "p")
+    assert explored_groups(exe, tmp_path / "b", "-2", "1") == explored_groups(exe, tmp_path / "a", "1", "1")
+
+
+def random_blocked(seed: int, count: int, tmp_path: Path, pyrsan_cli, pyrsan_env) -> tuple[int, int]:
+    """brute.await_program's random programs: (compared, with reports); asserts no disagreement."""
+    import random
+
+    rng = random.Random(seed)
+    compared = reported = 0
+    for k in range(count):
+        text = await_program(rng)
+        (tmp_path / f"p{k}").mkdir()
+        exe = build(pyrsan_cli, pyrsan_env, text, tmp_path / f"p{k}", "p")
+        wrong = blocked_disagreements(exe, tmp_path / f"w{k}")
+        if wrong is None:
+            continue
+        assert not wrong, (wrong, text)
+        compared += 1
+        reported += bool(explored_groups(exe, tmp_path / f"r{k}", "-2")[1])
+    return compared, reported
+
+
+def test_blocked_iterations_on_random_waiting_programs(tmp_path, pyrsan_cli, pyrsan_env):
+    compared, _ = random_blocked(1, 3, tmp_path, pyrsan_cli, pyrsan_env)
+    assert compared >= 2
+
+
+@pytest.mark.slow
+def test_blocked_iterations_on_more_random_waiting_programs(tmp_path, pyrsan_cli, pyrsan_env):
+    compared, _ = random_blocked(2, 20, tmp_path, pyrsan_cli, pyrsan_env)
+    assert compared >= 8   # 10 of the 20 fit the brute force's 20,000 interleavings
+
+
+def test_a_loop_that_fences_after_its_first_load(tmp_path, pyrsan_cli, pyrsan_env):
+    """fence_in_the_middle (too many interleavings for the brute force): its iterations never
+    repeat (§7: the first step is a load, and it fences), so under blocked iterations its thread
+    yields as an unrecognised spin does instead of spinning to max_steps; and a failed iteration
+    does not block it (§9 condition (ii)), so the next iteration's violation is found: the report
+    group of the exploration with every iteration a step (sched_await=0)."""
+    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["fence_in_the_middle"][0], tmp_path, "p")
+    explorations = {flag: explored_groups(exe, tmp_path / f"e{flag}", flag) for flag in ("0", "-2")}
+    assert all(complete for complete, *_ in explorations.values())
+    groups = {flag: g for flag, (_, _, g, _) in explorations.items()}
+    assert len(groups["0"]) == 1 and groups["-2"] == groups["0"]
+
+
+@pytest.mark.xfail(strict=True, reason="docs/design/exploration.md §9, 'A livelock of §7': under the default "
+                   "await its thread spins to max_steps (a hang, not a proof)")
+def test_a_loop_that_fences_after_its_first_load_under_the_default_await(tmp_path, pyrsan_cli, pyrsan_env):
+    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["fence_in_the_middle"][0], tmp_path, "p")
+    explored_groups(exe, tmp_path / "e", "1")
