@@ -116,7 +116,7 @@ void rsan_sched_lock_acquired(const void *addr, int write) {
    * re-reads make a polling loop (`lock; r = ready; unlock; if (r) break;`, with or without
    * sched_yield) yield until another thread writes the word (its lock or unlock) instead of
    * spinning to max_steps; its plain read alone is invisible to the yield rule
-   * (docs/scheduling.md "Unrecognised spin loops"). A yielding thread is still run when no
+   * (docs/scheduling.md "Enabledness beyond the protocol text"). A yielding thread is still run when no
    * other can run and is a choice of an exploration's reversals, so this orders a schedule's
    * turns and drops no class. */
   if (s) rsan_sched_note_access(addr, handoffs, 0);
