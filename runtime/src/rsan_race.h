@@ -309,84 +309,6 @@ static inline uint32_t rsan_race_site_slot(uint64_t site) {
   return (uint32_t)(site ^ (site >> 32)) % RSAN_SITE_STACKS;
 }
 
-/* The pass over a granule's 4 main cells as lane masks (docs/design/races.md §14): one vector
- * of the 4 cells (seen), each test of the scalar pass (below) at once for the 4, its result a
- * 4-bit mask (bit i: cell i). Generic vectors: the AVX2 clones of the atomic entry points
- * (atomic.c) make it a few AVX2 instructions, the baseline ones SSE2 pairs. */
-typedef uint64_t rsan_v4u __attribute__((vector_size(32)));
-typedef int64_t rsan_v4i __attribute__((vector_size(32)));
-typedef _Bool rsan_b4 __attribute__((ext_vector_type(4)));
-static inline __attribute__((always_inline)) uint32_t rsan_v4_bits(rsan_v4i m) { /* m: 0 or -1 each */
-  rsan_b4 b = __builtin_convertvector(m, rsan_b4);
-  unsigned char r;
-  __builtin_memcpy(&r, &b, 1);
-  return r & 15u;
-}
-/* The pass's masks (bit i: cell i), of the used cells only (those before the first empty one). */
-typedef struct rsan_cell_masks {
-  uint32_t done; /* cur itself, or this thread's atomic access at cur's epoch that subsumes cur */
-  uint32_t plain; /* another thread's plain cell (if it conflicts, its clock decides) */
-  uint32_t marks; /* a mark */
-  uint32_t same; /* this thread's atomic cell of cur's kind (bytes, write) */
-  uint32_t cover; /* this thread's atomic cell not of cur's kind that cur covers */
-} rsan_cell_masks;
-/* Each test is one compare of w ^ cur, w or ~w & cur under a constant (cur's write bit is wr
- * and its mask bits mask): e.g. "own, atomic, at cur's epoch" is (w ^ cur) >> 10 == 0 but bit 1
- * to 9, and "its bytes and write include cur's" is (~w & cur & (bytes | write)) == 0. */
-static inline __attribute__((always_inline)) rsan_cell_masks rsan_race_cell_masks(rsan_v4u w, uint64_t cur) {
-  const int64_t slot_bits = (int64_t)TID_MASK << W_TID_SHIFT, low = (1ll << W_CLOCK_SHIFT) - 1;
-  const int64_t kind = (0xffll << W_MASK_SHIFT) | (int64_t)W_WRITE, at = (int64_t)W_ATOMIC;
-  const int64_t mark = (int64_t)MARK_TID << W_TID_SHIFT | at;
-  rsan_v4i W = (rsan_v4i)w, cv = (rsan_v4i){(int64_t)cur, (int64_t)cur, (int64_t)cur, (int64_t)cur},
-           X = W ^ cv;
-  /* each compare to its 4 bits at once (vmovmskpd), the masks combined in scalar registers */
-  uint32_t own_at = rsan_v4_bits((X & (slot_bits | at)) == 0); /* own slot, atomic (cur is) */
-  uint32_t same = rsan_v4_bits((X & low) == 0); /* own slot, atomic, cur's kind */
-  uint32_t at_epoch = rsan_v4_bits((X & ~kind) == 0); /* own slot, atomic, cur's epoch */
-  uint32_t has_cur = rsan_v4_bits((~W & cv & kind) == 0); /* cur's bytes (and write) in its */
-  uint32_t in_cur = rsan_v4_bits((W & ~cv & kind) == 0); /* its bytes in cur's, a write only if cur is */
-  uint32_t plain = rsan_v4_bits((W & at) == 0) & ~rsan_v4_bits((X & slot_bits) == 0);
-  uint32_t zero = rsan_v4_bits(W == 0) | 16u;
-  uint32_t used = (zero & (0u - zero)) - 1; /* the cells before the first empty one */
-  rsan_cell_masks m;
-  m.done = used & (rsan_v4_bits(W == cv) | (at_epoch & has_cur));
-  m.plain = used & plain;
-  m.marks = used & rsan_v4_bits((W & (slot_bits | at)) == mark);
-  m.same = used & same;
-  m.cover = used & own_at & in_cur & ~same;
-  return m;
-}
-/* The 4 main cells of a granule, one vector load: c is the granule's (64-byte aligned) line, and
- * an aligned vector load reads each 8-byte cell in one piece (x86; docs/design/races.md §14), so
- * each lane is a value its cell held, as a relaxed load of it gives. volatile: read once. */
-static inline __attribute__((always_inline)) rsan_v4u rsan_race_cells_load(const rsan_cell *c) {
-  return *(const volatile rsan_v4u *)(const volatile void *)c;
-}
-/* What the pass decides from seen (the 4 cells, cur's) and its masks m: 1 done, 0 the scan, else
- * 2: a mark (*mark), 3: no own covering cell (take), 4: store into cell *k. The scalar pass's
- * order: the first cell (lowest bit) that returns decides, a plain cell of another thread only
- * if it conflicts and does not happen before cur (t's C). Else the last mark, and the last own
- * cell of cur's kind, else the last own cell cur covers. */
-static inline __attribute__((always_inline)) int rsan_race_cells_decide(const rsan_vc *C, rsan_v4u seen,
-                                                                        uint64_t cur, rsan_cell_masks m,
-                                                                        int *k, uint64_t *mark) {
-  uint32_t stop = m.done | m.plain;
-  while (RSAN_UNLIKELY(stop)) {
-    int i = __builtin_ctz(stop);
-    if (m.done >> i & 1) return 1;
-    uint64_t w = seen[i];
-    if ((w_mask(w) & w_mask(cur)) && ((w | cur) & W_WRITE) && w_clock(w) > rsan_vc_get(C, w_tid(w))) return 0;
-    stop &= stop - 1;
-  }
-  uint32_t kk = m.same ? m.same : m.cover;
-  *k = kk ? 31 - __builtin_clz(kk) : -1;
-  if (RSAN_UNLIKELY(m.marks)) {
-    *mark = seen[31 - __builtin_clz(m.marks)];
-    return 2;
-  }
-  return *k < 0 ? 3 : 4;
-}
-
 /* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask to a granule's
  * main cells c: what race.c's scan would do, without its clock reads (but for a conflicting
  * plain cell), CAS or call. C11 [intro.races]: two atomic accesses never race; an atomic and a
@@ -398,17 +320,39 @@ static inline __attribute__((always_inline)) int rsan_race_cells_decide(const rs
  * scan takes (the last of cur's kind, else the last such; the site only when it changes, so
  * that the sites' line stays shared); nothing is stored when the cell already holds cur. A
  * mark (the granule has overflow cells): rsan_race_atomic_marked decides; no own covering
- * cell: rsan_race_atomic_take. 1: done; 0: the scan decides. The pass is over the 4 cells at
- * once (rsan_race_cell_masks, rsan_race_cells_decide: the scalar pass, docs/design/races.md §14). */
+ * cell: rsan_race_atomic_take. 1: done; 0: the scan decides. */
 static inline __attribute__((always_inline)) int
 rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site) {
-  rsan_v4u seen = rsan_race_cells_load(c);
-  int k = -1;
-  uint64_t mark = 0;
-  int d = rsan_race_cells_decide(&t->C, seen, cur, rsan_race_cell_masks(seen, cur), &k, &mark);
-  if (d < 2) return d;
-  if (RSAN_UNLIKELY(d == 2)) return rsan_race_atomic_marked(t, c, cur, site, mark, k, k < 0 ? 0 : seen[k]);
-  if (RSAN_UNLIKELY(d == 3)) return rsan_race_atomic_take(t, c, cur, mask, wr, site);
+  const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT, low = (1ull << W_CLOCK_SHIFT) - 1;
+  int k = -1, same = 0;
+  uint64_t mark = 0, kw = 0;
+#pragma GCC unroll 4
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    if (!w) break; /* the first empty cell ends the used ones */
+    if (w == cur) return 1; /* this very access */
+    uint64_t x = w ^ cur;
+    if (x & slot_bits) { /* another thread's, or a mark */
+      if (RSAN_UNLIKELY(!(w & W_ATOMIC))) { /* plain: fine if it happens before cur */
+        if ((w_mask(w) & mask) && ((w & W_WRITE) || wr) && w_clock(w) > rsan_vc_get(&t->C, w_tid(w)))
+          return 0;
+        continue;
+      }
+      if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) mark = w; /* more cells in the overflow block */
+      continue;
+    }
+    if (RSAN_UNLIKELY(!(w & W_ATOMIC))) continue; /* own plain cell: never replaced by an atomic one */
+    if (!(x & low)) { /* the same kind at another epoch */
+      k = i, same = 1, kw = w;
+      continue;
+    }
+    uint32_t cm = w_mask(w);
+    int cw = (w & W_WRITE) != 0;
+    if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && cw >= wr) return 1; /* subsumed at its epoch */
+    if (!same && !(cm & ~mask) && (wr || !cw)) k = i, kw = w;
+  }
+  if (RSAN_UNLIKELY(mark)) return rsan_race_atomic_marked(t, c, cur, site, mark, k, kw);
+  if (RSAN_UNLIKELY(k < 0)) return rsan_race_atomic_take(t, c, cur, mask, wr, site);
   uint64_t *cell_site = &rsan_cell_site(c)[k];
   if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
     __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
