@@ -31,6 +31,7 @@ typedef rsan_ovf_block ovf_block;
  * program backs are those of the blocks it uses (docs/design/races.md §13); a block, once
  * taken, stays its granule's (an orphan is emptied when its granule is marked again). */
 rsan_ovf_block rsan_ovf_blocks[RSAN_OVF_SLOTS];
+rsan_lane rsan_race_lanes[RSAN_LANE_SLOTS][RSAN_OVF_SLOTS] __attribute__((aligned(64)));
 /* open addressing by granule: ovf_table[h] is the index + 1 of the block of a granule whose
  * probe sequence passes h, 0 where no granule took the slot; one slot per block, so that a
  * slot is taken exactly where the block of the same index was taken when the blocks sat by
@@ -80,9 +81,24 @@ static void clear_chunk(lane_chunk *ch) {
     for (int m = 0; m < 2; m++) __atomic_store_n(&ch->slot[k].cells[m], 0, __ATOMIC_RELAXED);
 }
 
-/* chunk j of b's lanes (0: the one inside the block), NULL if not allocated */
+/* chunk j >= 1 of b's lanes, NULL if not allocated */
 static inline lane_chunk *chunk(ovf_block *b, int j) {
-  return j ? __atomic_load_n(&b->lanes[j], __ATOMIC_ACQUIRE) : &b->lane0;
+  return __atomic_load_n(&b->lanes[j], __ATOMIC_ACQUIRE);
+}
+
+/* slot j * LANE_SLOTS + k's lane in b (its chunk ch when j >= 1) */
+static inline lane *lane_of(ovf_block *b, int j, lane_chunk *ch, int k) {
+  return j ? rsan_lane_at(ch, (uint32_t)k) : &rsan_race_lanes[k][b - rsan_ovf_blocks];
+}
+
+/* empties b's lanes of slots 0..LANE_SLOTS - 1 (a lane never written is not touched: its page
+ * stays unbacked) */
+static void clear_lanes0(ovf_block *b) {
+  for (int k = 0; k < LANE_SLOTS; k++)
+    for (int m = 0; m < 2; m++) {
+      rsan_cell *w = &rsan_race_lanes[k][b - rsan_ovf_blocks].cells[m];
+      if (__atomic_load_n(w, __ATOMIC_RELAXED)) __atomic_store_n(w, 0, __ATOMIC_RELAXED);
+    }
 }
 
 /* rsan_race.h */
@@ -106,11 +122,11 @@ static int lanes_unordered_all(rsan_thread *t, ovf_block *b, uint32_t mask, int 
                                rsan_race_hit *h) {
   uint32_t me = rsan_race_index(t);
   for (int j = 0; j < LANE_CHUNKS; j++) {
-    lane_chunk *ch = chunk(b, j);
-    if (!ch) continue;
+    lane_chunk *ch = j ? chunk(b, j) : NULL;
+    if (j && !ch) continue;
     for (int k = 0; k < LANE_SLOTS; k++)
       for (int m = 0; m < 2; m++) {
-        uint64_t w = __atomic_load_n(&rsan_lane_at(ch, (uint32_t)k)->cells[m], __ATOMIC_ACQUIRE);
+        uint64_t w = __atomic_load_n(&lane_of(b, j, ch, k)->cells[m], __ATOMIC_ACQUIRE);
         if (!w || w_tid(w) == me) continue;
         int cw = (w & W_WRITE) != 0, ca = (w & W_ATOMIC) != 0;
         if (!all && (!(w_mask(w) & mask) || !(cw || wr) || (ca && at))) continue;
@@ -118,7 +134,7 @@ static int lanes_unordered_all(rsan_thread *t, ovf_block *b, uint32_t mask, int 
         h->found = 1;
         h->addr = b->g + (uintptr_t)__builtin_ctz(all ? w_mask(w) : w_mask(w) & mask);
         h->word = w;
-        h->site = __atomic_load_n(&rsan_lane_at(ch, (uint32_t)k)->sites[m], __ATOMIC_RELAXED);
+        h->site = __atomic_load_n(&lane_of(b, j, ch, k)->sites[m], __ATOMIC_RELAXED);
         return 1;
       }
   }
@@ -153,7 +169,8 @@ int rsan_race_overflow(rsan_thread *t, rsan_cell *c, uintptr_t g, uint32_t mask,
     /* the granule is not marked: the block is fresh or an orphan of a reset granule */
     if (!fresh) {
       memset(b->cells, 0, sizeof b->cells);
-      for (int j = 0; j < LANE_CHUNKS; j++)
+      clear_lanes0(b);
+      for (int j = 1; j < LANE_CHUNKS; j++)
         if (chunk(b, j)) clear_chunk(chunk(b, j));
     }
     for (int j = 0; j < RSAN_SHADOW_CELLS && v < 0; j++) /* move a read if there is one */

@@ -72,11 +72,13 @@ int rsan_race_overflow_unordered(rsan_thread *t, uintptr_t g, uint64_t mark, rsa
  * that a thread finds its own cell without scanning the block and an access of a granule that
  * many threads read, or many threads' atomic accesses, costs the same at 64 threads as at 5. A
  * slot's lane is written only by the thread of that slot (and cleared when the block is
- * emptied). The first RSAN_LANE_SLOTS slots' lanes are inside the block; a chunk of the next
- * RSAN_LANE_SLOTS slots is allocated when one of them is first used. The blocks are one static
- * array (bss: a page is backed only once a block on it is used; blocks are taken in order, so
- * the used ones are dense), so a mark names its block by its index, and a lane's address
- * follows from the mark and the slot with no load. */
+ * emptied). The first RSAN_LANE_SLOTS slots' lanes are packed by slot (rsan_race_lanes: slot
+ * u's lanes of blocks i and i + 1 are neighbours, so a thread's lanes of granules that crowd one
+ * after the other, e.g. a ring's slots, share its lines: docs/design/races.md §15); a chunk of
+ * the next RSAN_LANE_SLOTS slots is allocated when one of them is first used. The blocks are one
+ * static array (bss: a page is backed only once a block on it is used; blocks are taken in
+ * order, so the used ones are dense), so a mark names its block by its index, and a lane's
+ * address follows from the mark and the slot with no load. */
 #define RSAN_OVF_CELLS 16
 #define RSAN_OVF_SLOTS 4096 /* granules with overflow at any time, at most; beyond: eviction */
 #define RSAN_LANE_SLOTS 32
@@ -96,14 +98,18 @@ typedef struct rsan_lane_chunk {
 static inline rsan_lane *rsan_lane_at(rsan_lane_chunk *ch, uint32_t k) {
   return &ch->slot[(k % (RSAN_LANE_SLOTS / 2)) * 2 + k / (RSAN_LANE_SLOTS / 2)];
 }
+/* Slots 0..RSAN_LANE_SLOTS - 1's lanes, by slot then block index (bss: a page is backed once a
+ * lane on it is written; a slot's lanes of the blocks in use are dense, since blocks are taken in
+ * order). Two lanes to a line are then two blocks' of one slot: no line is written by two
+ * threads. */
+extern rsan_lane rsan_race_lanes[RSAN_LANE_SLOTS][RSAN_OVF_SLOTS];
 typedef struct rsan_ovf_block {
   uintptr_t g; /* the granule that owns the block (race_overflow.c's table; under its lock) */
-  /* chunks of slots RSAN_LANE_SLOTS.. (lanes[0] unused: lane0), allocated on first use, kept
-   * (cleared) when the block is emptied */
+  /* chunks of slots RSAN_LANE_SLOTS.. (lanes[0] unused: slots 0.. are in rsan_race_lanes),
+   * allocated on first use, kept (cleared) when the block is emptied */
   rsan_lane_chunk *lanes[RSAN_LANE_CHUNKS];
   rsan_cell cells[RSAN_OVF_CELLS] __attribute__((aligned(64)));
   uint64_t sites[RSAN_OVF_CELLS];
-  rsan_lane_chunk lane0 __attribute__((aligned(64))); /* slots 0..RSAN_LANE_SLOTS - 1 */
 } rsan_ovf_block;
 extern rsan_ovf_block rsan_ovf_blocks[RSAN_OVF_SLOTS];
 /* the blocks taken so far, rsan_ovf_blocks[0 .. rsan_race_ovf_taken) (race_overflow.c, under its
@@ -142,7 +148,7 @@ static inline uint64_t rsan_race_mark_now(rsan_cell *c) {
 }
 /* slot u's lane in b, NULL when u has none or its chunk is not allocated yet */
 static inline rsan_lane *rsan_race_lane(rsan_ovf_block *b, uint32_t u) {
-  if (RSAN_LIKELY(u < RSAN_LANE_SLOTS)) return rsan_lane_at(&b->lane0, u);
+  if (RSAN_LIKELY(u < RSAN_LANE_SLOTS)) return &rsan_race_lanes[u][b - rsan_ovf_blocks];
   if (u >= RSAN_LANE_CHUNKS * RSAN_LANE_SLOTS) return NULL;
   rsan_lane_chunk *ch = __atomic_load_n(&b->lanes[u / RSAN_LANE_SLOTS], __ATOMIC_ACQUIRE);
   return ch ? rsan_lane_at(ch, u % RSAN_LANE_SLOTS) : NULL;
@@ -393,7 +399,7 @@ static inline __attribute__((always_inline)) void rsan_race_prefetch(const rsan_
       if (!w) break;
       if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) {
         uint32_t u = t ? w_tid(t->race_cur) : RSAN_LANE_SLOTS;
-        if (u < RSAN_LANE_SLOTS) __builtin_prefetch(rsan_lane_at(&rsan_race_mark_block(w)->lane0, u), 1);
+        if (u < RSAN_LANE_SLOTS) __builtin_prefetch(&rsan_race_lanes[u][w_clock(w) % RSAN_OVF_SLOTS], 1);
         return;
       }
     }

@@ -96,3 +96,42 @@ def test_granules_whose_probes_collide_take_distinct_blocks(rt):
         rt.write(buf + i, site=rt.site("write", 5000 + k, "w"), size=8)
     got = sorted((r["access"]["line"], r["previous"]["line"] // 100) for r in rt.races())
     assert got == [(5000 + k, k) for k in range(3)], got
+
+
+LANE_SLOTS, LANE_BYTES = 32, 32  # rsan_race.h: slots 0..31's lanes in rsan_race_lanes[slot][block]
+
+
+def test_a_slots_lanes_of_blocks_taken_in_turn_are_neighbours(rt):
+    """Slot u's lane in block i is rsan_race_lanes[u][i] (docs/design/races.md §15): the lanes of
+    one thread in the blocks of granules that crowd one after the other sit side by side, two to
+    a line, and no line holds two threads' lanes. Twelve granules crowded in turn by six loaders:
+    each loader that took a lane in granule k (its read cell, its slot, in the lane) has it at
+    rsan_race_lanes[its slot][block of k], and nowhere else in the block's column; the blocks
+    are consecutive, so its twelve lanes are consecutive 32-byte entries. Fails if the lanes are
+    laid out by block (session 13: a block's 32 lanes together, a thread's lanes of two granules
+    1,600 bytes apart) or a lane's index is not its block's."""
+    cells, taken = engine_symbols()
+    lib = ctypes.CDLL(str(build_engine_lib()))
+    lanes = ctypes.addressof(ctypes.c_uint64.in_dll(lib, "rsan_race_lanes"))
+
+    def lane_read(u, i):  # the read cell ([0]) of slot u's lane in block i
+        return ctypes.c_uint64.from_address(lanes + (u * OVF_SLOTS + i) * LANE_BYTES).value
+
+    names = tuple(f"y{i}" for i in range(NGRANULES))
+    th, xs = setup(rt, nvars=names)
+    loaders = [th.spawn() for _ in range(NLOADERS)]
+    for k, x in enumerate(xs):
+        for i, t in enumerate(loaders):
+            th.on(t)
+            rt.load(x, "rlx", site=rt.site("ld", 100 * k + i, f"t{i}"), size=8)
+    idx = [mark_index(cells, int(rt.ffi.cast("uintptr_t", x))) for x in xs]
+    assert None not in idx and len(set(idx)) == NGRANULES
+    for i in idx:
+        in_lanes = 0
+        for u in range(LANE_SLOTS):
+            w = lane_read(u, i)
+            if w:
+                assert (w >> TID_SHIFT) & 0xFFFF == u, (i, u, hex(w))  # the slot's own lane
+                in_lanes += 1
+        assert in_lanes >= 1, i  # six loaders, four main cells and the block's: some are in lanes
+    assert rt.races() == []
