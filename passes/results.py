@@ -17,7 +17,8 @@ class Site:
     order is the C11 order name (relaxed, acquire, release, acq_rel, seq_cst; "" for calls
     and plain accesses).
     The fields after `frames` are additions with defaults: the CAS failure order, the
-    RMW operation (LLVM name, e.g. "add") and the CAS weak flag.
+    RMW operation (LLVM name, e.g. "add"), the CAS weak flag, and retry_only: the CAS's failure
+    only feeds its loop's retry (passes/casloops.py: the loop is one read-modify-write).
     """
     id: int
     kind: str
@@ -27,6 +28,7 @@ class Site:
     order_fail: str = ""
     op: str = ""
     weak: bool = False
+    retry_only: bool = False
 
 
 @dataclass(frozen=True)

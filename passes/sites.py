@@ -56,5 +56,5 @@ class SiteTable:
             id=site_id, kind=kind, order="" if kind in ("call", "read", "write") else ORDER_NAME[order], size=size,
             frames=self.frames_at(fn, line) if frames is None else frames,
             order_fail=ORDER_NAME[order_fail] if kind == "cas" else "",
-            op=op if kind == "rmw" else "", weak=weak))
+            op=op if kind == "rmw" else "", weak=weak, retry_only=retry_only and kind == "cas"))
         return site_id

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from passes_helpers import CC, CXX, HERE, compile_to_ir
+from pyrsan.abi import CAS_RETRY
 from pyrsan.passes import instrument_ir
 
 DATA = HERE / "data"
@@ -80,8 +81,9 @@ def test_embedded_site_table_matches_the_instrument_result(tmp_path, cli_env, st
     orders = {"": 0, "relaxed": 0, "acquire": 2, "release": 3, "acq_rel": 4, "seq_cst": 5}
     expected = []
     for i, s in enumerate(result.sites):
-        op = ["xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin",
-              "fadd", "fsub"].index(s.op) if s.kind == "rmw" else int(s.weak)
+        op = (["xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin",
+               "fadd", "fsub"].index(s.op) if s.kind == "rmw" else
+              int(s.weak) | (CAS_RETRY if s.retry_only else 0))
         frames = "".join(" | %s:%d:%d:%s" % (f.file, f.line, f.column, f.function)
                          for f in s.frames)
         expected.append("site %d %d %d %d %d %d%s" % (i, kinds[s.kind], orders[s.order],
