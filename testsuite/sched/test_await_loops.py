@@ -134,22 +134,27 @@ def test_the_waiting_thread_takes_an_await_step(tmp_path, pyrsan_cli, pyrsan_env
     assert "await" in kinds["1"] and "await" not in kinds["0"]
 
 
-def explored(exe: Path, work: Path, await_flag: str, closure: str = "1"):
-    """(complete, report keys) of ``--explore`` with sched_await=await_flag."""
+def _explore(exe: Path, work: Path, await_flag: str, closure: str):
+    """The result of ``--explore --keep-going`` with sched_await=await_flag."""
     from pyrsan.runner import ExploreOptions, RunOptions, explore_program
-
-    from .brute import explored_keys
 
     saved = os.environ.get("PYRSAN_OPTIONS")
     os.environ["PYRSAN_OPTIONS"] = f"sched_await={await_flag}"
     try:
         options = RunOptions(work_dir=str(work), quiet=True, timeout=60, keep_going=True, closure=closure)
-        result = explore_program(str(exe), [], options, ExploreOptions(max_schedules=20000, jobs=1))
+        return explore_program(str(exe), [], options, ExploreOptions(max_schedules=20000, jobs=1))
     finally:
         if saved is None:
             os.environ.pop("PYRSAN_OPTIONS", None)
         else:
             os.environ["PYRSAN_OPTIONS"] = saved
+
+
+def explored(exe: Path, work: Path, await_flag: str, closure: str = "1"):
+    """(complete, report keys, schedules) of ``--explore`` with sched_await=await_flag."""
+    from .brute import explored_keys
+
+    result = _explore(exe, work, await_flag, closure)
     return result.exploration.complete, explored_keys(result)[0], result.exploration.schedules
 
 
@@ -182,20 +187,9 @@ def test_blocked_iterations_without_their_monitor_effects_lose_a_report(tmp_path
 def explored_groups(exe: Path, work: Path, await_flag: str, closure: str = "0"):
     """(complete, report keys, report groups, schedules) of ``--explore --keep-going`` with
     sched_await=await_flag."""
-    from pyrsan.runner import ExploreOptions, RunOptions, explore_program
-
     from .brute import explored_keys
 
-    saved = os.environ.get("PYRSAN_OPTIONS")
-    os.environ["PYRSAN_OPTIONS"] = f"sched_await={await_flag}"
-    try:
-        options = RunOptions(work_dir=str(work), quiet=True, timeout=60, keep_going=True, closure=closure)
-        result = explore_program(str(exe), [], options, ExploreOptions(max_schedules=20000, jobs=1))
-    finally:
-        if saved is None:
-            os.environ.pop("PYRSAN_OPTIONS", None)
-        else:
-            os.environ["PYRSAN_OPTIONS"] = saved
+    result = _explore(exe, work, await_flag, closure)
     assert not result.deadlocked   # a run whose blocked threads had news ends as an exit
     assert not any(run.hung for run in result.runs)   # no thread spins to max_steps
     keys, groups = explored_keys(result)
