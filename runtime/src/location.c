@@ -461,12 +461,12 @@ void rsan_loc_fork_unlock(void) {
 
 /* verbosity >= 1, at exit: how the live records are used, by size class (docs/design/clocks.md
  * §15, §19). Each record is read under its lock. */
-void rsan_loc_print_census(void) {
-  uint64_t sat[4] = {0}, fcaps[6] = {0}; /* the satellites' bytes: window, evicted, history, S_x */
-  uint64_t live[RSAN_LOC_NCLS] = {0}, w_bot = 0, unwritten = 0, no_ev = 0, grown = 0, bytes = 0;
+/* Every record made so far, live or free, passed to fn under its lock: the slabs as they are
+ * at the call (taken under free_lock, so records made later are not visited). */
+void rsan_loc_for_each_made(void (*fn)(rsan_loc *l, void *arg), void *arg) {
   loc_slab *first[RSAN_LOC_NCLS];
   char *first_end[RSAN_LOC_NCLS];
-  rsan_spin_lock(&free_lock); /* the records made so far (no location lock under it) */
+  rsan_spin_lock(&free_lock); /* no location lock under it */
   for (unsigned c = 0; c < RSAN_LOC_NCLS; c++) {
     first[c] = pool[c].slabs;
     first_end[c] = pool[c].next;
@@ -478,65 +478,12 @@ void rsan_loc_print_census(void) {
            p < e; p += rsan_loc_size(c)) {
         rsan_loc *l = (rsan_loc *)p;
         rsan_spin_lock(&l->lock);
-        if (c == RSAN_LOC_COMPACT) { /* W = Wsc = ⊥, never written, no table, window inline */
-          if (l->retired == RSAN_LOC_LIVE_COMPACT) {
-            live[c]++;
-            bytes += rsan_loc_size(c);
-            w_bot++;
-            unwritten++;
-            no_ev++;
-          }
-        } else if (!l->retired) {
-          live[c]++;
-          bytes += rsan_loc_size(c);
-          w_bot += !rsan_loc_w(l)->ver;
-          unwritten += !rsan_loc_w(l)->ver && !rsan_loc_wsc(l)->ver && !l->hist;
-          no_ev += !l->ev;
-          grown += l->fcap > RSAN_FACTS;
-          if (l->fcap > RSAN_FACTS) sat[0] += (uint64_t)l->fcap * sizeof(rsan_fact);
-          fcaps[__builtin_ctz(l->fcap) - 2]++; /* fcap: 4 .. 128 */
-          if (l->ev) /* facts.c ev_size */
-            sat[1] += ((uint64_t)1 << l->evlog) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) +
-                      sizeof(rsan_evtail);
-          sat[2] += (uint64_t)rsan_hist_len(l) * sizeof(rsan_hist);
-          if (l->S.cap != RSAN_VC_CODED) sat[3] += (uint64_t)l->S.cap * sizeof(uint64_t);
-        }
+        fn(l, arg);
         rsan_spin_unlock(&l->lock);
       }
-  char buf[480];
-  int n = snprintf(
-      buf, sizeof buf,
-      "pyrsan: location records: %llu live (%llu bytes): %llu full (%u bytes each), %llu without W "
-      "(%u), %llu without W and Wsc (%u), %llu compact (%u); W = bottom in %llu, never written in "
-      "%llu, no evicted-fact table in %llu, grown window in %llu\n",
-      (unsigned long long)(live[0] + live[1] + live[2] + live[3]), (unsigned long long)bytes,
-      (unsigned long long)live[RSAN_LOC_FULL], (unsigned)rsan_loc_size(RSAN_LOC_FULL),
-      (unsigned long long)live[RSAN_LOC_NOW], (unsigned)rsan_loc_size(RSAN_LOC_NOW),
-      (unsigned long long)live[RSAN_LOC_COLD], (unsigned)rsan_loc_size(RSAN_LOC_COLD),
-      (unsigned long long)live[RSAN_LOC_COMPACT], (unsigned)rsan_loc_size(RSAN_LOC_COMPACT),
-      (unsigned long long)w_bot, (unsigned long long)unwritten, (unsigned long long)no_ev,
-      (unsigned long long)grown);
-  if (n > 0) (void)!write(2, buf, (size_t)n);
-  n = snprintf(buf, sizeof buf,
-               "pyrsan: location satellites: grown windows %llu bytes (fcap 4..128: %llu %llu %llu %llu %llu "
-               "%llu), evicted-fact tables %llu, history rings %llu, S_x arrays %llu (not coded)\n",
-               (unsigned long long)sat[0], (unsigned long long)fcaps[0], (unsigned long long)fcaps[1],
-               (unsigned long long)fcaps[2], (unsigned long long)fcaps[3], (unsigned long long)fcaps[4],
-               (unsigned long long)fcaps[5], (unsigned long long)sat[1], (unsigned long long)sat[2],
-               (unsigned long long)sat[3]);
-  if (n > 0) (void)!write(2, buf, (size_t)n);
-  uint64_t made = 0; /* bytes of records carved from slabs, live or on a free list */
-  for (unsigned c = 0; c < RSAN_LOC_NCLS; c++)
-    for (loc_slab *sl = first[c]; sl; sl = sl->next)
-      made += (uint64_t)((sl == first[c] ? first_end[c] : sl->recs + LT_SLAB * rsan_loc_size(c)) - sl->recs);
-  n = snprintf(buf, sizeof buf,
-               "pyrsan: location records: %llu promotions, %llu made compact; %llu bytes of records made, "
-               "%llu of them free\n",
-               (unsigned long long)__atomic_load_n(&promotions, __ATOMIC_RELAXED),
-               (unsigned long long)__atomic_load_n(&shrinks, __ATOMIC_RELAXED), (unsigned long long)made,
-               (unsigned long long)(made - bytes));
-  if (n > 0) (void)!write(2, buf, (size_t)n);
 }
+uint64_t rsan_loc_promotions(void) { return __atomic_load_n(&promotions, __ATOMIC_RELAXED); }
+uint64_t rsan_loc_shrinks(void) { return __atomic_load_n(&shrinks, __ATOMIC_RELAXED); }
 
 /* tests: the size class of addr's live record (-1: none), and the promotions so far */
 RSAN_EXPORT int __rsan_test_location_class(const void *addr) {
@@ -546,9 +493,7 @@ RSAN_EXPORT int __rsan_test_location_class(const void *addr) {
   rsan_loc_release(l);
   return c;
 }
-RSAN_EXPORT uint64_t __rsan_test_location_promotions(void) {
-  return __atomic_load_n(&promotions, __ATOMIC_RELAXED);
-}
+RSAN_EXPORT uint64_t __rsan_test_location_promotions(void) { return rsan_loc_promotions(); }
 /* tests: the facts in addr's live record's window (any class; 0: none) */
 RSAN_EXPORT uint64_t __rsan_test_location_facts(const void *addr) {
   rsan_loc *l = loc_peek_any((uintptr_t)addr);
@@ -557,9 +502,7 @@ RSAN_EXPORT uint64_t __rsan_test_location_facts(const void *addr) {
   rsan_loc_release(l);
   return n;
 }
-RSAN_EXPORT uint64_t __rsan_test_location_shrinks(void) {
-  return __atomic_load_n(&shrinks, __ATOMIC_RELAXED);
-}
+RSAN_EXPORT uint64_t __rsan_test_location_shrinks(void) { return rsan_loc_shrinks(); }
 /* tests: the stamp of addr's live record (0: none), and the records of class cls made so far
  * (from slabs: a record reused from the free list is not counted again) */
 RSAN_EXPORT uint64_t __rsan_test_location_stamp(const void *addr) {

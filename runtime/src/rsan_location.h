@@ -501,6 +501,10 @@ void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *
 extern uint64_t rsan_undecided_checks;
 extern uint64_t rsan_inexact_queries; /* queries answered with bounds (lo < hi) */
 void rsan_loc_print_stats(void);      /* one line on stderr (verbosity >= 1, at exit) */
-void rsan_loc_print_census(void); /* location.c: how the live records are used (the same) */
+void rsan_loc_print_census(void); /* location_census.c: how the live records are used (the same) */
+/* location.c: every record made so far, live or free, passed to fn under its lock (census) */
+void rsan_loc_for_each_made(void (*fn)(rsan_loc *l, void *arg), void *arg);
+uint64_t rsan_loc_promotions(void); /* records replaced by a bigger class so far */
+uint64_t rsan_loc_shrinks(void);    /* cold records replaced by compact ones so far */
 
 #endif

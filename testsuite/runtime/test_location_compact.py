@@ -5,7 +5,12 @@ clock of at most 4 entries) is replaced by a 128-byte compact record, which is e
 into the class an operation needs before that operation runs. Its id, facts, Msc, msc_in and
 initial value carry over both ways: reports stay test_model.py's transcription; a thread
 blocked on the lock of the record being replaced uses the live one."""
+import os
 import random
+import re
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -219,3 +224,40 @@ def test_a_thread_waiting_for_the_lock_of_a_record_made_compact(rt):
                 assert lib.__rsan_test_location_stamp(p) == 1 and buf[2 * i] == 1
     finally:
         lib.__rsan_test_set_promote_hook(ffi.NULL)
+
+
+CENSUS_SCRIPT = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, %r)
+    from harness import load_engine
+    ffi, lib = load_engine()
+    words = ffi.new("uint32_t[8]")  # even words: one location per 8-byte granule
+    main = lib.__rsan_test_new_thread(ffi.NULL)
+    lib.__rsan_test_set_current(lib.rsan_thread_create(main))
+    for i in (0, 2, 4):
+        lib.__rsan_load_4(words + i, 2, 0)  # acquire loads: each left compact
+    lib.__rsan_store_4(words + 6, 1, 3, 0)  # a release store: a full record
+""")
+
+
+def test_the_census_counts_every_class_and_the_records_made(tmp_path, engine):
+    """verbosity=1 prints the census at exit (location_census.c): the live records by class,
+    the records made compact, and the bytes of records made against those live (a load first
+    makes a cold record, then a compact one: the cold one goes back to its free list)."""
+    from harness import HERE
+
+    env = dict(os.environ, PYRSAN_OPTIONS="verbosity=1")
+    proc = subprocess.run([sys.executable, "-c", CENSUS_SCRIPT % str(HERE)], env=env,
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    live = re.search(r"location records: (\d+) live \((\d+) bytes\): (\d+) full .*?, (\d+) compact",
+                     proc.stderr)
+    made = re.search(r"(\d+) made compact; (\d+) bytes of records made, (\d+) of them free", proc.stderr)
+    assert live and made, proc.stderr
+    n, live_bytes, full, compact = map(int, live.groups())
+    shrinks, made_bytes, free = map(int, made.groups())
+    assert (n, full, compact, shrinks) == (4, 1, 3, 3)
+    assert live_bytes == 384 + 3 * 128   # rsan_loc_size: full 384, compact 128
+    # each load first makes a cold record (256 bytes), freed by its compaction and reused by the
+    # next location's: one made, free at exit
+    assert made_bytes == live_bytes + 256 and free == 256

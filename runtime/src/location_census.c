@@ -1,0 +1,78 @@
+/* The census of the location records (verbosity=1, at exit; docs/design/clocks.md §15, §19,
+ * §21): how many records each size class holds live, which of their lines are empty, the bytes
+ * of what they point to (grown windows, evicted-fact tables, history rings, S_x), and the bytes
+ * of records made against those live. It walks every record made (location.c
+ * rsan_loc_for_each_made) and only reads them. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "rsan_internal.h"
+
+typedef struct census {
+  uint64_t live[RSAN_LOC_NCLS], bytes, made;
+  uint64_t w_bot, unwritten, no_ev, grown;
+  uint64_t fcaps[6]; /* fcap 4 .. 128 */
+  uint64_t sat[4];   /* bytes: grown windows, evicted-fact tables, history rings, S_x */
+} census;
+
+static void count(rsan_loc *l, void *arg) {
+  census *c = arg;
+  size_t size = rsan_loc_size(l->cls);
+  c->made += size;
+  if (l->cls == RSAN_LOC_COMPACT) { /* W = Wsc = ⊥, never written, no table, window inline */
+    if (l->retired != RSAN_LOC_LIVE_COMPACT) return;
+    c->live[l->cls]++;
+    c->bytes += size;
+    c->w_bot++;
+    c->unwritten++;
+    c->no_ev++;
+    return;
+  }
+  if (l->retired) return;
+  c->live[l->cls]++;
+  c->bytes += size;
+  c->w_bot += !rsan_loc_w(l)->ver;
+  c->unwritten += !rsan_loc_w(l)->ver && !rsan_loc_wsc(l)->ver && !l->hist;
+  c->no_ev += !l->ev;
+  c->grown += l->fcap > RSAN_FACTS;
+  if (l->fcap > RSAN_FACTS) c->sat[0] += (uint64_t)l->fcap * sizeof(rsan_fact);
+  c->fcaps[__builtin_ctz(l->fcap) - 2]++;
+  if (l->ev) /* facts.c ev_size */
+    c->sat[1] += ((uint64_t)1 << l->evlog) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) +
+                 sizeof(rsan_evtail);
+  c->sat[2] += (uint64_t)rsan_hist_len(l) * sizeof(rsan_hist);
+  if (l->S.cap != RSAN_VC_CODED) c->sat[3] += (uint64_t)l->S.cap * sizeof(uint64_t);
+}
+
+void rsan_loc_print_census(void) {
+  census c = {0};
+  rsan_loc_for_each_made(count, &c);
+  char buf[480];
+  int n = snprintf(
+      buf, sizeof buf,
+      "pyrsan: location records: %llu live (%llu bytes): %llu full (%u bytes each), %llu without W "
+      "(%u), %llu without W and Wsc (%u), %llu compact (%u); W = bottom in %llu, never written in "
+      "%llu, no evicted-fact table in %llu, grown window in %llu\n",
+      (unsigned long long)(c.live[0] + c.live[1] + c.live[2] + c.live[3]), (unsigned long long)c.bytes,
+      (unsigned long long)c.live[RSAN_LOC_FULL], (unsigned)rsan_loc_size(RSAN_LOC_FULL),
+      (unsigned long long)c.live[RSAN_LOC_NOW], (unsigned)rsan_loc_size(RSAN_LOC_NOW),
+      (unsigned long long)c.live[RSAN_LOC_COLD], (unsigned)rsan_loc_size(RSAN_LOC_COLD),
+      (unsigned long long)c.live[RSAN_LOC_COMPACT], (unsigned)rsan_loc_size(RSAN_LOC_COMPACT),
+      (unsigned long long)c.w_bot, (unsigned long long)c.unwritten, (unsigned long long)c.no_ev,
+      (unsigned long long)c.grown);
+  if (n > 0) (void)!write(2, buf, (size_t)n);
+  n = snprintf(buf, sizeof buf,
+               "pyrsan: location satellites: grown windows %llu bytes (fcap 4..128: %llu %llu %llu %llu %llu "
+               "%llu), evicted-fact tables %llu, history rings %llu, S_x arrays %llu (not coded)\n",
+               (unsigned long long)c.sat[0], (unsigned long long)c.fcaps[0], (unsigned long long)c.fcaps[1],
+               (unsigned long long)c.fcaps[2], (unsigned long long)c.fcaps[3], (unsigned long long)c.fcaps[4],
+               (unsigned long long)c.fcaps[5], (unsigned long long)c.sat[1], (unsigned long long)c.sat[2],
+               (unsigned long long)c.sat[3]);
+  if (n > 0) (void)!write(2, buf, (size_t)n);
+  n = snprintf(buf, sizeof buf,
+               "pyrsan: location records: %llu promotions, %llu made compact; %llu bytes of records made, "
+               "%llu of them free\n",
+               (unsigned long long)rsan_loc_promotions(), (unsigned long long)rsan_loc_shrinks(),
+               (unsigned long long)c.made, (unsigned long long)(c.made - c.bytes));
+  if (n > 0) (void)!write(2, buf, (size_t)n);
+}
