@@ -578,6 +578,18 @@ static void loc_move(rsan_loc *n, rsan_loc *o) {
   memset(&o->S, 0, sizeof o->S);
 }
 
+/* n (locked, holding o's state) takes the place of o (locked) at *pp in its granule's chain;
+ * o is retired, cleared, unlocked and put back on its class's free list (under the stripe
+ * lock: a promotion's and a shrink's last step) */
+static void loc_replace(rsan_loc **pp, rsan_loc *o, rsan_loc *n) {
+  __atomic_store_n(loc_gnext(n), *loc_gnext(o), __ATOMIC_RELAXED);
+  __atomic_store_n(pp, n, __ATOMIC_RELEASE);
+  o->retired = 1; /* o keeps its gnext: a walk standing on it still finds the rest */
+  loc_clear_state(o);
+  rsan_spin_unlock(&o->lock);
+  loc_free_push(o);
+}
+
 /* tests: called with the old record and the stripe locked, before the new record is made (a
  * promotion's or a shrink's) */
 static void (*promote_hook)(const void *addr);
@@ -607,12 +619,7 @@ rsan_loc *rsan_loc_promote(rsan_loc *l, unsigned cls) {
     if (RSAN_UNLIKELY(promote_hook != NULL)) promote_hook((const void *)addr); /* tests */
     rsan_loc *n = loc_alloc(cls);
     loc_move(n, o);
-    __atomic_store_n(&n->gnext, *loc_gnext(o), __ATOMIC_RELAXED);
-    __atomic_store_n(pp, n, __ATOMIC_RELEASE);
-    o->retired = 1; /* o keeps its gnext: a walk standing on it still finds the rest */
-    loc_clear_state(o);
-    rsan_spin_unlock(&o->lock);
-    loc_free_push(o);
+    loc_replace(pp, o, n);
     rsan_spin_unlock(s);
     __atomic_fetch_add(&promotions, 1, __ATOMIC_RELAXED);
     return n;
@@ -643,12 +650,7 @@ void rsan_loc_shrink(uintptr_t addr) {
   rsan_loc_compact *n = (rsan_loc_compact *)loc_alloc(RSAN_LOC_COMPACT);
   rsan_loc_pack(n, o);
   n->retired = RSAN_LOC_LIVE_COMPACT;
-  __atomic_store_n(&n->gnext, o->gnext, __ATOMIC_RELAXED);
-  __atomic_store_n(pp, (rsan_loc *)n, __ATOMIC_RELEASE);
-  o->retired = 1; /* o keeps its gnext: a walk standing on it still finds the rest */
-  loc_clear_state(o);
-  rsan_spin_unlock(&o->lock);
-  loc_free_push(o);
+  loc_replace(pp, o, (rsan_loc *)n);
   rsan_spin_unlock(&n->lock);
   rsan_spin_unlock(s);
   __atomic_fetch_add(&shrinks, 1, __ATOMIC_RELAXED);
