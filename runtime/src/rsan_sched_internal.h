@@ -74,6 +74,11 @@ typedef struct sched_thread {
   int aw_blocked;    /* sched_await < 0: blocked for ever after a failed iteration */
   int aw_imports;    /* the iteration's loads imported into Tsc (sched_await=-2) */
   int aw_bounded;    /* the loop's exits depend on its header values (passes/awaitloops.py) */
+  /* the unit compared for repeats is an iteration, rotated to start at an SC fence when the
+   * loop's first step is a load (docs/design/exploration.md §10) */
+  int aw_it_steps, aw_it_first_fence, aw_it_any_fence; /* the header iteration's shape so far */
+  int aw_rotating;         /* the unit ends at this iteration's first SC fence, not at its header */
+  int aw_mark, aw_prev_mark; /* reads of the unit before its last iteration start (-1: none) */
   uintptr_t aw_word[AW_READS], aw_prev_word[AW_READS];
   uint64_t aw_gen[AW_READS], aw_prev_gen[AW_READS];
 } sched_thread;
@@ -134,6 +139,9 @@ int rsan_await_counting(const sched_thread *s);
 /* sched_await=-1: a thread blocked for ever after a failed iteration has a word it read written
  * since (the run is not a deadlock: the reversal of that read with the write runs it on) */
 int rsan_await_blocked_news(void);
+/* rsan_sched_point, before an SC fence of the calling thread: the end of a rotated unit (§10),
+ * where the thread may take its await step */
+void rsan_await_fence(void);
 
 /* ---- sched_sync.c ---- */
 /* enabledness of a pending operation blocked on a modelled primitive (s->block is a lock,

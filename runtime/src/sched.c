@@ -425,6 +425,7 @@ void rsan_sched_point(int kind, const void *addr, int w) {
     rsan_sched_test_hook(kind, addr, w);
     return;
   }
+  if (kind == RSAN_SK_FENCE_SC) rsan_await_fence(); /* a rotated await unit may end here */
   point(kind, addr, w, RSAN_SB_NONE, 0, NULL);
 }
 

@@ -10,6 +10,13 @@
  *   its address the words the last iteration read), enabled once one of those words was
  *   written after the iteration read it. The step itself does nothing.
  *
+ * Rotated units (§10). What is compared is a *unit*: an iteration, except after an iteration
+ * whose first step is a load and that fenced, where the unit goes on to the next SC fence
+ * (rsan_await_fence, before its scheduling point) or the next iteration start, whichever comes
+ * first; a repeat also needs the same *mark* (how many of its reads came before its last
+ * iteration start). So a loop `load; fence; load` compares `fence; load | load` and parks
+ * before its fence; without this it never parked and spun to max_steps. Not under sched_await < 0.
+ *
  * Blocked iterations (docs/design/exploration.md §9). Under sched_await=-2 a thread blocks for
  * ever after a *failed* iteration (one that came back to the header with its values) whose
  * reads imported nothing into its hb_SC clock (Wsc(x) ⊑ Tsc before each of its loads) and whose
@@ -114,13 +121,16 @@ void rsan_await_chosen(sched_thread *c) {
     }
   } else if (c->kind == RSAN_SK_FENCE_SC) {
     if (!c->aw_steps) c->aw_first_fence = 1;
-    c->aw_any_fence = 1;
+    if (!c->aw_it_steps) c->aw_it_first_fence = 1;
+    c->aw_any_fence = c->aw_it_any_fence = 1;
   } else { /* not a step of the loop: the thread left it */
     c->aw_pure = 0;
     c->aw_loop = 0;
     c->aw_iterating = 0;
+    c->aw_rotating = 0;
   }
   c->aw_steps++;
+  c->aw_it_steps++;
 }
 
 int rsan_await_enabled(const sched_thread *s) {
@@ -157,20 +167,46 @@ int rsan_await_counting(const sched_thread *s) {
          rsan_sched_flag.sched_await && rsan_sched_dfs();
 }
 
-static void start_iteration(sched_thread *s) {
+/* a new unit: an iteration, or from the first SC fence of one to that of the next (§10) */
+static void start_unit(sched_thread *s) {
   s->aw_n = 0;
+  s->aw_mark = -1;
   s->aw_imports = 0;
   s->aw_pure = 1;
   s->aw_steps = s->aw_first_fence = s->aw_any_fence = 0;
 }
 
-/* the iteration that just ended repeats the one before it */
+/* the unit that just ended repeats the one before it: the same reads, each from the same write,
+ * and its last iteration start after as many of them (so that the thread's state at its end, a
+ * function of the reads after that start, is the same: §10) */
 static int repeats(const sched_thread *s) {
-  if (!s->aw_pure || s->aw_n <= 0 || s->aw_n != s->aw_prev_n) return 0;
+  if (!s->aw_pure || s->aw_n <= 0 || s->aw_n != s->aw_prev_n || s->aw_mark != s->aw_prev_mark) return 0;
   if (s->aw_any_fence && !s->aw_first_fence) return 0;
   for (int i = 0; i < s->aw_n; i++)
     if (s->aw_word[i] != s->aw_prev_word[i] || s->aw_gen[i] != s->aw_prev_gen[i]) return 0;
   return 1;
+}
+
+/* The unit that just ended (at an iteration start, or at a rotated unit's SC fence): counts
+ * its repeat, keeps its reads for the next comparison and starts the next unit. 1: the thread
+ * takes its await step now (or blocks, §9). Under lock. */
+static int end_unit(sched_thread *s) {
+  const int flag = rsan_sched_flag.sched_await;
+  s->aw_repeats = repeats(s) ? s->aw_repeats + 1 : 0;
+  int need = flag > 1 ? flag - 1 : s->aw_any_fence ? AW_PARK : AW_PARK_PLAIN;
+  /* §9: a failed iteration that imported nothing, whose first step is a fence if it has one */
+  const int block = blocking() == -1 || (blocking() == -2 && s->aw_pure && !s->aw_imports &&
+                                         (s->aw_first_fence || !s->aw_any_fence));
+  s->aw_prev_n = s->aw_pure ? s->aw_n : -1;
+  s->aw_prev_mark = s->aw_mark;
+  if (s->aw_prev_n > 0) {
+    memcpy(s->aw_prev_word, s->aw_word, (size_t)s->aw_n * sizeof *s->aw_word);
+    memcpy(s->aw_prev_gen, s->aw_gen, (size_t)s->aw_n * sizeof *s->aw_gen);
+  }
+  start_unit(s);
+  int park = (block || s->aw_repeats >= need) && s->aw_prev_n > 0;
+  s->aw_blocked = park && block;
+  return park;
 }
 
 RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t s0, uint64_t s1,
@@ -190,9 +226,10 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     s->aw_loop = loop;
     s->aw_bounded = bounded;
     memcpy(s->aw_state, st, sizeof st);
-    s->aw_prev_n = -1;
-    s->aw_repeats = s->aw_iterating = 0;
-    start_iteration(s);
+    s->aw_prev_n = s->aw_prev_mark = -1;
+    s->aw_repeats = s->aw_iterating = s->aw_rotating = 0;
+    s->aw_it_steps = s->aw_it_first_fence = s->aw_it_any_fence = 0;
+    start_unit(s);
     rsan_spin_unlock(&rsan_sched.lock);
     return;
   }
@@ -202,25 +239,38 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     return;
   }
   s->aw_iterating = 1;
-  const int flag = rsan_sched_flag.sched_await;
   /* Under blocked iterations (sched_await < 0) its re-reads are counted here, not as yields,
    * only while its iterations can repeat: a loop whose first step is a load and that fences
-   * never parks, and yields as before §7 (else its thread would run to max_steps, as it still
-   * does under sched_await=1: docs/design/exploration.md §9, "A livelock of §7") */
+   * never parks there (no rotation), and yields as before §7 */
   s->aw_can_park = !blocking() || (s->aw_pure && (s->aw_first_fence || !s->aw_any_fence));
-  s->aw_repeats = repeats(s) ? s->aw_repeats + 1 : 0;
-  int need = flag > 1 ? flag - 1 : s->aw_any_fence ? AW_PARK : AW_PARK_PLAIN;
-  /* §9: a failed iteration that imported nothing, whose first step is a fence if it has one */
-  const int block = blocking() == -1 || (blocking() == -2 && s->aw_pure && !s->aw_imports &&
-                                         (s->aw_first_fence || !s->aw_any_fence));
-  s->aw_prev_n = s->aw_pure ? s->aw_n : -1;
-  if (s->aw_prev_n > 0) {
-    memcpy(s->aw_prev_word, s->aw_word, (size_t)s->aw_n * sizeof *s->aw_word);
-    memcpy(s->aw_prev_gen, s->aw_gen, (size_t)s->aw_n * sizeof *s->aw_gen);
+  /* §10: after an iteration whose first step is a load and that fenced, the unit goes on to the
+   * next iteration's first SC fence (rsan_await_fence), where the thread's state is a function
+   * of the reads it made since this arrival */
+  const int rotate = !blocking() && s->aw_it_any_fence && !s->aw_it_first_fence;
+  s->aw_it_steps = s->aw_it_first_fence = s->aw_it_any_fence = 0;
+  s->aw_rotating = rotate;
+  if (rotate) {
+    s->aw_mark = s->aw_n;
+    rsan_spin_unlock(&rsan_sched.lock);
+    return;
   }
-  start_iteration(s);
-  int park = (block || s->aw_repeats >= need) && s->aw_prev_n > 0;
-  s->aw_blocked = park && block;
+  const int park = end_unit(s);
+  uintptr_t first = park ? s->aw_prev_word[0] : 0;
+  rsan_spin_unlock(&rsan_sched.lock);
+  if (park) rsan_sched_point_blocking(RSAN_SK_AWAIT, (const void *)first, 0, SB_AWAIT, 0);
+}
+
+void rsan_await_fence(void) {
+  if (!rsan_sched_flag.sched_await || !rsan_sched_dfs()) return;
+  sched_thread *s = slot_of(rsan_thread_current()); /* its own slot: read without the lock */
+  if (!s || !s->aw_rotating) return;
+  rsan_spin_lock(&rsan_sched.lock);
+  if (rsan_sched.finished || s->state != ST_LIVE || !s->aw_rotating) {
+    rsan_spin_unlock(&rsan_sched.lock);
+    return;
+  }
+  s->aw_rotating = 0;
+  const int park = end_unit(s);
   uintptr_t first = park ? s->aw_prev_word[0] : 0;
   rsan_spin_unlock(&rsan_sched.lock);
   if (park) rsan_sched_point_blocking(RSAN_SK_AWAIT, (const void *)first, 0, SB_AWAIT, 0);

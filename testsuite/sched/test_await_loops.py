@@ -196,16 +196,10 @@ def explored_groups(exe: Path, work: Path, await_flag: str, closure: str = "0"):
     return result.exploration.complete, keys, groups, result.exploration.schedules
 
 
-def blocked_disagreements(exe: Path, work: Path, max_runs: int = 20000) -> list[str] | None:
-    """What ``sched_await=-2`` (blocked iterations, today's relation) gets wrong against every
-    interleaving (``sched_await=0``): an incomplete exploration, a report no interleaving makes,
-    another verdict or a missed report group (docs/design/exploration.md §9 keeps groups, not
-    every key). None: too many interleavings for the brute force."""
-    try:
-        brute = every_interleaving(str(exe), work / "brute", max_runs=max_runs, await_loops=False)
-    except TooManyInterleavings:
-        return None
-    complete, keys, groups, _ = explored_groups(exe, work / "blocked", "-2")
+def disagreements(brute, complete: bool, keys: set[str], groups: set[str]) -> list[str]:
+    """What an exploration (complete, keys, groups) gets wrong against every interleaving
+    (``sched_await=0``): an incomplete exploration, a report no interleaving makes, another
+    verdict or a missed report group (docs/design/exploration.md §9 keeps groups, not every key)."""
     out = []
     if not complete:
         out.append("incomplete")
@@ -216,6 +210,17 @@ def blocked_disagreements(exe: Path, work: Path, max_runs: int = 20000) -> list[
     if brute.groups - groups:
         out.append(f"missed groups {sorted(brute.groups - groups)}")
     return out
+
+
+def blocked_disagreements(exe: Path, work: Path, max_runs: int = 20000, await_flag: str = "-2",
+                          closure: str = "0") -> list[str] | None:
+    """``disagreements`` of ``sched_await=-2`` (blocked iterations, today's relation), or of
+    await_flag under closure. None: too many interleavings for the brute force."""
+    try:
+        brute = every_interleaving(str(exe), work / "brute", max_runs=max_runs, await_loops=False)
+    except TooManyInterleavings:
+        return None
+    return disagreements(brute, *explored_groups(exe, work / "explored", await_flag, closure)[:3])
 
 
 @pytest.mark.parametrize("name", ["two_flags", "message_passing", "mp_across_iterations"])
@@ -236,8 +241,12 @@ def test_blocked_iterations_are_not_taken_under_the_closure(tmp_path, pyrsan_cli
     assert explored_groups(exe, tmp_path / "b", "-2", "1") == explored_groups(exe, tmp_path / "a", "1", "1")
 
 
-def random_blocked(seed: int, count: int, tmp_path: Path, pyrsan_cli, pyrsan_env) -> tuple[int, int]:
-    """brute.await_program's random programs: (compared, with reports); asserts no disagreement."""
+def random_blocked(seed: int, count: int, tmp_path: Path, pyrsan_cli, pyrsan_env,
+                   modes: tuple[tuple[str, str], ...] = (("-2", "0"),)) -> tuple[int, int]:
+    """brute.await_program's random programs: (compared, with reports). Asserts that the
+    exploration with each (sched_await, sched_closure) of modes is complete (no thread spins to
+    max_steps: explored_groups) and, where every interleaving fits the brute force's 20,000,
+    that it does not disagree with them."""
     import random
 
     rng = random.Random(seed)
@@ -246,12 +255,19 @@ def random_blocked(seed: int, count: int, tmp_path: Path, pyrsan_cli, pyrsan_env
         text = await_program(rng)
         (tmp_path / f"p{k}").mkdir()
         exe = build(pyrsan_cli, pyrsan_env, text, tmp_path / f"p{k}", "p")
-        wrong = blocked_disagreements(exe, tmp_path / f"w{k}")
-        if wrong is None:
-            continue
-        assert not wrong, (wrong, text)
-        compared += 1
-        reported += bool(explored_groups(exe, tmp_path / f"r{k}", "-2")[1])
+        try:
+            brute = every_interleaving(str(exe), tmp_path / f"b{k}", max_runs=20000, await_loops=False)
+        except TooManyInterleavings:
+            brute = None
+        for flag, closure in modes:
+            complete, *explored = explored_groups(exe, tmp_path / f"e{k}_{flag}_{closure}", flag, closure)
+            assert complete, (flag, closure, text)
+            if brute is not None:
+                wrong = disagreements(brute, complete, *explored[:2])
+                assert not wrong, (flag, closure, wrong, text)
+        if brute is not None:
+            compared += 1
+            reported += bool(brute.keys)
     return compared, reported
 
 
@@ -264,6 +280,24 @@ def test_blocked_iterations_on_random_waiting_programs(tmp_path, pyrsan_cli, pyr
 def test_blocked_iterations_on_more_random_waiting_programs(tmp_path, pyrsan_cli, pyrsan_env):
     compared, _ = random_blocked(2, 20, tmp_path, pyrsan_cli, pyrsan_env)
     assert compared >= 8   # 10 of the 20 fit the brute force's 20,000 interleavings
+
+
+#: the default await (sched_await=1) under today's relation and under the closure (`pyrsan run`)
+DEFAULT_AWAIT = (("1", "0"), ("1", "1"))
+
+
+def test_the_default_await_on_random_waiting_programs(tmp_path, pyrsan_cli, pyrsan_env):
+    """docs/design/exploration.md §10: seed 2's first program loops with a load first and a fence
+    after it, which spun to max_steps before the rotated units."""
+    random_blocked(2, 1, tmp_path, pyrsan_cli, pyrsan_env, DEFAULT_AWAIT)
+
+
+@pytest.mark.slow
+def test_the_default_await_on_more_random_waiting_programs(tmp_path, pyrsan_cli, pyrsan_env):
+    """The 20 of seed 2 (6 of them spun to max_steps before §10), each complete under the
+    default, with every interleaving's verdict and groups where they fit the brute force."""
+    compared, _ = random_blocked(2, 20, tmp_path, pyrsan_cli, pyrsan_env, DEFAULT_AWAIT)
+    assert compared >= 8
 
 
 def test_a_loop_that_fences_after_its_first_load(tmp_path, pyrsan_cli, pyrsan_env):
@@ -279,8 +313,14 @@ def test_a_loop_that_fences_after_its_first_load(tmp_path, pyrsan_cli, pyrsan_en
     assert len(groups["0"]) == 1 and groups["-2"] == groups["0"]
 
 
-@pytest.mark.xfail(strict=True, reason="docs/design/exploration.md §9, 'A livelock of §7': under the default "
-                   "await its thread spins to max_steps (a hang, not a proof)")
 def test_a_loop_that_fences_after_its_first_load_under_the_default_await(tmp_path, pyrsan_cli, pyrsan_env):
+    """docs/design/exploration.md §10: under the default await (sched_await=1, today's relation and
+    the closure) the iterations of fence_in_the_middle, rotated to start at their SC fence, repeat
+    and park; the exploration is complete (before §10 its thread spun to max_steps: a hang) and
+    finds the report group of every iteration as a step (sched_await=0)."""
     exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["fence_in_the_middle"][0], tmp_path, "p")
-    explored_groups(exe, tmp_path / "e", "1")
+    complete, _, groups, _ = explored_groups(exe, tmp_path / "every", "0")
+    assert complete and len(groups) == 1
+    for closure in ("0", "1"):
+        complete, keys, rotated, _ = explored_groups(exe, tmp_path / f"e{closure}", "1", closure)
+        assert complete and rotated == groups, (closure, rotated, groups)
