@@ -134,6 +134,33 @@ def test_the_waiting_thread_takes_an_await_step(tmp_path, pyrsan_cli, pyrsan_env
     assert "await" in kinds["1"] and "await" not in kinds["0"]
 
 
+#: T1 loads y first and fences after it (docs/design/exploration.md §10: its units are rotated)
+FENCE_LATER = HEAD + f"""
+static void t0(void) {{ atomic_store_explicit(&y, 1, memory_order_release);
+  atomic_store_explicit(&z, 1, memory_order_release); }}
+static void *t1(void *p) {{ (void)atomic_load_explicit(&x, memory_order_relaxed);
+  for (;;) {{ int a = atomic_load_explicit(&y, memory_order_acquire); {FENCE};
+    int b = atomic_load_explicit(&z, memory_order_acquire); if (a && b) break; }} return p; }}
+""" + MAIN2
+
+
+def test_a_rotated_unit_takes_its_await_step_before_its_fence(tmp_path, pyrsan_cli, pyrsan_env):
+    """§10: the waiter of a loop whose first step is a load and that fences runs first (the
+    continuation keeps it); its units, rotated to begin at the SC fence, repeat, and it takes
+    the await step right before that fence (not at the header, before its load: there §7's
+    argument does not hold), then runs on once main's store wakes it."""
+    exe = build(pyrsan_cli, pyrsan_env, FENCE_LATER, tmp_path, "p")
+    trace = tmp_path / "t.jsonl"
+    (tmp_path / "s").write_text("pyrsan-schedule 1\n0 1\n")
+    env = dict(pyrsan_env, PYRSAN_OPTIONS=f"sched=dfs schedule={tmp_path / 's'} trace_path={trace}")
+    subprocess.run([str(exe)], env=env, check=True, timeout=60)
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    own = [op[1] for line in lines if "step" in line for op in line["enabled"] if op[0] == line["tid"] == 1]
+    awaits = [i for i, kind in enumerate(own) if kind == "await"]
+    assert awaits, own
+    assert all(i + 1 < len(own) and own[i + 1] == "fence_sc" for i in awaits), own
+
+
 def _explore(exe: Path, work: Path, await_flag: str, closure: str):
     """The result of ``--explore --keep-going`` with sched_await=await_flag."""
     from pyrsan.runner import ExploreOptions, RunOptions, explore_program
