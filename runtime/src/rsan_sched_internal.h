@@ -69,7 +69,7 @@ typedef struct sched_thread {
   int aw_n, aw_prev_n; /* -1: more reads than AW_READS (never a repeat) */
   int aw_pure, aw_steps, aw_first_fence, aw_any_fence, aw_repeats;
   int aw_iterating; /* an iteration of the instance ended: its re-reads are counted here, not as yields */
-  int aw_can_park;  /* ... and the last one had a repeat's shape (else they are yields after all) */
+  int aw_can_park;  /* ... and (sched_await < 0, no rotation) the last one could repeat, else yields */
   uint64_t aw_heads; /* arrivals from inside at the header of the thread's marked loop */
   int aw_blocked;    /* sched_await < 0: blocked for ever after a failed iteration */
   int aw_imports;    /* the iteration's loads imported into Tsc (sched_await=-2) */
