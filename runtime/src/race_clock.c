@@ -86,6 +86,33 @@ static inline __attribute__((always_inline)) int join_small(rsan_loc *l, const r
   return 1;
 }
 
+/* An RMW that both acquires and releases (acq_rel, seq_cst) with few slots: A ⊔= S_x,
+ * C ⊔= S_x, then S_x ⊔= C, in one pass over the entries instead of load_small's and
+ * join_small's two (docs/design/races.md §16). After C ⊔= S_x, C ⊒ S_x, so S_x ⊔= C is
+ * S_x := C: entry i of S_x becomes max(S_x[i], C[i]), which is C's new entry i, and the
+ * entries of C beyond S_x's n (those of S_x are 0 there: rsan_vc) are copied. The same
+ * entries are written the same way as load_small and join_small / export_small write them
+ * (C's with relaxed atomic stores, S_x's size with a release store when it grows), and C's
+ * size does not change (no c_moved, as in load_small). 1 when done inline; else (a coded S_x,
+ * many slots, a clock that would grow, an S_x array with no room for C's entries) 0, and the
+ * general path decides from the start. */
+static inline __attribute__((always_inline)) int acq_rel_small(rsan_thread *t, rsan_loc *l) {
+  uint32_t n = l->S.n, m = t->C.n;
+  if (l->S.cap == RSAN_VC_CODED || m >= RSAN_VC_DENSE || n > m || n > t->A.n || l->S.cap < m) return 0;
+  uint64_t *s = l->S.e, *a = t->A.e, *c = t->C.e;
+  uint32_t i = 0;
+  for (; i < n; i++) {
+    uint64_t v = s[i], ci = c[i];
+    if (v > a[i]) a[i] = v;
+    if (v > ci) __atomic_store_n(&c[i], ci = v, __ATOMIC_RELAXED);
+    s[i] = ci;
+  }
+  for (; i < m; i++) s[i] = c[i];
+  if (m != n) __atomic_store_n(&l->S.n, m, __ATOMIC_RELEASE);
+  RSAN_ASSERT(rsan_vc_leq(&l->S, &t->C) && rsan_vc_leq(&t->C, &l->S));
+  return 1;
+}
+
 /* ---- threads: algorithm.md §5 "create / join", architecture.md (R := ⊥ for the child) ---- */
 void rsan_race_thread_init(rsan_thread *t) {
   c_moved(t); /* a new C: the slot's base is a previous owner's, if any */
@@ -221,8 +248,12 @@ uint64_t rsan_race_store(rsan_thread *t, rsan_loc *l, int mo) {
  * through RMWs); if rel, C[τ]++. Returns the RMW's epoch (before the bump). */
 uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
   if (!on()) return 0;
+  uint64_t e = rsan_race_epoch(t); /* the read part bumps nothing */
+  if (mo_acq(mo) && mo_rel(mo) && RSAN_LIKELY(acq_rel_small(t, l))) {
+    bump(t);
+    return e;
+  }
   load_rules(t, l, mo);
-  uint64_t e = rsan_race_epoch(t);
   if (mo_rel(mo)) {
     sx_join(t, l, &t->C, 0);
     bump(t);
