@@ -8,7 +8,7 @@
 
 #include "rsan_engine.h"
 #include "rsan_explain.h"
-#include "rsan_race.h"
+#include "rsan_race_rules.h"
 #include "rsan_sched.h"
 #include "rsan_sched_closure.h"
 #include "rsan_signal.h"
