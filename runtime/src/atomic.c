@@ -8,7 +8,7 @@
 
 #include "rsan_engine.h"
 #include "rsan_explain.h"
-#include "rsan_race.h"
+#include "rsan_race_rules.h"
 #include "rsan_sched.h"
 #include "rsan_sched_closure.h"
 #include "rsan_signal.h"
@@ -23,6 +23,15 @@ static RSAN_ALWAYS_INLINE void race_atomic(rsan_thread *t, const void *p, int si
   if (rsan_flag.report_races && !rsan_race_atomic_fast(t, (uintptr_t)p, (uint64_t)size, wr, epoch, site))
     rsan_race_access_general(t, (uintptr_t)p, (uint64_t)size, wr, 1, epoch, site, fa);
 }
+/* The same for the hot entry points, with the granule's cells rsan_race_prefetch found when the
+ * operation locked its location (rc; NULL: the general path decides, as when the fast case
+ * does not settle the access) */
+static RSAN_ALWAYS_INLINE void race_atomic_at(rsan_thread *t, rsan_cell *rc, const void *p, int size, int wr,
+                                              uint64_t epoch, uint64_t site, uintptr_t fa) {
+  if (rsan_flag.report_races &&
+      !(RSAN_LIKELY(rc != NULL) && rsan_race_atomic_at(t, rc, (uintptr_t)p, (uint64_t)size, wr, epoch, site)))
+    rsan_race_access_general(t, (uintptr_t)p, (uint64_t)size, wr, 1, epoch, site, fa);
+}
 
 /* ---- the operations ---- */
 static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_t site, uintptr_t fa) {
@@ -35,20 +44,20 @@ static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_
   rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
-  rsan_race_prefetch(l, p);
+  rsan_cell *rc = rsan_race_prefetch(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_read_violation(t, l);
   if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
   int fact = 0;
   int known = rsan_sc_load_i(t, l, &fact);
   rsan_hb_load_i(t, l, mo, known);
-  rsan_race_load(t, l, mo);
+  rsan_race_load_i(t, l, mo);
   uint64_t v = mem_load(p, size);
   rsan_thread_note_access_i(t, site, l, RSAN_OP_LOAD, 0, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_LOAD, 0, order, size, 1, v, 0, 0, site));
   rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
-  race_atomic(t, p, size, 0, rsan_race_epoch(t), site, fa);
+  race_atomic_at(t, rc, p, size, 0, rsan_race_epoch(t), site, fa);
   /* a never-written location whose record may fit a compact one (docs/design/clocks.md §21):
    * only after a new fact, so a location is made compact at most RSAN_LOC_COMPACT_FACTS times */
   int shrink = RSAN_UNLIKELY(l->cls == RSAN_LOC_COLD) && fact && l->nfacts <= RSAN_LOC_COMPACT_FACTS;
@@ -72,7 +81,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   rsan_loc *l = rsan_loc_acquire_write(t, (uintptr_t)p, mo);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
-  rsan_race_prefetch(l, p);
+  rsan_cell *rc = rsan_race_prefetch(l, p);
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
@@ -81,7 +90,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   int fact = 0;
   rsan_sc_write_i(t, l, ts, tU, &fact);
   rsan_hb_store_i(t, l, mo);
-  uint64_t race_epoch = rsan_race_store(t, l, mo);
+  uint64_t race_epoch = rsan_race_store_i(t, l, mo);
   v &= size_mask(size);
   rsan_hist_record(l, t, fa, ts, 0, site, v, order, RSAN_OP_STORE, 0, size);
   mem_store(p, v, size);
@@ -89,7 +98,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_STORE, 0, order, size, 0, 0, 1, v, site));
   rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
-  race_atomic(t, p, size, 1, race_epoch, site, fa);
+  race_atomic_at(t, rc, p, size, 1, race_epoch, site, fa);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);
@@ -108,7 +117,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   rsan_loc *l = rsan_loc_acquire_write(t, (uintptr_t)p, mo);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
-  rsan_race_prefetch(l, p);
+  rsan_cell *rc = rsan_race_prefetch(l, p);
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
@@ -125,7 +134,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_RMW, op, order, size, 1, old, 1, newv, site));
   rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
-  race_atomic(t, p, size, 1, race_epoch, site, fa);
+  race_atomic_at(t, rc, p, size, 1, race_epoch, site, fa);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) {
@@ -153,7 +162,7 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
   rsan_loc *l = rsan_loc_acquire_write(t, (uintptr_t)p, ms);
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
-  rsan_race_prefetch(l, p);
+  rsan_cell *rc = rsan_race_prefetch(l, p);
   rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   uint64_t m = size_mask(size);
@@ -184,19 +193,19 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
     uint64_t ts = ++l->stamp;
     rsan_sc_write_i(t, l, ts, 0, &fact);
     rsan_hb_rmw_i(t, l, ms);
-    race_epoch = rsan_race_rmw(t, l, ms);
+    race_epoch = rsan_race_rmw_i(t, l, ms);
     rsan_hist_record(l, t, fa, ts, 1, site, desired & m, succ, opk, 0, size);
   } else { /* failure: Load(mo_f) */
     int known = rsan_sc_load_i(t, l, &fact);
     rsan_hb_load_i(t, l, mf, known);
-    rsan_race_load(t, l, mf);
+    rsan_race_load_i(t, l, mf);
     race_epoch = rsan_race_epoch(t);
   }
   rsan_thread_note_access_i(t, site, l, opk, 0, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, opk, 0, ok ? succ : fail, size, 1, old, ok, desired & m, site));
   rsan_fact_append(t, l, fact);
   rsan_loc_check_invariants(l);
-  race_atomic(t, p, size, ok, race_epoch, site, fa);
+  race_atomic_at(t, rc, p, size, ok, race_epoch, site, fa);
   rsan_loc_release(l);
   rsan_thread_check_invariants(t);
   if (RSAN_UNLIKELY(bad)) rsan_report_robustness(&rep);

@@ -9,14 +9,9 @@
  * thread whose clock has C[u] >= e. Every release exports the clock once and then bumps, so
  * the clocks a thread exports at one epoch are all one value: what S_x's owner epoch rests on
  * (rsan_race.h rsan_vcoded, docs/design/races.md §9). */
-#include "rsan_race.h"
+#include "rsan_race_rules.h"
 
 static inline int on(void) { return rsan_race_on(); }
-/* t->race_cur: the thread's epoch and slot as a cell holds them, so that the hot path builds an
- * access's cell with one OR; 0 for a thread whose slot a cell cannot hold (not checked) */
-static inline void set_cur(rsan_thread *t) {
-  t->race_cur = rsan_race_index(t) <= MAX_TID ? w_pack(t->race_epoch, rsan_race_index(t), 0, 0, 0) : 0;
-}
 /* Per thread slot, what the thin export of its C needs (docs/design/races.md §10): C_FRESH,
  * the slot's C base equals C but for C's own entry (then S_x := C is thin: O(1)); C_MOVED,
  * another entry of C changed since the slot's last export of C. Written only by the slot's
@@ -29,69 +24,12 @@ static inline void c_moved(const rsan_thread *t) {
   uint32_t u = rsan_race_index(t);
   if (u <= TID_MASK) c_state[u] = C_MOVED;
 }
-/* C[τ]++ (rsan_vc_set inline when C has the entry: a relaxed atomic store, as it makes) */
-static inline void bump(rsan_thread *t) {
-  uint32_t u = rsan_race_index(t);
-  RSAN_ASSERT(rsan_vc_get(&t->C, u) == t->race_epoch);
-  uint64_t e = ++t->race_epoch;
-  if (RSAN_LIKELY(u < t->C.n)) __atomic_store_n(&t->C.e[u], e, __ATOMIC_RELAXED);
-  else rsan_vc_set(&t->C, u, e);
-  set_cur(t);
-}
-
-/* ---- the few-slot case, inline (docs/design/races.md §11) ----
- * With fewer than RSAN_VC_DENSE slots every clock is a dense array (only a location's S_x is
- * ever coded, and only from RSAN_VC_DENSE entries on). When no join grows its destination
- * (the common case once the threads exist: every C, A and S_x has an entry per slot), the
- * rules below do, in one loop over the entries and with no call, exactly what the calls of
- * the general path do: the same entries written the same way (C's with relaxed atomic
- * stores, as rsan_vc_join_published; S_x's size with a release store, as rsan_vc_assign), and
- * no change of C's size, so no c_moved (rsan_vc_join_published tracks only growth below
- * RSAN_VC_DENSE). Anything else (a growth, a coded S_x, many slots) takes the general path. */
-static inline int vc_small(const rsan_vc *v) { return v->cap != RSAN_VC_CODED && v->n < RSAN_VC_DENSE; }
-
-/* A ⊔= S_x, and C ⊔= S_x if acq: 1 when done inline */
-static inline __attribute__((always_inline)) int load_small(rsan_thread *t, const rsan_loc *l, int acq) {
-  uint32_t n = l->S.n;
-  if (!n) return 1; /* S_x = ⊥: both joins change nothing */
-  if (l->S.cap == RSAN_VC_CODED || n > t->A.n || n > t->C.n || t->C.n >= RSAN_VC_DENSE) return 0;
-  const uint64_t *s = l->S.e;
-  uint64_t *a = t->A.e, *c = t->C.e;
-  for (uint32_t i = 0; i < n; i++) {
-    uint64_t v = s[i];
-    if (v > a[i]) a[i] = v;
-    if (acq && v > c[i]) __atomic_store_n(&c[i], v, __ATOMIC_RELAXED);
-  }
-  return 1;
-}
-
-/* S_x := src (C or R) with few slots: 1 when done inline */
-static inline __attribute__((always_inline)) int export_small(rsan_loc *l, const rsan_vc *src) {
-  uint32_t n = src->n;
-  if (n >= RSAN_VC_DENSE || l->S.cap == RSAN_VC_CODED || l->S.cap < n) return 0;
-  uint64_t *d = l->S.e;
-  for (uint32_t i = 0; i < n; i++) d[i] = src->e[i];
-  __atomic_store_n(&l->S.n, n, __ATOMIC_RELEASE);
-  return 1;
-}
-
-/* S_x ⊔= src (C or R) with few slots: 1 when done inline */
-static inline __attribute__((always_inline)) int join_small(rsan_loc *l, const rsan_vc *src) {
-  uint32_t n = src->n;
-  if (!n) return 1; /* a join with ⊥ */
-  if (!vc_small(&l->S) || n > l->S.n) return 0;
-  uint64_t *d = l->S.e;
-  for (uint32_t i = 0; i < n; i++)
-    if (src->e[i] > d[i]) d[i] = src->e[i];
-  return 1;
-}
-
 /* ---- threads: algorithm.md §5 "create / join", architecture.md (R := ⊥ for the child) ---- */
 void rsan_race_thread_init(rsan_thread *t) {
   c_moved(t); /* a new C: the slot's base is a previous owner's, if any */
   t->race_epoch = 1;
   rsan_vc_set(&t->C, rsan_race_index(t), 1);
-  set_cur(t);
+  rsan_race_set_cur(t);
 }
 
 void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
@@ -103,8 +41,8 @@ void rsan_race_thread_create(rsan_thread *parent, rsan_thread *child) {
   /* a reused slot continues after its previous owner's epochs (thread.c) */
   child->race_epoch = rsan_vc_get(&parent->C, rsan_race_index(child)) + 1;
   rsan_vc_set(&child->C, rsan_race_index(child), child->race_epoch);
-  set_cur(child);
-  bump(parent);
+  rsan_race_set_cur(child);
+  rsan_race_bump(parent);
 }
 
 void rsan_race_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
@@ -128,7 +66,7 @@ static inline void vc_join(rsan_vc *dst, const rsan_vc *src) {
 /* rlx load: A ⊔= S_x; acq load: C ⊔= S_x, A ⊔= S_x. A join S_x's owner epoch shows to be
  * contained already (rsan_vc_sx_in: S_x ⊑ A, S_x ⊑ C) changes nothing and is skipped. */
 static inline __attribute__((always_inline)) void load_rules(rsan_thread *t, rsan_loc *l, int mo) {
-  if (RSAN_LIKELY(load_small(t, l, mo_acq(mo)))) {
+  if (RSAN_LIKELY(rsan_race_load_small(t, l, mo_acq(mo)))) {
   } else if (l->S.cap != RSAN_VC_CODED) { /* dense (few slots): no owner epoch */
     vc_join(&t->A, &l->S);
     if (mo_acq(mo) && rsan_vc_join_published(&t->C, &l->S)) c_moved(t);
@@ -183,7 +121,7 @@ static inline void exported(const rsan_thread *t, int which, int fresh) {
 /* S_x ⊔= src (C: which 0, R: 1): the test for an empty source inline, and with few slots
  * (both dense: a coded clock has RSAN_VC_DENSE entries or more) the plain join */
 static inline void sx_join(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int which) {
-  if (RSAN_LIKELY(join_small(l, src))) return;
+  if (RSAN_LIKELY(rsan_race_join_small(l, src))) return;
   if ((src->n | l->S.n) < RSAN_VC_DENSE) {
     rsan_vc_join(&l->S, src);
     return;
@@ -194,7 +132,7 @@ static inline void sx_join(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int 
 
 /* S_x := src (C: which 0, R: 1); with few slots the plain copy */
 static inline void sx_export(rsan_thread *t, rsan_loc *l, const rsan_vc *src, int which) {
-  if (RSAN_LIKELY(export_small(l, src))) return;
+  if (RSAN_LIKELY(rsan_race_export_small(l, src))) return;
   if (src->n < RSAN_VC_DENSE) {
     rsan_vc_assign(&l->S, src);
     return;
@@ -210,7 +148,7 @@ uint64_t rsan_race_store(rsan_thread *t, rsan_loc *l, int mo) {
   uint64_t e = rsan_race_epoch(t);
   if (mo_rel(mo)) {
     sx_export(t, l, &t->C, 0);
-    bump(t);
+    rsan_race_bump(t);
   } else {
     sx_export(t, l, &t->R, 1);
   }
@@ -221,11 +159,15 @@ uint64_t rsan_race_store(rsan_thread *t, rsan_loc *l, int mo) {
  * through RMWs); if rel, C[τ]++. Returns the RMW's epoch (before the bump). */
 uint64_t rsan_race_rmw(rsan_thread *t, rsan_loc *l, int mo) {
   if (!on()) return 0;
+  uint64_t e = rsan_race_epoch(t); /* the read part bumps nothing */
+  if (mo_acq(mo) && mo_rel(mo) && RSAN_LIKELY(rsan_race_acq_rel_small(t, l))) {
+    rsan_race_bump(t);
+    return e;
+  }
   load_rules(t, l, mo);
-  uint64_t e = rsan_race_epoch(t);
   if (mo_rel(mo)) {
     sx_join(t, l, &t->C, 0);
-    bump(t);
+    rsan_race_bump(t);
   } else {
     sx_join(t, l, &t->R, 1);
   }
@@ -241,5 +183,5 @@ void rsan_race_fence_acq(rsan_thread *t) {
 void rsan_race_fence_rel(rsan_thread *t) {
   if (!on()) return;
   rsan_vc_assign(&t->R, &t->C);
-  bump(t);
+  rsan_race_bump(t);
 }

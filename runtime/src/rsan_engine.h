@@ -20,15 +20,6 @@ void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU
 void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts);
 #define RSAN_ALWAYS_INLINE inline __attribute__((always_inline))
 
-/* rsan_race_rmw of a relaxed RMW whose location has S_x = ⊥ and whose thread has R = ⊥ (no
- * release fence yet; a counter only relaxed RMWs touch): its two joins, A ⊔= S_x and
- * S_x ⊔= R, are with ⊥, so it only returns the epoch; decided without the call
- * (docs/design/races.md "Sixth pass") */
-static inline __attribute__((always_inline)) uint64_t rsan_race_rmw_i(rsan_thread *t, rsan_loc *l, int mo) {
-  if (mo == RSAN_RELAXED && !l->S.n && !t->R.n && rsan_flag.report_races) return rsan_race_epoch(t);
-  return rsan_race_rmw(t, l, mo);
-}
-
 /* ---- the thread clocks' joins and exports (docs/design/clocks.md §16) ----
  * X ⊔= L, L := X, L ⊔= X for a thread clock X of t (which: RSAN_X_*, X = rsan_tclk) and a
  * location clock L: the inline case as rsan_clk_join / rsan_clk_export / rsan_clk_join_loc,

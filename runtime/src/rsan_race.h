@@ -315,6 +315,38 @@ static inline uint32_t rsan_race_site_slot(uint64_t site) {
   return (uint32_t)(site ^ (site >> 32)) % RSAN_SITE_STACKS;
 }
 
+/* rsan_race_atomic_marked's common case inline (docs/design/races.md §16): a thread with a lane
+ * in rsan_race_lanes (slot below RSAN_LANE_SLOTS) that met crowded granules before. The same
+ * steps as race_atomic.c's function, in its order: the mark's flags, no plain cell in the block,
+ * the lane takes cur and the own covering main cell k is freed; else k renewed in place; else
+ * the block's shared cells. Anything else goes to the function. */
+/* race_atomic.c: 1 once this thread's atomic access met a crowded (marked) granule, until
+ * rsan_race_prefetch finds one that is not (a hint for the prefetch and for the inline case) */
+extern __thread uint8_t rsan_race_crowded __attribute__((tls_model("initial-exec")));
+static inline __attribute__((always_inline)) int rsan_race_atomic_marked_i(rsan_thread *t, rsan_cell *c,
+                                                                           uint64_t cur, uint64_t site,
+                                                                           uint64_t mark, int k,
+                                                                           uint64_t kw) {
+  uint32_t u = w_tid(cur);
+  if (RSAN_UNLIKELY(u >= RSAN_LANE_SLOTS || !rsan_race_crowded))
+    return rsan_race_atomic_marked(t, c, cur, site, mark, k, kw);
+  int wr = (cur & W_WRITE) != 0;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags */
+  if (mark & MARK_PLAIN) return 0; /* the scan checks the block */
+  if (rsan_race_lane_take(c, mark, rsan_race_lane(rsan_race_mark_block(mark), u), cur, wr, 1, site)) {
+    if (k >= 0) __atomic_compare_exchange_n(&c[k], &kw, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return 1;
+  }
+  if (k >= 0) {
+    uint64_t *cell_site = &rsan_cell_site(c)[k];
+    if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+      __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+    __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
+    return 1;
+  }
+  return rsan_race_overflow_atomic_own(mark, cur, w_mask(cur), wr, site);
+}
+
 /* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask to a granule's
  * main cells c: what race.c's scan would do, without its clock reads (but for a conflicting
  * plain cell), CAS or call. C11 [intro.races]: two atomic accesses never race; an atomic and a
@@ -357,7 +389,7 @@ rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask
     if (!(x >> W_CLOCK_SHIFT) && !(mask & ~cm) && cw >= wr) return 1; /* subsumed at its epoch */
     if (!same && !(cm & ~mask) && (wr || !cw)) k = i, kw = w;
   }
-  if (RSAN_UNLIKELY(mark)) return rsan_race_atomic_marked(t, c, cur, site, mark, k, kw);
+  if (RSAN_UNLIKELY(mark)) return rsan_race_atomic_marked_i(t, c, cur, site, mark, k, kw);
   if (RSAN_UNLIKELY(k < 0)) return rsan_race_atomic_take(t, c, cur, mask, wr, site);
   uint64_t *cell_site = &rsan_cell_site(c)[k];
   if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
@@ -366,72 +398,82 @@ rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask
   return 1;
 }
 
-/* race_atomic.c: 1 once this thread's atomic access met a crowded (marked) granule, until
- * rsan_race_prefetch finds one that is not (only a hint for the prefetch) */
-extern __thread uint8_t rsan_race_crowded __attribute__((tls_model("initial-exec")));
 
 /* The lines an atomic access of p will use in the race detector, prefetched by the atomic entry
  * points (atomic.c) once they hold the location's lock, so that their misses overlap the
  * engine's work instead of following it: the granule's cells (with intent to write: the
  * access renews its cell whenever its epoch changed), and S_x's entries (read by every load
- * and RMW, written by every store). No effect on any value (docs/design/races.md §11). */
-static inline __attribute__((always_inline)) void rsan_race_prefetch(const rsan_loc *l, const void *p) {
-  if (!rsan_race_on()) return;
+ * and RMW, written by every store). No effect on any value (docs/design/races.md §11).
+ * Returns the granule's main cells, which the entry point hands to rsan_race_atomic_at at the
+ * end of the operation (docs/design/races.md §16: one lookup of the shadow per atomic access),
+ * or NULL when races are off, the address is beyond the user space or its region is not
+ * mapped yet (then rsan_race_access_general decides, and maps it). */
+static inline __attribute__((always_inline)) rsan_cell *rsan_race_prefetch(const rsan_loc *l, const void *p) {
+  if (!rsan_race_on()) return NULL;
   uintptr_t addr = (uintptr_t)p;
-  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_RELAXED);
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
   rsan_cell *c;
   if (l->S.n) __builtin_prefetch(l->S.e);
-  if (RSAN_LIKELY(d && !(addr >> RSAN_SHADOW_USER_BITS) &&
-                  (c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_RELAXED)))) {
-    c += rsan_shadow_offset(addr);
-    __builtin_prefetch(c, 1);
-    /* a crowded granule's accesses go to their lanes (rsan_race_atomic_marked): the lane's
-     * address follows from the mark and the slot (rsan_race_lane), so its line is fetched now
-     * too, once the cells are read (a line that only this thread writes, but one per crowded
-     * granule and thread: often out of the nearest cache). Only while this thread's atomic
-     * accesses meet crowded granules (rsan_race_crowded, set by rsan_race_atomic_marked,
-     * cleared here when the cells hold no mark): elsewhere the cells are not read here. */
-    if (!rsan_race_crowded) return;
-    rsan_thread *t = rsan_tls_current;
+  if (RSAN_UNLIKELY(!d || (addr >> RSAN_SHADOW_USER_BITS) ||
+                    !(c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
+    return NULL;
+  c += rsan_shadow_offset(addr);
+  __builtin_prefetch(c, 1);
+  /* a crowded granule's accesses go to their lanes (rsan_race_atomic_marked): the lane's
+   * address follows from the mark and the slot (rsan_race_lane), so its line is fetched now
+   * too, once the cells are read (a line that only this thread writes, but one per crowded
+   * granule and thread: often out of the nearest cache). Only while this thread's atomic
+   * accesses meet crowded granules (rsan_race_crowded, set by rsan_race_atomic_marked,
+   * cleared here when the cells hold no mark): elsewhere the cells are not read here. */
+  if (!rsan_race_crowded) return c;
+  rsan_thread *t = rsan_tls_current;
 #pragma GCC unroll 4
-    for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
-      uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
-      if (!w) break;
-      if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) {
-        uint32_t u = t ? w_tid(t->race_cur) : RSAN_LANE_SLOTS;
-        if (u < RSAN_LANE_SLOTS) __builtin_prefetch(&rsan_race_lanes[u][w_clock(w) % RSAN_OVF_SLOTS], 1);
-        return;
-      }
+  for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
+    uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+    if (!w) break;
+    if (RSAN_UNLIKELY(w_tid(w) == MARK_TID)) {
+      uint32_t u = t ? w_tid(t->race_cur) : RSAN_LANE_SLOTS;
+      if (u < RSAN_LANE_SLOTS) __builtin_prefetch(&rsan_race_lanes[u][w_clock(w) % RSAN_OVF_SLOTS], 1);
+      return c;
     }
-    rsan_race_crowded = 0;
   }
+  rsan_race_crowded = 0;
+  return c;
 }
 
-/* rsan_race_access's first step for an atomic access (at = 1), inline and without any call in
- * its common case, for the atomic entry points (atomic.c) and rsan_race_access itself: 1 when
- * it is done, 0 when rsan_race_access_general must decide (from the start). The caller checked
- * that race reports are on. It takes an access of one granule of a mapped region whose site's
- * call stack this thread already remembers (rsan_race_cells.h note_site_stack would do nothing) and that
- * rsan_race_atomic_cells settles. docs/design/races.md section 7. */
-static inline __attribute__((always_inline)) int
-rsan_race_atomic_fast(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, uint64_t epoch, uint64_t site) {
+/* rsan_race_access's first step for an atomic access (at = 1) whose granule's main cells c the
+ * caller found (rsan_race_prefetch, or the directory in rsan_race_atomic_fast: a region's
+ * cells never move once mapped, so the two are the same cells), inline and without any call in
+ * its common case: 1 when it is done, 0 when rsan_race_access_general must decide (from the
+ * start). The caller checked that race reports are on. It takes an access of one granule
+ * whose site's call stack this thread already remembers (rsan_race_cells.h note_site_stack
+ * would do nothing) and that rsan_race_atomic_cells settles. docs/design/races.md section 7. */
+static inline __attribute__((always_inline)) int rsan_race_atomic_at(rsan_thread *t, rsan_cell *c,
+                                                                     uintptr_t addr, uint64_t size, int wr,
+                                                                     uint64_t epoch, uint64_t site) {
   const uint64_t slot_bits = (uint64_t)TID_MASK << W_TID_SHIFT;
   uint64_t me = t->race_cur; /* 0: a thread whose slot a cell cannot hold */
   /* size - 1 < 8 - (addr & 7): 1 <= size and the access ends in addr's granule */
-  if (RSAN_UNLIKELY(!me || size - 1 >= 8 - (addr & 7) || (addr >> RSAN_SHADOW_USER_BITS))) return 0;
-  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
-  rsan_cell *c;
-  if (RSAN_UNLIKELY(!d || !(c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
-    return 0;
+  if (RSAN_UNLIKELY(!me || size - 1 >= 8 - (addr & 7))) return 0;
   if (site) {
     uint32_t s = rsan_race_site_slot(site);
     if (RSAN_UNLIKELY(t->site_stack[s].site != site || t->site_stack[s].depth != t->depth)) return 0;
   }
-  c += rsan_shadow_offset(addr);
   uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
   uint64_t cur = epoch << W_CLOCK_SHIFT | (me & slot_bits) | (uint64_t)mask << W_MASK_SHIFT |
                  (wr ? W_WRITE : 0) | W_ATOMIC;
   return rsan_race_atomic_cells(t, c, cur, mask, wr, site);
+}
+
+/* The same, finding the cells itself (rsan_race_access: an atomic access with no prefetch). */
+static inline __attribute__((always_inline)) int
+rsan_race_atomic_fast(rsan_thread *t, uintptr_t addr, uint64_t size, int wr, uint64_t epoch, uint64_t site) {
+  if (RSAN_UNLIKELY(addr >> RSAN_SHADOW_USER_BITS)) return 0;
+  rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
+  rsan_cell *c;
+  if (RSAN_UNLIKELY(!d || !(c = __atomic_load_n(&d[addr >> RSAN_SHADOW_REGION_SHIFT], __ATOMIC_ACQUIRE))))
+    return 0;
+  return rsan_race_atomic_at(t, c + rsan_shadow_offset(addr), addr, size, wr, epoch, site);
 }
 
 #endif /* RSAN_RACE_H */
