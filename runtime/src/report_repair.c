@@ -205,11 +205,12 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
   if (kind == RSAN_FIX_ACQUIRE) {
     char there[300], bobj[300];
     int known;
+    rsan_block_info blk;
     const rsan_site *bs = rsan_site_lookup(r->before.site);
     const char *succ, *fail;
     acquire_orders(bs, r->before.op, &succ, &fail);
     rsan_site_short(there, sizeof there, r->before.site);
-    rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
+    rsan_location_name(bobj, sizeof bobj, r->before.addr, &known, &blk);
     rsan_buf_printf(b, "make the %s %s %s at %s memory_order_%s",
                     rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op), bobj, there,
                     succ);
@@ -233,6 +234,7 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
   if (kind == RSAN_FIX_FENCES) {
     char there[300], bobj[300];
     int known, nf = 0, missing = missing_fences(r);
+    rsan_block_info blk;
     const rsan_frame *ft, *fh;
     between_points(r, &ft, &fh);
     frame_short(there, sizeof there, ft, 0);
@@ -241,7 +243,7 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
       frame_short(there, sizeof there, ft, 1);
       frame_short(here, sizeof here, fh, 1);
     }
-    rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
+    rsan_location_name(bobj, sizeof bobj, r->before.addr, &known, &blk);
     if (missing & 1) {
       rsan_buf_printf(
           b,
