@@ -135,7 +135,14 @@ static void between_points(const rsan_report_info *r, const rsan_frame **there, 
   const rsan_frame *outer = bef.f[bef.n - 1];
   uint32_t a = acc.n; /* acc.f[a - 1]: the outermost access frame in outer's function */
   while (a && !same_frame_function(acc.f[a - 1], outer)) a--;
-  if (!a) return;
+  if (!a) {
+    /* the earlier access ran in a call that has returned (an out-of-line helper: libstdc++'s
+     * __fetch_add_flt, a function at -O0): its call stack is not kept, so no point of the
+     * access's functions is known to follow it but the access itself; a fence right before the
+     * access is between the two in program order whatever called what (*there = NULL) */
+    *there = NULL;
+    return;
+  }
   uint32_t b = bef.n;
   for (;;) {
     const rsan_frame *fa = acc.f[a - 1], *fb = bef.f[b - 1];
@@ -159,6 +166,7 @@ static int before_on_same_line(const rsan_report_info *r) {
   char there[300], here[300];
   const rsan_frame *ft, *fh;
   between_points(r, &ft, &fh);
+  if (!ft) return 0;
   frame_short(there, sizeof there, ft, 0);
   frame_short(here, sizeof here, fh, 0);
   return !strcmp(there, here);
@@ -237,14 +245,24 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
     rsan_block_info blk;
     const rsan_frame *ft, *fh;
     between_points(r, &ft, &fh);
-    frame_short(there, sizeof there, ft, 0);
+    int returned = ft == NULL; /* the earlier access was in a call that has returned */
+    if (returned) rsan_site_short(there, sizeof there, r->before.site);
+    else frame_short(there, sizeof there, ft, 0);
     frame_short(here, sizeof here, fh, 0);
-    if (!strcmp(there, here)) { /* same line: tell them apart by column */
+    if (!returned && !strcmp(there, here)) { /* same line: tell them apart by column */
       frame_short(there, sizeof there, ft, 1);
       frame_short(here, sizeof here, fh, 1);
     }
     rsan_location_name(bobj, sizeof bobj, r->before.addr, &known, &blk);
-    if (missing & 1) {
+    if ((missing & 1) && returned) {
+      rsan_buf_printf(
+          b,
+          "insert atomic_thread_fence(memory_order_seq_cst) in thread %d right before %s (%s %s %s), "
+          "after the %s %s %s at %s (in a call that has returned)",
+          r->tid, here, op, rsan_op_prep(r->op), obj, rsan_op_name(r->before.op, r->before.rmw_op),
+          rsan_op_prep(r->before.op), bobj, there);
+      nf = 1;
+    } else if (missing & 1) {
       rsan_buf_printf(
           b,
           "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "
@@ -256,8 +274,16 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
     /* A fence on one side alone does not close an SB- or MP-shaped cycle: the writer's
      * thread needs one too, right after the write SC forces this access to see. */
     if (missing & 2) {
+      /* named by its first frame outside system headers (its remembered call stack): the
+       * write of a libstdc++ helper (atomic_base.h) is the user's call of it */
       char fsite[300];
-      rsan_site_short(fsite, sizeof fsite, r->forced.site);
+      uint64_t st[RSAN_HIST_STACK];
+      rsan_frames ff;
+      rsan_hist_stack(&r->forced, st);
+      rsan_frames_build(&ff, r->forced.site, st, RSAN_HIST_STACK);
+      const rsan_frame *fp = rsan_frames_primary(&ff);
+      if (fp) frame_short(fsite, sizeof fsite, fp, 0);
+      else rsan_site_short(fsite, sizeof fsite, r->forced.site);
       rsan_buf_printf(b, "%s in thread %d right after %s (the %s %s %s that SC requires it to see)",
                       nf ? ", and one" : "insert atomic_thread_fence(memory_order_seq_cst)", r->forced.tid,
                       fsite, rsan_op_name(r->forced.op, r->forced.rmw_op), rsan_op_prep(r->forced.op), obj);
