@@ -79,6 +79,17 @@ static int is_sc_fence(const rsan_site *s) {
   return s && s->kind == RSAN_SITE_FENCE && s->order == RSAN_SEQ_CST;
 }
 
+/* Sites of one source point (the innermost frame's file, line and column) are copies of one
+ * operation: the cases of a switch over a memory order only known at run time (one atomic
+ * instruction per order, a seq_cst one among them), duplicated instructions. They lie between
+ * the two sites in code order but on other paths, so they are never "a fence in between". */
+static int same_point(const rsan_site *a, const rsan_site *b) {
+  if (!a || !b || !a->nframes || !b->nframes) return 0;
+  const rsan_frame *fa = &a->frames[0], *fb = &b->frames[0];
+  return fa->line == fb->line && fa->column == fb->column && fa->file && fb->file &&
+         !strcmp(fa->file, fb->file);
+}
+
 /* an SC fence in the code between sites a and b (a before b in one function) */
 static int rsan_repair_fence_between(uint64_t a, uint64_t b) {
   const rsan_site *sa = rsan_site_lookup(a), *sb = rsan_site_lookup(b);
@@ -87,7 +98,9 @@ static int rsan_repair_fence_between(uint64_t a, uint64_t b) {
   if ((a >> 32) != (b >> 32) || (uint32_t)a >= (uint32_t)b || !same_function(sa, sb)) return 0;
   for (uint64_t k = a + 1; k < b; k++) {
     const rsan_site *s = rsan_site_lookup(k);
-    if (s && same_function(s, sa) && (is_sc_fence(s) || fenced_sc(s))) return 1;
+    if (s && same_function(s, sa) && !same_point(s, sa) && !same_point(s, sb) &&
+        (is_sc_fence(s) || fenced_sc(s)))
+      return 1;
   }
   return 0;
 }
@@ -100,7 +113,7 @@ static int rsan_repair_fence_after(uint64_t w) {
   for (uint64_t k = w + 1;; k++) {
     const rsan_site *s = rsan_site_lookup(k);
     if (!s || !same_function(s, sw)) return 0;
-    if (is_atomic_kind(s->kind)) return is_sc_fence(s) || fenced_sc(s);
+    if (is_atomic_kind(s->kind) && !same_point(s, sw)) return is_sc_fence(s) || fenced_sc(s);
   }
 }
 

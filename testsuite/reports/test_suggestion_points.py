@@ -41,3 +41,16 @@ def test_cpp20_double_fetch_add_suggestion_names_user_lines(run_pyrsan, tmp_path
         assert "right before sb_double_fetch_add.cpp:%d (load from " % r["access"]["line"] in s, s
         assert "between atomic_base.h" not in s and "right after atomic_base.h" not in s, s
         assert "right after sb_double_fetch_add.cpp:" in s, s
+
+
+def test_switch_cases_over_a_run_time_order_are_not_fences_in_between(run_pyrsan, tmp_path):
+    """With run-time orders each access is a switch with one atomic instruction per order (a
+    seq_cst one among them, on another path): those copies of one source point are never "an SC
+    fence already in the code" between two accesses or after the write SC requires."""
+    reports = _reports(run_pyrsan, tmp_path, CORPUS / "dynamic_order.c")
+    assert reports
+    for r in reports:
+        s = r["suggestion"]
+        assert s.startswith("insert atomic_thread_fence(memory_order_seq_cst) in thread %d between "
+                            "dynamic_order.c:%d (store to " % (r["access"]["thread"], r["access"]["line"] - 1)), s
+        assert "already" not in s and r["repair"]["cost"]["fences"] == 2, s
