@@ -69,38 +69,140 @@ def test_qa_fix_makes_it_robust(run_pyrsan, path, tmp_path):
 # verdict must be the model's. Two-thread shapes by default; the three/four-thread ones are
 # slow in the brute-force model (-m slow).
 SHAPES = {
-    "2p2w_rel_sc_mix.c": [[('st', 'x', 1, 'rel'), ('st', 'y', 2, 'sc')], [('st', 'y', 1, 'rel'), ('st', 'x', 2, 'sc')]],
-    "2p2w_sc_all.c": [[('st', 'x', 1, 'sc'), ('st', 'y', 2, 'sc')], [('st', 'y', 1, 'sc'), ('st', 'x', 2, 'sc')]],
-    "2p2w_fence_one_side.c": [[('st', 'x', 1, 'rlx'), ('fence', 'sc'), ('st', 'y', 2, 'rlx')], [('st', 'y', 1, 'rlx'), ('st', 'x', 2, 'rlx')]],
-    "2p2w_fence_both_rlx.c": [[('st', 'x', 1, 'rlx'), ('fence', 'sc'), ('st', 'y', 2, 'rlx')], [('st', 'y', 1, 'rlx'), ('fence', 'sc'), ('st', 'x', 2, 'rlx')]],
-    "lb_rlx.c": [[('ld', 'x', 'rlx'), ('st', 'y', 1, 'rlx')], [('ld', 'y', 'rlx'), ('st', 'x', 1, 'rlx')]],
-    "lb_acq_rel.c": [[('ld', 'x', 'acq'), ('st', 'y', 1, 'rel')], [('ld', 'y', 'acq'), ('st', 'x', 1, 'rel')]],
-    "cowr_rlx.c": [[('st', 'x', 1, 'rlx'), ('ld', 'x', 'rlx')], [('st', 'x', 2, 'rlx')]],
-    "corw_rmw.c": [[('ld', 'x', 'rlx'), ('st', 'x', 1, 'rlx')], [('rmw', 'x', 'add', 2, 'rlx')]],
-    "r_sc_all.c": [[('st', 'x', 1, 'sc'), ('st', 'y', 1, 'sc')], [('st', 'y', 2, 'sc'), ('ld', 'x', 'sc')]],
-    "r_fence_reader_only.c": [[('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rel')], [('st', 'y', 2, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')]],
-    "r_sc_store_fence.c": [[('st', 'x', 1, 'rlx'), ('fence', 'sc'), ('st', 'y', 1, 'rlx')], [('st', 'y', 2, 'sc'), ('ld', 'x', 'sc')]],
-    "s_fences_both.c": [[('st', 'x', 2, 'rlx'), ('fence', 'sc'), ('st', 'y', 1, 'rlx')], [('ld', 'y', 'rlx'), ('fence', 'sc'), ('st', 'x', 1, 'rlx')]],
-    "s_rel_rlx.c": [[('st', 'x', 2, 'rlx'), ('st', 'y', 1, 'rel')], [('ld', 'y', 'rlx'), ('st', 'x', 1, 'rlx')]],
-    "s_sc_all.c": [[('st', 'x', 2, 'sc'), ('st', 'y', 1, 'sc')], [('ld', 'y', 'sc'), ('st', 'x', 1, 'sc')]],
-    "mp_fences_relacq.c": [[('st', 'x', 1, 'rlx'), ('fence', 'rel'), ('st', 'y', 1, 'rlx')], [('ld', 'y', 'rlx'), ('fence', 'acq'), ('ld', 'x', 'rlx')]],
-    "mp_acq_fence_only.c": [[('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rlx')], [('ld', 'y', 'rlx'), ('fence', 'acq'), ('ld', 'x', 'rlx')]],
-    "sb_rmw_rlx_third.c": [[('st', 'x', 1, 'rlx'), ('rmw', 'z', 'add', 1, 'rlx'), ('ld', 'y', 'rlx')], [('st', 'y', 1, 'rlx'), ('rmw', 'z', 'add', 1, 'rlx'), ('ld', 'x', 'rlx')]],
-    "sb_rmw_ar_third.c": [[('st', 'x', 1, 'rlx'), ('rmw', 'z', 'add', 1, 'ar'), ('ld', 'y', 'rlx')], [('st', 'y', 1, 'rlx'), ('rmw', 'z', 'add', 1, 'ar'), ('ld', 'x', 'rlx')]],
-    "sb_xchg_sc_rlxload.c": [[('rmw', 'x', 'xchg', 1, 'sc'), ('ld', 'y', 'rlx')], [('rmw', 'y', 'xchg', 1, 'sc'), ('ld', 'x', 'rlx')]],
+    "2p2w_rel_sc_mix.c": [
+        [('st', 'x', 1, 'rel'), ('st', 'y', 2, 'sc')],
+        [('st', 'y', 1, 'rel'), ('st', 'x', 2, 'sc')],
+    ],
+    "2p2w_sc_all.c": [
+        [('st', 'x', 1, 'sc'), ('st', 'y', 2, 'sc')],
+        [('st', 'y', 1, 'sc'), ('st', 'x', 2, 'sc')],
+    ],
+    "2p2w_fence_one_side.c": [
+        [('st', 'x', 1, 'rlx'), ('fence', 'sc'), ('st', 'y', 2, 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('st', 'x', 2, 'rlx')],
+    ],
+    "2p2w_fence_both_rlx.c": [
+        [('st', 'x', 1, 'rlx'), ('fence', 'sc'), ('st', 'y', 2, 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('fence', 'sc'), ('st', 'x', 2, 'rlx')],
+    ],
+    "lb_rlx.c": [
+        [('ld', 'x', 'rlx'), ('st', 'y', 1, 'rlx')],
+        [('ld', 'y', 'rlx'), ('st', 'x', 1, 'rlx')],
+    ],
+    "lb_acq_rel.c": [
+        [('ld', 'x', 'acq'), ('st', 'y', 1, 'rel')],
+        [('ld', 'y', 'acq'), ('st', 'x', 1, 'rel')],
+    ],
+    "cowr_rlx.c": [
+        [('st', 'x', 1, 'rlx'), ('ld', 'x', 'rlx')],
+        [('st', 'x', 2, 'rlx')],
+    ],
+    "corw_rmw.c": [
+        [('ld', 'x', 'rlx'), ('st', 'x', 1, 'rlx')],
+        [('rmw', 'x', 'add', 2, 'rlx')],
+    ],
+    "r_sc_all.c": [
+        [('st', 'x', 1, 'sc'), ('st', 'y', 1, 'sc')],
+        [('st', 'y', 2, 'sc'), ('ld', 'x', 'sc')],
+    ],
+    "r_fence_reader_only.c": [
+        [('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rel')],
+        [('st', 'y', 2, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')],
+    ],
+    "r_sc_store_fence.c": [
+        [('st', 'x', 1, 'rlx'), ('fence', 'sc'), ('st', 'y', 1, 'rlx')],
+        [('st', 'y', 2, 'sc'), ('ld', 'x', 'sc')],
+    ],
+    "s_fences_both.c": [
+        [('st', 'x', 2, 'rlx'), ('fence', 'sc'), ('st', 'y', 1, 'rlx')],
+        [('ld', 'y', 'rlx'), ('fence', 'sc'), ('st', 'x', 1, 'rlx')],
+    ],
+    "s_rel_rlx.c": [
+        [('st', 'x', 2, 'rlx'), ('st', 'y', 1, 'rel')],
+        [('ld', 'y', 'rlx'), ('st', 'x', 1, 'rlx')],
+    ],
+    "s_sc_all.c": [
+        [('st', 'x', 2, 'sc'), ('st', 'y', 1, 'sc')],
+        [('ld', 'y', 'sc'), ('st', 'x', 1, 'sc')],
+    ],
+    "mp_fences_relacq.c": [
+        [('st', 'x', 1, 'rlx'), ('fence', 'rel'), ('st', 'y', 1, 'rlx')],
+        [('ld', 'y', 'rlx'), ('fence', 'acq'), ('ld', 'x', 'rlx')],
+    ],
+    "mp_acq_fence_only.c": [
+        [('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rlx')],
+        [('ld', 'y', 'rlx'), ('fence', 'acq'), ('ld', 'x', 'rlx')],
+    ],
+    "sb_rmw_rlx_third.c": [
+        [('st', 'x', 1, 'rlx'), ('rmw', 'z', 'add', 1, 'rlx'), ('ld', 'y', 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('rmw', 'z', 'add', 1, 'rlx'), ('ld', 'x', 'rlx')],
+    ],
+    "sb_rmw_ar_third.c": [
+        [('st', 'x', 1, 'rlx'), ('rmw', 'z', 'add', 1, 'ar'), ('ld', 'y', 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('rmw', 'z', 'add', 1, 'ar'), ('ld', 'x', 'rlx')],
+    ],
+    "sb_xchg_sc_rlxload.c": [
+        [('rmw', 'x', 'xchg', 1, 'sc'), ('ld', 'y', 'rlx')],
+        [('rmw', 'y', 'xchg', 1, 'sc'), ('ld', 'x', 'rlx')],
+    ],
 }
 SLOW_SHAPES = {
-    "corr_two_writers.c": [[('st', 'x', 1, 'rlx')], [('st', 'x', 2, 'rlx')], [('ld', 'x', 'rlx'), ('ld', 'x', 'rlx')], [('ld', 'x', 'rlx'), ('ld', 'x', 'rlx')]],
-    "sb3_sc_all.c": [[('st', 'x', 1, 'sc'), ('ld', 'y', 'sc')], [('st', 'y', 1, 'sc'), ('ld', 'z', 'sc')], [('st', 'z', 1, 'sc'), ('ld', 'x', 'sc')]],
-    "sb3_fences_all.c": [[('st', 'x', 1, 'rlx'), ('fence', 'sc'), ('ld', 'y', 'rlx')], [('st', 'y', 1, 'rlx'), ('fence', 'sc'), ('ld', 'z', 'rlx')], [('st', 'z', 1, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')]],
-    "sb3_relacq.c": [[('st', 'x', 1, 'rel'), ('ld', 'y', 'acq')], [('st', 'y', 1, 'rel'), ('ld', 'z', 'acq')], [('st', 'z', 1, 'rel'), ('ld', 'x', 'acq')]],
-    "wrwc_fence_one.c": [[('st', 'x', 1, 'rlx')], [('ld', 'x', 'acq'), ('ld', 'y', 'rlx')], [('st', 'y', 1, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')]],
-    "wrwc_fences.c": [[('st', 'x', 1, 'rlx')], [('ld', 'x', 'acq'), ('fence', 'sc'), ('ld', 'y', 'rlx')], [('st', 'y', 1, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')]],
-    "wrwc_sc.c": [[('st', 'x', 1, 'sc')], [('ld', 'x', 'sc'), ('ld', 'y', 'sc')], [('st', 'y', 1, 'sc'), ('ld', 'x', 'sc')]],
-    "z6_relacq.c": [[('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rel')], [('st', 'y', 2, 'rlx'), ('st', 'z', 1, 'rel')], [('ld', 'z', 'acq'), ('ld', 'x', 'rlx')]],
-    "z6_fences.c": [[('st', 'x', 1, 'rlx'), ('fence', 'sc'), ('st', 'y', 1, 'rlx')], [('st', 'y', 2, 'rlx'), ('fence', 'sc'), ('st', 'z', 1, 'rlx')], [('ld', 'z', 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')]],
-    "wrc_relacq.c": [[('st', 'x', 1, 'rlx')], [('ld', 'x', 'rlx'), ('st', 'y', 1, 'rel')], [('ld', 'y', 'acq'), ('ld', 'x', 'rlx')]],
-    "wrc_acq_chain.c": [[('st', 'x', 1, 'rel')], [('ld', 'x', 'acq'), ('st', 'y', 1, 'rel')], [('ld', 'y', 'acq'), ('ld', 'x', 'acq')]],
+    "corr_two_writers.c": [
+        [('st', 'x', 1, 'rlx')],
+        [('st', 'x', 2, 'rlx')],
+        [('ld', 'x', 'rlx'), ('ld', 'x', 'rlx')],
+        [('ld', 'x', 'rlx'), ('ld', 'x', 'rlx')],
+    ],
+    "sb3_sc_all.c": [
+        [('st', 'x', 1, 'sc'), ('ld', 'y', 'sc')],
+        [('st', 'y', 1, 'sc'), ('ld', 'z', 'sc')],
+        [('st', 'z', 1, 'sc'), ('ld', 'x', 'sc')],
+    ],
+    "sb3_fences_all.c": [
+        [('st', 'x', 1, 'rlx'), ('fence', 'sc'), ('ld', 'y', 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('fence', 'sc'), ('ld', 'z', 'rlx')],
+        [('st', 'z', 1, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')],
+    ],
+    "sb3_relacq.c": [
+        [('st', 'x', 1, 'rel'), ('ld', 'y', 'acq')],
+        [('st', 'y', 1, 'rel'), ('ld', 'z', 'acq')],
+        [('st', 'z', 1, 'rel'), ('ld', 'x', 'acq')],
+    ],
+    "wrwc_fence_one.c": [
+        [('st', 'x', 1, 'rlx')],
+        [('ld', 'x', 'acq'), ('ld', 'y', 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')],
+    ],
+    "wrwc_fences.c": [
+        [('st', 'x', 1, 'rlx')],
+        [('ld', 'x', 'acq'), ('fence', 'sc'), ('ld', 'y', 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')],
+    ],
+    "wrwc_sc.c": [
+        [('st', 'x', 1, 'sc')],
+        [('ld', 'x', 'sc'), ('ld', 'y', 'sc')],
+        [('st', 'y', 1, 'sc'), ('ld', 'x', 'sc')],
+    ],
+    "z6_relacq.c": [
+        [('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rel')],
+        [('st', 'y', 2, 'rlx'), ('st', 'z', 1, 'rel')],
+        [('ld', 'z', 'acq'), ('ld', 'x', 'rlx')],
+    ],
+    "z6_fences.c": [
+        [('st', 'x', 1, 'rlx'), ('fence', 'sc'), ('st', 'y', 1, 'rlx')],
+        [('st', 'y', 2, 'rlx'), ('fence', 'sc'), ('st', 'z', 1, 'rlx')],
+        [('ld', 'z', 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')],
+    ],
+    "wrc_relacq.c": [
+        [('st', 'x', 1, 'rlx')],
+        [('ld', 'x', 'rlx'), ('st', 'y', 1, 'rel')],
+        [('ld', 'y', 'acq'), ('ld', 'x', 'rlx')],
+    ],
+    "wrc_acq_chain.c": [
+        [('st', 'x', 1, 'rel')],
+        [('ld', 'x', 'acq'), ('st', 'y', 1, 'rel')],
+        [('ld', 'y', 'acq'), ('ld', 'x', 'acq')],
+    ],
 }
 
 
