@@ -9,6 +9,10 @@ still misbehaves (architecture.md "Fix loop": prefer fences):
   2. a fence after the write SC forces the access to see, in the writer's thread
      (`repair.writer`): an SB- or MP-shaped cycle needs a fence on both sides;
   3. a fence right before the access itself;
+  Fences at sites in the user's code come before those at sites in system headers (a fence
+  there can only be a manual step of the patch): when the forced write is in a header (the
+  CAS of libstdc++'s out-of-line __fetch_add_flt), the writer's side is first tried as a fence
+  before its next user-code access after its call (the write's frame outside headers).
   4. the access made seq_cst, then the forced write, the stale write and the thread's earlier
      access (when not seq_cst already); any order repair makes every later check use
      sc_accesses=ra (the fenced model could hide what it leaves).
