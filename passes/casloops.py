@@ -503,6 +503,30 @@ class _Walk:
                 continue
         raise _Reject("state does not settle")
 
+    def _dominating_prefix(self, env: dict, mem: dict) -> None:
+        """The blocks that run right before the start block, each the only (live) predecessor
+        of the next, evaluated in order as straight-line code: at clang -O0 the first read sits
+        in one case of a switch over its memory order, after the blocks that store `this` and
+        the orders into slots, and the attempt reloads the pointer from those slots (without
+        them the two pointers were different unknowns: "another location")."""
+        chain: list[_Block] = []
+        name = self.start.name
+        seen = {name}
+        while len(chain) < MAX_PATH_BLOCKS:
+            preds = {p for p in self.fn.preds.get(name, set()) if (p, name) not in self.fn.static_dead}
+            if len(preds) != 1:
+                break
+            (name,) = preds
+            if name in seen or name not in self.fn.by_name:
+                break
+            seen.add(name)
+            chain.append(self.fn.by_name[name])
+        for block in reversed(chain):
+            for _, text in block.lines[:-1]:
+                m = _INSTR_RE.match(text)
+                if m:
+                    self._straight_line(env, mem, *m.groups())
+
     def _straight_line(self, env: dict, mem: dict, result: str | None, op: str, rest: str) -> None:
         """An instruction before the first read: only slot stores, slot loads and pure values
         matter there (a call cannot change a slot that never escapes)."""
@@ -528,6 +552,7 @@ class _Walk:
         mem = {s: ("entry", s) for s in self.fn.slots}
         block = self.start
         pos = 0
+        self._dominating_prefix(env, mem)
         # the part of the block before the first read: only its slot stores matter (a call
         # cannot change a slot that never escapes)
         for i, (index, text) in enumerate(block.lines):
@@ -608,7 +633,12 @@ class _Walk:
             self._step(result, op, rest, env, mem)
         index, term = lines[-1]
         m = _INSTR_RE.match(term)
-        if m and m.group(2) in ("switch", "invoke"):
+        if m and m.group(2) == "switch":
+            targets = self._switch_targets(m.group(3), block, env)
+            for target in targets:
+                self._edge(target, block, env, mem, last, ok, depth)
+            return
+        if m and m.group(2) == "invoke":
             target = self._constant_target(m.group(1), m.group(2), m.group(3), block, env)
             return self._edge(target, block, env, mem, last, ok, depth)
         if not m or m.group(2) != "br":
@@ -666,6 +696,24 @@ class _Walk:
             if t != target:
                 self.dead.add((block.name, t))
         return target
+
+    def _switch_targets(self, rest, block, env) -> list[str]:
+        """A switch over a constant takes its case (the others are dead edges: clang -O0's
+        std::atomic). A switch over a value no read of the loop gave (a memory order passed
+        as an argument: libstdc++'s out-of-line `__fetch_add_flt(ptr, v, order)` switches over
+        it around one compare-exchange per order) is followed into every target, like a
+        conditional branch on such a value: each attempt reached is checked on its own (the
+        same location, the value read last, the rank condition with its own orders)."""
+        m = _SWITCH_RE.match(rest)
+        if m is None:
+            raise _Reject("switch")
+        value = self.value(env, m.group(2))
+        if value[0] == "int":
+            return [self._constant_target(None, "switch", rest, block, env)]
+        if _contains(value, lambda x: _is_read(x) or x[0] == "top"):
+            raise _Reject("a switch over a value read or a counter")
+        targets = [m.group(3)] + [t for _, t in _CASE_RE.findall(m.group(4))]
+        return list(dict.fromkeys(targets))
 
     def _order_helper(self, call: str, env):
         m = _ORDER_HELPER_RE.match(call)
@@ -870,6 +918,7 @@ class _RetryWalk(_Walk):
         self.seen, self.attempts, self.walked, self.paths = {}, [], set(), 0
         self.dead = set()
         pos = 0
+        self._dominating_prefix(env, mem)
         for i, (index, text) in enumerate(block.lines):
             m = _INSTR_RE.match(text)
             if not m:

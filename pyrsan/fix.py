@@ -9,6 +9,10 @@ still misbehaves (architecture.md "Fix loop": prefer fences):
   2. a fence after the write SC forces the access to see, in the writer's thread
      (`repair.writer`): an SB- or MP-shaped cycle needs a fence on both sides;
   3. a fence right before the access itself;
+  Fences at sites in the user's code come before those at sites in system headers (a fence
+  there can only be a manual step of the patch): when the forced write is in a header (the
+  CAS of libstdc++'s out-of-line __fetch_add_flt), the writer's side is first tried as a fence
+  before its next user-code access after its call (the write's frame outside headers).
   4. the access made seq_cst, then the forced write, the stale write and the thread's earlier
      access (when not seq_cst already); any order repair makes every later check use
      sc_accesses=ra (the fenced model could hide what it leaves).
@@ -35,6 +39,7 @@ from typing import Callable
 
 from .checker import (Program, CheckMethod, CheckOutcome, Repair, SiteInfo, check_program,
                       model_for)
+from .abi import is_system_file
 from .errors import BuildError, UsageError
 from .patch import PatchPlan, plan_patch
 from .words import plural
@@ -140,15 +145,49 @@ def candidates(report: Report, sites_by_id: dict[int, SiteInfo]) -> list[Repair]
     access = _field_site(fields, "access", "site")
     forced = _field_site(fields, "forced", "site")
     writer = (fields.get("forced") or {}).get("thread")
+
+    def in_user_code(site_id: int | None) -> bool:
+        site = sites_by_id.get(site_id) if site_id is not None else None
+        frame = site.primary if site is not None else None
+        return frame is not None and not is_system_file(frame.file)
+
+    def next_access_after(side: dict) -> int | None:
+        """The first atomic access of the user's code after the user's call that made the
+        write `side` (its frame outside system headers): the writer's side of the cycle when
+        the write itself is in a system header (libstdc++'s out-of-line __fetch_add_flt)."""
+        file, line, column, function = (side.get(k) for k in ("file", "line", "column", "function"))
+        if not isinstance(file, str) or not isinstance(line, int) or is_system_file(file):
+            return None
+        best: tuple[int, int] | None = None
+        found = None
+        for site in sites_by_id.values():
+            frame = site.primary
+            if not site.is_access or frame is None or frame.file != file or frame.function != function:
+                continue
+            key = (frame.line, frame.column)
+            if key > (line, column if isinstance(column, int) else 0) and (best is None or key < best):
+                best, found = key, site.id
+        return found
+
     # the report's own cheapest repair first when it is an acquire (docs/reports.md §5)
     suggested = fields.get("repair") or {}
     if suggested.get("kind") == "order" and suggested.get("order") in ("acquire", "acq_rel"):
         for named in suggested.get("accesses") or []:
             add(_site_id(named.get("site")), "order", order=suggested["order"])
-    add(_field_site(fields, "repair", "after", "site"), "fence", "after")
+    # fences at sites of the user's code first: a fence at a site in a system header can only be
+    # a manual step of the patch (the one right before the access lies between the same two
+    # accesses; the writer's side has the fence before its next access after its call)
+    after = _field_site(fields, "repair", "after", "site")
+    if in_user_code(after):
+        add(after, "fence", "after")
+    if writer != thread and in_user_code(forced):
+        add(forced, "fence", "after", writer)
+    elif writer != thread:
+        add(next_access_after(fields.get("forced") or {}), "fence", "before", writer)
+    add(access, "fence", "before")
+    add(after, "fence", "after")
     if writer != thread:
         add(forced, "fence", "after", writer)
-    add(access, "fence", "before")
     add(access, "order")
     add(forced, "order", who=writer)
     add(_field_site(fields, "previous", "site"), "order",

@@ -82,7 +82,8 @@ static void describe_loc(uintptr_t addr, const rsan_loc *l) {
   if (!addr || !first_time(((uint64_t)addr << 1) & ~1ull)) return;
   char name[300];
   int known;
-  rsan_object_name(name, sizeof name, addr, &known);
+  rsan_block_info blk;
+  rsan_location_name(name, sizeof name, addr, &known, &blk);
   rsan_buf b = {0};
   rsan_buf_printf(&b, "{\"loc\": \"0x%llx\"", (unsigned long long)addr);
   if (known) {

@@ -88,7 +88,10 @@ static void forget(uintptr_t p) {
 /* rsan_sync.h. Never initialises the runtime nor registers a thread (malloc runs inside
  * libc's own start-up and in new threads before they are known). */
 void rsan_heap_alloc(const void *p, size_t n) {
-  if (!p || !__atomic_load_n(&rsan_inited, __ATOMIC_ACQUIRE) || !rsan_flag.report_races) return;
+  /* robustness reports name heap locations by their block too (report.c rsan_heap_name) */
+  if (!p || !__atomic_load_n(&rsan_inited, __ATOMIC_ACQUIRE) ||
+      (!rsan_flag.report_races && !rsan_flag.report_robustness))
+    return;
   forget((uintptr_t)p); /* a block the program freed without free() (e.g. a realloc in place) */
   node *nd = NULL;
   rsan_spin_lock(&free_lock);

@@ -156,6 +156,39 @@ void rsan_object_name(char *out, size_t n, uintptr_t addr, int *known) {
   }
 }
 
+/* A heap location's name (docs/reports.md §3): "offset 4 of heap block allocated at f.c:10". The place is the first frame outside system headers of the
+ * allocation's call stack (a `new` inside std::allocator names the user's call); the block's
+ * address is not part of the name (it changes from run to run), its size and allocating thread
+ * are in rsan_heap_details. */
+void rsan_heap_name(char *out, size_t n, uintptr_t addr, const rsan_block_info *blk) {
+  char where[300] = "", pre[48] = "";
+  rsan_frames fr;
+  rsan_frames_build(&fr, 0, blk->stack, 4);
+  const rsan_frame *p = blk->site ? rsan_frames_primary(&fr) : NULL;
+  if (p) snprintf(where, sizeof where, " allocated at %s:%u", rsan_basename(p->file), p->line);
+  snprintf(pre, sizeof pre, "offset %llu of ", (unsigned long long)(addr - blk->addr));
+  snprintf(out, n, "%sheap block%s", pre, where);
+}
+/* "size 12, allocated by thread T0; block at 0x.., location at 0x.." */
+void rsan_heap_details(char *out, size_t n, uintptr_t addr, const rsan_block_info *blk) {
+  char by[40] = "";
+  if (blk->tid >= 0) snprintf(by, sizeof by, ", allocated by thread T%d", blk->tid);
+  snprintf(out, n, "size %llu%s; block at 0x%llx, location at 0x%llx", (unsigned long long)blk->size, by,
+           (unsigned long long)blk->addr, (unsigned long long)addr);
+}
+
+/* rsan_object_name, or a heap location's name: *kind 1 global, 2 heap (blk filled), 0 the
+ * bare address. Takes heap.c's leaf lock: for a report being written, not on its repeats. */
+void rsan_location_name(char *out, size_t n, uintptr_t addr, int *kind, rsan_block_info *blk) {
+  int known;
+  rsan_object_name(out, n, addr, &known);
+  *kind = known ? 1 : 0;
+  if (!known && rsan_heap_find(addr, blk)) {
+    rsan_heap_name(out, n, addr, blk);
+    *kind = 2;
+  }
+}
+
 /* "sb.c:13" (or "sb.c:13:9" with_col) of a site, or "<unknown site>" */
 void rsan_site_short_col(char *out, size_t n, uint64_t site, int with_col) {
   rsan_frames fr;

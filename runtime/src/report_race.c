@@ -20,26 +20,9 @@ static const char *access_noun(int is_write, int is_atomic, int capital) {
 /* The object of a race: a global's name, a heap block with where it was allocated, or the
  * bare address. *kind: "global", "heap" or "unknown"; blk filled for "heap". */
 static void race_object(char *out, size_t n, uintptr_t addr, const char **kind, rsan_block_info *blk) {
-  int known;
-  rsan_object_name(out, n, addr, &known);
-  if (known) {
-    *kind = "global";
-    return;
-  }
-  if (rsan_heap_find(addr, blk)) {
-    char where[300];
-    if (blk->site) rsan_site_short(where, sizeof where, blk->site);
-    else snprintf(where, sizeof where, "an unknown site");
-    if (blk->tid >= 0)
-      snprintf(out, n, "heap block of size %llu at 0x%llx allocated by thread T%d at %s",
-               (unsigned long long)blk->size, (unsigned long long)blk->addr, blk->tid, where);
-    else
-      snprintf(out, n, "heap block of size %llu at 0x%llx", (unsigned long long)blk->size,
-               (unsigned long long)blk->addr);
-    *kind = "heap";
-    return;
-  }
-  *kind = "unknown";
+  int k;
+  rsan_location_name(out, n, addr, &k, blk);
+  *kind = k == 1 ? "global" : k == 2 ? "heap" : "unknown";
 }
 
 /* "Thread T2 (created by thread T0 at:" + its creation stack; the main thread has none */
@@ -123,8 +106,11 @@ void rsan_report_race(rsan_race_info *r) {
   rsan_text_frames(&t, &prev);
   if (!strcmp(obj_kind, "global"))
     rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
-  else if (!strcmp(obj_kind, "heap")) rsan_buf_printf(&t, "  Location is %s\n", obj);
-  else
+  else if (!strcmp(obj_kind, "heap")) {
+    char details[200];
+    rsan_heap_details(details, sizeof details, r->addr, &blk);
+    rsan_buf_printf(&t, "  Location is %s (%s)\n", obj, details);
+  } else
     rsan_buf_printf(&t, "  Location is 0x%llx (not a known global or heap block)\n",
                     (unsigned long long)r->addr);
   text_thread(&t, r->tid);
@@ -152,8 +138,10 @@ void rsan_report_race(rsan_race_info *r) {
   if (!strcmp(obj_kind, "heap")) {
     rsan_frames af;
     rsan_frames_build(&af, 0, blk.stack, 4);
-    rsan_buf_printf(&j, ", \"block\": {\"address\": \"0x%llx\", \"size\": %llu, \"thread\": %d",
-                    (unsigned long long)blk.addr, (unsigned long long)blk.size, blk.tid);
+    rsan_buf_printf(&j,
+                    ", \"block\": {\"address\": \"0x%llx\", \"size\": %llu, \"offset\": %llu, \"thread\": %d",
+                    (unsigned long long)blk.addr, (unsigned long long)blk.size,
+                    (unsigned long long)(r->addr - blk.addr), blk.tid);
     rsan_json_frame_fields(&j, &af);
     rsan_buf_puts(&j, "}");
   }

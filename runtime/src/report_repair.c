@@ -79,6 +79,17 @@ static int is_sc_fence(const rsan_site *s) {
   return s && s->kind == RSAN_SITE_FENCE && s->order == RSAN_SEQ_CST;
 }
 
+/* Sites of one source point (the innermost frame's file, line and column) are copies of one
+ * operation: the cases of a switch over a memory order only known at run time (one atomic
+ * instruction per order, a seq_cst one among them), duplicated instructions. They lie between
+ * the two sites in code order but on other paths, so they are never "a fence in between". */
+static int same_point(const rsan_site *a, const rsan_site *b) {
+  if (!a || !b || !a->nframes || !b->nframes) return 0;
+  const rsan_frame *fa = &a->frames[0], *fb = &b->frames[0];
+  return fa->line == fb->line && fa->column == fb->column && fa->file && fb->file &&
+         !strcmp(fa->file, fb->file);
+}
+
 /* an SC fence in the code between sites a and b (a before b in one function) */
 static int rsan_repair_fence_between(uint64_t a, uint64_t b) {
   const rsan_site *sa = rsan_site_lookup(a), *sb = rsan_site_lookup(b);
@@ -87,7 +98,9 @@ static int rsan_repair_fence_between(uint64_t a, uint64_t b) {
   if ((a >> 32) != (b >> 32) || (uint32_t)a >= (uint32_t)b || !same_function(sa, sb)) return 0;
   for (uint64_t k = a + 1; k < b; k++) {
     const rsan_site *s = rsan_site_lookup(k);
-    if (s && same_function(s, sa) && (is_sc_fence(s) || fenced_sc(s))) return 1;
+    if (s && same_function(s, sa) && !same_point(s, sa) && !same_point(s, sb) &&
+        (is_sc_fence(s) || fenced_sc(s)))
+      return 1;
   }
   return 0;
 }
@@ -100,7 +113,7 @@ static int rsan_repair_fence_after(uint64_t w) {
   for (uint64_t k = w + 1;; k++) {
     const rsan_site *s = rsan_site_lookup(k);
     if (!s || !same_function(s, sw)) return 0;
-    if (is_atomic_kind(s->kind)) return is_sc_fence(s) || fenced_sc(s);
+    if (is_atomic_kind(s->kind) && !same_point(s, sw)) return is_sc_fence(s) || fenced_sc(s);
   }
 }
 
@@ -135,7 +148,14 @@ static void between_points(const rsan_report_info *r, const rsan_frame **there, 
   const rsan_frame *outer = bef.f[bef.n - 1];
   uint32_t a = acc.n; /* acc.f[a - 1]: the outermost access frame in outer's function */
   while (a && !same_frame_function(acc.f[a - 1], outer)) a--;
-  if (!a) return;
+  if (!a) {
+    /* the earlier access ran in a call that has returned (an out-of-line helper: libstdc++'s
+     * __fetch_add_flt, a function at -O0): its call stack is not kept, so no point of the
+     * access's functions is known to follow it but the access itself; a fence right before the
+     * access is between the two in program order whatever called what (*there = NULL) */
+    *there = NULL;
+    return;
+  }
   uint32_t b = bef.n;
   for (;;) {
     const rsan_frame *fa = acc.f[a - 1], *fb = bef.f[b - 1];
@@ -159,6 +179,7 @@ static int before_on_same_line(const rsan_report_info *r) {
   char there[300], here[300];
   const rsan_frame *ft, *fh;
   between_points(r, &ft, &fh);
+  if (!ft) return 0;
   frame_short(there, sizeof there, ft, 0);
   frame_short(here, sizeof here, fh, 0);
   return !strcmp(there, here);
@@ -205,11 +226,12 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
   if (kind == RSAN_FIX_ACQUIRE) {
     char there[300], bobj[300];
     int known;
+    rsan_block_info blk;
     const rsan_site *bs = rsan_site_lookup(r->before.site);
     const char *succ, *fail;
     acquire_orders(bs, r->before.op, &succ, &fail);
     rsan_site_short(there, sizeof there, r->before.site);
-    rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
+    rsan_location_name(bobj, sizeof bobj, r->before.addr, &known, &blk);
     rsan_buf_printf(b, "make the %s %s %s at %s memory_order_%s",
                     rsan_op_name(r->before.op, r->before.rmw_op), rsan_op_prep(r->before.op), bobj, there,
                     succ);
@@ -233,16 +255,27 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
   if (kind == RSAN_FIX_FENCES) {
     char there[300], bobj[300];
     int known, nf = 0, missing = missing_fences(r);
+    rsan_block_info blk;
     const rsan_frame *ft, *fh;
     between_points(r, &ft, &fh);
-    frame_short(there, sizeof there, ft, 0);
+    int returned = ft == NULL; /* the earlier access was in a call that has returned */
+    if (returned) rsan_site_short(there, sizeof there, r->before.site);
+    else frame_short(there, sizeof there, ft, 0);
     frame_short(here, sizeof here, fh, 0);
-    if (!strcmp(there, here)) { /* same line: tell them apart by column */
+    if (!returned && !strcmp(there, here)) { /* same line: tell them apart by column */
       frame_short(there, sizeof there, ft, 1);
       frame_short(here, sizeof here, fh, 1);
     }
-    rsan_object_name(bobj, sizeof bobj, r->before.addr, &known);
-    if (missing & 1) {
+    rsan_location_name(bobj, sizeof bobj, r->before.addr, &known, &blk);
+    if ((missing & 1) && returned) {
+      rsan_buf_printf(
+          b,
+          "insert atomic_thread_fence(memory_order_seq_cst) in thread %d right before %s (%s %s %s), "
+          "after the %s %s %s at %s (in a call that has returned)",
+          r->tid, here, op, rsan_op_prep(r->op), obj, rsan_op_name(r->before.op, r->before.rmw_op),
+          rsan_op_prep(r->before.op), bobj, there);
+      nf = 1;
+    } else if (missing & 1) {
       rsan_buf_printf(
           b,
           "insert atomic_thread_fence(memory_order_seq_cst) in thread %d between %s (%s %s %s) and "
@@ -254,8 +287,16 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
     /* A fence on one side alone does not close an SB- or MP-shaped cycle: the writer's
      * thread needs one too, right after the write SC forces this access to see. */
     if (missing & 2) {
+      /* named by its first frame outside system headers (its remembered call stack): the
+       * write of a libstdc++ helper (atomic_base.h) is the user's call of it */
       char fsite[300];
-      rsan_site_short(fsite, sizeof fsite, r->forced.site);
+      uint64_t st[RSAN_HIST_STACK];
+      rsan_frames ff;
+      rsan_hist_stack(&r->forced, st);
+      rsan_frames_build(&ff, r->forced.site, st, RSAN_HIST_STACK);
+      const rsan_frame *fp = rsan_frames_primary(&ff);
+      if (fp) frame_short(fsite, sizeof fsite, fp, 0);
+      else rsan_site_short(fsite, sizeof fsite, r->forced.site);
       rsan_buf_printf(b, "%s in thread %d right after %s (the %s %s %s that SC requires it to see)",
                       nf ? ", and one" : "insert atomic_thread_fence(memory_order_seq_cst)", r->forced.tid,
                       fsite, rsan_op_name(r->forced.op, r->forced.rmw_op), rsan_op_prep(r->forced.op), obj);

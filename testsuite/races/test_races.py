@@ -137,7 +137,7 @@ def test_heap_block_of_a_race_is_named_with_its_allocation(run_pyrsan, tmp_path)
     assert loc["object"] == "heap"
     assert loc["block"]["size"] == 16 and loc["block"]["thread"] == 0 and loc["block"]["line"] == 7
     assert int(loc["address"], 16) == int(loc["block"]["address"], 16) + 4
-    assert "heap block of size 16" in loc["name"] and "heap_race.c:7" in loc["name"]
+    assert loc["name"] == "offset 4 of heap block allocated at heap_race.c:7"
 
 
 def test_no_races_option_turns_race_reports_off(run_pyrsan, tmp_path):

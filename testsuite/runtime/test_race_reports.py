@@ -73,8 +73,9 @@ def test_heap_object_is_named_by_its_block_and_allocation_site(rt):
     assert loc["object"] == "heap" and int(loc["address"], 16) == base + 8
     assert loc["block"]["address"] == hex(base) and loc["block"]["size"] == 32
     assert loc["block"]["thread"] == 0 and loc["block"]["line"] == 3
-    assert loc["name"] == f"heap block of size 32 at {hex(base)} allocated by thread T0 at litmus.c:3"
-    assert f"  Location is heap block of size 32 at {hex(base)}" in r["text"]
+    assert loc["name"] == "offset 8 of heap block allocated at litmus.c:3" and loc["block"]["offset"] == 8
+    assert ("  Location is offset 8 of heap block allocated at litmus.c:3 (size 32, allocated by thread T0;"
+            f" block at {hex(base)}, location at {hex(base + 8)})") in r["text"]
 
 
 def test_a_freed_block_is_no_longer_named(rt):

@@ -1,0 +1,33 @@
+// robust: yes
+// race: no
+// reason: CoRW with an RMW; reference model (testsuite/reference/rc20.py, sc_accesses=fenced): robust
+// CoRW with an RMW (T0: ld x rlx, st x rlx; T1: rmw x rlx), locations of type _Atomic short.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+static _Atomic short x;
+static long r[16];
+
+static void *t0(void *arg) {
+  (void)arg;
+  r[0] = atomic_load_explicit(&x, memory_order_relaxed);
+  atomic_store_explicit(&x, 1, memory_order_relaxed);
+  return NULL;
+}
+
+static void *t1(void *arg) {
+  (void)arg;
+  r[2] = atomic_fetch_add_explicit(&x, 2, memory_order_relaxed);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[2];
+  pthread_create(&th[0], NULL, t0, NULL);
+  pthread_create(&th[1], NULL, t1, NULL);
+  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  printf("%ld %ld %ld %ld\n", r[0], r[1], r[2], r[3]);
+  printf("%ld\n", (long)atomic_load(&x));
+  return 0;
+}

@@ -1,0 +1,34 @@
+// robust: yes
+// race: no
+// reason: SB: seq_cst exchanges then relaxed loads; reference model (testsuite/reference/rc20.py, sc_accesses=fenced): robust
+// SB: seq_cst exchanges then relaxed loads (T0: rmw x sc, ld y rlx; T1: rmw y sc, ld x rlx), locations of type atomic_llong.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+static atomic_llong x, y;
+static long r[16];
+
+static void *t0(void *arg) {
+  (void)arg;
+  r[0] = atomic_exchange_explicit(&x, 1, memory_order_seq_cst);
+  r[1] = atomic_load_explicit(&y, memory_order_relaxed);
+  return NULL;
+}
+
+static void *t1(void *arg) {
+  (void)arg;
+  r[2] = atomic_exchange_explicit(&y, 1, memory_order_seq_cst);
+  r[3] = atomic_load_explicit(&x, memory_order_relaxed);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[2];
+  pthread_create(&th[0], NULL, t0, NULL);
+  pthread_create(&th[1], NULL, t1, NULL);
+  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  printf("%ld %ld %ld %ld\n", r[0], r[1], r[2], r[3]);
+  printf("%ld %ld\n", (long)atomic_load(&x), (long)atomic_load(&y));
+  return 0;
+}
