@@ -164,6 +164,8 @@ static void index_steps(void) {
 
 /* The checks at the focus location that the static pass did not find dead, by thread. */
 static void index_focus_checks(void) {
+  rsan_free(focus_check_from); /* the previous focus's (searches in one process) */
+  rsan_free(focus_check_k);
   focus_check_from = rsan_alloc((size_t)(nthreads + 1) * sizeof *focus_check_from);
   focus_check_k = rsan_alloc((size_t)(nlog ? nlog : 1) * sizeof *focus_check_k);
   int c = 0;
@@ -609,20 +611,30 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
   }
   known_before = rsan_alloc((size_t)n);
   rsan_closure_dead_checks(steps, n, nthreads, need, index_in_thread, first_of, offset, known_before);
-  /* one search per location that a logged step checks (focus, above) */
+  /* One search per location that a logged step checks (focus, above). In this process when
+   * states are restored (each search after the first starts from the root's records, restored;
+   * the set of keys is shared, each key names its focus), else in a child each. */
   signal(SIGCHLD, SIG_DFL); /* the program's disposition must not reap the searches */
+  rsan_cstate *root = NULL;
   for (int i = 0; i < naddrs && !rsan_closure_sh->incomplete; i++) {
     int checked = 0;
     for (int j = 0; j < n && !checked; j++) checked = steps[j].at == addrs[i] && checks(&steps[j]);
     if (!checked) continue;
-    pid_t pid = _Fork();
+    pid_t pid = 0;
+    if (in_process) {
+      if (root) rsan_cstate_restore(root);
+      else root = rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs);
+    } else {
+      pid = _Fork();
+    }
     if (pid == 0) {
       focus = i;
       focus_addr = addrs[i];
       index_focus_checks();
       int pos[256] = {0};
       search(pos, 0, 0);
-      rsan_exit_raw(0);
+      if (!in_process) rsan_exit_raw(0);
+      continue;
     }
     int st = 0;
     if (pid < 0 || rsan_closure_wait_child(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))

@@ -12,9 +12,9 @@
  * - a shared location clock's snapshot and a thread's last snapshots (rsan_snap, immutable,
  *   reference-counted): the state holds a reference, the restored record one of its own (a
  *   thread's: its biased claim, clock.c rsan_thread_snaps_claim);
- * - a thread's memos and export states (docs/design/clocks.md §16): restored with its clocks,
- *   which they describe; a lineage's later snapshots are remade with the same numbers, which
- *   only the restored records can hold;
+ * - a thread's export states (docs/design/clocks.md §16): restored with its clocks, which they
+ *   describe; a lineage's later snapshots are remade with the same numbers, which only the
+ *   restored records can hold; its memos are emptied instead (THREAD_BYTES below);
  * - a location's write history, its grown fact window and its evicted-facts table, a thread's
  *   free slots: copied, restored into new blocks;
  * - the race detector's clocks (a thread's C, R, A, a location's S), the records' locks and
@@ -27,6 +27,7 @@
  * Preconditions, checked by the caller: every location the log touches has its record (made
  * at the search's root) and no thread is created after the root (a spawn makes a record and a
  * slot that a restore would not take back): sched_closure_search.c forks otherwise. */
+#include <stddef.h>
 #include <string.h>
 
 #include "rsan_engine.h"
@@ -57,6 +58,13 @@ typedef struct saved_loc {
   uint64_t mem; /* the program's memory at the location (size bytes) */
   int size;
 } saved_loc;
+
+/* A thread record is copied up to its memos (6 KiB of its 9.6): a memo only remembers that a
+ * shared snapshot is contained in one of its clocks, and the restore empties them
+ * (rsan_thread_snaps_release) instead of writing back the saved ones. An empty memo is always
+ * true, and a join without it is the whole join, with the same entries and version (clock.c
+ * join_whole), so the engine sees the same clocks, only without the shortcut. */
+#define THREAD_BYTES offsetof(rsan_thread, memo_c)
 
 struct rsan_cstate;
 static struct rsan_cstate *pool; /* states freed, their arrays kept for the next save */
@@ -155,7 +163,7 @@ rsan_cstate *rsan_cstate_save(rsan_thread *const *threads, int nt, rsan_loc *con
     rsan_thread *t = threads[i];
     saved_thread *st = &s->th[s->nt++];
     st->t = t;
-    memcpy(&st->bytes, t, sizeof *t);
+    memcpy(&st->bytes, t, THREAD_BYTES);
     for (int k = 0; k < 6; k++) clk_save(&st->clk[k], thread_clk(t, k));
     snap_hold(t->snap_c);
     snap_hold(t->snap_r);
@@ -193,7 +201,7 @@ void rsan_cstate_restore(const rsan_cstate *s) {
     uint64_t race_epoch = t->race_epoch, race_cur = t->race_cur;
     rsan_thread *all_next = t->all_next;
     void *sched = t->sched;
-    memcpy(t, &st->bytes, sizeof *t);
+    memcpy(t, &st->bytes, THREAD_BYTES); /* the memos stay as released: empty */
     t->C = C, t->R = R, t->A = A;
     t->race_epoch = race_epoch, t->race_cur = race_cur;
     t->all_next = all_next;
