@@ -381,6 +381,7 @@ static rsan_loc **save_locs;
 static int *save_sizes;
 static int nsave_locs;
 static uint16_t path[MAX_LOG];
+static int *tsave, *lsave; /* per tid / per step: its record's index in save_threads / save_locs */
 
 /* Run thread take's next step (a fence wakes the sleeping fences it does not commute with);
  * returns the path's new length. */
@@ -389,6 +390,12 @@ static int step_one(int take, int *pos, uint64_t *sleep, int len) {
   if (*sleep && steps[j].kind == RSAN_SK_FENCE_SC)
     for (int u = 0; u < nthreads; u++)
       if ((*sleep >> u & 1) && !fences_commute(thread_of(u), thread_of(take))) *sleep &= ~(1ull << u);
+  if (tsave) { /* the records the step may change (sched_closure_state.c skips the others) */
+    const step *x = &steps[j];
+    int fence = x->kind == RSAN_SK_FENCE_SC || x->ev == EV_FENCE;
+    rsan_cstate_touch(tsave[x->tid], fence ? nsave_locs - 1 : lsave[j]);
+    if (x->ev == EV_JOIN && x->other >= 0 && x->other < nthreads) rsan_cstate_touch(tsave[x->other], -1);
+  }
   uint64_t before = rsan_report_count();
   int why = rsan_closure_replay(&steps[j], rec, nthreads);
   if (why) incomplete(why);
@@ -588,6 +595,17 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
   }
   save_locs[nsave_locs++] = f;
   locs = save_locs;
+  if (in_process) {
+    tsave = rsan_alloc((size_t)nthreads * sizeof *tsave);
+    lsave = rsan_alloc((size_t)n * sizeof *lsave);
+    for (int u = 0, k = 0; u < nthreads; u++) tsave[u] = rec[u] ? k++ : -1;
+    for (int j = 0; j < n; j++) {
+      lsave[j] = -1;
+      for (int i = 0; i < naddrs && lsave[j] < 0; i++)
+        if (steps[j].at && steps[j].at == addrs[i] && steps[j].ev != EV_JOIN) lsave[j] = i;
+    }
+    rsan_cstate_track(nsave_threads, nsave_locs);
+  }
   nlog = n;
   index_steps();
   stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);

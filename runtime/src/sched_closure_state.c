@@ -74,7 +74,29 @@ struct rsan_cstate {
   struct rsan_cstate *next; /* the free list (pool) */
   saved_thread *th;
   saved_loc *loc;
+  uint64_t *tv, *lv; /* each record's version at the save (rsan_cstate_track) */
 };
+
+/* Versions of the records (rsan_cstate_track): a record gets a new version before each step
+ * that may change it (rsan_cstate_touch) and the saved one back at a restore, so equal versions
+ * mean equal contents (versions are never reissued), and a restore skips a record whose version
+ * is the saved one. NULL: not tracked, every record is restored. */
+static uint64_t *cur_tv, *cur_lv, touch_seq;
+static int track_nt, track_nl;
+
+void rsan_cstate_track(int nt, int nl) {
+  track_nt = nt;
+  track_nl = nl;
+  cur_tv = rsan_alloc((size_t)(nt ? nt : 1) * sizeof *cur_tv);
+  cur_lv = rsan_alloc((size_t)(nl ? nl : 1) * sizeof *cur_lv);
+  memset(cur_tv, 0, (size_t)(nt ? nt : 1) * sizeof *cur_tv);
+  memset(cur_lv, 0, (size_t)(nl ? nl : 1) * sizeof *cur_lv);
+}
+
+void rsan_cstate_touch(int thread_i, int loc_i) {
+  if (cur_tv && thread_i >= 0 && thread_i < track_nt) cur_tv[thread_i] = ++touch_seq;
+  if (cur_lv && loc_i >= 0 && loc_i < track_nl) cur_lv[loc_i] = ++touch_seq;
+}
 
 static void snap_hold(rsan_snap *p) {
   if (p) __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
@@ -157,10 +179,13 @@ rsan_cstate *rsan_cstate_save(rsan_thread *const *threads, int nt, rsan_loc *con
     s->cap_l = nl ? nl : 1;
     s->th = rsan_alloc_line((size_t)s->cap_t * sizeof *s->th);
     s->loc = rsan_alloc_line((size_t)s->cap_l * sizeof *s->loc);
+    s->tv = rsan_alloc((size_t)s->cap_t * sizeof *s->tv);
+    s->lv = rsan_alloc((size_t)s->cap_l * sizeof *s->lv);
   }
   s->nt = s->nl = 0;
   for (int i = 0; i < nt; i++) {
     rsan_thread *t = threads[i];
+    s->tv[s->nt] = cur_tv && i < track_nt ? cur_tv[i] : 0;
     saved_thread *st = &s->th[s->nt++];
     st->t = t;
     memcpy(&st->bytes, t, THREAD_BYTES);
@@ -172,6 +197,7 @@ rsan_cstate *rsan_cstate_save(rsan_thread *const *threads, int nt, rsan_loc *con
   }
   for (int i = 0; i < nl; i++) {
     rsan_loc *l = locs[i];
+    s->lv[s->nl] = cur_lv && i < track_nl ? cur_lv[i] : 0;
     saved_loc *sl = &s->loc[s->nl++];
     sl->l = l;
     memcpy(&sl->bytes, l, sizeof *l);
@@ -191,6 +217,10 @@ void rsan_cstate_restore(const rsan_cstate *s) {
   for (int i = 0; i < s->nt; i++) {
     const saved_thread *st = &s->th[i];
     rsan_thread *t = st->t;
+    if (cur_tv && i < track_nt) {
+      if (cur_tv[i] == s->tv[i]) continue; /* unchanged since the save */
+      cur_tv[i] = s->tv[i];
+    }
     rsan_thread_snaps_release(t);
     rsan_free(t->free_slots);
     /* kept: the clocks (restored one by one below), the race detector's clocks, the thread
@@ -217,6 +247,10 @@ void rsan_cstate_restore(const rsan_cstate *s) {
   for (int i = 0; i < s->nl; i++) {
     const saved_loc *sl = &s->loc[i];
     rsan_loc *l = sl->l;
+    if (cur_lv && i < track_nl) {
+      if (cur_lv[i] == s->lv[i]) continue; /* unchanged since the save */
+      cur_lv[i] = s->lv[i];
+    }
     /* the history in use, when it has the saved one's length (the ring grows by doubling) */
     rsan_hist *hist = l->hist && (size_t)rsan_hist_len(l) == sl->hist_n ? l->hist : NULL;
     if (!hist) rsan_hist_free(l);
