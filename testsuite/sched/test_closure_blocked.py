@@ -13,8 +13,20 @@ from pathlib import Path
 import pytest
 
 from .brute import TooManyInterleavings, await_program, every_interleaving
-from .test_await_loops import PROGRAMS, explored_groups
+from .test_await_loops import HEAD, MAIN2, PROGRAMS, explored_groups
 from .test_brute_force import build
+
+#: mp_across_iterations where T1 waits only after it read x = 1, an earlier store of the thread
+#: that writes the z its failed iteration then reads: knowing *a* step of the writer is not
+#: knowing the write (mutant: sched_closure_hb.c takes any known position of the writer as the
+#: write's), and blocking after that iteration loses the next one's violation on y.
+KNOWN_WRITER = HEAD + """
+static void t0(void) { atomic_store_explicit(&x, 1, memory_order_relaxed);
+  atomic_store_explicit(&y, 1, memory_order_relaxed); atomic_store_explicit(&z, 1, memory_order_relaxed); }
+static void *t1(void *p) { if (!atomic_load_explicit(&x, memory_order_relaxed)) return p;
+  for (;;) { int a = atomic_load_explicit(&y, memory_order_relaxed);
+  int b = atomic_load_explicit(&z, memory_order_relaxed); if (a + b == 2) break; } return p; }
+""" + MAIN2
 
 def disagreements(exe: Path, work: Path, closure: str = "1", max_runs: int = 20000) -> list[str] | None:
     """What ``sched_await=-2`` under ``sched_closure=closure`` gets wrong against every
@@ -42,6 +54,11 @@ def test_blocked_iterations_under_the_closure_keep_every_group(name, tmp_path, p
     """mp_across_iterations fails when every failed iteration blocks (mutant: reads_new returns 0,
     i.e. sched_await=-1); the others check that blocking takes place and costs no report."""
     exe = build(pyrsan_cli, pyrsan_env, PROGRAMS[name][0], tmp_path, name)
+    assert disagreements(exe, tmp_path) == []
+
+
+def test_blocked_iterations_under_the_closure_need_the_write_itself(tmp_path, pyrsan_cli, pyrsan_env):
+    exe = build(pyrsan_cli, pyrsan_env, KNOWN_WRITER, tmp_path, "p")
     assert disagreements(exe, tmp_path) == []
 
 
