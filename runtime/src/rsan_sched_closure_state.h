@@ -15,5 +15,9 @@ rsan_cstate *rsan_cstate_save(rsan_thread *const *threads, int nt, rsan_loc *con
 /* The records and memory as they were at the save; the report dedup table emptied */
 void rsan_cstate_restore(const rsan_cstate *s);
 void rsan_cstate_free(rsan_cstate *s);
+/* Restores skip unchanged records: the caller names, before each step, the records (by their
+ * index in the arrays it saves, the same at every save) that the step may change */
+void rsan_cstate_track(int nt, int nl);
+void rsan_cstate_touch(int thread_i, int loc_i); /* -1: none */
 
 #endif /* RSAN_SCHED_CLOSURE_STATE_H */

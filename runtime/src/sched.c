@@ -39,6 +39,7 @@
 #include "rsan_internal.h"
 #include "rsan_report.h"
 #include "rsan_sched_fence.h"
+#include "rsan_sched_closure_hb.h"
 #include "rsan_sched_internal.h"
 
 int rsan_sched_on;
@@ -340,6 +341,7 @@ static sched_thread *decide(void) {
   last = chosen;
   sched_thread *c = rsan_sched.threads[chosen];
   rsan_await_chosen(c); /* sched_await.c: an await iteration's reads, the writes' generations */
+  rsan_closure_hb_step(c); /* sched_closure_hb.c: the coarse order's causality (after the above) */
   if (closure) rsan_closure_step(c); /* sched_closure.c */
   if (rsan_scout_child) /* a join names 1 + the joinee's tid once the joinee has ended */
     rsan_scout_note(chosen, c->kind,

@@ -21,9 +21,10 @@
  * ever after a *failed* iteration (one that came back to the header with its values) whose
  * reads imported nothing into its hb_SC clock (Wsc(x) ⊑ Tsc before each of its loads) and whose
  * first step is an SC fence when it made one: the reports of the runs in which it goes on are
- * those of runs with the iteration left out or with the thread stopped after it (§9). Exact
- * with today's relation only (sched_closure=0: the condition depends on the order of the SC
- * fences, which the closure varies), so under sched_closure=1 it acts as sched_await=1.
+ * those of runs with the iteration left out or with the thread stopped after it (§9). Under
+ * the closure (sched_closure != 0) the import condition depends on the order of the SC fences,
+ * which the closure varies, so there a load must re-read its previous iteration's write instead
+ * (reads_new, at the end; §11).
  * sched_await=-1 (measurements only, not exact) blocks after any failed iteration: GenMC's
  * blocked iterations without their monitor effects. A run whose only live threads are so
  * blocked ends as an exit when one of them has a word written since it read it (the reversal of
@@ -36,6 +37,7 @@
 #include <string.h>
 
 #include "rsan_interface.h"
+#include "rsan_sched_closure_hb.h"
 #include "rsan_sched_internal.h"
 
 /* repeats in a row before the await step (docs/design/exploration.md §7: why these) */
@@ -80,8 +82,7 @@ static int writes_memory(int kind, uintptr_t addr, int w) {
 /* the blocked-iterations mode: -2 (exact, today's relation), -1 (measurements), 0 none */
 static int blocking(void) {
   int f = rsan_sched_flag.sched_await;
-  if (f == -2 && rsan_sched_flag.sched_closure == 1) return 0; /* 2: unsound anyway */
-  return f < 0 ? f : 0;
+  return f < 0 ? f : 0; /* -2 under the closure: condition (i) as reads_new (§11) */
 }
 
 /* c's pending load would import something into its thread's Tsc: Wsc(x) ⋢ Tsc (vector clocks:
@@ -94,6 +95,8 @@ static int imports(const sched_thread *c) {
   rsan_loc_release(l);
   return out;
 }
+
+static int reads_new(const sched_thread *c); /* at the end: condition (i) under the closure */
 
 void rsan_await_chosen(sched_thread *c) {
   if (!rsan_sched_flag.sched_await || !rsan_sched_dfs()) return; /* no await step: no generations */
@@ -113,7 +116,8 @@ void rsan_await_chosen(sched_thread *c) {
   }
   if (!c->aw_loop) return;
   if (c->kind == RSAN_SK_LOAD) {
-    if (blocking() == -2 && !c->aw_imports) c->aw_imports = imports(c);
+    if (blocking() == -2 && !c->aw_imports)
+      c->aw_imports = rsan_sched_flag.sched_closure ? reads_new(c) && rsan_closure_hb_imports(c) : imports(c);
     if (c->aw_n == AW_READS) c->aw_n = -1;
     if (c->aw_n >= 0) {
       c->aw_word[c->aw_n] = c->addr;
@@ -284,4 +288,17 @@ int rsan_await_blocked_news(void) {
       if (gen_of(s->aw_prev_word[k] >> 3) != s->aw_prev_gen[k]) return 1;
   }
   return 0;
+}
+
+/* Condition (i) of docs/design/exploration.md §9 under the F-order closure (sched_closure != 0;
+ * §11): whether Wsc(x) ⊑ Tsc holds before a load depends on the order of the SC fences, which the
+ * closure varies, so it is taken in a form that holds in every interleaving of the run's coarse
+ * class: the load re-reads the write that a load of the same address read in the thread's
+ * previous iteration (the same generation of its word: no write of the word since; that load
+ * joined Wsc(x) into Tsc, Wsc(x) changes only at a write of x and Tsc only grows), or its write
+ * comes before the thread's previous step in the coarse order (sched_closure_hb.c). */
+static int reads_new(const sched_thread *c) {
+  for (int i = 0; i < c->aw_prev_n; i++)
+    if (c->aw_prev_word[i] == c->addr && c->aw_prev_gen[i] == gen_of(c->addr >> 3)) return 0;
+  return 1;
 }

@@ -164,6 +164,8 @@ static void index_steps(void) {
 
 /* The checks at the focus location that the static pass did not find dead, by thread. */
 static void index_focus_checks(void) {
+  rsan_free(focus_check_from); /* the previous focus's (searches in one process) */
+  rsan_free(focus_check_k);
   focus_check_from = rsan_alloc((size_t)(nthreads + 1) * sizeof *focus_check_from);
   focus_check_k = rsan_alloc((size_t)(nlog ? nlog : 1) * sizeof *focus_check_k);
   int c = 0;
@@ -379,6 +381,7 @@ static rsan_loc **save_locs;
 static int *save_sizes;
 static int nsave_locs;
 static uint16_t path[MAX_LOG];
+static int *tsave, *lsave; /* per tid / per step: its record's index in save_threads / save_locs */
 
 /* Run thread take's next step (a fence wakes the sleeping fences it does not commute with);
  * returns the path's new length. */
@@ -387,6 +390,12 @@ static int step_one(int take, int *pos, uint64_t *sleep, int len) {
   if (*sleep && steps[j].kind == RSAN_SK_FENCE_SC)
     for (int u = 0; u < nthreads; u++)
       if ((*sleep >> u & 1) && !fences_commute(thread_of(u), thread_of(take))) *sleep &= ~(1ull << u);
+  if (tsave) { /* the records the step may change (sched_closure_state.c skips the others) */
+    const step *x = &steps[j];
+    int fence = x->kind == RSAN_SK_FENCE_SC || x->ev == EV_FENCE;
+    rsan_cstate_touch(tsave[x->tid], fence ? nsave_locs - 1 : lsave[j]);
+    if (x->ev == EV_JOIN && x->other >= 0 && x->other < nthreads) rsan_cstate_touch(tsave[x->other], -1);
+  }
   uint64_t before = rsan_report_count();
   int why = rsan_closure_replay(&steps[j], rec, nthreads);
   if (why) incomplete(why);
@@ -586,6 +595,17 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
   }
   save_locs[nsave_locs++] = f;
   locs = save_locs;
+  if (in_process) {
+    tsave = rsan_alloc((size_t)nthreads * sizeof *tsave);
+    lsave = rsan_alloc((size_t)n * sizeof *lsave);
+    for (int u = 0, k = 0; u < nthreads; u++) tsave[u] = rec[u] ? k++ : -1;
+    for (int j = 0; j < n; j++) {
+      lsave[j] = -1;
+      for (int i = 0; i < naddrs && lsave[j] < 0; i++)
+        if (steps[j].at && steps[j].at == addrs[i] && steps[j].ev != EV_JOIN) lsave[j] = i;
+    }
+    rsan_cstate_track(nsave_threads, nsave_locs);
+  }
   nlog = n;
   index_steps();
   stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
@@ -609,20 +629,30 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
   }
   known_before = rsan_alloc((size_t)n);
   rsan_closure_dead_checks(steps, n, nthreads, need, index_in_thread, first_of, offset, known_before);
-  /* one search per location that a logged step checks (focus, above) */
+  /* One search per location that a logged step checks (focus, above). In this process when
+   * states are restored (each search after the first starts from the root's records, restored;
+   * the set of keys is shared, each key names its focus), else in a child each. */
   signal(SIGCHLD, SIG_DFL); /* the program's disposition must not reap the searches */
+  rsan_cstate *root = NULL;
   for (int i = 0; i < naddrs && !rsan_closure_sh->incomplete; i++) {
     int checked = 0;
     for (int j = 0; j < n && !checked; j++) checked = steps[j].at == addrs[i] && checks(&steps[j]);
     if (!checked) continue;
-    pid_t pid = _Fork();
+    pid_t pid = 0;
+    if (in_process) {
+      if (root) rsan_cstate_restore(root);
+      else root = rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs);
+    } else {
+      pid = _Fork();
+    }
     if (pid == 0) {
       focus = i;
       focus_addr = addrs[i];
       index_focus_checks();
       int pos[256] = {0};
       search(pos, 0, 0);
-      rsan_exit_raw(0);
+      if (!in_process) rsan_exit_raw(0);
+      continue;
     }
     int st = 0;
     if (pid < 0 || rsan_closure_wait_child(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))

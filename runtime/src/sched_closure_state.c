@@ -12,9 +12,9 @@
  * - a shared location clock's snapshot and a thread's last snapshots (rsan_snap, immutable,
  *   reference-counted): the state holds a reference, the restored record one of its own (a
  *   thread's: its biased claim, clock.c rsan_thread_snaps_claim);
- * - a thread's memos and export states (docs/design/clocks.md §16): restored with its clocks,
- *   which they describe; a lineage's later snapshots are remade with the same numbers, which
- *   only the restored records can hold;
+ * - a thread's export states (docs/design/clocks.md §16): restored with its clocks, which they
+ *   describe; a lineage's later snapshots are remade with the same numbers, which only the
+ *   restored records can hold; its memos are emptied instead (THREAD_BYTES below);
  * - a location's write history, its grown fact window and its evicted-facts table, a thread's
  *   free slots: copied, restored into new blocks;
  * - the race detector's clocks (a thread's C, R, A, a location's S), the records' locks and
@@ -27,6 +27,7 @@
  * Preconditions, checked by the caller: every location the log touches has its record (made
  * at the search's root) and no thread is created after the root (a spawn makes a record and a
  * slot that a restore would not take back): sched_closure_search.c forks otherwise. */
+#include <stddef.h>
 #include <string.h>
 
 #include "rsan_engine.h"
@@ -58,6 +59,13 @@ typedef struct saved_loc {
   int size;
 } saved_loc;
 
+/* A thread record is copied up to its memos (6 KiB of its 9.6): a memo only remembers that a
+ * shared snapshot is contained in one of its clocks, and the restore empties them
+ * (rsan_thread_snaps_release) instead of writing back the saved ones. An empty memo is always
+ * true, and a join without it is the whole join, with the same entries and version (clock.c
+ * join_whole), so the engine sees the same clocks, only without the shortcut. */
+#define THREAD_BYTES offsetof(rsan_thread, memo_c)
+
 struct rsan_cstate;
 static struct rsan_cstate *pool; /* states freed, their arrays kept for the next save */
 
@@ -66,7 +74,29 @@ struct rsan_cstate {
   struct rsan_cstate *next; /* the free list (pool) */
   saved_thread *th;
   saved_loc *loc;
+  uint64_t *tv, *lv; /* each record's version at the save (rsan_cstate_track) */
 };
+
+/* Versions of the records (rsan_cstate_track): a record gets a new version before each step
+ * that may change it (rsan_cstate_touch) and the saved one back at a restore, so equal versions
+ * mean equal contents (versions are never reissued), and a restore skips a record whose version
+ * is the saved one. NULL: not tracked, every record is restored. */
+static uint64_t *cur_tv, *cur_lv, touch_seq;
+static int track_nt, track_nl;
+
+void rsan_cstate_track(int nt, int nl) {
+  track_nt = nt;
+  track_nl = nl;
+  cur_tv = rsan_alloc((size_t)(nt ? nt : 1) * sizeof *cur_tv);
+  cur_lv = rsan_alloc((size_t)(nl ? nl : 1) * sizeof *cur_lv);
+  memset(cur_tv, 0, (size_t)(nt ? nt : 1) * sizeof *cur_tv);
+  memset(cur_lv, 0, (size_t)(nl ? nl : 1) * sizeof *cur_lv);
+}
+
+void rsan_cstate_touch(int thread_i, int loc_i) {
+  if (cur_tv && thread_i >= 0 && thread_i < track_nt) cur_tv[thread_i] = ++touch_seq;
+  if (cur_lv && loc_i >= 0 && loc_i < track_nl) cur_lv[loc_i] = ++touch_seq;
+}
 
 static void snap_hold(rsan_snap *p) {
   if (p) __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
@@ -149,13 +179,16 @@ rsan_cstate *rsan_cstate_save(rsan_thread *const *threads, int nt, rsan_loc *con
     s->cap_l = nl ? nl : 1;
     s->th = rsan_alloc_line((size_t)s->cap_t * sizeof *s->th);
     s->loc = rsan_alloc_line((size_t)s->cap_l * sizeof *s->loc);
+    s->tv = rsan_alloc((size_t)s->cap_t * sizeof *s->tv);
+    s->lv = rsan_alloc((size_t)s->cap_l * sizeof *s->lv);
   }
   s->nt = s->nl = 0;
   for (int i = 0; i < nt; i++) {
     rsan_thread *t = threads[i];
+    s->tv[s->nt] = cur_tv && i < track_nt ? cur_tv[i] : 0;
     saved_thread *st = &s->th[s->nt++];
     st->t = t;
-    memcpy(&st->bytes, t, sizeof *t);
+    memcpy(&st->bytes, t, THREAD_BYTES);
     for (int k = 0; k < 6; k++) clk_save(&st->clk[k], thread_clk(t, k));
     snap_hold(t->snap_c);
     snap_hold(t->snap_r);
@@ -164,6 +197,7 @@ rsan_cstate *rsan_cstate_save(rsan_thread *const *threads, int nt, rsan_loc *con
   }
   for (int i = 0; i < nl; i++) {
     rsan_loc *l = locs[i];
+    s->lv[s->nl] = cur_lv && i < track_nl ? cur_lv[i] : 0;
     saved_loc *sl = &s->loc[s->nl++];
     sl->l = l;
     memcpy(&sl->bytes, l, sizeof *l);
@@ -183,6 +217,10 @@ void rsan_cstate_restore(const rsan_cstate *s) {
   for (int i = 0; i < s->nt; i++) {
     const saved_thread *st = &s->th[i];
     rsan_thread *t = st->t;
+    if (cur_tv && i < track_nt) {
+      if (cur_tv[i] == s->tv[i]) continue; /* unchanged since the save */
+      cur_tv[i] = s->tv[i];
+    }
     rsan_thread_snaps_release(t);
     rsan_free(t->free_slots);
     /* kept: the clocks (restored one by one below), the race detector's clocks, the thread
@@ -193,7 +231,7 @@ void rsan_cstate_restore(const rsan_cstate *s) {
     uint64_t race_epoch = t->race_epoch, race_cur = t->race_cur;
     rsan_thread *all_next = t->all_next;
     void *sched = t->sched;
-    memcpy(t, &st->bytes, sizeof *t);
+    memcpy(t, &st->bytes, THREAD_BYTES); /* the memos stay as released: empty */
     t->C = C, t->R = R, t->A = A;
     t->race_epoch = race_epoch, t->race_cur = race_cur;
     t->all_next = all_next;
@@ -209,6 +247,10 @@ void rsan_cstate_restore(const rsan_cstate *s) {
   for (int i = 0; i < s->nl; i++) {
     const saved_loc *sl = &s->loc[i];
     rsan_loc *l = sl->l;
+    if (cur_lv && i < track_nl) {
+      if (cur_lv[i] == s->lv[i]) continue; /* unchanged since the save */
+      cur_lv[i] = s->lv[i];
+    }
     /* the history in use, when it has the saved one's length (the ring grows by doubling) */
     rsan_hist *hist = l->hist && (size_t)rsan_hist_len(l) == sl->hist_n ? l->hist : NULL;
     if (!hist) rsan_hist_free(l);

@@ -261,13 +261,6 @@ def test_blocked_iterations_keep_every_group(name, tmp_path, pyrsan_cli, pyrsan_
     assert blocked < awaited
 
 
-def test_blocked_iterations_are_not_taken_under_the_closure(tmp_path, pyrsan_cli, pyrsan_env):
-    """Their condition depends on the order of SC fences, which the F-order closure varies (§9):
-    under sched_closure=1, sched_await=-2 is sched_await=1 (the same schedules)."""
-    exe = build(pyrsan_cli, pyrsan_env, PROGRAMS["two_flags"][0], tmp_path, "p")
-    assert explored_groups(exe, tmp_path / "b", "-2", "1") == explored_groups(exe, tmp_path / "a", "1", "1")
-
-
 def random_blocked(seed: int, count: int, tmp_path: Path, pyrsan_cli, pyrsan_env,
                    modes: tuple[tuple[str, str], ...] = (("-2", "0"),)) -> tuple[int, int]:
     """brute.await_program's random programs: (compared, with reports). Asserts that the
