@@ -2,6 +2,7 @@
  * interception") and its fatal-error exits. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,18 +52,29 @@ void rsan_free(void *p) { __libc_free(p); }
 /* ---- size classes (rsan_internal.h) ----
  * Per-location objects that a young location allocates in its first operations (its write
  * history ring as it doubles, its evicted-fact table, the race detector's S_x array) come
- * from slabs of one size each: 16, 32 and 48 bytes (16-byte aligned), then 64 to 512 bytes
- * by cache line (64-byte aligned). A class is a free list and the rest of its newest chunk,
- * under a lock of its own (a leaf: nothing is taken under it, and glibc's malloc only to get
- * a chunk); an allocation pops or bumps, a release pushes: no malloc, no free, no search.
- * Memory stays in its class (type-stable, as the location records, location.c): the next
- * object of that size reuses it. docs/design/clocks.md §20. */
+ * from slabs: no malloc, no free, no search on an operation. docs/design/clocks.md §20, §22.
+ *
+ * The power-of-2 line sizes (64, 128, 256 and 512 bytes: a history ring of 1, 2, 4 and 8
+ * entries) are one buddy system: a block of 64 << k bytes (order k) is half of a block of
+ * order k + 1, its buddy the other half; a free block whose buddy is free of the same order is
+ * merged with it, and a bigger block is split when no block of the order asked is free. So
+ * the memory a location's ring leaves behind as it doubles becomes the next location's ring
+ * of any length (nothing reads a free block: rings have no stale readers). Blocks come from
+ * regions of BUDDY_REGION bytes aligned to their size (the buddy of the block at offset o is
+ * at o ^ (64 << k)), handed out 512 bytes at a time; a region's first BUDDY_META bytes hold
+ * one bitmap per order (bit: a free block of that order starts there).
+ *
+ * The other sizes (16, 32 and 48 bytes, 16-byte aligned; 192, 320, 384 and 448, 64-byte
+ * aligned) are classes of their own: a free list (linked through the blocks' first word) and
+ * the unused tail of the newest 64 KB chunk; their memory stays in its class (type-stable, as
+ * the location records, location.c). Each class, and the buddy system, has a spin lock of its
+ * own (a leaf: nothing is taken under it, and the kernel or glibc only to get memory). */
 #define SLAB_CHUNK (64 * 1024)
 enum { SLAB_SMALL = 3, SLAB_NCLS = SLAB_SMALL + RSAN_SLAB_MAX / 64 };
 
 typedef struct slab_class {
   rsan_spin lock;
-  void *free;      /* released objects, linked through their first word */
+  void *free;       /* released objects, linked through their first word */
   char *next, *end; /* the newest chunk's part not handed out yet */
   uint64_t chunks;  /* chunks taken (the census) */
 } __attribute__((aligned(64))) slab_class;
@@ -75,26 +87,135 @@ static inline size_t slab_size(unsigned c) {
   return c < SLAB_SMALL ? 16 * (size_t)(c + 1) : 64 * (size_t)(c - SLAB_SMALL + 1);
 }
 
+/* the buddy system: orders 0 .. BUDDY_TOP (64 .. 512 bytes) */
+#define BUDDY_TOP 3
+#define BUDDY_REGION ((uintptr_t)2 << 20)
+#define BUDDY_UNITS (BUDDY_REGION / 64)
+/* the bitmaps of orders 0 .. 3, BUDDY_UNITS >> k bits each (7.5 KB): the region's first 8 KB
+ * (16 blocks of 512 bytes that are never handed out) */
+#define BUDDY_META ((uintptr_t)8 << 10)
+_Static_assert((BUDDY_UNITS / 8) * 2 <= BUDDY_META && RSAN_SLAB_MAX == 64 << BUDDY_TOP,
+               "the bitmaps fit the region's head; the largest class is the top order");
+typedef struct buddy_free {
+  struct buddy_free *next, *prev;
+} buddy_free;
+static struct {
+  rsan_spin lock;
+  buddy_free *free[BUDDY_TOP + 1]; /* free blocks of each order, doubly linked */
+  char *next, *end;                /* the newest region's part not handed out yet */
+  uint64_t bytes;                  /* regions' bytes handed out (the census) */
+} __attribute__((aligned(64))) buddy;
+
+/* the order of a class, or -1 when it is not a power-of-2 line size */
+static inline int buddy_order(unsigned c) {
+  size_t lines = slab_size(c) / 64;
+  return c >= SLAB_SMALL && (lines & (lines - 1)) == 0 ? __builtin_ctzll(lines) : -1;
+}
+static inline uint64_t *buddy_bits(char *p, int k, uintptr_t *bit) {
+  uintptr_t base = (uintptr_t)p & ~(BUDDY_REGION - 1);
+  *bit = ((uintptr_t)p - base) / ((uintptr_t)64 << k);
+  uint64_t *map = (uint64_t *)base; /* order k's map after those of orders < k */
+  for (int j = 0; j < k; j++) map += BUDDY_UNITS / 64 >> j;
+  return map;
+}
+static inline int buddy_is_free(char *p, int k) {
+  uintptr_t b;
+  uint64_t *m = buddy_bits(p, k, &b);
+  return (int)(m[b / 64] >> (b % 64) & 1);
+}
+static void buddy_push(char *p, int k) {
+  uintptr_t b;
+  uint64_t *m = buddy_bits(p, k, &b);
+  m[b / 64] |= 1ull << (b % 64);
+  buddy_free *f = (buddy_free *)p;
+  f->prev = NULL;
+  f->next = buddy.free[k];
+  if (f->next) f->next->prev = f;
+  buddy.free[k] = f;
+}
+static void buddy_unlink(char *p, int k) {
+  uintptr_t b;
+  uint64_t *m = buddy_bits(p, k, &b);
+  m[b / 64] &= ~(1ull << (b % 64));
+  buddy_free *f = (buddy_free *)p;
+  if (f->prev) f->prev->next = f->next;
+  else buddy.free[k] = f->next;
+  if (f->next) f->next->prev = f->prev;
+}
+static char *buddy_region(void) {
+  /* twice the size, trimmed to an aligned region (untouched pages cost no memory) */
+  char *m = mmap(NULL, 2 * BUDDY_REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) rsan_oom();
+  char *r = (char *)(((uintptr_t)m + BUDDY_REGION - 1) & ~(BUDDY_REGION - 1));
+  if (r > m) munmap(m, (size_t)(r - m));
+  if (r + BUDDY_REGION < m + 2 * BUDDY_REGION)
+    munmap(r + BUDDY_REGION, (size_t)(m + 2 * BUDDY_REGION - (r + BUDDY_REGION)));
+  return r; /* zeroed: every bitmap empty */
+}
+static char *buddy_alloc(int k) {
+  rsan_spin_lock(&buddy.lock);
+  int j = k;
+  while (j <= BUDDY_TOP && !buddy.free[j]) j++;
+  char *p;
+  if (j <= BUDDY_TOP) {
+    p = (char *)buddy.free[j];
+    buddy_unlink(p, j);
+  } else { /* a new top block */
+    if (RSAN_UNLIKELY(buddy.next == buddy.end)) {
+      char *r = buddy_region();
+      buddy.next = r + BUDDY_META;
+      buddy.end = r + BUDDY_REGION;
+    }
+    p = buddy.next;
+    buddy.next += (size_t)64 << BUDDY_TOP;
+    buddy.bytes += (size_t)64 << BUDDY_TOP;
+    j = BUDDY_TOP;
+  }
+  while (j > k) { /* split: the upper halves are free */
+    j--;
+    buddy_push(p + ((size_t)64 << j), j);
+  }
+  rsan_spin_unlock(&buddy.lock);
+  return p;
+}
+static void buddy_release(char *p, int k) {
+  rsan_spin_lock(&buddy.lock);
+  for (; k < BUDDY_TOP; k++) { /* merged with its buddy while that is free, of order k */
+    char *q = (char *)((uintptr_t)p ^ ((uintptr_t)64 << k));
+    if (!buddy_is_free(q, k)) break;
+    buddy_unlink(q, k);
+    if (q < p) p = q;
+  }
+  buddy_push(p, k);
+  rsan_spin_unlock(&buddy.lock);
+}
+
 void *rsan_slab_alloc(size_t n) {
   if (RSAN_UNLIKELY(n > RSAN_SLAB_MAX)) return rsan_alloc_line(n);
   unsigned c = slab_cls(n ? n : 1);
   size_t sz = slab_size(c);
-  slab_class *k = &slab[c];
-  rsan_spin_lock(&k->lock);
-  void *p = k->free;
-  if (p) {
-    k->free = *(void **)p;
-  } else {
-    if (RSAN_UNLIKELY(k->next + sz > k->end)) {
-      k->next = __libc_memalign(64, SLAB_CHUNK);
-      if (!k->next) rsan_oom();
-      k->end = k->next + SLAB_CHUNK / sz * sz;
-      k->chunks++;
-    }
-    p = k->next;
-    k->next += sz;
+  int k = buddy_order(c);
+  if (k >= 0) {
+    void *b = buddy_alloc(k);
+    memset(b, 0, sz);
+    return b;
   }
-  rsan_spin_unlock(&k->lock);
+  slab_class *s = &slab[c];
+  rsan_spin_lock(&s->lock);
+  void *p = s->free;
+  if (p) {
+    s->free = *(void **)p;
+  } else {
+    if (RSAN_UNLIKELY(s->next + sz > s->end)) {
+      s->next = __libc_memalign(64, SLAB_CHUNK);
+      if (!s->next) rsan_oom();
+      s->end = s->next + SLAB_CHUNK / sz * sz;
+      s->chunks++;
+    }
+    p = s->next;
+    s->next += sz;
+  }
+  rsan_spin_unlock(&s->lock);
   memset(p, 0, sz);
   return p;
 }
@@ -105,15 +226,21 @@ void rsan_slab_free(void *p, size_t n) {
     rsan_free(p);
     return;
   }
-  slab_class *k = &slab[slab_cls(n ? n : 1)];
-  rsan_spin_lock(&k->lock);
-  *(void **)p = k->free;
-  k->free = p;
-  rsan_spin_unlock(&k->lock);
+  unsigned c = slab_cls(n ? n : 1);
+  int k = buddy_order(c);
+  if (k >= 0) {
+    buddy_release(p, k);
+    return;
+  }
+  slab_class *s = &slab[c];
+  rsan_spin_lock(&s->lock);
+  *(void **)p = s->free;
+  s->free = p;
+  rsan_spin_unlock(&s->lock);
 }
 
 uint64_t rsan_slab_bytes(void) {
-  uint64_t b = 0;
+  uint64_t b = __atomic_load_n(&buddy.bytes, __ATOMIC_RELAXED);
   for (unsigned c = 0; c < SLAB_NCLS; c++)
     b += __atomic_load_n(&slab[c].chunks, __ATOMIC_RELAXED) * SLAB_CHUNK;
   return b;
@@ -123,22 +250,37 @@ uint64_t rsan_slab_bytes(void) {
 RSAN_EXPORT void *__rsan_test_slab_alloc(size_t n) { return rsan_slab_alloc(n); }
 RSAN_EXPORT void __rsan_test_slab_free(void *p, size_t n) { rsan_slab_free(p, n); }
 RSAN_EXPORT uint64_t __rsan_test_slab_bytes(void) { return rsan_slab_bytes(); }
-/* the lock of n's class held for ms milliseconds (a raw nanosleep: no interceptor), as an
- * allocation outside any location lock holds it (a thread's clock growing) */
+/* the bytes of the buddy system's free blocks of n's order (-1: n is not one of its sizes) */
+RSAN_EXPORT int64_t __rsan_test_buddy_free_bytes(size_t n) {
+  int k = n && n <= RSAN_SLAB_MAX ? buddy_order(slab_cls(n)) : -1;
+  if (k < 0) return -1;
+  int64_t b = 0;
+  rsan_spin_lock(&buddy.lock);
+  for (buddy_free *f = buddy.free[k]; f; f = f->next) b += (int64_t)64 << k;
+  rsan_spin_unlock(&buddy.lock);
+  return b;
+}
+/* the lock of n's class (the buddy system's for its sizes) held for ms milliseconds (a raw
+ * nanosleep: no interceptor), as an allocation outside any location lock holds it (a thread's
+ * clock growing) */
 RSAN_EXPORT void __rsan_test_slab_hold(size_t n, unsigned ms) {
-  slab_class *k = &slab[slab_cls(n ? n : 1)];
-  rsan_spin_lock(&k->lock);
+  unsigned c = slab_cls(n ? n : 1);
+  rsan_spin *l = buddy_order(c) >= 0 ? &buddy.lock : &slab[c].lock;
+  rsan_spin_lock(l);
   struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
   while (syscall(SYS_nanosleep, &ts, &ts) != 0) {
   }
-  rsan_spin_unlock(&k->lock);
+  rsan_spin_unlock(l);
 }
 
-/* fork: every class's lock, after every other runtime lock (they are leaves) */
+/* fork: every class's lock and the buddy system's, after every other runtime lock (they are
+ * leaves) */
 void rsan_slab_fork_lock(void) {
   for (unsigned c = 0; c < SLAB_NCLS; c++) rsan_spin_lock(&slab[c].lock);
+  rsan_spin_lock(&buddy.lock);
 }
 void rsan_slab_fork_unlock(void) {
+  rsan_spin_unlock(&buddy.lock);
   for (unsigned c = SLAB_NCLS; c-- > 0;) rsan_spin_unlock(&slab[c].lock);
 }
 

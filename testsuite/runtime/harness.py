@@ -72,6 +72,7 @@ uint64_t __rsan_test_location_records(int cls);
 void *__rsan_test_slab_alloc(size_t n);
 void __rsan_test_slab_free(void *p, size_t n);
 uint64_t __rsan_test_slab_bytes(void);
+int64_t __rsan_test_buddy_free_bytes(size_t n);
 int64_t __rsan_test_history_value(const void *addr, int i);
 void __rsan_test_set_promote_hook(void (*h)(const void *addr));
 uint64_t __rsan_test_thread_clock(const rsan_thread *t, int which, const void *addr);
