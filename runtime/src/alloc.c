@@ -102,6 +102,7 @@ typedef struct buddy_free {
 static struct {
   rsan_spin lock;
   buddy_free *free[BUDDY_TOP + 1]; /* free blocks of each order, doubly linked */
+  uint32_t nfree[BUDDY_TOP + 1];   /* their numbers */
   char *next, *end;                /* the newest region's part not handed out yet */
   uint64_t bytes;                  /* regions' bytes handed out (the census) */
 } __attribute__((aligned(64))) buddy;
@@ -111,12 +112,13 @@ static inline int buddy_order(unsigned c) {
   size_t lines = slab_size(c) / 64;
   return c >= SLAB_SMALL && (lines & (lines - 1)) == 0 ? __builtin_ctzll(lines) : -1;
 }
+/* order k's bitmap: after those of the orders below, in the region's head */
+static const uint32_t buddy_map_at[BUDDY_TOP + 1] = {0, BUDDY_UNITS / 64, BUDDY_UNITS / 64 * 3 / 2,
+                                                     BUDDY_UNITS / 64 * 7 / 4};
 static inline uint64_t *buddy_bits(char *p, int k, uintptr_t *bit) {
   uintptr_t base = (uintptr_t)p & ~(BUDDY_REGION - 1);
-  *bit = ((uintptr_t)p - base) / ((uintptr_t)64 << k);
-  uint64_t *map = (uint64_t *)base; /* order k's map after those of orders < k */
-  for (int j = 0; j < k; j++) map += BUDDY_UNITS / 64 >> j;
-  return map;
+  *bit = ((uintptr_t)p - base) >> (6 + k);
+  return (uint64_t *)base + buddy_map_at[k];
 }
 static inline int buddy_is_free(char *p, int k) {
   uintptr_t b;
@@ -132,6 +134,7 @@ static void buddy_push(char *p, int k) {
   f->next = buddy.free[k];
   if (f->next) f->next->prev = f;
   buddy.free[k] = f;
+  buddy.nfree[k]++;
 }
 static void buddy_unlink(char *p, int k) {
   uintptr_t b;
@@ -141,6 +144,7 @@ static void buddy_unlink(char *p, int k) {
   if (f->prev) f->prev->next = f->next;
   else buddy.free[k] = f->next;
   if (f->next) f->next->prev = f->prev;
+  buddy.nfree[k]--;
 }
 static char *buddy_region(void) {
   /* twice the size, trimmed to an aligned region (untouched pages cost no memory) */
@@ -152,7 +156,7 @@ static char *buddy_region(void) {
     munmap(r + BUDDY_REGION, (size_t)(m + 2 * BUDDY_REGION - (r + BUDDY_REGION)));
   return r; /* zeroed: every bitmap empty */
 }
-static char *buddy_alloc(int k) {
+static RSAN_NOINLINE char *buddy_alloc(int k) {
   rsan_spin_lock(&buddy.lock);
   int j = k;
   while (j <= BUDDY_TOP && !buddy.free[j]) j++;
@@ -178,9 +182,16 @@ static char *buddy_alloc(int k) {
   rsan_spin_unlock(&buddy.lock);
   return p;
 }
-static void buddy_release(char *p, int k) {
+/* A released block is merged with its buddy while that is free (of its order), unless its
+ * order has fewer than BUDDY_KEEP free blocks: a ring freed and asked for again at once (a
+ * location retired and the next one made) is then a pop, not three merges and three splits.
+ * Two free buddies stay unmerged only if the second was released while fewer than
+ * BUDDY_KEEP blocks of its order were free; both stay on the list until taken, so at most
+ * BUDDY_KEEP / 2 such pairs exist per order at any time. */
+#define BUDDY_KEEP 16
+static RSAN_NOINLINE void buddy_release(char *p, int k) {
   rsan_spin_lock(&buddy.lock);
-  for (; k < BUDDY_TOP; k++) { /* merged with its buddy while that is free, of order k */
+  for (; k < BUDDY_TOP && buddy.nfree[k] >= BUDDY_KEEP; k++) {
     char *q = (char *)((uintptr_t)p ^ ((uintptr_t)64 << k));
     if (!buddy_is_free(q, k)) break;
     buddy_unlink(q, k);
