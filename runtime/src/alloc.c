@@ -1,5 +1,6 @@
 /* The runtime's own memory (never the interposed malloc/free: architecture.md "Linking and
  * interception") and its fatal-error exits. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -255,6 +256,23 @@ uint64_t rsan_slab_bytes(void) {
   for (unsigned c = 0; c < SLAB_NCLS; c++)
     b += __atomic_load_n(&slab[c].chunks, __ATOMIC_RELAXED) * SLAB_CHUNK;
   return b;
+}
+
+/* verbosity >= 1, at exit (location_census.c): the bytes taken, and the buddy system's free ones */
+void rsan_slab_print_census(void) {
+  uint64_t fb[BUDDY_TOP + 1];
+  rsan_spin_lock(&buddy.lock);
+  for (int k = 0; k <= BUDDY_TOP; k++) fb[k] = (uint64_t)buddy.nfree[k] << (6 + k);
+  rsan_spin_unlock(&buddy.lock);
+  char buf[240];
+  int n = snprintf(buf, sizeof buf,
+                   "pyrsan: location size classes: %llu bytes taken, %llu of them by the buddy system "
+                   "(64..512 bytes), free there: %llu %llu %llu %llu\n",
+                   (unsigned long long)rsan_slab_bytes(),
+                   (unsigned long long)__atomic_load_n(&buddy.bytes, __ATOMIC_RELAXED),
+                   (unsigned long long)fb[0], (unsigned long long)fb[1], (unsigned long long)fb[2],
+                   (unsigned long long)fb[3]);
+  if (n > 0) (void)!write(2, buf, (size_t)n);
 }
 
 /* tests (testsuite/runtime/test_alloc_classes.py) */
