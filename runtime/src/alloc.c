@@ -184,15 +184,18 @@ static RSAN_NOINLINE char *buddy_alloc(int k) {
   return p;
 }
 /* A released block is merged with its buddy while that is free (of its order), unless its
- * order has fewer than BUDDY_KEEP free blocks: a ring freed and asked for again at once (a
- * location retired and the next one made) is then a pop, not three merges and three splits.
- * Two free buddies stay unmerged only if the second was released while fewer than
- * BUDDY_KEEP blocks of its order were free; both stay on the list until taken, so at most
- * BUDDY_KEEP / 2 such pairs exist per order at any time. */
-#define BUDDY_KEEP 16
+ * order has fewer than buddy_keep free blocks. So a ring freed and asked for again at once (a
+ * location retired and the next one made) is a pop, not three merges and three splits; and
+ * the rings of a few thousand locations that grow together are carved in the order they grow
+ * (a block merged from halves freed in any order would scatter them: a program that walks
+ * its locations in order, as a queue does its slots, walks their rings in order too). Two
+ * free buddies stay unmerged only if the second was released while fewer than buddy_keep
+ * blocks of its order were free; both stay on the list until one is taken, so at most
+ * buddy_keep / 2 such pairs exist per order at any time (a few MB at most). */
+static uint32_t buddy_keep = 4096;
 static RSAN_NOINLINE void buddy_release(char *p, int k) {
   rsan_spin_lock(&buddy.lock);
-  for (; k < BUDDY_TOP && buddy.nfree[k] >= BUDDY_KEEP; k++) {
+  for (; k < BUDDY_TOP && buddy.nfree[k] >= buddy_keep; k++) {
     char *q = (char *)((uintptr_t)p ^ ((uintptr_t)64 << k));
     if (!buddy_is_free(q, k)) break;
     buddy_unlink(q, k);
@@ -206,12 +209,6 @@ void *rsan_slab_alloc(size_t n) {
   if (RSAN_UNLIKELY(n > RSAN_SLAB_MAX)) return rsan_alloc_line(n);
   unsigned c = slab_cls(n ? n : 1);
   size_t sz = slab_size(c);
-  int k = buddy_order(c);
-  if (k >= 0) {
-    void *b = buddy_alloc(k);
-    memset(b, 0, sz);
-    return b;
-  }
   slab_class *s = &slab[c];
   rsan_spin_lock(&s->lock);
   void *p = s->free;
@@ -239,16 +236,23 @@ void rsan_slab_free(void *p, size_t n) {
     return;
   }
   unsigned c = slab_cls(n ? n : 1);
-  int k = buddy_order(c);
-  if (k >= 0) {
-    buddy_release(p, k);
-    return;
-  }
   slab_class *s = &slab[c];
   rsan_spin_lock(&s->lock);
   *(void **)p = s->free;
   s->free = p;
   rsan_spin_unlock(&s->lock);
+}
+
+/* history rings (history.c): n a power-of-2 multiple of 64 bytes, up to RSAN_SLAB_MAX */
+void *rsan_ring_alloc(size_t n) {
+  int k = buddy_order(slab_cls(n));
+  RSAN_ASSERT(k >= 0 && (size_t)64 << k == n);
+  void *b = buddy_alloc(k);
+  memset(b, 0, n);
+  return b;
+}
+void rsan_ring_free(void *p, size_t n) {
+  if (p) buddy_release(p, buddy_order(slab_cls(n)));
 }
 
 uint64_t rsan_slab_bytes(void) {
@@ -278,6 +282,16 @@ void rsan_slab_print_census(void) {
 /* tests (testsuite/runtime/test_alloc_classes.py) */
 RSAN_EXPORT void *__rsan_test_slab_alloc(size_t n) { return rsan_slab_alloc(n); }
 RSAN_EXPORT void __rsan_test_slab_free(void *p, size_t n) { rsan_slab_free(p, n); }
+RSAN_EXPORT void *__rsan_test_ring_alloc(size_t n) { return rsan_ring_alloc(n); }
+/* buddy_keep set to n (tests: a small mark, to see merges of a few blocks); the old one */
+RSAN_EXPORT uint32_t __rsan_test_buddy_keep(uint32_t n) {
+  rsan_spin_lock(&buddy.lock);
+  uint32_t o = buddy_keep;
+  buddy_keep = n;
+  rsan_spin_unlock(&buddy.lock);
+  return o;
+}
+RSAN_EXPORT void __rsan_test_ring_free(void *p, size_t n) { rsan_ring_free(p, n); }
 RSAN_EXPORT uint64_t __rsan_test_slab_bytes(void) { return rsan_slab_bytes(); }
 /* the bytes of the buddy system's free blocks of n's order (-1: n is not one of its sizes) */
 RSAN_EXPORT int64_t __rsan_test_buddy_free_bytes(size_t n) {
@@ -289,17 +303,20 @@ RSAN_EXPORT int64_t __rsan_test_buddy_free_bytes(size_t n) {
   rsan_spin_unlock(&buddy.lock);
   return b;
 }
-/* the lock of n's class (the buddy system's for its sizes) held for ms milliseconds (a raw
- * nanosleep: no interceptor), as an allocation outside any location lock holds it (a thread's
- * clock growing) */
+/* the lock of n's class held for ms milliseconds (a raw nanosleep: no interceptor), as an
+ * allocation outside any location lock holds it (a thread's clock growing); for a history
+ * ring's size (64, 128, 256, 512) the buddy system's lock too, taken after it (the fork
+ * handler's order) */
 RSAN_EXPORT void __rsan_test_slab_hold(size_t n, unsigned ms) {
   unsigned c = slab_cls(n ? n : 1);
-  rsan_spin *l = buddy_order(c) >= 0 ? &buddy.lock : &slab[c].lock;
-  rsan_spin_lock(l);
+  int ring = buddy_order(c) >= 0;
+  rsan_spin_lock(&slab[c].lock);
+  if (ring) rsan_spin_lock(&buddy.lock);
   struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
   while (syscall(SYS_nanosleep, &ts, &ts) != 0) {
   }
-  rsan_spin_unlock(l);
+  if (ring) rsan_spin_unlock(&buddy.lock);
+  rsan_spin_unlock(&slab[c].lock);
 }
 
 /* fork: every class's lock and the buddy system's, after every other runtime lock (they are

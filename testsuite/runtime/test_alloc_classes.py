@@ -1,8 +1,8 @@
 """The runtime's size classes (runtime/src/alloc.c, docs/design/clocks.md §20, §22): a
 location's history ring, evicted-fact table and race clock S_x come from per-size slabs with
 free lists, so a young location's first operations call no malloc. Each block is zeroed and
-aligned, a released block is reused by the next allocation of its class only (the power-of-2
-line sizes, 64 to 512 bytes, are one buddy system whose free blocks merge and split), and a
+aligned, a released block is reused by the next allocation of its class only (history rings,
+64 to 512 bytes, come from a buddy system whose free blocks merge and split instead), and a
 location's blocks go back to their classes when it is retired (memory does not grow over
 rounds)."""
 import random
@@ -22,7 +22,6 @@ def _buddy(n):  # alloc.c buddy_order >= 0: 64, 128, 256, 512 bytes
 
 
 def test_blocks_are_zeroed_aligned_and_reused_by_their_class_only(rt):
-    """(the buddy sizes' reuse across their orders: the tests after this one)"""
     ffi, lib = rt.ffi, rt.lib
     rt.reset("")
     held = {}
@@ -39,14 +38,13 @@ def test_blocks_are_zeroed_aligned_and_reused_by_their_class_only(rt):
         p, addr, size = held[n]
         lib.__rsan_test_slab_free(p, n)
         for m in SIZES:
-            if _cls(m) != _cls(n) and not (_buddy(n) and _buddy(m)):
+            if _cls(m) != _cls(n):
                 q = lib.__rsan_test_slab_alloc(m)
                 assert int(ffi.cast("uintptr_t", q)) != addr, (n, m)
                 lib.__rsan_test_slab_free(q, m)
         same = [m for m in SIZES if _cls(m) == _cls(n)][-1]  # the largest size of the class
         q = lib.__rsan_test_slab_alloc(same)
-        if not _buddy(n):  # (a buddy block may have merged meanwhile)
-            assert int(ffi.cast("uintptr_t", q)) == addr, (n, same)
+        assert int(ffi.cast("uintptr_t", q)) == addr, (n, same)
         assert bytes(ffi.buffer(q, size)) == bytes(size), n
         lib.__rsan_test_slab_free(q, same)
 
@@ -92,27 +90,36 @@ def _drain_top(lib, held):
     """takes 512-byte blocks until one is new memory (the buddy system's top free list empty)"""
     before = lib.__rsan_test_slab_bytes()
     while lib.__rsan_test_slab_bytes() == before:
-        held.append(lib.__rsan_test_slab_alloc(512))
+        held.append(lib.__rsan_test_ring_alloc(512))
 
 
 def test_a_ring_left_behind_becomes_a_ring_of_another_length(rt):
     """The buddy system (alloc.c, docs/design/clocks.md §22): 4096 rings of one entry (64
     bytes) carved from new 512-byte blocks, all released, merge back into those whole blocks
-    (but for at most BUDDY_KEEP / 2 = 8 pairs per order left unmerged: 24 blocks of 512), which
+    (but for at most buddy_keep / 2 = 8 pairs per order left unmerged, the mark set to 16 here:
+    24 blocks of 512), which
     the next 8-entry rings (512 bytes) then get without a byte of new memory; and the same
     with 2- and 4-entry rings. Mutant caught: buddy_release pushing the block without merging
     (the 512-byte free list does not grow, the 8-entry rings take new memory)."""
     ffi, lib = rt.ffi, rt.lib
     rt.reset("")
+    keep = lib.__rsan_test_buddy_keep(16)
+    try:
+        _rings_merge(ffi, lib)
+    finally:
+        lib.__rsan_test_buddy_keep(keep)
+
+
+def _rings_merge(ffi, lib):
     for small in (64, 128, 256):
         keep = []
         _drain_top(lib, keep)
         top0 = lib.__rsan_test_buddy_free_bytes(512)
         b0 = lib.__rsan_test_slab_bytes()
-        rings = [lib.__rsan_test_slab_alloc(small) for _ in range(4096)]
+        rings = [lib.__rsan_test_ring_alloc(small) for _ in range(4096)]
         grown = lib.__rsan_test_slab_bytes() - b0
         for p in rings:
-            lib.__rsan_test_slab_free(p, small)
+            lib.__rsan_test_ring_free(p, small)
         # every block split for them is whole again (and more, when free halves of older
         # blocks were used and merged too)
         whole = lib.__rsan_test_buddy_free_bytes(512) - top0
@@ -120,16 +127,16 @@ def test_a_ring_left_behind_becomes_a_ring_of_another_length(rt):
         b1 = lib.__rsan_test_slab_bytes()
         addrs = {int(ffi.cast("uintptr_t", p)) for p in rings}
         bases = {a & ~511 for a in addrs}
-        big = [lib.__rsan_test_slab_alloc(512) for _ in range(whole // 512)]
+        big = [lib.__rsan_test_ring_alloc(512) for _ in range(whole // 512)]
         assert lib.__rsan_test_slab_bytes() == b1, small  # no new memory
         assert {int(ffi.cast("uintptr_t", p)) for p in big} <= bases | {a & ~511 for a in addrs}
         for p in big + keep:
-            lib.__rsan_test_slab_free(p, 512)
+            lib.__rsan_test_ring_free(p, 512)
 
 
 def test_buddy_blocks_never_overlap_and_keep_their_contents(rt):
-    """Random allocations and releases of 64..512-byte blocks (every buddy order, and the
-    other line sizes beside them), each live block filled with its own byte: at every step
+    """Random allocations and releases of 64..512-byte blocks (rings of every buddy order, and
+    other classes' line sizes beside them), each live block filled with its own byte: at every step
     no two live blocks overlap, each is aligned to its size's power of 2 and zeroed when
     handed out, and every live block still holds its byte. Mutants caught: a merge that does
     not test the buddy's free bit (two live blocks overlap), the bit left set by
@@ -144,10 +151,10 @@ def test_buddy_blocks_never_overlap_and_keep_their_contents(rt):
             a = rng.choice(list(live))
             p, n, byte = live.pop(a)
             assert bytes(ffi.buffer(p, n)) == bytes([byte]) * n, (step, n)
-            lib.__rsan_test_slab_free(p, n)
+            (lib.__rsan_test_ring_free if _buddy(n) else lib.__rsan_test_slab_free)(p, n)
             continue
         n = rng.choice(sizes)
-        p = lib.__rsan_test_slab_alloc(n)
+        p = (lib.__rsan_test_ring_alloc if _buddy(n) else lib.__rsan_test_slab_alloc)(n)
         a = int(ffi.cast("uintptr_t", p))
         assert bytes(ffi.buffer(p, n)) == bytes(n), (step, n)
         if _buddy(n):
@@ -159,4 +166,4 @@ def test_buddy_blocks_never_overlap_and_keep_their_contents(rt):
         live[a] = (p, n, byte)
     for p, n, byte in live.values():
         assert bytes(ffi.buffer(p, n)) == bytes([byte]) * n
-        lib.__rsan_test_slab_free(p, n)
+        (lib.__rsan_test_ring_free if _buddy(n) else lib.__rsan_test_slab_free)(p, n)
