@@ -55,21 +55,23 @@ void rsan_free(void *p) { __libc_free(p); }
  * history ring as it doubles, its evicted-fact table, the race detector's S_x array) come
  * from slabs: no malloc, no free, no search on an operation. docs/design/clocks.md §20, §22.
  *
- * The power-of-2 line sizes (64, 128, 256 and 512 bytes: a history ring of 1, 2, 4 and 8
- * entries) are one buddy system: a block of 64 << k bytes (order k) is half of a block of
- * order k + 1, its buddy the other half; a free block whose buddy is free of the same order is
- * merged with it, and a bigger block is split when no block of the order asked is free. So
- * the memory a location's ring leaves behind as it doubles becomes the next location's ring
- * of any length (nothing reads a free block: rings have no stale readers). Blocks come from
- * regions of BUDDY_REGION bytes aligned to their size (the buddy of the block at offset o is
- * at o ^ (64 << k)), handed out 512 bytes at a time; a region's first BUDDY_META bytes hold
- * one bitmap per order (bit: a free block of that order starts there).
+ * Size classes: 16, 32 and 48 bytes (16-byte aligned), then every multiple of 64 up to
+ * RSAN_SLAB_MAX (64-byte aligned), each a free list (linked through the blocks' first word) and
+ * the unused tail of its newest 64 KB chunk; their memory stays in its class (type-stable, as
+ * the location records, location.c).
  *
- * The other sizes (16, 32 and 48 bytes, 16-byte aligned; 192, 320, 384 and 448, 64-byte
- * aligned) are classes of their own: a free list (linked through the blocks' first word) and
- * the unused tail of the newest 64 KB chunk; their memory stays in its class (type-stable, as
- * the location records, location.c). Each class, and the buddy system, has a spin lock of its
- * own (a leaf: nothing is taken under it, and the kernel or glibc only to get memory). */
+ * History rings (64, 128, 256 and 512 bytes: 1, 2, 4 and 8 entries; rsan_ring_alloc) come from
+ * a buddy system instead: a block of 64 << k bytes (order k) is half of a block of order k + 1,
+ * its buddy the other half; a free block whose buddy is free of the same order is merged with
+ * it (once buddy_keep blocks of its order are free), and a bigger block is split when no block
+ * of the order asked is free. So the memory a location's ring leaves behind as it doubles
+ * becomes another location's ring of any length (nothing reads a free ring). Blocks come from
+ * regions of BUDDY_REGION bytes aligned to their size (the buddy of the block at offset o is at
+ * o ^ (64 << k)), handed out 512 bytes at a time; a region's first BUDDY_META bytes hold one
+ * bitmap per order (bit: a free block of that order starts there).
+ *
+ * Each class, and the buddy system, has a spin lock of its own (a leaf: nothing is taken under
+ * it, and the kernel or glibc only to get memory). */
 #define SLAB_CHUNK (64 * 1024)
 enum { SLAB_SMALL = 3, SLAB_NCLS = SLAB_SMALL + RSAN_SLAB_MAX / 64 };
 
