@@ -9,9 +9,10 @@ every one). --sweep runs the scaled-down series used in the
 closing note of issue 14 (locations, alive threads) instead of one size. --massif also runs the
 pyrsan build once under valgrind's massif and prints where the runtime's heap is at its peak:
 the bytes of each caller of the runtime's allocator (alloc.c), per location. --census also runs
-the pyrsan build once with verbosity=1 and prints the runtime's census of its location records
-at exit (location.c rsan_loc_print_census: records by class, their satellites' bytes), which
-costs no valgrind and so works at the full size.
+the pyrsan build with verbosity=1 (the measured run itself: the census only reads, at exit) and
+prints the runtime's census of its location records at exit (location.c rsan_loc_print_census:
+records by class, their satellites' bytes, the bytes of alloc.c's size classes), which costs no
+valgrind and no second run, and so works at the full size.
 
     python benchmarks/realworld/stress.py [--ops N] [--locs N] [--threads N] [--alive N] [--timeout S]
     python benchmarks/realworld/stress.py --sweep
@@ -69,24 +70,26 @@ def main() -> int:
         exes[variant] = str(tmp / variant)
     sizes = SWEEP if args.sweep else [(args.ops, args.locs, args.threads, args.alive)]
     for size in sizes:
-        measure(exes, size, args.timeout)
+        measure(exes, size, args.timeout, args.census)
         if args.massif:
             heap_by_caller(exes["pyrsan"], size, tmp, args.timeout)
-        if args.census:
-            census(exes["pyrsan"], size, args.timeout)
     print(f"load average at end: {machine_load()}")
     return 0
 
 
-def measure(exes: dict[str, str], size: tuple[int, int, int, int], timeout: float) -> None:
-    """One size, the three builds run one after the other (same load): table and ratios."""
+def measure(exes: dict[str, str], size: tuple[int, int, int, int], timeout: float, with_census: bool) -> None:
+    """One size, the three builds run one after the other (same load): table and ratios; with
+    with_census, the pyrsan run's census lines (verbosity=1) after them."""
     ops, locs = size[0], size[1]
     argv = [str(x) for x in size]
     env = dict(pyrsan_env())
-    env["PYRSAN_OPTIONS"] = "print_reports=0"
+    env["PYRSAN_OPTIONS"] = "print_reports=0" + (":verbosity=1" if with_census else "")
     rows, results = [], {}
+    census_lines: list[str] = []
     for variant in ("native", "tsan", "pyrsan"):
         res = run_measured([exes[variant], *argv], env=env, timeout=timeout, rss=True)
+        if variant == "pyrsan" and with_census:
+            census_lines = [ln for ln in res.stderr.splitlines() if ln.startswith("pyrsan: location")]
         ok = not res.timed_out and res.stdout.startswith("ok")
         results[variant] = res if ok else None
         status = "ok" if ok else ("timed out" if res.timed_out else f"exit {res.returncode}")
@@ -104,20 +107,13 @@ def measure(exes: dict[str, str], size: tuple[int, int, int, int], timeout: floa
         print(f"pyrsan per unit over native: {(p.wall - n.wall) / ops * 1e6:.2f} us per operation, "
               f"{(p.maxrss_kb - n.maxrss_kb) * 1024 / locs:.0f} bytes per location "
               f"({locs} locations, ~{by_workers:.0f} of them touched by the workers)")
-
-
-def census(exe: str, size: tuple[int, int, int, int], timeout: float) -> None:
-    """The pyrsan build once more with verbosity=1: its location census lines, and per location."""
-    env = dict(pyrsan_env())
-    env["PYRSAN_OPTIONS"] = "print_reports=0:verbosity=1"
-    res = run_measured([exe, *map(str, size)], env=env, timeout=timeout)
-    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("pyrsan: location")]
-    if res.timed_out or not lines:
-        print("census: the run did not finish or printed none; skipped")
-        return
-    print(f"census at exit ({size[1]} locations):")
-    for ln in lines:
-        print("  " + ln[len("pyrsan: "):])
+    if with_census:
+        if not p or not census_lines:
+            print("census: the run did not finish or printed none; skipped")
+            return
+        print(f"census at exit ({locs} locations):")
+        for ln in census_lines:
+            print("  " + ln[len("pyrsan: "):])
 
 
 #: massif's heap tree: "n<children>: <bytes> <address>: <function> (...)", indented by depth

@@ -17,19 +17,19 @@ uint32_t rsan_hist_prepare(rsan_loc *l) {
   if (k == 0 && l->hist) return RSAN_HIST; /* hist_next wrapped: the ring is full */
   if (k & (k - 1)) return k;               /* room left */
   uint32_t n = k ? 2 * k : 1;
-  rsan_hist *h = rsan_slab_alloc(n * sizeof(rsan_hist)); /* zeroed */
+  rsan_hist *h = rsan_ring_alloc(n * sizeof(rsan_hist)); /* zeroed */
   if (k) memcpy(h, l->hist, k * sizeof(rsan_hist));
-  rsan_slab_free(l->hist, k * sizeof(rsan_hist));
+  rsan_ring_free(l->hist, k * sizeof(rsan_hist));
   l->hist = h;
   return k;
 }
 
 /* rsan_location.h: the ring released (its length follows hist_next: before that changes) */
 void rsan_hist_free(rsan_loc *l) {
-  rsan_slab_free(l->hist, (size_t)rsan_hist_len(l) * sizeof(rsan_hist));
+  rsan_ring_free(l->hist, (size_t)rsan_hist_len(l) * sizeof(rsan_hist));
   l->hist = NULL;
 }
-rsan_hist *rsan_hist_alloc(uint32_t n) { return rsan_slab_alloc(n * sizeof(rsan_hist)); }
+rsan_hist *rsan_hist_alloc(uint32_t n) { return rsan_ring_alloc(n * sizeof(rsan_hist)); }
 
 /* The stack pool (rsan_location.h): call stacks whose frames come from more than two modules
  * (the write's own and one other), interned in an open-addressing table of indices into an

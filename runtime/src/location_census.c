@@ -75,4 +75,5 @@ void rsan_loc_print_census(void) {
                (unsigned long long)rsan_loc_promotions(), (unsigned long long)rsan_loc_shrinks(),
                (unsigned long long)c.made, (unsigned long long)(c.made - c.bytes));
   if (n > 0) (void)!write(2, buf, (size_t)n);
+  rsan_slab_print_census();
 }

@@ -68,6 +68,10 @@ struct rsan_hist;
 void rsan_loc_ev_free(struct rsan_loc *l);  /* facts.c: the evicted-fact table; ev, evlog := 0 */
 void rsan_hist_free(struct rsan_loc *l);    /* history.c: the ring (before hist_next changes) */
 struct rsan_hist *rsan_hist_alloc(uint32_t n); /* history.c: a zeroed ring of n entries */
+void rsan_slab_print_census(void);
+/* alloc.c: a zeroed history ring of n bytes (64 << k, k <= 3) from the buddy system, and its release */
+void *rsan_ring_alloc(size_t n);
+void rsan_ring_free(void *p, size_t n);             /* alloc.c: the size classes' bytes (verbosity >= 1) */
 
 /* ---- per-location write history (for reports) ---- */
 /* writes remembered per location: the exact window of the value checks (algorithm.md §4,

@@ -243,7 +243,11 @@ CENSUS_SCRIPT = textwrap.dedent("""
 def test_the_census_counts_every_class_and_the_records_made(tmp_path, engine):
     """verbosity=1 prints the census at exit (location_census.c): the live records by class,
     the records made compact, and the bytes of records made against those live (a load first
-    makes a cold record, then a compact one: the cold one goes back to its free list)."""
+    makes a cold record, then a compact one: the cold one goes back to its free list), and
+    the size classes' line (alloc.c rsan_slab_print_census): the release store's 1-entry
+    history ring is split from one 512-byte block of the buddy system, whose other halves (64,
+    128 and 256 bytes) are free. Mutant caught: buddy_alloc handing out the whole 512-byte
+    block for a 64-byte ring (no split: nothing free)."""
     from harness import HERE
 
     env = dict(os.environ, PYRSAN_OPTIONS="verbosity=1")
@@ -261,3 +265,8 @@ def test_the_census_counts_every_class_and_the_records_made(tmp_path, engine):
     # each load first makes a cold record (256 bytes), freed by its compaction and reused by the
     # next location's: one made, free at exit
     assert made_bytes == live_bytes + 256 and free == 256
+    classes = re.search(r"size classes: (\d+) bytes taken, (\d+) of them by the buddy system "
+                        r"\(64\.\.512 bytes\), free there: (\d+) (\d+) (\d+) (\d+)", proc.stderr)
+    assert classes, proc.stderr
+    taken, buddy, *free_by_order = map(int, classes.groups())
+    assert buddy == 512 and free_by_order == [64, 128, 256, 0] and taken >= buddy
