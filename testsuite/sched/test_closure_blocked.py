@@ -7,13 +7,9 @@ other report, and a complete exploration."""
 
 from __future__ import annotations
 
-import random
-from pathlib import Path
-
 import pytest
 
-from .brute import TooManyInterleavings, await_program, every_interleaving
-from .test_await_loops import HEAD, MAIN2, PROGRAMS, explored_groups
+from .test_await_loops import HEAD, MAIN2, PROGRAMS, blocked_disagreements, explored_groups, random_blocked
 from .test_brute_force import build
 
 #: mp_across_iterations where T1 waits only after it read x = 1, an earlier store of the thread
@@ -28,25 +24,8 @@ static void *t1(void *p) { if (!atomic_load_explicit(&x, memory_order_relaxed)) 
   int b = atomic_load_explicit(&z, memory_order_relaxed); if (a + b == 2) break; } return p; }
 """ + MAIN2
 
-def disagreements(exe: Path, work: Path, closure: str = "1", max_runs: int = 20000) -> list[str] | None:
-    """What ``sched_await=-2`` under ``sched_closure=closure`` gets wrong against every
-    interleaving (an incomplete exploration, a report no interleaving makes, another verdict, a
-    missed report group); None: too many interleavings for the brute force."""
-    try:
-        brute = every_interleaving(str(exe), work / "brute", max_runs=max_runs, await_loops=False)
-    except TooManyInterleavings:
-        return None
-    complete, keys, groups, _ = explored_groups(exe, work / "blocked", "-2", closure)
-    out = []
-    if not complete:
-        out.append("incomplete")
-    if keys - brute.keys:
-        out.append(f"reports no interleaving makes: {sorted(keys - brute.keys)}")
-    if bool(keys) != bool(brute.keys):
-        out.append(f"verdict {'not robust' if keys else 'robust'}, every interleaving the other")
-    if brute.groups - groups:
-        out.append(f"missed groups {sorted(brute.groups - groups)}")
-    return out
+#: sched_await=-2 under the closure, for random_blocked.
+CLOSURE = (("-2", "1"),)
 
 
 @pytest.mark.parametrize("name", ["two_flags", "message_passing", "mp_across_iterations"])
@@ -54,12 +33,12 @@ def test_blocked_iterations_under_the_closure_keep_every_group(name, tmp_path, p
     """mp_across_iterations fails when every failed iteration blocks (mutant: reads_new returns 0,
     i.e. sched_await=-1); the others check that blocking takes place and costs no report."""
     exe = build(pyrsan_cli, pyrsan_env, PROGRAMS[name][0], tmp_path, name)
-    assert disagreements(exe, tmp_path) == []
+    assert blocked_disagreements(exe, tmp_path, closure="1") == []
 
 
 def test_blocked_iterations_under_the_closure_need_the_write_itself(tmp_path, pyrsan_cli, pyrsan_env):
     exe = build(pyrsan_cli, pyrsan_env, KNOWN_WRITER, tmp_path, "p")
-    assert disagreements(exe, tmp_path) == []
+    assert blocked_disagreements(exe, tmp_path, closure="1") == []
 
 
 def test_blocked_iterations_under_the_closure_block(tmp_path, pyrsan_cli, pyrsan_env):
@@ -71,25 +50,12 @@ def test_blocked_iterations_under_the_closure_block(tmp_path, pyrsan_cli, pyrsan
     assert blocked < awaited
 
 
-def random_blocked(seed: int, count: int, tmp_path: Path, pyrsan_cli, pyrsan_env) -> int:
-    rng = random.Random(seed)
-    compared = 0
-    for k in range(count):
-        text = await_program(rng)
-        (tmp_path / f"p{k}").mkdir()
-        exe = build(pyrsan_cli, pyrsan_env, text, tmp_path / f"p{k}", "p")
-        wrong = disagreements(exe, tmp_path / f"w{k}")
-        if wrong is None:
-            continue
-        assert not wrong, (wrong, text)
-        compared += 1
-    return compared
-
-
 def test_blocked_iterations_under_the_closure_on_random_waiting_programs(tmp_path, pyrsan_cli, pyrsan_env):
-    assert random_blocked(1, 3, tmp_path, pyrsan_cli, pyrsan_env) >= 2
+    compared, _ = random_blocked(1, 3, tmp_path, pyrsan_cli, pyrsan_env, CLOSURE)
+    assert compared >= 2
 
 
 @pytest.mark.slow
 def test_blocked_iterations_under_the_closure_on_more_random_waiting_programs(tmp_path, pyrsan_cli, pyrsan_env):
-    assert random_blocked(2, 20, tmp_path, pyrsan_cli, pyrsan_env) >= 8
+    compared, _ = random_blocked(2, 20, tmp_path, pyrsan_cli, pyrsan_env, CLOSURE)
+    assert compared >= 8
