@@ -65,23 +65,5 @@ __thread uint8_t rsan_race_crowded __attribute__((tls_model("initial-exec")));
 int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t site, uint64_t mark, int k,
                             uint64_t kw) {
   if (RSAN_UNLIKELY(!rsan_race_crowded)) rsan_race_crowded = 1; /* rsan_race_prefetch's hint */
-  uint32_t mask = w_mask(cur);
-  int wr = (cur & W_WRITE) != 0;
-  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags (rsan_race.h) */
-  if (mark & MARK_PLAIN) return 0; /* the scan checks the block */
-  rsan_lane *ln = rsan_race_lane(rsan_race_mark_block(mark), w_tid(cur));
-  /* the lane chunk not allocated yet: rsan_race_overflow_lane allocates it */
-  if (ln ? rsan_race_lane_take(c, mark, ln, cur, wr, 1, site)
-         : rsan_race_overflow_lane(t, c, mark, cur, site, 0)) {
-    if (k >= 0) __atomic_compare_exchange_n(&c[k], &kw, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    return 1;
-  }
-  if (k >= 0) { /* renewed in place, as rsan_race_cells.h renew_cell does (no call stack to note) */
-    uint64_t *cell_site = &rsan_cell_site(c)[k];
-    if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
-      __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-    __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
-    return 1;
-  }
-  return rsan_race_overflow_atomic_own(mark, cur, mask, wr, site);
+  return rsan_race_marked_steps(t, c, cur, site, mark, k, kw);
 }

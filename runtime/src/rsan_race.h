@@ -315,36 +315,55 @@ static inline uint32_t rsan_race_site_slot(uint64_t site) {
   return (uint32_t)(site ^ (site >> 32)) % RSAN_SITE_STACKS;
 }
 
-/* rsan_race_atomic_marked's common case inline (docs/design/races.md §16): a thread with a lane
- * in rsan_race_lanes (slot below RSAN_LANE_SLOTS) that met crowded granules before. The same
- * steps as race_atomic.c's function, in its order: the mark's flags, no plain cell in the block,
- * the lane takes cur and the own covering main cell k is freed; else k renewed in place; else
- * the block's shared cells. Anything else goes to the function. */
-/* race_atomic.c: 1 once this thread's atomic access met a crowded (marked) granule, until
- * rsan_race_prefetch finds one that is not (a hint for the prefetch and for the inline case) */
-extern __thread uint8_t rsan_race_crowded __attribute__((tls_model("initial-exec")));
-static inline __attribute__((always_inline)) int rsan_race_atomic_marked_i(rsan_thread *t, rsan_cell *c,
-                                                                           uint64_t cur, uint64_t site,
-                                                                           uint64_t mark, int k,
-                                                                           uint64_t kw) {
-  uint32_t u = w_tid(cur);
-  if (RSAN_UNLIKELY(u >= RSAN_LANE_SLOTS || !rsan_race_crowded))
-    return rsan_race_atomic_marked(t, c, cur, site, mark, k, kw);
+/* Main cell k renewed in place with cur (rsan_race_cells.h renew_cell, with no call stack to
+ * note): the site first, then the cell (release), so a check that reads the cell finds its site. */
+static inline __attribute__((always_inline)) void rsan_race_renew_in_place(rsan_cell *c, int k, uint64_t cur,
+                                                                           uint64_t site) {
+  uint64_t *cell_site = &rsan_cell_site(c)[k];
+  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
+    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
+  __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
+}
+
+/* The steps of rsan_race_atomic_marked (race_atomic.c, where the rule and its exactness are
+ * stated), in one place for the function and for the inline case below: the mark's flags, no
+ * plain cell in the block; the slot's lane takes cur and the own covering main cell k is freed
+ * (a slot's lane chunk not allocated yet: rsan_race_overflow_lane allocates it); else k renewed
+ * in place; else the block's shared cells. 1: done, 0: the scan decides. */
+static inline __attribute__((always_inline)) int rsan_race_marked_steps(rsan_thread *t, rsan_cell *c,
+                                                                        uint64_t cur, uint64_t site,
+                                                                        uint64_t mark, int k, uint64_t kw) {
   int wr = (cur & W_WRITE) != 0;
   __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the mark's flags */
   if (mark & MARK_PLAIN) return 0; /* the scan checks the block */
-  if (rsan_race_lane_take(c, mark, rsan_race_lane(rsan_race_mark_block(mark), u), cur, wr, 1, site)) {
+  rsan_lane *ln = rsan_race_lane(rsan_race_mark_block(mark), w_tid(cur));
+  if (ln ? rsan_race_lane_take(c, mark, ln, cur, wr, 1, site)
+         : rsan_race_overflow_lane(t, c, mark, cur, site, 0)) {
     if (k >= 0) __atomic_compare_exchange_n(&c[k], &kw, W_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     return 1;
   }
   if (k >= 0) {
-    uint64_t *cell_site = &rsan_cell_site(c)[k];
-    if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
-      __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-    __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
+    rsan_race_renew_in_place(c, k, cur, site);
     return 1;
   }
   return rsan_race_overflow_atomic_own(mark, cur, w_mask(cur), wr, site);
+}
+
+/* race_atomic.c: 1 once this thread's atomic access met a crowded (marked) granule, until
+ * rsan_race_prefetch finds one that is not (a hint for the prefetch and for the inline case) */
+extern __thread uint8_t rsan_race_crowded __attribute__((tls_model("initial-exec")));
+
+/* rsan_race_atomic_marked's common case inline (docs/design/races.md §16): a thread with a lane
+ * in rsan_race_lanes (slot below RSAN_LANE_SLOTS: rsan_race_lane never NULL, so the lane chunk
+ * branch folds away) that met crowded granules before (the hint is already set). Anything else
+ * goes to the function. */
+static inline __attribute__((always_inline)) int rsan_race_atomic_marked_i(rsan_thread *t, rsan_cell *c,
+                                                                           uint64_t cur, uint64_t site,
+                                                                           uint64_t mark, int k,
+                                                                           uint64_t kw) {
+  if (RSAN_UNLIKELY(w_tid(cur) >= RSAN_LANE_SLOTS || !rsan_race_crowded))
+    return rsan_race_atomic_marked(t, c, cur, site, mark, k, kw);
+  return rsan_race_marked_steps(t, c, cur, site, mark, k, kw);
 }
 
 /* The common case of an atomic access cur (w_pack with at = 1) of the bytes mask to a granule's
@@ -391,10 +410,7 @@ rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask
   }
   if (RSAN_UNLIKELY(mark)) return rsan_race_atomic_marked_i(t, c, cur, site, mark, k, kw);
   if (RSAN_UNLIKELY(k < 0)) return rsan_race_atomic_take(t, c, cur, mask, wr, site);
-  uint64_t *cell_site = &rsan_cell_site(c)[k];
-  if (__atomic_load_n(cell_site, __ATOMIC_RELAXED) != site)
-    __atomic_store_n(cell_site, site, __ATOMIC_RELAXED);
-  __atomic_store_n(&c[k], cur, __ATOMIC_RELEASE);
+  rsan_race_renew_in_place(c, k, cur, site);
   return 1;
 }
 
