@@ -156,18 +156,17 @@ void rsan_object_name(char *out, size_t n, uintptr_t addr, int *known) {
   }
 }
 
-/* A heap location's name (docs/reports.md §3): "offset 4 of heap block allocated at f.c:10". The place is the first frame outside system headers of the
- * allocation's call stack (a `new` inside std::allocator names the user's call); the block's
- * address is not part of the name (it changes from run to run), its size and allocating thread
- * are in rsan_heap_details. */
+/* A heap location's name (docs/reports.md §3): "offset 4 of heap block allocated at f.c:10".
+ * The place is the first frame outside system headers of the allocation's call stack (a `new`
+ * inside std::allocator names the user's call); the block's address is not part of the name
+ * (it changes from run to run), its size and allocating thread are in rsan_heap_details. */
 void rsan_heap_name(char *out, size_t n, uintptr_t addr, const rsan_block_info *blk) {
-  char where[300] = "", pre[48] = "";
+  char where[300] = "";
   rsan_frames fr;
   rsan_frames_build(&fr, 0, blk->stack, 4);
   const rsan_frame *p = blk->site ? rsan_frames_primary(&fr) : NULL;
   if (p) snprintf(where, sizeof where, " allocated at %s:%u", rsan_basename(p->file), p->line);
-  snprintf(pre, sizeof pre, "offset %llu of ", (unsigned long long)(addr - blk->addr));
-  snprintf(out, n, "%sheap block%s", pre, where);
+  snprintf(out, n, "offset %llu of heap block%s", (unsigned long long)(addr - blk->addr), where);
 }
 /* "size 12, allocated by thread T0; block at 0x.., location at 0x.." */
 void rsan_heap_details(char *out, size_t n, uintptr_t addr, const rsan_block_info *blk) {
