@@ -5,8 +5,9 @@
  * What a replayed step can change (sched_closure_replay.c: the engine's entry points acting as
  * the logged threads) is: the records of those threads, the records of the locations the log
  * accesses and of F, the program's memory at those locations, and the report machinery. A
- * state is a copy of each of these, and a restore writes them back, so the engine sees exactly
- * the records a fork would have kept. The copy is of the records' bytes plus what they own:
+ * state holds a copy of each of these that changed since the save (below: the undo log), and a
+ * restore writes them back, so the engine sees exactly the records a fork would have kept. The
+ * copy is of the records' bytes plus what they own:
  * - a clock's array (location clocks of more than one slot, thread clocks of more than six):
  *   copied, and restored into a new array (the engine may free or grow the one in use);
  * - a shared location clock's snapshot and a thread's last snapshots (rsan_snap, immutable,
@@ -41,6 +42,7 @@ typedef struct saved_clk {
 
 typedef struct saved_thread {
   rsan_thread *t;
+  struct saved_thread *next; /* the free list (th_pool) */
   rsan_thread bytes;
   saved_clk clk[6]; /* Tc, Tr, Ta, Tsc, Fa, Fsc */
   uint32_t *free_slots;
@@ -48,6 +50,7 @@ typedef struct saved_thread {
 
 typedef struct saved_loc {
   rsan_loc *l;
+  struct saved_loc *next; /* the free list (loc_pool) */
   rsan_loc bytes;
   saved_clk clk[3]; /* W, Wsc, Msc */
   rsan_hist *hist;
@@ -66,36 +69,33 @@ typedef struct saved_loc {
  * join_whole), so the engine sees the same clocks, only without the shortcut. */
 #define THREAD_BYTES offsetof(rsan_thread, memo_c)
 
-struct rsan_cstate;
-static struct rsan_cstate *pool; /* states freed, their arrays kept for the next save */
-
+/* States nest (the search's branching states, innermost on top) and are saved lazily, as an
+ * undo log: a save copies nothing; the first time a step may change a record after the save
+ * (rsan_cstate_touch, before the step), the record is copied into the innermost state, whose
+ * value it still has. So a state holds exactly the records changed since its save (or its last
+ * restore, which writes back these and keeps them), a restore writes back those, and when a
+ * state ends its copies pass to the state below it for the records that one does not hold yet
+ * (their value at the inner save was their value at the outer one: untouched in between); the
+ * others are dropped. A copy is an entry of its own, so passing it on moves a pointer. */
+typedef struct rsan_cstate rsan_cstate;
 struct rsan_cstate {
   int nt, nl, cap_t, cap_l;
-  struct rsan_cstate *next; /* the free list (pool) */
-  saved_thread *th;
-  saved_loc *loc;
-  uint64_t *tv, *lv; /* each record's version at the save (rsan_cstate_track) */
+  rsan_cstate *below; /* the enclosing state (the stack), or the free list (pool) */
+  rsan_thread *const *threads;
+  rsan_loc *const *locs;
+  const int *sizes;
+  saved_thread **th; /* [i]: the copy of threads[i], NULL while not changed since the save */
+  saved_loc **loc;
 };
 
-/* Versions of the records (rsan_cstate_track): a record gets a new version before each step
- * that may change it (rsan_cstate_touch) and the saved one back at a restore, so equal versions
- * mean equal contents (versions are never reissued), and a restore skips a record whose version
- * is the saved one. NULL: not tracked, every record is restored. */
-static uint64_t *cur_tv, *cur_lv, touch_seq;
+static rsan_cstate *pool, *top;   /* states freed (arrays kept); the innermost live state */
+static saved_thread *th_pool; /* entries freed */
+static saved_loc *loc_pool;
 static int track_nt, track_nl;
 
 void rsan_cstate_track(int nt, int nl) {
   track_nt = nt;
   track_nl = nl;
-  cur_tv = rsan_alloc((size_t)(nt ? nt : 1) * sizeof *cur_tv);
-  cur_lv = rsan_alloc((size_t)(nl ? nl : 1) * sizeof *cur_lv);
-  memset(cur_tv, 0, (size_t)(nt ? nt : 1) * sizeof *cur_tv);
-  memset(cur_lv, 0, (size_t)(nl ? nl : 1) * sizeof *cur_lv);
-}
-
-void rsan_cstate_touch(int thread_i, int loc_i) {
-  if (cur_tv && thread_i >= 0 && thread_i < track_nt) cur_tv[thread_i] = ++touch_seq;
-  if (cur_lv && loc_i >= 0 && loc_i < track_nl) cur_lv[loc_i] = ++touch_seq;
 }
 
 static void snap_hold(rsan_snap *p) {
@@ -167,145 +167,185 @@ static uint64_t mem_get(uintptr_t a, int size) {
   return v;
 }
 
+static void thread_save(saved_thread *st, rsan_thread *t) {
+  st->t = t;
+  memcpy(&st->bytes, t, THREAD_BYTES);
+  for (int k = 0; k < 6; k++) clk_save(&st->clk[k], thread_clk(t, k));
+  snap_hold(t->snap_c);
+  snap_hold(t->snap_r);
+  snap_hold(t->snap_sc);
+  st->free_slots = dup(t->free_slots, (size_t)t->cap_free_slots * sizeof(uint32_t));
+}
+
+static void loc_save(saved_loc *sl, rsan_loc *l, int size) {
+  sl->l = l;
+  memcpy(&sl->bytes, l, sizeof *l);
+  for (int k = 0; k < 3; k++) clk_save(&sl->clk[k], loc_clk(l, k));
+  sl->hist_n = l->hist ? (size_t)rsan_hist_len(l) : 0;
+  sl->hist = dup(l->hist, sl->hist_n * sizeof(rsan_hist));
+  sl->facts = l->fcap > RSAN_FACTS ? dup(l->facts_ext, (size_t)l->fcap * sizeof(rsan_fact)) : NULL;
+  sl->ev_bytes = ev_bytes(l);
+  sl->ev = dup(l->ev, sl->ev_bytes);
+  sl->size = size;
+  sl->mem = size ? mem_get(l->addr, size) : 0;
+}
+
+static void thread_restore(const saved_thread *st) {
+  rsan_thread *t = st->t;
+  rsan_thread_snaps_release(t);
+  rsan_free(t->free_slots);
+  /* kept: the clocks (restored one by one below), the race detector's clocks, the thread
+   * list's link, the scheduler's slot */
+  rsan_clk cur[6];
+  for (int k = 0; k < 6; k++) memcpy(&cur[k], thread_clk(t, k), sizeof cur[k]);
+  rsan_vc C = t->C, R = t->R, A = t->A;
+  uint64_t race_epoch = t->race_epoch, race_cur = t->race_cur;
+  rsan_thread *all_next = t->all_next;
+  void *sched = t->sched;
+  memcpy(t, &st->bytes, THREAD_BYTES); /* the memos stay as released: empty */
+  t->C = C, t->R = R, t->A = A;
+  t->race_epoch = race_epoch, t->race_cur = race_cur;
+  t->all_next = all_next;
+  t->sched = sched;
+  for (int k = 0; k < 6; k++) {
+    rsan_clk *c = thread_clk(t, k);
+    memcpy(c, &cur[k], sizeof *c);
+    clk_restore(c, &st->clk[k]);
+  }
+  rsan_thread_snaps_claim(t);
+  t->free_slots = dup(st->free_slots, (size_t)t->cap_free_slots * sizeof(uint32_t));
+}
+
+static void loc_restore(const saved_loc *sl) {
+  rsan_loc *l = sl->l;
+  /* the history in use, when it has the saved one's length (the ring grows by doubling) */
+  rsan_hist *hist = l->hist && (size_t)rsan_hist_len(l) == sl->hist_n ? l->hist : NULL;
+  if (!hist) rsan_hist_free(l);
+  if (l->fcap > RSAN_FACTS) rsan_free(l->facts_ext);
+  rsan_loc_ev_free(l);
+  /* kept: the clocks (restored one by one below), the lock, the race detector's S, the
+   * table's links */
+  rsan_clk cur[3];
+  for (int k = 0; k < 3; k++) memcpy(&cur[k], loc_clk(l, k), sizeof cur[k]);
+  rsan_spin lock = l->lock;
+  rsan_vc S = l->S;
+  rsan_loc *gnext = l->gnext;
+  memcpy(l, &sl->bytes, sizeof *l);
+  l->lock = lock;
+  l->S = S;
+  l->gnext = gnext;
+  for (int k = 0; k < 3; k++) {
+    rsan_clk *c = loc_clk(l, k);
+    memcpy(c, &cur[k], sizeof *c);
+    clk_restore(c, &sl->clk[k]);
+  }
+  if (hist) {
+    memcpy(hist, sl->hist, sl->hist_n * sizeof(rsan_hist));
+    l->hist = hist;
+  } else {
+    l->hist = sl->hist_n ? rsan_hist_alloc((uint32_t)sl->hist_n) : NULL; /* alloc.c's classes */
+    if (l->hist) memcpy(l->hist, sl->hist, sl->hist_n * sizeof(rsan_hist));
+  }
+  if (l->fcap > RSAN_FACTS) l->facts_ext = dup(sl->facts, (size_t)l->fcap * sizeof(rsan_fact));
+  if (sl->ev_bytes) {
+    l->ev = rsan_slab_alloc(sl->ev_bytes); /* alloc.c's classes (rsan_loc_ev_free) */
+    memcpy(l->ev, sl->ev, sl->ev_bytes);
+  }
+  if (sl->size) memcpy((void *)l->addr, &sl->mem, (size_t)sl->size);
+}
+
+static void thread_drop(saved_thread *st) {
+  for (int k = 0; k < 6; k++) clk_free(&st->clk[k]);
+  snap_drop(st->bytes.snap_c);
+  snap_drop(st->bytes.snap_r);
+  snap_drop(st->bytes.snap_sc);
+  rsan_free(st->free_slots);
+  st->next = th_pool;
+  th_pool = st;
+}
+
+static void loc_drop(saved_loc *sl) {
+  for (int k = 0; k < 3; k++) clk_free(&sl->clk[k]);
+  rsan_free(sl->hist);
+  rsan_free(sl->facts);
+  rsan_free(sl->ev);
+  sl->next = loc_pool;
+  loc_pool = sl;
+}
+
+/* The first change of a record since the innermost state's save: its copy, into that state */
+void rsan_cstate_touch(int thread_i, int loc_i) {
+  rsan_cstate *s = top;
+  if (!s) return;
+  if (thread_i >= 0 && thread_i < s->nt && !s->th[thread_i]) {
+    saved_thread *st = th_pool;
+    if (st) th_pool = st->next;
+    else st = rsan_alloc_line(sizeof *st); /* 64-byte aligned: the records' clocks are (rsan_clk) */
+    thread_save(st, s->threads[thread_i]);
+    s->th[thread_i] = st;
+  }
+  if (loc_i >= 0 && loc_i < s->nl && !s->loc[loc_i]) {
+    saved_loc *sl = loc_pool;
+    if (sl) loc_pool = sl->next;
+    else sl = rsan_alloc_line(sizeof *sl);
+    loc_save(sl, s->locs[loc_i], s->sizes[loc_i]);
+    s->loc[loc_i] = sl;
+  }
+}
+
 rsan_cstate *rsan_cstate_save(rsan_thread *const *threads, int nt, rsan_loc *const *locs, const int *sizes,
                               int nl) {
   rsan_cstate *s = pool;
   if (s && s->cap_t >= nt && s->cap_l >= nl) {
-    pool = s->next;
+    pool = s->below;
   } else {
     s = rsan_alloc(sizeof *s);
-    /* 64-byte aligned: the records' clocks are (rsan_clk) */
     s->cap_t = nt ? nt : 1;
     s->cap_l = nl ? nl : 1;
-    s->th = rsan_alloc_line((size_t)s->cap_t * sizeof *s->th);
-    s->loc = rsan_alloc_line((size_t)s->cap_l * sizeof *s->loc);
-    s->tv = rsan_alloc((size_t)s->cap_t * sizeof *s->tv);
-    s->lv = rsan_alloc((size_t)s->cap_l * sizeof *s->lv);
+    s->th = rsan_alloc((size_t)s->cap_t * sizeof *s->th);
+    s->loc = rsan_alloc((size_t)s->cap_l * sizeof *s->loc);
   }
-  s->nt = s->nl = 0;
-  for (int i = 0; i < nt; i++) {
-    rsan_thread *t = threads[i];
-    s->tv[s->nt] = cur_tv && i < track_nt ? cur_tv[i] : 0;
-    saved_thread *st = &s->th[s->nt++];
-    st->t = t;
-    memcpy(&st->bytes, t, THREAD_BYTES);
-    for (int k = 0; k < 6; k++) clk_save(&st->clk[k], thread_clk(t, k));
-    snap_hold(t->snap_c);
-    snap_hold(t->snap_r);
-    snap_hold(t->snap_sc);
-    st->free_slots = dup(t->free_slots, (size_t)t->cap_free_slots * sizeof(uint32_t));
-  }
-  for (int i = 0; i < nl; i++) {
-    rsan_loc *l = locs[i];
-    s->lv[s->nl] = cur_lv && i < track_nl ? cur_lv[i] : 0;
-    saved_loc *sl = &s->loc[s->nl++];
-    sl->l = l;
-    memcpy(&sl->bytes, l, sizeof *l);
-    for (int k = 0; k < 3; k++) clk_save(&sl->clk[k], loc_clk(l, k));
-    sl->hist_n = l->hist ? (size_t)rsan_hist_len(l) : 0;
-    sl->hist = dup(l->hist, sl->hist_n * sizeof(rsan_hist));
-    sl->facts = l->fcap > RSAN_FACTS ? dup(l->facts_ext, (size_t)l->fcap * sizeof(rsan_fact)) : NULL;
-    sl->ev_bytes = ev_bytes(l);
-    sl->ev = dup(l->ev, sl->ev_bytes);
-    sl->size = sizes[i];
-    sl->mem = sizes[i] ? mem_get(l->addr, sizes[i]) : 0;
-  }
+  s->nt = nt < track_nt ? nt : track_nt; /* the records rsan_cstate_touch can name */
+  s->nl = nl < track_nl ? nl : track_nl;
+  s->threads = threads;
+  s->locs = locs;
+  s->sizes = sizes;
+  memset(s->th, 0, (size_t)s->nt * sizeof *s->th);
+  memset(s->loc, 0, (size_t)s->nl * sizeof *s->loc);
+  s->below = top;
+  top = s;
   return s;
 }
 
+/* Only the innermost state is restored or freed (the search's states nest) */
+static void check_top(const rsan_cstate *s) {
+  if (s != top) __builtin_trap(); /* a crashed search: the closure is incomplete */
+}
+
 void rsan_cstate_restore(const rsan_cstate *s) {
-  for (int i = 0; i < s->nt; i++) {
-    const saved_thread *st = &s->th[i];
-    rsan_thread *t = st->t;
-    if (cur_tv && i < track_nt) {
-      if (cur_tv[i] == s->tv[i]) continue; /* unchanged since the save */
-      cur_tv[i] = s->tv[i];
-    }
-    rsan_thread_snaps_release(t);
-    rsan_free(t->free_slots);
-    /* kept: the clocks (restored one by one below), the race detector's clocks, the thread
-     * list's link, the scheduler's slot */
-    rsan_clk cur[6];
-    for (int k = 0; k < 6; k++) memcpy(&cur[k], thread_clk(t, k), sizeof cur[k]);
-    rsan_vc C = t->C, R = t->R, A = t->A;
-    uint64_t race_epoch = t->race_epoch, race_cur = t->race_cur;
-    rsan_thread *all_next = t->all_next;
-    void *sched = t->sched;
-    memcpy(t, &st->bytes, THREAD_BYTES); /* the memos stay as released: empty */
-    t->C = C, t->R = R, t->A = A;
-    t->race_epoch = race_epoch, t->race_cur = race_cur;
-    t->all_next = all_next;
-    t->sched = sched;
-    for (int k = 0; k < 6; k++) {
-      rsan_clk *c = thread_clk(t, k);
-      memcpy(c, &cur[k], sizeof *c);
-      clk_restore(c, &st->clk[k]);
-    }
-    rsan_thread_snaps_claim(t);
-    t->free_slots = dup(st->free_slots, (size_t)t->cap_free_slots * sizeof(uint32_t));
-  }
-  for (int i = 0; i < s->nl; i++) {
-    const saved_loc *sl = &s->loc[i];
-    rsan_loc *l = sl->l;
-    if (cur_lv && i < track_nl) {
-      if (cur_lv[i] == s->lv[i]) continue; /* unchanged since the save */
-      cur_lv[i] = s->lv[i];
-    }
-    /* the history in use, when it has the saved one's length (the ring grows by doubling) */
-    rsan_hist *hist = l->hist && (size_t)rsan_hist_len(l) == sl->hist_n ? l->hist : NULL;
-    if (!hist) rsan_hist_free(l);
-    if (l->fcap > RSAN_FACTS) rsan_free(l->facts_ext);
-    rsan_loc_ev_free(l);
-    /* kept: the clocks (restored one by one below), the lock, the race detector's S, the
-     * table's links */
-    rsan_clk cur[3];
-    for (int k = 0; k < 3; k++) memcpy(&cur[k], loc_clk(l, k), sizeof cur[k]);
-    rsan_spin lock = l->lock;
-    rsan_vc S = l->S;
-    rsan_loc *gnext = l->gnext;
-    memcpy(l, &sl->bytes, sizeof *l);
-    l->lock = lock;
-    l->S = S;
-    l->gnext = gnext;
-    for (int k = 0; k < 3; k++) {
-      rsan_clk *c = loc_clk(l, k);
-      memcpy(c, &cur[k], sizeof *c);
-      clk_restore(c, &sl->clk[k]);
-    }
-    if (hist) {
-      memcpy(hist, sl->hist, sl->hist_n * sizeof(rsan_hist));
-      l->hist = hist;
-    } else {
-      l->hist = sl->hist_n ? rsan_hist_alloc((uint32_t)sl->hist_n) : NULL; /* alloc.c's classes */
-      if (l->hist) memcpy(l->hist, sl->hist, sl->hist_n * sizeof(rsan_hist));
-    }
-    if (l->fcap > RSAN_FACTS) l->facts_ext = dup(sl->facts, (size_t)l->fcap * sizeof(rsan_fact));
-    if (sl->ev_bytes) {
-      l->ev = rsan_slab_alloc(sl->ev_bytes); /* alloc.c's classes (rsan_loc_ev_free) */
-      memcpy(l->ev, sl->ev, sl->ev_bytes);
-    }
-    if (sl->size) memcpy((void *)l->addr, &sl->mem, (size_t)sl->size);
-  }
+  check_top(s);
+  for (int i = 0; i < s->nt; i++)
+    if (s->th[i]) thread_restore(s->th[i]);
+  for (int i = 0; i < s->nl; i++)
+    if (s->loc[i]) loc_restore(s->loc[i]);
   rsan_report_reset();
 }
 
 void rsan_cstate_free(rsan_cstate *s) {
   if (!s) return;
+  check_top(s);
+  rsan_cstate *b = s->below;
   for (int i = 0; i < s->nt; i++) {
-    saved_thread *st = &s->th[i];
-    for (int k = 0; k < 6; k++) clk_free(&st->clk[k]);
-    snap_drop(st->bytes.snap_c);
-    snap_drop(st->bytes.snap_r);
-    snap_drop(st->bytes.snap_sc);
-    rsan_free(st->free_slots);
+    if (!s->th[i]) continue;
+    if (b && i < b->nt && !b->th[i]) b->th[i] = s->th[i]; /* its value at b's save too */
+    else thread_drop(s->th[i]);
   }
   for (int i = 0; i < s->nl; i++) {
-    saved_loc *sl = &s->loc[i];
-    for (int k = 0; k < 3; k++) clk_free(&sl->clk[k]);
-    rsan_free(sl->hist);
-    rsan_free(sl->facts);
-    rsan_free(sl->ev);
+    if (!s->loc[i]) continue;
+    if (b && i < b->nl && !b->loc[i]) b->loc[i] = s->loc[i];
+    else loc_drop(s->loc[i]);
   }
-  s->next = pool;
+  top = b;
+  s->below = pool;
   pool = s;
 }
