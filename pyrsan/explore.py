@@ -120,7 +120,7 @@ class _Node:
     """A state of the search: the one after a schedule prefix."""
 
     __slots__ = ("enabled", "yielding", "counting", "forced", "backtrack", "done", "sleep", "children",
-                 "preemptions", "last_tid")
+                 "preemptions", "last_tid", "clock")
 
     def __init__(self, step: Step, sleep: dict[int, Op], preemptions: int,
                  last_tid: int | None, forced: Mapping[int, int] = {}) -> None:
@@ -138,6 +138,9 @@ class _Node:
         self.children: dict[int, _Node] = {}
         self.preemptions = preemptions    # preemptions on the path to this state
         self.last_tid = last_tid          # the thread that ran the step into this state
+        # the vector clock of that step (add_race_backtracks): a function of the decisions
+        # leading here, so every run through this state computes the same one
+        self.clock: dict[int, int] | None = None
 
     def preemption_cost(self, tid: int) -> int:
         """1 when running ``tid`` here switches away from a thread that could go on."""
@@ -310,24 +313,33 @@ class _Search:
         known = set(steps[0].enabled) if steps else set()
         for j, step in enumerate(steps[:cut]):
             tid, op = step.tid, step.op
-            previous = thread_last.get(tid)
-            if previous is not None:
-                base = clocks[previous]
-            elif tid in spawned_by:
-                base = clocks[spawned_by[tid]]
+            # The state after step j (path[j + 1]) keeps its clock: a step before ``first`` was
+            # a step of an earlier run through the same states, which computed it.
+            after = path[j + 1] if j + 1 < len(path) else None
+            if j < first and after is not None and after.clock is not None:
+                clock = after.clock
+                count = clock[tid]
             else:
-                base = {}
-            count = position[previous] + 1 if previous is not None else 1
-            candidates = self._dependent_earlier(tid, op, last_write, writes, reads_since, last_sc_fence,
-                                                 clean_since, thread_ops, steps)
-            if op.kind == PROCESS_EXIT:   # the latest operation of every other thread
-                candidates = [k for t, k in thread_last.items() if t != tid]
-            clock = dict(base)
-            for i in candidates:
-                for t, c in clocks[i].items():
-                    if clock.get(t, 0) < c:
-                        clock[t] = c
-            clock[tid] = count
+                previous = thread_last.get(tid)
+                if previous is not None:
+                    base = clocks[previous]
+                elif tid in spawned_by:
+                    base = clocks[spawned_by[tid]]
+                else:
+                    base = {}
+                count = position[previous] + 1 if previous is not None else 1
+                candidates = self._dependent_earlier(tid, op, last_write, writes, reads_since, last_sc_fence,
+                                                     clean_since, thread_ops, steps)
+                if op.kind == PROCESS_EXIT:   # the latest operation of every other thread
+                    candidates = [k for t, k in thread_last.items() if t != tid]
+                clock = dict(base)
+                for i in candidates:
+                    for t, c in clocks[i].items():
+                        if clock.get(t, 0) < c:
+                            clock[t] = c
+                clock[tid] = count
+                if after is not None:
+                    after.clock = clock
             clocks.append(clock)
             position.append(count)
             if j >= first:
