@@ -93,20 +93,20 @@ void rsan_race_print_census(void) {
       (unsigned long long)rebase);
   if (n > 0) (void)!write(2, buf, (size_t)n);
   struct mallinfo2 mi = mallinfo2();
-  uint64_t now, peak;
-  rsan_vc_census_peak(&now, &peak);
+  uint64_t now, peak, peak_bases;
+  rsan_vc_census_peak(&now, &peak, &peak_bases);
   n = snprintf(
       buf, sizeof buf,
       "pyrsan: race malloc: %llu bytes in use, %llu free in its arenas, %llu mmapped; coded S_x and bases "
-      "%llu bytes now, %llu at most\n",
+      "%llu bytes now, %llu at most (%llu of them bases)\n",
       (unsigned long long)mi.uordblks, (unsigned long long)mi.fordblks, (unsigned long long)mi.hblkhd,
-      (unsigned long long)now, (unsigned long long)peak);
+      (unsigned long long)now, (unsigned long long)peak, (unsigned long long)peak_bases);
   if (n > 0) (void)!write(2, buf, (size_t)n);
 }
 
 /* tests (testsuite/runtime/test_race_sx_floor.py): malloc's bytes of the coded S_x and bases live */
 RSAN_EXPORT uint64_t __rsan_test_coded_bytes(void) {
-  uint64_t now, peak;
-  rsan_vc_census_peak(&now, &peak);
+  uint64_t now, peak, peak_bases;
+  rsan_vc_census_peak(&now, &peak, &peak_bases);
   return now;
 }

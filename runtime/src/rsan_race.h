@@ -264,7 +264,8 @@ void rsan_vbase_drop(rsan_vbase *b);
 uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin);
 void rsan_vc_census(uint64_t *bases, uint64_t *bytes);
 void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase);
-void rsan_vc_census_peak(uint64_t *now, uint64_t *peak); /* coded blocks and bases, malloc's bytes */
+void rsan_vc_census_peak(uint64_t *now, uint64_t *peak,
+                         uint64_t *peak_bases); /* coded blocks and bases: malloc's bytes */
 void rsan_vc_coded_stats(const rsan_vc *v, uint32_t *n, uint32_t *nonzero, uint32_t *maxoff);
 void rsan_shadow_census(uint64_t *mapped_bytes, uint64_t *resident);
 void rsan_race_print_census(void); /* verbosity >= 1, at exit */

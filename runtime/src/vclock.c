@@ -84,21 +84,25 @@ uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u) {
 /* the bases live and their bytes (the census, race_census.c; a base is made and freed rarely) */
 static uint64_t bases_live, bases_bytes, bases_unfit, bases_rebase; /* made: offsets did not fit; rebase */
 /* the bytes of coded blocks and bases live, and their highest value (the census) */
-static uint64_t coded_now, coded_peak;
-static inline void census_add(int64_t d) {
+static uint64_t coded_now, coded_peak, bases_now, bases_at_peak; /* and the bases' share */
+static inline void census_add(int64_t d, int base) {
+  if (base) __atomic_add_fetch(&bases_now, (uint64_t)d, __ATOMIC_RELAXED);
   uint64_t now = __atomic_add_fetch(&coded_now, (uint64_t)d, __ATOMIC_RELAXED);
   uint64_t p = __atomic_load_n(&coded_peak, __ATOMIC_RELAXED);
-  while (d > 0 && now > p &&
-         !__atomic_compare_exchange_n(&coded_peak, &p, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  while (d > 0 && now > p) {
+    if (__atomic_compare_exchange_n(&coded_peak, &p, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      __atomic_store_n(&bases_at_peak, __atomic_load_n(&bases_now, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+      break;
+    }
   }
 }
 static inline void *coded_alloc(size_t n) {
   void *p = rsan_alloc_raw(n);
-  census_add((int64_t)malloc_usable_size(p));
+  census_add((int64_t)malloc_usable_size(p), 0);
   return p;
 }
 static inline void coded_free(void *p) {
-  census_add(-(int64_t)malloc_usable_size(p));
+  census_add(-(int64_t)malloc_usable_size(p), 0);
   rsan_free(p);
 }
 static inline size_t base_size(uint32_t n) { return sizeof(rsan_vbase) + n * sizeof(uint64_t); }
@@ -107,7 +111,7 @@ void rsan_vbase_drop(rsan_vbase *b) {
   if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
     __atomic_sub_fetch(&bases_live, 1, __ATOMIC_RELAXED);
     __atomic_sub_fetch(&bases_bytes, base_size(b->n), __ATOMIC_RELAXED);
-    census_add(-(int64_t)malloc_usable_size(b));
+    census_add(-(int64_t)malloc_usable_size(b), 1);
     rsan_free(b);
   }
 }
@@ -251,7 +255,7 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
 
 static rsan_vbase *base_new(const uint64_t *v, uint32_t n) {
   rsan_vbase *b = rsan_alloc_line(base_size(n)); /* refs alone on its line */
-  census_add((int64_t)malloc_usable_size(b));
+  census_add((int64_t)malloc_usable_size(b), 1);
   __atomic_add_fetch(&bases_live, 1, __ATOMIC_RELAXED);
   __atomic_add_fetch(&bases_bytes, base_size(n), __ATOMIC_RELAXED);
   b->refs = 1;
@@ -482,7 +486,8 @@ void rsan_vc_coded_stats(const rsan_vc *v, uint32_t *n, uint32_t *nonzero, uint3
     if (c->off[u] > *maxoff) *maxoff = c->off[u];
   }
 }
-void rsan_vc_census_peak(uint64_t *now, uint64_t *peak) {
+void rsan_vc_census_peak(uint64_t *now, uint64_t *peak, uint64_t *peak_bases) {
+  *peak_bases = __atomic_load_n(&bases_at_peak, __ATOMIC_RELAXED);
   *now = __atomic_load_n(&coded_now, __ATOMIC_RELAXED);
   *peak = __atomic_load_n(&coded_peak, __ATOMIC_RELAXED);
 }
