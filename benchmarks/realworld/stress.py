@@ -89,7 +89,7 @@ def measure(exes: dict[str, str], size: tuple[int, int, int, int], timeout: floa
     for variant in ("native", "tsan", "pyrsan"):
         res = run_measured([exes[variant], *argv], env=env, timeout=timeout, rss=True)
         if variant == "pyrsan" and with_census:
-            census_lines = [ln for ln in res.stderr.splitlines() if ln.startswith("pyrsan: location")]
+            census_lines = [ln for ln in res.stderr.splitlines() if ln.startswith(("pyrsan: location", "pyrsan: race"))]
         ok = not res.timed_out and res.stdout.startswith("ok")
         results[variant] = res if ok else None
         status = "ok" if ok else ("timed out" if res.timed_out else f"exit {res.returncode}")

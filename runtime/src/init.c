@@ -7,6 +7,7 @@
 
 #include "rsan_internal.h"
 #include "rsan_explain.h"
+#include "rsan_race.h"
 #include "rsan_sched.h"
 
 int rsan_inited;
@@ -17,6 +18,7 @@ static void rsan_at_exit(void) {
   rsan_sched_process_exit(); /* the other threads may run before the process ends */
   if (rsan_flag.verbosity >= 1) rsan_loc_print_stats(); /* docs/design/clocks.md */
   if (rsan_flag.verbosity >= 1) rsan_loc_print_census(); /* docs/design/clocks.md §15 */
+  if (rsan_flag.verbosity >= 1) rsan_race_print_census(); /* docs/design/races.md §17 */
   if (rsan_flag.verbosity >= 1) rsan_lock_print_stats();  /* lock.c */
   rsan_report_at_exit();
 }

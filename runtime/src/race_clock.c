@@ -70,6 +70,9 @@ static inline __attribute__((always_inline)) void load_rules(rsan_thread *t, rsa
   } else if (l->S.cap != RSAN_VC_CODED) { /* dense (few slots): no owner epoch */
     vc_join(&t->A, &l->S);
     if (mo_acq(mo) && rsan_vc_join_published(&t->C, &l->S)) c_moved(t);
+  } else if (rsan_race_sx_below_floor(&l->S)) { /* in every live thread's C: dropped (§17) */
+    RSAN_ASSERT(rsan_vc_leq(&l->S, &t->C));
+    rsan_vc_free(&l->S);
   } else {
     if (!rsan_vc_sx_in(&l->S, &t->A)) rsan_vc_join(&t->A, &l->S);
     else RSAN_ASSERT(rsan_vc_leq(&l->S, &t->A));

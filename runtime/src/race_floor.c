@@ -27,6 +27,8 @@ static rsan_spin floor_lock;                 /* floor_hi */
 #define FLOOR_BUDGET 256
 __thread uint32_t rsan_race_floor_misses_left __attribute__((tls_model("initial-exec")));
 #define misses_left rsan_race_floor_misses_left
+static __thread uint32_t sx_misses_left
+    __attribute__((tls_model("initial-exec"))); /* rsan_race_floor_sx_miss */
 
 /* rsan_race.h: a test reset starts new threads and clocks; the old bounds are void (no other
  * thread runs then) */
@@ -36,6 +38,7 @@ void rsan_race_floor_reset(void) {
   floor_hi = 0;
   rsan_spin_unlock(&floor_lock);
   misses_left = 0;
+  sx_misses_left = 0;
 }
 
 typedef struct walk {
@@ -93,4 +96,64 @@ int rsan_race_floor_recompute(const uint64_t *seen, int n) {
   rsan_spin_unlock(&floor_lock);
   recompute(&w);
   return rsan_race_floor_cached(seen, n);
+}
+
+/* ---- the floor of every slot, for a location's S_x (docs/design/races.md §17) ----
+ * An S_x whose owner epoch (u, e) has e <= F[u] is contained in every live thread's C (and so
+ * in every later thread's): it can be dropped (S_x := ⊥) with no effect on any join. A thread
+ * that meets a coded S_x above the cached floor recomputes the floor of every slot at its
+ * first such miss and then once per SX_BUDGET of them (a walk of the live threads' clocks). */
+#define SX_BUDGET 16384
+static uint32_t sx_budget = SX_BUDGET; /* the tests set it (__rsan_test_sx_budget) */
+static rsan_spin all_lock;      /* the walk's scratch below (one full walk at a time) */
+static uint64_t all_min[TID_MASK + 1];
+static uint32_t all_n, all_lo; /* the walk's slots (max C.n) and min C.n over the live threads */
+
+static void visit_all(rsan_thread *v, void *arg) {
+  (void)arg;
+  uint32_t n = __atomic_load_n(&v->C.n, __ATOMIC_ACQUIRE);
+  if (!n) return; /* joined: its clock is released */
+  const uint64_t *e = __atomic_load_n(&v->C.e, __ATOMIC_ACQUIRE);
+  if (n > TID_MASK + 1) n = TID_MASK + 1;
+  for (uint32_t u = all_n; u < n; u++) all_min[u] = UINT64_MAX; /* slots no earlier thread had */
+  if (n > all_n) all_n = n;
+  if (n < all_lo) all_lo = n; /* entries >= n of this thread are 0: the floor there is 0 */
+  for (uint32_t u = 0; u < n; u++) {
+    uint64_t x = __atomic_load_n(&e[u], __ATOMIC_RELAXED);
+    if (x < all_min[u]) all_min[u] = x;
+  }
+}
+
+int rsan_race_floor_sx_miss(void) {
+  if (sx_misses_left) {
+    sx_misses_left--;
+    return 0;
+  }
+  sx_misses_left = __atomic_load_n(&sx_budget, __ATOMIC_RELAXED);
+  rsan_spin_lock(&all_lock);
+  all_n = 0;
+  all_lo = UINT32_MAX;
+  rsan_vc_read_lock();
+  rsan_thread_for_each(visit_all, NULL);
+  rsan_vc_read_unlock();
+  uint32_t lo = all_lo == UINT32_MAX ? 0 : all_lo; /* (no live thread: cannot happen, the caller lives) */
+  rsan_spin_lock(&floor_lock);
+  if (lo > floor_hi) floor_hi = lo;
+  rsan_spin_unlock(&floor_lock);
+  for (uint32_t u = 0; u < lo; u++) {
+    uint64_t old = __atomic_load_n(&rsan_race_floor_of[u], __ATOMIC_RELAXED);
+    while (old < all_min[u] && !__atomic_compare_exchange_n(&rsan_race_floor_of[u], &old, all_min[u], 1,
+                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+  }
+  rsan_spin_unlock(&all_lock);
+  return 1;
+}
+
+/* tests (testsuite/runtime/test_race_sx_floor.py): the calls between two walks (0: every
+ * miss walks); the old value */
+RSAN_EXPORT uint32_t __rsan_test_sx_budget(uint32_t n) {
+  uint32_t o = __atomic_exchange_n(&sx_budget, n, __ATOMIC_RELAXED);
+  sx_misses_left = 0;
+  return o;
 }

@@ -259,6 +259,16 @@ enum { RSAN_EXPORT_CODE, RSAN_EXPORT_THIN, RSAN_EXPORT_REBASE };
 int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how);
 int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how);
 void rsan_vbase_drop(rsan_vbase *b);
+/* the census (race_census.c): v's array or coded block in bytes (*thin: a thin coded clock);
+ * the shared bases live and their bytes; the shadow mapped and backed */
+uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin);
+void rsan_vc_census(uint64_t *bases, uint64_t *bytes);
+void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase);
+void rsan_vc_census_peak(uint64_t *now, uint64_t *peak,
+                         uint64_t *peak_bases); /* coded blocks and bases: malloc's bytes */
+void rsan_vc_coded_stats(const rsan_vc *v, uint32_t *n, uint32_t *nonzero, uint32_t *maxoff);
+void rsan_shadow_census(uint64_t *mapped_bytes, uint64_t *resident);
+void rsan_race_print_census(void); /* verbosity >= 1, at exit */
 
 /* thread.c: fn(t, arg) for every thread record (joined ones too: their clocks are empty),
  * under the lock of the thread list, so that no record is freed meanwhile. */
@@ -283,6 +293,20 @@ static inline int rsan_race_floor_cached(const uint64_t *seen, int n) {
 int rsan_race_floor_recompute(const uint64_t *seen, int n);
 /* 0 when this thread's next rsan_race_floor_recompute walks the threads (race_floor.c) */
 extern __thread uint32_t rsan_race_floor_misses_left __attribute__((tls_model("initial-exec")));
+/* Recomputes the floor of every slot at this thread's first call and then once per
+ * SX_BUDGET calls (race_floor.c): 1 when it did, 0 when it was not due. */
+int rsan_race_floor_sx_miss(void);
+/* A coded S_x (docs/design/races.md §17) whose owner epoch (u, e) has e <= F[u]: every live
+ * thread's C holds it (C_v[u] >= e, §9), and every later thread starts from a live thread's C,
+ * so joining it into any thread's C or A changes nothing that is ever read again, and it may
+ * be dropped (S_x := ⊥). 1 when the cached floor (recomputed now and then) shows it. */
+static inline int rsan_race_sx_below_floor(const rsan_vc *sx) {
+  uint64_t own = ((const rsan_vcoded *)(const void *)sx->e)->own;
+  if (!own) return 0;
+  uint64_t e = own >> 16, *f = &rsan_race_floor_of[own & 0xffff];
+  if (e <= __atomic_load_n(f, __ATOMIC_RELAXED)) return 1;
+  return rsan_race_floor_sx_miss() && e <= __atomic_load_n(f, __ATOMIC_RELAXED);
+}
 /* A test reset (thread.c). */
 void rsan_race_floor_reset(void);
 

@@ -136,6 +136,19 @@ void rsan_shadow_reset_all(void) {
   rsan_spin_unlock(&dir_lock);
 }
 
+/* the census (race_census.c): bytes of shadow mapped, and of those the pages backed (mincore) */
+void rsan_shadow_census(uint64_t *mapped_bytes, uint64_t *resident) {
+  static unsigned char vec[REGION_BYTES / 4096];
+  *mapped_bytes = *resident = 0;
+  rsan_spin_lock(&dir_lock);
+  for (uint32_t i = 0; i < nmapped; i++) {
+    *mapped_bytes += REGION_BYTES;
+    if (mincore(directory[mapped[i]], REGION_BYTES, vec) != 0) continue;
+    for (size_t k = 0; k < sizeof vec; k++) *resident += (uint64_t)(vec[k] & 1) * 4096;
+  }
+  rsan_spin_unlock(&dir_lock);
+}
+
 /* fork (rsan_fork.h) */
 void rsan_shadow_fork_lock(void) { rsan_spin_lock(&dir_lock); }
 void rsan_shadow_fork_unlock(void) { rsan_spin_unlock(&dir_lock); }

@@ -13,6 +13,7 @@
  * A dense array of cap entries comes from alloc.c's size classes (vc_arr, vc_arr_free: up to
  * 64 entries without malloc), so a young location's S_x costs no malloc either
  * (docs/design/clocks.md §20); a coded S_x's block and the shared bases stay on malloc. */
+#include <malloc.h>
 #include <string.h>
 
 #include "rsan_race.h"
@@ -80,15 +81,46 @@ uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u) {
   return coded_at((const rsan_vcoded *)(const void *)v->e, u);
 }
 
+/* the bases live and their bytes (the census, race_census.c; a base is made and freed rarely) */
+static uint64_t bases_live, bases_bytes, bases_unfit, bases_rebase; /* made: offsets did not fit; rebase */
+/* the bytes of coded blocks and bases live, and their highest value (the census) */
+static uint64_t coded_now, coded_peak, bases_now, bases_at_peak; /* and the bases' share */
+static inline void census_add(int64_t d, int base) {
+  if (base) __atomic_add_fetch(&bases_now, (uint64_t)d, __ATOMIC_RELAXED);
+  uint64_t now = __atomic_add_fetch(&coded_now, (uint64_t)d, __ATOMIC_RELAXED);
+  uint64_t p = __atomic_load_n(&coded_peak, __ATOMIC_RELAXED);
+  while (d > 0 && now > p) {
+    if (__atomic_compare_exchange_n(&coded_peak, &p, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      __atomic_store_n(&bases_at_peak, __atomic_load_n(&bases_now, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+      break;
+    }
+  }
+}
+static inline void *coded_alloc(size_t n) {
+  void *p = rsan_alloc_raw(n);
+  census_add((int64_t)malloc_usable_size(p), 0);
+  return p;
+}
+static inline void coded_free(void *p) {
+  census_add(-(int64_t)malloc_usable_size(p), 0);
+  rsan_free(p);
+}
+static inline size_t base_size(uint32_t n) { return sizeof(rsan_vbase) + n * sizeof(uint64_t); }
+
 void rsan_vbase_drop(rsan_vbase *b) {
-  if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) rsan_free(b);
+  if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+    __atomic_sub_fetch(&bases_live, 1, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&bases_bytes, base_size(b->n), __ATOMIC_RELAXED);
+    census_add(-(int64_t)malloc_usable_size(b), 1);
+    rsan_free(b);
+  }
 }
 
 /* v := ⊥ for a coded v (its offsets freed, its base reference dropped) */
 static void vc_uncode_free(rsan_vc *v) {
   rsan_vcoded *c = (rsan_vcoded *)(void *)v->e;
   rsan_vbase_drop(c->base);
-  rsan_free(c);
+  coded_free(c);
   v->e = NULL;
   v->n = v->cap = 0;
 }
@@ -183,7 +215,7 @@ static RSAN_NOINLINE int vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pub
  * dense array computed before). */
 static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own) {
   int reuse = dst->cap == RSAN_VC_CODED && ((rsan_vcoded *)(void *)dst->e)->noff >= n;
-  rsan_vcoded *c = reuse ? (rsan_vcoded *)(void *)dst->e : rsan_alloc_raw(sizeof *c + n * sizeof(uint16_t));
+  rsan_vcoded *c = reuse ? (rsan_vcoded *)(void *)dst->e : coded_alloc(sizeof *c + n * sizeof(uint16_t));
   uint32_t m = n < b->n ? n : b->n;
   uint64_t bad = 0;
   for (uint32_t u = 0; u < m; u++) {
@@ -196,7 +228,7 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
     c->off[u] = (uint16_t)v[u];
   }
   if (bad) {
-    if (!reuse) rsan_free(c);
+    if (!reuse) coded_free(c);
     return 0;
   }
   c->own = own;
@@ -222,7 +254,10 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
 }
 
 static rsan_vbase *base_new(const uint64_t *v, uint32_t n) {
-  rsan_vbase *b = rsan_alloc_line(sizeof *b + n * sizeof(uint64_t)); /* refs alone on its line */
+  rsan_vbase *b = rsan_alloc_line(base_size(n)); /* refs alone on its line */
+  census_add((int64_t)malloc_usable_size(b), 1);
+  __atomic_add_fetch(&bases_live, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&bases_bytes, base_size(n), __ATOMIC_RELAXED);
   b->refs = 1;
   b->n = n;
   memcpy(b->e, v, n * sizeof(uint64_t));
@@ -234,6 +269,7 @@ static rsan_vbase *base_new(const uint64_t *v, uint32_t n) {
  * the owner epoch word it records (rsan_race.h rsan_vcoded) */
 static int code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase **bp, uint64_t own) {
   if (bp && *bp && code_on(dst, v, n, *bp, own)) return 0;
+  __atomic_add_fetch(&bases_unfit, 1, __ATOMIC_RELAXED);
   rsan_vbase *b = base_new(v, n);
   int ok = code_on(dst, v, n, b, own); /* offsets 0: always fits */
   RSAN_ASSERT(ok);
@@ -255,7 +291,7 @@ static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uin
   if (dst->cap == RSAN_VC_CODED) {
     c = (rsan_vcoded *)(void *)dst->e;
   } else {
-    c = rsan_alloc_raw(sizeof *c);
+    c = coded_alloc(sizeof *c);
     c->base = NULL;
     c->noff = 0;
     vc_arr_free(dst->e, dst->cap);
@@ -293,6 +329,7 @@ int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t s
   uint64_t own = rsan_vc_own(slot, rsan_vc_get(src, slot));
   if (how == RSAN_EXPORT_CODE || !bp || slot >= src->n) return code(dst, src->e, src->n, bp, own);
   if (how == RSAN_EXPORT_REBASE || !*bp) {
+    __atomic_add_fetch(&bases_rebase, 1, __ATOMIC_RELAXED);
     rsan_vbase *b = base_new(src->e, src->n);
     rsan_vbase_drop(*bp);
     *bp = b; /* the slot keeps the reference base_new made */
@@ -427,6 +464,40 @@ void rsan_vc_free(rsan_vc *v) {
   v->cap = 0;
   if (e) rsan_spin_unlock(&shared_lock);
   vc_arr_free(e, cap);
+}
+
+/* the census (race_census.c): what v holds besides its rsan_vc (a coded block's bytes as
+ * malloc gave them; a dense array's cap entries), *thin set for a thin coded clock */
+uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin) {
+  *thin = 0;
+  if (v->cap != RSAN_VC_CODED) return (uint64_t)v->cap * sizeof(uint64_t);
+  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
+  *thin = c->thin != 0;
+  return malloc_usable_size((void *)c);
+}
+/* a coded clock with offsets: its entries, those that differ from its base, its largest offset */
+void rsan_vc_coded_stats(const rsan_vc *v, uint32_t *n, uint32_t *nonzero, uint32_t *maxoff) {
+  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
+  *n = v->n;
+  *nonzero = *maxoff = 0;
+  if (c->thin) return;
+  for (uint32_t u = 0; u < v->n; u++) {
+    *nonzero += c->off[u] != 0;
+    if (c->off[u] > *maxoff) *maxoff = c->off[u];
+  }
+}
+void rsan_vc_census_peak(uint64_t *now, uint64_t *peak, uint64_t *peak_bases) {
+  *peak_bases = __atomic_load_n(&bases_at_peak, __ATOMIC_RELAXED);
+  *now = __atomic_load_n(&coded_now, __ATOMIC_RELAXED);
+  *peak = __atomic_load_n(&coded_peak, __ATOMIC_RELAXED);
+}
+void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase) {
+  *unfit = __atomic_load_n(&bases_unfit, __ATOMIC_RELAXED);
+  *rebase = __atomic_load_n(&bases_rebase, __ATOMIC_RELAXED);
+}
+void rsan_vc_census(uint64_t *bases, uint64_t *bytes) {
+  *bases = __atomic_load_n(&bases_live, __ATOMIC_RELAXED);
+  *bytes = __atomic_load_n(&bases_bytes, __ATOMIC_RELAXED);
 }
 
 /* rsan_race.h: reading another thread's clock */

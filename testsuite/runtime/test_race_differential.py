@@ -20,9 +20,10 @@ from race_model import (all_schedules, byte_range, ordered_schedules, random_cro
 MODES = ("", "sc_accesses=fenced", "sc_accesses=ra")
 
 
-def run_detector(rt, threads, schedule, options, pad=0):
+def run_detector(rt, threads, schedule, options, pad=0, join_pads=False):
     """The locations named by race reports in this interleaving. pad: idle threads created
-    first, so that the program's threads hold slots >= pad (their clocks have more entries)."""
+    first, so that the program's threads hold slots >= pad (their clocks have more entries);
+    join_pads: joined at once (their slots are reused, the clocks keep pad + 1 entries)."""
     rt.reset(options)
     mem = {}
     for t in threads:
@@ -32,8 +33,9 @@ def run_detector(rt, threads, schedule, options, pad=0):
     lib = rt.lib
     main = lib.__rsan_test_new_thread(rt.ffi.NULL)
     lib.__rsan_test_set_current(main)
-    for _ in range(pad):
-        lib.__rsan_test_new_thread(main)
+    pads = [lib.__rsan_test_new_thread(main) for _ in range(pad)]
+    for p in pads if join_pads else []:
+        lib.rsan_thread_join(main, p)
     # a spawn_join program's thread 0 is main, which creates the others at its spawn
     spawns = any(op[0] == "spawn" for op in threads[0])
     tids = [main] if spawns else [lib.__rsan_test_new_thread(main) for _ in threads]
@@ -70,9 +72,9 @@ def run_detector(rt, threads, schedule, options, pad=0):
     return {r["location"]["name"].split("+")[0] for r in rt.races()}
 
 
-def check(rt, count, seed, generate=random_program, exhaustive=0, draw=random_schedules, pad=0):
+def check(rt, count, seed, generate=random_program, exhaustive=0, draw=random_schedules, pad=0, join_pads=False):
     """exhaustive: programs with at most this many interleavings run in all of them (every SC
-    execution), the others in 3 drawn by draw. pad: as run_detector's."""
+    execution), the others in 3 drawn by draw. pad, join_pads: as run_detector's."""
     rng = random.Random(seed)
     runs, racy, disagreements = 0, 0, []
     for _ in range(count):
@@ -84,7 +86,7 @@ def check(rt, count, seed, generate=random_program, exhaustive=0, draw=random_sc
             expected = racy_locations(threads, schedule)
             racy += bool(expected)
             for mode in MODES:
-                got = run_detector(rt, threads, schedule, mode, pad)
+                got = run_detector(rt, threads, schedule, mode, pad, join_pads)
                 runs += 1
                 if got != expected:
                     disagreements.append((threads, schedule, mode or "default", expected, got))
