@@ -343,14 +343,18 @@ rsan_loc *rsan_loc_acquire_slow(uintptr_t addr, unsigned cls);
 /* A line the operation will write, fetched for ownership (PREFETCHW where the processor has
  * it, rsan_prefetchw_ok; a read prefetch elsewhere) */
 extern uint8_t rsan_prefetchw_ok;
-static inline __attribute__((always_inline)) void rsan_prefetchw(const void *p) {
+static inline __attribute__((always_inline)) void rsan_prefetchw_x(const void *p, int w) {
 #if defined(__x86_64__)
-  if (RSAN_LIKELY(rsan_prefetchw_ok)) {
+  if (w) {
     __asm__("prefetchw %0" : : "m"(*(const char *)p));
     return;
   }
 #endif
+  (void)w;
   __builtin_prefetch(p, 1);
+}
+static inline __attribute__((always_inline)) void rsan_prefetchw(const void *p) {
+  rsan_prefetchw_x(p, RSAN_LIKELY(rsan_prefetchw_ok));
 }
 /* The record's lines an operation asks for (docs/design/clocks.md §23), as masks (bit i: line
  * i; line 0 is the lock's, which the compare-and-swap fetches for ownership):
@@ -374,10 +378,16 @@ static inline __attribute__((always_inline)) unsigned rsan_loc_lines_late(unsign
 static inline __attribute__((always_inline)) void rsan_loc_prefetch_early(const rsan_loc *l, uintptr_t addr,
                                                                           int wr) {
   const char *c = (const char *)l;
-  for (int i = 1; i < 6; i++)
-    if (RSAN_LINES_EARLY(wr) >> i & 1) rsan_prefetchw(c + 64 * i);
-  if (wr) rsan_prefetchw((const void *)addr);
-  else __builtin_prefetch((const void *)addr, 0);
+  if (RSAN_LIKELY(rsan_prefetchw_ok)) { /* (one test for all: the flag never changes) */
+    for (int i = 1; i < 6; i++)
+      if (RSAN_LINES_EARLY(wr) >> i & 1) rsan_prefetchw_x(c + 64 * i, 1);
+    if (wr) rsan_prefetchw_x((const void *)addr, 1);
+  } else {
+    for (int i = 1; i < 6; i++)
+      if (RSAN_LINES_EARLY(wr) >> i & 1) rsan_prefetchw_x(c + 64 * i, 0);
+    if (wr) rsan_prefetchw_x((const void *)addr, 0);
+  }
+  if (!wr) __builtin_prefetch((const void *)addr, 0);
 }
 /* the late lines, once l is locked */
 static inline __attribute__((always_inline)) void rsan_loc_prefetch_lines(const rsan_loc *l, int wr) {
@@ -516,14 +526,9 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
  * hint (a hint: no value depends on any of it). A sparse table is small and its location's
  * window inline: nothing to fetch. */
 static inline void rsan_loc_prefetch_eviction(const rsan_loc *l) {
+  if (!rsan_loc_evdirect(l)) return; /* (a direct table: ev allocated, facts_ext the window) */
+  const rsan_fact *fs = l->facts_ext;
   uint64_t n = l->nfacts, mask = l->fcap - 1u;
-  if (!rsan_loc_evdirect(l)) { /* a sparse table: the entry of the oldest fact's slot */
-    if (n - l->fold != l->fcap || !l->ev) return;
-    int i = rsan_evslot_find(l->evslot, rsan_loc_facts(l)[l->fold & mask].slot + 1);
-    if (i >= 0) rsan_prefetchw(&l->ev[i]);
-    return;
-  }
-  const rsan_fact *fs = l->facts_ext; /* (a direct table: ev allocated, facts_ext the window) */
   __builtin_prefetch(&fs[(n - 1) & mask], 0);
   rsan_prefetchw(&fs[n & mask]);
   if (n - l->fold == l->fcap && l->ev_hint < 1u << l->evlog) rsan_prefetchw(&l->ev[l->ev_hint]);
