@@ -33,6 +33,18 @@
 
 #include "rsan_exit.h"
 #include "rsan_internal.h"
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+/* whether the processor has PREFETCHW (CPUID 0x80000001 ECX bit 8): rsan_prefetchw */
+uint8_t rsan_prefetchw_ok;
+__attribute__((constructor)) static void prefetchw_detect(void) {
+#if defined(__x86_64__)
+  unsigned a, b, c, d;
+  if (__get_cpuid(0x80000001u, &a, &b, &c, &d)) rsan_prefetchw_ok = (c >> 8) & 1;
+#endif
+}
 
 #define LT_USER_BITS RSAN_LT_USER_BITS
 #define LT_REGION_SHIFT RSAN_LT_REGION_SHIFT
@@ -286,9 +298,10 @@ rsan_loc *rsan_loc_acquire_slow(uintptr_t addr, unsigned cls) {
   for (;;) {
     rsan_loc *l = chain_find(head, addr);
     if (RSAN_UNLIKELY(!l)) l = find_locked(addr, 1, cls);
+    rsan_loc_prefetch_early(l, addr, cls != RSAN_LOC_COLD);
     rsan_spin_lock(&l->lock);
     if (RSAN_LIKELY(!l->retired && l->addr == addr)) {
-      rsan_loc_prefetch_lines(l);
+      rsan_loc_prefetch_lines(l, cls != RSAN_LOC_COLD);
       return l;
     }
     if (l->retired == RSAN_LOC_LIVE_COMPACT && l->addr == addr) /* x, compact: expanded first */
@@ -503,6 +516,22 @@ RSAN_EXPORT uint64_t __rsan_test_location_facts(const void *addr) {
   return n;
 }
 RSAN_EXPORT uint64_t __rsan_test_location_shrinks(void) { return rsan_loc_shrinks(); }
+/* tests (test_record_lines.py): addr's live record (any class, a compact one not expanded)
+ * copied into buf (rsan_loc_size of its class: at most 384 bytes); returns its address | its
+ * class (records are 64-byte aligned), 0 when there is none */
+RSAN_EXPORT uint64_t __rsan_test_location_copy(const void *addr, void *buf) {
+  rsan_loc *l = loc_peek_any((uintptr_t)addr);
+  if (!l) return 0;
+  memcpy(buf, l, rsan_loc_size(l->cls));
+  uint64_t r = (uint64_t)(uintptr_t)l | l->cls;
+  rsan_loc_release(l);
+  return r;
+}
+/* tests: the record lines an operation (wr: a write) asks for before the lock, and (<< 8) those
+ * it asks for after it in a record of class cls (rsan_location.h) */
+RSAN_EXPORT unsigned __rsan_test_location_lines(int cls, int wr) {
+  return RSAN_LINES_EARLY(wr) | rsan_loc_lines_late((unsigned)cls, wr) << 8;
+}
 /* tests: the stamp of addr's live record (0: none), and the records of class cls made so far
  * (from slabs: a record reused from the free list is not counted again) */
 RSAN_EXPORT uint64_t __rsan_test_location_stamp(const void *addr) {

@@ -156,7 +156,7 @@ static inline unsigned rsan_write_cls(const rsan_thread *t, int mo) {
 }
 /* the location of addr for a write of order mo by t, locked, of the class it needs */
 static RSAN_ALWAYS_INLINE rsan_loc *rsan_loc_acquire_write(rsan_thread *t, uintptr_t addr, int mo) {
-  rsan_loc *l = rsan_loc_lookup_i(addr);
+  rsan_loc *l = rsan_loc_lookup_c(addr, 1);
   if (RSAN_UNLIKELY(l == NULL)) l = rsan_loc_acquire_slow(addr, rsan_write_cls(t, mo)); /* its class */
   if (RSAN_UNLIKELY(l->cls != RSAN_LOC_FULL)) l = rsan_loc_fit(l, rsan_write_cls(t, mo));
   return l;
@@ -316,14 +316,13 @@ static inline int64_t sext(uint64_t v, int size) {
 }
 
 
-/* A write's history entry (history.c) and the memory it writes, fetched while the checks and
- * rules run: lines another thread wrote last, each a miss if found out only when used. */
+/* A write's history entry (history.c), fetched for ownership while the checks and rules run: a
+ * line another thread wrote last, a miss if found out only when used. Its address is in line 0,
+ * so it is asked for once the lock is held (the memory the write writes was asked for before
+ * the lock, rsan_loc_prefetch_early). */
 static inline void rsan_loc_prefetch_write(const rsan_loc *l, const void *p) {
-  __builtin_prefetch(p, 1);
-  if (RSAN_LIKELY(l->hist != NULL)) {
-    const char *h = (const char *)&l->hist[l->hist_next % RSAN_HIST];
-    __builtin_prefetch(h, 1); /* one line (rsan_location.h) */
-  }
+  (void)p;
+  if (RSAN_LIKELY(l->hist != NULL)) rsan_prefetchw(&l->hist[l->hist_next % RSAN_HIST]); /* one line */
 }
 
 static inline void rsan_loc_touch(rsan_loc *l, const void *p, int size) {

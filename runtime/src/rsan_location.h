@@ -340,17 +340,64 @@ typedef struct rsan_lt_region {
 extern rsan_lt_region **rsan_lt_directory;
 /* location.c: rsan_loc_acquire_c's other cases; a location made here is made in class cls */
 rsan_loc *rsan_loc_acquire_slow(uintptr_t addr, unsigned cls);
-/* the record's lines after line 0, fetched at once rather than one miss after another:
- * whichever thread last held the lock wrote them */
-static inline void rsan_loc_prefetch_lines(const rsan_loc *l) {
-  const char *c = (const char *)l;
-  for (int i = 1; i < 4; i++) __builtin_prefetch(c + 64 * i, 1);
-  if (RSAN_LIKELY(l->cls == RSAN_LOC_FULL)) {
-    __builtin_prefetch(c + 64 * 4, 1);
-    __builtin_prefetch(c + 64 * 5, 1);
-  } else if (l->cls == RSAN_LOC_NOW) {
-    __builtin_prefetch(c + 64 * 4, 1); /* (a smaller record's lines only: the next is another's) */
+/* A line the operation will write, fetched for ownership (PREFETCHW where the processor has
+ * it, rsan_prefetchw_ok; a read prefetch elsewhere) */
+extern uint8_t rsan_prefetchw_ok;
+static inline __attribute__((always_inline)) void rsan_prefetchw_x(const void *p, int w) {
+#if defined(__x86_64__)
+  if (w) {
+    __asm__("prefetchw %0" : : "m"(*(const char *)p));
+    return;
   }
+#endif
+  (void)w;
+  __builtin_prefetch(p, 1);
+}
+static inline __attribute__((always_inline)) void rsan_prefetchw(const void *p) {
+  rsan_prefetchw_x(p, RSAN_LIKELY(rsan_prefetchw_ok));
+}
+/* The record's lines an operation asks for (docs/design/clocks.md §23), as masks (bit i: line
+ * i; line 0 is the lock's, which the compare-and-swap fetches for ownership):
+ * - before the lock's compare-and-swap, from the record's address alone, for ownership: lines
+ *   1-3 (every class but the compact one has them; the fact, Msc, msc_in are written there),
+ *   and for a write line 4 (Wsc, written by every write: its class has the line, or the record
+ *   is promoted and this was only a hint);
+ * - after the lock, once the class is known (a smaller record's next lines are another
+ *   record's): what the class has beyond that, for ownership by a write (W), read by a load.
+ * Every line an operation writes is among them (test_record_lines.py), so no store waits for
+ * a line to be found out. Lines that do not exist are never asked for after the lock; before
+ * it, only a compact record's lines 2-3 (its neighbour's) and a write's line 4 of a record
+ * about to be promoted can be: a hint, no value depends on a prefetch. */
+#define RSAN_LINES_EARLY(wr) ((wr) ? 0x1eu : 0x0eu)
+static inline __attribute__((always_inline)) unsigned rsan_loc_lines_late(unsigned cls, int wr) {
+  unsigned has = cls == RSAN_LOC_FULL ? 0x3fu : cls == RSAN_LOC_NOW ? 0x1fu : 0;
+  return has & ~(RSAN_LINES_EARLY(wr) | 1u);
+}
+/* The early lines and the program's memory at addr (for ownership by a write), asked for just
+ * before the lock: their transfers overlap the lock line's instead of queueing behind it. */
+static inline __attribute__((always_inline)) void rsan_loc_prefetch_early(const rsan_loc *l, uintptr_t addr,
+                                                                          int wr) {
+  const char *c = (const char *)l;
+  if (RSAN_LIKELY(rsan_prefetchw_ok)) { /* (one test for all: the flag never changes) */
+    for (int i = 1; i < 6; i++)
+      if (RSAN_LINES_EARLY(wr) >> i & 1) rsan_prefetchw_x(c + 64 * i, 1);
+    if (wr) rsan_prefetchw_x((const void *)addr, 1);
+  } else {
+    for (int i = 1; i < 6; i++)
+      if (RSAN_LINES_EARLY(wr) >> i & 1) rsan_prefetchw_x(c + 64 * i, 0);
+    if (wr) rsan_prefetchw_x((const void *)addr, 0);
+  }
+  if (!wr) __builtin_prefetch((const void *)addr, 0);
+}
+/* the late lines, once l is locked */
+static inline __attribute__((always_inline)) void rsan_loc_prefetch_lines(const rsan_loc *l, int wr) {
+  const char *c = (const char *)l;
+  unsigned m = rsan_loc_lines_late(l->cls, wr);
+  for (int i = 4; i < 6; i++)
+    if (m >> i & 1) {
+      if (wr) rsan_prefetchw(c + 64 * i);
+      else __builtin_prefetch(c + 64 * i, 0);
+    }
 }
 /* The location at addr, locked (rsan_loc_acquire; inline in the atomic entry points,
  * docs/design/clocks.md §17). The common case, a granule with one location: lock the chain's
@@ -361,7 +408,7 @@ static inline void rsan_loc_prefetch_lines(const rsan_loc *l) {
  * nothing else is held here. Anything else (rsan_loc_lookup_i: NULL) goes to
  * rsan_loc_acquire_slow, which makes a missing location in class cls (the class the operation
  * needs: no promotion right after). */
-static inline __attribute__((always_inline)) rsan_loc *rsan_loc_lookup_i(uintptr_t addr) {
+static inline __attribute__((always_inline)) rsan_loc *rsan_loc_lookup_c(uintptr_t addr, int wr) {
   uint64_t r = addr >> RSAN_LT_REGION_SHIFT;
   rsan_lt_region **d = __atomic_load_n(&rsan_lt_directory, __ATOMIC_ACQUIRE);
   if (RSAN_LIKELY(d != NULL && r < RSAN_LT_NREGIONS)) {
@@ -370,9 +417,10 @@ static inline __attribute__((always_inline)) rsan_loc *rsan_loc_lookup_i(uintptr
       rsan_loc *l = __atomic_load_n(
           &g->slot[(addr & ((1u << RSAN_LT_REGION_SHIFT) - 1)) >> RSAN_LT_GRANULE_SHIFT], __ATOMIC_ACQUIRE);
       if (RSAN_LIKELY(l != NULL)) {
+        rsan_loc_prefetch_early(l, addr, wr);
         rsan_spin_lock(&l->lock);
         if (RSAN_LIKELY(!l->retired && l->addr == addr)) {
-          rsan_loc_prefetch_lines(l);
+          rsan_loc_prefetch_lines(l, wr);
           return l;
         }
         rsan_spin_unlock(&l->lock);
@@ -381,8 +429,11 @@ static inline __attribute__((always_inline)) rsan_loc *rsan_loc_lookup_i(uintptr
   }
   return NULL;
 }
+static inline __attribute__((always_inline)) rsan_loc *rsan_loc_lookup_i(uintptr_t addr) {
+  return rsan_loc_lookup_c(addr, 0);
+}
 static inline __attribute__((always_inline)) rsan_loc *rsan_loc_acquire_c(uintptr_t addr, unsigned cls) {
-  rsan_loc *l = rsan_loc_lookup_i(addr);
+  rsan_loc *l = rsan_loc_lookup_c(addr, cls != RSAN_LOC_COLD);
   return RSAN_LIKELY(l != NULL) ? l : rsan_loc_acquire_slow(addr, cls);
 }
 /* the same for a load: a location it makes is made in the smallest class */
@@ -479,8 +530,8 @@ static inline void rsan_loc_prefetch_eviction(const rsan_loc *l) {
   const rsan_fact *fs = l->facts_ext;
   uint64_t n = l->nfacts, mask = l->fcap - 1u;
   __builtin_prefetch(&fs[(n - 1) & mask], 0);
-  __builtin_prefetch(&fs[n & mask], 1);
-  if (n - l->fold == l->fcap && l->ev_hint < 1u << l->evlog) __builtin_prefetch(&l->ev[l->ev_hint], 1);
+  rsan_prefetchw(&fs[n & mask]);
+  if (n - l->fold == l->fcap && l->ev_hint < 1u << l->evlog) rsan_prefetchw(&l->ev[l->ev_hint]);
 }
 /* The epoch of slot's fact on x with the current (stamp, stampU), 0 when it has none: a new
  * one would add nothing (a repeated read of the same write). The facts with the current
