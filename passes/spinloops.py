@@ -36,8 +36,13 @@ Soundness (why a loop is recognised, and what is left alone):
   before the loop stores), or never be read before it is written in an iteration and be
   either used only inside the loop (a temporary) or written again on every exit path (`v` in
   `while ((v = atomic_load(&f)) == 0);`). So a failed iteration leaves nothing behind.
-- The location must be the same on every iteration: a global, a value defined before the
-  loop, or a load of a slot that every store sets to one such value (`this` at -O0).
+- The location must be the same on every iteration: a global, a member or element of one at
+  constant indices (a constant `getelementptr` expression: `&lock.now_serving`, `&arr[2]`), a
+  value defined before the loop, a load of a slot that every store sets to one such value
+  (`this` at -O0), or a `getelementptr` instruction at constant indices from one of these
+  (clang -O0's `&p->b`: pure, it reads and writes nothing). Before session 16 only a global or
+  an SSA name was taken, so a ticket lock's wait on `&l->now_serving` of a global lock was
+  analysed as written and its failed reads reported.
 - clang -O0's std::atomic: libstdc++'s constexpr order helpers are evaluated (an invoke takes
   its normal edge: they cannot throw) and a switch over a constant order takes that case;
   the other cases' atomic instructions are never reached and stay plain hooks.

@@ -1,6 +1,6 @@
 // robust: no
 // race: no
-// reason: T0: x=1 rlx, y=1 rel; T1: fetch_add(y) acq_rel, z=1 rel; T2: z=2 rlx, SC fence, load x rlx. With z=1 before z=2 in mo and x read 0 the graph is not SC; T2's fence alone gives no hb from T0 since T2 reads nothing from T1; reference model (z6_2): not robust
+// reason: T0: x=1 rlx, y=1 rel; T1: fetch_add(y) acq_rel, z=1 rel; T2: z=2 rlx, SC fence, load x rlx. With z=1 before z=2 in mo and x read 0 the graph is not SC; T2's fence alone gives no hb from T0 since T2 reads nothing from T1; reference model (z6_2): not robust. Reported at T2's load of x or its store z=2 (stale: the initial values), or at T1's store z=1 when the SC run puts T2 first (it may then precede z=2 in mo)
 // Z6-style chain: release store, acq_rel RMW of another thread, then a third thread overwriting z and reading x behind an SC fence.
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,7 +19,7 @@ static void *t0(void *arg) {
 static void *t1(void *arg) {
   (void)arg;
   r1 = atomic_fetch_add_explicit(&y, 1, memory_order_acq_rel);
-  atomic_store_explicit(&z, 1, memory_order_release); // pyrsan: stale
+  atomic_store_explicit(&z, 1, memory_order_release); // pyrsan: violation, pyrsan: stale
   return NULL;
 }
 
