@@ -268,11 +268,25 @@ _NEEDLES = ("atomic", "cmpxchg", "fence", "@__sync_", '@"__sync_')
 
 
 def _object_name(ptr: str, names: dict[str, str]) -> str:
-    """`ptr @f` -> the source name of @f; another pointer -> `*%3`."""
+    """`ptr @f` -> the source name of @f; a member or element of a global at constant indices
+    (a constant `getelementptr`) -> `f+4` (a byte offset) or `f[0][1]` (its indices); another
+    pointer -> `*%3`."""
     operand = ptr.split(" ", 1)[1].strip()
     if operand.startswith("@"):
         return names.get(operand) or operand[1:].strip('"')
+    m = _CONST_GEP_NAME_RE.match(operand)
+    if m:
+        base = names.get(m.group(2)) or m.group(2)[1:].strip('"')
+        indices = [int(i) for i in re.findall(r"i\d+ (-?\d+)", m.group(3))]
+        if m.group(1).strip() == "i8" and len(indices) == 1:
+            return "%s%+d" % (base, indices[0]) if indices[0] else base
+        return base + "".join("[%d]" % i for i in indices[1:])
     return "*" + operand
+
+
+# `getelementptr inbounds nuw (i8, ptr @lock, i64 4)`: (element type, global, indices)
+_CONST_GEP_NAME_RE = re.compile(r'^getelementptr (?:[\w(), -]+? )?\(([^(),]+), ptr (@[-\w.$]+|@"[^"]*")'
+                                r'((?:, i\d+ -?\d+)*)\)$')
 
 
 def atomic_instructions(fn: IRFunction, table: SiteTable):

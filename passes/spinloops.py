@@ -36,8 +36,13 @@ Soundness (why a loop is recognised, and what is left alone):
   before the loop stores), or never be read before it is written in an iteration and be
   either used only inside the loop (a temporary) or written again on every exit path (`v` in
   `while ((v = atomic_load(&f)) == 0);`). So a failed iteration leaves nothing behind.
-- The location must be the same on every iteration: a global, a value defined before the
-  loop, or a load of a slot that every store sets to one such value (`this` at -O0).
+- The location must be the same on every iteration: a global, a member or element of one at
+  constant indices (a constant `getelementptr` expression: `&lock.now_serving`, `&arr[2]`), a
+  value defined before the loop, a load of a slot that every store sets to one such value
+  (`this` at -O0), or a `getelementptr` instruction at constant indices from one of these
+  (clang -O0's `&p->b`: pure, it reads and writes nothing). Before session 16 only a global or
+  an SSA name was taken, so a ticket lock's wait on `&l->now_serving` of a global lock was
+  analysed as written and its failed reads reported.
 - clang -O0's std::atomic: libstdc++'s constexpr order helpers are evaluated (an invoke takes
   its normal edge: they cannot throw) and a switch over a constant order takes that case;
   the other cases' atomic instructions are never reached and stay plain hooks.
@@ -72,14 +77,23 @@ MAX_PATH_BLOCKS = 24
 # `1:                                                ; preds = %1, %0`   `"while.cond":`
 _LABEL_RE = re.compile(r'^("[^"]+"|[-\w.$]+):')
 _NAME = r'%[-\w.$]+|%"[^"]*"'
+_GLOBAL = r'@[-\w.$]+|@"[^"]*"'
+# a member or element of a global at constant indices, as a constant expression:
+# `getelementptr inbounds nuw (i8, ptr @lock, i64 4)`, `getelementptr inbounds ([4 x i32], ptr @a, i64 0, i64 2)`
+_GEP_FLAGS = r'(?:(?:inbounds|nuw|nusw|inrange\(-?\d+, ?-?\d+\)) )*'
+_CONST_GEP = r'getelementptr %s\([^(),]+, ptr (?:%s)(?:, i\d+ -?\d+)*\)' % (_GEP_FLAGS, _GLOBAL)
+_PTR = r'%s|%s|%s' % (_GLOBAL, _CONST_GEP, _NAME)
 # `  %2 = load atomic i32, ptr @f acquire, align 4`
 _ATOMIC_LOAD_RE = re.compile(
-    r'^  (%s) = load atomic (i8|i16|i32|i64), ptr (@[-\w.$]+|@"[^"]*"|%s) (\w+), align' % (
-        _NAME, _NAME))
+    r'^  (%s) = load atomic (i8|i16|i32|i64), ptr (%s) (\w+), align' % (_NAME, _PTR))
 # `  %7 = cmpxchg weak ptr @x, i32 %5, i32 %6 acquire monotonic, align 4`
 _CMPXCHG_RE = re.compile(
-    r'^  (%s) = cmpxchg (weak )?ptr (@[-\w.$]+|@"[^"]*"|%s), (i8|i16|i32|i64) ([^,]+), '
-    r'(i8|i16|i32|i64) (\S+) (\w+) (\w+), align' % (_NAME, _NAME))
+    r'^  (%s) = cmpxchg (weak )?ptr (%s), (i8|i16|i32|i64) ([^,]+), '
+    r'(i8|i16|i32|i64) (\S+) (\w+) (\w+), align' % (_NAME, _PTR))
+# `  %6 = getelementptr inbounds nuw %struct.S, ptr %5, i32 0, i32 1` (constant indices: the
+# member of a structure whose address is the same on every iteration, clang -O0's `&p->b`)
+_GEP_RE = re.compile(r'^  (%s) = getelementptr (?:(?:inbounds|nuw|nusw) )*[^,]+, ptr (%s)((?:, i\d+ -?\d+)*)$'
+                     % (_NAME, _NAME))
 # `  store i32 %3, ptr %1, align 4`
 _STORE_RE = re.compile(r'^  store (i1|i8|i16|i32|i64|ptr) ([^,]+), ptr (%s), align' % _NAME)
 # `  %4 = load i32, ptr %1, align 4`
@@ -469,12 +483,15 @@ class _Region:
         """Whether a pointer operand is the same on every iteration: a global, a value defined
         outside the loop, or a load of a stack slot to which the function only ever stores
         one such value (clang -O0 passes `this` through a slot: `store ptr @f, ptr %1`)."""
-        if name.startswith("@") or self.info.def_block.get(name) not in self.members:
-            return True
+        if name.startswith(("@", "getelementptr")) or self.info.def_block.get(name) not in self.members:
+            return True     # a global, a member of one at constant indices, a value from before
         if depth > 2:
             return False
         for b in self.members:
             for _, text in self.by_name[b].lines:
+                mg = _GEP_RE.match(text)
+                if mg and mg.group(1) == name:
+                    return self._invariant(mg.group(2), depth + 1)
                 m = _LOAD_RE.match(text)
                 if m and m.group(1) == name and m.group(3) in self.slots:
                     stored = self.info.slot_stores.get(m.group(3), set())
@@ -483,12 +500,15 @@ class _Region:
 
     def _resolve(self, name: str, depth: int = 0) -> str:
         """The global a pointer operand is, through slots set to it (else "")."""
-        if name.startswith("@"):
+        if name.startswith(("@", "getelementptr")):
             return name
         if depth > 2:
             return ""
         for b in self.info.blocks:
             for _, text in b.lines:
+                mg = _GEP_RE.match(text)
+                if mg and mg.group(1) == name:     # named by the structure it is a member of
+                    return self._resolve(mg.group(2), depth + 1)
                 m = _LOAD_RE.match(text)
                 if m and m.group(1) == name and m.group(3) in self.slots:
                     stored = self.info.slot_stores.get(m.group(3), set())
@@ -610,6 +630,12 @@ class _Region:
             if mi.group(1):         # a sleep's result, an address in a sleep slot
                 env[mi.group(1)] = ("ctr", mi.group(1))
                 self.ctr_names.add(mi.group(1))
+            return
+        m = _GEP_RE.match(text)
+        if m and self._invariant(m.group(1)):
+            # an address at constant indices from one that is the same on every iteration
+            # (the location's own, clang -O0's `&p->b`): no effect, no value read
+            env[m.group(1)] = ("addr", m.group(1))
             return
         m = _STORE_RE.match(text)
         if m:

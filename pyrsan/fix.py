@@ -391,7 +391,9 @@ def describe_repair(repair: Repair, site: SiteInfo | None) -> str:
 
 def _report_line(report: Report) -> str:
     access = report.fields.get("access") or {}
-    name = (report.fields.get("location") or {}).get("name") or "?"
+    location = report.fields.get("location") or {}
+    # a location with no name (a stack variable, thread-local or mmap memory): its address
+    name = location.get("name") or location.get("address") or "?"
     return (f"{report.type} of {name} at {os.path.basename(str(access.get('file') or '?'))}:"
             f"{access.get('line', '?')} in {access.get('function') or '?'} (thread {access.get('thread', '?')})")
 

@@ -100,6 +100,11 @@ void rsan_icpt_acq_rel(const void *addr);
  * interceptor and has not finished yet (pthread_exit, thrd_exit). */
 void rsan_icpt_thread_exit_current(void);
 
+/* Runs the calling thread's C++ thread_local destructors and its pthread key / tss_t
+ * destructors now, as glibc would after the start routine returns (intercept_tsd.c): the
+ * trampolines call it before the thread finishes. */
+void rsan_icpt_exit_destructors(void);
+
 /* The map's lock, for fork (intercept_common.c holds every interceptor lock across fork so
  * that the child starts with consistent, unlocked state). */
 void rsan_icpt_map_lock(void);

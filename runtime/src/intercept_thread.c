@@ -6,7 +6,8 @@
  *  - create: rsan_thread_create(parent) before the real create; the child calls
  *    rsan_thread_start first thing (trampoline);
  *  - end of the start routine, pthread_exit, thrd_exit, cancellation: rsan_thread_finish
- *    with the thread's stack range (its locations are retired);
+ *    with the thread's stack range (its locations are retired); at the end of the start
+ *    routine after the thread's thread_local and key destructors (intercept_tsd.c);
  *  - successful join: rsan_thread_join(joiner, joinee).
  *
  * The map pthread_t -> rsan_thread* needed by join is a small chained hash table under a
@@ -222,6 +223,7 @@ static void *posix_trampoline(void *p) {
   pthread_cleanup_push(child_cleanup, NULL);
   ret = si.posix_fn(si.arg);
   pthread_cleanup_pop(0);
+  rsan_icpt_exit_destructors(); /* as the thread's code, before it finishes */
   rsan_icpt_thread_exit_current();
   return ret;
 }
@@ -234,6 +236,7 @@ static int c11_trampoline(void *p) {
   pthread_cleanup_push(child_cleanup, NULL);
   ret = si.c11_fn(si.arg);
   pthread_cleanup_pop(0);
+  rsan_icpt_exit_destructors();
   rsan_icpt_thread_exit_current();
   return ret;
 }

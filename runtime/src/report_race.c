@@ -111,8 +111,10 @@ void rsan_report_race(rsan_race_info *r) {
     rsan_heap_details(details, sizeof details, r->addr, &blk);
     rsan_buf_printf(&t, "  Location is %s (%s)\n", obj, details);
   } else
-    rsan_buf_printf(&t, "  Location is 0x%llx (not a known global or heap block)\n",
-                    (unsigned long long)r->addr);
+    rsan_buf_printf(
+        &t,
+        "  Location is 0x%llx (not a global or heap block: a stack variable, thread-local or mmap memory)\n",
+        (unsigned long long)r->addr);
   text_thread(&t, r->tid);
   if (r->prev_tid != r->tid) text_thread(&t, r->prev_tid);
   /* what the check is (algorithm.md §5): hb = (po ∪ sw)+ of the observed run, sw through

@@ -192,7 +192,8 @@ int rsan_repair_kind(const rsan_report_info *r) {
    * brought it (the latest read of another location, when it lacks acquire), or an acquire
    * fence right before the access (Tc := Ta), makes this access see it. */
   if (!r->is_write && r->ta_covers) {
-    if (r->have_before && rsan_op_is_read(r->before.op) && r->before.site) {
+    /* only when that read is the one that brought it (report_robustness.c sole_carrier) */
+    if (r->have_before && r->before_sole_carrier && rsan_op_is_read(r->before.op) && r->before.site) {
       const rsan_site *b = rsan_site_lookup(r->before.site);
       int acq = b && (mo_acq((int)b->order) && (!rsan_op_is_cas(r->before.op) || mo_acq((int)b->order_fail)));
       if (b && !acq) return RSAN_FIX_ACQUIRE;

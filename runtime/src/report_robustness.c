@@ -9,6 +9,37 @@
 #include "rsan_report.h"
 #include "rsan_sched.h"
 
+/* Whether the thread's latest read of a location other than l is the only site that can have
+ * put what Ta holds beyond Tc there (docs/reports.md §5). Ta grows only by reads without
+ * acquire (a relaxed load, RMW or CAS joins the read write's released view into Ta): an
+ * acquire on the latest such read repairs an MP-shaped report only when that read brought the
+ * write SC requires. The runtime keeps no per-read view, so the claim is made only when the
+ * thread's recent ring holds every atomic access it made (it never wrapped) and all the other
+ * reads of other locations in it acquire or are at the same site (the acquire added there
+ * covers them too). Otherwise the acquire fence right before the access is suggested: it makes
+ * Tc cover Ta whichever read brought the write. */
+static int read_acquires(uint64_t site, int op) {
+  const rsan_site *s = rsan_site_lookup(site);
+  if (!s) return 0;
+  return mo_acq((int)s->order) && (!rsan_op_is_cas(op) || mo_acq((int)s->order_fail));
+}
+
+static int sole_carrier(const rsan_thread *t, const rsan_loc *l) {
+  if (t->recent_next > RSAN_RECENT) return 0; /* older accesses are forgotten */
+  uint64_t site = 0;
+  for (uint32_t k = 1; k <= t->recent_next; k++) {
+    const rsan_recent *a = &t->recent[(t->recent_next - k) % RSAN_RECENT];
+    if (a->loc_id == l->id && a->addr == l->addr) continue;
+    if (!site) {
+      site = a->site; /* the latest access to another location: the suggestion's read */
+      if (!rsan_op_is_read(a->op)) return 0;
+      continue;
+    }
+    if (rsan_op_is_read(a->op) && a->site != site && !read_acquires(a->site, a->op)) return 0;
+  }
+  return site != 0;
+}
+
 /* ---- what the report needs from the location, under its lock (from rsan_fill_report) ---- */
 void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, rsan_loc *l) {
   uint64_t lo = r->ts_hb, hi = r->ts_sc, oldest = ~0ull;
@@ -42,6 +73,7 @@ void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, rsan_loc 
   rsan_q ta; /* Ta at x: certainly covers when its lower bound does */
   rsan_loc_query(l, &t->Ta, &ta);
   r->ta_covers = (r->is_write ? ta.loU : ta.lo) >= r->ts_sc;
+  r->before_sole_carrier = sole_carrier(t, l);
 }
 
 int rsan_op_is_cas(int op) { return op == RSAN_OP_CAS_WEAK || op == RSAN_OP_CAS_STRONG; }
@@ -525,7 +557,11 @@ void rsan_report_robustness(rsan_report_info *r) {
     char details[200];
     rsan_heap_details(details, sizeof details, r->addr, &io.blk);
     rsan_buf_printf(&t, "  Location is %s (%s)\n", obj, details);
-  } else rsan_buf_printf(&t, "  Location is 0x%llx (not a known global)\n", (unsigned long long)r->addr);
+  } else
+    rsan_buf_printf(
+        &t,
+        "  Location is 0x%llx (not a global or heap block: a stack variable, thread-local or mmap memory)\n",
+        (unsigned long long)r->addr);
   size_t insert = location_at;
   rsan_buf_printf(&t, "  Timestamps: hb %llu, sc %llu\n", (unsigned long long)r->ts_hb,
                   (unsigned long long)r->ts_sc);

@@ -632,6 +632,11 @@ typedef struct rsan_report_info {
   rsan_hist cand[RSAN_HIST];
   int prev_oldest_retained; /* prev is the oldest retained candidate, not the write at hb */
   int ta_covers;
+  /* the thread's latest read of another location is the only site whose reads without acquire
+   * can have brought the write SC requires into Ta: the thread's whole life of atomic accesses
+   * is in its recent ring, and every other read of another location there acquires (so an
+   * acquire on that one site is a repair, docs/reports.md §5) */
+  int before_sole_carrier;
   /* what the report's dedup key is made of, and the thread's cache slot to remember it in
    * once the key is in the dedup table (rsan_repeat_note) */
   rsan_repeat repeat;

@@ -6,6 +6,14 @@ MPMC queue, an SPSC ring with cached indices, Chase-Lev, call_once, a COW string
 wait/notify, the generic stdatomic.h functions, __sync builtins, _Atomic structs, volatile with
 compiler barriers, C11 threads), whose verdicts are argued in their headers.
 
+Session 16 added 43 programs written as a new user would (benchmarks/README.md "Session 16: QA"):
+signal vs thread fences, consume, release sequences through other threads' RMWs, R/Z6/WWC/LB
+shapes with RMWs, a tagged Treiber stack, a Michael-Scott queue, ticket locks, once-init by CAS,
+atomics through function pointers, unions, arrays of structs, C++ templates and lambdas, 16-byte
+atomics, fork / posix_spawn / signals / exit / quick_exit while threads run, thread-local storage
+and its destructors, deep recursion, huge stacks, 256-300 threads, vectorised -O3 loops, and a
+program of three translation units (qa_multi_tu/).
+
 Default suite: a handful of them with `pyrsan run` at its defaults (the added time stays small).
 Slow (-m slow): every program at -O0, -O1 and -O2, under --explore, and for every non-robust
 one `pyrsan fix` whose output must explore robust.
@@ -24,7 +32,29 @@ from test_corpus import _check, races_expected
 
 HERE = Path(__file__).resolve().parent / "qa"
 PROGRAMS = sorted([*HERE.glob("*.c"), *HERE.glob("*.cpp")])
-DEFAULT = ["hazard_ptr_relacq.c", "spsc_cached.c", "qsbr_fenced.c", "z6_relacq.c", "sb_rmw_ar_third.c"]
+DEFAULT = ["hazard_ptr_relacq.c", "spsc_cached.c", "qsbr_fenced.c", "z6_relacq.c", "sb_rmw_ar_third.c",
+           # session 16: each the regression test of a fix (benchmarks/README.md "Session 16: QA")
+           "ticket_lock.c",            # a wait on a member of a global (passes/spinloops.py)
+           "c11_tss_detach.c",         # tss_t destructors before the thread finishes (intercept_tsd.c)
+           "thread_local_dtor_signals.cpp",  # C++ thread_local destructors, the same
+           "fork_child_writes_thread_data.c",  # the fork child joins the threads it lost (intercept_fork.c)
+           "sb_signal_fence.c", "exit_while_spinning.c", "r_xchg_rel_sc.c"]
+
+# Programs whose verdict pyrsan gets wrong for a cause outside this corpus's owner (strict: the
+# day the cause is fixed, the test says so). Each reason names the command and what goes wrong.
+XFAIL = {
+    "signal_to_waiting_thread.c":
+        "scheduler (sched*.c): a signal sent with pthread_kill to a thread parked in a recognised "
+        "wait (waiting for a write) is deferred until the thread leaves the runtime, but the "
+        "scheduler never runs it: `pyrsan run signal_to_waiting_thread.c` reports a deadlock "
+        "(exit 3; runs fine with --sched os or PYRSAN_NO_SPIN_LOOPS=1)",
+}
+
+
+def _xfail(path):
+    reason = XFAIL.get(path.name)
+    return pytest.param(path, id=path.name, marks=pytest.mark.xfail(strict=True, reason=reason)) if reason \
+        else pytest.param(path, id=path.name)
 
 
 @pytest.mark.parametrize("name", DEFAULT)
@@ -32,20 +62,46 @@ def test_qa_default_run(run_pyrsan, name, tmp_path):
     _check(run_pyrsan, HERE / name, tmp_path)
 
 
+@pytest.mark.parametrize("path", [_xfail(HERE / name) for name in sorted(XFAIL)])
+def test_qa_known_wrong_verdicts(run_pyrsan, path, tmp_path):
+    _check(run_pyrsan, path, tmp_path)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
-@pytest.mark.parametrize("path", PROGRAMS, ids=[p.name for p in PROGRAMS])
+@pytest.mark.parametrize("path", [_xfail(p) for p in PROGRAMS])
 def test_qa_each_level(run_pyrsan, path, opt, tmp_path):
     _check(run_pyrsan, path, tmp_path, opt)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", PROGRAMS, ids=[p.name for p in PROGRAMS])
+@pytest.mark.parametrize("path", [_xfail(p) for p in PROGRAMS])
 def test_qa_explore(run_pyrsan, path, tmp_path):
-    _check(run_pyrsan, path, tmp_path, "--explore", "--keep-going", "--max-schedules", 2000)
+    if path.name in EXPLORE_SKIP:
+        pytest.skip(EXPLORE_SKIP[path.name])
+    bound = EXPLORE_BOUND.get(path.name, 2000)
+    _check(run_pyrsan, path, tmp_path, "--explore", "--keep-going", "--max-schedules", bound)
 
 
-NOT_ROBUST = [p for p in PROGRAMS if not parse_program(p).robust]
+# programs whose schedules are long (hundreds of threads, a ring of many steps): fewer schedules,
+# so that one exploration stays within the test's 600 s on a loaded machine
+EXPLORE_BOUND = {"spsc_template_lambda.cpp": 200}
+# measured in session 16 (load ~40 on 2 cores): `pyrsan run --explore --max-schedules 1
+# many_threads_token_ring.c` took 570 s of wall time (62 s of the driver's CPU, 32,640 schedules
+# queued after the one run): the explorer's analysis of a 256-thread trace, not the program
+EXPLORE_SKIP = {
+    "many_threads_token_ring.c": "one explored schedule of 256 threads takes minutes (explore.py's trace analysis)",
+    "many_threads_waves_race.c": "one explored schedule of 300 threads takes minutes (explore.py's trace analysis)",
+}
+
+
+NOT_ROBUST = [p for p in PROGRAMS if not parse_program(p).robust and p.name not in XFAIL]
+# non-robust programs whose repair pyrsan fix checks but can only print as a manual step
+FIX_MANUAL = {
+    "sb_fnptr_ops.c": "the fence goes after the store inside a one-line function body `{ ...; }`",
+    "mp_sc_store_rlx_load.cpp": "the acquire goes on a line with two atomic loads",
+    "treiber_tagged.c": "the second fence goes after a CAS inside an if condition",
+}
 
 
 @pytest.mark.slow
@@ -56,6 +112,10 @@ def test_qa_fix_makes_it_robust(run_pyrsan, path, tmp_path):
     shutil.copy(path, src)
     fix = run_pyrsan("fix", *program.options, "--in-place", src.name, cwd=tmp_path, timeout=900)
     assert "Traceback" not in fix.stderr, fix.stderr[-3000:]
+    if path.name in FIX_MANUAL:
+        # the checked repair cannot be written into the source: pyrsan fix says what to do
+        assert fix.returncode == 0 and "manual: " in fix.stdout + fix.stderr, (fix.stdout + fix.stderr)[-3000:]
+        return
     assert src.read_text() != path.read_text(), fix.stderr[-3000:]
     out = tmp_path / "r.json"
     races = ("--no-races",) if races_expected(path) else ()
@@ -145,6 +205,23 @@ SHAPES = {
         [('rmw', 'x', 'xchg', 1, 'sc'), ('ld', 'y', 'rlx')],
         [('rmw', 'y', 'xchg', 1, 'sc'), ('ld', 'x', 'rlx')],
     ],
+    # session 16 (a signal fence is no fence between threads: SB relaxed)
+    "sb_signal_fence.c": [[('st', 'x', 1, 'rlx'), ('ld', 'y', 'rlx')], [('st', 'y', 1, 'rlx'), ('ld', 'x', 'rlx')]],
+    "sb_acqrel_fences_cpp.cpp": [[('st', 'x', 1, 'rlx'), ('fence', 'ar'), ('ld', 'y', 'rlx')],
+                                 [('st', 'y', 1, 'rlx'), ('fence', 'ar'), ('ld', 'x', 'rlx')]],
+    "sb_sc_vs_fence.c": [[('st', 'x', 1, 'sc'), ('ld', 'y', 'sc')],
+                         [('st', 'y', 1, 'rel'), ('fence', 'sc'), ('ld', 'x', 'acq')]],
+    "sb_cas_acqrel.c": [[('cas', 'x', 0, 1, 'ar', 'acq', False), ('ld', 'y', 'acq')],
+                        [('cas', 'y', 0, 1, 'ar', 'acq', False), ('ld', 'x', 'acq')]],
+    "r_xchg_rel_sc.c": [[('st', 'x', 1, 'rlx'), ('rmw', 'y', 'xchg', 1, 'rel')],
+                        [('st', 'y', 2, 'sc'), ('ld', 'x', 'sc')]],
+    "lb_rmw_rlx.c": [[('rmw', 'x', 'add', 1, 'rlx'), ('st', 'y', 1, 'rlx')],
+                     [('rmw', 'y', 'add', 1, 'rlx'), ('st', 'x', 1, 'rlx')]],
+    "twoplustwow_xchg_sc.cpp": [[('rmw', 'x', 'xchg', 1, 'sc'), ('rmw', 'y', 'xchg', 2, 'sc')],
+                                [('rmw', 'y', 'xchg', 1, 'sc'), ('rmw', 'x', 'xchg', 2, 'sc')]],
+    "mp_consume_ptr.c": [[('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rel')], [('ld', 'y', 'con'), ('ld', 'x', 'rlx')]],
+    "mp_sc_store_rlx_load.cpp": [[('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'sc')],
+                                 [('ld', 'y', 'rlx'), ('ld', 'x', 'rlx')]],
 }
 SLOW_SHAPES = {
     "corr_two_writers.c": [
@@ -203,6 +280,15 @@ SLOW_SHAPES = {
         [('ld', 'x', 'acq'), ('st', 'y', 1, 'rel')],
         [('ld', 'y', 'acq'), ('ld', 'x', 'acq')],
     ],
+    # session 16
+    "z6_rmw_fence.c": [[('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rel')],
+                       [('rmw', 'y', 'add', 1, 'ar'), ('st', 'z', 1, 'rel')],
+                       [('st', 'z', 2, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')]],
+    "wwc_relacq.c": [[('st', 'x', 2, 'rlx')], [('ld', 'x', 'acq'), ('st', 'y', 1, 'rel')],
+                     [('ld', 'y', 'acq'), ('st', 'x', 1, 'rlx')]],
+    "mp_fence_relseq_rmw.c": [[('st', 'x', 1, 'rlx'), ('fence', 'rel'), ('st', 'y', 1, 'rlx')],
+                              [('rmw', 'y', 'add', 1, 'rlx')],
+                              [('ld', 'y', 'rlx'), ('fence', 'acq'), ('ld', 'x', 'rlx')]],
 }
 
 
@@ -217,3 +303,26 @@ def test_qa_shapes_agree_with_the_reference_model(name):
 def test_qa_three_thread_shapes_agree_with_the_reference_model(name):
     from rc20 import robust
     assert robust(SLOW_SHAPES[name]) == parse_program(HERE / name).robust
+
+
+MULTI_TU = HERE.parent / "qa_multi_tu"
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_qa_multi_tu_message_passing(run_pyrsan, tmp_path, opt):
+    """qa_multi_tu/: MP with relaxed accesses in helpers of channel.c, called from main.c and
+    producer.c, the channel a global of channel.c declared extern in channel.h (robust: no, race:
+    no). The report names the helper's load (channel.c:12) called from main.c's consumer, the
+    stale write channel.c:6 called from producer.c, and fences in channel.c."""
+    out = tmp_path / "r.json"
+    proc = run_pyrsan("run", "--seed", 1, opt, "--json", out, "main.c", "producer.c", "channel.c",
+                      cwd=MULTI_TU, timeout=600)
+    document = json.loads(out.read_text())
+    assert proc.returncode == 66 and document["verdict"] == "violations", proc.stderr[-3000:]
+    reports = document["reports"]
+    assert reports and all(r["kind"] == "robustness" for r in reports), reports
+    for r in reports:
+        stack = [(Path(f["file"]).name, f["line"]) for f in r["access"]["stack"]]
+        assert stack[0] == ("channel.c", 12) and stack[-1][0] == "main.c", stack
+        assert r["previous"].get("initial") or r["previous"]["line"] == 6, r["previous"]
+        assert "channel.c:" in r["suggestion"], r["suggestion"]

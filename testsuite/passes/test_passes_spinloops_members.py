@@ -1,0 +1,59 @@
+"""Spin loops on a member or an element of a global (passes/spinloops.py): `&s.b`, `&arr[2]`,
+`&lock->now_serving` of a global lock are constant `getelementptr` expressions, the same address
+on every iteration, and clang -O0's `&p->b` is a `getelementptr` instruction at constant indices
+from a pointer the loop does not change. Such a loop is a wait (or a BCAS) like one on a whole
+global; before, the pointer pattern only took a global or an SSA name, and a ticket lock's
+`while (atomic_load(&l->now_serving) != me)` was analysed as written (its failed reads
+reported as stale: testsuite/corpus/qa/ticket_lock.c)."""
+from __future__ import annotations
+
+import pytest
+
+from passes_helpers import compile_to_ir, verify
+from pyrsan.passes import instrument_ir
+
+HEAD = ("#include <stdatomic.h>\nstruct S { atomic_int a, b; } s; atomic_int arr[4]; atomic_int f;\n"
+        "struct L { atomic_uint next, serving; } lock;\n")
+
+
+def loops(tmp_path, body: str, opt: str) -> list[str]:
+    ir = compile_to_ir(tmp_path, HEAD + body, name="t.c", flags=(opt,))
+    result = instrument_ir(ir, "spin")
+    verify(result.ir_text)
+    return [loop.describe() for loop in result.loops]
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+@pytest.mark.parametrize("body, at_o0, optimised", [
+    ("void w(void) { while (atomic_load(&s.b) != 1); }",
+     "wait for s[1] == 1", "wait for s+4 == 1"),
+    ("void w(void) { while (atomic_load_explicit(&arr[2], memory_order_acquire) != 3); }",
+     "wait for arr[2] == 3", "wait for arr+8 == 3"),
+    ("void w(void) { while (!atomic_load(&s.b)); }",
+     "wait for s[1] != 0", "wait for s+4 != 0"),
+    ("void w(unsigned me) { while (atomic_load_explicit(&lock.serving, memory_order_acquire) != me); }",
+     "wait for lock[1] == a value fixed before the loop", "wait for lock+4 == a value fixed before the loop"),
+    ("void w(void) { int e = 0; while (!atomic_compare_exchange_weak(&s.b, &e, 1)) e = 0; }",
+     "bcas s[1]: 0 -> 1", "bcas s+4: 0 -> 1"),
+])
+def test_a_wait_on_a_member_or_element_of_a_global_is_recognised(tmp_path, body, at_o0, optimised, opt):
+    found = loops(tmp_path, body, opt)
+    assert len(found) == 1, found
+    assert found[0].endswith("(%s)" % (at_o0 if opt == "-O0" else optimised)), found
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+def test_a_wait_on_a_member_through_a_pointer_parameter_is_recognised(tmp_path, opt):
+    found = loops(tmp_path, "void w(struct S *p) { while (atomic_load(&p->b) != 1); }", opt)
+    assert len(found) == 1 and found[0].endswith("== 1)"), found
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+@pytest.mark.parametrize("body", [
+    # the element changes from one iteration to the next: not one location
+    "void w(void) { int i = 0; while (atomic_load(&arr[i & 3]) != 1) i++; }",
+    # another member is read in the loop: an effect
+    "void w(void) { while (atomic_load(&s.b) != 1) (void)atomic_load(&s.a); }",
+])
+def test_loops_over_changing_or_several_members_are_left_alone(tmp_path, body, opt):
+    assert loops(tmp_path, body, opt) == []
