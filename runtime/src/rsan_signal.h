@@ -20,6 +20,9 @@ extern __thread int rsan_sig_npending __attribute__((tls_model("initial-exec")))
 void rsan_sig_deliver_pending(void);
 /* The calling thread ends: frees its pending-signal block. */
 void rsan_sig_thread_exit(void);
+/* Whether a deferred handler may still wake a parked thread (signal_defer.c; waits up to ns
+ * for a signal in flight while a handler is installed). */
+int rsan_sig_may_wake(uint64_t ns);
 
 /* Inside the runtime (a lock held, the scheduler's wait for a turn): signals are deferred.
  * Leaving runs nothing: the code after an inner unlock may still depend on the state it

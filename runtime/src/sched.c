@@ -276,6 +276,10 @@ static sched_thread *decide(void) {
         rsan_sched_handover("hidden"); /* a handler or timer thread may still wake someone */
         return NULL;
       }
+      if (rsan_sig_may_wake(stall_ns)) {
+        rsan_sched_handover("signal"); /* its thread runs the handler once it runs again */
+        return NULL;
+      }
       deadlock();
     }
     return NULL; /* every managed thread exited (the last one ends the process) */

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "rsan_internal.h"
 #include "rsan_signal.h"
@@ -21,6 +22,8 @@ typedef struct pending_block {
 static __thread pending_block *blk __attribute__((tls_model("initial-exec")));
 
 rsan_sig_user rsan_sig_users[RSAN_NSIG];
+/* signals deferred and not run yet, over all threads (rsan_sig_may_wake) */
+static int deferred_total;
 
 void rsan_sig_defer(int sig, const siginfo_t *info) {
   if (sig <= 0 || sig >= RSAN_NSIG) return;
@@ -38,6 +41,7 @@ void rsan_sig_defer(int sig, const siginfo_t *info) {
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   blk->pending[sig] = 1;
   __atomic_fetch_add(&rsan_sig_npending, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&deferred_total, 1, __ATOMIC_RELEASE);
 }
 
 /* Runs the user's handler of sig as the kernel would: its sa_mask (and sig itself unless
@@ -63,6 +67,7 @@ void rsan_sig_deliver_pending(void) {
       __atomic_signal_fence(__ATOMIC_SEQ_CST);
       if (!__atomic_exchange_n(&blk->pending[sig], 0, __ATOMIC_RELAXED)) continue;
       __atomic_fetch_sub(&rsan_sig_npending, 1, __ATOMIC_RELAXED);
+      __atomic_fetch_sub(&deferred_total, 1, __ATOMIC_RELAXED);
       again = 1;
       rsan_sig_user *u = &rsan_sig_users[sig];
       sigset_t mask, old;
@@ -80,9 +85,29 @@ void rsan_sig_thread_exit(void) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
+  /* a signal still pending here is never run: it wakes no one */
+  if (rsan_sig_npending) __atomic_fetch_sub(&deferred_total, rsan_sig_npending, __ATOMIC_RELAXED);
   if (blk && !rsan_sig_npending) {
     munmap(blk, sizeof(pending_block));
     blk = NULL;
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* A handler deferred in a thread parked by the scheduler runs only once that thread runs
+ * again, and it may wake a thread (sem_post, an atomic store): with every thread parked the
+ * run is not a deadlock while such a signal is pending. A signal sent just before (e.g.
+ * pthread_kill, then a blocking wait) reaches its thread asynchronously, so with a handler
+ * installed the check waits up to ns for one to arrive. */
+int rsan_sig_may_wake(uint64_t ns) {
+  int any = 0;
+  for (int sig = 1; sig < RSAN_NSIG && !any; sig++)
+    any = __atomic_load_n(&rsan_sig_users[sig].handler, __ATOMIC_ACQUIRE) != NULL;
+  if (!any) return 0;
+  for (uint64_t waited = 0;; waited += 1000000) {
+    if (__atomic_load_n(&deferred_total, __ATOMIC_ACQUIRE) > 0) return 1;
+    if (waited >= ns) return 0;
+    struct timespec d = {0, 1000000};
+    nanosleep(&d, NULL);
+  }
 }

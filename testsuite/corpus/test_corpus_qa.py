@@ -38,17 +38,12 @@ DEFAULT = ["hazard_ptr_relacq.c", "spsc_cached.c", "qsbr_fenced.c", "z6_relacq.c
            "c11_tss_detach.c",         # tss_t destructors before the thread finishes (intercept_tsd.c)
            "thread_local_dtor_signals.cpp",  # C++ thread_local destructors, the same
            "fork_child_writes_thread_data.c",  # the fork child joins the threads it lost (intercept_fork.c)
-           "sb_signal_fence.c", "exit_while_spinning.c", "r_xchg_rel_sc.c"]
+           "sb_signal_fence.c", "exit_while_spinning.c", "r_xchg_rel_sc.c",
+           "signal_to_waiting_thread.c"]  # a deferred handler in a parked thread (signal_defer.c)
 
 # Programs whose verdict pyrsan gets wrong for a cause outside this corpus's owner (strict: the
 # day the cause is fixed, the test says so). Each reason names the command and what goes wrong.
-XFAIL = {
-    "signal_to_waiting_thread.c":
-        "scheduler (sched*.c): a signal sent with pthread_kill to a thread parked in a recognised "
-        "wait (waiting for a write) is deferred until the thread leaves the runtime, but the "
-        "scheduler never runs it: `pyrsan run signal_to_waiting_thread.c` reports a deadlock "
-        "(exit 3; runs fine with --sched os or PYRSAN_NO_SPIN_LOOPS=1)",
-}
+XFAIL: dict[str, str] = {}
 
 
 def _xfail(path):

@@ -26,3 +26,23 @@ def test_sigev_thread_timer_function_is_ordered_after_timer_create(tmp_path, run
     proc = run_pyrsan("run", Path(__file__).parent / "programs" / "timer_thread.c", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "data race" not in proc.stderr
+
+
+def test_a_handler_deferred_in_a_parked_thread_is_run_not_called_a_deadlock(tmp_path, run_pyrsan):
+    """A thread parked in a recognised wait gets pthread_kill's signal while it is inside the
+    runtime (deferred); main then blocks on the semaphore the handler posts. The run must go
+    on (the handler runs once its thread runs again), not end as a deadlock."""
+    from pathlib import Path
+    src = Path(__file__).parents[1] / "corpus" / "qa" / "signal_to_waiting_thread.c"
+    for seed in ("1", "2", "3"):
+        proc = run_pyrsan("run", "--seed", seed, src, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "result=42 handled=1" in proc.stdout
+
+
+def test_a_real_deadlock_with_a_handler_installed_is_still_reported(tmp_path, run_pyrsan):
+    from pathlib import Path
+    proc = run_pyrsan("run", Path(__file__).parent / "programs" / "sem_wait_handler_never_posts.c",
+                      cwd=tmp_path)
+    assert proc.returncode == 3, proc.stderr[-3000:]
+    assert "deadlock" in proc.stderr
