@@ -247,16 +247,38 @@ static int repeats(const sched_thread *s) {
   return 1;
 }
 
-/* The unit that just ended (at an iteration start, or at a rotated unit's SC fence): counts
- * its repeat, keeps its reads for the next comparison and starts the next unit. 1: the thread
- * takes its await step now (or blocks, §9). Under lock. */
-static int end_unit(sched_thread *s) {
+/* A rotated unit that ended at an SC fence ends in the state it began in: its reads after its
+ * iteration start re-read those of the unit before it after that unit's, which ended at an SC
+ * fence too (the state at such a fence is a function of those reads: §10) */
+static int ends_as_it_began(const sched_thread *s) {
+  const int n = s->aw_n - s->aw_mark;
+  if (s->aw_mark < 0 || s->aw_prev_mark < 0 || s->aw_prev_n < 0 || n != s->aw_prev_n - s->aw_prev_mark)
+    return 0;
+  for (int i = 0; i < n; i++) {
+    const aw_read *a = &s->aw_cur[s->aw_mark + i], *b = &s->aw_prev[s->aw_prev_mark + i];
+    if (a->addr != b->addr || a->gen != b->gen) return 0;
+  }
+  return 1;
+}
+
+/* §9 (sched_await=-2): the unit that just ended is a failed one that may block its thread. An
+ * iteration (at_fence 0, no mark): it imported nothing and its first step is an SC fence if it
+ * made one. A rotated unit (docs/design/exploration.md §13): it ended at an SC fence in the
+ * state it began in, which it began with, and imported nothing. */
+static int blocks(const sched_thread *s, int at_fence) {
+  if (!s->aw_pure || s->aw_imports) return 0;
+  if (s->aw_mark < 0) return !at_fence && (s->aw_first_fence || !s->aw_any_fence);
+  return at_fence && s->aw_first_fence && ends_as_it_began(s);
+}
+
+/* The unit that just ended (at an iteration start, or at a rotated unit's SC fence: at_fence):
+ * counts its repeat, keeps its reads for the next comparison and starts the next unit. 1: the
+ * thread takes its await step now (or blocks, §9). Under lock. */
+static int end_unit(sched_thread *s, int at_fence) {
   const int flag = rsan_sched_flag.sched_await;
   s->aw_repeats = repeats(s) ? s->aw_repeats + 1 : 0;
   int need = flag > 1 ? flag - 1 : s->aw_any_fence ? AW_PARK : AW_PARK_PLAIN;
-  /* §9: a failed iteration that imported nothing, whose first step is a fence if it has one */
-  const int block = blocking() == -1 || (blocking() == -2 && s->aw_pure && !s->aw_imports &&
-                                         (s->aw_first_fence || !s->aw_any_fence));
+  const int block = blocking() == -1 || (blocking() == -2 && blocks(s, at_fence));
   s->aw_prev_n = s->aw_pure ? s->aw_n : -1;
   s->aw_prev_mark = s->aw_mark;
   aw_read *reads = s->aw_prev; /* the unit's reads become the previous unit's: a swap */
@@ -301,14 +323,14 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     return;
   }
   s->aw_iterating = 1;
-  /* Under blocked iterations (sched_await < 0) its re-reads are counted here, not as yields,
-   * only while its iterations can repeat: a loop whose first step is a load and that fences
-   * never parks there (no rotation), and yields as before §7 */
-  s->aw_can_park = !blocking() || (s->aw_pure && (s->aw_first_fence || !s->aw_any_fence));
   /* §10: after an iteration whose first step is a load and that fenced, the unit goes on to the
    * next iteration's first SC fence (rsan_await_fence), where the thread's state is a function
-   * of the reads it made since this arrival */
-  const int rotate = !blocking() && s->aw_it_any_fence && !s->aw_it_first_fence;
+   * of the reads it made since this arrival; under sched_await=-2 too (§13), not under -1 */
+  const int rotate = blocking() != -1 && s->aw_it_any_fence && !s->aw_it_first_fence;
+  /* Under sched_await=-1 its re-reads are counted here, not as yields, only while its
+   * iterations can repeat: a loop whose first step is a load and that fences never parks there
+   * (no rotation), and yields as before §7 */
+  s->aw_can_park = blocking() != -1 || (s->aw_pure && (s->aw_first_fence || !s->aw_any_fence));
   s->aw_it_steps = s->aw_it_first_fence = s->aw_it_any_fence = 0;
   s->aw_rotating = rotate;
   if (rotate) {
@@ -316,7 +338,7 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     rsan_spin_unlock(&rsan_sched.lock);
     return;
   }
-  const int park = end_unit(s);
+  const int park = end_unit(s, 0);
   uintptr_t first = park ? s->aw_prev[0].addr : 0;
   rsan_spin_unlock(&rsan_sched.lock);
   if (park) rsan_sched_point_blocking(RSAN_SK_AWAIT, (const void *)first, 0, SB_AWAIT, 0);
@@ -332,7 +354,7 @@ void rsan_await_fence(void) {
     return;
   }
   s->aw_rotating = 0;
-  const int park = end_unit(s);
+  const int park = end_unit(s, 1);
   uintptr_t first = park ? s->aw_prev[0].addr : 0;
   rsan_spin_unlock(&rsan_sched.lock);
   if (park) rsan_sched_point_blocking(RSAN_SK_AWAIT, (const void *)first, 0, SB_AWAIT, 0);
