@@ -59,8 +59,8 @@ static void *map_zeroed(size_t bytes) {
 /* room for read n of a unit in *buf (capacity *cap): doubles it when full, up to AW_READS_MAX.
  * 0: no room (the unit then never repeats: a hang, never a false proof) */
 static int reads_room(aw_read **buf, int *cap, int n) {
-  if (n < *cap) return 1;
   if (n >= AW_READS_MAX) return 0;
+  if (n < *cap) return 1;
   int ncap = *cap ? 2 * *cap : AW_READS_FIRST;
   aw_read *p = map_zeroed((size_t)ncap * sizeof *p);
   if (!p) return 0;
@@ -263,7 +263,7 @@ static int ends_as_it_began(const sched_thread *s) {
 
 /* §9 (sched_await=-2): the unit that just ended is a failed one that may block its thread. An
  * iteration (at_fence 0, no mark): it imported nothing and its first step is an SC fence if it
- * made one. A rotated unit (docs/design/exploration.md §13): it ended at an SC fence in the
+ * made one. A rotated unit (docs/design/exploration.md "Wide iterations"): it ended at an SC fence in the
  * state it began in, which it began with, and imported nothing. */
 static int blocks(const sched_thread *s, int at_fence) {
   if (!s->aw_pure || s->aw_imports) return 0;
@@ -325,7 +325,7 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
   s->aw_iterating = 1;
   /* §10: after an iteration whose first step is a load and that fenced, the unit goes on to the
    * next iteration's first SC fence (rsan_await_fence), where the thread's state is a function
-   * of the reads it made since this arrival; under sched_await=-2 too (§13), not under -1 */
+   * of the reads it made since this arrival; under sched_await=-2 too ("Wide iterations"), not under -1 */
   const int rotate = blocking() != -1 && s->aw_it_any_fence && !s->aw_it_first_fence;
   /* Under sched_await=-1 its re-reads are counted here, not as yields, only while its
    * iterations can repeat: a loop whose first step is a load and that fences never parks there
