@@ -82,8 +82,10 @@ def wide_program(rng: random.Random) -> str:
     third location) until both (or either) read non-zero. Main stores non-zero values to both,
     in either order, with a load, store or SC fence added; some of the time a third thread makes
     one of those stores (main may then join the waiter while it waits for it: the waiter's
-    iterations repeat, and it parks) and adds a load, store or fence. The loop reads at most three words, so every interleaving's spin is seen by the
-    brute force (docs/scheduling.md: a yield after three reads of one value)."""
+    iterations repeat, and it parks) and adds a load, store or fence. The loop reads at most
+    three words, so every interleaving's spin is seen by the brute force (docs/scheduling.md: a
+    yield after three reads of one value), and in fact the waiter yields inside its first
+    iteration: these check long units against every interleaving, not the 16-read cap."""
     orders = {"rlx": "memory_order_relaxed", "acq": "memory_order_acquire", "rel": "memory_order_release"}
     first, second = rng.sample(("x", "y", "z"), 2)
     third = ({"x", "y", "z"} - {first, second}).pop()
