@@ -360,8 +360,8 @@ def pad_program(rng: random.Random) -> str:
                 for loc in rng.sample((first, second), 2)]
     if rng.random() < 0.5:
         loc = rng.choice(("x", "y", "z"))
-        main_ops.insert(rng.randint(0, 2), rng.choice((f"(void){load(loc)};", FENCE,
-                                                      f"atomic_store_explicit(&{loc}, {next(value)}, memory_order_relaxed);")))
+        store = f"atomic_store_explicit(&{loc}, {next(value)}, memory_order_relaxed);"
+        main_ops.insert(rng.randint(0, 2), rng.choice((f"(void){load(loc)};", FENCE, store)))
     extra = rng.random() < 0.3
     t2 = (f"static void *t2(void *p) {{ atomic_store_explicit(&pad[{rng.randrange(pads)}], 0, memory_order_relaxed); "
           "return p; }\n" if extra else "")
