@@ -137,14 +137,17 @@ MODES = (("1", "0"), ("1", "1"), ("-2", "0"), ("-2", "1"))
 
 
 def random_wide(seed: int, count: int, tmp_path: Path, pyrsan_cli, pyrsan_env,
-                modes: tuple[tuple[str, str], ...] = MODES) -> tuple[int, int]:
-    """wide_program's random programs: (compared, with reports). Each mode's exploration is
-    complete with no thread spinning to max_steps and, where every interleaving fits the brute
-    force's 20,000, has their verdict and groups and no other report."""
+                modes: tuple[tuple[str, str], ...] = MODES, make=None, only=None) -> tuple[int, int]:
+    """The random programs of make (wide_program): (compared, with reports); only: the indices
+    of those run. Each mode's exploration is complete with no thread spinning to max_steps and,
+    where every interleaving fits the brute force's 20,000, has their verdict and groups and no
+    other report."""
     rng = random.Random(seed)
     compared = reported = 0
     for k in range(count):
-        text = wide_program(rng)
+        text = (make or wide_program)(rng)
+        if only is not None and k not in only:
+            continue
         (tmp_path / f"p{k}").mkdir()
         exe = build(pyrsan_cli, pyrsan_env, text, tmp_path / f"p{k}", "p")
         try:
@@ -370,3 +373,18 @@ def pad_program(rng: random.Random) -> str:
             ("  pthread_create(&b, 0, t2, 0);\n" if extra else "") +
             "  " + "\n  ".join(main_ops) + "\n  pthread_join(a, 0);\n" +
             ("  pthread_join(b, 0);\n" if extra else "") + "  return 0;\n}\n")
+
+
+def test_padded_wide_iterations_on_a_random_waiting_program(tmp_path, pyrsan_cli, pyrsan_env):
+    """pad_program seed 1 #2 (19 distinct words an iteration, 728 interleavings, a report):
+    against every interleaving under the default await and blocked iterations, both relations.
+    Mutant: the 16-read cap (the waiter spins to max_steps)."""
+    compared, reported = random_wide(1, 3, tmp_path, pyrsan_cli, pyrsan_env, make=pad_program, only={2})
+    assert compared == 1 and reported == 1
+
+
+@pytest.mark.slow
+def test_padded_wide_iterations_on_more_random_waiting_programs(tmp_path, pyrsan_cli, pyrsan_env):
+    compared, _ = random_wide(1, 8, tmp_path, pyrsan_cli, pyrsan_env, make=pad_program)
+    assert compared >= 2
+
