@@ -15,7 +15,12 @@
  * (rsan_await_fence, before its scheduling point) or the next iteration start, whichever comes
  * first; a repeat also needs the same *mark* (how many of its reads came before its last
  * iteration start). So a loop `load; fence; load` compares `fence; load | load` and parks
- * before its fence; without this it never parked and spun to max_steps. Not under sched_await < 0.
+ * before its fence; without this it never parked and spun to max_steps. Not under sched_await=-1;
+ * under -2 a rotated unit blocks only when it ends in the state it began in (blocks()).
+ *
+ * Wide iterations (docs/design/exploration.md "Wide iterations"): a unit's reads, and the write
+ * generations, are kept in memory that grows (mmap: reads_room, gen_grow), so a unit of any
+ * length up to AW_READS_MAX compares; the trace names every word an await step waits on.
  *
  * Blocked iterations (docs/design/exploration.md §9). Under sched_await=-2 a thread blocks for
  * ever after a *failed* iteration (one that came back to the header with its values) whose
