@@ -18,7 +18,8 @@
 #define MAX_THREADS 4096
 #define SPIN_REPEATS 3 /* same location, same value, this many reads in a row: a spin loop */
 #define SPIN_SLOTS 4
-#define AW_READS 16 /* reads an await loop's iteration may make and still count as a repeat */
+/* reads an await unit may make and still count as a repeat (sched_await.c: its buffers grow to it) */
+#define AW_READS_MAX (1 << 16)
 
 enum { ST_NEW = 0, ST_LIVE, ST_EXITED };
 enum { LEVEL_ENABLED = 0, LEVEL_YIELDED, LEVEL_TIMEOUT, LEVEL_NONE };
@@ -32,6 +33,12 @@ typedef struct spin_slot {
   uint64_t heads;   /* the thread's aw_heads at its previous read here */
   int through_head; /* its last re-read here came after an arrival at its marked loop's header */
 } spin_slot;
+
+/* a read of an await unit: its address and the write generation of its 8-byte word */
+typedef struct aw_read {
+  uintptr_t addr;
+  uint64_t gen;
+} aw_read;
 
 typedef struct sched_thread {
   rsan_thread *t;
@@ -66,7 +73,7 @@ typedef struct sched_thread {
    * (8-byte words and their write generations) and the previous iteration's */
   uint64_t aw_loop;
   uint64_t aw_state[3];
-  int aw_n, aw_prev_n; /* -1: more reads than AW_READS (never a repeat) */
+  int aw_n, aw_prev_n; /* -1: more reads than AW_READS_MAX (never a repeat) */
   int aw_pure, aw_steps, aw_first_fence, aw_any_fence, aw_repeats;
   int aw_iterating; /* an iteration of the instance ended: its re-reads are counted here, not as yields */
   int aw_can_park;  /* ... and (sched_await < 0, no rotation) the last one could repeat, else yields */
@@ -79,8 +86,8 @@ typedef struct sched_thread {
   int aw_it_steps, aw_it_first_fence, aw_it_any_fence; /* the header iteration's shape so far */
   int aw_rotating;         /* the unit ends at this iteration's first SC fence, not at its header */
   int aw_mark, aw_prev_mark; /* reads of the unit before its last iteration start (-1: none) */
-  uintptr_t aw_word[AW_READS], aw_prev_word[AW_READS];
-  uint64_t aw_gen[AW_READS], aw_prev_gen[AW_READS];
+  aw_read *aw_cur, *aw_prev; /* the unit's reads, the previous unit's (mapped as they grow) */
+  int aw_cur_cap, aw_prev_cap;
 } sched_thread;
 
 /* the state every scheduler file reads (the rest is private to its file) */
@@ -127,8 +134,9 @@ int rsan_sched_arrive_or_decide(sched_thread *s);
 void rsan_await_chosen(sched_thread *c);
 /* the await step of s is enabled: a word its last iteration read was written since */
 int rsan_await_enabled(const sched_thread *s);
-/* the trace's address of an await step: "0xA+0xB..." (the words read) into out */
-int rsan_await_format(const sched_thread *s, char *out, size_t n);
+/* the trace's address of an await step: "0xA+0xB..." (the words read, every one of them),
+ * handed to emit in pieces */
+void rsan_await_format(const sched_thread *s, void (*emit)(const char *, size_t));
 /* 1 when op (kind, addr, w) of another thread writes a word s's await step waits on */
 int rsan_await_woken_by(const sched_thread *s, int kind, uintptr_t addr, int w);
 /* 1 when s yields inside a marked loop whose header state has not come back since the instance

@@ -15,7 +15,12 @@
  * (rsan_await_fence, before its scheduling point) or the next iteration start, whichever comes
  * first; a repeat also needs the same *mark* (how many of its reads came before its last
  * iteration start). So a loop `load; fence; load` compares `fence; load | load` and parks
- * before its fence; without this it never parked and spun to max_steps. Not under sched_await < 0.
+ * before its fence; without this it never parked and spun to max_steps. Not under sched_await=-1;
+ * under -2 a rotated unit blocks only when it ends in the state it began in (blocks()).
+ *
+ * Wide iterations (docs/design/exploration.md "Wide iterations"): a unit's reads, and the write
+ * generations, are kept in memory that grows (mmap: reads_room, gen_grow), so a unit of any
+ * length up to AW_READS_MAX compares; the trace names every word an await step waits on.
  *
  * Blocked iterations (docs/design/exploration.md §9). Under sched_await=-2 a thread blocks for
  * ever after a *failed* iteration (one that came back to the header with its values) whose
@@ -35,6 +40,7 @@
  * Everything here runs under rsan_sched.lock. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rsan_interface.h"
 #include "rsan_sched_closure_hb.h"
@@ -43,28 +49,82 @@
 /* repeats in a row before the await step (docs/design/exploration.md §7: why these) */
 #define AW_PARK 3       /* iterations with an SC fence */
 #define AW_PARK_PLAIN 2 /* iterations without */
-#define GENS 4096 /* words whose generation is kept; a power of two */
-#define GEN_PROBES 64 /* a word is kept within this many slots of its hash, so a lookup is short */
+#define AW_READS_FIRST 256 /* a unit's first read buffer: one page */
+#define GEN_BITS_FIRST 12 /* the generation table's first size (static), log2 */
+#define GEN_BITS_MAX 21   /* and its largest (32 MiB: a million words written) */
 
-static uintptr_t gen_word[GENS]; /* 0: a free slot (word 0 holds no location) */
-static uint64_t gen_val[GENS];
-static int gen_full; /* a word found no slot: from then on no read repeats another */
+/* Memory that grows under rsan_sched.lock: mmap, never malloc (a thread of the program may be
+ * stopped inside malloc holding its lock, or a handler may run there; mmap takes no lock of
+ * user space), zeroed. NULL when the system has none. */
+static void *map_zeroed(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+/* room for read n of a unit in *buf (capacity *cap): doubles it when full, up to AW_READS_MAX.
+ * 0: no room (the unit then never repeats: a hang, never a false proof) */
+static int reads_room(aw_read **buf, int *cap, int n) {
+  if (n >= AW_READS_MAX) return 0;
+  if (n < *cap) return 1;
+  int ncap = *cap ? 2 * *cap : AW_READS_FIRST;
+  aw_read *p = map_zeroed((size_t)ncap * sizeof *p);
+  if (!p) return 0;
+  if (*buf) {
+    memcpy(p, *buf, (size_t)n * sizeof *p);
+    munmap(*buf, (size_t)*cap * sizeof **buf);
+  }
+  *buf = p;
+  *cap = ncap;
+  return 1;
+}
+
+/* Write generations of the words written under the scheduler: open addressing, linear probes,
+ * at most half full (it doubles: a lookup ends at a free slot within a few probes). */
+typedef struct gen_entry {
+  uintptr_t word; /* 0: a free slot (word 0 holds no location) */
+  uint64_t val;
+} gen_entry;
+static gen_entry gen_first[1u << GEN_BITS_FIRST];
+static gen_entry *gens = gen_first;
+static int gen_bits = GEN_BITS_FIRST;
+static size_t gen_used;
+static int gen_full; /* a word found no room (GEN_BITS_MAX): from then on no read repeats another */
 static uint64_t gen_fresh = 1ull << 62;
 
+static gen_entry *gen_find(gen_entry *table, int bits, uintptr_t word) {
+  const size_t mask = ((size_t)1 << bits) - 1;
+  size_t k = (size_t)((word * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+  while (table[k].word && table[k].word != word) k = (k + 1) & mask;
+  return &table[k];
+}
+
+static int gen_grow(void) {
+  if (gen_bits >= GEN_BITS_MAX) return 0;
+  gen_entry *t = map_zeroed(sizeof *t << (gen_bits + 1));
+  if (!t) return 0;
+  for (size_t i = 0; i < (size_t)1 << gen_bits; i++)
+    if (gens[i].word) *gen_find(t, gen_bits + 1, gens[i].word) = gens[i];
+  if (gens != gen_first) munmap(gens, sizeof *gens << gen_bits);
+  gens = t;
+  gen_bits++;
+  return 1;
+}
+
 static uint64_t *gen_slot(uintptr_t word, int insert) {
-  size_t h = (size_t)((word * 0x9E3779B97F4A7C15ull) >> 52);
-  for (size_t i = 0; i < GEN_PROBES; i++) {
-    size_t k = (h + i) & (GENS - 1);
-    if (gen_word[k] == word) return &gen_val[k];
-    if (!gen_word[k]) {
-      if (!insert) return NULL;
-      gen_word[k] = word;
-      gen_val[k] = 0;
-      return &gen_val[k];
+  gen_entry *e = gen_find(gens, gen_bits, word);
+  if (e->word) return &e->val;
+  if (!insert) return NULL;
+  if (2 * (gen_used + 1) > (size_t)1 << gen_bits) {
+    if (!gen_grow()) {
+      gen_full = 1;
+      return NULL;
     }
+    e = gen_find(gens, gen_bits, word);
   }
-  gen_full = 1;
-  return NULL;
+  gen_used++;
+  e->word = word;
+  e->val = 0;
+  return &e->val;
 }
 
 /* the generation of word; after an overflow a new value each time (never the same write) */
@@ -108,8 +168,8 @@ void rsan_await_chosen(sched_thread *c) {
     /* the closure's log names the word whose write enabled it (sched_closure.c orders the
      * step after that write, as ops_dependent orders a load) */
     for (int i = 0; i < c->aw_prev_n; i++)
-      if (gen_of(c->aw_prev_word[i] >> 3) != c->aw_prev_gen[i]) {
-        c->addr = c->aw_prev_word[i];
+      if (gen_of(c->aw_prev[i].addr >> 3) != c->aw_prev[i].gen) {
+        c->addr = c->aw_prev[i].addr;
         break;
       }
     return;
@@ -118,10 +178,10 @@ void rsan_await_chosen(sched_thread *c) {
   if (c->kind == RSAN_SK_LOAD) {
     if (blocking() == -2 && !c->aw_imports)
       c->aw_imports = rsan_sched_flag.sched_closure ? reads_new(c) && rsan_closure_hb_imports(c) : imports(c);
-    if (c->aw_n == AW_READS) c->aw_n = -1;
+    if (c->aw_n >= 0 && !reads_room(&c->aw_cur, &c->aw_cur_cap, c->aw_n)) c->aw_n = -1;
     if (c->aw_n >= 0) {
-      c->aw_word[c->aw_n] = c->addr;
-      c->aw_gen[c->aw_n++] = gen_of(c->addr >> 3);
+      c->aw_cur[c->aw_n].addr = c->addr;
+      c->aw_cur[c->aw_n++].gen = gen_of(c->addr >> 3);
     }
   } else if (c->kind == RSAN_SK_FENCE_SC) {
     if (!c->aw_steps) c->aw_first_fence = 1;
@@ -140,27 +200,28 @@ void rsan_await_chosen(sched_thread *c) {
 int rsan_await_enabled(const sched_thread *s) {
   if (s->aw_blocked) return 0;
   for (int i = 0; i < s->aw_prev_n; i++)
-    if (gen_of(s->aw_prev_word[i] >> 3) != s->aw_prev_gen[i]) return 1;
+    if (gen_of(s->aw_prev[i].addr >> 3) != s->aw_prev[i].gen) return 1;
   return s->aw_prev_n <= 0; /* nothing to wait on (never parked so) */
 }
 
-int rsan_await_format(const sched_thread *s, char *out, size_t n) {
-  size_t k = 0;
-  out[0] = 0;
-  for (int i = 0; i < s->aw_prev_n && k + 24 < n; i++) {
+void rsan_await_format(const sched_thread *s, void (*emit)(const char *, size_t)) {
+  char word[24];
+  for (int i = 0; i < s->aw_prev_n; i++) {
+    /* a word named already is left out (among the 64 reads before it: the trace reads the
+     * words as a set, so a repeat further back costs characters, never a word) */
     int seen = 0;
-    for (int j = 0; j < i; j++) seen |= s->aw_prev_word[j] == s->aw_prev_word[i];
+    for (int j = i > 64 ? i - 64 : 0; j < i && !seen; j++) seen = s->aw_prev[j].addr == s->aw_prev[i].addr;
     if (!seen)
-      k += (size_t)snprintf(out + k, n - k, "%s0x%llx", k ? "+" : "", (unsigned long long)s->aw_prev_word[i]);
+      emit(word, (size_t)snprintf(word, sizeof word, "%s0x%llx", i ? "+" : "",
+                                  (unsigned long long)s->aw_prev[i].addr));
   }
-  return (int)k;
 }
 
 int rsan_await_woken_by(const sched_thread *s, int kind, uintptr_t addr, int w) {
   if (kind == RSAN_SK_EXIT_PROCESS) return 1;
   if (!writes_memory(kind, addr, w)) return 0;
   for (int i = 0; i < s->aw_prev_n; i++)
-    if ((s->aw_prev_word[i] >> 3) == (addr >> 3)) return 1;
+    if ((s->aw_prev[i].addr >> 3) == (addr >> 3)) return 1;
   return 0;
 }
 
@@ -187,26 +248,50 @@ static int repeats(const sched_thread *s) {
   if (!s->aw_pure || s->aw_n <= 0 || s->aw_n != s->aw_prev_n || s->aw_mark != s->aw_prev_mark) return 0;
   if (s->aw_any_fence && !s->aw_first_fence) return 0;
   for (int i = 0; i < s->aw_n; i++)
-    if (s->aw_word[i] != s->aw_prev_word[i] || s->aw_gen[i] != s->aw_prev_gen[i]) return 0;
+    if (s->aw_cur[i].addr != s->aw_prev[i].addr || s->aw_cur[i].gen != s->aw_prev[i].gen) return 0;
   return 1;
 }
 
-/* The unit that just ended (at an iteration start, or at a rotated unit's SC fence): counts
- * its repeat, keeps its reads for the next comparison and starts the next unit. 1: the thread
- * takes its await step now (or blocks, §9). Under lock. */
-static int end_unit(sched_thread *s) {
+/* A rotated unit that ended at an SC fence ends in the state it began in: its reads after its
+ * iteration start re-read those of the unit before it after that unit's, which ended at an SC
+ * fence too (the state at such a fence is a function of those reads: §10) */
+static int ends_as_it_began(const sched_thread *s) {
+  const int n = s->aw_n - s->aw_mark;
+  if (s->aw_mark < 0 || s->aw_prev_mark < 0 || s->aw_prev_n < 0 || n != s->aw_prev_n - s->aw_prev_mark)
+    return 0;
+  for (int i = 0; i < n; i++) {
+    const aw_read *a = &s->aw_cur[s->aw_mark + i], *b = &s->aw_prev[s->aw_prev_mark + i];
+    if (a->addr != b->addr || a->gen != b->gen) return 0;
+  }
+  return 1;
+}
+
+/* §9 (sched_await=-2): the unit that just ended is a failed one that may block its thread. An
+ * iteration (at_fence 0, no mark): it imported nothing and its first step is an SC fence if it
+ * made one. A rotated unit (docs/design/exploration.md "Wide iterations"): it ended at an SC fence in the
+ * state it began in, which it began with, and imported nothing. */
+static int blocks(const sched_thread *s, int at_fence) {
+  if (!s->aw_pure || s->aw_imports) return 0;
+  if (s->aw_mark < 0) return !at_fence && (s->aw_first_fence || !s->aw_any_fence);
+  return at_fence && s->aw_first_fence && ends_as_it_began(s);
+}
+
+/* The unit that just ended (at an iteration start, or at a rotated unit's SC fence: at_fence):
+ * counts its repeat, keeps its reads for the next comparison and starts the next unit. 1: the
+ * thread takes its await step now (or blocks, §9). Under lock. */
+static int end_unit(sched_thread *s, int at_fence) {
   const int flag = rsan_sched_flag.sched_await;
   s->aw_repeats = repeats(s) ? s->aw_repeats + 1 : 0;
   int need = flag > 1 ? flag - 1 : s->aw_any_fence ? AW_PARK : AW_PARK_PLAIN;
-  /* §9: a failed iteration that imported nothing, whose first step is a fence if it has one */
-  const int block = blocking() == -1 || (blocking() == -2 && s->aw_pure && !s->aw_imports &&
-                                         (s->aw_first_fence || !s->aw_any_fence));
+  const int block = blocking() == -1 || (blocking() == -2 && blocks(s, at_fence));
   s->aw_prev_n = s->aw_pure ? s->aw_n : -1;
   s->aw_prev_mark = s->aw_mark;
-  if (s->aw_prev_n > 0) {
-    memcpy(s->aw_prev_word, s->aw_word, (size_t)s->aw_n * sizeof *s->aw_word);
-    memcpy(s->aw_prev_gen, s->aw_gen, (size_t)s->aw_n * sizeof *s->aw_gen);
-  }
+  aw_read *reads = s->aw_prev; /* the unit's reads become the previous unit's: a swap */
+  const int cap = s->aw_prev_cap;
+  s->aw_prev = s->aw_cur;
+  s->aw_prev_cap = s->aw_cur_cap;
+  s->aw_cur = reads;
+  s->aw_cur_cap = cap;
   start_unit(s);
   int park = (block || s->aw_repeats >= need) && s->aw_prev_n > 0;
   s->aw_blocked = park && block;
@@ -243,14 +328,14 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     return;
   }
   s->aw_iterating = 1;
-  /* Under blocked iterations (sched_await < 0) its re-reads are counted here, not as yields,
-   * only while its iterations can repeat: a loop whose first step is a load and that fences
-   * never parks there (no rotation), and yields as before §7 */
-  s->aw_can_park = !blocking() || (s->aw_pure && (s->aw_first_fence || !s->aw_any_fence));
   /* §10: after an iteration whose first step is a load and that fenced, the unit goes on to the
    * next iteration's first SC fence (rsan_await_fence), where the thread's state is a function
-   * of the reads it made since this arrival */
-  const int rotate = !blocking() && s->aw_it_any_fence && !s->aw_it_first_fence;
+   * of the reads it made since this arrival; under sched_await=-2 too ("Wide iterations"), not under -1 */
+  const int rotate = blocking() != -1 && s->aw_it_any_fence && !s->aw_it_first_fence;
+  /* Under sched_await=-1 its re-reads are counted here, not as yields, only while its
+   * iterations can repeat: a loop whose first step is a load and that fences never parks there
+   * (no rotation), and yields as before §7 */
+  s->aw_can_park = blocking() != -1 || (s->aw_pure && (s->aw_first_fence || !s->aw_any_fence));
   s->aw_it_steps = s->aw_it_first_fence = s->aw_it_any_fence = 0;
   s->aw_rotating = rotate;
   if (rotate) {
@@ -258,8 +343,8 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     rsan_spin_unlock(&rsan_sched.lock);
     return;
   }
-  const int park = end_unit(s);
-  uintptr_t first = park ? s->aw_prev_word[0] : 0;
+  const int park = end_unit(s, 0);
+  uintptr_t first = park ? s->aw_prev[0].addr : 0;
   rsan_spin_unlock(&rsan_sched.lock);
   if (park) rsan_sched_point_blocking(RSAN_SK_AWAIT, (const void *)first, 0, SB_AWAIT, 0);
 }
@@ -274,8 +359,8 @@ void rsan_await_fence(void) {
     return;
   }
   s->aw_rotating = 0;
-  const int park = end_unit(s);
-  uintptr_t first = park ? s->aw_prev_word[0] : 0;
+  const int park = end_unit(s, 1);
+  uintptr_t first = park ? s->aw_prev[0].addr : 0;
   rsan_spin_unlock(&rsan_sched.lock);
   if (park) rsan_sched_point_blocking(RSAN_SK_AWAIT, (const void *)first, 0, SB_AWAIT, 0);
 }
@@ -285,7 +370,7 @@ int rsan_await_blocked_news(void) {
     const sched_thread *s = rsan_sched.threads[i];
     if (!s || s->state != ST_LIVE || !s->aw_blocked) continue;
     for (int k = 0; k < s->aw_prev_n; k++)
-      if (gen_of(s->aw_prev_word[k] >> 3) != s->aw_prev_gen[k]) return 1;
+      if (gen_of(s->aw_prev[k].addr >> 3) != s->aw_prev[k].gen) return 1;
   }
   return 0;
 }
@@ -299,6 +384,6 @@ int rsan_await_blocked_news(void) {
  * comes before the thread's previous step in the coarse order (sched_closure_hb.c). */
 static int reads_new(const sched_thread *c) {
   for (int i = 0; i < c->aw_prev_n; i++)
-    if (c->aw_prev_word[i] == c->addr && c->aw_prev_gen[i] == gen_of(c->addr >> 3)) return 0;
+    if (c->aw_prev[i].addr == c->addr && c->aw_prev[i].gen == gen_of(c->addr >> 3)) return 0;
   return 1;
 }

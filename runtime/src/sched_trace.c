@@ -56,12 +56,13 @@ void rsan_sched_trace_forget(void) {
 }
 
 static void trace_op(const sched_thread *s, int first) {
-  char line[128 + AW_READS * 20], addr[AW_READS * 20];
-  if (s->kind == RSAN_SK_AWAIT) rsan_await_format(s, addr, sizeof addr); /* the words it waits on */
-  else snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)op_addr(s));
-  int k = snprintf(line, sizeof line, "%s[%d, \"%s\", \"%s\", %d]", first ? "" : ", ", s->tid,
-                   rsan_sched_kind_names[s->kind], addr, s->w);
+  char line[128];
+  int k = snprintf(line, sizeof line, "%s[%d, \"%s\", \"", first ? "" : ", ", s->tid,
+                   rsan_sched_kind_names[s->kind]);
   trace_line(line, (size_t)k);
+  if (s->kind == RSAN_SK_AWAIT) rsan_await_format(s, trace_line); /* the words it waits on, all */
+  else trace_line(line, (size_t)snprintf(line, sizeof line, "0x%llx", (unsigned long long)op_addr(s)));
+  trace_line(line, (size_t)snprintf(line, sizeof line, "\", %d]", s->w));
 }
 
 /* The step's line. Threads that yield (unrecognised spin loops) while others are enabled are
