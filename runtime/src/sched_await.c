@@ -18,7 +18,7 @@
  * before its fence; without this it never parked and spun to max_steps. Not under sched_await=-1;
  * under -2 a rotated unit blocks only when it ends in the state it began in (blocks()).
  *
- * Wide iterations (docs/design/exploration.md "Wide iterations"): a unit's reads, and the write
+ * Wide iterations (docs/design/exploration.md §13): a unit's reads, and the write
  * generations, are kept in memory that grows (mmap: reads_room, gen_grow), so a unit of any
  * length up to AW_READS_MAX compares; the trace names every word an await step waits on.
  *
@@ -268,7 +268,7 @@ static int ends_as_it_began(const sched_thread *s) {
 
 /* §9 (sched_await=-2): the unit that just ended is a failed one that may block its thread. An
  * iteration (at_fence 0, no mark): it imported nothing and its first step is an SC fence if it
- * made one. A rotated unit (docs/design/exploration.md "Wide iterations"): it ended at an SC fence in the
+ * made one. A rotated unit (docs/design/exploration.md §13): it ended at an SC fence in the
  * state it began in, which it began with, and imported nothing. */
 static int blocks(const sched_thread *s, int at_fence) {
   if (!s->aw_pure || s->aw_imports) return 0;

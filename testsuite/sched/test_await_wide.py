@@ -1,4 +1,4 @@
-"""Wide iterations (docs/design/exploration.md "Wide iterations"; runtime/src/sched_await.c): a
+"""Wide iterations (docs/design/exploration.md §13; runtime/src/sched_await.c): a
 waiting loop that reads many times an iteration (more than the 16 reads the runtime once kept)
 parks like a narrow one, under the default ``pyrsan run`` and under ``--explore``: a verdict, not
 a thread spinning to max_steps (a hang, exit 3). Checked against every interleaving (the brute
@@ -183,7 +183,7 @@ def test_wide_iterations_on_more_random_waiting_programs(tmp_path, pyrsan_cli, p
 
 
 def hunt_program(rng: random.Random) -> str:
-    """A random waiting program for the search of docs/design/exploration.md "Wide iterations"
+    """A random waiting program for the search of docs/design/exploration.md §13
     (bugs of the await reduction): 1-2 waiting threads, each a marked loop over two of x, y, z
     (seq_cst, acquire or relaxed loads, SC fences before, between or after them), waiting for
     both or either; main and, half the time, another thread write both of a waiter's locations
