@@ -282,7 +282,8 @@ def test_a_rotated_unit_that_read_a_new_write_does_not_block(tmp_path, pyrsan_cl
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.parametrize("name", ["rotated_new_tail", "fence_later", "fence_in_the_middle"])
+@pytest.mark.parametrize("name", [pytest.param("rotated_new_tail", marks=pytest.mark.slow),  # ~55 s
+                                  "fence_later", "fence_in_the_middle"])
 def test_rotated_units_under_blocked_iterations_keep_every_group(name, tmp_path, pyrsan_cli, pyrsan_env):
     """sched_await=-2 with rotated units, today's relation and the closure, against every
     interleaving (sched_await=0): complete, no deadlock or hang, the same verdict and groups and
