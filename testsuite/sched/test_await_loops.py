@@ -262,17 +262,20 @@ def test_blocked_iterations_keep_every_group(name, tmp_path, pyrsan_cli, pyrsan_
 
 
 def random_blocked(seed: int, count: int, tmp_path: Path, pyrsan_cli, pyrsan_env,
-                   modes: tuple[tuple[str, str], ...] = (("-2", "0"),)) -> tuple[int, int]:
-    """brute.await_program's random programs: (compared, with reports). Asserts that the
-    exploration with each (sched_await, sched_closure) of modes is complete (no thread spins to
-    max_steps: explored_groups) and, where every interleaving fits the brute force's 20,000,
-    that it does not disagree with them."""
+                   modes: tuple[tuple[str, str], ...] = (("-2", "0"),), make=None,
+                   only=None) -> tuple[int, int]:
+    """The random programs of make (brute.await_program): (compared, with reports); only: the
+    indices of those run. Asserts that the exploration with each (sched_await, sched_closure) of
+    modes is complete (no thread spins to max_steps: explored_groups) and, where every
+    interleaving fits the brute force's 20,000, that it does not disagree with them."""
     import random
 
     rng = random.Random(seed)
     compared = reported = 0
     for k in range(count):
-        text = await_program(rng)
+        text = (make or await_program)(rng)
+        if only is not None and k not in only:
+            continue
         (tmp_path / f"p{k}").mkdir()
         exe = build(pyrsan_cli, pyrsan_env, text, tmp_path / f"p{k}", "p")
         try:

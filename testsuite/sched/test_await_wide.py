@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .brute import TooManyInterleavings, every_interleaving
-from .test_await_loops import blocked_disagreements, disagreements, explored_groups
+from .test_await_loops import blocked_disagreements, explored_groups, random_blocked
 from .test_brute_force import build
 
 FENCE = "atomic_thread_fence(memory_order_seq_cst);"
@@ -138,32 +137,9 @@ MODES = (("1", "0"), ("1", "1"), ("-2", "0"), ("-2", "1"))
 
 def random_wide(seed: int, count: int, tmp_path: Path, pyrsan_cli, pyrsan_env,
                 modes: tuple[tuple[str, str], ...] = MODES, make=None, only=None) -> tuple[int, int]:
-    """The random programs of make (wide_program): (compared, with reports); only: the indices
-    of those run. Each mode's exploration is complete with no thread spinning to max_steps and,
-    where every interleaving fits the brute force's 20,000, has their verdict and groups and no
-    other report."""
-    rng = random.Random(seed)
-    compared = reported = 0
-    for k in range(count):
-        text = (make or wide_program)(rng)
-        if only is not None and k not in only:
-            continue
-        (tmp_path / f"p{k}").mkdir()
-        exe = build(pyrsan_cli, pyrsan_env, text, tmp_path / f"p{k}", "p")
-        try:
-            brute = every_interleaving(str(exe), tmp_path / f"b{k}", max_runs=20000, await_loops=False)
-        except TooManyInterleavings:
-            brute = None
-        for flag, closure in modes:
-            complete, *explored = explored_groups(exe, tmp_path / f"e{k}_{flag}_{closure}", flag, closure)
-            assert complete, (flag, closure, text)
-            if brute is not None:
-                wrong = disagreements(brute, complete, *explored[:2])
-                assert not wrong, (flag, closure, wrong, text)
-        if brute is not None:
-            compared += 1
-            reported += bool(brute.keys)
-    return compared, reported
+    """The random programs of make (wide_program) against every interleaving in each mode
+    (test_await_loops.random_blocked): (compared, with reports); only: the indices of those run."""
+    return random_blocked(seed, count, tmp_path, pyrsan_cli, pyrsan_env, modes, make or wide_program, only)
 
 
 def test_wide_iterations_on_random_waiting_programs(tmp_path, pyrsan_cli, pyrsan_env):
