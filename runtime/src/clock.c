@@ -348,8 +348,10 @@ int rsan_clk_leq(const rsan_clk *a, const rsan_clk *b) {
 static int memo_has(const rsan_memo *m, const rsan_snap *p) {
   return p->lin && m->lin == p->lin && m->seq >= p->seq;
 }
-static void memo_put(rsan_memo *m, const rsan_snap *p) {
-  if (m->lin != p->lin || m->seq < p->seq) m->lin = p->lin, m->seq = p->seq;
+/* the single writer of t's memos: it notes that they hold something, so that
+ * rsan_thread_snaps_release empties them only then (6 KiB, at every restore of a closure state) */
+static void memo_put(rsan_thread *t, rsan_memo *m, const rsan_snap *p) {
+  if (m->lin != p->lin || m->seq < p->seq) m->lin = p->lin, m->seq = p->seq, t->memo_used = 1;
 }
 
 /* debug builds: how often each shortcut was taken (testsuite/runtime/test_clock_memo.py:
@@ -360,6 +362,15 @@ static uint64_t dbg_counts[3]; /* memo joins, delta exports, memo containment te
 RSAN_EXPORT void __rsan_test_memo_counts(uint64_t out[3]) {
   for (int i = 0; i < 3; i++) out[i] = __atomic_load_n(&dbg_counts[i], __ATOMIC_RELAXED);
 }
+/* t's memo entries that hold something, and its memo_used (testsuite/runtime/
+ * test_clock_memo_release.py: a release must leave none, and a narrow thread writes none) */
+RSAN_EXPORT uint64_t __rsan_test_memo_entries(const rsan_thread *t, uint64_t *used) {
+  uint64_t n = 0;
+  for (int i = 0; i < RSAN_MEMO; i++) n += !!t->memo_c[i].lin + !!t->memo_a[i].lin + !!t->memo_sc[i].lin;
+  *used = t->memo_used;
+  return n;
+}
+RSAN_EXPORT void __rsan_test_snaps_release(rsan_thread *t) { rsan_thread_snaps_release(t); }
 #else
 #define DBG_COUNT(i) ((void)0)
 #endif
@@ -371,9 +382,11 @@ void rsan_thread_snaps_release(rsan_thread *t) {
   memset(&t->xc, 0, sizeof t->xc);
   memset(&t->xr, 0, sizeof t->xr);
   memset(&t->xsc, 0, sizeof t->xsc);
+  if (!t->memo_used) return; /* none written since they were last emptied: empty */
   memset(t->memo_c, 0, sizeof t->memo_c);
   memset(t->memo_a, 0, sizeof t->memo_a);
   memset(t->memo_sc, 0, sizeof t->memo_sc);
+  t->memo_used = 0;
 }
 
 /* t's record was overwritten with a copy taken earlier (sched_closure_state.c): its snapshots
@@ -405,9 +418,9 @@ static RSAN_NOINLINE void join_pairs(rsan_thread *t, rsan_clk *dst, const rsan_c
   }
 }
 /* the whole join, after which S ⊑ X is remembered */
-static RSAN_NOINLINE void join_whole(rsan_clk *dst, const rsan_clk *src, rsan_memo *m) {
+static RSAN_NOINLINE void join_whole(rsan_thread *t, rsan_clk *dst, const rsan_clk *src, rsan_memo *m) {
   rsan_clk_join_slow(dst, src);
-  memo_put(m, src->u.s.snap);
+  memo_put(t, m, src->u.s.snap);
 }
 /* X ⊔= L. When L shares a snapshot S that X's memo remembers, S ⊑ X (rsan_internal.h: S's
  * lineage only grows with seq, X only grows in its thread's life), so X ⊔ L = X ⊔ L's pairs:
@@ -422,7 +435,7 @@ void rsan_clk_join_t_slow(rsan_thread *t, rsan_clk *dst, const rsan_clk *src, rs
   const rsan_snap *p = src->u.s.snap;
   rsan_memo *m = &memo[p->mix];
   if (!memo_has(m, p) || dst->cap <= RSAN_CLK_INLINE || src->n > dst->n) {
-    join_whole(dst, src, m);
+    join_whole(t, dst, src, m);
     return;
   }
   const uint64_t *d = rsan_clk_ce(dst);
@@ -519,10 +532,10 @@ void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, 
     x->dver = src->ver; /* X = p: no difference */
     x->dk = 0;
     if (which == RSAN_X_SC) {
-      memo_put(&t->memo_sc[p->mix], p);
+      memo_put(t, &t->memo_sc[p->mix], p);
     } else {
-      memo_put(&t->memo_c[p->mix], p);
-      memo_put(&t->memo_a[p->mix], p);
+      memo_put(t, &t->memo_c[p->mix], p);
+      memo_put(t, &t->memo_a[p->mix], p);
     }
   }
   share(dst, p, slot, ep, n, src->ver, &x->nref);
@@ -544,7 +557,7 @@ void rsan_clk_join_loc_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src
       else leq = narrow_leq(p->e, p->n, e, nb);
       RSAN_ASSERT(!leq || narrow_leq(p->e, p->n, e, nb));
       if (leq) {
-        memo_put(m, p);
+        memo_put(t, m, p);
         for (int i = 0; i < RSAN_CLK_DELTA; i++) {
           uint32_t u = dst->u.s.slot[i];
           if (dst->u.s.ep[i] > (u < nb ? e[u] : 0)) leq = 0;

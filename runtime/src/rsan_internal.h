@@ -403,6 +403,7 @@ struct rsan_thread {
    * and the memos of Tc, Ta, Tsc (what shared snapshots each is known to contain) */
   rsan_xclk xc, xr, xsc;
   uint64_t snap_seq;
+  uint64_t memo_used; /* 0: every memo is empty (clock.c memo_put, rsan_thread_snaps_release) */
   rsan_memo memo_c[RSAN_MEMO], memo_a[RSAN_MEMO], memo_sc[RSAN_MEMO];
 };
 

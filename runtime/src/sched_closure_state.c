@@ -67,7 +67,7 @@ typedef struct saved_loc {
  * (rsan_thread_snaps_release) instead of writing back the saved ones. An empty memo is always
  * true, and a join without it is the whole join, with the same entries and version (clock.c
  * join_whole), so the engine sees the same clocks, only without the shortcut. */
-#define THREAD_BYTES offsetof(rsan_thread, memo_c)
+#define THREAD_BYTES offsetof(rsan_thread, memo_used) /* memo_used too: released, 0 */
 
 /* States nest (the search's branching states, innermost on top) and are saved lazily, as an
  * undo log: a save copies nothing; the first time a step may change a record after the save

@@ -3,7 +3,9 @@
 option ``closure_fork=1`` keeps the forks). A restore is exact when the search after it is the
 one a fork would make: the same states (their keys are what later steps can read, so one
 record restored wrong changes a key or a report), the same pruning, the same reports. So each
-program is explored in both ways and everything the explorations count must agree."""
+program is explored in both ways and everything the explorations count must agree.
+programs/wide_clocks.c has clocks of 10 slots, so its restores meet written memos (clock.c
+memo_put) and empty them; the narrow programs write none and skip that."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ def agree(forked, restored, what: str) -> None:
     assert keys(forked) == keys(restored), (what, keys(forked) ^ keys(restored))
 
 
-@pytest.mark.parametrize("name", ["dekker_sc", "iriw_sc", "peterson_sc", *FENCE_ORDER_PROGRAMS])
+@pytest.mark.parametrize("name", ["dekker_sc", "iriw_sc", "peterson_sc", "wide_clocks", *FENCE_ORDER_PROGRAMS])
 def test_a_restored_state_searches_what_a_fork_searches(tmp_path, pyrsan_cli, pyrsan_env, monkeypatch, name):
     source = (LITMUS if name.endswith("_sc") else PROGRAMS) / f"{name}.c"
     exe = build(pyrsan_cli, pyrsan_env, source, tmp_path / name)
