@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -60,8 +61,10 @@ class Trace:
     blocked: Mapping[int, Op] = field(default_factory=dict)   # threads the run ended with blocked: their pending op
     closure: Mapping[str, Any] | None = None   # sched_closure=1: the run's F-order closure (end line)
 
-    @property
+    @cached_property
     def decisions(self) -> tuple[int, ...]:
+        # computed once per trace (the driver asks for it more than once per run); a frozen
+        # dataclass keeps a cached_property in its __dict__
         return tuple(step.tid for step in self.steps)
 
 

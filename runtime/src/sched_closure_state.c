@@ -68,6 +68,26 @@ typedef struct saved_loc {
  * true, and a join without it is the whole join, with the same entries and version (clock.c
  * join_whole), so the engine sees the same clocks, only without the shortcut. */
 #define THREAD_BYTES offsetof(rsan_thread, memo_used) /* memo_used too: released, 0 */
+/* Of those bytes, two spans are neither copied nor written back (1.8 of the 3.4 KiB):
+ * - the shadow call stack (depth, shadow_site, shadow_frame): only __rsan_func_entry/exit
+ *   change it, from the program's instrumented code, and the search runs none (it replays the
+ *   log through the engine's entry points from runtime code): its value at a restore is its
+ *   value at the save;
+ * - the race detector's call stacks of recent plain-access sites (site_stack): read only by a
+ *   race report, and the search makes none (like the race detector's clocks, left as they are). */
+#define TH_SKIP1 offsetof(rsan_thread, depth)
+#define TH_KEEP1 offsetof(rsan_thread, recent_next)
+#define TH_SKIP2 offsetof(rsan_thread, site_stack)
+#define TH_KEEP2 offsetof(rsan_thread, parent_tid)
+_Static_assert(TH_SKIP1 < offsetof(rsan_thread, shadow_site) &&
+                   offsetof(rsan_thread, shadow_frame) < TH_KEEP1 && TH_KEEP1 <= TH_SKIP2 &&
+                   TH_SKIP2 < TH_KEEP2 && TH_KEEP2 < THREAD_BYTES,
+               "rsan_thread's layout: the skipped spans hold only the shadow stack and site_stack");
+static void thread_bytes(void *dst, const void *src) {
+  memcpy(dst, src, TH_SKIP1);
+  memcpy((char *)dst + TH_KEEP1, (const char *)src + TH_KEEP1, TH_SKIP2 - TH_KEEP1);
+  memcpy((char *)dst + TH_KEEP2, (const char *)src + TH_KEEP2, THREAD_BYTES - TH_KEEP2);
+}
 
 /* States nest (the search's branching states, innermost on top) and are saved lazily, as an
  * undo log: a save copies nothing; the first time a step may change a record after the save
@@ -169,7 +189,7 @@ static uint64_t mem_get(uintptr_t a, int size) {
 
 static void thread_save(saved_thread *st, rsan_thread *t) {
   st->t = t;
-  memcpy(&st->bytes, t, THREAD_BYTES);
+  thread_bytes(&st->bytes, t);
   for (int k = 0; k < 6; k++) clk_save(&st->clk[k], thread_clk(t, k));
   snap_hold(t->snap_c);
   snap_hold(t->snap_r);
@@ -202,7 +222,7 @@ static void thread_restore(const saved_thread *st) {
   uint64_t race_epoch = t->race_epoch, race_cur = t->race_cur;
   rsan_thread *all_next = t->all_next;
   void *sched = t->sched;
-  memcpy(t, &st->bytes, THREAD_BYTES); /* the memos stay as released: empty */
+  thread_bytes(t, &st->bytes); /* the memos stay as released: empty */
   t->C = C, t->R = R, t->A = A;
   t->race_epoch = race_epoch, t->race_cur = race_cur;
   t->all_next = all_next;
