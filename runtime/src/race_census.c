@@ -60,8 +60,8 @@ void rsan_race_print_census(void) {
   race_census c = {0};
   rsan_loc_for_each_made(count_loc, &c);
   rsan_thread_for_each(count_thread, &c);
-  uint64_t smap, sres, bases, bbytes, chunks = 0, unfit, rebase;
-  rsan_vc_census_made(&unfit, &rebase);
+  uint64_t smap, sres, bases, bbytes, chunks = 0, unfit, rebase, over;
+  rsan_vc_census_made(&unfit, &rebase, &over);
   rsan_shadow_census(&smap, &sres);
   rsan_vc_census(&bases, &bbytes);
   uint32_t taken = __atomic_load_n(&rsan_race_ovf_taken, __ATOMIC_RELAXED);
@@ -87,10 +87,11 @@ void rsan_race_print_census(void) {
   n = snprintf(
       buf, sizeof buf,
       "pyrsan: race offsets: %llu entries, %llu of them not 0; S_x whose offsets fit 8 bits %llu, "
-      "with at most n/8 not 0 %llu, n/4 %llu; bases made %llu (offsets did not fit) + %llu (rebased)\n",
+      "with at most n/8 not 0 %llu, n/4 %llu; bases made %llu (offsets did not fit) + %llu (rebased; "
+      "%llu of them over a full base)\n",
       (unsigned long long)c.entries, (unsigned long long)c.nonzero, (unsigned long long)c.fit8,
       (unsigned long long)c.sparse8, (unsigned long long)c.sparse4, (unsigned long long)unfit,
-      (unsigned long long)rebase);
+      (unsigned long long)rebase, (unsigned long long)over);
   if (n > 0) (void)!write(2, buf, (size_t)n);
   struct mallinfo2 mi = mallinfo2();
   uint64_t now, peak, peak_bases;
@@ -109,4 +110,10 @@ RSAN_EXPORT uint64_t __rsan_test_coded_bytes(void) {
   uint64_t now, peak, peak_bases;
   rsan_vc_census_peak(&now, &peak, &peak_bases);
   return now;
+}
+/* tests (testsuite/runtime/test_race_base_over.py): the bases made over a full base so far */
+RSAN_EXPORT uint64_t __rsan_test_bases_over(void) {
+  uint64_t unfit, rebase, over;
+  rsan_vc_census_made(&unfit, &rebase, &over);
+  return over;
 }
