@@ -49,6 +49,7 @@ void rsan_race_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
   /* joiner C ⊔= joinee C (and A, which must stay ⊒ what C saw) */
   if (rsan_vc_join_published(&joiner->C, &joinee->C)) c_moved(joiner);
   rsan_vc_join(&joiner->A, &joinee->C);
+  rsan_race_census_sample(); /* verbosity >= 1 only (race_census.c) */
 }
 
 void rsan_race_thread_free(rsan_thread *t) {

@@ -271,9 +271,10 @@ void rsan_vbase_drop(rsan_vbase *b);
  * the shared bases live and their bytes; the shadow mapped and backed */
 uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin);
 void rsan_vc_census(uint64_t *bases, uint64_t *bytes);
-void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over);
+void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over, uint64_t *over_nz);
 void rsan_vc_census_peak(uint64_t *now, uint64_t *peak,
                          uint64_t *peak_bases); /* coded blocks and bases: malloc's bytes */
+void rsan_race_census_sample(void); /* race_census.c: malloc's heap at a join (verbosity >= 1) */
 void rsan_vc_coded_stats(const rsan_vc *v, uint32_t *n, uint32_t *nonzero, uint32_t *maxoff);
 void rsan_shadow_census(uint64_t *mapped_bytes, uint64_t *resident);
 void rsan_race_print_census(void); /* verbosity >= 1, at exit */

@@ -92,7 +92,8 @@ uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u) {
 
 /* the bases live and their bytes (the census, race_census.c; a base is made and freed rarely) */
 static uint64_t bases_live, bases_bytes, bases_unfit, bases_rebase; /* made: offsets did not fit; rebase */
-static uint64_t bases_over; /* of the rebased: made over the slot's full base (16-bit offsets) */
+static uint64_t bases_over,
+    bases_over_nz; /* of the rebased: over the slot's full base; their offsets not 0 */
 /* the bytes of coded blocks and bases live, and their highest value (the census) */
 static uint64_t coded_now, coded_peak, bases_now, bases_at_peak; /* and the bases' share */
 static inline void census_add(int64_t d, int base) {
@@ -318,10 +319,12 @@ static rsan_vbase *base_over(const uint64_t *v, uint32_t n, rsan_vbase *f) {
   if (bad) return NULL;
   rsan_vbase *b = base_alloc(n, f);
   uint16_t *o = (uint16_t *)(void *)b->e;
-  for (uint32_t u = 0; u < m; u++) o[u] = (uint16_t)(v[u] - f->e[u]);
-  for (uint32_t u = m; u < n; u++) o[u] = (uint16_t)v[u];
+  uint64_t nz = 0;
+  for (uint32_t u = 0; u < m; u++) o[u] = (uint16_t)(v[u] - f->e[u]), nz += o[u] != 0;
+  for (uint32_t u = m; u < n; u++) o[u] = (uint16_t)v[u], nz += o[u] != 0;
   __atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
   __atomic_add_fetch(&bases_over, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&bases_over_nz, nz, __ATOMIC_RELAXED);
   return b;
 }
 /* slot s's new full base b (one reference, which becomes s->full's): s->cur := s->full := b */
@@ -562,7 +565,8 @@ void rsan_vc_census_peak(uint64_t *now, uint64_t *peak, uint64_t *peak_bases) {
   *now = __atomic_load_n(&coded_now, __ATOMIC_RELAXED);
   *peak = __atomic_load_n(&coded_peak, __ATOMIC_RELAXED);
 }
-void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over) {
+void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over, uint64_t *over_nz) {
+  *over_nz = __atomic_load_n(&bases_over_nz, __ATOMIC_RELAXED);
   *unfit = __atomic_load_n(&bases_unfit, __ATOMIC_RELAXED);
   *rebase = __atomic_load_n(&bases_rebase, __ATOMIC_RELAXED);
   *over = __atomic_load_n(&bases_over, __ATOMIC_RELAXED);
