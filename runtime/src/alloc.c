@@ -10,7 +10,6 @@
 
 #include "rsan_exit.h"
 #include "rsan_internal.h"
-#include "rsan_race.h"
 
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_malloc(size_t);
@@ -74,13 +73,7 @@ void rsan_free(void *p) { __libc_free(p); }
  * Each class, and the buddy system, has a spin lock of its own (a leaf: nothing is taken under
  * it, and the kernel or glibc only to get memory). */
 #define SLAB_CHUNK (64 * 1024)
-/* The classes above RSAN_SLAB_MAX, up to RSAN_RACE_ALLOC_MAX, serve only the race detector's
- * coded sync clocks and bases (rsan_race_block_alloc, docs/design/races.md §18), counted apart. */
-enum {
-  SLAB_SMALL = 3,
-  SLAB_NLOC = SLAB_SMALL + RSAN_SLAB_MAX / 64,
-  SLAB_NCLS = SLAB_SMALL + RSAN_RACE_ALLOC_MAX / 64
-};
+enum { SLAB_SMALL = 3, SLAB_NCLS = SLAB_SMALL + RSAN_SLAB_MAX / 64 };
 
 typedef struct slab_class {
   rsan_spin lock;
@@ -214,8 +207,10 @@ static RSAN_NOINLINE void buddy_release(char *p, int k) {
   rsan_spin_unlock(&buddy.lock);
 }
 
-/* a block of class c (not zeroed) */
-static inline void *slab_take(unsigned c, size_t sz) {
+void *rsan_slab_alloc(size_t n) {
+  if (RSAN_UNLIKELY(n > RSAN_SLAB_MAX)) return rsan_alloc_line(n);
+  unsigned c = slab_cls(n ? n : 1);
+  size_t sz = slab_size(c);
   slab_class *s = &slab[c];
   rsan_spin_lock(&s->lock);
   void *p = s->free;
@@ -232,14 +227,6 @@ static inline void *slab_take(unsigned c, size_t sz) {
     s->next += sz;
   }
   rsan_spin_unlock(&s->lock);
-  return p;
-}
-
-void *rsan_slab_alloc(size_t n) {
-  if (RSAN_UNLIKELY(n > RSAN_SLAB_MAX)) return rsan_alloc_line(n);
-  unsigned c = slab_cls(n ? n : 1);
-  size_t sz = slab_size(c);
-  void *p = slab_take(c, sz);
   memset(p, 0, sz);
   return p;
 }
@@ -270,38 +257,9 @@ void rsan_ring_free(void *p, size_t n) {
   if (p) buddy_release(p, buddy_order(slab_cls(n)));
 }
 
-/* rsan_race.h: the race detector's coded sync clocks and bases (vclock.c). Blocks of the
- * classes, so that the blocks a wave of threads frees (docs/design/races.md §17) serve the next
- * wave's exports, apart from malloc's heap (no header per block, no memalign remainders);
- * beyond RSAN_RACE_ALLOC_MAX (more than 2,000 threads) 64-byte aligned blocks of malloc. */
-void *rsan_race_block_alloc(size_t n) {
-  if (RSAN_UNLIKELY(n > RSAN_RACE_ALLOC_MAX)) return rsan_alloc_line(n);
-  unsigned c = slab_cls(n ? n : 1);
-  return slab_take(c, slab_size(c));
-}
-void rsan_race_block_free(void *p, size_t n) {
-  if (RSAN_UNLIKELY(n > RSAN_RACE_ALLOC_MAX)) {
-    rsan_free(p);
-    return;
-  }
-  slab_class *s = &slab[slab_cls(n ? n : 1)];
-  rsan_spin_lock(&s->lock);
-  *(void **)p = s->free;
-  s->free = p;
-  rsan_spin_unlock(&s->lock);
-}
-size_t rsan_race_block_size(size_t n) { return n > RSAN_RACE_ALLOC_MAX ? n : slab_size(slab_cls(n ? n : 1)); }
-/* the chunks of the classes above RSAN_SLAB_MAX, in bytes (the race census) */
-uint64_t rsan_race_block_bytes(void) {
-  uint64_t b = 0;
-  for (unsigned c = SLAB_NLOC; c < SLAB_NCLS; c++)
-    b += __atomic_load_n(&slab[c].chunks, __ATOMIC_RELAXED) * SLAB_CHUNK;
-  return b;
-}
-
 uint64_t rsan_slab_bytes(void) {
   uint64_t b = __atomic_load_n(&buddy.bytes, __ATOMIC_RELAXED);
-  for (unsigned c = 0; c < SLAB_NLOC; c++)
+  for (unsigned c = 0; c < SLAB_NCLS; c++)
     b += __atomic_load_n(&slab[c].chunks, __ATOMIC_RELAXED) * SLAB_CHUNK;
   return b;
 }

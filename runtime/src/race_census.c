@@ -123,10 +123,9 @@ void rsan_race_print_census(void) {
   n = snprintf(
       buf, sizeof buf,
       "pyrsan: race malloc: %llu bytes in use, %llu free in its arenas, %llu mmapped; coded S_x and bases "
-      "%llu bytes now, %llu at most (%llu of them bases; size classes above 512 bytes: %llu taken)\n",
+      "%llu bytes now, %llu at most (%llu of them bases)\n",
       (unsigned long long)mi.uordblks, (unsigned long long)mi.fordblks, (unsigned long long)mi.hblkhd,
-      (unsigned long long)now, (unsigned long long)peak, (unsigned long long)peak_bases,
-      (unsigned long long)rsan_race_block_bytes());
+      (unsigned long long)now, (unsigned long long)peak, (unsigned long long)peak_bases);
   if (n > 0) (void)!write(2, buf, (size_t)n);
   rsan_spin_lock(&sample.lock);
   n = snprintf(buf, sizeof buf,

@@ -215,14 +215,6 @@ uint64_t rsan_vc_read(const rsan_vc *v, uint32_t tid);
  * rsan_vc function reads a coded clock (rsan_vc_join, rsan_vc_join_published, rsan_vc_leq,
  * rsan_vc_at) or replaces it (rsan_vc_assign, rsan_vc_free). A power of 2: (a | b) < it. */
 #define RSAN_VC_DENSE 16
-/* alloc.c: blocks for the coded sync clocks and bases (not zeroed; 64-byte aligned when n >= 64,
- * else 16), from size classes up to RSAN_RACE_ALLOC_MAX (malloc beyond), given back with the same
- * n; the bytes a block of n takes; the bytes of the classes above RSAN_SLAB_MAX */
-#define RSAN_RACE_ALLOC_MAX 4096
-void *rsan_race_block_alloc(size_t n);
-void rsan_race_block_free(void *p, size_t n);
-size_t rsan_race_block_size(size_t n);
-uint64_t rsan_race_block_bytes(void);
 typedef struct rsan_vbase rsan_vbase;
 /* The bases one thread slot exports one clock on (race_clock.c race_bases; docs/design/races.md
  * §18): cur, the base its thin exports use (full, or over full); full, the full base its

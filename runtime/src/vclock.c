@@ -12,8 +12,7 @@
  * frees are rare (doubling; thread join; location retire), the lock is a leaf.
  * A dense array of cap entries comes from alloc.c's size classes (vc_arr, vc_arr_free: up to
  * 64 entries without malloc), so a young location's S_x costs no malloc either
- * (docs/design/clocks.md §20); a coded S_x's block and the shared bases come from its classes
- * too (rsan_race_block_alloc, up to 4 KB: docs/design/races.md §18). */
+ * (docs/design/clocks.md §20); a coded S_x's block and the shared bases stay on malloc. */
 #include <malloc.h>
 #include <string.h>
 
@@ -108,15 +107,14 @@ static inline void census_add(int64_t d, int base) {
     }
   }
 }
-/* a coded block with noff offsets: its bytes (alloc.c's classes: rsan_race_block_alloc) */
-static inline size_t coded_size(uint32_t noff) { return sizeof(rsan_vcoded) + noff * sizeof(uint16_t); }
-static inline rsan_vcoded *coded_alloc(uint32_t noff) {
-  census_add((int64_t)rsan_race_block_size(coded_size(noff)), 0);
-  return rsan_race_block_alloc(coded_size(noff));
+static inline void *coded_alloc(size_t n) {
+  void *p = rsan_alloc_raw(n);
+  census_add((int64_t)malloc_usable_size(p), 0);
+  return p;
 }
-static inline void coded_free(rsan_vcoded *c, uint32_t noff) {
-  census_add(-(int64_t)rsan_race_block_size(coded_size(noff)), 0);
-  rsan_race_block_free(c, coded_size(noff));
+static inline void coded_free(void *p) {
+  census_add(-(int64_t)malloc_usable_size(p), 0);
+  rsan_free(p);
 }
 static inline size_t base_size(uint32_t n, int over) {
   return sizeof(rsan_vbase) + n * (over ? sizeof(uint16_t) : sizeof(uint64_t));
@@ -127,8 +125,8 @@ static void vbase_drop(rsan_vbase *b) {
     rsan_vbase *over = b->over;
     __atomic_sub_fetch(&bases_live, 1, __ATOMIC_RELAXED);
     __atomic_sub_fetch(&bases_bytes, base_size(b->n, over != NULL), __ATOMIC_RELAXED);
-    census_add(-(int64_t)rsan_race_block_size(base_size(b->n, over != NULL)), 1);
-    rsan_race_block_free(b, base_size(b->n, over != NULL));
+    census_add(-(int64_t)malloc_usable_size(b), 1);
+    rsan_free(b);
     b = over; /* its reference dropped too */
   }
 }
@@ -138,7 +136,7 @@ void rsan_vbase_drop(rsan_vbase *b) { vbase_drop(b); }
 static void vc_uncode_free(rsan_vc *v) {
   rsan_vcoded *c = (rsan_vcoded *)(void *)v->e;
   vbase_drop(c->base);
-  coded_free(c, c->noff);
+  coded_free(c);
   v->e = NULL;
   v->n = v->cap = 0;
 }
@@ -257,7 +255,7 @@ static RSAN_NOINLINE int vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pub
 static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own) {
   RSAN_ASSERT(!b->over); /* offsets over a full base only: a decoding adds two terms, not three */
   int reuse = dst->cap == RSAN_VC_CODED && ((rsan_vcoded *)(void *)dst->e)->noff >= n;
-  rsan_vcoded *c = reuse ? (rsan_vcoded *)(void *)dst->e : coded_alloc(n);
+  rsan_vcoded *c = reuse ? (rsan_vcoded *)(void *)dst->e : coded_alloc(sizeof *c + n * sizeof(uint16_t));
   uint32_t m = n < b->n ? n : b->n;
   uint64_t bad = 0;
   for (uint32_t u = 0; u < m; u++) {
@@ -270,7 +268,7 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
     c->off[u] = (uint16_t)v[u];
   }
   if (bad) {
-    if (!reuse) coded_free(c, n);
+    if (!reuse) coded_free(c);
     return 0;
   }
   c->own = own;
@@ -296,9 +294,8 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
 }
 
 static rsan_vbase *base_alloc(uint32_t n, rsan_vbase *over) {
-  /* refs alone on its line: 64-byte aligned, a multiple of 64 bytes (alloc.c's classes) */
-  rsan_vbase *b = rsan_race_block_alloc(base_size(n, over != NULL));
-  census_add((int64_t)rsan_race_block_size(base_size(n, over != NULL)), 1);
+  rsan_vbase *b = rsan_alloc_line(base_size(n, over != NULL)); /* refs alone on its line */
+  census_add((int64_t)malloc_usable_size(b), 1);
   __atomic_add_fetch(&bases_live, 1, __ATOMIC_RELAXED);
   __atomic_add_fetch(&bases_bytes, base_size(n, over != NULL), __ATOMIC_RELAXED);
   b->refs = 1;
@@ -364,7 +361,7 @@ static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uin
   if (dst->cap == RSAN_VC_CODED) {
     c = (rsan_vcoded *)(void *)dst->e;
   } else {
-    c = coded_alloc(0);
+    c = coded_alloc(sizeof *c);
     c->base = NULL;
     c->noff = 0;
     vc_arr_free(dst->e, dst->cap);
@@ -550,7 +547,7 @@ uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin) {
   if (v->cap != RSAN_VC_CODED) return (uint64_t)v->cap * sizeof(uint64_t);
   const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
   *thin = c->thin != 0;
-  return rsan_race_block_size(coded_size(c->noff));
+  return malloc_usable_size((void *)c);
 }
 /* a coded clock with offsets: its entries, those that differ from its base, its largest offset */
 void rsan_vc_coded_stats(const rsan_vc *v, uint32_t *n, uint32_t *nonzero, uint32_t *maxoff) {
