@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "rsan_race.h"
@@ -56,12 +57,35 @@ static uint64_t resident_of(const void *p, size_t n) {
   return resident((const void *)lo, n + ((uintptr_t)p - lo));
 }
 
+/* malloc's heap sampled at every thread join (verbosity >= 1; a join is rare): the sample with
+ * the largest heap (bytes in use + free in its arenas), the free bytes then, and the peak RSS
+ * so far then (the census at exit sees the heap after main's last accesses freed what they
+ * dropped; this shows what the free blocks were while the program ran) */
+static struct {
+  rsan_spin lock;
+  uint64_t heap, free, maxrss_kb, n;
+} sample;
+void rsan_race_census_sample(void) {
+  if (rsan_flag.verbosity < 1) return;
+  struct mallinfo2 mi = mallinfo2();
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  rsan_spin_lock(&sample.lock);
+  sample.n++;
+  if (mi.uordblks + mi.fordblks > sample.heap) {
+    sample.heap = mi.uordblks + mi.fordblks;
+    sample.free = mi.fordblks;
+    sample.maxrss_kb = (uint64_t)ru.ru_maxrss;
+  }
+  rsan_spin_unlock(&sample.lock);
+}
+
 void rsan_race_print_census(void) {
   race_census c = {0};
   rsan_loc_for_each_made(count_loc, &c);
   rsan_thread_for_each(count_thread, &c);
-  uint64_t smap, sres, bases, bbytes, chunks = 0, unfit, rebase;
-  rsan_vc_census_made(&unfit, &rebase);
+  uint64_t smap, sres, bases, bbytes, chunks = 0, unfit, rebase, over, over_nz;
+  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz);
   rsan_shadow_census(&smap, &sres);
   rsan_vc_census(&bases, &bbytes);
   uint32_t taken = __atomic_load_n(&rsan_race_ovf_taken, __ATOMIC_RELAXED);
@@ -87,10 +111,11 @@ void rsan_race_print_census(void) {
   n = snprintf(
       buf, sizeof buf,
       "pyrsan: race offsets: %llu entries, %llu of them not 0; S_x whose offsets fit 8 bits %llu, "
-      "with at most n/8 not 0 %llu, n/4 %llu; bases made %llu (offsets did not fit) + %llu (rebased)\n",
+      "with at most n/8 not 0 %llu, n/4 %llu; bases made %llu (offsets did not fit) + %llu (rebased; "
+      "%llu of them over a full base, with %llu offsets not 0 in all)\n",
       (unsigned long long)c.entries, (unsigned long long)c.nonzero, (unsigned long long)c.fit8,
       (unsigned long long)c.sparse8, (unsigned long long)c.sparse4, (unsigned long long)unfit,
-      (unsigned long long)rebase);
+      (unsigned long long)rebase, (unsigned long long)over, (unsigned long long)over_nz);
   if (n > 0) (void)!write(2, buf, (size_t)n);
   struct mallinfo2 mi = mallinfo2();
   uint64_t now, peak, peak_bases;
@@ -102,6 +127,14 @@ void rsan_race_print_census(void) {
       (unsigned long long)mi.uordblks, (unsigned long long)mi.fordblks, (unsigned long long)mi.hblkhd,
       (unsigned long long)now, (unsigned long long)peak, (unsigned long long)peak_bases);
   if (n > 0) (void)!write(2, buf, (size_t)n);
+  rsan_spin_lock(&sample.lock);
+  n = snprintf(buf, sizeof buf,
+               "pyrsan: race malloc at the joins: %llu samples; the largest heap %llu bytes, %llu of them "
+               "free then (peak RSS so far %llu KB)\n",
+               (unsigned long long)sample.n, (unsigned long long)sample.heap, (unsigned long long)sample.free,
+               (unsigned long long)sample.maxrss_kb);
+  rsan_spin_unlock(&sample.lock);
+  if (n > 0) (void)!write(2, buf, (size_t)n);
 }
 
 /* tests (testsuite/runtime/test_race_sx_floor.py): malloc's bytes of the coded S_x and bases live */
@@ -109,4 +142,10 @@ RSAN_EXPORT uint64_t __rsan_test_coded_bytes(void) {
   uint64_t now, peak, peak_bases;
   rsan_vc_census_peak(&now, &peak, &peak_bases);
   return now;
+}
+/* tests (testsuite/runtime/test_race_base_over.py): the bases made over a full base so far */
+RSAN_EXPORT uint64_t __rsan_test_bases_over(void) {
+  uint64_t unfit, rebase, over, over_nz;
+  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz);
+  return over;
 }

@@ -49,6 +49,7 @@ void rsan_race_thread_join(rsan_thread *joiner, rsan_thread *joinee) {
   /* joiner C ⊔= joinee C (and A, which must stay ⊒ what C saw) */
   if (rsan_vc_join_published(&joiner->C, &joinee->C)) c_moved(joiner);
   rsan_vc_join(&joiner->A, &joinee->C);
+  rsan_race_census_sample(); /* verbosity >= 1 only (race_census.c) */
 }
 
 void rsan_race_thread_free(rsan_thread *t) {
@@ -96,8 +97,8 @@ void rsan_race_load(rsan_thread *t, rsan_loc *l, int mo) {
  * rules run on the accessing thread; a slot is reused only after its owner was joined), and
  * any base codes exactly or not at all (rsan_vc_export checks every entry), so a base left by
  * a slot's previous owner is merely less likely to fit. */
-static rsan_vbase *race_bases[2][TID_MASK + 1];
-static inline rsan_vbase **base_of(const rsan_thread *t, int which) {
+static rsan_vslot race_bases[2][TID_MASK + 1];
+static inline rsan_vslot *base_of(const rsan_thread *t, int which) {
   uint32_t u = rsan_race_index(t);
   return u <= TID_MASK ? &race_bases[which][u] : NULL;
 }

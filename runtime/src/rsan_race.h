@@ -216,6 +216,13 @@ uint64_t rsan_vc_read(const rsan_vc *v, uint32_t tid);
  * rsan_vc_at) or replaces it (rsan_vc_assign, rsan_vc_free). A power of 2: (a | b) < it. */
 #define RSAN_VC_DENSE 16
 typedef struct rsan_vbase rsan_vbase;
+/* The bases one thread slot exports one clock on (race_clock.c race_bases; docs/design/races.md
+ * §18): cur, the base its thin exports use (full, or over full); full, the full base its
+ * offsets are coded on and its bases over are made over. Each holds a reference; written only
+ * by the slot's thread. */
+typedef struct rsan_vslot {
+  rsan_vbase *cur, *full;
+} rsan_vslot;
 /* A coded S_x (rsan_vc.e when cap == RSAN_VC_CODED): its base, its owner epoch, its offsets.
  * The owner epoch (docs/design/races.md §9): (u, e) when S_x ⊑ Ĉ_u(e), the
  * clock thread slot u exported at epoch e (its C at the release that ended epoch e, or its R
@@ -247,25 +254,27 @@ static inline __attribute__((always_inline)) int rsan_vc_sx_in(const rsan_vc *sx
 }
 uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u); /* any clock's entry u, coded or not */
 /* How an export codes S_x (race_clock.c decides, from what it knows of the exporting C):
- * CODE: offsets on *bp (a new base when they do not fit); THIN: thin on *bp, which the caller
- * knows to equal src but for src[slot]; REBASE: *bp := a new base copied from src, then thin. */
+ * CODE: offsets on s->full (a new full base when they do not fit); THIN: thin on s->cur, which
+ * the caller knows to equal src but for src[slot]; REBASE: s->cur := a new base made from src
+ * (over s->full when it fits, else full), then thin. */
 enum { RSAN_EXPORT_CODE, RSAN_EXPORT_THIN, RSAN_EXPORT_REBASE };
 /* S_x := src / S_x ⊔= src (src a thread's C at a release or its R: the export of slot at its
- * epoch src[slot]), coded on *bp (how): the exporting slot's base for that clock (NULL: none).
+ * epoch src[slot]), coded on s (how): the exporting slot's bases for that clock (NULL: none).
  * S_x := src records the owner epoch (slot, src[slot]); so does S_x ⊔= src when S_x ⊑ src
- * (the join is src); another join records none. Returns 1 when *bp now equals src but for
+ * (the join is src); another join records none. Returns 1 when s->cur now equals src but for
  * src[slot] (a new base made from src, or THIN), 0 when that is not known; the join returns
- * how == RSAN_EXPORT_THIN when it exported nothing (S_x ⋢ src: *bp is left as it was). */
-int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how);
-int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how);
+ * how == RSAN_EXPORT_THIN when it exported nothing (S_x ⋢ src: s is left as it was). */
+int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slot, int how);
+int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slot, int how);
 void rsan_vbase_drop(rsan_vbase *b);
 /* the census (race_census.c): v's array or coded block in bytes (*thin: a thin coded clock);
  * the shared bases live and their bytes; the shadow mapped and backed */
 uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin);
 void rsan_vc_census(uint64_t *bases, uint64_t *bytes);
-void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase);
+void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over, uint64_t *over_nz);
 void rsan_vc_census_peak(uint64_t *now, uint64_t *peak,
                          uint64_t *peak_bases); /* coded blocks and bases: malloc's bytes */
+void rsan_race_census_sample(void); /* race_census.c: malloc's heap at a join (verbosity >= 1) */
 void rsan_vc_coded_stats(const rsan_vc *v, uint32_t *n, uint32_t *nonzero, uint32_t *maxoff);
 void rsan_shadow_census(uint64_t *mapped_bytes, uint64_t *resident);
 void rsan_race_print_census(void); /* verbosity >= 1, at exit */

@@ -59,16 +59,25 @@ void rsan_vc_set(rsan_vc *v, uint32_t tid, uint64_t c) {
  * entry by entry while the offsets are written: code_on), so decoding gives every entry back;
  * otherwise the value is kept as a dense array of its own, or coded on a new base (offsets 0). */
 struct rsan_vbase {
-  /* atomic: the S_x clocks coded on it, and the slot that exports on it. On a line of its own:
-   * every coding and every overwrite of an S_x changes it, while n and e are read by every
-   * decoding join (on one line, each change took the entries from the readers' caches) */
+  /* atomic: the S_x clocks coded on it, the bases over it, and the slot that exports on it. On
+   * a line of its own: every coding and every overwrite of an S_x changes it, while n and e are
+   * read by every decoding join (on one line, each change took the entries from the readers'
+   * caches) */
   uint32_t refs;
   char pad[60];
   uint32_t n;
+  /* NULL: a full base, e[] holds its n entries. Else a base *over* a full one (docs/design/races.md §18):
+   * e[] holds n 16-bit offsets (base_off), B[u] = over[u] + off[u]; it holds a reference to over */
+  rsan_vbase *over;
   uint64_t e[]; /* never changed once made */
 };
 
-static inline uint64_t base_at(const rsan_vbase *b, uint32_t u) { return u < b->n ? b->e[u] : 0; }
+static inline const uint16_t *base_off(const rsan_vbase *b) { return (const uint16_t *)(const void *)b->e; }
+static inline uint64_t full_at(const rsan_vbase *b, uint32_t u) { return u < b->n ? b->e[u] : 0; }
+static inline uint64_t base_at(const rsan_vbase *b, uint32_t u) {
+  if (u >= b->n) return 0;
+  return b->over ? full_at(b->over, u) + base_off(b)[u] : b->e[u];
+}
 /* entry u < n of a coded clock, thin or with offsets */
 static inline uint64_t coded_at(const rsan_vcoded *c, uint32_t u) {
   if (c->thin) return u == c->thin - 1 ? c->val : base_at(c->base, u);
@@ -83,6 +92,8 @@ uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u) {
 
 /* the bases live and their bytes (the census, race_census.c; a base is made and freed rarely) */
 static uint64_t bases_live, bases_bytes, bases_unfit, bases_rebase; /* made: offsets did not fit; rebase */
+static uint64_t bases_over,
+    bases_over_nz; /* of the rebased: over the slot's full base; their offsets not 0 */
 /* the bytes of coded blocks and bases live, and their highest value (the census) */
 static uint64_t coded_now, coded_peak, bases_now, bases_at_peak; /* and the bases' share */
 static inline void census_add(int64_t d, int base) {
@@ -105,21 +116,26 @@ static inline void coded_free(void *p) {
   census_add(-(int64_t)malloc_usable_size(p), 0);
   rsan_free(p);
 }
-static inline size_t base_size(uint32_t n) { return sizeof(rsan_vbase) + n * sizeof(uint64_t); }
+static inline size_t base_size(uint32_t n, int over) {
+  return sizeof(rsan_vbase) + n * (over ? sizeof(uint16_t) : sizeof(uint64_t));
+}
 
-void rsan_vbase_drop(rsan_vbase *b) {
-  if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+static void vbase_drop(rsan_vbase *b) {
+  while (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+    rsan_vbase *over = b->over;
     __atomic_sub_fetch(&bases_live, 1, __ATOMIC_RELAXED);
-    __atomic_sub_fetch(&bases_bytes, base_size(b->n), __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&bases_bytes, base_size(b->n, over != NULL), __ATOMIC_RELAXED);
     census_add(-(int64_t)malloc_usable_size(b), 1);
     rsan_free(b);
+    b = over; /* its reference dropped too */
   }
 }
+void rsan_vbase_drop(rsan_vbase *b) { vbase_drop(b); }
 
 /* v := ⊥ for a coded v (its offsets freed, its base reference dropped) */
 static void vc_uncode_free(rsan_vc *v) {
   rsan_vcoded *c = (rsan_vcoded *)(void *)v->e;
-  rsan_vbase_drop(c->base);
+  vbase_drop(c->base);
   coded_free(c);
   v->e = NULL;
   v->n = v->cap = 0;
@@ -162,6 +178,27 @@ static void base_max(uint64_t *restrict d, const uint64_t *restrict be, uint32_t
   for (uint32_t i = 0; i < m; i++) d[i] = be[i] > d[i] ? be[i] : d[i];
 }
 
+/* d ⊔= the thin clock c of n entries on a base over a full one (docs/design/races.md §18): B = F + B's
+ * offsets, decoded as a clock with offsets on F is (coded_max), then the replaced entry (B's is
+ * no larger). moved as vc_join_coded's */
+static RSAN_NOINLINE int join_thin_over(uint64_t *d, const rsan_vcoded *c, uint32_t n, int published,
+                                        int moved) {
+  const rsan_vbase *b = c->base, *f = b->over;
+  const uint16_t *bo = base_off(b);
+  uint32_t u = c->thin - 1, m = n < f->n ? n : f->n;
+  if (!published) {
+    coded_max(d, f->e, bo, m, n);
+    if (c->val > d[u]) d[u] = c->val;
+    return 1;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t v = (i < m ? f->e[i] : 0) + bo[i];
+    if (i != u && v > d[i]) __atomic_store_n(&d[i], v, __ATOMIC_RELAXED), moved = 1;
+  }
+  if (c->val > d[u]) __atomic_store_n(&d[u], c->val, __ATOMIC_RELAXED), moved = 1;
+  return moved;
+}
+
 /* dst ⊔= src where either is coded: src's entries decoded (dst, a thread's C when published,
  * written as rsan_vc_join_published does, which returns whether an entry changed; a plain join
  * returns 1); a coded dst is made dense first */
@@ -182,7 +219,8 @@ static RSAN_NOINLINE int vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pub
   const uint16_t *off = c->off;
   if (c->thin) { /* B, then the replaced entry (B's is no larger: entries only grow) */
     uint32_t u = c->thin - 1;
-    RSAN_ASSERT(u < n && b->n == n && b->e[u] <= c->val);
+    RSAN_ASSERT(u < n && b->n == n && base_at(b, u) <= c->val);
+    if (b->over) return join_thin_over(d, c, n, published, moved);
     if (!published) {
       base_max(d, be, m);
       if (c->val > d[u]) d[u] = c->val;
@@ -193,6 +231,7 @@ static RSAN_NOINLINE int vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pub
     if (c->val > d[u]) __atomic_store_n(&d[u], c->val, __ATOMIC_RELAXED), moved = 1;
     return moved;
   }
+  RSAN_ASSERT(!b->over); /* offsets are coded on full bases only (code_on) */
   if (!published) { /* plain stores: vectorised (coded_max) */
     coded_max(d, be, off, m, n);
     return 1;
@@ -214,6 +253,7 @@ static RSAN_NOINLINE int vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pub
  * callers then replace it (code: on a new base, which always fits; rsan_vc_join_export: by a
  * dense array computed before). */
 static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own) {
+  RSAN_ASSERT(!b->over); /* offsets over a full base only: a decoding adds two terms, not three */
   int reuse = dst->cap == RSAN_VC_CODED && ((rsan_vcoded *)(void *)dst->e)->noff >= n;
   rsan_vcoded *c = reuse ? (rsan_vcoded *)(void *)dst->e : coded_alloc(sizeof *c + n * sizeof(uint16_t));
   uint32_t m = n < b->n ? n : b->n;
@@ -239,7 +279,7 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
     if (old == b) return 1; /* recoded on the base it holds: its reference stays */
     __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
     c->base = b;
-    rsan_vbase_drop(old);
+    vbase_drop(old);
     return 1;
   }
   __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
@@ -253,33 +293,63 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
   return 1;
 }
 
-static rsan_vbase *base_new(const uint64_t *v, uint32_t n) {
-  rsan_vbase *b = rsan_alloc_line(base_size(n)); /* refs alone on its line */
+static rsan_vbase *base_alloc(uint32_t n, rsan_vbase *over) {
+  rsan_vbase *b = rsan_alloc_line(base_size(n, over != NULL)); /* refs alone on its line */
   census_add((int64_t)malloc_usable_size(b), 1);
   __atomic_add_fetch(&bases_live, 1, __ATOMIC_RELAXED);
-  __atomic_add_fetch(&bases_bytes, base_size(n), __ATOMIC_RELAXED);
+  __atomic_add_fetch(&bases_bytes, base_size(n, over != NULL), __ATOMIC_RELAXED);
   b->refs = 1;
   b->n = n;
+  b->over = over;
+  return b;
+}
+static rsan_vbase *base_new(const uint64_t *v, uint32_t n) {
+  rsan_vbase *b = base_alloc(n, NULL);
   memcpy(b->e, v, n * sizeof(uint64_t));
   return b;
 }
+/* the n entries v as a base over the full base f (docs/design/races.md §18), when every one fits
+ * (F[u] <= v[u] <= F[u] + 0xffff, as code_on's test): it holds a reference to f; else NULL */
+static rsan_vbase *base_over(const uint64_t *v, uint32_t n, rsan_vbase *f) {
+  RSAN_ASSERT(!f->over);
+  uint32_t m = n < f->n ? n : f->n;
+  uint64_t bad = 0;
+  for (uint32_t u = 0; u < m; u++) bad |= (v[u] - f->e[u]) >> 16; /* below F wraps: does not fit */
+  for (uint32_t u = m; u < n; u++) bad |= v[u] >> 16;
+  if (bad) return NULL;
+  rsan_vbase *b = base_alloc(n, f);
+  uint16_t *o = (uint16_t *)(void *)b->e;
+  uint64_t nz = 0;
+  for (uint32_t u = 0; u < m; u++) o[u] = (uint16_t)(v[u] - f->e[u]), nz += o[u] != 0;
+  for (uint32_t u = m; u < n; u++) o[u] = (uint16_t)v[u], nz += o[u] != 0;
+  __atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&bases_over, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&bases_over_nz, nz, __ATOMIC_RELAXED);
+  return b;
+}
+/* slot s's new full base b (one reference, which becomes s->full's): s->cur := s->full := b */
+static void slot_full(rsan_vslot *s, rsan_vbase *b) {
+  __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED); /* s->cur's */
+  vbase_drop(s->cur);
+  vbase_drop(s->full);
+  s->cur = s->full = b;
+}
 
-/* dst := the n entries v (n >= RSAN_VC_DENSE), coded on *bp (the exporting slot's base for this
- * clock, NULL: none) or, when they do not fit there, on a new base, which becomes *bp; own:
- * the owner epoch word it records (rsan_race.h rsan_vcoded) */
-static int code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase **bp, uint64_t own) {
-  if (bp && *bp && code_on(dst, v, n, *bp, own)) return 0;
+/* dst := the n entries v (n >= RSAN_VC_DENSE), coded on s->full (the exporting slot's full base
+ * for this clock; s NULL: none) or, when they do not fit there, on a new base, which becomes
+ * s's full and current base; own: the owner epoch word it records (rsan_race.h rsan_vcoded) */
+static int code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vslot *s, uint64_t own) {
+  if (s && s->full && code_on(dst, v, n, s->full, own)) return 0;
   __atomic_add_fetch(&bases_unfit, 1, __ATOMIC_RELAXED);
   rsan_vbase *b = base_new(v, n);
   int ok = code_on(dst, v, n, b, own); /* offsets 0: always fits */
   RSAN_ASSERT(ok);
   (void)ok;
-  if (bp) {
-    rsan_vbase_drop(*bp);
-    *bp = b; /* the slot keeps the reference base_new made */
+  if (s) {
+    slot_full(s, b); /* the slot keeps the reference base_new made */
     return 1;
   }
-  rsan_vbase_drop(b);
+  vbase_drop(b);
   return 0;
 }
 
@@ -300,7 +370,7 @@ static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uin
   }
   if (c->base != b) {
     __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
-    rsan_vbase_drop(c->base);
+    vbase_drop(c->base);
     c->base = b;
   }
   c->own = own;
@@ -312,30 +382,34 @@ static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uin
 #ifdef RSAN_DEBUG
 /* b equals v but for v[u], which is no smaller: a thin export of v on b is exact */
 static int thin_fits(const rsan_vbase *b, const rsan_vc *v, uint32_t u) {
-  if (b->n != v->n || u >= v->n || b->e[u] > v->e[u]) return 0;
+  if (b->n != v->n || u >= v->n || base_at(b, u) > v->e[u]) return 0;
   for (uint32_t i = 0; i < v->n; i++)
-    if (i != u && b->e[i] != v->e[i]) return 0;
+    if (i != u && base_at(b, i) != v->e[i]) return 0;
   return 1;
 }
 #endif
 
 /* rsan_race.h. src is the clock slot exported at its epoch src[slot] (a thread's C at a
  * release, its R): S_x := src is that export, the owner epoch (slot + 1, src[slot]) */
-int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how) {
+int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slot, int how) {
   if (src->n < RSAN_VC_DENSE) { /* frees a coded dst first */
     rsan_vc_assign(dst, src);
     return 0;
   }
   uint64_t own = rsan_vc_own(slot, rsan_vc_get(src, slot));
-  if (how == RSAN_EXPORT_CODE || !bp || slot >= src->n) return code(dst, src->e, src->n, bp, own);
-  if (how == RSAN_EXPORT_REBASE || !*bp) {
+  if (how == RSAN_EXPORT_CODE || !s || slot >= src->n) return code(dst, src->e, src->n, s, own);
+  if (how == RSAN_EXPORT_REBASE || !s->cur) { /* over the slot's full base when it fits (§18) */
     __atomic_add_fetch(&bases_rebase, 1, __ATOMIC_RELAXED);
-    rsan_vbase *b = base_new(src->e, src->n);
-    rsan_vbase_drop(*bp);
-    *bp = b; /* the slot keeps the reference base_new made */
+    rsan_vbase *b = s->full ? base_over(src->e, src->n, s->full) : NULL;
+    if (b) {
+      vbase_drop(s->cur);
+      s->cur = b; /* the slot keeps the reference base_alloc made */
+    } else {
+      slot_full(s, base_new(src->e, src->n));
+    }
   }
-  RSAN_ASSERT(thin_fits(*bp, src, slot));
-  code_thin(dst, *bp, slot, src->e[slot], own);
+  RSAN_ASSERT(thin_fits(s->cur, src, slot));
+  code_thin(dst, s->cur, slot, src->e[slot], own);
   return 1;
 }
 
@@ -353,7 +427,7 @@ static int leq_thread(const rsan_vc *a, const rsan_vc *t) {
   return 1;
 }
 
-int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint32_t slot, int how) {
+int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slot, int how) {
   if (!src->n) return how == RSAN_EXPORT_THIN;
   if ((src->n | dst->n) < RSAN_VC_DENSE) { /* both dense: a coded clock has n >= RSAN_VC_DENSE */
     rsan_vc_join(dst, src);
@@ -363,7 +437,7 @@ int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint3
    * src): dst ⊔ src = src */
   if (rsan_vc_sx_in(dst, src) || leq_thread(dst, src)) {
     RSAN_ASSERT(leq_thread(dst, src));
-    return rsan_vc_export(dst, src, bp, slot, how);
+    return rsan_vc_export(dst, src, s, slot, how);
   }
   uint32_t n = dst->n > src->n ? dst->n : src->n;
   uint64_t *m = vc_arr(n);
@@ -371,7 +445,7 @@ int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vbase **bp, uint3
     uint64_t a = rsan_vc_at(dst, u), b = rsan_vc_get(src, u);
     m[u] = a > b ? a : b;
   }
-  if (n >= RSAN_VC_DENSE && bp && *bp && code_on(dst, m, n, *bp, 0)) { /* a join: no owner epoch */
+  if (n >= RSAN_VC_DENSE && s && s->full && code_on(dst, m, n, s->full, 0)) { /* a join: no owner epoch */
     vc_arr_free(m, n);
     return how == RSAN_EXPORT_THIN;
   }
@@ -491,9 +565,11 @@ void rsan_vc_census_peak(uint64_t *now, uint64_t *peak, uint64_t *peak_bases) {
   *now = __atomic_load_n(&coded_now, __ATOMIC_RELAXED);
   *peak = __atomic_load_n(&coded_peak, __ATOMIC_RELAXED);
 }
-void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase) {
+void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over, uint64_t *over_nz) {
+  *over_nz = __atomic_load_n(&bases_over_nz, __ATOMIC_RELAXED);
   *unfit = __atomic_load_n(&bases_unfit, __ATOMIC_RELAXED);
   *rebase = __atomic_load_n(&bases_rebase, __ATOMIC_RELAXED);
+  *over = __atomic_load_n(&bases_over, __ATOMIC_RELAXED);
 }
 void rsan_vc_census(uint64_t *bases, uint64_t *bytes) {
   *bases = __atomic_load_n(&bases_live, __ATOMIC_RELAXED);
