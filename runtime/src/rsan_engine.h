@@ -78,7 +78,10 @@ static RSAN_ALWAYS_INLINE void rsan_join_loc_t(rsan_clk *dst, rsan_thread *t, in
  * the memory operation and notes run. Meanwhile the hot location's evicted-facts entry the
  * place writes has arrived (rsan_loc_prefetch_eviction). */
 static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l, int *defer) {
-  if (RSAN_UNLIKELY(l->id == 0)) return; /* F */
+  /* F (id 0) is not in the location table: the atomic entry points, the only callers with
+   * defer, never have it, and their test is gone (it read line 3, docs/design/clocks.md §24) */
+  RSAN_ASSERT(!defer || l->id != 0);
+  if (!defer && RSAN_UNLIKELY(l->id == 0)) return; /* F */
   uint64_t e = ++t->epoch;
   uint32_t s = t->slot;
   if (RSAN_LIKELY(s < t->Tc.n && s < t->Ta.n && s < t->Tsc.n)) { /* own entries exist: set them */
@@ -442,8 +445,50 @@ static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint6
 #undef RSAN_RMW_FETCH
 
 /* ---- history.c ---- */
-/* history.c: the entry's call stack, packed (rsan_location.h) */
-void rsan_hist_fill_stack(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site);
+/* history.c: the entry's call stack packed by rsan_hist_set_stack (a frame in a module other
+ * than the write's), and the entry's stk byte it wrote */
+unsigned rsan_hist_fill_stack_slow(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site);
+/* The entry's stack as rsan_thread_stack(t, fa, ., RSAN_HIST_STACK) would give it, packed in
+ * the same walk when every frame is 0 or in the write's own module (codes 0 and 1, the common
+ * case), else by rsan_hist_fill_stack_slow. Frames past the last have code 0 (stk_lo unused).
+ * Returns the entry's stk byte, which the caller stores (inline in the atomic entry points:
+ * no call for the common case, docs/design/clocks.md §24). */
+static RSAN_ALWAYS_INLINE unsigned rsan_hist_fill_stack_i(rsan_hist *h, const rsan_thread *t, uintptr_t fa,
+                                                          uint64_t site) {
+  uint32_t n = 0;
+  unsigned code = 0;
+  uint64_t other = 0;
+  for (uint32_t i = t->depth; i > 0 && n < RSAN_HIST_STACK; i--) {
+    if (t->shadow_frame[i - 1] <= fa) continue; /* stale (rsan_thread_stack) */
+    uint64_t s = t->shadow_site[i - 1];
+    other |= s ? (s ^ site) >> 32 : 0;
+    code |= (unsigned)(s != 0) << (2 * n);
+    h->stk_lo[n++] = (uint32_t)s;
+  }
+  if (RSAN_UNLIKELY(other != 0)) return rsan_hist_fill_stack_slow(h, t, fa, site);
+  return code;
+}
+/* the entry's last 8 bytes (order, op, rmw_op, rmw, size, stk and the two bytes of padding,
+ * which a zeroed ring has 0) as one 64-bit store: the fields' bytes, little-endian */
+static inline void rsan_hist_set_tail(rsan_hist *h, int order, int op, int rmw_op, int rmw, int size,
+                                      unsigned stk) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t w = (uint64_t)(uint8_t)order | (uint64_t)(uint8_t)op << 8 | (uint64_t)(uint8_t)rmw_op << 16 |
+               (uint64_t)(uint8_t)rmw << 24 | (uint64_t)(uint8_t)size << 32 | (uint64_t)(uint8_t)stk << 40;
+  __builtin_memcpy(&h->order, &w, sizeof w);
+#else
+  h->order = (uint8_t)order;
+  h->op = (uint8_t)op;
+  h->rmw_op = (uint8_t)rmw_op;
+  h->rmw = (uint8_t)rmw;
+  h->size = (uint8_t)size;
+  h->stk = (uint8_t)stk;
+#endif
+}
+_Static_assert(__builtin_offsetof(rsan_hist, order) == 56 && __builtin_offsetof(rsan_hist, op) == 57 &&
+                   __builtin_offsetof(rsan_hist, rmw_op) == 58 && __builtin_offsetof(rsan_hist, rmw) == 59 &&
+                   __builtin_offsetof(rsan_hist, size) == 60 && __builtin_offsetof(rsan_hist, stk) == 61,
+               "the entry's last 8 bytes: order, op, rmw_op, rmw, size, stk, padding");
 /* A write's history entry (inline in the atomic entry points: every write makes one) */
 static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts,
                                                 int rmw, uint64_t site, uint64_t value, int order, int op,
@@ -453,13 +498,9 @@ static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uin
   h->tsU = l->stampU;
   h->site = site;
   h->value = value;
-  rsan_hist_fill_stack(h, t, fa, site); /* packed into the entry's line (rsan_location.h) */
+  unsigned stk = rsan_hist_fill_stack_i(h, t, fa, site); /* packed into the entry's line (rsan_location.h) */
   h->tid = t->tid;
-  h->order = (uint8_t)order;
-  h->op = (uint8_t)op;
-  h->rmw_op = (uint8_t)rmw_op;
-  h->rmw = (uint8_t)rmw;
-  h->size = (uint8_t)size;
+  rsan_hist_set_tail(h, order, op, rmw_op, rmw, size, stk);
 }
 
 /* 0: the report would repeat one the thread already met (dropped by the dedup); r untouched */
