@@ -267,7 +267,7 @@ static inline size_t rsan_loc_size(unsigned cls) {
   return cls == RSAN_LOC_COMPACT ? sizeof(rsan_loc_compact) : (size_t)(6 - cls) * 64;
 }
 /* W and Wsc, ⊥ when the record's class has no line for them (rsan_clk_bottom, clock.c) */
-extern const rsan_clk rsan_clk_bottom;
+extern const rsan_clk rsan_clk_bottom RSAN_HIDDEN;
 static inline const rsan_clk *rsan_loc_w(const rsan_loc *l) {
   return RSAN_LIKELY(l->cls == RSAN_LOC_FULL) ? &l->W : &rsan_clk_bottom;
 }
@@ -351,12 +351,12 @@ typedef struct rsan_lt_region {
   uint32_t page[RSAN_LT_REGION_PAGES]; /* live locations per 4 KiB of user memory */
   rsan_loc *slot[RSAN_LT_REGION_SLOTS];
 } rsan_lt_region;
-extern rsan_lt_region **rsan_lt_directory;
+extern rsan_lt_region **rsan_lt_directory RSAN_HIDDEN;
 /* location.c: rsan_loc_acquire_c's other cases; a location made here is made in class cls */
 rsan_loc *rsan_loc_acquire_slow(uintptr_t addr, unsigned cls);
 /* A line the operation will write, fetched for ownership (PREFETCHW where the processor has
  * it, rsan_prefetchw_ok; a read prefetch elsewhere) */
-extern uint8_t rsan_prefetchw_ok;
+extern uint8_t rsan_prefetchw_ok RSAN_HIDDEN;
 static inline __attribute__((always_inline)) void rsan_prefetchw_x(const void *p, int w) {
 #if defined(__x86_64__)
   if (w) {
@@ -459,7 +459,7 @@ rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the ta
 uint64_t rsan_loc_count(void);  /* live locations in the table */
 /* bumped before any location is retired (free, the tests' reset): a thread that saw x live
  * when it read a value knows x is still that location while it reads the same value */
-extern uint64_t rsan_loc_retire_gen;
+extern uint64_t rsan_loc_retire_gen RSAN_HIDDEN;
 void rsan_loc_reset_all(void);  /* tests: drop every location, restart ids at 1 */
 /* id of the location at addr if present, else 0 (tests) */
 uint64_t rsan_loc_peek_id(uintptr_t addr);
