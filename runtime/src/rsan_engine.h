@@ -322,10 +322,15 @@ static inline int64_t sext(uint64_t v, int size) {
 /* A write's history entry (history.c), fetched for ownership while the checks and rules run: a
  * line another thread wrote last, a miss if found out only when used. Its address is in line 0,
  * so it is asked for once the lock is held (the memory the write writes was asked for before
- * the lock, rsan_loc_prefetch_early). */
-static inline void rsan_loc_prefetch_write(const rsan_loc *l, const void *p) {
+ * the lock, rsan_loc_prefetch_early). Returns that entry when the ring is in its steady state
+ * (hist_next >= RSAN_HIST: the entry of write hist_next, rsan_hist_next), for
+ * rsan_hist_record_at; NULL while the ring may still grow (the record then takes the entry). */
+static inline rsan_hist *rsan_loc_prefetch_write(const rsan_loc *l, const void *p) {
   (void)p;
-  if (RSAN_LIKELY(l->hist != NULL)) rsan_prefetchw(&l->hist[l->hist_next % RSAN_HIST]); /* one line */
+  if (RSAN_UNLIKELY(l->hist == NULL)) return NULL;
+  rsan_hist *h = &l->hist[l->hist_next % RSAN_HIST]; /* one line */
+  rsan_prefetchw(h);
+  return RSAN_LIKELY(l->hist_next >= RSAN_HIST) ? h : NULL;
 }
 
 static inline void rsan_loc_touch(rsan_loc *l, const void *p, int size) {
@@ -489,11 +494,18 @@ _Static_assert(__builtin_offsetof(rsan_hist, order) == 56 && __builtin_offsetof(
                    __builtin_offsetof(rsan_hist, rmw_op) == 58 && __builtin_offsetof(rsan_hist, rmw) == 59 &&
                    __builtin_offsetof(rsan_hist, size) == 60 && __builtin_offsetof(rsan_hist, stk) == 61,
                "the entry's last 8 bytes: order, op, rmw_op, rmw, size, stk, padding");
-/* A write's history entry (inline in the atomic entry points: every write makes one) */
-static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts,
-                                                int rmw, uint64_t site, uint64_t value, int order, int op,
-                                                int rmw_op, int size) {
-  rsan_hist *h = rsan_hist_next(l); /* grows the ring on demand (rsan_internal.h) */
+/* A write's history entry (inline in the atomic entry points: every write makes one), in h
+ * when rsan_loc_prefetch_write gave it (hist and hist_next are as they were then: only a
+ * write's record changes them, docs/design/clocks.md §24), else the ring's next */
+static RSAN_ALWAYS_INLINE void rsan_hist_record_at(rsan_loc *l, rsan_hist *h, rsan_thread *t, uintptr_t fa,
+                                                   uint64_t ts, int rmw, uint64_t site, uint64_t value,
+                                                   int order, int op, int rmw_op, int size) {
+  if (RSAN_LIKELY(h != NULL)) {
+    RSAN_ASSERT(l->hist_next >= RSAN_HIST && h == &l->hist[l->hist_next % RSAN_HIST]);
+    l->hist_next++;
+  } else {
+    h = rsan_hist_next(l); /* grows the ring on demand (rsan_internal.h) */
+  }
   h->ts = ts;
   h->tsU = l->stampU;
   h->site = site;
@@ -501,6 +513,11 @@ static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uin
   unsigned stk = rsan_hist_fill_stack_i(h, t, fa, site); /* packed into the entry's line (rsan_location.h) */
   h->tid = t->tid;
   rsan_hist_set_tail(h, order, op, rmw_op, rmw, size, stk);
+}
+static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts,
+                                                int rmw, uint64_t site, uint64_t value, int order, int op,
+                                                int rmw_op, int size) {
+  rsan_hist_record_at(l, NULL, t, fa, ts, rmw, site, value, order, op, rmw_op, size);
 }
 
 /* 0: the report would repeat one the thread already met (dropped by the dedup); r untouched */

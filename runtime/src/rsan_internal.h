@@ -185,7 +185,8 @@ static inline const uint64_t *rsan_clk_ce(const rsan_clk *c) {
   return c->cap > RSAN_CLK_INLINE ? (const uint64_t *)c->u.x.ext : c->u.inl;
 }
 
-extern __thread uint64_t rsan_clk_ver_next, rsan_clk_ver_end;
+extern __thread uint64_t rsan_clk_ver_next __attribute__((tls_model("initial-exec"))),
+    rsan_clk_ver_end __attribute__((tls_model("initial-exec"))); /* as the runtime's other TLS (§24) */
 uint64_t rsan_clk_newver_slow(void);
 static inline uint64_t rsan_clk_newver(void) {
   if (RSAN_UNLIKELY(rsan_clk_ver_next == rsan_clk_ver_end)) return rsan_clk_newver_slow();
