@@ -114,8 +114,8 @@ def test_every_write_stores_its_entry_and_fact_as_the_fields_say(rt, hooks, seed
     slot_of = {}
     mem = ffi.new("uint64_t[6]")  # one location per 8-byte granule
     locs = [mem + k for k in range(3)]
-    evicted = grown = checked_ev = 0
-    for step in range(1500):
+    evicted = grown = checked_ev = direct = 0
+    for step in range([1500, 1500, 3000, 6000][seed]):
         ti = rng.randrange(nthreads)
         t = threads[ti]
         rsan.test_set_current(t)
@@ -163,6 +163,7 @@ def test_every_write_stores_its_entry_and_fact_as_the_fields_say(rt, hooks, seed
                 checked_ev += 1
                 assert got == (oepoch, full_ts(f["stamp"], ots16)), (seed, step, got)
         grown += f["fcap"] > FCAP_INLINE
+        direct += b[11] > 2  # evlog: a direct table (a window at RSAN_FACTS_MAX, many slots)
         # the entry of this write, every field and the padding
         e = hist_entry(hooks, f, f["hist_next"] - 1)
         ts, tsU, site, value = struct.unpack_from("<QQQQ", e, 0)
@@ -176,3 +177,5 @@ def test_every_write_stores_its_entry_and_fact_as_the_fields_say(rt, hooks, seed
     assert evicted > 50 and checked_ev > 50, (evicted, checked_ev)  # full windows were reached
     if nthreads >= 10:
         assert grown, "a grown window was reached"
+    if seed == 3:
+        assert direct, "a direct evicted-fact table was reached"
