@@ -7,7 +7,9 @@ on the machine's load, unlike times: the measure to compare runtimes by while ot
 Callgrind serialises the threads (one runs at a time, for long stretches), so the cache-line
 traffic of contended atomics is not measured. Atomic operations = calls of the runtime's
 `__rsan_{load,store,rmw,cas,wait,spin_load,spin_load_ne,bcas}_N` entry points (or their
-target clones).
+target clones). Besides overhead.py's three programs, `turns` (benchmarks/programs/turns.c) runs
+the same op mix with its threads one after another: its count is the same on every run, so a
+change of a few instructions per operation shows there first.
 
     python benchmarks/instructions.py [--before PYTHON] [--only counters] [--keep]
 """
@@ -25,7 +27,8 @@ from pathlib import Path
 
 from _bench import PROGRAMS_DIR, BenchError, check_pyrsan, machine_load, main_guard, workdir
 
-PROGRAMS = (("counters", "100000"), ("mpmc_queue", "1000"), ("message_passing", "50000"))
+PROGRAMS = (("counters", "100000"), ("mpmc_queue", "1000"), ("message_passing", "50000"),
+            ("turns", "20000"))  # turns: threads in turn, the same count on every run
 # (a clone's name when the entry point is built for several targets: atomic.c target_clones)
 ENTRY = re.compile(r"__rsan_(load|store|rmw|cas|wait|spin_load|spin_load_ne|bcas)_\d+(\.avx2\.0|\.default\.1)?")
 

@@ -82,7 +82,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
   rsan_cell *rc = rsan_race_prefetch(l, p);
-  rsan_loc_prefetch_write(l, p);
+  rsan_hist *hist = rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
   if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 1, RSAN_OP_STORE, 0, order, size, site, fa);
@@ -92,7 +92,7 @@ static RSAN_ALWAYS_INLINE void op_store(void *p, uint64_t v, int size, int order
   rsan_hb_store_i(t, l, mo);
   uint64_t race_epoch = rsan_race_store_i(t, l, mo);
   v &= size_mask(size);
-  rsan_hist_record(l, t, fa, ts, 0, site, v, order, RSAN_OP_STORE, 0, size);
+  rsan_hist_record_at(l, hist, t, fa, ts, 0, site, v, order, RSAN_OP_STORE, 0, size);
   mem_store(p, v, size);
   rsan_thread_note_access_i(t, site, l, RSAN_OP_STORE, 0, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_STORE, 0, order, size, 0, 0, 1, v, site));
@@ -118,7 +118,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
   rsan_cell *rc = rsan_race_prefetch(l, p);
-  rsan_loc_prefetch_write(l, p);
+  rsan_hist *hist = rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   int bad = rsan_checks_on(l) && rsan_write_violation(t, l);
   if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 1, RSAN_OP_RMW, op, order, size, site, fa);
@@ -129,7 +129,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_rmw(void *p, uint64_t v, int op, int size,
   uint64_t race_epoch = rsan_race_rmw_i(t, l, mo);
   uint64_t newv;
   uint64_t old = rsan_mem_rmw(p, op, v, size, &newv);
-  rsan_hist_record(l, t, fa, ts, 1, site, newv, order, RSAN_OP_RMW, op, size);
+  rsan_hist_record_at(l, hist, t, fa, ts, 1, site, newv, order, RSAN_OP_RMW, op, size);
   rsan_thread_note_access_i(t, site, l, RSAN_OP_RMW, op, size);
   RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_RMW, op, order, size, 1, old, 1, newv, site));
   rsan_fact_append(t, l, fact);
@@ -163,7 +163,7 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
   rsan_loc_touch(l, p, size);
   rsan_loc_prefetch_eviction(l);
   rsan_cell *rc = rsan_race_prefetch(l, p);
-  rsan_loc_prefetch_write(l, p);
+  rsan_hist *hist = rsan_loc_prefetch_write(l, p);
   rsan_report_info rep;
   uint64_t m = size_mask(size);
   /* weak CAS: the read check (it may fail reading any stale write). Strong CAS, exact
@@ -194,7 +194,7 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
     rsan_sc_write_i(t, l, ts, 0, &fact);
     rsan_hb_rmw_i(t, l, ms);
     race_epoch = rsan_race_rmw_i(t, l, ms);
-    rsan_hist_record(l, t, fa, ts, 1, site, desired & m, succ, opk, 0, size);
+    rsan_hist_record_at(l, hist, t, fa, ts, 1, site, desired & m, succ, opk, 0, size);
   } else { /* failure: Load(mo_f) */
     int known = rsan_sc_load_i(t, l, &fact);
     rsan_hb_load_i(t, l, mf, known);

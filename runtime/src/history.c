@@ -118,27 +118,12 @@ void rsan_hist_set_stack(rsan_hist *h, uint64_t site, const uint64_t *s) {
   h->stk = (uint8_t)code;
 }
 
-/* The entry's stack as rsan_thread_stack(t, fa, ., RSAN_HIST_STACK) would give it, packed in
- * the same walk when every frame is 0 or in the write's own module (codes 0 and 1, the common
- * case), else by rsan_hist_set_stack. Frames past the last have code 0 (stk_lo unused). */
-void rsan_hist_fill_stack(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site) {
-  uint32_t n = 0;
-  unsigned code = 0;
-  uint64_t other = 0;
-  for (uint32_t i = t->depth; i > 0 && n < RSAN_HIST_STACK; i--) {
-    if (t->shadow_frame[i - 1] <= fa) continue; /* stale (rsan_thread_stack) */
-    uint64_t s = t->shadow_site[i - 1];
-    other |= s ? (s ^ site) >> 32 : 0;
-    code |= (unsigned)(s != 0) << (2 * n);
-    h->stk_lo[n++] = (uint32_t)s;
-  }
-  if (RSAN_UNLIKELY(other != 0)) {
-    uint64_t st[RSAN_HIST_STACK] = {0};
-    (void)rsan_thread_stack(t, fa, st, RSAN_HIST_STACK);
-    rsan_hist_set_stack(h, site, st);
-    return;
-  }
-  h->stk = (uint8_t)code;
+/* rsan_hist_fill_stack_i's general case: a frame in another module than the write's */
+unsigned rsan_hist_fill_stack_slow(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site) {
+  uint64_t st[RSAN_HIST_STACK] = {0};
+  (void)rsan_thread_stack(t, fa, st, RSAN_HIST_STACK);
+  rsan_hist_set_stack(h, site, st);
+  return h->stk;
 }
 
 /* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when

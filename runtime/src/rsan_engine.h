@@ -78,7 +78,10 @@ static RSAN_ALWAYS_INLINE void rsan_join_loc_t(rsan_clk *dst, rsan_thread *t, in
  * the memory operation and notes run. Meanwhile the hot location's evicted-facts entry the
  * place writes has arrived (rsan_loc_prefetch_eviction). */
 static RSAN_ALWAYS_INLINE void rsan_add_fact_i(rsan_thread *t, rsan_loc *l, int *defer) {
-  if (RSAN_UNLIKELY(l->id == 0)) return; /* F */
+  /* F (id 0) is not in the location table: the atomic entry points, the only callers with
+   * defer, never have it, and their test is gone (it read line 3, docs/design/clocks.md §24) */
+  RSAN_ASSERT(!defer || l->id != 0);
+  if (!defer && RSAN_UNLIKELY(l->id == 0)) return; /* F */
   uint64_t e = ++t->epoch;
   uint32_t s = t->slot;
   if (RSAN_LIKELY(s < t->Tc.n && s < t->Ta.n && s < t->Tsc.n)) { /* own entries exist: set them */
@@ -319,10 +322,15 @@ static inline int64_t sext(uint64_t v, int size) {
 /* A write's history entry (history.c), fetched for ownership while the checks and rules run: a
  * line another thread wrote last, a miss if found out only when used. Its address is in line 0,
  * so it is asked for once the lock is held (the memory the write writes was asked for before
- * the lock, rsan_loc_prefetch_early). */
-static inline void rsan_loc_prefetch_write(const rsan_loc *l, const void *p) {
+ * the lock, rsan_loc_prefetch_early). Returns that entry when the ring is in its steady state
+ * (hist_next >= RSAN_HIST: the entry of write hist_next, rsan_hist_next), for
+ * rsan_hist_record_at; NULL while the ring may still grow (the record then takes the entry). */
+static inline rsan_hist *rsan_loc_prefetch_write(const rsan_loc *l, const void *p) {
   (void)p;
-  if (RSAN_LIKELY(l->hist != NULL)) rsan_prefetchw(&l->hist[l->hist_next % RSAN_HIST]); /* one line */
+  if (RSAN_UNLIKELY(l->hist == NULL)) return NULL;
+  rsan_hist *h = &l->hist[l->hist_next % RSAN_HIST]; /* one line */
+  rsan_prefetchw(h);
+  return RSAN_LIKELY(l->hist_next >= RSAN_HIST) ? h : NULL;
 }
 
 static inline void rsan_loc_touch(rsan_loc *l, const void *p, int size) {
@@ -442,24 +450,74 @@ static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint6
 #undef RSAN_RMW_FETCH
 
 /* ---- history.c ---- */
-/* history.c: the entry's call stack, packed (rsan_location.h) */
-void rsan_hist_fill_stack(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site);
-/* A write's history entry (inline in the atomic entry points: every write makes one) */
-static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts,
-                                                int rmw, uint64_t site, uint64_t value, int order, int op,
-                                                int rmw_op, int size) {
-  rsan_hist *h = rsan_hist_next(l); /* grows the ring on demand (rsan_internal.h) */
-  h->ts = ts;
-  h->tsU = l->stampU;
-  h->site = site;
-  h->value = value;
-  rsan_hist_fill_stack(h, t, fa, site); /* packed into the entry's line (rsan_location.h) */
-  h->tid = t->tid;
+/* history.c: the entry's call stack packed by rsan_hist_set_stack (a frame in a module other
+ * than the write's), and the entry's stk byte it wrote */
+unsigned rsan_hist_fill_stack_slow(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site);
+/* The entry's stack as rsan_thread_stack(t, fa, ., RSAN_HIST_STACK) would give it, packed in
+ * the same walk when every frame is 0 or in the write's own module (codes 0 and 1, the common
+ * case), else by rsan_hist_fill_stack_slow. Frames past the last have code 0 (stk_lo unused).
+ * Returns the entry's stk byte, which the caller stores (inline in the atomic entry points:
+ * no call for the common case, docs/design/clocks.md §24). */
+static RSAN_ALWAYS_INLINE unsigned rsan_hist_fill_stack_i(rsan_hist *h, const rsan_thread *t, uintptr_t fa,
+                                                          uint64_t site) {
+  uint32_t n = 0;
+  unsigned code = 0;
+  uint64_t other = 0;
+  for (uint32_t i = t->depth; i > 0 && n < RSAN_HIST_STACK; i--) {
+    if (t->shadow_frame[i - 1] <= fa) continue; /* stale (rsan_thread_stack) */
+    uint64_t s = t->shadow_site[i - 1];
+    other |= s ? (s ^ site) >> 32 : 0;
+    code |= (unsigned)(s != 0) << (2 * n);
+    h->stk_lo[n++] = (uint32_t)s;
+  }
+  if (RSAN_UNLIKELY(other != 0)) return rsan_hist_fill_stack_slow(h, t, fa, site);
+  return code;
+}
+/* the entry's last 8 bytes (order, op, rmw_op, rmw, size, stk and the two bytes of padding,
+ * which a zeroed ring has 0) as one 64-bit store: the fields' bytes, little-endian */
+static inline void rsan_hist_set_tail(rsan_hist *h, int order, int op, int rmw_op, int rmw, int size,
+                                      unsigned stk) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t w = (uint64_t)(uint8_t)order | (uint64_t)(uint8_t)op << 8 | (uint64_t)(uint8_t)rmw_op << 16 |
+               (uint64_t)(uint8_t)rmw << 24 | (uint64_t)(uint8_t)size << 32 | (uint64_t)(uint8_t)stk << 40;
+  __builtin_memcpy(&h->order, &w, sizeof w);
+#else
   h->order = (uint8_t)order;
   h->op = (uint8_t)op;
   h->rmw_op = (uint8_t)rmw_op;
   h->rmw = (uint8_t)rmw;
   h->size = (uint8_t)size;
+  h->stk = (uint8_t)stk;
+#endif
+}
+_Static_assert(__builtin_offsetof(rsan_hist, order) == 56 && __builtin_offsetof(rsan_hist, op) == 57 &&
+                   __builtin_offsetof(rsan_hist, rmw_op) == 58 && __builtin_offsetof(rsan_hist, rmw) == 59 &&
+                   __builtin_offsetof(rsan_hist, size) == 60 && __builtin_offsetof(rsan_hist, stk) == 61,
+               "the entry's last 8 bytes: order, op, rmw_op, rmw, size, stk, padding");
+/* A write's history entry (inline in the atomic entry points: every write makes one), in h
+ * when rsan_loc_prefetch_write gave it (hist and hist_next are as they were then: only a
+ * write's record changes them, docs/design/clocks.md §24), else the ring's next */
+static RSAN_ALWAYS_INLINE void rsan_hist_record_at(rsan_loc *l, rsan_hist *h, rsan_thread *t, uintptr_t fa,
+                                                   uint64_t ts, int rmw, uint64_t site, uint64_t value,
+                                                   int order, int op, int rmw_op, int size) {
+  if (RSAN_LIKELY(h != NULL)) {
+    RSAN_ASSERT(l->hist_next >= RSAN_HIST && h == &l->hist[l->hist_next % RSAN_HIST]);
+    l->hist_next++;
+  } else {
+    h = rsan_hist_next(l); /* grows the ring on demand (rsan_internal.h) */
+  }
+  h->ts = ts;
+  h->tsU = l->stampU;
+  h->site = site;
+  h->value = value;
+  unsigned stk = rsan_hist_fill_stack_i(h, t, fa, site); /* packed into the entry's line (rsan_location.h) */
+  h->tid = t->tid;
+  rsan_hist_set_tail(h, order, op, rmw_op, rmw, size, stk);
+}
+static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts,
+                                                int rmw, uint64_t site, uint64_t value, int order, int op,
+                                                int rmw_op, int size) {
+  rsan_hist_record_at(l, NULL, t, fa, ts, rmw, site, value, order, op, rmw_op, size);
 }
 
 /* 0: the report would repeat one the thread already met (dropped by the dedup); r untouched */

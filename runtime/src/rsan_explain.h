@@ -16,7 +16,7 @@
 
 #include "rsan_internal.h"
 
-extern int rsan_explain_on;
+extern int rsan_explain_on __attribute__((visibility("hidden"))); /* (rsan_internal.h RSAN_HIDDEN) */
 
 #define RSAN_EXPLAIN(call) \
   do { \

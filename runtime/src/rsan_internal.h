@@ -27,6 +27,10 @@
 #include "rsan_sync.h"
 
 #define RSAN_EXPORT __attribute__((visibility("default")))
+/* Data the hot paths read, hidden: the runtime is linked whole into the executable
+ * (pyrsan/build.py), and nothing outside it names these, so a read is one RIP-relative load
+ * instead of a GOT load and a load (docs/design/clocks.md §24) */
+#define RSAN_HIDDEN __attribute__((visibility("hidden")))
 #define RSAN_NOINLINE __attribute__((noinline))
 #define RSAN_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RSAN_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -181,7 +185,8 @@ static inline const uint64_t *rsan_clk_ce(const rsan_clk *c) {
   return c->cap > RSAN_CLK_INLINE ? (const uint64_t *)c->u.x.ext : c->u.inl;
 }
 
-extern __thread uint64_t rsan_clk_ver_next, rsan_clk_ver_end;
+extern __thread uint64_t rsan_clk_ver_next __attribute__((tls_model("initial-exec"))),
+    rsan_clk_ver_end __attribute__((tls_model("initial-exec"))); /* as the runtime's other TLS (§24) */
 uint64_t rsan_clk_newver_slow(void);
 static inline uint64_t rsan_clk_newver(void) {
   if (RSAN_UNLIKELY(rsan_clk_ver_next == rsan_clk_ver_end)) return rsan_clk_newver_slow();
@@ -461,7 +466,7 @@ rsan_thread *rsan_thread_peek_current(void);
  * and a general-dynamic access is a call there (the registers the hook would then save) */
 extern __thread rsan_thread *rsan_tls_current __attribute__((tls_model("initial-exec")));
 extern __thread uint64_t rsan_tls_epoch __attribute__((tls_model("initial-exec")));
-extern uint64_t rsan_thread_generation;
+extern uint64_t rsan_thread_generation RSAN_HIDDEN;
 static inline rsan_thread *rsan_thread_fast(void) {
   rsan_thread *t = rsan_tls_current;
   if (RSAN_LIKELY(t && rsan_tls_epoch == __atomic_load_n(&rsan_thread_generation, __ATOMIC_RELAXED)))
@@ -509,7 +514,7 @@ static inline uintptr_t rsan_shadow_offset(uintptr_t addr) {
   return ((addr & ((1ull << RSAN_SHADOW_REGION_SHIFT) - 1)) >> 3) * RSAN_SHADOW_STRIDE;
 }
 /* the inlined common case of rsan_shadow_cells: the region is mapped */
-extern rsan_cell **rsan_shadow_directory;
+extern rsan_cell **rsan_shadow_directory RSAN_HIDDEN;
 static inline rsan_cell *rsan_shadow_cells_fast(uintptr_t addr) {
   rsan_cell **d = __atomic_load_n(&rsan_shadow_directory, __ATOMIC_ACQUIRE);
   uintptr_t r = addr >> RSAN_SHADOW_REGION_SHIFT;
@@ -572,14 +577,14 @@ typedef struct rsan_flags {
 #include "rsan_flags.inc"
 #undef RSAN_FLAG
 } rsan_flags;
-extern rsan_flags rsan_flag;
+extern rsan_flags rsan_flag RSAN_HIDDEN;
 /* the controlled scheduler's options (docs/scheduling.md "Options") */
 typedef struct rsan_sched_flags {
 #define RSAN_FLAG(group, type, name, def, help) RSAN_FLAG_##group##_IN_SCHED(type, name)
 #include "rsan_flags.inc"
 #undef RSAN_FLAG
 } rsan_sched_flags;
-extern rsan_sched_flags rsan_sched_flag;
+extern rsan_sched_flags rsan_sched_flag RSAN_HIDDEN;
 /* Parses s into rsan_flag (on top of the defaults). Returns 0, or -1 after writing a one-line
  * message to err (size errn). */
 int rsan_flags_parse(const char *s, char *err, size_t errn);
@@ -587,7 +592,7 @@ void rsan_flags_defaults(void);
 void rsan_flags_print_help(void);
 
 /* ---- initialisation (init.c) ---- */
-extern int rsan_inited;
+extern int rsan_inited RSAN_HIDDEN;
 void rsan_init_slow(void);
 static inline void rsan_ensure_init(void) {
   if (RSAN_UNLIKELY(!__atomic_load_n(&rsan_inited, __ATOMIC_ACQUIRE))) rsan_init_slow();

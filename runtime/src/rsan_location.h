@@ -28,6 +28,20 @@ typedef struct rsan_fact {
 static inline uint64_t rsan_fact_ts(uint64_t stamp, uint16_t low) {
   return stamp - (uint16_t)((uint16_t)stamp - low);
 }
+/* a fact's slot and low timestamps in one 64-bit store (the fields' bytes, little-endian) */
+static inline void rsan_fact_set_slot_ts(rsan_fact *f, uint32_t slot, uint64_t stamp, uint64_t stampU) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t w = (uint64_t)slot | (uint64_t)(uint16_t)stamp << 32 | (uint64_t)(uint16_t)stampU << 48;
+  __builtin_memcpy(&f->slot, &w, sizeof w);
+#else
+  f->slot = slot;
+  f->ts16 = (uint16_t)stamp;
+  f->tsU16 = (uint16_t)stampU;
+#endif
+}
+_Static_assert(__builtin_offsetof(rsan_fact, ts16) == 12 && __builtin_offsetof(rsan_fact, tsU16) == 14 &&
+                   __builtin_offsetof(rsan_fact, slot) == 8 && sizeof(rsan_fact) == 16,
+               "slot, ts16, tsU16: one 64-bit word after the epoch");
 #define RSAN_EV_HIST 2  /* evicted facts remembered per slot */
 #define RSAN_EV_SLOTS 4 /* slots remembered per location; beyond, only a bound */
 #define RSAN_EV_MAX 256 /* ... except for hot locations (window at RSAN_FACTS_MAX): up to this */
@@ -113,7 +127,7 @@ void rsan_hist_pool_get(uint32_t i, uint64_t *out);
 /* history.c: the general packing of s (RSAN_HIST_STACK ids, 0 after the last frame, as
  * rsan_thread_stack fills a zeroed array) */
 void rsan_hist_set_stack(rsan_hist *h, uint64_t site, const uint64_t *s);
-/* the stack as rsan_thread_stack gave it (rsan_hist_set_stack, rsan_hist_fill_stack) */
+/* the stack as rsan_thread_stack gave it (rsan_hist_set_stack, rsan_hist_fill_stack_i) */
 static inline void rsan_hist_stack(const rsan_hist *h, uint64_t *out) {
   if (h->stk == RSAN_HIST_POOLED) {
     rsan_hist_pool_get(h->stk_lo[0], out);
@@ -253,7 +267,7 @@ static inline size_t rsan_loc_size(unsigned cls) {
   return cls == RSAN_LOC_COMPACT ? sizeof(rsan_loc_compact) : (size_t)(6 - cls) * 64;
 }
 /* W and Wsc, ⊥ when the record's class has no line for them (rsan_clk_bottom, clock.c) */
-extern const rsan_clk rsan_clk_bottom;
+extern const rsan_clk rsan_clk_bottom RSAN_HIDDEN;
 static inline const rsan_clk *rsan_loc_w(const rsan_loc *l) {
   return RSAN_LIKELY(l->cls == RSAN_LOC_FULL) ? &l->W : &rsan_clk_bottom;
 }
@@ -337,12 +351,12 @@ typedef struct rsan_lt_region {
   uint32_t page[RSAN_LT_REGION_PAGES]; /* live locations per 4 KiB of user memory */
   rsan_loc *slot[RSAN_LT_REGION_SLOTS];
 } rsan_lt_region;
-extern rsan_lt_region **rsan_lt_directory;
+extern rsan_lt_region **rsan_lt_directory RSAN_HIDDEN;
 /* location.c: rsan_loc_acquire_c's other cases; a location made here is made in class cls */
 rsan_loc *rsan_loc_acquire_slow(uintptr_t addr, unsigned cls);
 /* A line the operation will write, fetched for ownership (PREFETCHW where the processor has
  * it, rsan_prefetchw_ok; a read prefetch elsewhere) */
-extern uint8_t rsan_prefetchw_ok;
+extern uint8_t rsan_prefetchw_ok RSAN_HIDDEN;
 static inline __attribute__((always_inline)) void rsan_prefetchw_x(const void *p, int w) {
 #if defined(__x86_64__)
   if (w) {
@@ -445,7 +459,7 @@ rsan_loc *rsan_loc_fence(void); /* the SC-fence location F (id 0), not in the ta
 uint64_t rsan_loc_count(void);  /* live locations in the table */
 /* bumped before any location is retired (free, the tests' reset): a thread that saw x live
  * when it read a value knows x is still that location while it reads the same value */
-extern uint64_t rsan_loc_retire_gen;
+extern uint64_t rsan_loc_retire_gen RSAN_HIDDEN;
 void rsan_loc_reset_all(void);  /* tests: drop every location, restart ids at 1 */
 /* id of the location at addr if present, else 0 (tests) */
 uint64_t rsan_loc_peek_id(uintptr_t addr);
@@ -492,11 +506,12 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
       rsan_loc_add_fact(l, slot, epoch);
       return;
     }
-    const rsan_fact *old = &fs[l->fold & mask];
+    /* full: fold = n - fcap, so the oldest fact is at the new fact's place (n & mask) */
+    const rsan_fact *old = &fs[n & mask];
     rsan_evicted *e = NULL;
     if (rsan_loc_evdirect(l)) {
       if (old->slot < 1u << l->evlog) e = &l->ev[old->slot];
-      l->ev_hint = fs[(l->fold + 1) & mask].slot; /* the next one to leave */
+      l->ev_hint = fs[(n + 1) & mask].slot; /* the next one to leave */
     } else {
       int i = rsan_evslot_find(l->evslot, old->slot + 1);
       if (i >= 0) e = &l->ev[i];
@@ -510,13 +525,11 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
     e->h[k].epoch = old->epoch;
     e->h[k].ts = rsan_fact_ts(l->stamp, old->ts16);
     e->h[k].tsU = rsan_fact_ts(l->stampU, old->tsU16);
-    l->fold++;
+    l->fold = n - mask; /* fold + 1, as fold = n - fcap */
   }
   rsan_fact *f = &fs[n & mask];
-  f->slot = slot;
   f->epoch = epoch;
-  f->ts16 = (uint16_t)l->stamp;
-  f->tsU16 = (uint16_t)l->stampU;
+  rsan_fact_set_slot_ts(f, slot, l->stamp, l->stampU);
   l->nfacts = n + 1;
 }
 /* For a hot location (its evicted facts indexed by slot: many threads, a grown window), the

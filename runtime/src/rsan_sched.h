@@ -53,7 +53,7 @@ enum rsan_sched_block {
 
 /* 1 under sched=auto|random|pct|dfs once the runtime is initialised (not in test mode), until
  * the run ends or the scheduler hands the threads over to the OS scheduler (then 0 again). */
-extern int rsan_sched_on;
+extern int rsan_sched_on __attribute__((visibility("hidden"))); /* (rsan_internal.h RSAN_HIDDEN) */
 /* A thread the scheduler cannot see may wake a blocked one (a SIGEV_THREAD timer's
  * notification thread, created by glibc itself): when no managed thread can run, the run is
  * handed over to the OS scheduler instead of reported as a deadlock (unless hand-overs are
@@ -64,7 +64,7 @@ extern int rsan_sched_hidden_wakers;
 /* For the interceptors, which may run before anything initialised the runtime (a mutex or
  * a thread created before the first atomic): initialises it, then tells whether the
  * scheduler controls the run. */
-extern int rsan_inited;
+extern int rsan_inited __attribute__((visibility("hidden")));
 void rsan_init_slow(void);
 static inline int rsan_sched_active(void) {
   if (__builtin_expect(!__atomic_load_n(&rsan_inited, __ATOMIC_ACQUIRE), 0)) rsan_init_slow();

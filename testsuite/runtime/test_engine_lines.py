@@ -1,0 +1,181 @@
+"""The stores of an atomic write's hot path, byte for byte (docs/design/clocks.md §24): the
+history entry's fields (runtime/src/rsan_engine.h rsan_hist_record: the inline stack walk and
+the entry's last 8 bytes as one store) and the window's newest fact (rsan_location.h
+rsan_loc_add_fact_i: slot and low timestamps as one store; the eviction's places) must be what
+the fields say, read from the live record and its history ring after every write of random
+programs (many threads on a few locations: full windows that evict, sparse and direct
+evicted-fact tables, every size and order).
+
+Mutants it fails on (checked by hand): the tail's size or stk byte at the wrong shift; the
+padding written non-zero; a fact's ts16/tsU16 swapped in the packed store; the eviction's
+oldest fact taken one place off (the window then loses a fact: the newest facts of the record
+no longer match the model below)."""
+import random
+import struct
+
+import cffi
+import pytest
+
+from harness import ORDERS, RMW_OPS, build_engine_lib
+
+OP_STORE, OP_RMW, OP_CAS_WEAK, OP_CAS_STRONG = 1, 2, 3, 4  # rsan_internal.h enum rsan_opkind
+FCAP_INLINE = 4  # RSAN_FACTS
+CDEF = """
+uint64_t __rsan_test_location_copy(const void *addr, void *buf);
+uint64_t __rsan_test_location_stamp(const void *addr);
+"""
+
+
+@pytest.fixture(scope="module")
+def hooks():
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF)
+    return ffi, ffi.dlopen(str(build_engine_lib()))
+
+
+def record(hooks, p):
+    """(line 0's fields, the record's bytes) of p's live record"""
+    ffi, lib = hooks
+    buf = ffi.new("uint8_t[384]")
+    r = lib.__rsan_test_location_copy(p, buf)
+    assert r, "a written location has a record"
+    b = bytes(ffi.buffer(buf, 384))
+    fcap, cls = b[4], b[5]
+    hist_next, = struct.unpack_from("<I", b, 12)
+    stamp, stampU, nfacts, fold, hist = struct.unpack_from("<QQQQQ", b, 24)
+    return dict(fcap=fcap, cls=cls, hist_next=hist_next, stamp=stamp, stampU=stampU, nfacts=nfacts,
+                fold=fold, hist=hist), b
+
+
+def newest_fact(hooks, f, b):
+    """(epoch, slot, ts16, tsU16) of the window's newest fact (inline or grown window)"""
+    ffi = hooks[0]
+    i = (f["nfacts"] - 1) & (f["fcap"] - 1)
+    if f["fcap"] == FCAP_INLINE:
+        raw = b[64 + 16 * i: 64 + 16 * i + 16]
+    else:
+        ext, = struct.unpack_from("<Q", b, 64)
+        raw = bytes(ffi.buffer(ffi.cast("uint8_t *", ext + 16 * i), 16))
+    return struct.unpack("<QIHH", raw)
+
+
+def fact_at(hooks, f, b, pos):
+    """(epoch, slot, ts16, tsU16) of the window's fact number pos (nfacts counts them)"""
+    ffi = hooks[0]
+    i = pos & (f["fcap"] - 1)
+    if f["fcap"] == FCAP_INLINE:
+        raw = b[64 + 16 * i: 64 + 16 * i + 16]
+    else:
+        ext, = struct.unpack_from("<Q", b, 64)
+        raw = bytes(ffi.buffer(ffi.cast("uint8_t *", ext + 16 * i), 16))
+    return struct.unpack("<QIHH", raw)
+
+
+def newest_evicted(hooks, b, slot):
+    """(epoch, ts) of slot's newest evicted fact in the record's evicted-fact table, None if
+    the slot has no entry (rsan_location.h rsan_evicted; the sparse table's slots in evslot)"""
+    ffi = hooks[0]
+    evlog = b[11]
+    ev, = struct.unpack_from("<Q", b, 208)
+    if not ev:
+        return None
+    if evlog > 2:  # direct: entry slot
+        i = slot if slot < 1 << evlog else None
+    else:
+        evslot = struct.unpack_from("<4H", b, 232)
+        i = evslot.index(slot + 1) if slot + 1 in evslot else None
+    if i is None:
+        return None
+    e = bytes(ffi.buffer(ffi.cast("uint8_t *", ev + 64 * i), 64))
+    nev, = struct.unpack_from("<Q", e, 0)
+    k = (nev - 1) % 2
+    epoch, ts = struct.unpack_from("<QQ", e, 16 + 24 * k)
+    return epoch, ts
+
+
+def full_ts(stamp, low):
+    return stamp - ((stamp - low) & 0xFFFF)
+
+
+def hist_entry(hooks, f, k):
+    """the 64 bytes of the entry of write k (k % RSAN_HIST in a full ring of 8)"""
+    ffi = hooks[0]
+    return bytes(ffi.buffer(ffi.cast("uint8_t *", f["hist"] + 64 * (k % 8)), 64))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_write_stores_its_entry_and_fact_as_the_fields_say(rt, hooks, seed):
+    ffi, lib, rsan = rt.ffi, rt.lib, rt.rsan
+    rng = random.Random(seed)
+    main = rsan.test_new_thread(ffi.NULL)
+    rsan.test_set_current(main)
+    nthreads = [3, 6, 10, 12][seed]
+    threads = [lib.rsan_thread_create(main) for _ in range(nthreads)]
+    slot_of = {}
+    mem = ffi.new("uint64_t[6]")  # one location per 8-byte granule
+    locs = [mem + k for k in range(3)]
+    evicted = grown = checked_ev = direct = 0
+    for step in range([1500, 1500, 3000, 6000][seed]):
+        ti = rng.randrange(nthreads)
+        t = threads[ti]
+        rsan.test_set_current(t)
+        p = rng.choice(locs)
+        kind = rng.choices(["ld", "st", "rmw", "cas"], [3, 3, 3, 2])[0]
+        size = rng.choice([4, 8])
+        order = rng.choice(["rlx", "acq", "rel", "ar", "sc"])
+        if kind == "ld":
+            rt.load(p, rng.choice(["rlx", "acq", "sc"]), size=size)
+            continue
+        if kind == "cas":
+            cur = rt.load(p, "rlx", size=size) if rng.random() < 0.7 else rng.randrange(4)
+        before, bb = record(hooks, p) if hooks[1].__rsan_test_location_stamp(p) else (None, None)
+        oldest = fact_at(hooks, before, bb, before["fold"]) if before and before["nfacts"] > before["fold"] else None
+        if kind == "st":
+            order = rng.choice(["rlx", "rel", "sc"])
+            v = rng.randrange(1 << 40)
+            rt.store(p, v, order, size=size)
+            want = (OP_STORE, 0, 0, v & ((1 << 8 * size) - 1))
+        elif kind == "rmw":
+            op = rng.choice(["add", "xchg", "or"])
+            old = rt.rmw(p, op, 3, order, size=size)
+            m = (1 << 8 * size) - 1
+            new = {"add": (old + 3) & m, "xchg": 3, "or": old | 3}[op]
+            want = (OP_RMW, RMW_OPS.index(op), 1, new)
+        else:
+            weak = rng.random() < 0.3
+            _, ok = rt.cas(p, cur, cur + 1, order, "rlx", weak, size=size)
+            if not ok:
+                continue
+            want = (OP_CAS_WEAK if weak else OP_CAS_STRONG, 0, 1, (cur + 1) & ((1 << 8 * size) - 1))
+        f, b = record(hooks, p)
+        # the newest fact is this write's: the thread's slot, the record's low timestamps
+        epoch, slot, ts16, tsU16 = newest_fact(hooks, f, b)
+        assert (ts16, tsU16) == (f["stamp"] & 0xFFFF, f["stampU"] & 0xFFFF), (seed, step)
+        assert slot_of.setdefault(ti, slot) == slot, (seed, step, "a thread's facts have its slot")
+        assert f["nfacts"] - f["fold"] <= f["fcap"]
+        if before is not None and before["fcap"] == f["fcap"] and before["nfacts"] - before["fold"] == f["fcap"]:
+            evicted += 1  # a full window stays full, one fact evicted
+            assert (f["nfacts"], f["fold"]) == (before["nfacts"] + 1, before["fold"] + 1), (seed, step)
+            # the oldest fact left the window into its slot's entry, as its newest evicted fact
+            oepoch, oslot, ots16, _ = oldest  # (read before the write: its place is the new fact's)
+            got = newest_evicted(hooks, b, oslot)
+            if got is not None:
+                checked_ev += 1
+                assert got == (oepoch, full_ts(f["stamp"], ots16)), (seed, step, got)
+        grown += f["fcap"] > FCAP_INLINE
+        direct += b[11] > 2  # evlog: a direct table (a window at RSAN_FACTS_MAX, many slots)
+        # the entry of this write, every field and the padding
+        e = hist_entry(hooks, f, f["hist_next"] - 1)
+        ts, tsU, site, value = struct.unpack_from("<QQQQ", e, 0)
+        tid, = struct.unpack_from("<i", e, 52)
+        o, op, rmw_op, rmw, sz, stk, pad0, pad1 = e[56:64]
+        wop, wrmw_op, wrmw, wvalue = want
+        assert (ts, tsU) == (f["stamp"], f["stampU"]), (seed, step)
+        assert (site, value, tid) == (0, wvalue, lib.rsan_thread_tid(t)), (seed, step)
+        assert (o, op, rmw_op, rmw, sz) == (ORDERS[order], wop, wrmw_op, wrmw, size), (seed, step, kind)
+        assert (stk, pad0, pad1) == (0, 0, 0), (seed, step)  # no frames: code 0; padding untouched
+    assert evicted > 50 and checked_ev > 50, (evicted, checked_ev)  # full windows were reached
+    if nthreads >= 10:
+        assert grown, "a grown window was reached"
+    if seed == 3:
+        assert direct, "a direct evicted-fact table was reached"
