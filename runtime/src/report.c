@@ -68,7 +68,7 @@ void rsan_frames_build(rsan_frames *fr, uint64_t site, const uint64_t *stack, ui
   for (uint32_t i = 0; i < nstack && stack[i]; i++) frames_add_site(fr, stack[i]);
 }
 
-static int system_file(const char *f) {
+int rsan_system_file(const char *f) {
   static const char *const prefixes[] = RSAN_SYSTEM_PREFIXES;
   if (!f) return 0;
   for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
@@ -79,7 +79,7 @@ static int system_file(const char *f) {
 /* docs/interfaces.md §2: innermost frame not in a system header, else the innermost one. */
 const rsan_frame *rsan_frames_primary(const rsan_frames *fr) {
   for (uint32_t i = 0; i < fr->n; i++)
-    if (!system_file(fr->f[i]->file)) return fr->f[i];
+    if (!rsan_system_file(fr->f[i]->file)) return fr->f[i];
   return fr->n ? fr->f[0] : NULL;
 }
 
