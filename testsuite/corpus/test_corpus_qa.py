@@ -219,20 +219,59 @@ SHAPES = {
                                  [('ld', 'y', 'rlx'), ('ld', 'x', 'rlx')]],
     # session 17 (SC fences and seq_cst accesses mixed with weaker ones, RMWs as reads, C++20
     # release sequences)
-    "sb_sc_store_vs_fence_rlx.c": [[('st', 'x', 1, 'sc'), ('ld', 'y', 'rlx')], [('st', 'y', 1, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')]],
-    "sb_rmw_reads_rlx.c": [[('st', 'x', 1, 'rlx'), ('rmw', 'y', 'add', 0, 'rlx')], [('st', 'y', 1, 'rlx'), ('rmw', 'x', 'add', 0, 'rlx')]],
-    "sb_rmw_reads_sc.c": [[('st', 'x', 1, 'rlx'), ('rmw', 'y', 'add', 0, 'sc')], [('st', 'y', 1, 'rlx'), ('rmw', 'x', 'add', 0, 'sc')]],
-    "mp_sc_stores_fenced_reader.c": [[('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'sc')], [('ld', 'y', 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')]],
-    "mp_relseq_same_thread_store.c": [[('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rel'), ('st', 'y', 2, 'rlx')], [('ld', 'y', 'acq'), ('ld', 'x', 'rlx')]],
-    "mp_relseq_same_thread_rmw.c": [[('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rel'), ('rmw', 'y', 'add', 1, 'rlx')], [('ld', 'y', 'acq'), ('ld', 'x', 'rlx')]],
-    "sb_failed_cas_sc.c": [[('st', 'x', 1, 'rlx'), ('cas', 'z', 5, 6, 'sc', 'sc', False), ('ld', 'y', 'rlx')], [('st', 'y', 1, 'rlx'), ('cas', 'z', 5, 6, 'sc', 'sc', False), ('ld', 'x', 'rlx')]],
-    "sb_cas_rel_acq_fence.c": [[('cas', 'x', 0, 1, 'rel', 'rlx', False), ('fence', 'sc'), ('ld', 'y', 'rlx')], [('cas', 'y', 0, 1, 'rel', 'rlx', False), ('fence', 'sc'), ('ld', 'x', 'rlx')]],
-    "2p2w_sc_fence_rel.c": [[('st', 'x', 1, 'rel'), ('fence', 'sc'), ('st', 'y', 2, 'rel')], [('st', 'y', 1, 'rel'), ('fence', 'sc'), ('st', 'x', 2, 'rel')]],
+    "sb_sc_store_vs_fence_rlx.c": [
+        [('st', 'x', 1, 'sc'), ('ld', 'y', 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')],
+    ],
+    "sb_rmw_reads_rlx.c": [
+        [('st', 'x', 1, 'rlx'), ('rmw', 'y', 'add', 0, 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('rmw', 'x', 'add', 0, 'rlx')],
+    ],
+    "sb_rmw_reads_sc.c": [
+        [('st', 'x', 1, 'rlx'), ('rmw', 'y', 'add', 0, 'sc')],
+        [('st', 'y', 1, 'rlx'), ('rmw', 'x', 'add', 0, 'sc')],
+    ],
+    "mp_sc_stores_fenced_reader.c": [
+        [('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'sc')],
+        [('ld', 'y', 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')],
+    ],
+    "mp_relseq_same_thread_store.c": [
+        [('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rel'), ('st', 'y', 2, 'rlx')],
+        [('ld', 'y', 'acq'), ('ld', 'x', 'rlx')],
+    ],
+    "mp_relseq_same_thread_rmw.c": [
+        [('st', 'x', 1, 'rlx'), ('st', 'y', 1, 'rel'), ('rmw', 'y', 'add', 1, 'rlx')],
+        [('ld', 'y', 'acq'), ('ld', 'x', 'rlx')],
+    ],
+    "sb_failed_cas_sc.c": [
+        [('st', 'x', 1, 'rlx'), ('cas', 'z', 5, 6, 'sc', 'sc', False), ('ld', 'y', 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('cas', 'z', 5, 6, 'sc', 'sc', False), ('ld', 'x', 'rlx')],
+    ],
+    "sb_cas_rel_acq_fence.c": [
+        [('cas', 'x', 0, 1, 'rel', 'rlx', False), ('fence', 'sc'), ('ld', 'y', 'rlx')],
+        [('cas', 'y', 0, 1, 'rel', 'rlx', False), ('fence', 'sc'), ('ld', 'x', 'rlx')],
+    ],
+    "2p2w_sc_fence_rel.c": [
+        [('st', 'x', 1, 'rel'), ('fence', 'sc'), ('st', 'y', 2, 'rel')],
+        [('st', 'y', 1, 'rel'), ('fence', 'sc'), ('st', 'x', 2, 'rel')],
+    ],
     "lb_sc_all.c": [[('ld', 'x', 'sc'), ('st', 'y', 1, 'sc')], [('ld', 'y', 'sc'), ('st', 'x', 1, 'sc')]],
-    "sb_fence_acq_rel_mix.c": [[('st', 'x', 1, 'rel'), ('fence', 'ar'), ('ld', 'y', 'acq')], [('st', 'y', 1, 'rel'), ('fence', 'sc'), ('ld', 'x', 'acq')]],
-    "r_rmw_sc_both.c": [[('st', 'x', 1, 'rlx'), ('rmw', 'y', 'xchg', 1, 'sc')], [('rmw', 'y', 'xchg', 2, 'sc'), ('ld', 'x', 'rlx')]],
-    "s_sc_fence_writer_only.c": [[('st', 'x', 2, 'rlx'), ('fence', 'sc'), ('st', 'y', 1, 'rlx')], [('ld', 'y', 'rlx'), ('st', 'x', 1, 'rlx')]],
-    "2p2w_rmw_one_side.c": [[('rmw', 'x', 'add', 1, 'rlx'), ('st', 'y', 2, 'rlx')], [('st', 'y', 1, 'rlx'), ('st', 'x', 2, 'rlx')]],
+    "sb_fence_acq_rel_mix.c": [
+        [('st', 'x', 1, 'rel'), ('fence', 'ar'), ('ld', 'y', 'acq')],
+        [('st', 'y', 1, 'rel'), ('fence', 'sc'), ('ld', 'x', 'acq')],
+    ],
+    "r_rmw_sc_both.c": [
+        [('st', 'x', 1, 'rlx'), ('rmw', 'y', 'xchg', 1, 'sc')],
+        [('rmw', 'y', 'xchg', 2, 'sc'), ('ld', 'x', 'rlx')],
+    ],
+    "s_sc_fence_writer_only.c": [
+        [('st', 'x', 2, 'rlx'), ('fence', 'sc'), ('st', 'y', 1, 'rlx')],
+        [('ld', 'y', 'rlx'), ('st', 'x', 1, 'rlx')],
+    ],
+    "2p2w_rmw_one_side.c": [
+        [('rmw', 'x', 'add', 1, 'rlx'), ('st', 'y', 2, 'rlx')],
+        [('st', 'y', 1, 'rlx'), ('st', 'x', 2, 'rlx')],
+    ],
     "corr_rmw_two_readers.c": [[('rmw', 'x', 'add', 1, 'rlx')], [('ld', 'x', 'rlx'), ('ld', 'x', 'rlx')]],
 }
 SLOW_SHAPES = {
@@ -302,9 +341,22 @@ SLOW_SHAPES = {
                               [('rmw', 'y', 'add', 1, 'rlx')],
                               [('ld', 'y', 'rlx'), ('fence', 'acq'), ('ld', 'x', 'rlx')]],
     # session 17
-    "iriw_sc_writes_acq_reads.c": [[('st', 'x', 1, 'sc')], [('st', 'y', 1, 'sc')], [('ld', 'x', 'acq'), ('ld', 'y', 'acq')], [('ld', 'y', 'acq'), ('ld', 'x', 'acq')]],
-    "rwc_fence_reader_sc_writer.c": [[('st', 'x', 1, 'rlx')], [('ld', 'x', 'rlx'), ('fence', 'sc'), ('ld', 'y', 'rlx')], [('st', 'y', 1, 'sc'), ('ld', 'x', 'sc')]],
-    "wrc_sc_fences.c": [[('st', 'x', 1, 'rlx')], [('ld', 'x', 'rlx'), ('fence', 'sc'), ('st', 'y', 1, 'rlx')], [('ld', 'y', 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')]],
+    "iriw_sc_writes_acq_reads.c": [
+        [('st', 'x', 1, 'sc')],
+        [('st', 'y', 1, 'sc')],
+        [('ld', 'x', 'acq'), ('ld', 'y', 'acq')],
+        [('ld', 'y', 'acq'), ('ld', 'x', 'acq')],
+    ],
+    "rwc_fence_reader_sc_writer.c": [
+        [('st', 'x', 1, 'rlx')],
+        [('ld', 'x', 'rlx'), ('fence', 'sc'), ('ld', 'y', 'rlx')],
+        [('st', 'y', 1, 'sc'), ('ld', 'x', 'sc')],
+    ],
+    "wrc_sc_fences.c": [
+        [('st', 'x', 1, 'rlx')],
+        [('ld', 'x', 'rlx'), ('fence', 'sc'), ('st', 'y', 1, 'rlx')],
+        [('ld', 'y', 'rlx'), ('fence', 'sc'), ('ld', 'x', 'rlx')],
+    ],
 }
 
 
