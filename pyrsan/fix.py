@@ -450,7 +450,7 @@ def render_fix_text(result: FixResult, patch_path: str | None, written: list[str
             out.append("source changes:")
         for edit in plan.edits:
             where = f"{os.path.relpath(edit.file)}:{edit.anchor}"
-            if edit.action == "replace_order":
+            if edit.action in ("replace_order", "replace_line"):
                 out.append(f"  {where}: {edit.text.strip()}")
             else:
                 out.append(f"  {where}: {edit.text.strip()} "
