@@ -176,6 +176,21 @@ void rsan_heap_details(char *out, size_t n, uintptr_t addr, const rsan_block_inf
            (unsigned long long)blk->addr, (unsigned long long)addr);
 }
 
+/* The "  Location is ..." line of a race or robustness report: kind 1 a global named obj, 2 a
+ * heap location named obj in block blk, else the bare address. */
+void rsan_text_location(rsan_buf *b, uintptr_t addr, int kind, const char *obj, const rsan_block_info *blk) {
+  if (kind == 1) rsan_buf_printf(b, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)addr);
+  else if (kind == 2) {
+    char details[200];
+    rsan_heap_details(details, sizeof details, addr, blk);
+    rsan_buf_printf(b, "  Location is %s (%s)\n", obj, details);
+  } else
+    rsan_buf_printf(
+        b,
+        "  Location is 0x%llx (not a global or heap block: a stack variable, thread-local or mmap memory)\n",
+        (unsigned long long)addr);
+}
+
 /* rsan_object_name, or a heap location's name: *kind 1 global, 2 heap (blk filled), 0 the
  * bare address. Takes heap.c's leaf lock: for a report being written, not on its repeats. */
 void rsan_location_name(char *out, size_t n, uintptr_t addr, int *kind, rsan_block_info *blk) {

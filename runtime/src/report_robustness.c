@@ -588,17 +588,7 @@ void rsan_report_robustness(rsan_report_info *r) {
     rsan_buf_puts(&t, r->cand_complete ? "\n" : " (and older ones no longer kept)\n");
   }
   size_t location_at = t.n;
-  if (obj_known)
-    rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
-  else if (io.kind == 2) {
-    char details[200];
-    rsan_heap_details(details, sizeof details, r->addr, &io.blk);
-    rsan_buf_printf(&t, "  Location is %s (%s)\n", obj, details);
-  } else
-    rsan_buf_printf(
-        &t,
-        "  Location is 0x%llx (not a global or heap block: a stack variable, thread-local or mmap memory)\n",
-        (unsigned long long)r->addr);
+  rsan_text_location(&t, r->addr, obj_known ? 1 : io.kind == 2 ? 2 : 0, obj, &io.blk);
   size_t insert = location_at;
   rsan_buf_printf(&t, "  Timestamps: hb %llu, sc %llu\n", (unsigned long long)r->ts_hb,
                   (unsigned long long)r->ts_sc);

@@ -46,6 +46,8 @@ void rsan_object_name(char *out, size_t n, uintptr_t addr, int *known); /* "x", 
 void rsan_heap_name(char *out, size_t n, uintptr_t addr, const rsan_block_info *blk);
 /* "size 12, allocated by thread T0; block at 0x.., location at 0x.." */
 void rsan_heap_details(char *out, size_t n, uintptr_t addr, const rsan_block_info *blk);
+/* "  Location is global 'x' at 0x..", ".. (size ..)" of a heap location (kind 2), or the address */
+void rsan_text_location(rsan_buf *b, uintptr_t addr, int kind, const char *obj, const rsan_block_info *blk);
 /* a global's name (*kind 1), a heap location's (*kind 2, blk filled), else the address (0) */
 void rsan_location_name(char *out, size_t n, uintptr_t addr, int *kind, rsan_block_info *blk);
 void rsan_site_short_col(char *out, size_t n, uint64_t site, int with_col); /* "sb.c:13[:9]" */
