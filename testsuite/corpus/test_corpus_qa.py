@@ -14,6 +14,13 @@ atomics, fork / posix_spawn / signals / exit / quick_exit while threads run, thr
 and its destructors, deep recursion, huge stacks, 256-300 threads, vectorised -O3 loops, and a
 program of three translation units (qa_multi_tu/).
 
+Session 17 added 39 (benchmarks/README.md "Session 17: qa"): SC fences and seq_cst accesses
+mixed with weaker orders, RMWs as reads, C++20 release sequences (all checked against rc20.py),
+RCU grace periods, a TTAS lock for 16 threads, a seqlock with plain data, a generation barrier,
+std::barrier, a thread pool, exceptions and lock_guard unwinding across threads, magic statics,
+pthread barriers, pthread_cancel in a condition wait, mmap memory, 64 threads of fenced SB, a
+linear-probing hash table.
+
 Default suite: a handful of them with `pyrsan run` at its defaults (the added time stays small).
 Slow (-m slow): every program at -O0, -O1 and -O2, under --explore, and for every non-robust
 one `pyrsan fix` whose output must explore robust.
