@@ -9,7 +9,9 @@ macro expansion (no atomic operation is written at its position), on a line with
 atomic operations (for a fence; an order is replaced inside the access's own call), in a
 statement whose boundaries are not plain (a condition, an unbraced body, a continuation line),
 or in a file outside the current directory. A fence for an access in a one-line body
-(`{ atomic_store(p, v); }`) goes on that line, before the access's statement or after its `;`.
+(`{ atomic_store(p, v); }`) goes on that line, before the access's statement or after its `;`;
+one after a CAS in the condition of a one-line `if (cas(...)) return;` goes first in the (now
+braced) body and on the line after the if.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ _CONTROL_RE = re.compile(r"^(?:if|while|for|switch|do|else|case|default|return|b
 _MACRO_CALL_RE = re.compile(r"([A-Za-z_]\w*)\s*\(")
 # a line that continues a statement begun above it: nothing can be inserted before it
 _WHILE_RE = re.compile(r"^while\s*\(")
+_IF_RE = re.compile(r"^if\s*\(")
 _NO_STATEMENT_BEFORE_RE = re.compile(r"^(?:else|case|default|do)\b")
 _INCLUDE_RE = re.compile(r'^\s*#\s*include\s*[<"]stdatomic\.h[>"]')
 
@@ -56,7 +59,8 @@ class SourceEdit:
     repair: Repair
     file: str                   # absolute path
     line: int                   # 1-based line of the access
-    action: str                 # insert_before / insert_after / replace_order / replace_line
+    action: str                 # insert_before / insert_after / replace_order / replace_line /
+    #                             replace_line_and_after (the new line, and a fence after it)
     anchor: int                 # 1-based line the insertion goes before/after, or that is replaced
     text: str                   # the inserted line, or the new line
 
@@ -304,6 +308,8 @@ class _FilePatch:
             line = self.fence_line(start)
             self.before.setdefault(start, []).append(line)
             return SourceEdit(repair, self.path, frame.line, "insert_before", start + 1, line)
+        if _IF_RE.match(first) and start == index:
+            return self._fence_after_if_condition(repair, frame)
         if _WHILE_RE.match(first):
             end = _empty_while_end(self.lines, start, index)
         elif _CONTROL_RE.match(first):
@@ -313,6 +319,41 @@ class _FilePatch:
         line = self.fence_line(start)
         self.after.setdefault(end, []).append(line)
         return SourceEdit(repair, self.path, frame.line, "insert_after", end + 1, line)
+
+    def _fence_after_if_condition(self, repair: Repair, frame: Frame) -> SourceEdit:
+        """`if (cas(...)) return;` on one line, a fence after the access in its condition: the
+        fence goes first in the body, braced (`if (cas(...)) { FENCE return; }`), and on the
+        line after the statement (the path where the condition is false); each path runs
+        exactly one of them, right after the condition, as the checked repair does. Only when
+        the access is in the condition, its body is one statement ending the line and no
+        `else` follows."""
+        index = frame.line - 1
+        line = self.lines[index]
+        code = line.split("//", 1)[0].rstrip()
+        opening = code.find("(")
+        depth, close = 0, -1
+        for i in range(opening, len(code)):
+            depth += (code[i] == "(") - (code[i] == ")")
+            if depth == 0:
+                close = i
+                break
+        if close < 0 or not opening < frame.column - 1 < close:
+            raise _Unsafe("the access is in a condition or a jump, not in a statement of its own")
+        body = code[close + 1:].strip()
+        if not body.endswith(";") or any(c in body for c in "{}") or body.count(";") != 1 or \
+                _CONTROL_RE.match(body) and not re.match(r"(?:return|break|continue|goto)\b", body):
+            raise _Unsafe("the access is in the condition of an if whose body is not one statement on its line")
+        if _previous_code(self.lines[::-1], len(self.lines) - 1 - index).startswith("else"):
+            raise _Unsafe("the access is in the condition of an if with an else")
+        if index in self.replaced:
+            raise _Unsafe("the line already has another change")
+        fence = CXX_FENCE if self.cxx else C_FENCE
+        at = line.index(body, close + 1)
+        new = line[:at] + "{ " + fence + " " + body + " }" + line[at + len(body):]
+        self.replaced[index] = new
+        self.inline.add(index)
+        self.after.setdefault(index, []).append(self.fence_line(index))
+        return SourceEdit(repair, self.path, frame.line, "replace_line_and_after", frame.line, new)
 
     def _fence_in_body(self, repair: Repair, frame: Frame, start: int, end: int) -> SourceEdit:
         """A fence inside a one-line body (`void st(atomic_int *p) { atomic_store(p, 1); }`):

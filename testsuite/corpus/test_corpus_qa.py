@@ -99,11 +99,10 @@ EXPLORE_SKIP = {
 
 NOT_ROBUST = [p for p in PROGRAMS if not parse_program(p).robust and p.name not in XFAIL]
 # non-robust programs whose repair pyrsan fix checks but can only print as a manual step
-# (session 17: a fence inside a one-line body `{ ...; }` and an order on a line with two atomic
-# operations are patched now: sb_fnptr_ops.c, mp_sc_store_rlx_load.cpp, pyrsan/patch.py)
-FIX_MANUAL = {
-    "treiber_tagged.c": "the second fence goes after a CAS inside an if condition",
-}
+# (session 17: a fence inside a one-line body `{ ...; }`, an order on a line with two atomic
+# operations and a fence after a CAS in a one-line if's condition are patched now:
+# sb_fnptr_ops.c, mp_sc_store_rlx_load.cpp, treiber_tagged.c, pyrsan/patch.py)
+FIX_MANUAL: dict[str, str] = {}
 
 
 @pytest.mark.slow

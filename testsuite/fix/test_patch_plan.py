@@ -244,3 +244,44 @@ def test_an_order_on_a_line_with_two_atomic_operations_is_replaced_in_its_own_ca
         "  if (atomic_load_explicit(a, memory_order_acquire)) *seen = atomic_load_explicit(b, memory_order_seq_cst);")
     plan = plan_patch((Repair("fence", str(path), 3, "before"),), _body_sites(path), str(tmp_path))
     assert [step.reason for step in plan.manual] == ["the line has several atomic operations"]
+
+
+IF_SOURCE = """\
+#include <stdatomic.h>
+atomic_long top;
+int push(long old, long new) {
+  for (;;) {
+    if (atomic_compare_exchange_weak_explicit(&top, &old, new, memory_order_release, memory_order_relaxed)) return 1;
+    old = 0;
+  }
+}
+int pop(long old) {
+  if (atomic_compare_exchange_weak_explicit(&top, &old, 0, memory_order_acquire, memory_order_acquire)) {
+    return 1;
+  }
+  if (atomic_compare_exchange_weak_explicit(&top, &old, 0, memory_order_acquire, memory_order_acquire)) return 2;
+  else return 3;
+}
+"""
+
+
+def test_a_fence_after_a_cas_in_a_one_line_if_goes_on_both_paths(tmp_path):
+    """`if (cas(...)) return 1;`: the fence after the CAS goes first in the braced body and on
+    the line after the if (the path where it failed): each path runs one, right after the CAS.
+    An if with a block, or with an else, stays a manual step."""
+    path = tmp_path / "a.c"
+    path.write_text(IF_SOURCE)
+    sites = (_site(path, 0, 5, 9, "cas", "release"), _site(path, 1, 10, 7, "cas", "acquire"),
+             _site(path, 2, 13, 7, "cas", "acquire"))
+    plan = plan_patch((Repair("fence", str(path), 0, "after"),), sites, str(tmp_path))
+    lines = plan.new_texts[str(path)].split("\n")
+    assert lines[4:7] == [
+        "    if (atomic_compare_exchange_weak_explicit(&top, &old, new, memory_order_release, memory_order_relaxed)) "
+        f"{{ {C_FENCE} return 1; }}",
+        "    " + C_FENCE,
+        "    old = 0;"]
+    plan = plan_patch((Repair("fence", str(path), 1, "after"), Repair("fence", str(path), 2, "after")),
+                      sites, str(tmp_path))
+    assert [step.reason for step in plan.manual] == [
+        "the access is in the condition of an if whose body is not one statement on its line",
+        "the access is in the condition of an if with an else"]
