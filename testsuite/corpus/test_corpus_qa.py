@@ -94,6 +94,8 @@ EXPLORE_BOUND = {"spsc_template_lambda.cpp": 200}
 EXPLORE_SKIP = {
     "many_threads_token_ring.c": "one explored schedule of 256 threads takes minutes (explore.py's trace analysis)",
     "many_threads_waves_race.c": "one explored schedule of 300 threads takes minutes (explore.py's trace analysis)",
+    # session 17 (load ~50): `--explore --keep-going --max-schedules 2000` did not end in 600 s
+    "many_pairs_sb_fenced.c": "64 threads: 2000 explored schedules take more than the test's 600 s",
 }
 
 
