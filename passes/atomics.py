@@ -7,6 +7,7 @@ from typing import NoReturn
 
 from pyrsan.abi import RMW_OP_NUMBER, primary_frame
 
+from .localnames import LocalNames, field_offset, global_member, global_types, struct_field_counts
 from .model import IRFunction, IRLine, IRModule
 from .registration import module_globals
 from .results import RecognisedLoop, Site, UnsupportedIRError
@@ -267,18 +268,36 @@ _NOT_ACCESSES = {"__atomic_is_lock_free", "__atomic_always_lock_free"}
 _NEEDLES = ("atomic", "cmpxchg", "fence", "@__sync_", '@"__sync_')
 
 
-def _object_name(ptr: str, names: dict[str, str]) -> str:
+def _object_name(ptr: str, names: dict[str, str], local: LocalNames | None = None, bits: int = 0,
+                 types: dict[str, str | None] | None = None) -> str:
     """`ptr @f` -> the source name of @f; a member or element of a global at constant indices
-    (a constant `getelementptr`) -> `f+4` (a byte offset) or `f[0][1]` (its indices); another
-    pointer -> `*%3`."""
+    (a constant `getelementptr`) -> `f+4` (a byte offset) or `f[0][1]` (its indices); a pointer
+    variable or a member through one (localnames.py) -> `*f`, `c->ready`; another pointer ->
+    `*%3`."""
     operand = ptr.split(" ", 1)[1].strip()
+    if local is not None and operand.startswith("%"):
+        name = local.name(operand, bits)
+        if name:
+            return name
     if operand.startswith("@"):
-        return names.get(operand) or operand[1:].strip('"')
+        base = names.get(operand) or operand[1:].strip('"')
+        member = global_member(local.debug, (types or {}).get(operand), base, 0, bits) if local else None
+        return member or base
     m = _CONST_GEP_NAME_RE.match(operand)
     if m:
         base = names.get(m.group(2)) or m.group(2)[1:].strip('"')
         indices = [int(i) for i in re.findall(r"i\d+ (-?\d+)", m.group(3))]
-        if m.group(1).strip() == "i8" and len(indices) == 1:
+        ty = (types or {}).get(m.group(2))
+        element = m.group(1).strip()
+        offset = None
+        if element == "i8" and len(indices) == 1 and indices[0] >= 0:
+            offset = indices[0] * 8
+        elif local and len(indices) == 2 and indices[0] == 0 and element.startswith("%"):
+            offset = field_offset(local.debug, local.fields, ty, element, indices[1])
+        member = global_member(local.debug, ty, base, offset, bits) if local and offset is not None else None
+        if member:
+            return member
+        if element == "i8" and len(indices) == 1:
             return "%s%+d" % (base, indices[0]) if indices[0] else base
         return base + "".join("[%d]" % i for i in indices[1:])
     return "*" + operand
@@ -317,9 +336,12 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
     decls: dict[str, str] = {}
     notes = notes if notes is not None else []
     table.write_only = write_only_globals(module.top_level_lines(), [fn.lines for fn in module.functions()])
+    fields: dict[str, int] = {}
+    types: dict[str, str | None] = {}
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
         spins = find_spin_loops(fn) if spin_loops else {}
+        local: LocalNames | None = None
         for line in atomic_instructions(fn, table):
             op = line.opcode
             rw = _Rewriter(module, table, fn, line)
@@ -345,10 +367,15 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
                 if loops is not None and loop.listed:
                     if names is None:
                         names = {ir: src for ir, _, src in module_globals(module, table.debug)}
+                        fields = struct_field_counts(module.top_level_lines())
+                        types = global_types(module.top_level_lines(), table.debug)
+                    if local is None:
+                        local = LocalNames(fn, table.debug, fields)
                     frame = primary_frame(table.sites[-1].frames)
                     loops.append(RecognisedLoop(
                         "rmw" if loop.kind == "casloop_cas" else loop.kind,
-                        _object_name("ptr " + loop.location if loop.location else ptr, names), loop.value,
+                        _object_name("ptr " + loop.location if loop.location else ptr, names, local,
+                                     table.sites[-1].size * 8, types), loop.value,
                         frame.file if frame else "", frame.line if frame else 0,
                         loop.desired, loop.negated))
             else:

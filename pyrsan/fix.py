@@ -41,7 +41,8 @@ from .checker import (Program, CheckMethod, CheckOutcome, Repair, SiteInfo, chec
                       model_for)
 from .abi import is_system_file
 from .errors import BuildError, UsageError
-from .patch import PatchPlan, plan_patch
+from .patch import C_FENCE, CXX_FENCE, PatchPlan, plan_patch
+from .toolchain import is_cxx_source
 from .words import plural
 from .reports import Report
 
@@ -450,8 +451,12 @@ def render_fix_text(result: FixResult, patch_path: str | None, written: list[str
             out.append("source changes:")
         for edit in plan.edits:
             where = f"{os.path.relpath(edit.file)}:{edit.anchor}"
-            if edit.action == "replace_order":
+            if edit.action in ("replace_order", "replace_line"):
                 out.append(f"  {where}: {edit.text.strip()}")
+            elif edit.action == "replace_line_and_after":
+                fence = CXX_FENCE if is_cxx_source(edit.file) else C_FENCE
+                out.append(f"  {where}: {edit.text.strip()} (and {fence} on the line after it: the path where "
+                           "the condition is false)")
             else:
                 out.append(f"  {where}: {edit.text.strip()} "
                            f"({'before' if edit.action == 'insert_before' else 'after'} this line)")

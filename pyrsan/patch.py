@@ -6,8 +6,12 @@ access, or the access's order token replaced), and the edits become one unified 
 Where a source edit would not be the repair that was checked, no edit is made and the plan
 carries a manual instruction instead, with the reason: the access is in a system header, in a
 macro expansion (no atomic operation is written at its position), on a line with several
-atomic operations, in a statement whose boundaries are not plain (a condition, an unbraced
-body, a continuation line), or in a file outside the current directory.
+atomic operations (for a fence; an order is replaced inside the access's own call), in a
+statement whose boundaries are not plain (a condition, an unbraced body, a continuation line),
+or in a file outside the current directory. A fence for an access in a one-line body
+(`{ atomic_store(p, v); }`) goes on that line, before the access's statement or after its `;`;
+one after a CAS in the condition of a one-line `if (cas(...)) return;` goes first in the (now
+braced) body and on the line after the if.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ _CONTROL_RE = re.compile(r"^(?:if|while|for|switch|do|else|case|default|return|b
 _MACRO_CALL_RE = re.compile(r"([A-Za-z_]\w*)\s*\(")
 # a line that continues a statement begun above it: nothing can be inserted before it
 _WHILE_RE = re.compile(r"^while\s*\(")
+_IF_RE = re.compile(r"^if\s*\(")
 _NO_STATEMENT_BEFORE_RE = re.compile(r"^(?:else|case|default|do)\b")
 _INCLUDE_RE = re.compile(r'^\s*#\s*include\s*[<"]stdatomic\.h[>"]')
 
@@ -54,7 +59,8 @@ class SourceEdit:
     repair: Repair
     file: str                   # absolute path
     line: int                   # 1-based line of the access
-    action: str                 # insert_before / insert_after / replace_order
+    action: str                 # insert_before / insert_after / replace_order / replace_line /
+    #                             replace_line_and_after (the new line, and a fence after it)
     anchor: int                 # 1-based line the insertion goes before/after, or that is replaced
     text: str                   # the inserted line, or the new line
 
@@ -222,6 +228,53 @@ def _order_span(lines: list[str], frame: Frame) -> tuple[int, int]:
     raise _Unsafe("the end of the call was not found")
 
 
+def _call_end(line: str, column: int) -> int | None:
+    """The index just after the `)` that closes the call written at ``column`` (1-based) of
+    ``line``, or None when it is not on this line."""
+    code = line.split("//", 1)[0]
+    depth = 0
+    for i in range(max(column - 1, 0), len(code)):
+        if code[i] == "(":
+            depth += 1
+        elif code[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+            if depth < 0:
+                return None
+    return None
+
+
+def _one_line_body(line: str, column: int) -> tuple[int, int] | None:
+    """For an access at ``column`` (1-based) of a line holding a whole body `... { S1; S2; }`,
+    the indices where the statement holding the access starts (after `{` or the `;` of the
+    statement before, blanks skipped) and just after its closing `;`; None when the line is not
+    such a body (one `{` before the access, one `}` after it, no `{`, `}` or control keyword
+    inside, parentheses balanced)."""
+    code = line.split("//", 1)[0]
+    at = column - 1
+    open_at, close_at = code.find("{"), code.rfind("}")
+    if not 0 <= open_at < at < close_at or code.count("{") != 1 or code.count("}") != 1:
+        return None
+    depth, start, end = 0, open_at + 1, None
+    for i in range(open_at + 1, close_at):
+        c = code[i]
+        depth += (c == "(") - (c == ")")
+        if c == ";" and depth == 0:
+            if i < at:
+                start = i + 1
+            else:
+                end = i + 1
+                break
+    if end is None or depth != 0:
+        return None
+    while start < at and code[start].isspace():
+        start += 1
+    if _CONTROL_RE.match(code[start:at + 1]) and not code[start:].startswith("return"):
+        return None
+    return start, end
+
+
 class _FilePatch:
     def __init__(self, path: str, cxx: bool):
         self.path = path
@@ -232,12 +285,16 @@ class _FilePatch:
         self.before: dict[int, list[str]] = {}
         self.after: dict[int, list[str]] = {}
         self.replaced: dict[int, str] = {}
+        self.inline: set[int] = set()      # lines that got a fence inside a one-line body
 
     def fence_line(self, statement_first: int) -> str:
         return _indentation(self.lines[statement_first]) + (CXX_FENCE if self.cxx else C_FENCE)
 
     def plan_fence(self, repair: Repair, frame: Frame) -> SourceEdit:
         index = frame.line - 1
+        body = _one_line_body(self.lines[index], frame.column) if frame.column > 0 else None
+        if body is not None:
+            return self._fence_in_body(repair, frame, *body)
         start = _statement_start(self.lines, index)
         first = _code(self.lines[start])
         if start != index and repair.position == "before":
@@ -251,6 +308,8 @@ class _FilePatch:
             line = self.fence_line(start)
             self.before.setdefault(start, []).append(line)
             return SourceEdit(repair, self.path, frame.line, "insert_before", start + 1, line)
+        if _IF_RE.match(first) and start == index:
+            return self._fence_after_if_condition(repair, frame)
         if _WHILE_RE.match(first):
             end = _empty_while_end(self.lines, start, index)
         elif _CONTROL_RE.match(first):
@@ -261,12 +320,73 @@ class _FilePatch:
         self.after.setdefault(end, []).append(line)
         return SourceEdit(repair, self.path, frame.line, "insert_after", end + 1, line)
 
+    def _fence_after_if_condition(self, repair: Repair, frame: Frame) -> SourceEdit:
+        """`if (cas(...)) return;` on one line, a fence after the access in its condition: the
+        fence goes first in the body, braced (`if (cas(...)) { FENCE return; }`), and on the
+        line after the statement (the path where the condition is false); each path runs
+        exactly one of them, right after the condition, as the checked repair does. Only when
+        the access is in the condition, its body is one statement ending the line and no
+        `else` follows."""
+        index = frame.line - 1
+        line = self.lines[index]
+        code = line.split("//", 1)[0].rstrip()
+        opening = code.find("(")
+        depth, close = 0, -1
+        for i in range(opening, len(code)):
+            depth += (code[i] == "(") - (code[i] == ")")
+            if depth == 0:
+                close = i
+                break
+        if close < 0 or not opening < frame.column - 1 < close:
+            raise _Unsafe("the access is in a condition or a jump, not in a statement of its own")
+        body = code[close + 1:].strip()
+        if not body.endswith(";") or any(c in body for c in "{}") or body.count(";") != 1 or \
+                _CONTROL_RE.match(body) and not re.match(r"(?:return|break|continue|goto)\b", body):
+            raise _Unsafe("the access is in the condition of an if whose body is not one statement on its line")
+        if _previous_code(self.lines[::-1], len(self.lines) - 1 - index).startswith("else"):
+            raise _Unsafe("the access is in the condition of an if with an else")
+        if index in self.replaced:
+            raise _Unsafe("the line already has another change")
+        fence = CXX_FENCE if self.cxx else C_FENCE
+        at = line.index(body, close + 1)
+        new = line[:at] + "{ " + fence + " " + body + " }" + line[at + len(body):]
+        self.replaced[index] = new
+        self.inline.add(index)
+        self.after.setdefault(index, []).append(self.fence_line(index))
+        return SourceEdit(repair, self.path, frame.line, "replace_line_and_after", frame.line, new)
+
+    def _fence_in_body(self, repair: Repair, frame: Frame, start: int, end: int) -> SourceEdit:
+        """A fence inside a one-line body (`void st(atomic_int *p) { atomic_store(p, 1); }`):
+        right before the statement of the access, or right after its `;`, on the same line."""
+        index = frame.line - 1
+        if index in self.replaced:
+            raise _Unsafe("the line already has another change")
+        line = self.lines[index]
+        statement = line[start:end]
+        if repair.position == "after" and re.match(r"return\b", statement):
+            raise _Unsafe("the access is in a return statement: nothing can follow it in the body")
+        fence = CXX_FENCE if self.cxx else C_FENCE
+        new = (line[:start] + fence + " " + line[start:] if repair.position == "before"
+               else line[:end] + " " + fence + line[end:])
+        self.replaced[index] = new
+        self.inline.add(index)
+        return SourceEdit(repair, self.path, frame.line, "replace_line", frame.line, new)
+
     def plan_order(self, repair: Repair, site: SiteInfo, frame: Frame) -> SourceEdit:
         first, last = _order_span(self.lines, frame)
         if first != last:
             raise _Unsafe("the call spans several lines")
+        if first in self.inline:
+            raise _Unsafe("the line already has an inserted fence")
         text = self.replaced.get(first, self.lines[first])
-        tokens = list(_ORDER_TOKEN_RE.finditer(text, frame.column - 1))
+        # only the call's own arguments: another atomic operation may follow on the line
+        # (`if (a.load(o)) r = b.load(o);`); the replacements keep every token's position
+        # before the call's end (a longer or shorter order only moves what follows it)
+        end = _call_end(self.lines[first], frame.column)
+        if end is None:
+            raise _Unsafe("the end of the call was not found")
+        end += len(text) - len(self.lines[first])
+        tokens = list(_ORDER_TOKEN_RE.finditer(text, frame.column - 1, end))
         wanted = 2 if site.kind == "cas" else 1
         if len(tokens) != wanted:
             raise _Unsafe(f"expected {wanted} memory order argument{'s' if wanted > 1 else ''} on the line, "
@@ -283,7 +403,7 @@ class _FilePatch:
 
     def patched(self) -> str:
         out: list[str] = []
-        needs_include = not self.cxx and (self.before or self.after) and not any(
+        needs_include = not self.cxx and (self.before or self.after or self.inline) and not any(
             _INCLUDE_RE.match(line) for line in self.lines)
         for i, line in enumerate(self.lines):
             out.extend(self.before.get(i, ()))
@@ -337,7 +457,7 @@ def plan_patch(repairs: tuple[Repair, ...], sites: tuple[SiteInfo, ...], root: s
                 raise _Unsafe(f"{frame.file} is not readable")
             if _relative(path, root) is None:
                 raise _Unsafe(f"{frame.file} is outside the current directory")
-            if len(accesses_per_line.get((path, frame.line), ())) > 1:
+            if len(accesses_per_line.get((path, frame.line), ())) > 1 and repair.kind == "fence":
                 raise _Unsafe("the line has several atomic operations")
             patch = files.get(path)
             if patch is None:

@@ -16,9 +16,22 @@ static int synchronous(int sig) {
   return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP || sig == SIGSYS;
 }
 
+/* A signal sent to the process, not to one thread (kill, setitimer, timer_create, a child's
+ * SIGCHLD): the kernel may give it to any thread that does not block it. */
+static int process_directed(int sig, const siginfo_t *info) {
+  if (!info) return 0;
+  return info->si_code == SI_USER || info->si_code == SI_KERNEL || info->si_code == SI_TIMER ||
+         sig == SIGCHLD;
+}
+
 static void wrapper(int sig, siginfo_t *info, void *uctx) {
   if (rsan_rt_depth != 0 && !synchronous(sig)) {
-    rsan_sig_defer(sig, info);
+    /* Deferred in a thread the controlled scheduler keeps parked, the handler would wait for
+     * that thread to run again, which may be never (main parked in a join of threads that
+     * poll a flag the handler sets: a livelock). A signal for the process is run by the first
+     * thread that leaves the runtime (signal_defer.c); one for this thread stays with it. */
+    if (process_directed(sig, info)) rsan_sig_defer_process(sig, info);
+    else rsan_sig_defer(sig, info);
     return;
   }
   int saved_errno = errno;

@@ -238,6 +238,11 @@ static int controlled_cond_wait(const void *c, void *m, int timed, int (*unlock)
   int woken = rsan_sched_cond_wait(c, timed);
   controlled_lock(m, RSAN_SB_MUTEX, try_lock, busy, 0, 0);
   cond_wait_after(c, m, woken);
+  /* a cancellation point: the thread waited in the scheduler, where a pthread_cancel only
+   * ended the wait (intercept_thread.c); it acts on it here, with the mutex held, as POSIX
+   * says (C11's cnd_wait is no cancellation point, but a pending request is acted on at the
+   * next one anyway) */
+  pthread_testcancel();
   return woken ? ok_rc : timeout_rc;
 }
 static int unlock_mutex(void *m) { return REAL(pthread_mutex_unlock)(m); }

@@ -28,6 +28,7 @@ RSAN_REAL_DECL(int, pthread_tryjoin_np, NULL, pthread_t, void **)
 RSAN_REAL_DECL(int, pthread_timedjoin_np, NULL, pthread_t, void **, const struct timespec *)
 RSAN_REAL_DECL(int, pthread_clockjoin_np, NULL, pthread_t, void **, clockid_t, const struct timespec *)
 RSAN_REAL_DECL(int, pthread_detach, NULL, pthread_t)
+RSAN_REAL_DECL(int, pthread_cancel, NULL, pthread_t)
 RSAN_REAL_DECL(void, pthread_exit, NULL, void *)
 RSAN_REAL_DECL(int, thrd_create, NULL, thrd_t *, thrd_start_t, void *)
 RSAN_REAL_DECL(int, thrd_join, NULL, thrd_t, int *)
@@ -376,6 +377,14 @@ static void detach_done(pthread_t th) {
     }
   }
   map_unlock();
+}
+
+/* A controlled thread waits in the scheduler, not at the real cancellation point: its
+ * condition wait is ended (sched_sync.c rsan_sched_cancel), and it acts on the request when it
+ * returns to the program (intercept_sync.c). */
+int pthread_cancel(pthread_t th) {
+  if (!rsan_icpt_inside() && rsan_sched_active()) rsan_sched_cancel(join_lookup(th));
+  return REAL(pthread_cancel)(th);
 }
 
 int pthread_detach(pthread_t th) {

@@ -68,7 +68,7 @@ void rsan_frames_build(rsan_frames *fr, uint64_t site, const uint64_t *stack, ui
   for (uint32_t i = 0; i < nstack && stack[i]; i++) frames_add_site(fr, stack[i]);
 }
 
-static int system_file(const char *f) {
+int rsan_system_file(const char *f) {
   static const char *const prefixes[] = RSAN_SYSTEM_PREFIXES;
   if (!f) return 0;
   for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
@@ -79,7 +79,7 @@ static int system_file(const char *f) {
 /* docs/interfaces.md §2: innermost frame not in a system header, else the innermost one. */
 const rsan_frame *rsan_frames_primary(const rsan_frames *fr) {
   for (uint32_t i = 0; i < fr->n; i++)
-    if (!system_file(fr->f[i]->file)) return fr->f[i];
+    if (!rsan_system_file(fr->f[i]->file)) return fr->f[i];
   return fr->n ? fr->f[0] : NULL;
 }
 
@@ -174,6 +174,21 @@ void rsan_heap_details(char *out, size_t n, uintptr_t addr, const rsan_block_inf
   if (blk->tid >= 0) snprintf(by, sizeof by, ", allocated by thread T%d", blk->tid);
   snprintf(out, n, "size %llu%s; block at 0x%llx, location at 0x%llx", (unsigned long long)blk->size, by,
            (unsigned long long)blk->addr, (unsigned long long)addr);
+}
+
+/* The "  Location is ..." line of a race or robustness report: kind 1 a global named obj, 2 a
+ * heap location named obj in block blk, else the bare address. */
+void rsan_text_location(rsan_buf *b, uintptr_t addr, int kind, const char *obj, const rsan_block_info *blk) {
+  if (kind == 1) rsan_buf_printf(b, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)addr);
+  else if (kind == 2) {
+    char details[200];
+    rsan_heap_details(details, sizeof details, addr, blk);
+    rsan_buf_printf(b, "  Location is %s (%s)\n", obj, details);
+  } else
+    rsan_buf_printf(
+        b,
+        "  Location is 0x%llx (not a global or heap block: a stack variable, thread-local or mmap memory)\n",
+        (unsigned long long)addr);
 }
 
 /* rsan_object_name, or a heap location's name: *kind 1 global, 2 heap (blk filled), 0 the

@@ -104,17 +104,11 @@ void rsan_report_race(rsan_race_info *r) {
                   access_noun(r->prev_is_write, r->prev_is_atomic, 0), r->prev_size,
                   (unsigned long long)r->addr, r->prev_tid);
   rsan_text_frames(&t, &prev);
-  if (!strcmp(obj_kind, "global"))
-    rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
-  else if (!strcmp(obj_kind, "heap")) {
-    char details[200];
-    rsan_heap_details(details, sizeof details, r->addr, &blk);
-    rsan_buf_printf(&t, "  Location is %s (%s)\n", obj, details);
-  } else
-    rsan_buf_printf(
-        &t,
-        "  Location is 0x%llx (not a global or heap block: a stack variable, thread-local or mmap memory)\n",
-        (unsigned long long)r->addr);
+  rsan_text_location(&t, r->addr,
+                     !strcmp(obj_kind, "global") ? 1
+                     : !strcmp(obj_kind, "heap") ? 2
+                                                 : 0,
+                     obj, &blk);
   text_thread(&t, r->tid);
   if (r->prev_tid != r->tid) text_thread(&t, r->prev_tid);
   /* what the check is (algorithm.md §5): hb = (po ∪ sw)+ of the observed run, sw through

@@ -87,6 +87,40 @@ int rsan_op_is_read(int op) {
  * failure only feeds a retry of the same CAS (RSAN_SITE_CAS_RETRY), the stale value has no
  * consequence: the retry starts from the value the failure read (docs/reports.md §2). */
 int rsan_report_only_failure(const rsan_report_info *r) { return rsan_op_is_cas(r->op) && !r->is_write; }
+
+/* The headers of the atomic operations themselves (docs/reports.md §2, `library`): an access
+ * whose code is in one of them acts on the atomic object its caller names. The wait headers
+ * count only as callers (the wait loop loads the caller's atomic through atomic_base.h); an
+ * access of their own is to the library's waiter table. */
+static int atomic_api_file(const char *f, int caller) {
+  static const char *const api[] = {"/bits/atomic_base.h", "/atomic", "/stdatomic.h",
+                                    "/bits/shared_ptr_atomic.h"};
+  static const char *const wait[] = {"/bits/atomic_wait.h", "/bits/atomic_timed_wait.h"};
+  size_t n = strlen(f);
+  for (size_t i = 0; i < sizeof api / sizeof *api; i++)
+    if (n >= strlen(api[i]) && !strcmp(f + n - strlen(api[i]), api[i])) return 1;
+  if (strstr(f, "/c++/v1/__atomic/")) return 1; /* libc++ */
+  for (size_t i = 0; caller && i < sizeof wait / sizeof *wait; i++)
+    if (n >= strlen(wait[i]) && !strcmp(f + n - strlen(wait[i]), wait[i])) return 1;
+  return 0;
+}
+/* The access is the library's own: its code is in a system header, and between it and the
+ * program's code (the innermost frame outside system headers) some frame is neither an atomic
+ * operation nor a wait on one (std::barrier's phase word, the waiter table of atomic wait, a
+ * shared_ptr count). No frame of the program's: not the library's (a thread's start routine). */
+static int library_access(const rsan_report_info *r) {
+  const rsan_site *s = rsan_site_lookup(r->site);
+  if (!s || !s->nframes || !s->frames[0].file || !rsan_system_file(s->frames[0].file)) return 0;
+  rsan_frames fr;
+  rsan_frames_build(&fr, r->site, r->stack, r->nstack);
+  int inside = 0;
+  for (uint32_t i = 0; i < fr.n; i++) {
+    const char *f = fr.f[i]->file;
+    if (!f || !rsan_system_file(f)) return inside;
+    if (!atomic_api_file(f, i > 0)) inside = 1;
+  }
+  return 0;
+}
 const char *rsan_report_consequence(const rsan_report_info *r) {
   const rsan_site *s = rsan_site_lookup(r->site);
   if (rsan_report_only_failure(r) && s && (s->op & RSAN_SITE_CAS_RETRY)) return "failed-cas";
@@ -95,6 +129,9 @@ const char *rsan_report_consequence(const rsan_report_info *r) {
   if (r->is_write && r->op == RSAN_OP_STORE && s && s->kind == RSAN_SITE_STORE &&
       (s->op & RSAN_SITE_WRITE_ONLY))
     return "write-only";
+  /* the C++ library's own atomics: its non-SC behaviour is its implementation's, specified by
+   * the synchronisation its API promises (docs/reports.md §2) */
+  if (library_access(r)) return "library";
   return "value";
 }
 int rsan_report_benign(const rsan_report_info *r) { return strcmp(rsan_report_consequence(r), "value") != 0; }
@@ -551,17 +588,7 @@ void rsan_report_robustness(rsan_report_info *r) {
     rsan_buf_puts(&t, r->cand_complete ? "\n" : " (and older ones no longer kept)\n");
   }
   size_t location_at = t.n;
-  if (obj_known)
-    rsan_buf_printf(&t, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)r->addr);
-  else if (io.kind == 2) {
-    char details[200];
-    rsan_heap_details(details, sizeof details, r->addr, &io.blk);
-    rsan_buf_printf(&t, "  Location is %s (%s)\n", obj, details);
-  } else
-    rsan_buf_printf(
-        &t,
-        "  Location is 0x%llx (not a global or heap block: a stack variable, thread-local or mmap memory)\n",
-        (unsigned long long)r->addr);
+  rsan_text_location(&t, r->addr, obj_known ? 1 : io.kind == 2 ? 2 : 0, obj, &io.blk);
   size_t insert = location_at;
   rsan_buf_printf(&t, "  Timestamps: hb %llu, sc %llu\n", (unsigned long long)r->ts_hb,
                   (unsigned long long)r->ts_sc);

@@ -35,6 +35,7 @@ typedef struct rsan_frames {
 } rsan_frames;
 /* the frames of a site followed by those of its call stack (innermost first) */
 void rsan_frames_build(rsan_frames *fr, uint64_t site, const uint64_t *stack, uint32_t nstack);
+int rsan_system_file(const char *f); /* under RSAN_SYSTEM_PREFIXES */
 /* docs/interfaces.md §2: innermost frame not in a system header, else the innermost one */
 const rsan_frame *rsan_frames_primary(const rsan_frames *fr);
 const char *rsan_basename(const char *f);
@@ -45,6 +46,8 @@ void rsan_object_name(char *out, size_t n, uintptr_t addr, int *known); /* "x", 
 void rsan_heap_name(char *out, size_t n, uintptr_t addr, const rsan_block_info *blk);
 /* "size 12, allocated by thread T0; block at 0x.., location at 0x.." */
 void rsan_heap_details(char *out, size_t n, uintptr_t addr, const rsan_block_info *blk);
+/* "  Location is global 'x' at 0x..", ".. (size ..)" of a heap location (kind 2), or the address */
+void rsan_text_location(rsan_buf *b, uintptr_t addr, int kind, const char *obj, const rsan_block_info *blk);
 /* a global's name (*kind 1), a heap location's (*kind 2, blk filled), else the address (0) */
 void rsan_location_name(char *out, size_t n, uintptr_t addr, int *kind, rsan_block_info *blk);
 void rsan_site_short_col(char *out, size_t n, uint64_t site, int with_col); /* "sb.c:13[:9]" */
@@ -69,7 +72,8 @@ extern uint64_t rsan_ngrouped;
 int rsan_op_is_cas(int op);
 int rsan_op_is_read(int op);
 int rsan_report_only_failure(const rsan_report_info *r); /* a CAS whose only stale outcome is failing */
-const char *rsan_report_consequence(const rsan_report_info *r); /* "value", "failed-cas", "write-only" */
+const char *
+rsan_report_consequence(const rsan_report_info *r); /* "value", "failed-cas", "write-only", "library" */
 int rsan_report_benign(const rsan_report_info *r);                /* consequence other than "value" */
 /* report_repair.c: the suggested repair, cheapest first */
 enum { RSAN_FIX_NONE, RSAN_FIX_ACQUIRE, RSAN_FIX_ACQUIRE_FENCE, RSAN_FIX_FENCES, RSAN_FIX_ORDERS };

@@ -149,6 +149,7 @@ void rsan_sched_lock_released(const void *addr);
 int rsan_sched_cond_wait(const void *c, int timed);
 /* After the signal / broadcast point on c: wakes the oldest waiter, or all. */
 void rsan_sched_cond_signal(const void *c, int all);
+void rsan_sched_cancel(rsan_thread *t); /* pthread_cancel: a condition wait of t ends */
 
 /* ---- barriers ---- */
 void rsan_sched_barrier_init(const void *b, unsigned count);

@@ -16,7 +16,14 @@
 extern __thread int rsan_rt_depth __attribute__((tls_model("initial-exec")));
 extern __thread int rsan_sig_npending __attribute__((tls_model("initial-exec")));
 
-/* Runs the calling thread's pending handlers (signal_defer.c). */
+/* Signals for the process (not one thread) deferred and not run yet: any thread runs them
+ * when it leaves the runtime (signal_defer.c rsan_sig_defer_process). */
+extern int rsan_sig_proc_npending;
+static inline int rsan_sig_any_pending(void) {
+  return (rsan_sig_npending | __atomic_load_n(&rsan_sig_proc_npending, __ATOMIC_RELAXED)) != 0;
+}
+
+/* Runs the calling thread's pending handlers, and the process's (signal_defer.c). */
 void rsan_sig_deliver_pending(void);
 /* The calling thread ends: frees its pending-signal block. */
 void rsan_sig_thread_exit(void);
@@ -39,12 +46,12 @@ static inline void rsan_rt_leave(void) {
 /* The boundaries of an entry point or interceptor, the safe points where pending handlers
  * run: on the way in (before the operation starts) and on the way out (after it ended). */
 static inline void rsan_rt_guard_enter(void) {
-  if (__builtin_expect(rsan_sig_npending != 0, 0) && rsan_rt_depth == 0) rsan_sig_deliver_pending();
+  if (__builtin_expect(rsan_sig_any_pending(), 0) && rsan_rt_depth == 0) rsan_sig_deliver_pending();
   rsan_rt_enter();
 }
 static inline void rsan_rt_guard_leave(void) {
   rsan_rt_leave();
-  if (__builtin_expect(rsan_sig_npending != 0, 0) && rsan_rt_depth == 0) rsan_sig_deliver_pending();
+  if (__builtin_expect(rsan_sig_any_pending(), 0) && rsan_rt_depth == 0) rsan_sig_deliver_pending();
 }
 
 /* One line at the top of an entry point: inside the runtime until it returns. */

@@ -17,6 +17,8 @@ typedef struct rsan_sig_user {
 extern rsan_sig_user rsan_sig_users[RSAN_NSIG];
 
 void rsan_sig_defer(int sig, const siginfo_t *info);
+/* a signal for the process: run by the first thread that leaves the runtime */
+void rsan_sig_defer_process(int sig, const siginfo_t *info);
 void rsan_sig_call_user(int sig, siginfo_t *info, void *uctx);
 
 #endif /* RSAN_SIGTABLE_H */

@@ -172,6 +172,17 @@ void rsan_sched_cond_signal(const void *c, int all) {
   rsan_spin_unlock(&rsan_sched.lock);
 }
 
+/* pthread_cancel of t (intercept_thread.c): a thread the scheduler keeps in a condition wait
+ * (never in the real one, a cancellation point) is woken as by a spurious wakeup, so that it
+ * re-takes the mutex and acts on the cancellation (intercept_sync.c controlled_cond_wait). */
+void rsan_sched_cancel(rsan_thread *t) {
+  if (!rsan_sched_on || !t) return;
+  rsan_spin_lock(&rsan_sched.lock);
+  sched_thread *s = t->sched;
+  if (!rsan_sched.finished && s && s->state == ST_LIVE && s->cond) s->signalled = 1;
+  rsan_spin_unlock(&rsan_sched.lock);
+}
+
 /* ---- barriers ---- */
 void rsan_sched_barrier_init(const void *b, unsigned count) {
   if (!rsan_sched_on) return;

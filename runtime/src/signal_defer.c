@@ -25,6 +25,51 @@ rsan_sig_user rsan_sig_users[RSAN_NSIG];
 /* signals deferred and not run yet, over all threads (rsan_sig_may_wake) */
 static int deferred_total;
 
+/* A signal for the process, deferred in a thread inside the runtime, is run by the first
+ * thread that leaves it (the kernel could have given it to any thread): under a controlled
+ * scheduler the thread it arrived in may be parked until the handler itself lets it go on
+ * (main in a join of threads that poll the flag the handler sets), while the running thread
+ * leaves the runtime at its next operation. Static: no thread owns it. */
+int rsan_sig_proc_npending;
+static pending_block proc;
+static unsigned char proc_claim[RSAN_NSIG];
+
+void rsan_sig_defer_process(int sig, const siginfo_t *info) {
+  if (sig <= 0 || sig >= RSAN_NSIG) return;
+  if (__atomic_exchange_n(&proc_claim[sig], 1, __ATOMIC_ACQUIRE)) return; /* pending already */
+  if (info) proc.info[sig] = *info;
+  else {
+    memset(&proc.info[sig], 0, sizeof proc.info[sig]);
+    proc.info[sig].si_signo = sig;
+  }
+  __atomic_fetch_add(&deferred_total, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&proc.pending[sig], 1, __ATOMIC_RELEASE);
+  __atomic_fetch_add(&rsan_sig_proc_npending, 1, __ATOMIC_RELEASE);
+}
+
+static void run_handler(int sig, siginfo_t *info) {
+  rsan_sig_user *u = &rsan_sig_users[sig];
+  sigset_t mask, old;
+  memcpy(&mask, &u->mask, sizeof mask);
+  if (!(u->flags & SA_NODEFER)) sigaddset(&mask, sig);
+  pthread_sigmask(SIG_BLOCK, &mask, &old);
+  rsan_sig_call_user(sig, info, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The process's pending handlers, each claimed by one thread. */
+static void deliver_process(void) {
+  for (int sig = 1; sig < RSAN_NSIG && __atomic_load_n(&rsan_sig_proc_npending, __ATOMIC_ACQUIRE); sig++) {
+    if (!__atomic_load_n(&proc.pending[sig], __ATOMIC_ACQUIRE)) continue;
+    siginfo_t info = proc.info[sig];
+    if (!__atomic_exchange_n(&proc.pending[sig], 0, __ATOMIC_ACQ_REL)) continue;
+    __atomic_fetch_sub(&rsan_sig_proc_npending, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&deferred_total, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&proc_claim[sig], 0, __ATOMIC_RELEASE); /* a new arrival is pending again */
+    run_handler(sig, &info);
+  }
+}
+
 void rsan_sig_defer(int sig, const siginfo_t *info) {
   if (sig <= 0 || sig >= RSAN_NSIG) return;
   if (blk == NULL) {
@@ -69,15 +114,10 @@ void rsan_sig_deliver_pending(void) {
       __atomic_fetch_sub(&rsan_sig_npending, 1, __ATOMIC_RELAXED);
       __atomic_fetch_sub(&deferred_total, 1, __ATOMIC_RELAXED);
       again = 1;
-      rsan_sig_user *u = &rsan_sig_users[sig];
-      sigset_t mask, old;
-      memcpy(&mask, &u->mask, sizeof mask);
-      if (!(u->flags & SA_NODEFER)) sigaddset(&mask, sig);
-      pthread_sigmask(SIG_BLOCK, &mask, &old);
-      rsan_sig_call_user(sig, &info, NULL);
-      pthread_sigmask(SIG_SETMASK, &old, NULL);
+      run_handler(sig, &info);
     }
   }
+  if (__atomic_load_n(&rsan_sig_proc_npending, __ATOMIC_ACQUIRE)) deliver_process();
   errno = saved_errno;
 }
 

@@ -195,3 +195,93 @@ def test_an_acquire_repair_raises_each_order_token_no_further_than_needed():
     assert _raised_order("seq_cst", "acquire") == "seq_cst"
     assert _raised_order("acq_rel", "acquire") == "acq_rel"
     assert _raised_order("relaxed", "seq_cst") == "seq_cst"
+
+
+BODY_SOURCE = """\
+#include <stdatomic.h>
+static void store_rlx(atomic_int *p, int v) { atomic_store_explicit(p, v, memory_order_relaxed); } // keep
+static int load_rlx(atomic_int *p) { return atomic_load_explicit(p, memory_order_relaxed); }
+void g(atomic_int *a, atomic_int *b, int *seen) {
+  if (atomic_load_explicit(a, memory_order_relaxed)) *seen = atomic_load_explicit(b, memory_order_relaxed);
+}
+"""
+
+
+def _body_sites(path):
+    return (_site(path, 0, 2, 47, "store", "relaxed"), _site(path, 1, 3, 45, "load", "relaxed"),
+            _site(path, 2, 5, 7, "load", "relaxed"), _site(path, 3, 5, 62, "load", "relaxed"))
+
+
+def test_a_fence_in_a_one_line_body_goes_on_that_line(tmp_path):
+    """A store in `{ ...; }`: the fence after it goes after its `;` inside the braces; a load
+    in `{ return ...; }` gets a fence before the return, and none after it (a manual step)."""
+    path = tmp_path / "a.c"
+    path.write_text(BODY_SOURCE)
+    plan = plan_patch((Repair("fence", str(path), 0, "after"), Repair("fence", str(path), 1, "before"),
+                       Repair("fence", str(path), 1, "after")), _body_sites(path), str(tmp_path))
+    lines = plan.new_texts[str(path)].split("\n")
+    assert lines[1] == ("static void store_rlx(atomic_int *p, int v) { atomic_store_explicit(p, v, "
+                        f"memory_order_relaxed); {C_FENCE} }} // keep")
+    assert lines[2] == (f"static int load_rlx(atomic_int *p) {{ {C_FENCE} "
+                        "return atomic_load_explicit(p, memory_order_relaxed); }")
+    assert [step.reason for step in plan.manual] == ["the line already has another change"]
+    plan = plan_patch((Repair("fence", str(path), 1, "after"),), _body_sites(path), str(tmp_path))
+    assert [step.reason for step in plan.manual] == [
+        "the access is in a return statement: nothing can follow it in the body"]
+
+
+def test_an_order_on_a_line_with_two_atomic_operations_is_replaced_in_its_own_call(tmp_path):
+    """`if (a.load(rlx)) *seen = b.load(rlx);`: making the second load acquire changes only its
+    own order token; the first one's, or both, likewise; a fence there is still manual."""
+    path = tmp_path / "a.c"
+    path.write_text(BODY_SOURCE)
+    plan = plan_patch((Repair("order", str(path), 3, order="acquire"),), _body_sites(path), str(tmp_path))
+    assert plan.new_texts[str(path)].split("\n")[4] == (
+        "  if (atomic_load_explicit(a, memory_order_relaxed)) *seen = atomic_load_explicit(b, memory_order_acquire);")
+    plan = plan_patch((Repair("order", str(path), 2, order="acquire"), Repair("order", str(path), 3, order="seq_cst")),
+                      _body_sites(path), str(tmp_path))
+    assert plan.new_texts[str(path)].split("\n")[4] == (
+        "  if (atomic_load_explicit(a, memory_order_acquire)) *seen = atomic_load_explicit(b, memory_order_seq_cst);")
+    plan = plan_patch((Repair("fence", str(path), 3, "before"),), _body_sites(path), str(tmp_path))
+    assert [step.reason for step in plan.manual] == ["the line has several atomic operations"]
+
+
+IF_SOURCE = """\
+#include <stdatomic.h>
+atomic_long top;
+int push(long old, long new) {
+  for (;;) {
+    if (atomic_compare_exchange_weak_explicit(&top, &old, new, memory_order_release, memory_order_relaxed)) return 1;
+    old = 0;
+  }
+}
+int pop(long old) {
+  if (atomic_compare_exchange_weak_explicit(&top, &old, 0, memory_order_acquire, memory_order_acquire)) {
+    return 1;
+  }
+  if (atomic_compare_exchange_weak_explicit(&top, &old, 0, memory_order_acquire, memory_order_acquire)) return 2;
+  else return 3;
+}
+"""
+
+
+def test_a_fence_after_a_cas_in_a_one_line_if_goes_on_both_paths(tmp_path):
+    """`if (cas(...)) return 1;`: the fence after the CAS goes first in the braced body and on
+    the line after the if (the path where it failed): each path runs one, right after the CAS.
+    An if with a block, or with an else, stays a manual step."""
+    path = tmp_path / "a.c"
+    path.write_text(IF_SOURCE)
+    sites = (_site(path, 0, 5, 9, "cas", "release"), _site(path, 1, 10, 7, "cas", "acquire"),
+             _site(path, 2, 13, 7, "cas", "acquire"))
+    plan = plan_patch((Repair("fence", str(path), 0, "after"),), sites, str(tmp_path))
+    lines = plan.new_texts[str(path)].split("\n")
+    assert lines[4:7] == [
+        "    if (atomic_compare_exchange_weak_explicit(&top, &old, new, memory_order_release, memory_order_relaxed)) "
+        f"{{ {C_FENCE} return 1; }}",
+        "    " + C_FENCE,
+        "    old = 0;"]
+    plan = plan_patch((Repair("fence", str(path), 1, "after"), Repair("fence", str(path), 2, "after")),
+                      sites, str(tmp_path))
+    assert [step.reason for step in plan.manual] == [
+        "the access is in the condition of an if whose body is not one statement on its line",
+        "the access is in the condition of an if with an else"]

@@ -109,7 +109,7 @@ def test_cpp_loops_with_yield_are_recognised(tmp_path):
     for opt in ("-O1", "-O2"):
         result = instrument(tmp_path, body, opt, name="t.cpp", head="")
         assert [loop.describe() for loop in result.loops] == [
-            "CAS retry loop at t.cpp:7 (read-modify-write of *%0)"]
+            "CAS retry loop at t.cpp:7 (read-modify-write of s.bits)"]
 
 
 NOT_RMW_LOOPS = [

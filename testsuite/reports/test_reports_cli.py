@@ -207,3 +207,25 @@ def test_the_text_blocks_are_printed_when_the_run_ends_in_a_deadlock(run_pyrsan,
             assert "WARNING: pyrsan: deadlock" in run.stderr
             return
     pytest.fail("no run reported the store buffering")
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_the_cpp_librarys_own_accesses_are_library(run_pyrsan, tmp_path, opt):
+    """docs/reports.md §2 `library`: std::barrier's phase word is compared and exchanged inside
+    <barrier> (atomic_base.h called by the barrier's _M_arrive): its stale reads are the
+    library's, reported with consequence "library" and not shown; store buffering through the
+    program's own std::atomic members (atomic_base.h called from the program's lambdas, under
+    std::function) stays "value"."""
+    r, doc = _run(run_pyrsan, tmp_path, "library_barrier.cpp", "-std=c++20", "--all", opt, runs=60)
+    library = [rep for rep in doc["reports"] if rep.get("consequence") == "library"]
+    assert library and not [rep for rep in doc["reports"] if rep.get("consequence") == "value"], r.stderr[-3000:]
+    for rep in library:
+        assert Path(rep["access"]["stack"][0]["file"]).parts[:3] == ("/", "usr", "lib"), rep["access"]
+        assert rep["repair"]["kind"] == "none" and "the C++ library's own" in rep["suggestion"]
+    r, doc = _run(run_pyrsan, tmp_path, "library_barrier.cpp", "-std=c++20", opt, runs=60)
+    assert r.returncode == 0 and doc["reports"] == [] and doc["benign"] >= 1, r.stderr[-3000:]
+    r, doc = _run(run_pyrsan, tmp_path, "library_barrier.cpp", "-std=c++20", "-DUSER_SB", opt, runs=20)
+    user = [rep for rep in doc["reports"] if rep["access"]["function"] == "operator()"]
+    assert r.returncode == 66 and user, r.stderr[-3000:]
+    assert all(rep["consequence"] == "value" and Path(rep["access"]["file"]).name == "library_barrier.cpp"
+               for rep in doc["reports"]), doc["reports"]

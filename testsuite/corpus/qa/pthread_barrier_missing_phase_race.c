@@ -1,0 +1,30 @@
+// robust: yes
+// race: yes
+// reason: the second barrier of each phase is missing: a thread copying nxt into cur of phase k races with a neighbour still reading cur[(i+1)%N] of phase k (and writing nxt of phase k+1 against the copy); no atomics
+// The stencil of pthread_barrier_phases.c with one barrier per phase instead of two.
+#include <pthread.h>
+#include <stdio.h>
+
+#define T 4
+#define N 16
+static pthread_barrier_t bar;
+static int cur[N], nxt[N];
+
+static void *work(void *arg) {
+  long id = (long)arg;
+  for (int phase = 0; phase < 3; phase++) {
+    for (int i = (int)id; i < N; i += T) nxt[i] = cur[i] + cur[(i + 1) % N] + 1;
+    pthread_barrier_wait(&bar);
+    for (int i = (int)id; i < N; i += T) cur[i] = nxt[i];
+  }
+  return NULL;
+}
+
+int main(void) {
+  pthread_t t[T];
+  pthread_barrier_init(&bar, NULL, T);
+  for (long i = 0; i < T; i++) pthread_create(&t[i], NULL, work, (void *)i);
+  for (int i = 0; i < T; i++) pthread_join(t[i], NULL);
+  printf("%d\n", cur[0]);
+  return 0;
+}
