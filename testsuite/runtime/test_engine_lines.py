@@ -49,14 +49,7 @@ def record(hooks, p):
 
 def newest_fact(hooks, f, b):
     """(epoch, slot, ts16, tsU16) of the window's newest fact (inline or grown window)"""
-    ffi = hooks[0]
-    i = (f["nfacts"] - 1) & (f["fcap"] - 1)
-    if f["fcap"] == FCAP_INLINE:
-        raw = b[64 + 16 * i: 64 + 16 * i + 16]
-    else:
-        ext, = struct.unpack_from("<Q", b, 64)
-        raw = bytes(ffi.buffer(ffi.cast("uint8_t *", ext + 16 * i), 16))
-    return struct.unpack("<QIHH", raw)
+    return fact_at(hooks, f, b, f["nfacts"] - 1)
 
 
 def fact_at(hooks, f, b, pos):
