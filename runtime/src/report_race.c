@@ -17,14 +17,6 @@ static const char *access_noun(int is_write, int is_atomic, int capital) {
   return names[capital != 0][2 * (is_atomic != 0) + (is_write != 0)];
 }
 
-/* The object of a race: a global's name, a heap block with where it was allocated, or the
- * bare address. *kind: "global", "heap" or "unknown"; blk filled for "heap". */
-static void race_object(char *out, size_t n, uintptr_t addr, const char **kind, rsan_block_info *blk) {
-  int k;
-  rsan_location_name(out, n, addr, &k, blk);
-  *kind = k == 1 ? "global" : k == 2 ? "heap" : "unknown";
-}
-
 /* "Thread T2 (created by thread T0 at:" + its creation stack; the main thread has none */
 static void text_thread(rsan_buf *b, int tid) {
   rsan_thread *th = rsan_thread_by_tid(tid);
@@ -88,9 +80,10 @@ void rsan_report_race(rsan_race_info *r) {
   rsan_nraces++;
   int pid = (int)getpid();
   char obj[600];
-  const char *obj_kind;
+  int kind; /* rsan_location_name: 1 global, 2 heap, 0 unknown */
   rsan_block_info blk;
-  race_object(obj, sizeof obj, r->addr, &obj_kind, &blk);
+  rsan_location_name(obj, sizeof obj, r->addr, &kind, &blk);
+  const char *obj_kind = kind == 1 ? "global" : kind == 2 ? "heap" : "unknown";
   const rsan_frame *prim = rsan_frames_primary(&acc);
 
   rsan_buf t = {0};
@@ -104,11 +97,7 @@ void rsan_report_race(rsan_race_info *r) {
                   access_noun(r->prev_is_write, r->prev_is_atomic, 0), r->prev_size,
                   (unsigned long long)r->addr, r->prev_tid);
   rsan_text_frames(&t, &prev);
-  rsan_text_location(&t, r->addr,
-                     !strcmp(obj_kind, "global") ? 1
-                     : !strcmp(obj_kind, "heap") ? 2
-                                                 : 0,
-                     obj, &blk);
+  rsan_text_location(&t, r->addr, kind, obj, &blk);
   text_thread(&t, r->tid);
   if (r->prev_tid != r->tid) text_thread(&t, r->prev_tid);
   /* what the check is (algorithm.md §5): hb = (po ∪ sw)+ of the observed run, sw through

@@ -18,7 +18,7 @@ extern __thread int rsan_sig_npending __attribute__((tls_model("initial-exec")))
 
 /* Signals for the process (not one thread) deferred and not run yet: any thread runs them
  * when it leaves the runtime (signal_defer.c rsan_sig_defer_process). */
-extern int rsan_sig_proc_npending;
+extern int rsan_sig_proc_npending __attribute__((visibility("hidden"))); /* read by every entry point */
 static inline int rsan_sig_any_pending(void) {
   return (rsan_sig_npending | __atomic_load_n(&rsan_sig_proc_npending, __ATOMIC_RELAXED)) != 0;
 }

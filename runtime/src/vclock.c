@@ -120,7 +120,7 @@ static inline size_t base_size(uint32_t n, int over) {
   return sizeof(rsan_vbase) + n * (over ? sizeof(uint16_t) : sizeof(uint64_t));
 }
 
-static void vbase_drop(rsan_vbase *b) {
+void rsan_vbase_drop(rsan_vbase *b) {
   while (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
     rsan_vbase *over = b->over;
     __atomic_sub_fetch(&bases_live, 1, __ATOMIC_RELAXED);
@@ -130,12 +130,11 @@ static void vbase_drop(rsan_vbase *b) {
     b = over; /* its reference dropped too */
   }
 }
-void rsan_vbase_drop(rsan_vbase *b) { vbase_drop(b); }
 
 /* v := ⊥ for a coded v (its offsets freed, its base reference dropped) */
 static void vc_uncode_free(rsan_vc *v) {
   rsan_vcoded *c = (rsan_vcoded *)(void *)v->e;
-  vbase_drop(c->base);
+  rsan_vbase_drop(c->base);
   coded_free(c);
   v->e = NULL;
   v->n = v->cap = 0;
@@ -279,7 +278,7 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
     if (old == b) return 1; /* recoded on the base it holds: its reference stays */
     __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
     c->base = b;
-    vbase_drop(old);
+    rsan_vbase_drop(old);
     return 1;
   }
   __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
@@ -330,8 +329,8 @@ static rsan_vbase *base_over(const uint64_t *v, uint32_t n, rsan_vbase *f) {
 /* slot s's new full base b (one reference, which becomes s->full's): s->cur := s->full := b */
 static void slot_full(rsan_vslot *s, rsan_vbase *b) {
   __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED); /* s->cur's */
-  vbase_drop(s->cur);
-  vbase_drop(s->full);
+  rsan_vbase_drop(s->cur);
+  rsan_vbase_drop(s->full);
   s->cur = s->full = b;
 }
 
@@ -349,7 +348,7 @@ static int code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vslot *s, uint
     slot_full(s, b); /* the slot keeps the reference base_new made */
     return 1;
   }
-  vbase_drop(b);
+  rsan_vbase_drop(b);
   return 0;
 }
 
@@ -370,7 +369,7 @@ static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uin
   }
   if (c->base != b) {
     __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
-    vbase_drop(c->base);
+    rsan_vbase_drop(c->base);
     c->base = b;
   }
   c->own = own;
@@ -402,7 +401,7 @@ int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slo
     __atomic_add_fetch(&bases_rebase, 1, __ATOMIC_RELAXED);
     rsan_vbase *b = s->full ? base_over(src->e, src->n, s->full) : NULL;
     if (b) {
-      vbase_drop(s->cur);
+      rsan_vbase_drop(s->cur);
       s->cur = b; /* the slot keeps the reference base_alloc made */
     } else {
       slot_full(s, base_new(src->e, src->n));
