@@ -11,6 +11,7 @@ import re
 
 from .debuginfo import DebugInfo
 from .model import IRFunction
+from .syntax import NAMED_TYPE_RE, split_top_level
 
 _DBG_VAR_RE = re.compile(r"#dbg_(value|declare)\(ptr (%[-\w.$]+), (![0-9]+), !DIExpression\(\),")
 _DEF_RE = re.compile(r"^\s*(%[-\w.$]+) = (.*)$")
@@ -19,20 +20,17 @@ _GEP_INT_RE = re.compile(r"^getelementptr (?:inbounds |nuw |nusw )*i(8|16|32|64)
                          r"i(?:32|64) (\d+)(?:,|$)")
 _GEP_FIELD_RE = re.compile(r"^getelementptr (?:inbounds |nuw |nusw )*(%[-\w.$\"]+), ptr (%[-\w.$]+), "
                            r"i(?:32|64) 0, i32 (\d+)(?:,|$)")
-_STRUCT_TYPE_RE = re.compile(r"^(%[-\w.$\"]+) = type (<?\{.*\}>?)$")
 
 
 def struct_field_counts(top_level: list[str]) -> dict[str, int]:
-    """IR struct type -> its number of fields (top level of its `{ ... }`)."""
+    """IR struct type -> its number of fields (top level of its `{ ... }` or `<{ ... }>`)."""
     counts = {}
     for text in top_level:
-        m = _STRUCT_TYPE_RE.match(text)
-        if m:
-            body, depth, fields = m.group(2).strip("<>")[1:-1], 0, 1
-            for c in body:
-                depth += c in "{[<(" and 1 or (c in "}]>)" and -1 or 0)
-                fields += c == "," and depth == 0
-            counts[m.group(1)] = fields if body.strip() else 0
+        m = NAMED_TYPE_RE.match(text)
+        body = m.group(2).strip() if m else ""
+        if m and body.startswith(("{", "<{")):
+            inner = body.strip("<>")[1:-1].strip()
+            counts[m.group(1)] = len(split_top_level(inner)) if inner else 0
     return counts
 
 
