@@ -331,12 +331,8 @@ class _FilePatch:
         line = self.lines[index]
         code = line.split("//", 1)[0].rstrip()
         opening = code.find("(")
-        depth, close = 0, -1
-        for i in range(opening, len(code)):
-            depth += (code[i] == "(") - (code[i] == ")")
-            if depth == 0:
-                close = i
-                break
+        end = _call_end(code, opening + 1)  # just after the condition's `)`
+        close = end - 1 if end is not None else -1
         if close < 0 or not opening < frame.column - 1 < close:
             raise _Unsafe("the access is in a condition or a jump, not in a statement of its own")
         body = code[close + 1:].strip()
