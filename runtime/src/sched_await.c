@@ -91,9 +91,12 @@ static size_t gen_used;
 static int gen_full; /* a word found no room (GEN_BITS_MAX): from then on no read repeats another */
 static uint64_t gen_fresh = 1ull << 62;
 
+/* A word's first slot: the words of one 256-byte block in consecutive slots from a base that
+ * hashes the block, so that a program's variables, which lie close together, share the table's
+ * pages (each page a run writes is a fault: it is a fork of the fork server). */
 static gen_entry *gen_find(gen_entry *table, int bits, uintptr_t word) {
   const size_t mask = ((size_t)1 << bits) - 1;
-  size_t k = (size_t)((word * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+  size_t k = ((size_t)(((word >> 5) * 0x9E3779B97F4A7C15ull) >> (64 - bits)) + (size_t)(word & 31)) & mask;
   while (table[k].word && table[k].word != word) k = (k + 1) & mask;
   return &table[k];
 }

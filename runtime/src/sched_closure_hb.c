@@ -36,27 +36,39 @@ typedef struct vc {
 
 enum { REC_FREE = 0, REC_READ, REC_WRITTEN, REC_UNKNOWN };
 
+/* One address's record, its fields together: a run (a fork of the fork server, whose every page
+ * it writes is a fault) writes one record per address it touches, not six arrays' pages. */
+typedef struct hb_rec {
+  uintptr_t addr;
+  uint32_t pos;
+  unsigned char state, writer;
+  vc write, reads;
+} hb_rec;
+
 static vc thread_vc[HB_THREADS];
-static uintptr_t rec_addr[HB_SLOTS];
-static unsigned char rec_state[HB_SLOTS];
-static unsigned char rec_writer[HB_SLOTS];
-static uint32_t rec_pos[HB_SLOTS];
-static vc rec_write[HB_SLOTS], rec_reads[HB_SLOTS];
+static hb_rec recs[HB_SLOTS];
 static int hb_full; /* an address found no slot: from then on nothing is known */
 
 static int active(void) {
   return rsan_sched_dfs() && rsan_sched_flag.sched_await < 0 && rsan_sched_flag.sched_closure != 0;
 }
 
+/* The first slot of an address: the addresses of one 256-byte block in consecutive slots from a
+ * base that hashes the block (a program's variables lie close together: their records share
+ * pages), the blocks spread over the table. */
+static size_t first_slot(uintptr_t addr) {
+  return (size_t)(((addr >> 8) * 0x9E3779B97F4A7C15ull) >> 52) + (size_t)((addr >> 2) & 63);
+}
+
 static int slot(uintptr_t addr, int insert) {
-  size_t h = (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 52);
+  size_t h = first_slot(addr);
   for (size_t i = 0; i < HB_PROBES; i++) {
     size_t k = (h + i) & (HB_SLOTS - 1);
-    if (rec_addr[k] == addr) return (int)k;
-    if (!rec_addr[k]) {
+    if (recs[k].addr == addr) return (int)k;
+    if (!recs[k].addr) {
       if (!insert) return -1;
-      rec_addr[k] = addr;
-      rec_state[k] = REC_READ;
+      recs[k].addr = addr;
+      recs[k].state = REC_READ;
       return (int)k;
     }
   }
@@ -84,8 +96,8 @@ void rsan_closure_hb_step(const sched_thread *c) {
     if (writes) {
       int k = slot(c->addr, 1);
       if (k >= 0) {
-        rec_state[k] = REC_UNKNOWN;
-        memset(&rec_reads[k], 0, sizeof rec_reads[k]);
+        recs[k].state = REC_UNKNOWN;
+        memset(&recs[k].reads, 0, sizeof recs[k].reads);
       }
     }
     return;
@@ -95,26 +107,26 @@ void rsan_closure_hb_step(const sched_thread *c) {
   if (!writes && !reads) return;
   int k = slot(c->addr, 1);
   if (k < 0) return;
-  if (reads && rec_state[k] == REC_WRITTEN) join(v, &rec_write[k]); /* rf (mo for a store) */
+  if (reads && recs[k].state == REC_WRITTEN) join(v, &recs[k].write); /* rf (mo for a store) */
   if (c->kind == RSAN_SK_LOAD) {
-    join(&rec_reads[k], v);
+    join(&recs[k].reads, v);
   } else if (plain_write(c->kind) && c->w) {
-    join(v, &rec_reads[k]); /* fr */
-    rec_write[k] = *v;
-    memset(&rec_reads[k], 0, sizeof rec_reads[k]);
-    rec_state[k] = REC_WRITTEN;
-    rec_writer[k] = (unsigned char)c->tid;
-    rec_pos[k] = v->v[c->tid];
+    join(v, &recs[k].reads); /* fr */
+    recs[k].write = *v;
+    memset(&recs[k].reads, 0, sizeof recs[k].reads);
+    recs[k].state = REC_WRITTEN;
+    recs[k].writer = (unsigned char)c->tid;
+    recs[k].pos = v->v[c->tid];
   } else if (writes) { /* an RMW, a CAS (it may have failed), a lock, a sync primitive */
-    memset(&rec_reads[k], 0, sizeof rec_reads[k]);
-    rec_state[k] = REC_UNKNOWN;
+    memset(&recs[k].reads, 0, sizeof recs[k].reads);
+    recs[k].state = REC_UNKNOWN;
   }
 }
 
 int rsan_closure_hb_imports(const sched_thread *c) {
   if (hb_full || c->tid < 0 || c->tid >= HB_THREADS) return 1;
   int k = slot(c->addr, 0);
-  if (k < 0 || rec_state[k] == REC_READ) { /* no write under the scheduler: Wsc(x) must be ⊥ */
+  if (k < 0 || recs[k].state == REC_READ) { /* no write under the scheduler: Wsc(x) must be ⊥ */
     rsan_loc *l = rsan_loc_lookup_i(c->addr);
     if (!l) return 0;
     rsan_clk empty;
@@ -124,7 +136,7 @@ int rsan_closure_hb_imports(const sched_thread *c) {
     rsan_loc_release(l);
     return out;
   }
-  if (rec_state[k] != REC_WRITTEN) return 1;
-  int u = rec_writer[k];
-  return u != c->tid && thread_vc[c->tid].v[u] < rec_pos[k];
+  if (recs[k].state != REC_WRITTEN) return 1;
+  int u = recs[k].writer;
+  return u != c->tid && thread_vc[c->tid].v[u] < recs[k].pos;
 }

@@ -71,6 +71,7 @@ static int *last_passing;     /* per thread: the position of its last step that 
 static int *last_join_of;     /* [u][v]: the position of v's last join of u */
 static int *next_at;          /* [i][v][k]: next_access */
 static int *focus_check_from, *focus_check_k;
+static int *focus_check_at; /* [offset[v] + v + k]: thread v's first check at its position k or later */
 
 /* A step not yet run at the focus location y can still report. A load's or a wait's check
  * needs its thread's Tsc(y) above its Tc(y) (rsan_engine.h rsan_read_violation; the value
@@ -81,9 +82,9 @@ static int *focus_check_from, *focus_check_k;
  * thread's Tc(y) already reaches the stamp it will see is dead. */
 static int check_later(const int *pos) {
   for (int v = 0; v < nthreads; v++)
-    for (int i = focus_check_from[v]; i < focus_check_from[v + 1]; i++) {
+    for (int i = focus_check_at[offset[v] + v + (pos[v] < total[v] ? pos[v] : total[v])];
+         i < focus_check_from[v + 1]; i++) {
       int k = focus_check_k[i];
-      if (k < pos[v]) continue;
       int j = first_of[offset[v] + k];
       const step *s = &steps[j];
       if (!rec[s->tid]) return 1; /* a thread not created yet: its check is live */
@@ -166,15 +167,19 @@ static void index_steps(void) {
 static void index_focus_checks(void) {
   rsan_free(focus_check_from); /* the previous focus's (searches in one process) */
   rsan_free(focus_check_k);
+  rsan_free(focus_check_at);
   focus_check_from = rsan_alloc((size_t)(nthreads + 1) * sizeof *focus_check_from);
   focus_check_k = rsan_alloc((size_t)(nlog ? nlog : 1) * sizeof *focus_check_k);
+  focus_check_at = rsan_alloc((size_t)(nlog + nthreads) * sizeof *focus_check_at);
   int c = 0;
   for (int v = 0; v < nthreads; v++) {
     focus_check_from[v] = c;
     for (int k = 0; k < total[v]; k++) {
+      focus_check_at[offset[v] + v + k] = c;
       int j = first_of[offset[v] + k];
       if (checks(&steps[j]) && steps[j].at == focus_addr && !known_before[j]) focus_check_k[c++] = k;
     }
+    focus_check_at[offset[v] + v + total[v]] = c;
   }
   focus_check_from[nthreads] = c;
 }
@@ -238,11 +243,15 @@ static uint64_t state_key(const int *pos) {
     live_clk[nlive++] = rsan_loc_msc(f);
   }
   h = mix(h, (uint64_t)focus + 77);
+  /* two lanes, each a chain of multiplies half as long, joined at the end */
+  uint64_t g = h ^ 0x2545f4914f6cdd1dull;
   for (int c = 0; at && c < nlive; c++) {
     rsan_q q;
     rsan_loc_query(at, live_clk[c], &q);
-    h = mix(mix(mix(mix(h, q.lo), q.loU), q.hi), q.hiU);
+    h = mix(mix(h, q.lo), q.loU);
+    g = mix(mix(g, q.hi), q.hiU);
   }
+  h = mix(h, g);
   return h ? h : 1;
 }
 

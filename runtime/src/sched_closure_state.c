@@ -40,12 +40,15 @@ typedef struct saved_clk {
   size_t ext_bytes;
 } saved_clk;
 
+/* The copy of a thread record: its bytes last, and allocated only up to THREAD_BYTES of them
+ * (below: no byte past it is copied, written back or read), unzeroed, so that a copy faults in
+ * the pages its copied spans lie on and no more (saved_thread_alloc). */
 typedef struct saved_thread {
   rsan_thread *t;
   struct saved_thread *next; /* the free list (th_pool) */
-  rsan_thread bytes;
-  saved_clk clk[6]; /* Tc, Tr, Ta, Tsc, Fa, Fsc */
+  saved_clk clk[6];          /* Tc, Tr, Ta, Tsc, Fa, Fsc */
   uint32_t *free_slots;
+  rsan_thread bytes; /* only its first THREAD_BYTES exist */
 } saved_thread;
 
 typedef struct saved_loc {
@@ -83,6 +86,8 @@ _Static_assert(TH_SKIP1 < offsetof(rsan_thread, shadow_site) &&
                    offsetof(rsan_thread, shadow_frame) < TH_KEEP1 && TH_KEEP1 <= TH_SKIP2 &&
                    TH_SKIP2 < TH_KEEP2 && TH_KEEP2 < THREAD_BYTES,
                "rsan_thread's layout: the skipped spans hold only the shadow stack and site_stack");
+_Static_assert(offsetof(rsan_thread, snap_sc) + sizeof(rsan_snap *) <= TH_SKIP1,
+               "thread_drop reads the saved snapshots among the copied bytes");
 static void thread_bytes(void *dst, const void *src) {
   memcpy(dst, src, TH_SKIP1);
   memcpy((char *)dst + TH_KEEP1, (const char *)src + TH_KEEP1, TH_SKIP2 - TH_KEEP1);
@@ -293,6 +298,18 @@ static void loc_drop(saved_loc *sl) {
   loc_pool = sl;
 }
 
+/* A new copy of a thread record, 64-byte aligned (the records' clocks are: rsan_clk). Not
+ * zeroed: thread_save writes every field the copy's other users read (t, clk, free_slots and
+ * the copied spans of bytes); a zeroed one would touch the 6 KiB of bytes no one reads, two
+ * pages in a search process whose every page is new or copy-on-write (a fault each). */
+extern void *__libc_memalign(size_t, size_t);
+static saved_thread *saved_thread_alloc(void) {
+  size_t n = (offsetof(saved_thread, bytes) + THREAD_BYTES + 63) & ~(size_t)63;
+  saved_thread *st = __libc_memalign(64, n);
+  if (!st) __builtin_trap(); /* out of memory in the search: it crashed, the closure is incomplete */
+  return st;
+}
+
 /* The first change of a record since the innermost state's save: its copy, into that state */
 void rsan_cstate_touch(int thread_i, int loc_i) {
   rsan_cstate *s = top;
@@ -300,7 +317,7 @@ void rsan_cstate_touch(int thread_i, int loc_i) {
   if (thread_i >= 0 && thread_i < s->nt && !s->th[thread_i]) {
     saved_thread *st = th_pool;
     if (st) th_pool = st->next;
-    else st = rsan_alloc_line(sizeof *st); /* 64-byte aligned: the records' clocks are (rsan_clk) */
+    else st = saved_thread_alloc();
     thread_save(st, s->threads[thread_i]);
     s->th[thread_i] = st;
   }
