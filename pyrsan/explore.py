@@ -116,6 +116,9 @@ class Exploration:
     closure_reruns: int = 0    # sched_closure: schedules run to confirm closure reports
 
 
+_NONE: frozenset[int] = frozenset()
+
+
 class _Node:
     """A state of the search: the one after a schedule prefix."""
 
@@ -127,11 +130,11 @@ class _Node:
         # A yielding thread can run when a schedule names it: it is a choice like the enabled
         # ones (races are reversed into it), only the runtime's continuation never takes it.
         self.enabled: Mapping[int, Op] = {**step.yielding, **step.enabled} if step.yielding else step.enabled
-        self.yielding = frozenset(step.yielding) - frozenset(step.enabled)
+        self.yielding = frozenset(step.yielding) - frozenset(step.enabled) if step.yielding else _NONE
         # the yielding threads whose repeats count (their loop's state does not come back)
-        self.counting = step.counting & self.yielding if step.counting else frozenset()
+        self.counting = step.counting & self.yielding if step.counting else _NONE
         # per yielding thread: how many of its steps in a row so far ran while it yielded
-        self.forced = {t: c for t, c in forced.items() if t in self.yielding}
+        self.forced = {t: c for t, c in forced.items() if t in self.yielding} if forced else {}
         self.backtrack: set[int] = set()
         self.done: set[int] = set()
         self.sleep = sleep
@@ -259,7 +262,8 @@ class _Search:
                     break
                 node.done.add(step.tid)
                 node.backtrack.add(step.tid)
-                sleep = {t: o for t, o in node.sleep.items() if not dependent(t, o, step.tid, step.op)}
+                sleep = {t: o for t, o in node.sleep.items() if not dependent(t, o, step.tid, step.op)} \
+                    if node.sleep else {}
             if depth + 1 < len(steps):
                 child = node.children.get(step.tid)
                 if child is None:
@@ -311,6 +315,7 @@ class _Search:
         clean_since: list[int] = []           # the clean SC fences after it
         thread_ops: list[int] = []              # spawn/join/exit operations
         known = set(steps[0].enabled) if steps else set()
+        nsteps = len(steps)
         for j, step in enumerate(steps[:cut]):
             tid, op = step.tid, step.op
             # The state after step j (path[j + 1]) keeps its clock: a step before ``first`` was
@@ -358,26 +363,30 @@ class _Search:
                                 (other in path[j].counting or _yield_news(other, j, steps)):
                             self.add_backtrack(path[j], decisions[:j], other)
             thread_last[tid] = j
-            if j + 1 < len(steps):
-                for new_tid in steps[j + 1].enabled:
-                    if new_tid not in known:
-                        known.add(new_tid)
-                        if op.kind == "spawn":
-                            spawned_by[new_tid] = j
-            if op.kind == "fence_sc" and op.addr == CLEAN_FENCE:
-                clean_since.append(j)
-            elif op.kind == "fence_sc":
-                last_sc_fence[:] = [j]
-                clean_since.clear()
-            elif op.kind in THREAD_KINDS:
-                thread_ops.append(j)
-            elif op.kind != "fence" and op.addr != "0x0":
-                if op.writes:
-                    last_write[op.addr] = j
-                    writes.setdefault(op.addr, []).append(j)
-                    reads_since[op.addr] = []
+            if j + 1 < nsteps:
+                following = steps[j + 1].enabled
+                if not known.issuperset(following):   # a thread enabled for the first time
+                    for new_tid in following:
+                        if new_tid not in known:
+                            known.add(new_tid)
+                            if op.kind == "spawn":
+                                spawned_by[new_tid] = j
+            kind, addr = op.kind, op.addr
+            if kind == "fence_sc":
+                if addr == CLEAN_FENCE:
+                    clean_since.append(j)
                 else:
-                    reads_since.setdefault(op.addr, []).append(j)
+                    last_sc_fence[:] = [j]
+                    clean_since.clear()
+            elif kind in THREAD_KINDS:
+                thread_ops.append(j)
+            elif kind != "fence" and addr != "0x0":
+                if op.writes:
+                    last_write[addr] = j
+                    writes.setdefault(addr, []).append(j)
+                    reads_since[addr] = []
+                else:
+                    reads_since.setdefault(addr, []).append(j)
         for tid, op in sorted(blocked.items()):
             # a virtual last operation of its thread, seen by nothing after it
             previous = thread_last.get(tid)

@@ -42,6 +42,7 @@ class ForkServer:
 
         self.options = options
         self.directory = directory
+        self.dirname = str(directory)
         directory.mkdir(parents=True, exist_ok=True)
         ours, theirs = socket.socketpair()
         scheduler = {"sched": "dfs", "seed": "0", "trace_path": str(directory / "trace.%p.jsonl"),
@@ -93,7 +94,7 @@ class ForkServer:
         # A new file each run: rewriting one in place makes ext4 flush it at close (its
         # replace-by-truncate heuristic), 1-5 ms of wall time per schedule.
         self.runs += 1
-        schedule = self.directory / f"prefix.{self.runs}.sched"
+        schedule = f"{self.dirname}/prefix.{self.runs}.sched"   # strings: no pathlib per run
         with open(schedule, "w", encoding="utf-8") as handle:   # the directory is the server's
             handle.write(format_schedule(tuple(prefix), sleep=sleep))
         try:
@@ -104,8 +105,8 @@ class ForkServer:
         if len(answer) != 2 or answer[0] != "pid":
             raise ForkServerError("the fork server went away")
         pid = int(answer[1])
-        trace_path = self.directory / f"trace.{pid}.jsonl"
-        watchdog = Watchdog(self.options.timeout, trace_path)
+        trace_path = f"{self.dirname}/trace.{pid}.jsonl"
+        watchdog = Watchdog(self.options.timeout, Path(trace_path))
         killed = None   # why the driver killed the run: "timeout", "handover" (watchdog.py)
         while (line := self._line(watchdog.wait())) is None:
             killed = watchdog.expired()
@@ -130,12 +131,12 @@ class ForkServer:
                 sig = f"signal {-returncode}"
         if returncode == EXIT_RUNTIME_FATAL:
             sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
-        trace = _read_trace(trace_path)
+        trace = _read_trace(Path(trace_path))
         # every report file in the directory is this run's (its processes', %p); one listing
-        written: list[str] = sorted(entry.path for entry in os.scandir(self.directory)
+        written: list[str] = sorted(entry.path for entry in os.scandir(self.dirname)
                                     if entry.name.startswith("reports") and entry.name.endswith(".jsonl"))
         reports = tuple(report for path in written for report in read_report_file(path))
-        for path in [str(schedule), str(trace_path), *written]:
+        for path in [schedule, trace_path, *written]:
             try:
                 os.unlink(path)
             except FileNotFoundError:
