@@ -1,6 +1,6 @@
 /* What the two sides of the F-order closure share (docs/design/exploration.md §2): the log's
  * step, the memory the snapshot's process tree shares, and the snapshot's entry point.
- * sched_closure.c is the run's side (the log, the keeper, the wait), sched_closure_search.c
+ * sched_closure.c is the run's side (the log, the snapshot's process, the wait), sched_closure_search.c
  * the snapshot's (the replay and the search over fence orders). */
 #ifndef RSAN_SCHED_CLOSURE_INTERNAL_H
 #define RSAN_SCHED_CLOSURE_INTERNAL_H
@@ -61,8 +61,10 @@ void rsan_closure_dead_checks(const step *steps, int n, int nthreads, const int 
                               const int *index_in_thread, const int *first_of, const int *offset,
                               char *known_before);
 
-/* the snapshot process: read the log from fd, search, exit (sched_closure_search.c) */
-void rsan_closure_snapshot_main(int fd, int done_w) __attribute__((noreturn));
+/* the snapshot process: read the log from fd, search, exit; done_w held to its end, alive_r
+ * the read end of a pipe only the run writes to, at whose end (the run is gone) the search
+ * ends (sched_closure_search.c) */
+void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) __attribute__((noreturn));
 /* Replay one logged step as its thread (rec: the threads' records by tid): 0, or why the
  * closure is incomplete (2: the step read another value, 3: not replayable) (sched_closure_replay.c) */
 int rsan_closure_replay(const step *s, rsan_thread **rec, int nthreads);

@@ -8,7 +8,7 @@
  * searches every such order with the engine's own rules:
  *
  * - Snapshot. When the run first chooses an SC fence step, it forks a snapshot process (before
- *   the fence runs), through a keeper the program can neither wait for nor get SIGCHLD from
+ *   the fence runs), a child the program can neither wait for nor get SIGCHLD from
  *   (start_snapshot); the run waits for the search at most closure_timeout_ms. A fork copies only the calling thread, so the snapshot cannot run the
  *   program's threads; it does not need to: by Claim 1 every step of the class is known once
  *   the run has made it. From then on the run logs each step (thread, kind, address) and the
@@ -58,7 +58,6 @@
 /* the parent's log */
 int rsan_closure_logging;
 static int snapshot_taken, unsupported;
-static pid_t keeper_pid = -1; /* the snapshot's parent (the keeper, below); its group is the search's */
 static int pipe_w = -1, done_r = -1;
 static uint64_t snapshot_step;
 static step *log_steps;
@@ -105,64 +104,40 @@ static int replayable(const step *s) {
 
 /* The snapshot must be invisible to the program, which may reap "any child" (wait(NULL),
  * waitpid(-1, ...)), block until it has none, count SIGCHLD in a handler, or signal its own
- * process group. So the runtime makes a keeper with clone and no exit signal: a child that
- * sends no SIGCHLD at its end and that wait, waitpid and waitid do not see unless asked with
- * __WCLONE or __WALL (only the runtime asks). The keeper moves to a process group of its own,
- * forks the snapshot with _Fork (a fork with glibc's state of the new process set up: the
- * keeper's own is the forking thread's, so it runs nothing but these calls) and stays its
- * parent until it ends, so the snapshot is never orphaned (no subreaper, the program's included,
- * adopts it) and its SIGCHLD reaches the keeper only, whose signals stay blocked and whose
- * SIGCHLD disposition is the default (the program's handlers are copied by clone). Each side
- * sees the other's end: the keeper through getppid (its parent process gone: it kills its
- * group), the run through the end of the done pipe, whose write end only the keeper's group
- * holds. The run waits for it at most closure_timeout_ms (rsan_closure_finish), then kills the
- * group: never a hang, and the closure is incomplete (never a proof). */
-static void keeper_main(int log_r, int done_w) __attribute__((noreturn));
-static void keeper_main(int log_r, int done_w) {
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  sigaction(SIGCHLD, &dfl, NULL); /* blocked too: sigtimedwait below takes it */
-  setpgid(0, 0);
-  pid_t parent = getppid();
-  pid_t snap = _Fork();
-  if (snap == 0) rsan_closure_snapshot_main(log_r, done_w);
-  close(log_r);
-  int code = 1;
-  if (snap > 0) {
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    for (;;) {
-      int st = 0;
-      pid_t r = waitpid(snap, &st, WNOHANG);
-      if (r == snap) {
-        code = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
-        break;
-      }
-      if (r < 0 && errno != EINTR) break;
-      if (getppid() != parent) { /* the run is gone: nobody waits for the search */
-        kill(-getpid(), SIGKILL);
-        break;
-      }
-      struct timespec tick = {0, 50 * 1000000L};
-      sigtimedwait(&chld, NULL, &tick);
-    }
-  }
-  close(done_w);
-  /* neither _exit (the runtime intercepts it: reports at exit) nor rsan_exit_raw (it flushes
-   * the run's report text, a copy of which this process holds) */
-  for (;;) syscall(SYS_exit_group, code);
-}
+ * process group. So the runtime makes it with clone and no exit signal: a child that sends no
+ * SIGCHLD at its end and that wait, waitpid and waitid do not see unless asked with __WCLONE or
+ * __WALL (only the runtime asks). Every signal is blocked around clone, so no program handler
+ * runs in it, and stays blocked there; it sets SIGCHLD to its default (its searches' ends) and
+ * moves to a process group of its own (the run sets the same group too: it exists before any
+ * kill). Each side sees the other's end through a pipe whose write end only one side holds:
+ * the run the done pipe's (the snapshot's group holds it), the search the alive pipe's (the run
+ * holds it, and closes it after the search; processes the program forks drop it): a search whose
+ * run is gone (killed by --timeout, or by a signal) ends at its next look (every 1,024
+ * branching states, sched_closure_search.c). The run waits for the done pipe at most
+ * closure_timeout_ms (rsan_closure_finish), then kills the group: never a hang, and the closure
+ * is incomplete (never a proof).
+ *
+ * No process stands between the run and the snapshot (a keeper, until session 18, which made
+ * the snapshot with _Fork: a third copy of the run's page tables and its own page faults, 7% of
+ * an exploration's CPU). What _Fork would set up in the child, the snapshot does not use: its
+ * cached thread id (a signal to itself), its robust mutex list, POSIX timers and message queue
+ * notifications; the runtime's locks are its own. Its searches, when they fork, use _Fork. */
+static pid_t snap_pid = -1; /* the snapshot; its group is the search's */
+static int alive_w = -1;
 
-/* The keeper's process and the pipes (the log to the snapshot; done from the keeper's group).
- * Every signal is blocked around clone, so no program handler runs in the keeper. */
 static int start_snapshot(void) {
-  int logp[2], done[2];
+  int logp[2], done[2], alive[2];
   if (pipe2(logp, O_CLOEXEC) != 0) return -1;
   if (pipe2(done, O_CLOEXEC) != 0) {
     close(logp[0]);
     close(logp[1]);
+    return -1;
+  }
+  if (pipe2(alive, O_CLOEXEC) != 0) {
+    close(logp[0]);
+    close(logp[1]);
+    close(done[0]);
+    close(done[1]);
     return -1;
   }
   sigset_t all, old;
@@ -173,20 +148,29 @@ static int start_snapshot(void) {
   if (pid == 0) {
     close(logp[1]);
     close(done[0]);
-    keeper_main(logp[0], done[1]);
+    close(alive[1]);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGCHLD, &dfl, NULL);
+    setpgid(0, 0);
+    rsan_closure_snapshot_main(logp[0], done[1], alive[0]);
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   close(logp[0]);
   close(done[1]);
+  close(alive[0]);
   if (pid < 0) {
     close(logp[1]);
     close(done[0]);
+    close(alive[1]);
     return -1;
   }
-  setpgid((pid_t)pid, (pid_t)pid); /* as the keeper does: the group exists before any kill */
-  keeper_pid = (pid_t)pid;
+  setpgid((pid_t)pid, (pid_t)pid); /* as the snapshot does: the group exists before any kill */
+  snap_pid = (pid_t)pid;
   pipe_w = logp[1];
   done_r = done[0];
+  alive_w = alive[1];
   return 0;
 }
 
@@ -196,7 +180,7 @@ static uint64_t now_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* The end of the done pipe (the keeper's group ended) within closure_timeout_ms; 1: in time */
+/* The end of the done pipe (the snapshot's group ended) within closure_timeout_ms; 1: in time */
 static int wait_done(void) {
   uint64_t limit = rsan_sched_flag.closure_timeout_ms, start = now_ms();
   for (;;) {
@@ -219,10 +203,11 @@ static int wait_done(void) {
 void rsan_closure_fork_child(void) {
   rsan_closure_logging = 0;
   unsupported = 1;
-  keeper_pid = -1;
+  snap_pid = -1;
   if (pipe_w >= 0) close(pipe_w);
   if (done_r >= 0) close(done_r);
-  pipe_w = done_r = -1;
+  if (alive_w >= 0) close(alive_w);
+  pipe_w = done_r = alive_w = -1;
 }
 
 /* The step at which the run chose a sleeping thread (-1: none). From there the run repeats a
@@ -354,7 +339,7 @@ void rsan_closure_finish(void (*emit)(const char *, size_t)) {
   rsan_closure_logging = 0;
   if (blocked_at < 0 && nlog && !replayable(&log_steps[nlog - 1])) unsupported = 1;
   int incomplete_why = unsupported && blocked_at < 0 ? 3 : 0;
-  if (keeper_pid > 0) {
+  if (snap_pid > 0) {
     /* the count first, 0 when the log is not replayed (or not needed: sleep-blocked): the
      * snapshot ends without waiting for the pipe's end, which a process the program forked may
      * hold open */
@@ -371,16 +356,17 @@ void rsan_closure_finish(void (*emit)(const char *, size_t)) {
     close(pipe_w);
     pipe_w = -1;
     if (!wait_done()) {
-      kill(-keeper_pid, SIGKILL); /* the keeper, the snapshot and its searches */
-      kill(keeper_pid, SIGKILL);
+      kill(-snap_pid, SIGKILL); /* the snapshot and its searches */
+      kill(snap_pid, SIGKILL);
       if (!incomplete_why) incomplete_why = 4;
     }
     int st = 0;
-    if (rsan_closure_wait_child(keeper_pid, &st, __WALL) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+    if (rsan_closure_wait_child(snap_pid, &st, __WALL) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
       if (!incomplete_why) incomplete_why = 3; /* the search crashed */
     close(done_r);
-    done_r = -1;
-    keeper_pid = -1;
+    close(alive_w);
+    done_r = alive_w = -1;
+    snap_pid = -1;
   }
   if (!incomplete_why && rsan_closure_sh && blocked_at < 0) incomplete_why = rsan_closure_sh->incomplete;
   static const char *const why[] = {"null", "\"states\"", "\"diverged\"", "\"unsupported\"", "\"timeout\""};

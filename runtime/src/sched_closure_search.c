@@ -416,6 +416,14 @@ static int step_one(int take, int *pos, uint64_t *sleep, int len) {
 
 static void search(int *pos, uint64_t sleep, int len);
 
+/* The run is gone (the alive pipe's end: only the run held its write end): nobody waits for
+ * this search, which ends here, in every process of the snapshot's group (sched_closure.c). */
+static int alive_fd = -1;
+static void run_gone(void) {
+  struct pollfd p = {alive_fd, POLLIN, 0};
+  if (alive_fd >= 0 && poll(&p, 1, 0) > 0) rsan_exit_raw(0);
+}
+
 /* A branching state (only SC fences ready): each ready fence first, in turn; fence i's order
  * sleeps on the fences before it that commute with it here. */
 static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf) {
@@ -476,10 +484,12 @@ static void search(int *pos, uint64_t sleep, int len) {
         __atomic_add_fetch(&rsan_closure_sh->pruned, 1, __ATOMIC_RELAXED);
         return;
       }
-      if (__atomic_add_fetch(&rsan_closure_sh->states, 1, __ATOMIC_RELAXED) > MAX_STATES) {
+      uint64_t states = __atomic_add_fetch(&rsan_closure_sh->states, 1, __ATOMIC_RELAXED);
+      if (states > MAX_STATES) {
         incomplete(1);
         return;
       }
+      if (!(states & 1023)) run_gone();
       branch(pos, sleep, len, fences, nf);
       return;
     }
@@ -499,8 +509,9 @@ static int read_all(int fd, void *buf, size_t n) {
 }
 
 /* the snapshot process: wait for the log, search, exit */
-void rsan_closure_snapshot_main(int fd, int done_w) {
+void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) {
   (void)done_w; /* held to the end (the run sees the group's end), and so do the searches */
+  alive_fd = alive_r;
   /* nothing of the run's output, scheduler or explain log from here on */
   rsan_sched_on = 0;
   rsan_sched.finished = 1;
@@ -520,10 +531,12 @@ void rsan_closure_snapshot_main(int fd, int done_w) {
   if (read_all(fd, steps, (size_t)n * sizeof *steps)) rsan_exit_raw(0);
   close(fd);
   if (rsan_sched_flag.closure_stall_ms) { /* test hook: a search that stalls (closure_timeout_ms) */
-    struct timespec d = {(time_t)(rsan_sched_flag.closure_stall_ms / 1000),
-                         (long)(rsan_sched_flag.closure_stall_ms % 1000) * 1000000L};
-    while (nanosleep(&d, &d) && errno == EINTR) {
+    struct pollfd p = {alive_fd, POLLIN, 0}; /* until the stall's end, or the run's */
+    uint64_t ms = rsan_sched_flag.closure_stall_ms;
+    int r;
+    while ((r = poll(&p, 1, ms > 60000 ? 60000 : (int)ms)) < 0 && errno == EINTR) {
     }
+    if (r > 0) rsan_exit_raw(0);
   }
   nthreads = 0;
   for (int j = 0; j < n; j++)

@@ -93,3 +93,67 @@ def test_json_shows_the_closure_figures(run_pyrsan, tmp_path):
     exploration = json.loads(out.read_text())["exploration"]
     assert proc.returncode == 66, proc.stderr
     assert exploration["closure_reruns"] > 0
+
+
+def _children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (/proc), threads aside."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def _ended(pid: int) -> bool:
+    """Gone, or a zombie (its parent, init once orphaned, may reap it late)."""
+    try:
+        stat = (Path("/proc") / str(pid) / "stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rindex(")") + 2:].split()[0] in ("Z", "X")
+
+
+def test_a_search_whose_run_is_killed_ends(tmp_path, pyrsan_cli, pyrsan_env):
+    """The snapshot is the run's child with no exit signal (docs/scheduling.md "The guard"): a
+    run killed while its search goes on (the driver's --timeout) must leave no search running.
+    The snapshot stalls 60 s before its search (closure_stall_ms) with no limit on the run's
+    wait (closure_timeout_ms=0); the run is killed with SIGKILL once its snapshot exists, and
+    the snapshot ends within seconds, at the end of the pipe only the run held. Fails when the
+    snapshot does not watch that pipe (a stall or a search that outlives its run)."""
+    import os
+    import signal
+    import time
+
+    from pyrsan.runner import runtime_options
+
+    exe = build(pyrsan_cli, pyrsan_env, LITMUS / "sb_sc.c", tmp_path / "sb_sc")
+    env = dict(pyrsan_env)
+    env["PYRSAN_OPTIONS"] = runtime_options("", str(tmp_path / "reports.%p.jsonl"), None, {
+        "sched": "dfs", "seed": "0", "trace_path": str(tmp_path / "trace.%p.jsonl"), "sched_closure": "1",
+        "closure_stall_ms": "60000", "closure_timeout_ms": "0"})
+    run = subprocess.Popen([str(exe)], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        snapshot: list[int] = []
+        while not snapshot and time.monotonic() < deadline and run.poll() is None:
+            snapshot = _children_of(run.pid)
+            time.sleep(0.02)
+        assert snapshot, "the run made no snapshot"
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+        deadline = time.monotonic() + 10
+        while not all(_ended(p) for p in snapshot) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert all(_ended(p) for p in snapshot), "the search outlived its run"
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
