@@ -34,11 +34,11 @@ def record(exe: str, n: int, out: str) -> None:
     absorb = ex._Search.absorb
     read = runner._read_trace
 
-    def absorbing(self, prefix, child_sleep, trace):   # type: ignore[no-untyped-def]
+    def absorbing(self, prefix, child_sleep, trace):
         log.append((prefix, child_sleep, trace))
         return absorb(self, prefix, child_sleep, trace)
 
-    def reading(path):   # type: ignore[no-untyped-def]
+    def reading(path):
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 raw.append(handle.read())
@@ -64,7 +64,7 @@ def replay(path: str, reps: int) -> None:
     traces = {prefix: trace for prefix, _, trace in log}
     order: list = []
 
-    def run(prefix, sleep):   # type: ignore[no-untyped-def]
+    def run(prefix, sleep):
         order.append((prefix, tuple(sorted((t, o.kind, o.addr, o.writes) for t, o in sleep.items()))))
         return traces[prefix], None
 
