@@ -265,6 +265,23 @@ static void wake_waiters(uintptr_t addr, const sched_thread *writer) {
 }
 
 /* ---- the decision ---- */
+/* Fairness of the free choices (continuation and strategy, never a schedule's prefix): a thread
+ * that has run FAIR_STREAK steps in a row while another candidate was enabled yields its turn
+ * to the next candidate by tid. dfs's continuation and PCT's priorities keep the previous
+ * thread; a loop that writes every iteration (a Chase-Lev owner polling take() on an empty
+ * deque stores bottom and restores it) is never a spin to the wait rules, so without this the
+ * thread it waits for would never run and the run would end at max_steps as a false livelock.
+ * A real livelock still reaches max_steps: every thread gets turns and none makes progress. */
+#define FAIR_STREAK 4096
+static uint64_t streak; /* steps last has run in a row */
+
+static int fair_turn(int chosen, const int *pick, int m) {
+  if (chosen != last || m < 2 || streak < FAIR_STREAK) return chosen;
+  for (int i = 0; i < m; i++)
+    if (pick[i] > last) return pick[i];
+  return pick[0];
+}
+
 /* Picks the thread of the next step, under lock (which it keeps). */
 static sched_thread *decide(void) {
   static int cand[MAX_THREADS];
@@ -338,7 +355,9 @@ static sched_thread *decide(void) {
   if (chosen < 0) {
     chosen = rsan_sched.diverged >= 0 ? rsan_strategy_continue(pick, m, last)
                                       : rsan_strategy_pick(pick, m, last, rsan_sched.step);
+    chosen = fair_turn(chosen, pick, m);
   }
+  streak = chosen == last ? streak + 1 : 1;
   rsan_sched_trace_step(rsan_sched.step, chosen, cand, n);
   if (rsan_sched_sleep_applies(rsan_sched.step)) rsan_sched_wake_sleepers(rsan_sched.threads[chosen]);
   __atomic_store_n(&rsan_sched.step, rsan_sched.step + 1, __ATOMIC_RELAXED); /* read by waiters (stall) */

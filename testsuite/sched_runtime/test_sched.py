@@ -387,6 +387,24 @@ def test_max_steps_stops_a_run_with_end_bound(run):
     assert "max_steps=5" in r.stderr
 
 
+@pytest.mark.parametrize("sched", CONTROLLED)
+def test_a_polling_loop_that_writes_lets_the_thread_it_waits_for_run(run, sched):
+    """Its own writes keep the poller from ever being a spin, and dfs's continuation and pct's
+    priorities keep the previous thread: the fairness bound (sched.c fair_turn) must give the
+    setter a turn long before max_steps."""
+    for seed in (1, 2, 3):
+        r = run("scenarios", "writing_poll", sched=sched, seed=seed, max_steps=200000,
+                report_robustness=0)
+        assert r.returncode == 0, f"seed {seed}: {r.stderr}"
+        assert r.end["end"] != "bound"
+
+
+def test_a_real_livelock_of_writing_pollers_still_reaches_the_bound(run):
+    r = run("scenarios", "writing_livelock", sched="dfs", max_steps=20000, report_robustness=0)
+    assert r.returncode == EXIT_BOUND
+    assert {s["tid"] for s in r.steps} == {0, 1}  # both got turns
+
+
 @pytest.mark.parametrize("content,message", [
     ("0 1 0\n", "not a schedule file"),
     ("pyrsan-schedule 1\n0 x 1\n", "not a thread id"),

@@ -199,7 +199,8 @@ static int timeouts(void) {
   pthread_spin_lock(&spin);
   atomic_fetch_add_explicit(&in_spin, 1, memory_order_relaxed);
   pthread_spin_unlock(&spin);
-  return (r == NULL && waited == ETIMEDOUT && atomic_load_explicit(&in_spin, memory_order_relaxed) == 2) ? 0 : 1;
+  return (r == NULL && waited == ETIMEDOUT && atomic_load_explicit(&in_spin, memory_order_relaxed) == 2) ? 0
+                                                                                                         : 1;
 }
 
 /* ---- spin loops: a flag hand-off and a test-and-set lock ---- */
@@ -396,15 +397,69 @@ static int before_main(void) {
   return atomic_load_explicit(&early_value, memory_order_acquire) == 5 ? 0 : 1;
 }
 
+/* ---- polling loops that write every iteration (no spin to the wait rules) ---- */
+/* external: the optimiser may not drop a global no one reads, nor fold one no one sets */
+atomic_int poll_mark, poll_done, poll_never;
+
+/* The owner's "take() on an empty deque" shape: it stores a mark and restores it before it
+ * reads the flag, so each iteration has a write of its own. */
+static int poll_until(atomic_int *flag) {
+  while (!atomic_load_explicit(flag, memory_order_acquire)) {
+    atomic_store_explicit(&poll_mark, 1, memory_order_relaxed);
+    atomic_store_explicit(&poll_mark, 0, memory_order_relaxed);
+  }
+  return 0;
+}
+
+static void *poll_setter(void *arg) {
+  (void)arg;
+  atomic_store_explicit(&poll_done, 1, memory_order_release);
+  return NULL;
+}
+
+static int writing_poll(void) {
+  pthread_t w;
+  pthread_create(&w, NULL, poll_setter, NULL);
+  poll_until(&poll_done);
+  pthread_join(w, NULL);
+  return 0;
+}
+
+static void *never_poller(void *arg) {
+  (void)arg;
+  poll_until(&poll_never);
+  return NULL;
+}
+
+/* a real livelock: two threads poll for a flag nobody sets */
+static int writing_livelock(void) {
+  pthread_t w;
+  pthread_create(&w, NULL, never_poller, NULL);
+  poll_until(&poll_never);
+  pthread_join(w, NULL);
+  return 0;
+}
+
 static const struct {
   const char *name;
   int (*run)(void);
 } scenarios[] = {
-    {"mutex_counter", mutex_counter}, {"cond_queue", cond_queue},     {"barrier_phases", barrier_phases},
-    {"c11_threads", c11_threads},     {"timeouts", timeouts},         {"spin_flag", spin_flag},
-    {"wait_handoff", wait_handoff},   {"deadlock_abba", deadlock_abba}, {"deadlock_join", deadlock_join},
-    {"store_buffering", store_buffering}, {"main_exit", main_exit}, {"relock", relock},
-    {"contended_locks", contended_locks}, {"before_main", before_main},
+    {"mutex_counter", mutex_counter},
+    {"cond_queue", cond_queue},
+    {"barrier_phases", barrier_phases},
+    {"c11_threads", c11_threads},
+    {"timeouts", timeouts},
+    {"spin_flag", spin_flag},
+    {"wait_handoff", wait_handoff},
+    {"deadlock_abba", deadlock_abba},
+    {"deadlock_join", deadlock_join},
+    {"store_buffering", store_buffering},
+    {"main_exit", main_exit},
+    {"relock", relock},
+    {"contended_locks", contended_locks},
+    {"before_main", before_main},
+    {"writing_poll", writing_poll},
+    {"writing_livelock", writing_livelock},
 };
 
 int main(int argc, char **argv) {
