@@ -1,0 +1,75 @@
+"""What a report says about real code: the stack of an access in a function the optimiser inlined
+(passes/inlined.py) and the names of members and elements of globals (passes/debuginfo.py
+global_members, registered by passes/registration.py). Session 18 qa (benchmarks/README.md)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+PROGRAMS = Path(__file__).parent / "programs"
+QA = Path(__file__).resolve().parents[1] / "corpus" / "qa"
+
+
+def _reports(run_pyrsan, tmp_path, *args, cwd=None):
+    out = tmp_path / "r.json"
+    proc = run_pyrsan("run", "--seed", 1, "--json", out, *args, cwd=cwd, timeout=600)
+    assert out.exists() and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    return proc, json.loads(out.read_text())["reports"]
+
+
+def _stack(side):
+    return [(Path(f["file"]).name, f["line"], f["function"]) for f in side["stack"]]
+
+
+@pytest.mark.parametrize("opt", ["-O1", "-O2"])
+def test_a_race_in_an_inlined_helper_shows_the_inlined_callers(run_pyrsan, tmp_path, opt):
+    """The plain hooks are placed before optimisation, in stats_add; the optimiser inlines it
+    into record and worker. Both sides' stacks name the three functions, as TSan's do (the
+    site registered before inlining named stats_add alone)."""
+    proc, reports = _reports(run_pyrsan, tmp_path, opt, QA / "inlined_helper_race.c")
+    (race,) = [r for r in reports if r["kind"] == "race"]
+    want = [("inlined_helper_race.c", 15, "stats_add"), ("inlined_helper_race.c", 19, "record"),
+            ("inlined_helper_race.c", 24, "worker")]
+    assert _stack(race["access"]) == want and _stack(race["previous"]) == want, proc.stderr[-3000:]
+
+
+def test_a_race_inside_an_inlined_library_call_reaches_the_program(run_pyrsan, tmp_path):
+    """std::atomic<std::shared_ptr>::store's swap of the pointer (libstdc++ 12) races with
+    load(): the writing side's stack goes from std::swap through store to this program's
+    lambda (line 13), and the summary names the program, not move.h."""
+    proc, reports = _reports(run_pyrsan, tmp_path, "-std=c++20", PROGRAMS / "atomic_shared_ptr_swap.cpp")
+    races = [r for r in reports if r["kind"] == "race"]
+    assert races, proc.stderr[-3000:]
+    for race in races:
+        for side in ("access", "previous"):
+            frames = _stack(race[side])
+            assert len(frames) >= 3 and any(f[0] == "atomic_shared_ptr_swap.cpp" for f in frames), frames
+    assert "SUMMARY: pyrsan: data race " in proc.stderr
+    summary = proc.stderr.split("SUMMARY: pyrsan: data race ", 1)[1].split("\n", 1)[0]
+    assert "atomic_shared_ptr_swap.cpp:" in summary, summary
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_members_and_elements_of_a_global_are_named_as_written(run_pyrsan, tmp_path, opt):
+    """member_names_sb.c: SB on ctl.side[0].want / ctl.side[1].want, a race on
+    ctl.stats[1].hits (not `ctl+24`, `ctl+56`)."""
+    proc, reports = _reports(run_pyrsan, tmp_path, opt, QA / "member_names_sb.c")
+    names = {(r["kind"], r["location"]["name"]) for r in reports}
+    assert ("race", "ctl.stats[1].hits") in names, names
+    robustness = {n for k, n in names if k == "robustness"}
+    assert robustness and robustness <= {"ctl.side[0].want", "ctl.side[1].want"}, names
+    assert "'ctl+" not in proc.stderr and "ctl.side[" in proc.stderr
+
+
+def test_std_atomic_members_of_a_global_in_another_unit(run_pyrsan, tmp_path):
+    """ring_two_tu/: an SPSC ring (release/acquire, not robust under RC20) defined in prod.cpp,
+    used from main.cpp: its indices are `ring.tail` / `ring.head`, never `ring+20` nor the
+    library's `ring.tail._M_i`."""
+    work = tmp_path / "ring"
+    shutil.copytree(PROGRAMS / "ring_two_tu", work)
+    proc, reports = _reports(run_pyrsan, tmp_path, "main.cpp", "prod.cpp", cwd=work)
+    names = {r["location"]["name"] for r in reports if r["kind"] == "robustness"}
+    assert names and names <= {"ring.tail", "ring.head"}, (names, proc.stderr[-3000:])
