@@ -73,3 +73,24 @@ def test_std_atomic_members_of_a_global_in_another_unit(run_pyrsan, tmp_path):
     proc, reports = _reports(run_pyrsan, tmp_path, "main.cpp", "prod.cpp", cwd=work)
     names = {r["location"]["name"] for r in reports if r["kind"] == "robustness"}
     assert names and names <= {"ring.tail", "ring.head"}, (names, proc.stderr[-3000:])
+
+
+def test_a_cycle_through_the_librarys_waiter_count_is_reported_at_the_programs_load(run_pyrsan, tmp_path):
+    """atomic_wait_semaphore.cpp (session 17's 'flaky' report, triaged in session 18): a real
+    RC20 non-SC execution through libstdc++'s waiter count (the header argues it), found by a
+    bounded exploration at schedule ~200 (the default run finds it when its time budget reaches
+    that far: the verdict of a default run under heavy load can differ, the analysis cannot). The
+    report names the program's relaxed load and suggests the fence after the library's fetch_sub."""
+    src = tmp_path / "atomic_wait_semaphore.cpp"
+    shutil.copy(PROGRAMS / "atomic_wait_semaphore.cpp", src)
+    out = tmp_path / "r.json"
+    proc = run_pyrsan("run", "-std=c++20", "--explore", "--keep-going", "--max-schedules", 600, "--json", out,
+                      src.name, cwd=tmp_path, timeout=900)
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    reports = json.loads(out.read_text())["reports"]
+    assert not [r for r in reports if r["kind"] == "race"], proc.stderr[-3000:]
+    robustness = [r for r in reports if r["kind"] == "robustness"]
+    assert robustness, proc.stderr[-3000:]
+    for r in robustness:
+        assert (Path(r["access"]["file"]).name, r["access"]["line"]) == ("atomic_wait_semaphore.cpp", 17), r
+        assert r["location"]["name"] == "sem" and "atomic_wait.h" in r["suggestion"], r
