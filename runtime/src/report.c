@@ -134,6 +134,24 @@ static void put_name(char *out, size_t n, const char *s, uint64_t v, unsigned ba
   out[k] = 0;
 }
 
+/* A written value for the text reports: "5"; a value whose top bit (of its size) is set also as
+ * the signed number it is when the object is signed, "-1 (0xffffffff)": an atomic_int that holds
+ * -1 read as "4294967295" is not what the program wrote (the runtime does not know the type) */
+const char *rsan_value_text(char *out, size_t n, uint64_t v, unsigned size) {
+  if (size == 1 || size == 2 || size == 4 || size == 8) {
+    unsigned bits = size * 8;
+    uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    v &= mask;
+    if (v >> (bits - 1)) {
+      int64_t s = bits == 64 ? (int64_t)v : (int64_t)(v | ~mask);
+      snprintf(out, n, "%lld (0x%llx)", (long long)s, (unsigned long long)v);
+      return out;
+    }
+  }
+  snprintf(out, n, "%llu", (unsigned long long)v);
+  return out;
+}
+
 /* "x", "x+8" or "0x7f..." */
 void rsan_object_name(char *out, size_t n, uintptr_t addr, int *known) {
   uint64_t off = 0;

@@ -42,6 +42,8 @@ const char *rsan_basename(const char *f);
 void rsan_text_frames(rsan_buf *b, const rsan_frames *fr);
 void rsan_json_frame_fields(rsan_buf *b, const rsan_frames *fr); /* "file", ..., "stack" */
 void rsan_object_name(char *out, size_t n, uintptr_t addr, int *known); /* "x", "x+8", "0x7f.." */
+/* "5", or "-1 (0xffffffff)" for a value whose top bit (of size bytes) is set; out: 48 bytes */
+const char *rsan_value_text(char *out, size_t n, uint64_t v, unsigned size);
 /* "offset 4 of heap block allocated at f.c:10" (blk contains addr) */
 void rsan_heap_name(char *out, size_t n, uintptr_t addr, const rsan_block_info *blk);
 /* "size 12, allocated by thread T0; block at 0x.., location at 0x.." */

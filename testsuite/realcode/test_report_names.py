@@ -94,3 +94,11 @@ def test_a_cycle_through_the_librarys_waiter_count_is_reported_at_the_programs_l
     for r in robustness:
         assert (Path(r["access"]["file"]).name, r["access"]["line"]) == ("atomic_wait_semaphore.cpp", 17), r
         assert r["location"]["name"] == "sem" and "atomic_wait.h" in r["suggestion"], r
+
+
+def test_a_negative_value_of_a_signed_atomic_is_shown_as_written(run_pyrsan, tmp_path):
+    """seqlock_atomic_words.c stores -i into an atomic_int: a report naming that store shows
+    `value -1 (0xffffffff)`, not `value 4294967295` (report.c rsan_value_text)."""
+    proc, reports = _reports(run_pyrsan, tmp_path, "--keep-going", QA / "seqlock_atomic_words.c")
+    assert any(r["location"]["name"] == "d2" for r in reports), proc.stderr[-3000:]
+    assert "value -1 (0xffffffff)" in proc.stderr and "value 4294967295" not in proc.stderr, proc.stderr[-3000:]
