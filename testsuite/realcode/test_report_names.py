@@ -102,3 +102,14 @@ def test_a_negative_value_of_a_signed_atomic_is_shown_as_written(run_pyrsan, tmp
     proc, reports = _reports(run_pyrsan, tmp_path, "--keep-going", QA / "seqlock_atomic_words.c")
     assert any(r["location"]["name"] == "d2" for r in reports), proc.stderr[-3000:]
     assert "value -1 (0xffffffff)" in proc.stderr and "value 4294967295" not in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.xfail(strict=True, reason="closure (sched*.c): the dfs continuation keeps running the owner's take() "
+                   "loop, whose stores of bottom restore its value each iteration, so the spin rule never parks it "
+                   "and the thief is never resumed: exit 3 at run 67 (/work/qa-bugs/s18/README.md)")
+def test_a_chase_lev_owner_polling_take_is_not_a_livelock(run_pyrsan, tmp_path):
+    src = tmp_path / "chase_lev_template_heap.cpp"
+    shutil.copy(PROGRAMS / "chase_lev_template_heap.cpp", src)
+    out = tmp_path / "r.json"
+    proc = run_pyrsan("run", "--explore", "--max-schedules", 100, "--json", out, src.name, cwd=tmp_path, timeout=900)
+    assert proc.returncode == 0 and json.loads(out.read_text())["verdict"] in ("clean", "robust"), proc.stderr[-2000:]
