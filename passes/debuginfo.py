@@ -249,8 +249,8 @@ class DebugInfo:
             total = 1
             for count in counts:
                 total *= count
-            if not counts or element <= 0 or element % 8 or total > budget[0]:
-                return
+            if not counts or element <= 8 or element % 8 or total > budget[0]:
+                return  # (a char array is a string: `buf+5`, not one name per byte)
             inner: list = []
             self._parts(fields.get("baseType"), 0, "", inner, [budget[0] // total - 1], depth + 1)
             if total * (1 + len(inner)) > budget[0]:

@@ -21,6 +21,14 @@ std::barrier, a thread pool, exceptions and lock_guard unwinding across threads,
 pthread barriers, pthread_cancel in a condition wait, mmap memory, 64 threads of fenced SB, a
 linear-probing hash table.
 
+Session 18 added 31 (benchmarks/README.md "Session 18: qa"): MCS and ticket locks as C++
+templates with thread_local nodes, double-checked locking, hazard pointers whose relaxed protect
+store breaks the C++20 release sequence (a race TSan misses), a seqlock over atomic words,
+condition-variable buffers (timed waits too), call_once, thread_local counters, an intrusive MPSC
+queue, epoch-based reclamation, heap result slots, a 24-byte std::atomic through libatomic,
+__atomic builtins on plain ints, a 65,536-bin atomic histogram, libc I/O on shared buffers
+(snprintf, read, write), a race in an inlined helper, members of a global struct.
+
 Default suite: a handful of them with `pyrsan run` at its defaults (the added time stays small).
 Slow (-m slow): every program at -O0, -O1 and -O2, under --explore, and for every non-robust
 one `pyrsan fix` whose output must explore robust.
@@ -46,7 +54,11 @@ DEFAULT = ["hazard_ptr_relacq.c", "spsc_cached.c", "qsbr_fenced.c", "z6_relacq.c
            "thread_local_dtor_signals.cpp",  # C++ thread_local destructors, the same
            "fork_child_writes_thread_data.c",  # the fork child joins the threads it lost (intercept_fork.c)
            "sb_signal_fence.c", "exit_while_spinning.c", "r_xchg_rel_sc.c",
-           "signal_to_waiting_thread.c"]  # a deferred handler in a parked thread (signal_defer.c)
+           "signal_to_waiting_thread.c",  # a deferred handler in a parked thread (signal_defer.c)
+           # session 18: each the regression test of a fix (benchmarks/README.md "Session 18: qa")
+           "libc_io_buffers_race.c",   # snprintf / read(2) writes, write(2) reads (passes/libcio.py)
+           "atomic_big_struct_relaxed_race.cpp",  # the same through std::string, with libatomic
+           "member_names_sb.c"]        # reports name ctl.side[0].want (passes/debuginfo.py)
 
 # Programs whose verdict pyrsan gets wrong for a cause outside this corpus's owner (strict: the
 # day the cause is fixed, the test says so). Each reason names the command and what goes wrong.
