@@ -113,7 +113,7 @@ def io_hooks(work, fn, line, origins, name: str, args: list[str]) -> tuple[list[
     if mode == "line":
         if ret_ty != "ptr":
             return None
-        bound = work.to_i64(line, *argument_value(args[bound_arg]), after)
+        bound = work.to_i64(line, *argument_value(args[bound_arg or 0]), after)
         extent, nonnull, length = fresh(), fresh(), fresh()
         work.needs_string_extent = True
         after += ["  %s = icmp ne ptr %s, null%s" % (nonnull, ret, dbg),
@@ -142,7 +142,7 @@ def io_hooks(work, fn, line, origins, name: str, args: list[str]) -> tuple[list[
         after += ["  %s = icmp sgt i64 %s, 0%s" % (positive, wide[4:], dbg),
                   "  %s = select i1 %s, i64 %s, i64 0%s" % (length, positive, wide[4:], dbg)]
     else:   # items: size_t ret (never negative)
-        size = work.to_i64(line, *argument_value(args[size_arg]), after)
+        size = work.to_i64(line, *argument_value(args[size_arg or 0]), after)
         length = fresh()
         after.append("  %s = mul i64 %s, %s%s" % (length, wide[4:], size[4:], dbg))
     after.append(work.hook(fn, line, "write", pointer, 0, length="i64 " + length))

@@ -377,9 +377,9 @@ class _Pass:
                     accesses.append((line, *got))
             elif line.opcode in ("call", "invoke"):
                 hooks = self.call(fn, line, origins)
-                after = self.after.pop(line.index, [])
-                if hooks or after:
-                    edits[line.index] = (hooks or []) + [line.text] + after
+                trailing = self.after.pop(line.index, [])
+                if hooks or trailing:
+                    edits[line.index] = (hooks or []) + [line.text] + trailing
         covered = _reads_covered_by_writes(accesses, lines)
         cycles: set[int] | None = None
         for line, kind, pointer, size in accesses:
