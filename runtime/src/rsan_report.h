@@ -52,6 +52,8 @@ void rsan_heap_details(char *out, size_t n, uintptr_t addr, const rsan_block_inf
 void rsan_text_location(rsan_buf *b, uintptr_t addr, int kind, const char *obj, const rsan_block_info *blk);
 /* a global's name (*kind 1), a heap location's (*kind 2, blk filled), else the address (0) */
 void rsan_location_name(char *out, size_t n, uintptr_t addr, int *kind, rsan_block_info *blk);
+/* intercept_thread.c: the thread whose stack holds addr, or -1 (weak: absent from engine-only builds) */
+int rsan_icpt_stack_owner(uintptr_t addr) __attribute__((weak));
 void rsan_site_short_col(char *out, size_t n, uint64_t site, int with_col); /* "sb.c:13[:9]" */
 void rsan_site_short(char *out, size_t n, uint64_t site);
 /* 1 the first time (site, previous site, type) is seen; report_lock held */

@@ -113,3 +113,13 @@ def test_a_chase_lev_owner_polling_take_is_not_a_livelock(run_pyrsan, tmp_path):
     out = tmp_path / "r.json"
     proc = run_pyrsan("run", "--explore", "--max-schedules", 100, "--json", out, src.name, cwd=tmp_path, timeout=900)
     assert proc.returncode == 0 and json.loads(out.read_text())["verdict"] in ("clean", "robust"), proc.stderr[-2000:]
+
+
+def test_a_race_on_a_threads_stack_names_the_thread(run_pyrsan, tmp_path):
+    """stack_var_race.c: races on a local of main and on a local of a spawned thread are
+    `stack of thread T0` / `stack of thread T3` (object "stack"), as ThreadSanitizer says "stack
+    of main thread" / "stack of thread T3", not "not a global or heap block"."""
+    proc, reports = _reports(run_pyrsan, tmp_path, "--keep-going", QA / "stack_var_race.c")
+    names = sorted((r["location"].get("object"), r["location"].get("name")) for r in reports if r["kind"] == "race")
+    assert names == [("stack", "stack of thread T0"), ("stack", "stack of thread T3")], (names, proc.stderr[-3000:])
+    assert "Location is stack of thread T3 at 0x" in proc.stderr
