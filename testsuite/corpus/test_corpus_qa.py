@@ -81,10 +81,27 @@ def test_qa_known_wrong_verdicts(run_pyrsan, path, tmp_path):
     _check(run_pyrsan, path, tmp_path)
 
 
+# Programs whose verdict is wrong at one level only (strict, as XFAIL). Session 18: at -O0 a
+# std::atomic member call is inlined (always_inline) but its order stays a run-time value, so
+# `serving_.load(acquire)` is a switch over five atomic loads; spinloops.py does not see such a
+# loop as a wait, and a stale read in a failed iteration is reported (a false alarm modulo spin
+# loops; C11's atomic_load_explicit at -O0 is one load and is recognised).
+_O0_SPIN = ("-O0: a std::atomic spin loop at -O0 is a switch over the memory order, not recognised as "
+            "a wait (spinloops.py): a failed iteration's stale read is reported")
+XFAIL_AT: dict[tuple[str, str], str] = {
+    ("ticket_lock_template_O2.cpp", "-O0"): _O0_SPIN,
+    ("hazard_ptr_fences_cpp.cpp", "-O0"): _O0_SPIN,
+    ("hazard_ptr_relseq_race.cpp", "-O0"): _O0_SPIN,
+}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
 @pytest.mark.parametrize("path", [_xfail(p) for p in PROGRAMS])
-def test_qa_each_level(run_pyrsan, path, opt, tmp_path):
+def test_qa_each_level(run_pyrsan, path, opt, tmp_path, request):
+    reason = XFAIL_AT.get((path.name, opt))
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     _check(run_pyrsan, path, tmp_path, opt)
 
 
