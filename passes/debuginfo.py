@@ -212,6 +212,81 @@ class DebugInfo:
                     return "." + name + rest
         return None
 
+    def global_members(self, ref: str | None, budget: int = 256) -> list[tuple[int, int, str]]:
+        """The parts of a global with a name of their own, from its `!dbg`
+        DIGlobalVariableExpression: (byte offset, byte size, path) for `.m`, `[i]`, `[i].m`, ...,
+        each part after the parts inside it (so that the first that holds an address names it
+        most precisely; registration.py), the whole variable not included. At most `budget`
+        parts: an array whose elements would pass it is one part (`arr+8` in a report). No parts
+        for a fragment of a split global (global_name names it), bit-fields, members whose
+        names are reserved identifiers (`_M_i` of std::atomic, `__data`: the library's own) or
+        a type the debug info does not lay out."""
+        node = self.node(ref)
+        if not node or node[0] != "DIGlobalVariableExpression" or _FRAGMENT_RE.search(self._raw.get(ref or "", "")):
+            return []
+        var = self.node(node[1].get("var"))
+        if not var or var[0] != "DIGlobalVariable":
+            return []
+        out: list[tuple[int, int, str]] = []
+        self._parts(var[1].get("type"), 0, "", out, [budget], 0)
+        return out
+
+    def _parts(self, ref: str | None, offset: int, path: str, out: list, budget: list, depth: int) -> None:
+        """Append the parts inside the object of type ref at offset (bits) named path."""
+        node = self._strip_qualifiers(ref)
+        if node is None or node[0] != "DICompositeType" or depth > 16:
+            return
+        fields = node[1]
+        tag = fields.get("tag")
+        if tag == "DW_TAG_array_type":
+            counts = []
+            for sub in self._tuple(fields.get("elements")):
+                sub_node = self.node(sub)
+                if not sub_node or sub_node[0] != "DISubrange" or not sub_node[1].get("count", "").isdigit():
+                    return
+                counts.append(int(sub_node[1]["count"]))
+            element = self._type_bits(fields.get("baseType"))
+            total = 1
+            for count in counts:
+                total *= count
+            if not counts or element <= 8 or element % 8 or total > budget[0]:
+                return  # (a char array is a string: `buf+5`, not one name per byte)
+            inner: list = []
+            self._parts(fields.get("baseType"), 0, "", inner, [budget[0] // total - 1], depth + 1)
+            if total * (1 + len(inner)) > budget[0]:
+                inner = []
+            budget[0] -= total * (1 + len(inner))
+            for k in range(total):
+                index, steps = k, ""
+                for count in reversed(counts):
+                    steps = f"[{index % count}]" + steps
+                    index //= count
+                start = offset + k * element
+                for off, size, rest in inner:
+                    out.append((start // 8 + off, size, path + steps + rest))
+                out.append((start // 8, element // 8, path + steps))
+            return
+        if tag not in ("DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type"):
+            return
+        for member_ref in self._tuple(fields.get("elements")):
+            member = self.node(member_ref)
+            if not member or member[0] != "DIDerivedType":
+                continue
+            mf = member[1]
+            start, bits = _int(mf.get("offset")), _int(mf.get("size"))
+            name = self._string(mf.get("name"))
+            if mf.get("tag") == "DW_TAG_inheritance" or (mf.get("tag") == "DW_TAG_member" and not name):
+                # a base class, or an anonymous struct/union: its members are named as ours
+                self._parts(mf.get("baseType"), offset + start, path, out, budget, depth + 1)
+                continue
+            if (mf.get("tag") != "DW_TAG_member" or not name or _RESERVED_RE.match(name)
+                    or "DIFlagBitField" in mf.get("flags", "") or "DIFlagStaticMember" in mf.get("flags", "")
+                    or start % 8 or bits % 8 or bits == 0 or budget[0] <= 0):
+                continue
+            budget[0] -= 1
+            self._parts(mf.get("baseType"), offset + start, path + "." + name, out, budget, depth + 1)
+            out.append(((offset + start) // 8, bits // 8, path + "." + name))
+
     def compile_unit_file(self) -> str:
         for raw in self._raw.values():
             if "!DICompileUnit(" in raw:
@@ -221,6 +296,7 @@ class DebugInfo:
         return ""
 
 
+_RESERVED_RE = re.compile(r"_[A-Z_]|_M_")
 _FRAGMENT_RE = re.compile(r"DW_OP_LLVM_fragment,\s*(\d+),\s*(\d+)")
 _TUPLE_RE = re.compile(r"^![0-9]+ = (?:distinct )?!\{(.*)\}\s*$")
 _QUALIFIER_TAGS = {"DW_TAG_typedef", "DW_TAG_atomic_type", "DW_TAG_const_type", "DW_TAG_volatile_type",

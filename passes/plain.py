@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 
+from . import libcio
 from .atomics import where
 from .escape import PointerOrigins, simple_pointer
 from .layout import TypeLayout, UnsizedTypeError
@@ -87,7 +88,7 @@ _LIBC_STRING = {
     "bcmp": (0, 1, 2, False),
 }
 _NEEDLES = ("load ", "store ", "@llvm.mem") + tuple(
-    "@%s(" % name for name in (*_LIBC_LENGTH, *_LIBC_STRING))
+    "@%s(" % name for name in (*_LIBC_LENGTH, *_LIBC_STRING, *libcio.NAMES))
 
 # Parameter attributes that may precede an argument's value (LangRef "Parameter Attributes").
 _PARAM_ATTRIBUTES = frozenset((
@@ -194,6 +195,8 @@ class _Pass:
         self.layout = TypeLayout(module.top_level_lines())
         self.constants = constant_globals(module)
         self.needs_string_extent = False
+        self.defined = libcio.defined_functions(module)
+        self.after: dict[int, list[str]] = {}   # line index -> hooks right after the call (libcio.py)
 
     # --- deciding what is shared ---------------------------------------------------------
 
@@ -295,6 +298,14 @@ class _Pass:
             length = argument_value(args[length_arg])
         elif name in _LIBC_STRING:
             return self.string_call(fn, line, origins, name)
+        elif name in libcio.NAMES and name not in self.defined:
+            args = call_arguments(line.text, m.end(1))
+            got = libcio.io_hooks(self, fn, line, origins, name, args) if args is not None else None
+            if got is None:
+                return None
+            if got[1]:
+                self.after[line.index] = got[1]
+            return got[0]
         else:
             return None
         ty, value = length
@@ -366,8 +377,9 @@ class _Pass:
                     accesses.append((line, *got))
             elif line.opcode in ("call", "invoke"):
                 hooks = self.call(fn, line, origins)
-                if hooks:
-                    edits[line.index] = hooks + [line.text]
+                trailing = self.after.pop(line.index, [])
+                if hooks or trailing:
+                    edits[line.index] = (hooks or []) + [line.text] + trailing
         covered = _reads_covered_by_writes(accesses, lines)
         cycles: set[int] | None = None
         for line, kind, pointer, size in accesses:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .debuginfo import DebugInfo
+from .layout import TypeLayout, UnsizedTypeError
 from .model import IRModule, print_module
 from .results import Frame
 from .runtime_abi import (ABI_VERSION, DECLARATIONS, FRAME_TYPE, GLOBAL_TYPE, MODULE_TYPE,
@@ -37,6 +38,12 @@ class _Strings:
 
 def module_globals(module: IRModule, debug: DebugInfo) -> list[tuple[str, str, str]]:
     """(IR name, IR type, source name) of the variables this module defines."""
+    return [g[:3] for g in _module_globals(module, debug)]
+
+
+def _module_globals(module: IRModule, debug: DebugInfo) -> list[tuple[str, str, str, str | None]]:
+    """module_globals with each variable's `!dbg` (a DIGlobalVariableExpression; None for a
+    constant)."""
     found = []
     top = module.top_level_lines()
     opaque = {ln[: ln.index(" = type opaque")] for ln in top if ln.endswith(" = type opaque")}
@@ -55,8 +62,34 @@ def module_globals(module: IRModule, debug: DebugInfo) -> list[tuple[str, str, s
             continue
         dbg = DBG_RE.search(rest)
         source = debug.global_name(dbg.group(1)) if dbg else ""
-        found.append(("@" + name, ty, source or unescape_string(bare)))
+        # (a constant's parts are never named: nothing writes it, so no report is about it)
+        found.append(("@" + name, ty, source or unescape_string(bare),
+                      dbg.group(1) if dbg and m.group(3) == "global" else None))
     return found
+
+
+# named parts of globals (members, elements) registered per module at most: the runtime scans the
+# table for a report's object name (once per report and repeated stale read, not per access)
+_PARTS_PER_MODULE = 4096
+
+
+def _parts(layout: TypeLayout, debug: DebugInfo, ty: str, dbg: str | None, budget: list) -> list:
+    """(offset, size, path) of the named parts of a global of IR type ty (debuginfo.py
+    global_members), none when the debug info's type is larger than the IR's (a part outside the
+    variable could name another one's address)."""
+    if not dbg or budget[0] <= 0:
+        return []
+    parts = debug.global_members(dbg, min(256, budget[0]))
+    if not parts:
+        return []
+    try:
+        size = layout.alloc_size(ty)
+    except (UnsizedTypeError, ValueError):
+        return []
+    if any(offset + nbytes > size for offset, nbytes, _ in parts):
+        return []
+    budget[0] -= len(parts)
+    return parts
 
 
 def _frames_global(frames: tuple[Frame, ...], strings: _Strings, cache: dict, lines: list) -> str:
@@ -140,7 +173,14 @@ def emit_registration(module: IRModule, table: SiteTable, debug: DebugInfo,
             SITE_TYPE, entry.kind, entry.order, entry.order_fail, entry.size, entry.op,
             len(site.frames), frames))
     glob_elems = []
-    for ir_name, ty, source in module_globals(module, debug):
+    layout = TypeLayout(module.top_level_lines())
+    budget = [_PARTS_PER_MODULE]
+    for ir_name, ty, source, dbg in _module_globals(module, debug):
+        # its members and elements first: the runtime names an address by the first entry
+        # that holds it (sites.c rsan_global_lookup), `ring.tail` rather than `ring+20`
+        for offset, nbytes, path in _parts(layout, debug, ty, dbg, budget):
+            glob_elems.append("%s { ptr getelementptr (i8, ptr %s, i64 %d), i64 %d, ptr %s }" % (
+                GLOBAL_TYPE, ir_name, offset, nbytes, strings.ref(source + path)))
         size = "i64 ptrtoint (ptr getelementptr (%s, ptr null, i32 1) to i64)" % ty
         glob_elems.append("%s { ptr %s, %s, ptr %s }" % (
             GLOBAL_TYPE, ir_name, size, strings.ref(source)))

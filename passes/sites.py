@@ -1,6 +1,7 @@
 """The module's site table: each instrumented instruction gets an id = id_prefix | index."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 
@@ -57,4 +58,14 @@ class SiteTable:
             frames=self.frames_at(fn, line) if frames is None else frames,
             order_fail=ORDER_NAME[order_fail] if kind == "cas" else "",
             op=op if kind == "rmw" else "", weak=weak, retry_only=retry_only and kind == "cas"))
+        return site_id
+
+    def copy(self, index: int, frames: tuple[Frame, ...]) -> int:
+        """A new site like site `index` (same entry) with other frames (passes/inlined.py)."""
+        new = len(self.sites)
+        if new >= 1 << 32:
+            raise OverflowError("more than 2**32 sites in one module")
+        site_id = self.id_prefix | new
+        self.entries.append(self.entries[index])
+        self.sites.append(dataclasses.replace(self.sites[index], id=site_id, frames=frames))
         return site_id

@@ -14,8 +14,13 @@
  * spinlock; its nodes come from __libc_malloc / __libc_free (never the interposed free).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <threads.h>
 #include <time.h>
 
@@ -48,6 +53,7 @@ typedef struct thread_node {
   int inserted; /* in the map (the parent's create returned) */
   int detached;
   int finished; /* rsan_thread_finish done; the child no longer touches the node */
+  uintptr_t stack_lo, stack_hi; /* its stack block (child_begin), for report names */
 } thread_node;
 
 #define MAP_BUCKETS 1024
@@ -177,7 +183,59 @@ static void child_begin(thread_node *node) {
   const void *lo, *hi;
   current_stack(&lo, &hi);
   if (lo && hi > lo) rsan_memory_retire(lo, (size_t)((const char *)hi - (const char *)lo));
+  __atomic_store_n(&node->stack_lo, (uintptr_t)lo, __ATOMIC_RELAXED);
+  __atomic_store_n(&node->stack_hi, (uintptr_t)hi, __ATOMIC_RELAXED);
   rsan_icpt_leave();
+}
+
+/* The main thread's stack: the "[stack]" mapping of /proc/self/maps (read once, at the first
+ * report that needs it; raw system calls, no interceptor). */
+static uintptr_t main_lo, main_hi;
+static int main_known;
+static void main_stack(void) {
+  if (main_known) return;
+  main_known = 1;
+  int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  static char buf[1 << 16];
+  size_t n = 0;
+  for (ssize_t k; n + 1 < sizeof buf && (k = syscall(SYS_read, fd, buf + n, sizeof buf - 1 - n)) > 0;)
+    n += (size_t)k;
+  syscall(SYS_close, fd);
+  buf[n] = 0;
+  for (char *line = buf; line && *line;) {
+    char *end = strchr(line, '\n');
+    if (end) *end = 0;
+    if (strstr(line, "[stack]")) {
+      char *dash;
+      main_lo = (uintptr_t)strtoull(line, &dash, 16);
+      main_hi = *dash == '-' ? (uintptr_t)strtoull(dash + 1, NULL, 16) : 0;
+      return;
+    }
+    line = end ? end + 1 : NULL;
+  }
+}
+
+/* rsan_report.h: the thread whose stack holds addr (a child's stack block while it is in the
+ * map, the main thread's "[stack]"), or -1: report names only ("stack of thread T1") */
+int rsan_icpt_stack_owner(uintptr_t addr) {
+  int tid = -1;
+  map_lock();
+  for (unsigned b = 0; b < MAP_BUCKETS && tid < 0; b++)
+    for (thread_node *n = map_bucket[b]; n; n = n->next) {
+      uintptr_t lo = __atomic_load_n(&n->stack_lo, __ATOMIC_RELAXED);
+      uintptr_t hi = __atomic_load_n(&n->stack_hi, __ATOMIC_RELAXED);
+      if (lo <= addr && addr < hi && n->thread) {
+        tid = rsan_thread_tid(n->thread);
+        break;
+      }
+    }
+  map_unlock();
+  if (tid < 0) {
+    main_stack();
+    if (main_lo <= addr && addr < main_hi) tid = 0;
+  }
+  return tid;
 }
 
 void rsan_icpt_thread_exit_current(void) {

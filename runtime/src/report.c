@@ -134,6 +134,24 @@ static void put_name(char *out, size_t n, const char *s, uint64_t v, unsigned ba
   out[k] = 0;
 }
 
+/* A written value for the text reports: "5"; a value whose top bit (of its size) is set also as
+ * the signed number it is when the object is signed, "-1 (0xffffffff)": an atomic_int that holds
+ * -1 read as "4294967295" is not what the program wrote (the runtime does not know the type) */
+const char *rsan_value_text(char *out, size_t n, uint64_t v, unsigned size) {
+  if (size == 1 || size == 2 || size == 4 || size == 8) {
+    unsigned bits = size * 8;
+    uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    v &= mask;
+    if (v >> (bits - 1)) {
+      int64_t s = bits == 64 ? (int64_t)v : (int64_t)(v | ~mask);
+      snprintf(out, n, "%lld (0x%llx)", (long long)s, (unsigned long long)v);
+      return out;
+    }
+  }
+  snprintf(out, n, "%llu", (unsigned long long)v);
+  return out;
+}
+
 /* "x", "x+8" or "0x7f..." */
 void rsan_object_name(char *out, size_t n, uintptr_t addr, int *known) {
   uint64_t off = 0;
@@ -180,6 +198,7 @@ void rsan_heap_details(char *out, size_t n, uintptr_t addr, const rsan_block_inf
  * heap location named obj in block blk, else the bare address. */
 void rsan_text_location(rsan_buf *b, uintptr_t addr, int kind, const char *obj, const rsan_block_info *blk) {
   if (kind == 1) rsan_buf_printf(b, "  Location is global '%s' at 0x%llx\n", obj, (unsigned long long)addr);
+  else if (kind == 3) rsan_buf_printf(b, "  Location is %s at 0x%llx\n", obj, (unsigned long long)addr);
   else if (kind == 2) {
     char details[200];
     rsan_heap_details(details, sizeof details, addr, blk);
@@ -191,7 +210,7 @@ void rsan_text_location(rsan_buf *b, uintptr_t addr, int kind, const char *obj, 
         (unsigned long long)addr);
 }
 
-/* rsan_object_name, or a heap location's name: *kind 1 global, 2 heap (blk filled), 0 the
+/* rsan_object_name, or a heap location's name: *kind 1 global, 2 heap (blk filled), 3 a thread's stack, 0 the
  * bare address. Takes heap.c's leaf lock: for a report being written, not on its repeats. */
 void rsan_location_name(char *out, size_t n, uintptr_t addr, int *kind, rsan_block_info *blk) {
   int known;
@@ -200,6 +219,12 @@ void rsan_location_name(char *out, size_t n, uintptr_t addr, int *kind, rsan_blo
   if (!known && rsan_heap_find(addr, blk)) {
     rsan_heap_name(out, n, addr, blk);
     *kind = 2;
+  } else if (!known && rsan_icpt_stack_owner) {
+    int tid = rsan_icpt_stack_owner(addr);
+    if (tid >= 0) {
+      snprintf(out, n, "stack of thread T%d", tid);
+      *kind = 3;
+    }
   }
 }
 

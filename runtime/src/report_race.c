@@ -80,10 +80,10 @@ void rsan_report_race(rsan_race_info *r) {
   rsan_nraces++;
   int pid = (int)getpid();
   char obj[600];
-  int kind; /* rsan_location_name: 1 global, 2 heap, 0 unknown */
+  int kind; /* rsan_location_name: 1 global, 2 heap, 3 a thread's stack, 0 unknown */
   rsan_block_info blk;
   rsan_location_name(obj, sizeof obj, r->addr, &kind, &blk);
-  const char *obj_kind = kind == 1 ? "global" : kind == 2 ? "heap" : "unknown";
+  const char *obj_kind = kind == 1 ? "global" : kind == 2 ? "heap" : kind == 3 ? "stack" : "unknown";
   const rsan_frame *prim = rsan_frames_primary(&acc);
 
   rsan_buf t = {0};

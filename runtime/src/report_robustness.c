@@ -248,8 +248,10 @@ static const rsan_frame *headline_frame(const rsan_frames *fr) {
 static void describe_write(rsan_buf *b, const rsan_hist *h, const char *obj) {
   char where[300];
   rsan_site_short(where, sizeof where, h->site);
-  rsan_buf_printf(b, "%s %s %s by thread T%d at %s (value %llu)", rsan_op_name(h->op, h->rmw_op),
-                  rsan_op_prep(h->op), obj, h->tid, where, (unsigned long long)h->value);
+  char val[48];
+  rsan_buf_printf(b, "%s %s %s by thread T%d at %s (value %s)", rsan_op_name(h->op, h->rmw_op),
+                  rsan_op_prep(h->op), obj, h->tid, where,
+                  rsan_value_text(val, sizeof val, h->value, h->size));
 }
 
 static void text_write(rsan_buf *b, const char *title, int state, const rsan_hist *h, uint64_t ts,
@@ -265,17 +267,19 @@ static void text_write(rsan_buf *b, const char *title, int state, const rsan_his
                     title, unit, (unsigned long long)ts, RSAN_HIST);
     return;
   }
+  char val[48];
+  rsan_value_text(val, sizeof val, h->value, h->size);
   if (oldest)
     rsan_buf_printf(b,
                     "  %s (the %s at timestamp %llu left the history; the oldest candidate still kept):\n"
-                    "    atomic %s of size %u (%s, value %llu) by thread T%d, %s timestamp %llu:\n",
+                    "    atomic %s of size %u (%s, value %s) by thread T%d, %s timestamp %llu:\n",
                     title, unit, (unsigned long long)ts, rsan_op_name(h->op, h->rmw_op), h->size,
-                    rsan_order_name(h->order), (unsigned long long)h->value, h->tid, unit,
+                    rsan_order_name(h->order), val, h->tid, unit,
                     (unsigned long long)(is_write ? h->tsU : h->ts));
   else
-    rsan_buf_printf(b, "  %s: atomic %s of size %u (%s, value %llu) by thread T%d, %s timestamp %llu:\n",
-                    title, rsan_op_name(h->op, h->rmw_op), h->size, rsan_order_name(h->order),
-                    (unsigned long long)h->value, h->tid, unit, (unsigned long long)ts);
+    rsan_buf_printf(b, "  %s: atomic %s of size %u (%s, value %s) by thread T%d, %s timestamp %llu:\n", title,
+                    rsan_op_name(h->op, h->rmw_op), h->size, rsan_order_name(h->order), val, h->tid, unit,
+                    (unsigned long long)ts);
   rsan_frames fr;
   rsan_hist_frames(&fr, h);
   rsan_text_frames(b, &fr);
@@ -581,8 +585,10 @@ void rsan_report_robustness(rsan_report_info *r) {
     for (uint32_t i = 0; i < r->ncand; i++) {
       char where[300];
       rsan_site_short(where, sizeof where, r->cand[i].site);
-      rsan_buf_printf(&t, " %s by T%d at %s (value %llu)%s", rsan_op_name(r->cand[i].op, r->cand[i].rmw_op),
-                      r->cand[i].tid, where, (unsigned long long)r->cand[i].value,
+      char val[48];
+      rsan_buf_printf(&t, " %s by T%d at %s (value %s)%s", rsan_op_name(r->cand[i].op, r->cand[i].rmw_op),
+                      r->cand[i].tid, where,
+                      rsan_value_text(val, sizeof val, r->cand[i].value, r->cand[i].size),
                       i + 1 < r->ncand ? ";" : "");
     }
     rsan_buf_puts(&t, r->cand_complete ? "\n" : " (and older ones no longer kept)\n");

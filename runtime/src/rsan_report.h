@@ -42,6 +42,8 @@ const char *rsan_basename(const char *f);
 void rsan_text_frames(rsan_buf *b, const rsan_frames *fr);
 void rsan_json_frame_fields(rsan_buf *b, const rsan_frames *fr); /* "file", ..., "stack" */
 void rsan_object_name(char *out, size_t n, uintptr_t addr, int *known); /* "x", "x+8", "0x7f.." */
+/* "5", or "-1 (0xffffffff)" for a value whose top bit (of size bytes) is set; out: 48 bytes */
+const char *rsan_value_text(char *out, size_t n, uint64_t v, unsigned size);
 /* "offset 4 of heap block allocated at f.c:10" (blk contains addr) */
 void rsan_heap_name(char *out, size_t n, uintptr_t addr, const rsan_block_info *blk);
 /* "size 12, allocated by thread T0; block at 0x.., location at 0x.." */
@@ -50,6 +52,8 @@ void rsan_heap_details(char *out, size_t n, uintptr_t addr, const rsan_block_inf
 void rsan_text_location(rsan_buf *b, uintptr_t addr, int kind, const char *obj, const rsan_block_info *blk);
 /* a global's name (*kind 1), a heap location's (*kind 2, blk filled), else the address (0) */
 void rsan_location_name(char *out, size_t n, uintptr_t addr, int *kind, rsan_block_info *blk);
+/* intercept_thread.c: the thread whose stack holds addr, or -1 (weak: absent from engine-only builds) */
+int rsan_icpt_stack_owner(uintptr_t addr) __attribute__((weak));
 void rsan_site_short_col(char *out, size_t n, uint64_t site, int with_col); /* "sb.c:13[:9]" */
 void rsan_site_short(char *out, size_t n, uint64_t site);
 /* 1 the first time (site, previous site, type) is seen; report_lock held */

@@ -21,6 +21,14 @@ std::barrier, a thread pool, exceptions and lock_guard unwinding across threads,
 pthread barriers, pthread_cancel in a condition wait, mmap memory, 64 threads of fenced SB, a
 linear-probing hash table.
 
+Session 18 added 31 (benchmarks/README.md "Session 18: qa"): MCS and ticket locks as C++
+templates with thread_local nodes, double-checked locking, hazard pointers whose relaxed protect
+store breaks the C++20 release sequence (a race TSan misses), a seqlock over atomic words,
+condition-variable buffers (timed waits too), call_once, thread_local counters, an intrusive MPSC
+queue, epoch-based reclamation, heap result slots, a 24-byte std::atomic through libatomic,
+__atomic builtins on plain ints, a 65,536-bin atomic histogram, libc I/O on shared buffers
+(snprintf, read, write), a race in an inlined helper, members of a global struct.
+
 Default suite: a handful of them with `pyrsan run` at its defaults (the added time stays small).
 Slow (-m slow): every program at -O0, -O1 and -O2, under --explore, and for every non-robust
 one `pyrsan fix` whose output must explore robust.
@@ -46,7 +54,11 @@ DEFAULT = ["hazard_ptr_relacq.c", "spsc_cached.c", "qsbr_fenced.c", "z6_relacq.c
            "thread_local_dtor_signals.cpp",  # C++ thread_local destructors, the same
            "fork_child_writes_thread_data.c",  # the fork child joins the threads it lost (intercept_fork.c)
            "sb_signal_fence.c", "exit_while_spinning.c", "r_xchg_rel_sc.c",
-           "signal_to_waiting_thread.c"]  # a deferred handler in a parked thread (signal_defer.c)
+           "signal_to_waiting_thread.c",  # a deferred handler in a parked thread (signal_defer.c)
+           # session 18: each the regression test of a fix (benchmarks/README.md "Session 18: qa")
+           "libc_io_buffers_race.c",   # snprintf / read(2) writes, write(2) reads (passes/libcio.py)
+           "atomic_big_struct_relaxed_race.cpp",  # the same through std::string, with libatomic
+           "member_names_sb.c"]        # reports name ctl.side[0].want (passes/debuginfo.py)
 
 # Programs whose verdict pyrsan gets wrong for a cause outside this corpus's owner (strict: the
 # day the cause is fixed, the test says so). Each reason names the command and what goes wrong.
@@ -69,10 +81,27 @@ def test_qa_known_wrong_verdicts(run_pyrsan, path, tmp_path):
     _check(run_pyrsan, path, tmp_path)
 
 
+# Programs whose verdict is wrong at one level only (strict, as XFAIL). Session 18: at -O0 a
+# std::atomic member call is inlined (always_inline) but its order stays a run-time value, so
+# `serving_.load(acquire)` is a switch over five atomic loads; spinloops.py does not see such a
+# loop as a wait, and a stale read in a failed iteration is reported (a false alarm modulo spin
+# loops; C11's atomic_load_explicit at -O0 is one load and is recognised).
+_O0_SPIN = ("-O0: a std::atomic spin loop at -O0 is a switch over the memory order, not recognised as "
+            "a wait (spinloops.py): a failed iteration's stale read is reported")
+XFAIL_AT: dict[tuple[str, str], str] = {
+    ("ticket_lock_template_O2.cpp", "-O0"): _O0_SPIN,
+    ("hazard_ptr_fences_cpp.cpp", "-O0"): _O0_SPIN,
+    ("hazard_ptr_relseq_race.cpp", "-O0"): _O0_SPIN,
+}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
 @pytest.mark.parametrize("path", [_xfail(p) for p in PROGRAMS])
-def test_qa_each_level(run_pyrsan, path, opt, tmp_path):
+def test_qa_each_level(run_pyrsan, path, opt, tmp_path, request):
+    reason = XFAIL_AT.get((path.name, opt))
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     _check(run_pyrsan, path, tmp_path, opt)
 
 
@@ -96,6 +125,10 @@ EXPLORE_SKIP = {
     "many_threads_waves_race.c": "one explored schedule of 300 threads takes minutes (explore.py's trace analysis)",
     # session 17 (load ~50): `--explore --keep-going --max-schedules 2000` did not end in 600 s
     "many_pairs_sb_fenced.c": "64 threads: 2000 explored schedules take more than the test's 600 s",
+    # session 18 (load ~5): 20 schedules take 104 s with the default F-order closure search and
+    # 3.7 s with PYRSAN_CLOSURE=0 (~40 SC fences a run: every access seq_cst, fenced); 2000 did
+    # not end in 900 s (/work/qa-bugs/s18/README.md)
+    "rcu_epoch_readers.cpp": "the closure search makes each explored schedule take ~5 s",
 }
 
 

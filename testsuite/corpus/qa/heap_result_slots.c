@@ -1,0 +1,41 @@
+// robust: yes
+// race: no
+// reason: workers claim job indices with a relaxed fetch_add (RMWs read the latest value), write each result into a heap array of plain longs and then set the slot's atomic flag with a release store; main waits for each flag with an acquire load before reading the result; a stale flag only makes main spin
+// Heap arrays (calloc) of plain results and atomic ready flags, three workers, six jobs, main collects in order.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define JOBS 6
+static long *results;
+static atomic_int *ready;
+static atomic_int next_job;
+
+static void *worker(void *arg) {
+  (void)arg;
+  for (;;) {
+    int j = atomic_fetch_add_explicit(&next_job, 1, memory_order_relaxed);
+    if (j >= JOBS) return NULL;
+    results[j] = (long)j * j;
+    atomic_store_explicit(&ready[j], 1, memory_order_release);
+  }
+}
+
+int main(void) {
+  results = calloc(JOBS, sizeof *results);
+  ready = calloc(JOBS, sizeof *ready);
+  pthread_t t[3];
+  for (int i = 0; i < 3; i++) pthread_create(&t[i], NULL, worker, NULL);
+  long sum = 0;
+  for (int j = 0; j < JOBS; j++) {
+    while (!atomic_load_explicit(&ready[j], memory_order_acquire)) {
+    }
+    sum += results[j];
+  }
+  for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
+  printf("%ld\n", sum);
+  free(results);
+  free((void *)ready);
+  return sum == 55 ? 0 : 1;
+}
