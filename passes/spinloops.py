@@ -683,6 +683,11 @@ class _Region:
             if v == ("V",) and m.group(2) != "trunc":
                 env[m.group(1)] = ("VX", m.group(2))     # the value read, widened
                 return
+            if v[0] in ("entry", "ext") and m.group(2) != "trunc":
+                # a value fixed before the loop, widened (clang -O0 compares `me` of a
+                # std::atomic<unsigned short> in int): kept with its own width
+                env[m.group(1)] = ("FX", m.group(2), v, int(m.group(3)[1:]))
+                return
             if m.group(2) == "sext" or (m.group(2) == "zext" and m.group(3) != "i1"):
                 raise _NotALoop("extension")
             if m.group(2) == "trunc" and not (v[0] == "pred" or v in (_TRUE, _FALSE)):
@@ -774,6 +779,15 @@ def _compare(a, b, eq: bool, bits: int):
         # a value fixed before the loop (an SSA value defined outside it, or a stack slot
         # no iteration writes): the loop waits for it (`while (load(&rd_pos) != rd)`)
         return ("pred", "V", ("sym", b), eq)
+    if b[0] == "VX" and a[0] == "FX":
+        a, b = b, a
+    if a[0] == "VX" and b[0] == "FX":
+        # both widened the same way from the width of the value read: equal iff equal at
+        # that width, so the loop waits for the fixed value itself (its slot or SSA value
+        # is read at that width); another extension or width is not told apart: left alone
+        if b[1] != a[1] or b[3] != bits:
+            raise _NotALoop("a fixed value widened from another width or otherwise")
+        return ("pred", "V", ("sym", b[2]), eq)
     if b[0] != "int":
         raise _NotALoop("comparison without a constant")
     if a[0] == "int":

@@ -67,3 +67,36 @@ def test_a_wait_through_a_pointer_parameter_is_named_by_the_parameter(tmp_path, 
 ])
 def test_loops_over_changing_or_several_members_are_left_alone(tmp_path, body, opt):
     assert loops(tmp_path, body, opt) == []
+
+
+WIDE = "atomic_ushort us; _Atomic short ss; atomic_uchar uc;\n"
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+@pytest.mark.parametrize("body", [
+    # C compares in int: both the value read and the fixed value are zero-extended from 16
+    # (or 8) bits at -O0, so they are equal iff equal at the atomic's width
+    "void w(unsigned short me) { while (atomic_load_explicit(&us, memory_order_acquire) != me); }",
+    "void w(unsigned char me) { while (atomic_load_explicit(&uc, memory_order_acquire) != me); }",
+    "void w(short me) { while (atomic_load_explicit(&ss, memory_order_acquire) != me); }",
+    "void w(unsigned short me) { do {} while (atomic_load(&us) != me); }",
+])
+def test_a_wait_for_a_narrow_value_fixed_before_the_loop_is_recognised(tmp_path, body, opt):
+    """At -O0 the fixed value comes from its stack slot and is widened like the value read
+    (`zext i16 %me to i32`): the loop still waits for one value (before: "extension", left
+    alone, and each failed iteration's stale read was reported: a C++ ticket lock over
+    std::atomic<unsigned short>, testsuite/corpus/qa/ticket_lock_template_O2.cpp at -O0)."""
+    found = loops(tmp_path, WIDE + body, opt)
+    assert len(found) == 1 and found[0].endswith("== a value fixed before the loop)"), found
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+@pytest.mark.parametrize("body", [
+    # a wider fixed value: `me` may lie outside the atomic's range, so the read value's
+    # width does not decide equality
+    "void w(int me) { while (atomic_load(&us) != me); }",
+    # extended otherwise: a signed value read against an unsigned fixed one
+    "void w(unsigned short me) { while (atomic_load(&ss) != me); }",
+])
+def test_a_fixed_value_of_another_width_or_extension_is_left_alone(tmp_path, body, opt):
+    assert loops(tmp_path, WIDE + body, opt) == []
