@@ -20,8 +20,9 @@
  *
  * Memory: regions of REGION bytes (mmap, aligned to their size), each starting with one page
  * that maps every page of the region to its slab; slabs of whole pages (slab_recs records).
- * Each slab has its own free list; a class keeps the slabs with free records on a list, and
- * allocates from its first. A slab is released only when its class keeps at least `keep`
+ * Each slab has its own free list; a class keeps the slabs with free records on lists by
+ * their number of free records, and allocates from a slab with the fewest (the slabs with
+ * many drain, and a slab all free can be given back). A slab is released only when its class keeps at least `keep`
  * free records besides it (a program that frees and makes locations in turns does not pay a
  * release and the page faults of a reuse each time). Releases happen in loc_free_push's
  * callers, under a stripe lock (location.c), so never while fork holds every lock. */
@@ -52,8 +53,11 @@ typedef struct lslab {
 } lslab;
 
 static rsan_spin lock;
+#define NBK 64 /* a slab's free records: 1 .. 64 (slab_recs), one list each */
 static struct {
-  lslab *slabs, *partial, *released;
+  lslab *slabs, *released;
+  lslab *bk[NBK];    /* the slabs with k + 1 free records (not released) */
+  uint64_t bkmask;   /* bit k: bk[k] not empty */
   lslab *bump;    /* the slab whose records from carved on are handed out next */
   uint64_t nfree; /* freed records on the slabs' lists */
 } cl[RSAN_LOC_NCLS];
@@ -66,7 +70,7 @@ static uint32_t keep = 4096;
 /* records per slab: a whole number of pages (4 KB / 8 KB / 20 KB / 12 KB) */
 static inline uint32_t slab_recs(unsigned cls) { return cls == RSAN_LOC_NOW ? 64 : 32; }
 static inline size_t slab_bytes(unsigned cls) { return slab_recs(cls) * rsan_loc_size(cls); }
-_Static_assert((32 * 384) % 4096 == 0 && (64 * 320) % 4096 == 0 && (32 * 256) % 4096 == 0 &&
+_Static_assert(NBK >= 64 && (32 * 384) % 4096 == 0 && (64 * 320) % 4096 == 0 && (32 * 256) % 4096 == 0 &&
                    (32 * 128) % 4096 == 0,
                "slabs are whole pages");
 
@@ -78,17 +82,22 @@ static inline lslab *slab_of(const void *rec) {
   return ((lslab **)r)[((uintptr_t)rec - r) / PAGE];
 }
 
+/* s on the list of its number of free records (nfree >= 1) */
 static void partial_add(lslab *s) {
+  unsigned k = s->nfree - 1;
   s->pprev = NULL;
-  s->pnext = cl[s->cls].partial;
+  s->pnext = cl[s->cls].bk[k];
   if (s->pnext) s->pnext->pprev = s;
-  cl[s->cls].partial = s;
+  cl[s->cls].bk[k] = s;
+  cl[s->cls].bkmask |= 1ull << k;
   s->partial = 1;
 }
 static void partial_remove(lslab *s) {
+  unsigned k = s->nfree - 1;
   if (s->pprev) s->pprev->pnext = s->pnext;
-  else cl[s->cls].partial = s->pnext;
+  else cl[s->cls].bk[k] = s->pnext;
   if (s->pnext) s->pnext->pprev = s->pprev;
+  if (!cl[s->cls].bk[k]) cl[s->cls].bkmask &= ~(1ull << k);
   s->partial = 0;
 }
 
@@ -140,17 +149,19 @@ static lslab *new_slab(unsigned cls) {
   return s;
 }
 
-/* a freed record (the most recently freed of the first slab that has one), else the next of
- * the newest slab, else of a released slab (its pages come back zero), else of a new one */
+/* a freed record of the slab with the fewest free records (so that the slabs with many
+ * drain, and a slab all free is given back), else the next of the newest slab, else of a
+ * released slab (its pages come back zero), else of a new one */
 rsan_loc *rsan_lslab_take(unsigned cls) {
   rsan_spin_lock(&lock);
-  lslab *s = cl[cls].partial;
+  lslab *s = cl[cls].bkmask ? cl[cls].bk[__builtin_ctzll(cl[cls].bkmask)] : NULL;
   rsan_loc *l;
   if (s) {
     l = s->free;
     s->free = *free_next(l);
     cl[cls].nfree--;
-    if (!--s->nfree) partial_remove(s);
+    partial_remove(s);
+    if (--s->nfree) partial_add(s);
   } else {
     s = cl[cls].bump;
     if (!s || s->carved == s->nrec) {
@@ -196,7 +207,9 @@ void rsan_lslab_put(rsan_loc *l) {
   *free_next(l) = s->free;
   s->free = l;
   cl[c].nfree++;
-  if (++s->nfree == 1) partial_add(s);
+  if (s->nfree) partial_remove(s);
+  s->nfree++;
+  partial_add(s);
   int release = s->nfree == s->nrec && s != cl[c].bump && c != RSAN_LOC_COMPACT &&
                 cl[c].nfree - s->nrec >= keep;
   if (release) {
@@ -251,7 +264,9 @@ void rsan_lslab_reset_all(void) {
       cl[c].slabs = s->next;
       rsan_free(s);
     }
-    cl[c].partial = cl[c].released = cl[c].bump = NULL;
+    cl[c].released = cl[c].bump = NULL;
+    memset(cl[c].bk, 0, sizeof cl[c].bk);
+    cl[c].bkmask = 0;
     cl[c].nfree = 0;
   }
   for (uint32_t i = 0; i < nregions; i++) munmap(regions[i], REGION);
