@@ -48,6 +48,10 @@ typedef struct lslab {
   rsan_loc *free; /* its freed records, through free_next */
   uint32_t nrec, nfree;
   uint32_t carved; /* records handed out so far (the class's newest slab hands out the next) */
+  uint64_t freemask; /* record i handed out and free since (on the free list or dropped) */
+  uint64_t dropmask; /* record i free and on a dropped page (not on the free list) */
+  uint32_t ndropped; /* records in dropmask */
+  uint8_t pdrop;     /* page j of the slab dropped (given back while others are in use) */
   uint8_t cls, partial;
   uint8_t released; /* 1 released, 2 being released (on no list) */
 } lslab;
@@ -64,7 +68,7 @@ static struct {
 static char *rnext, *rend; /* the newest region's part not handed out */
 static char **regions;     /* every region (the test reset unmaps them) */
 static uint32_t nregions, capregions;
-static uint64_t released_bytes, nreleases, nreuses;
+static uint64_t released_bytes, nreleases, nreuses, npages;
 static uint32_t keep = 4096;
 
 /* records per slab: a whole number of pages (4 KB / 8 KB / 20 KB / 12 KB) */
@@ -159,6 +163,7 @@ rsan_loc *rsan_lslab_take(unsigned cls) {
   if (s) {
     l = s->free;
     s->free = *free_next(l);
+    s->freemask &= ~(1ull << ((size_t)((char *)l - s->recs) / rsan_loc_size(cls)));
     cl[cls].nfree--;
     partial_remove(s);
     if (--s->nfree) partial_add(s);
@@ -169,6 +174,9 @@ rsan_loc *rsan_lslab_take(unsigned cls) {
       if (s) {
         cl[cls].released = s->pnext;
         __atomic_store_n(&s->carved, 0, __ATOMIC_RELAXED);
+        s->freemask = s->dropmask = 0;
+        s->ndropped = 0;
+        s->pdrop = 0;
         __atomic_store_n(&s->released, 0, __ATOMIC_RELEASE);
         released_bytes -= slab_bytes(cls);
         nreuses++;
@@ -200,22 +208,69 @@ static void drop_pages(lslab *s, int locked) {
   }
 }
 
+/* Page j of s given back while other records of s are in use (under lock): every record it
+ * overlaps is free. Those records leave the free list (their free_next may be on the page) and
+ * are marked dropped; the locks of the records that start on the page are taken, the page
+ * dropped, the waiters woken, as drop_pages does for a whole slab. A record that starts on
+ * another page keeps its line 0 (retired, its class), and its gnext reads 0 or what it was. */
+static void drop_page(lslab *s, uint32_t j) {
+  size_t sz = rsan_loc_size(s->cls);
+  uintptr_t p = (uintptr_t)s->recs + j * PAGE;
+  uint32_t i0 = (uint32_t)((p - (uintptr_t)s->recs) / sz),
+           i1 = (uint32_t)((p + PAGE - 1 - (uintptr_t)s->recs) / sz);
+  uint64_t m = (i1 == 63 ? ~0ull : (1ull << (i1 + 1)) - 1) & ~((1ull << i0) - 1);
+  uint64_t newly = m & ~s->dropmask;
+  if ((s->freemask & m) != m) return;
+  if (newly) { /* off the free list */
+    rsan_loc **pp = &s->free;
+    while (*pp) {
+      size_t i = (size_t)((char *)*pp - s->recs) / sz;
+      if (newly >> i & 1) *pp = *free_next(*pp);
+      else pp = free_next(*pp);
+    }
+    uint32_t k = (uint32_t)__builtin_popcountll(newly);
+    partial_remove(s);
+    s->nfree -= k;
+    if (s->nfree) partial_add(s);
+    cl[s->cls].nfree -= k;
+    s->dropmask |= newly;
+    s->ndropped += k;
+  }
+  uint32_t h0 = (uint32_t)((p - (uintptr_t)s->recs + sz - 1) / sz); /* the first record starting on p */
+  for (uint32_t i = h0; i <= i1 && (uintptr_t)s->recs + i * sz < p + PAGE; i++)
+    rsan_spin_lock(&((rsan_loc *)(s->recs + i * sz))->lock);
+  (void)madvise((void *)p, PAGE, MADV_DONTNEED);
+  for (uint32_t i = h0; i <= i1 && (uintptr_t)s->recs + i * sz < p + PAGE; i++) {
+    rsan_rt_leave();
+    (void)futex_wake_all(&((rsan_loc *)(s->recs + i * sz))->lock.v);
+  }
+  s->pdrop |= (uint8_t)(1u << j);
+  released_bytes += PAGE;
+  npages++;
+}
+
 void rsan_lslab_put(rsan_loc *l) {
   rsan_spin_lock(&lock);
   lslab *s = slab_of(l);
   unsigned c = s->cls;
+  size_t sz = rsan_loc_size(c), off = (size_t)((char *)l - s->recs);
   *free_next(l) = s->free;
   s->free = l;
+  s->freemask |= 1ull << (off / sz);
   cl[c].nfree++;
   if (s->nfree) partial_remove(s);
   s->nfree++;
   partial_add(s);
-  int release = s->nfree == s->nrec && s != cl[c].bump && c != RSAN_LOC_COMPACT &&
-                cl[c].nfree - s->nrec >= keep;
+  int release = s->nfree + s->ndropped == s->nrec && s != cl[c].bump && c != RSAN_LOC_COMPACT &&
+                cl[c].nfree - s->nfree >= keep;
   if (release) {
     partial_remove(s);
-    cl[c].nfree -= s->nrec;
+    cl[c].nfree -= s->nfree;
     __atomic_store_n(&s->released, 2, __ATOMIC_RELAXED);
+  } else if (c != RSAN_LOC_COMPACT && s != cl[c].bump && cl[c].nfree >= keep + 64) {
+    /* the pages l is on, when every record on them is free */
+    for (uint32_t j = (uint32_t)(off / PAGE); j <= (uint32_t)((off + sz - 1) / PAGE); j++)
+      if (!(s->pdrop >> j & 1)) drop_page(s, j);
   }
   rsan_spin_unlock(&lock);
   if (!release) return;
@@ -226,7 +281,7 @@ void rsan_lslab_put(rsan_loc *l) {
   s->nfree = 0;
   s->pnext = cl[c].released;
   cl[c].released = s;
-  released_bytes += slab_bytes(c);
+  released_bytes += slab_bytes(c) - (uint64_t)__builtin_popcount(s->pdrop) * PAGE;
   nreleases++;
   rsan_spin_unlock(&lock);
 }
@@ -242,9 +297,13 @@ void rsan_lslab_for_each_made(void (*fn)(rsan_loc *l, void *arg), void *arg) {
       uint32_t n = __atomic_load_n(&s->carved, __ATOMIC_ACQUIRE);
       for (uint32_t i = 0; i < n; i++) {
         rsan_loc *l = (rsan_loc *)(s->recs + i * rsan_loc_size(c));
+        if (__atomic_load_n(&s->dropmask, __ATOMIC_RELAXED) >> i & 1) continue; /* (no fault) */
         rsan_spin_lock(&l->lock);
-        /* (released meanwhile: its lock was taken before the pages went, or is a zero page's) */
-        if (!__atomic_load_n(&s->released, __ATOMIC_RELAXED)) fn(l, arg);
+        /* (released or dropped meanwhile: its lock was taken before the pages went, or is a
+         * zero page's) */
+        if (!__atomic_load_n(&s->released, __ATOMIC_RELAXED) &&
+            !(__atomic_load_n(&s->dropmask, __ATOMIC_RELAXED) >> i & 1))
+          fn(l, arg);
         rsan_spin_unlock(&l->lock);
       }
     }
@@ -254,7 +313,8 @@ void rsan_lslab_walk(void (*fn)(rsan_loc *l)) {
   for (unsigned c = 0; c < RSAN_LOC_NCLS; c++)
     for (lslab *s = cl[c].slabs; s; s = s->next)
       if (!s->released)
-        for (uint32_t i = 0; i < s->carved; i++) fn((rsan_loc *)(s->recs + i * rsan_loc_size(c)));
+        for (uint32_t i = 0; i < s->carved; i++)
+          if (!(s->dropmask >> i & 1)) fn((rsan_loc *)(s->recs + i * rsan_loc_size(c)));
 }
 
 void rsan_lslab_reset_all(void) {
@@ -275,8 +335,8 @@ void rsan_lslab_reset_all(void) {
   released_bytes = 0;
 }
 
-/* fork: every record's lock (a released slab's too: its pages come back, zero), then the
- * list's; released again after (both in the parent and the child: a stale reader of the
+/* fork: every record's lock (a released slab's or a dropped page's too: its pages come back,
+ * zero), then the list's; released or dropped again after (both in the parent and the child: a stale reader of the
  * parent may have held a released record's lock, which the child must not inherit) */
 void rsan_lslab_fork_lock(void) {
   for (unsigned c = 0; c < RSAN_LOC_NCLS; c++)
@@ -293,8 +353,17 @@ void rsan_lslab_fork_unlock(void) {
         drop_pages(s, 1);
         continue;
       }
+      size_t sz = rsan_loc_size(c);
+      for (uint32_t i = 0; i < s->nrec; i++) /* a record that starts on a dropped page: below */
+        if (!(s->pdrop >> (i * sz / PAGE) & 1)) rsan_spin_unlock(&((rsan_loc *)(s->recs + i * sz))->lock);
+      if (!s->pdrop) continue;
+      for (uint32_t j = 0; j * PAGE < slab_bytes(c); j++) /* dropped again, as drop_page does */
+        if (s->pdrop >> j & 1) (void)madvise(s->recs + j * PAGE, PAGE, MADV_DONTNEED);
       for (uint32_t i = 0; i < s->nrec; i++)
-        rsan_spin_unlock(&((rsan_loc *)(s->recs + i * rsan_loc_size(c)))->lock);
+        if (s->pdrop >> (i * sz / PAGE) & 1) {
+          rsan_rt_leave();
+          (void)futex_wake_all(&((rsan_loc *)(s->recs + i * sz))->lock.v);
+        }
     }
 }
 
@@ -321,14 +390,15 @@ void rsan_lslab_print_census(void) {
     made[c] *= rsan_loc_size(c);
     freeb[c] = cl[c].nfree * rsan_loc_size(c);
   }
-  int n = snprintf(buf, sizeof buf,
-                   "pyrsan: location records released: %llu bytes now (slabs released %llu times, "
-                   "reused %llu times); by class made / free: %llu / %llu, %llu / %llu, %llu / %llu, "
-                   "%llu / %llu\n",
-                   (unsigned long long)released_bytes, (unsigned long long)nreleases,
-                   (unsigned long long)nreuses, (unsigned long long)made[0], (unsigned long long)freeb[0],
-                   (unsigned long long)made[1], (unsigned long long)freeb[1], (unsigned long long)made[2],
-                   (unsigned long long)freeb[2], (unsigned long long)made[3], (unsigned long long)freeb[3]);
+  int n = snprintf(
+      buf, sizeof buf,
+      "pyrsan: location records released: %llu bytes now (slabs released %llu times, "
+      "reused %llu times, pages dropped alone %llu times); by class made / free: %llu / %llu, %llu / %llu, %llu / %llu, "
+      "%llu / %llu\n",
+      (unsigned long long)released_bytes, (unsigned long long)nreleases, (unsigned long long)nreuses,
+      (unsigned long long)npages, (unsigned long long)made[0], (unsigned long long)freeb[0],
+      (unsigned long long)made[1], (unsigned long long)freeb[1], (unsigned long long)made[2],
+      (unsigned long long)freeb[2], (unsigned long long)made[3], (unsigned long long)freeb[3]);
   rsan_spin_unlock(&lock);
   if (n > 0) (void)!write(2, buf, (size_t)n);
 }
