@@ -205,8 +205,8 @@ def test_fork_meets_slabs_given_back(tmp_path):
     once (fork_released.c): the fork handler takes every record's lock, a given-back one's
     too, and gives the pages back again after; every child frees old blocks and makes new
     locations (reusing given-back slabs) and exits 0, and the parent's census shows slabs
-    given back. A smoke test of the fork paths (which states a fork meets is up to the
-    machine)."""
+    given back. Mutant: fork_unlock leaving a given-back slab's record locks held instead of
+    dropping its pages again (the next reuse of that slab waits forever: timeout)."""
     cc = ib.find_compiler("clang-22")
     if cc is None:
         pytest.skip("clang-22 not installed")
