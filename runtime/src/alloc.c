@@ -11,6 +11,8 @@
 #include "rsan_exit.h"
 #include "rsan_internal.h"
 
+void rsan_lslab_print_census(void); /* location_slab.c (rsan_loc_slab.h) */
+
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_malloc(size_t);
 extern void *__libc_realloc(void *, size_t);
@@ -279,6 +281,7 @@ void rsan_slab_print_census(void) {
                    (unsigned long long)fb[0], (unsigned long long)fb[1], (unsigned long long)fb[2],
                    (unsigned long long)fb[3]);
   if (n > 0) (void)!write(2, buf, (size_t)n);
+  rsan_lslab_print_census(); /* location_slab.c: the record slabs given back */
 }
 
 /* tests (testsuite/runtime/test_alloc_classes.py) */

@@ -34,13 +34,35 @@ const rsan_clk rsan_clk_bottom;
  * it adds nref - RSAN_SNAP_BIAS. Until then refs >= RSAN_SNAP_BIAS - nref > 0 (every drop is
  * one of the references counted), so only the last holder of all sees 0 and frees it. */
 #define RSAN_SNAP_BIAS (1ull << 62)
+/* A snapshot's memory (docs/design/clocks.md §25): a plain malloc block of its size + 48,
+ * the snapshot at its first 64-byte boundary (glibc's blocks are 16-byte aligned: at most 48
+ * bytes in), the block's address kept in the refs line's padding. Not memalign: glibc's
+ * memalign takes size + 64 + 32 bytes and leaves the rest as fragments, so a freed snapshot
+ * (a block of its exact size) is too small for the next memalign of the same size and stays
+ * free; a plain block of one size is reused by the next snapshot of that size. */
+static rsan_snap *snap_alloc(uint32_t n) {
+  size_t size = sizeof(rsan_snap) + (size_t)n * sizeof(uint32_t);
+  char *raw = rsan_alloc_raw(size + 48);
+  rsan_snap *p = (rsan_snap *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+  RSAN_ASSERT((char *)p + size <= raw + size + 48);
+  memset(p, 0, sizeof *p); /* the header (every entry is written by the caller) */
+  memcpy(p->refs_line, &raw, sizeof raw);
+  return p;
+}
+void rsan_snap_free(rsan_snap *p) {
+  char *raw;
+  memcpy(&raw, p->refs_line, sizeof raw);
+  rsan_free(raw);
+}
+_Static_assert(sizeof(((rsan_snap *)0)->refs_line) >= sizeof(char *),
+               "the block's address fits the refs line");
 static void snap_ref(rsan_snap *p) { __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED); }
 static void snap_unref(rsan_snap *p) {
-  if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) rsan_free(p);
+  if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) rsan_snap_free(p);
 }
 /* the exporting thread lets *p go, with the nref references it gave */
 static void snap_let_go(rsan_snap **p, uint64_t nref) {
-  if (*p && __atomic_add_fetch(&(*p)->refs, nref - RSAN_SNAP_BIAS, __ATOMIC_ACQ_REL) == 0) rsan_free(*p);
+  if (*p && __atomic_add_fetch(&(*p)->refs, nref - RSAN_SNAP_BIAS, __ATOMIC_ACQ_REL) == 0) rsan_snap_free(*p);
   *p = NULL;
 }
 
@@ -517,7 +539,7 @@ void rsan_clk_export_t_slow(rsan_clk *dst, rsan_thread *t, const rsan_clk *src, 
         rsan_clk_assign_slow(dst, src);
         return;
       }
-    p = rsan_alloc_line(sizeof(rsan_snap) + n * sizeof(uint32_t));
+    p = snap_alloc(n);
     p->refs = RSAN_SNAP_BIAS;
     p->n = n;
     if (!x->lin) x->lin = rsan_clk_newver(); /* unique in the process */

@@ -33,6 +33,7 @@
 
 #include "rsan_exit.h"
 #include "rsan_internal.h"
+#include "rsan_loc_slab.h"
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -70,7 +71,6 @@ static struct {
 
 static uint64_t next_id = 1; /* id 0 is the SC-fence location F */
 static uint64_t nlive;       /* live locations */
-static rsan_spin free_lock;
 static uint64_t promotions; /* records replaced by a bigger class (census) */
 static uint64_t shrinks;    /* COLD records replaced by compact ones (census) */
 static rsan_loc fence_loc; /* F: id 0, address 0, never retired (class RSAN_LOC_FULL: 0) */
@@ -187,76 +187,21 @@ static void loc_clear_state(rsan_loc *l) {
   rsan_vc_free(&l->S);
 }
 
-/* Records come from slabs of LT_SLAB records of one size class (rsan_loc_size: 128, 256, 320
+/* Records come from slabs of one size class (location_slab.c; rsan_loc_size: 128, 256, 320
  * or 384 bytes), 64-byte aligned (rsan_loc's layout keeps what an access touches in its first
- * cache lines); they are only given back by the test reset, and a record stays in its class
- * (type-stable per class: a stale reader only ever reads a record's line 0 and gnext, which
- * every class has). The slabs are the list of every record ever made (fork, reset, census):
- * of the newest slab of a class the records before its next, of the others all. Slabs only
- * grow under a stripe lock (loc_alloc is called by find_locked and rsan_loc_promote), so a
- * walk that holds every stripe lock sees them fixed. */
-#define LT_SLAB 32
-typedef struct loc_slab {
-  struct loc_slab *next;
-  void *mem;
-  char *recs; /* LT_SLAB records, in mem */
-} loc_slab;
-static struct {
-  loc_slab *slabs; /* under free_lock; the newest first */
-  char *next, *end;
-  rsan_loc *free; /* retired records of the class */
-} pool[RSAN_LOC_NCLS];
-static rsan_loc *loc_slab_alloc(unsigned cls) {
-  size_t sz = rsan_loc_size(cls);
-  rsan_spin_lock(&free_lock);
-  if (pool[cls].next == pool[cls].end) {
-    loc_slab *sl = rsan_alloc(sizeof *sl);
-    sl->mem = rsan_alloc(LT_SLAB * sz + 63);
-    sl->recs = (char *)(((uintptr_t)sl->mem + 63) & ~(uintptr_t)63);
-    sl->next = pool[cls].slabs;
-    __atomic_store_n(&pool[cls].slabs, sl, __ATOMIC_RELEASE);
-    pool[cls].next = sl->recs;
-    pool[cls].end = sl->recs + LT_SLAB * sz;
-  }
-  rsan_loc *l = (rsan_loc *)pool[cls].next;
-  pool[cls].next += sz;
-  l->fcap = RSAN_FACTS;
-  l->cls = (uint8_t)cls;
-  rsan_spin_unlock(&free_lock);
-  return l;
-}
-/* the records made so far of slab sl of class cls (the newest slab's up to its next) */
-static char *slab_used_end(const loc_slab *sl, unsigned cls) {
-  return sl == pool[cls].slabs ? pool[cls].next : sl->recs + LT_SLAB * rsan_loc_size(cls);
-}
-#define FOR_EACH_RECORD(l) \
-  for (unsigned c_ = 0; c_ < RSAN_LOC_NCLS; c_++) \
-    for (loc_slab *sl_ = pool[c_].slabs; sl_; sl_ = sl_->next) \
-      for (char *p_ = sl_->recs, *e_ = slab_used_end(sl_, c_); p_ < e_; p_ += rsan_loc_size(c_)) \
-        for (rsan_loc *l = (rsan_loc *)p_; l; l = NULL)
+ * cache lines); a record stays in its class (type-stable per class: a stale reader only ever
+ * reads a record's line 0 and gnext, which every class has), and a slab of free records only
+ * leaves its class as zero pages (docs/design/clocks.md §25). */
 
 /* a cleared record of class cls, locked, not in the table (under a stripe lock) */
 static rsan_loc *loc_alloc(unsigned cls) {
-  rsan_loc *l = NULL;
-  rsan_spin_lock(&free_lock);
-  if (pool[cls].free) {
-    l = pool[cls].free;
-    pool[cls].free = cls == RSAN_LOC_COMPACT ? ((rsan_loc_compact *)l)->free_next : l->free_next;
-  }
-  rsan_spin_unlock(&free_lock);
-  if (!l) l = loc_slab_alloc(cls);
+  rsan_loc *l = rsan_lslab_take(cls);
   rsan_spin_lock(&l->lock);
   loc_clear_state(l); /* (init_value := 0 ends free_next) */
   return l;
 }
-/* a retired, cleared record back to its class's free list (its lock not held) */
-static void loc_free_push(rsan_loc *l) {
-  rsan_spin_lock(&free_lock);
-  if (l->cls == RSAN_LOC_COMPACT) ((rsan_loc_compact *)l)->free_next = pool[l->cls].free;
-  else l->free_next = pool[l->cls].free;
-  pool[l->cls].free = l;
-  rsan_spin_unlock(&free_lock);
-}
+/* a retired, cleared record back to its class (its lock not held; under a stripe lock) */
+static void loc_free_push(rsan_loc *l) { rsan_lslab_put(l); }
 
 /* A fresh location for addr: W = Wsc = Msc = ⊥ (the init write has timestamp 0), in class cls
  * (the one the operation that makes it needs: a load the smallest). */
@@ -429,17 +374,8 @@ static void loc_free_record(rsan_loc *l) {
 }
 
 void rsan_loc_reset_all(void) {
-  FOR_EACH_RECORD(l) loc_free_record(l);
-  for (unsigned c = 0; c < RSAN_LOC_NCLS; c++) {
-    while (pool[c].slabs) {
-      loc_slab *sl = pool[c].slabs;
-      pool[c].slabs = sl->next;
-      rsan_free(sl->mem);
-      rsan_free(sl);
-    }
-    pool[c].next = pool[c].end = NULL;
-    pool[c].free = NULL;
-  }
+  rsan_lslab_walk(loc_free_record);
+  rsan_lslab_reset_all();
   far_head = NULL;
   for (uint32_t i = 0; i < nmapped; i++) {
     lt_region *g = directory[mapped[i]];
@@ -460,40 +396,22 @@ void rsan_loc_reset_all(void) {
 void rsan_loc_fork_lock(void) {
   rsan_spin_lock(&dir_lock);
   for (uint32_t k = 0; k < LT_STRIPES; k++) rsan_spin_lock(&stripes[k].lock);
-  FOR_EACH_RECORD(l) rsan_spin_lock(&l->lock);
-  rsan_spin_lock(&free_lock);
+  rsan_lslab_fork_lock(); /* every record's lock, then the free lists' */
   rsan_spin_lock(&fence_loc.lock);
 }
 void rsan_loc_fork_unlock(void) {
   rsan_spin_unlock(&fence_loc.lock);
-  FOR_EACH_RECORD(l) rsan_spin_unlock(&l->lock);
-  rsan_spin_unlock(&free_lock);
+  rsan_lslab_fork_unlock();
   for (uint32_t k = 0; k < LT_STRIPES; k++) rsan_spin_unlock(&stripes[k].lock);
   rsan_spin_unlock(&dir_lock);
 }
 
 /* verbosity >= 1, at exit: how the live records are used, by size class (docs/design/clocks.md
  * §15, §19). Each record is read under its lock. */
-/* Every record made so far, live or free, passed to fn under its lock: the slabs as they are
- * at the call (taken under free_lock, so records made later are not visited). */
+/* Every record made so far, live or free (slabs given back to the system excepted), passed
+ * to fn under its lock (location_slab.c) */
 void rsan_loc_for_each_made(void (*fn)(rsan_loc *l, void *arg), void *arg) {
-  loc_slab *first[RSAN_LOC_NCLS];
-  char *first_end[RSAN_LOC_NCLS];
-  rsan_spin_lock(&free_lock); /* no location lock under it */
-  for (unsigned c = 0; c < RSAN_LOC_NCLS; c++) {
-    first[c] = pool[c].slabs;
-    first_end[c] = pool[c].next;
-  }
-  rsan_spin_unlock(&free_lock);
-  for (unsigned c = 0; c < RSAN_LOC_NCLS; c++)
-    for (loc_slab *sl = first[c]; sl; sl = sl->next)
-      for (char *p = sl->recs, *e = sl == first[c] ? first_end[c] : sl->recs + LT_SLAB * rsan_loc_size(c);
-           p < e; p += rsan_loc_size(c)) {
-        rsan_loc *l = (rsan_loc *)p;
-        rsan_spin_lock(&l->lock);
-        fn(l, arg);
-        rsan_spin_unlock(&l->lock);
-      }
+  rsan_lslab_for_each_made(fn, arg);
 }
 uint64_t rsan_loc_promotions(void) { return __atomic_load_n(&promotions, __ATOMIC_RELAXED); }
 uint64_t rsan_loc_shrinks(void) { return __atomic_load_n(&shrinks, __ATOMIC_RELAXED); }
@@ -541,14 +459,7 @@ RSAN_EXPORT uint64_t __rsan_test_location_stamp(const void *addr) {
   rsan_loc_release(l);
   return st;
 }
-RSAN_EXPORT uint64_t __rsan_test_location_records(int cls) {
-  uint64_t k = 0;
-  rsan_spin_lock(&free_lock);
-  for (loc_slab *sl = pool[cls].slabs; sl; sl = sl->next)
-    k += (uint64_t)(slab_used_end(sl, (unsigned)cls) - sl->recs) / rsan_loc_size((unsigned)cls);
-  rsan_spin_unlock(&free_lock);
-  return k;
-}
+RSAN_EXPORT uint64_t __rsan_test_location_records(int cls) { return rsan_lslab_made((unsigned)cls); }
 
 /* Promotion (docs/design/clocks.md §19). l (locked, class above cls) is the live record of
  * addr; its lock is dropped to take the stripe's first (lock order), and the live record of

@@ -27,6 +27,8 @@ void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts);
 static inline rsan_clk *rsan_tclk(rsan_thread *t, int which) {
   return which == RSAN_X_C ? &t->Tc : which == RSAN_X_R ? &t->Tr : which == RSAN_X_SC ? &t->Tsc : &t->Ta;
 }
+/* clock.c: a snapshot's memory released (its last holder; not rsan_free: docs/design/clocks.md §25) */
+void rsan_snap_free(rsan_snap *p);
 /* the memo of a clock that location clocks are joined into (Tr has none) */
 static inline rsan_memo *rsan_tmemo(rsan_thread *t, int which) {
   return which == RSAN_X_C    ? t->memo_c

@@ -127,7 +127,7 @@ static void snap_hold(rsan_snap *p) {
   if (p) __atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
 }
 static void snap_drop(rsan_snap *p) {
-  if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) rsan_free(p);
+  if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) rsan_snap_free(p);
 }
 
 static void *dup(const void *p, size_t n) {
