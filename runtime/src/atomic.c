@@ -303,8 +303,7 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
     int bad = first && (ok || !spin) && rsan_checks_on(l) && rsan_stale_value_read(t, l, v, m, !ne);
     if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_WAIT, 0, order, size, site, fa);
     if (ok) {
-      rsan_sc_load(t, l);
-      rsan_hb_load(t, l, mo);
+      rsan_load_mo(t, l, mo);
       rsan_race_load(t, l, mo);
       rsan_thread_note_access(t, site, l, RSAN_OP_WAIT, 0, size);
       RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_WAIT, 0, order, size, 1, got, 0, 0, site));

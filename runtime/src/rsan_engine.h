@@ -16,6 +16,7 @@ static inline void rsan_loc_check_invariants(const rsan_loc *l) { (void)l; }
 void rsan_sc_load(rsan_thread *t, rsan_loc *l);
 void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU); /* tU == 0: an RMW */
 void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo);
+void rsan_load_mo(rsan_thread *t, rsan_loc *l, int mo); /* rsan_sc_load_mo_i, rsan_hb_load_i */
 void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU);
 void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts);
 #define RSAN_ALWAYS_INLINE inline __attribute__((always_inline))

@@ -7,6 +7,8 @@ Each test checks both sides: where the fact must be elided (the window does not 
 it must not (the window grows, and the loading thread's clocks at x hold the write). Mutants each
 catches are named in the tests' docstrings; the differential tests (test_model.py and the
 benchmarks' differential.py) check the clock values and reports of random programs."""
+from harness import ORDERS
+
 TC, TR, TA, TSC = 0, 1, 2, 3  # __rsan_test_thread_clock's which
 
 
@@ -105,3 +107,29 @@ def test_a_reread_after_an_elided_load_is_known_until_the_next_write(rt):
     assert clocks(rt, t2, x) == [2, 2, 2]
     assert rt.reports() == []
 
+
+
+def test_a_completed_wait_is_a_load_whose_fact_may_be_elided(rt):
+    """A wait (and a recognised spin loop's successful read) is a Load(mo) once it completes
+    (algorithm.md §4): an acquire wait for a release store's value makes no fact, one for a
+    relaxed store's value does, and its thread's clocks at x hold the store. Mutant caught: the
+    wait's Load made with the elision but without its containment test (t3's wait would make no
+    fact and its Tc(x) would stay 1)."""
+    lib = rt.lib
+    x = rt.var("x")
+    main, (t1, t2, t3) = threads(rt, 3)
+    lib.__rsan_test_set_current(t1)
+    rt.store(x, 1, "rel", size=8)
+    lib.__rsan_test_set_current(t2)
+    n = facts(rt, x)
+    assert lib.__rsan_test_wait_once(x, 1, 8, ORDERS["acq"], 0) == 1
+    assert facts(rt, x) == n
+    assert clocks(rt, t2, x) == [1, 1, 1]
+    lib.__rsan_test_set_current(t1)
+    rt.store(x, 2, "rlx", size=8)
+    lib.__rsan_test_set_current(t3)
+    n = facts(rt, x)
+    assert lib.__rsan_test_wait_once(x, 2, 8, ORDERS["acq"], 0) == 1
+    assert facts(rt, x) == n + 1
+    assert clocks(rt, t3, x) == [2, 2, 2]
+    assert rt.reports() == []
