@@ -49,7 +49,7 @@ static RSAN_ALWAYS_INLINE uint64_t op_load(void *p, int size, int order, uint64_
   int bad = rsan_checks_on(l) && rsan_read_violation(t, l);
   if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_LOAD, 0, order, size, site, fa);
   int fact = 0;
-  int known = rsan_sc_load_i(t, l, &fact);
+  int known = rsan_sc_load_mo_i(t, l, mo, &fact);
   rsan_hb_load_i(t, l, mo, known);
   rsan_race_load_i(t, l, mo);
   uint64_t v = mem_load(p, size);
@@ -196,7 +196,7 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
     race_epoch = rsan_race_rmw_i(t, l, ms);
     rsan_hist_record_at(l, hist, t, fa, ts, 1, site, desired & m, succ, opk, 0, size);
   } else { /* failure: Load(mo_f) */
-    int known = rsan_sc_load_i(t, l, &fact);
+    int known = rsan_sc_load_mo_i(t, l, mf, &fact);
     rsan_hb_load_i(t, l, mf, known);
     rsan_race_load_i(t, l, mf);
     race_epoch = rsan_race_epoch(t);
@@ -303,8 +303,7 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
     int bad = first && (ok || !spin) && rsan_checks_on(l) && rsan_stale_value_read(t, l, v, m, !ne);
     if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_WAIT, 0, order, size, site, fa);
     if (ok) {
-      rsan_sc_load(t, l);
-      rsan_hb_load(t, l, mo);
+      rsan_load_mo(t, l, mo);
       rsan_race_load(t, l, mo);
       rsan_thread_note_access(t, site, l, RSAN_OP_WAIT, 0, size);
       RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_WAIT, 0, order, size, 1, got, 0, 0, site));

@@ -16,6 +16,7 @@ static inline void rsan_loc_check_invariants(const rsan_loc *l) { (void)l; }
 void rsan_sc_load(rsan_thread *t, rsan_loc *l);
 void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU); /* tU == 0: an RMW */
 void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo);
+void rsan_load_mo(rsan_thread *t, rsan_loc *l, int mo); /* rsan_sc_load_mo_i, rsan_hb_load_i */
 void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU);
 void rsan_hb_rmw(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts);
 #define RSAN_ALWAYS_INLINE inline __attribute__((always_inline))
@@ -143,10 +144,54 @@ static inline uint64_t rsan_thread_own_epoch0(const rsan_thread *t) {
  * W(x) := Tc or Tr, or W(x) ⊔= Tc or Tr after Ta ⊔= W(x), all ⊑ Ta (Tr ⊑ Tc ⊑ Ta, §3.4).
  * Tsc and Ta only grew since (rsan_thread_own_epoch0). Otherwise (no such fact, or one of
  * the slot's previous owner) the fact is made as before and 0 returned. */
-static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l, int *defer) {
+/* A load's fact that adds nothing (docs/design/clocks.md §26): x's newest fact G holds x's current
+ * timestamps and the loading thread's Tc will contain it once the load's rules ran: Tc contains
+ * it already, or the load acquires (mo, >= 0; -1: never) and W(x) contains it (Tc ⊔= W(x)).
+ * Then every clock that would contain the load's fact N contains G, which has the same
+ * timestamps: no query of any clock at any location answers differently without N, and N (its
+ * epoch, the thread's own entries and versions, its place in x's window and the eviction it
+ * causes) is not made. The load's joins are made as for any load. Why exact: N's epoch would
+ * reach a clock only from t's Tc, Ta, Tsc (Tr only through a later release fence, Tr := Tc)
+ * from the moment its own entries are set, at the start of the load's rules; Tsc ⊒ Ta ⊒ Tc
+ * (algorithm.md §3.4) and each contains G from then on: Tc before the load, or, for an
+ * acquire, W(x) ⊑ Wsc(x), which Tsc joins before the load exports it (Msc(x) ⊔= Tsc), and
+ * which Ta and Tc join in the hb step; clocks only grow, Tc := Ta and Tr := Tc keep G. Any
+ * clock with t's entry at or past N's epoch got it through joins and copies from those, each
+ * of which carries G's entry too. Epochs after N's are one lower, which changes no containment
+ * (an order-preserving renaming of t's epochs in every clock and fact at once). */
+static RSAN_ALWAYS_INLINE int rsan_load_fact_redundant(const rsan_thread *t, const rsan_loc *l, int mo) {
+  if (RSAN_UNLIKELY(l->nfacts == l->fold)) return 0;
+  const rsan_fact *g = &rsan_loc_facts(l)[(l->nfacts - 1) & (l->fcap - 1)];
+  /* (every write adds a fact: the newest one holds the current timestamps; checked anyway) */
+  if (RSAN_UNLIKELY(g->ts16 != (uint16_t)l->stamp || g->tsU16 != (uint16_t)l->stampU)) return 0;
+  if (g->epoch <= rsan_clk_at(&t->Tc, g->slot)) return 1;
+  if (!mo_acq(mo)) return 0;
+  const rsan_clk *w = rsan_loc_w(l);
+  uint64_t we = RSAN_LIKELY(w->cap <= RSAN_CLK_INLINE) ? (g->slot < w->n ? w->u.inl[g->slot] : 0)
+                                                       : rsan_clk_get(w, g->slot);
+  return g->epoch <= we;
+}
+/* Also 1 for a re-read of a write whose earlier read by t had its fact elided: t's entry of x
+ * in t->elided names that write (x's id, which no other location ever has, and its timestamps,
+ * which every write changes), so that read's joins left Wsc(x) ⊑ Tsc and W(x) ⊑ Ta, and
+ * neither changed since (a write to x would have changed the timestamps; t's clocks only grow
+ * in its record's life, and a scheduler's restore restores the entries with the clocks); its
+ * fact is elided again (the fact that made it redundant still holds the current timestamps,
+ * and Tc still contains it). */
+static RSAN_ALWAYS_INLINE int rsan_load_fact_i(rsan_thread *t, rsan_loc *l, int mo, int *defer) {
   uint64_t e = rsan_loc_current_fact(l, t->slot);
   /* a re-read: the older fact is the same (a write changed the stamp: it always adds one) */
   if (e) return e >= rsan_thread_own_epoch0(t);
+  if (mo >= 0) {
+    __typeof__(t->elided[0]) *m = &t->elided[l->id & (RSAN_ELIDED - 1)];
+    if (m->id == l->id && m->stamp == l->stamp && m->stampU == l->stampU) return 1;
+    if (rsan_load_fact_redundant(t, l, mo)) {
+      m->id = l->id;
+      m->stamp = l->stamp;
+      m->stampU = l->stampU;
+      return 0;
+    }
+  }
   rsan_add_fact_i(t, l, defer);
   return 0;
 }
@@ -173,9 +218,11 @@ static RSAN_ALWAYS_INLINE rsan_loc *rsan_loc_acquire_write(rsan_thread *t, uintp
  * Msc(x) ⊔ Tsc, as Wsc(x) ⊑ Msc(x) (§3.4). Then Tsc ⊒ Wsc(x), so while Msc(x) = Wsc(x)
  * (since the last write) Msc(x) ⊔ Tsc is Tsc: one copy, which a location clock of many slots
  * shares with the thread (rsan_clk_export) instead of an array of its own.
- * Returns what rsan_load_fact_i returned: 1 when W(x) ⊑ Ta is known (for rsan_hb_load_i). */
-static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l, int *defer) {
-  int known = rsan_load_fact_i(t, l, defer);
+ * Returns what rsan_load_fact_i returned: 1 when W(x) ⊑ Ta is known (for rsan_hb_load_i).
+ * mo: the load's order (an atomic load, a failed CAS), whose fact may then be elided
+ * (rsan_load_fact_redundant); -1: never. */
+static RSAN_ALWAYS_INLINE int rsan_sc_load_mo_i(rsan_thread *t, rsan_loc *l, int mo, int *defer) {
+  int known = rsan_load_fact_i(t, l, mo, defer);
   if (!known) rsan_join_t(t, RSAN_X_SC, rsan_loc_wsc(l)); /* known: Wsc(x) ⊑ Tsc already */
   RSAN_ASSERT(rsan_clk_leq(rsan_loc_wsc(l), &t->Tsc));
   /* Msc(x) only grows while x lives (a write's Msc(x) := Tsc follows Tsc ⊔= Msc(x)), so once
@@ -192,6 +239,10 @@ static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l, int *d
     l->msc_in = t->Tsc.ver;
   }
   return known;
+}
+/* the same without the fact's elision (the out-of-line rules: sync primitives, waits) */
+static RSAN_ALWAYS_INLINE int rsan_sc_load_i(rsan_thread *t, rsan_loc *l, int *defer) {
+  return rsan_sc_load_mo_i(t, l, -1, defer);
 }
 
 /* Store (tU != 0) or RMW / successful CAS / F-RMW (tU == 0: no U increment):

@@ -362,6 +362,7 @@ typedef struct rsan_recent {
   uint8_t size;
 } rsan_recent;
 
+#define RSAN_ELIDED 16 /* a power of 2 */
 struct rsan_thread {
   int tid;
   int ktid; /* the kernel's thread id (gettid), set by the thread itself: the scheduler's
@@ -376,6 +377,12 @@ struct rsan_thread {
    * the previous owner's last epoch; epochs continue from there, never restart. */
   uint32_t slot;
   uint64_t epoch;
+  /* the loads whose fact was elided, by location id modulo RSAN_ELIDED: the write each read
+   * (x's id, stamp, stampU; id 0: none), so that a re-read of it is known (rsan_engine.h
+   * rsan_load_fact_i, docs/design/clocks.md §26). Saved and restored with the clocks. */
+  struct {
+    uint64_t id, stamp, stampU;
+  } elided[RSAN_ELIDED];
   uint32_t finished_slot; /* joined: its slot went to the joiner's free_slots */
   uint32_t nfree_slots, cap_free_slots; /* slots of threads this one joined: reusable by its */
   uint32_t *free_slots;                 /* children (docs/design/clocks.md) */

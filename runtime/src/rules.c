@@ -27,6 +27,12 @@ void rsan_sc_write(rsan_thread *t, rsan_loc *l, uint64_t ts, uint64_t tU) {
   rsan_sc_write_i(t, l, ts, tU, NULL);
 }
 void rsan_hb_load(rsan_thread *t, rsan_loc *l, int mo) { rsan_hb_load_i(t, l, mo, 0); }
+/* a completed wait's Load(mo) (atomic.c op_wait): both sides, its fact elided when it adds
+ * nothing (rsan_load_fact_redundant) */
+void rsan_load_mo(rsan_thread *t, rsan_loc *l, int mo) {
+  int known = rsan_sc_load_mo_i(t, l, mo, NULL);
+  rsan_hb_load_i(t, l, mo, known);
+}
 void rsan_hb_store(rsan_thread *t, rsan_loc *l, int mo, uint64_t ts, uint64_t tU) {
   (void)ts;
   (void)tU;
