@@ -871,7 +871,8 @@ def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch
             continue
         members = info.innermost_loop(head.name)
         key = _load_key(fn.lines[index])
-        for pred in info.preds.get(head.name, ()):
+        entering = dict.fromkeys(p for b in sorted(members) for p in info.preds.get(b, ()))
+        for pred in entering:
             block = info.by_name.get(pred)
             if pred in members or block is None or len(block.lines) < 3:
                 continue
@@ -889,7 +890,11 @@ def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch
                 continue
             equal, unequal = (m2.group(2), m2.group(3)) if m1.group(2) == "eq" else (m2.group(3), m2.group(2))
             leave, stay = (unequal, equal) if loop.negated else (equal, unequal)
-            if stay == head.name and leave not in members:
+            # stay: the loop's header (a block of the loop entered from outside it), which is
+            # the load's block or, with a body before the load (a back-off counter), a block
+            # whose path to the load is the rest of a failed iteration: effect-free, and
+            # exit-free since every exit of a recognised wait assumes its read succeeded
+            if stay in members and leave not in members:
                 extra[i0] = LoopMatch(i0, "wait", loop.value, negated=loop.negated, listed=False)
     return extra
 

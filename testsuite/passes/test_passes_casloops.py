@@ -214,6 +214,22 @@ def test_a_wait_for_a_value_fixed_before_the_loop_and_its_peeled_first_read(tmp_
     assert not re.findall(r"call i64 @__rsan_load_4\(", out)
 
 
+@pytest.mark.parametrize("opt", ["-O1", "-O2"])
+def test_a_peeled_first_read_before_a_back_off_body_is_an_attempt_too(tmp_path, opt):
+    """`while (load(a, acquire) != want) if (++spins % 32 == 0) sched_yield();` rotated at -O1:
+    the peeled read enters the loop at its header, the back-off block, not at the block of the
+    loop's own read. It is an attempt of the same wait (before: left a plain acquire load, and
+    its stale read in the first, failed attempt was reported: benchmarks/programs/
+    message_passing.c's wait_for)."""
+    body = ("void wait_for(atomic_long *a, long want) {\n  int spins = 0;\n"
+            "  while (atomic_load_explicit(a, memory_order_acquire) != want)\n"
+            "    if (++spins % 32 == 0) sched_yield();\n}\n")
+    result = instrument(tmp_path, body, opt)
+    assert [loop.kind for loop in result.loops] == ["wait"]
+    assert len(re.findall(r"call i64 @__rsan_spin_load_8\(", result.ir_text)) == 2
+    assert not re.findall(r"call i64 @__rsan_load_8\(", result.ir_text)
+
+
 def test_a_wait_for_a_variable_that_is_also_compared_with_a_constant_is_left_alone(tmp_path):
     body = ("void w(unsigned rd) { unsigned v; while ((v = atomic_load(&live)) != rd && v != 7)"
             " sched_yield(); }")
