@@ -179,12 +179,7 @@ class DebugInfo:
             return None
         tag = fields.get("tag")
         if tag == "DW_TAG_array_type":
-            counts = []
-            for sub in self._tuple(fields.get("elements")):
-                sub_node = self.node(sub)
-                if not sub_node or sub_node[0] != "DISubrange" or not sub_node[1].get("count", "").isdigit():
-                    return None
-                counts.append(int(sub_node[1]["count"]))
+            counts = self._array_counts(fields)
             element = self._type_bits(fields.get("baseType"))
             if not counts or element <= 0:
                 return None
@@ -211,6 +206,17 @@ class DebugInfo:
                         return None
                     return "." + name + rest
         return None
+
+    def _array_counts(self, fields: dict) -> list[int]:
+        """The element counts of an array type's dimensions, outermost first ([] when one is
+        not a constant: a VLA or a flexible array member)."""
+        counts = []
+        for sub in self._tuple(fields.get("elements")):
+            sub_node = self.node(sub)
+            if not sub_node or sub_node[0] != "DISubrange" or not sub_node[1].get("count", "").isdigit():
+                return []
+            counts.append(int(sub_node[1]["count"]))
+        return counts
 
     def global_members(self, ref: str | None, budget: int = 256) -> list[tuple[int, int, str]]:
         """The parts of a global with a name of their own, from its `!dbg`
@@ -239,12 +245,7 @@ class DebugInfo:
         fields = node[1]
         tag = fields.get("tag")
         if tag == "DW_TAG_array_type":
-            counts = []
-            for sub in self._tuple(fields.get("elements")):
-                sub_node = self.node(sub)
-                if not sub_node or sub_node[0] != "DISubrange" or not sub_node[1].get("count", "").isdigit():
-                    return
-                counts.append(int(sub_node[1]["count"]))
+            counts = self._array_counts(fields)
             element = self._type_bits(fields.get("baseType"))
             total = 1
             for count in counts:
