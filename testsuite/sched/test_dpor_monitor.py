@@ -208,7 +208,7 @@ def test_a_fence_after_a_re_read_is_clean_and_saves_schedules(engine):
     engine.run(split, [(1, None)] * 6 + [(0, None)] * 5, "fenced")   # y=1 before both loads
     assert engine.lib.__rsan_test_fence_sc_clean(engine.threads[0])
     # y=1 between, T2's trailing fence done: T1's leading fence brings y=1 into its clocks, so
-    # the load makes no fact (clocks.md §26) and the fence after it moves nothing into F
+    # the load makes no fact (docs/design/clocks.md §26) and the fence after it moves nothing into F
     engine.run(split, [(0, None)] * 3 + [(1, None)] * 6 + [(0, None)] * 2, "fenced")
     assert engine.lib.__rsan_test_fence_sc_clean(engine.threads[0])
     # y=1 between, T2's trailing fence not yet run: the load reads a write T1 does not know

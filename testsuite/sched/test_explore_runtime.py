@@ -41,7 +41,7 @@ def test_in_straight_line_code_the_clean_sc_fences_are_those_that_follow_an_sc_f
         built, tmp_path):
     """No re-read in sb_sc: a fence right after an SC fence of its thread is clean, one right
     after a store is not (a store always makes a fact); after a load it depends on whether the
-    load made a fact (a load of a write its thread already knows makes none: clocks.md §26)."""
+    load made a fact (a load of a write its thread already knows makes none: docs/design/clocks.md §26)."""
     options = exploration_options(RunOptions(work_dir=str(tmp_path), quiet=True, timeout=60))
     _, trace = run_once(str(built["sb_sc"]), [], 1, options, prefix=())
     last_kind: dict[int, str] = {}
@@ -109,7 +109,7 @@ def test_a_program_with_no_scheduling_point_falls_back_to_one_process(built, tmp
 def test_the_sc_fence_after_a_spin_loops_re_read_is_clean(built, tmp_path):
     """spin_flag_sc: the consumer's fence after a load is clean when the load re-read the value
     of its previous load (no write between). After its first load of `ready` it is clean only
-    if that load made no fact (clocks.md §26: the initial value is known to every thread)."""
+    if that load made no fact (docs/design/clocks.md §26: the initial value is known to every thread)."""
     options = exploration_options(RunOptions(work_dir=str(tmp_path), quiet=True, timeout=60))
     _, trace = run_once(str(built["spin_flag_sc"]), [], 1, options, prefix=())
     history: dict[int, list] = {}
