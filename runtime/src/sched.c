@@ -266,7 +266,7 @@ static void wake_waiters(uintptr_t addr, const sched_thread *writer) {
 
 /* ---- the decision ---- */
 /* Fairness of the free choices (continuation and strategy, never a schedule's prefix): a thread
- * that has run FAIR_STREAK steps in a row while another candidate was enabled yields its turn
+ * that has run FAIR_STREAK steps in a row yields its turn, when another candidate is enabled,
  * to the next candidate by tid. dfs's continuation and PCT's priorities keep the previous
  * thread; a loop that writes every iteration (a Chase-Lev owner polling take() on an empty
  * deque stores bottom and restores it) is never a spin to the wait rules, so without this the
