@@ -26,6 +26,31 @@ def threads(rt, n):
     return main, [lib.__rsan_test_new_thread(main) for _ in range(n)]
 
 
+def _release_then_relaxed(rt, acquire):
+    """t1 release-stores x = 1 and t2 acquires it with acquire(x, 1) (W(x) holds the store's fact:
+    no fact made); t1 then stores x = 2 relaxed and t3 acquires it (W(x) holds nothing: a fact
+    made, t3's clocks at x hold the store). Returns x, the threads, and x's facts before t3's
+    load; t3 is current."""
+    lib = rt.lib
+    x = rt.var("x")
+    _, (t1, t2, t3) = threads(rt, 3)
+    lib.__rsan_test_set_current(t1)
+    rt.store(x, 1, "rel", size=8)
+    lib.__rsan_test_set_current(t2)
+    n = facts(rt, x)
+    assert acquire(x, 1)
+    assert facts(rt, x) == n
+    assert clocks(rt, t2, x) == [1, 1, 1]
+    lib.__rsan_test_set_current(t1)
+    rt.store(x, 2, "rlx", size=8)
+    lib.__rsan_test_set_current(t3)
+    n = facts(rt, x)
+    assert acquire(x, 2)
+    assert facts(rt, x) == n + 1
+    assert clocks(rt, t3, x) == [2, 2, 2]
+    return x, (t1, t2, t3), n
+
+
 def test_a_relaxed_load_of_a_write_its_thread_acquired_makes_no_fact(rt):
     """Message passing: t1 stores x (relaxed) and y (release); t2 acquires y, then loads x
     (relaxed): t2's Tc already contains t1's fact of x, so the load adds none. t3, which did not
@@ -57,24 +82,8 @@ def test_an_acquire_load_of_a_release_store_makes_no_fact_of_a_relaxed_one_does(
     its fact (Tc(x) = 2 comes from it alone). Mutants caught: the acquire case tested on Wsc(x)
     instead of W(x) (Wsc(x) holds the relaxed store's fact too: t3's load would make no fact and
     its Tc(x) would stay 1), and any load of order acquire elided."""
-    lib = rt.lib
-    x = rt.var("x")
-    main, (t1, t2, t3) = threads(rt, 3)
-    lib.__rsan_test_set_current(t1)
-    rt.store(x, 1, "rel", size=8)
-    lib.__rsan_test_set_current(t2)
-    n = facts(rt, x)
-    assert rt.load(x, "acq", size=8) == 1
-    assert facts(rt, x) == n
-    assert clocks(rt, t2, x) == [1, 1, 1]
-    lib.__rsan_test_set_current(t1)
-    rt.store(x, 2, "rlx", size=8)
-    lib.__rsan_test_set_current(t3)
-    n = facts(rt, x)
-    assert rt.load(x, "acq", size=8) == 2
-    assert facts(rt, x) == n + 1
-    assert clocks(rt, t3, x) == [2, 2, 2]
-    lib.__rsan_test_set_current(t2)  # t2 too: a relaxed load of the relaxed store needs its fact
+    x, (_, t2, _), n = _release_then_relaxed(rt, lambda p, v: rt.load(p, "acq", size=8) == v)
+    rt.lib.__rsan_test_set_current(t2)  # t2 too: a relaxed load of the relaxed store needs its fact
     assert rt.load(x, "rlx", size=8) == 2
     assert facts(rt, x) == n + 2
     assert clocks(rt, t2, x) == [2, 2, 2]
@@ -115,21 +124,5 @@ def test_a_completed_wait_is_a_load_whose_fact_may_be_elided(rt):
     relaxed store's value does, and its thread's clocks at x hold the store. Mutant caught: the
     wait's Load made with the elision but without its containment test (t3's wait would make no
     fact and its Tc(x) would stay 1)."""
-    lib = rt.lib
-    x = rt.var("x")
-    main, (t1, t2, t3) = threads(rt, 3)
-    lib.__rsan_test_set_current(t1)
-    rt.store(x, 1, "rel", size=8)
-    lib.__rsan_test_set_current(t2)
-    n = facts(rt, x)
-    assert lib.__rsan_test_wait_once(x, 1, 8, ORDERS["acq"], 0) == 1
-    assert facts(rt, x) == n
-    assert clocks(rt, t2, x) == [1, 1, 1]
-    lib.__rsan_test_set_current(t1)
-    rt.store(x, 2, "rlx", size=8)
-    lib.__rsan_test_set_current(t3)
-    n = facts(rt, x)
-    assert lib.__rsan_test_wait_once(x, 2, 8, ORDERS["acq"], 0) == 1
-    assert facts(rt, x) == n + 1
-    assert clocks(rt, t3, x) == [2, 2, 2]
+    _release_then_relaxed(rt, lambda p, v: rt.lib.__rsan_test_wait_once(p, v, 8, ORDERS["acq"], 0) == 1)
     assert rt.reports() == []
