@@ -147,13 +147,13 @@ class _Rewriter:
         self.pointer(ptr, "atomic load")
         sid = self.table.add(self.fn, self.line, "load", order, size)
         fn = self.use("__rsan_spin_load_%s%d" % ("ne_" if loop.negated else "", size))
-        if isinstance(loop.value, tuple):   # ("sym", ("ext", %v) | ("entry", %slot)): fixed before the loop
+        if isinstance(loop.value, tuple):   # ("sym", ("ext" | "ptr", %v) | ("entry", %slot)): fixed before the loop
             where, name = loop.value[1]
             if where == "entry":
                 tmp = self.module.fresh()
                 self.emit("%s = load %s, ptr %s, align 1" % (tmp, ty, name))
                 name = tmp
-            expected = self.to_i64(ty, name)
+            expected = self.to_i64("ptr" if where == "ptr" else ty, name)
         else:
             expected = "i64 " + i64_literal(loop.value)
         self.call_with_result(ty, self.line.result, "%s(%s, %s, i32 %d, i64 %s)" % (

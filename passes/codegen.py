@@ -23,7 +23,7 @@ def _run_clang(clang: str, args: list[str], ir_text: str, output: str = "-") -> 
 _initialized = False
 
 
-def _init() -> None:
+def init_llvm() -> None:
     global _initialized
     if not _initialized:
         llvm.initialize_native_target()
@@ -59,7 +59,7 @@ def optimise_ir(ir_text: str, speed_level: int, clang: str | None = None) -> str
     before optimisation (README "Optimisation and races")."""
     if clang:  # same LLVM major: clang prints the IR text llvmlite would
         return _run_clang(clang, ["-O%d" % speed_level, "-S", "-emit-llvm"], ir_text).decode("utf-8")
-    _init()
+    init_llvm()
     module = llvm.parse_assembly(ir_text)
     module.verify()
     target = llvm.Target.from_triple(module.triple or llvm.get_default_triple())
@@ -79,7 +79,7 @@ def emit_object(ir_text: str, path: str, opt: int = 0, clang: str | None = None)
     if clang:
         _run_clang(clang, ["-O%d" % opt, "-Xclang", "-disable-llvm-passes", "-c"], ir_text, path)
         return
-    _init()
+    init_llvm()
     module = llvm.parse_assembly(ir_text)
     module.verify()
     target = llvm.Target.from_triple(module.triple or llvm.get_default_triple())

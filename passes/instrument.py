@@ -8,6 +8,7 @@ from .awaitloops import enabled_by_default as await_loops_on, mark_await_loops
 from .calls import shadow_call_stack
 from .codegen import optimise_ir
 from .debuginfo import DebugInfo
+from .inline_o0 import inline_atomic_helpers
 from .inlined import resite_inlined_hooks
 from .model import parse_module, print_module
 from .plain import instrument_plain_accesses
@@ -46,6 +47,12 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
         module = parse_module(optimise_ir(declare_used(module), optimise, optimiser))
         debug = table.debug = DebugInfo(module.top_level_lines())
         resite_inlined_hooks(module, table)   # the inlined callers' frames (inlined.py)
+    elif spin_loops:   # -O0: accessors inlined, as the optimiser would have (inline_o0.py)
+        inlined = inline_atomic_helpers(module)
+        if inlined is not None:
+            module = inlined
+            debug = table.debug = DebugInfo(module.top_level_lines())
+            resite_inlined_hooks(module, table)
     insert_repairs(module, table, module_id, repairs or [], spin_loops)
     loops: list = []
     libcall_notes: list = []

@@ -17,7 +17,9 @@ or an exit together with what it assumes about that value (or about the CAS outc
 
 Soundness (why a loop is recognised, and what is left alone):
 - The region may contain the one atomic instruction, branches, comparisons of the value with
-  constants, `!` (xor with true), i1 <-> integer casts, loads / stores of the function's
+  constants, `!` (xor with true), i1 <-> integer casts, a bool's test (`trunc` to i1 of a
+  byte read), the 64-bit value read as a pointer and back (`std::atomic<T*>`, compared with
+  null or a pointer fixed before the loop), loads / stores of the function's
   own stack slots that never escape (clang -O0 temporaries; race hooks on them do not count
   as an escape), and what backoff.py calls inert (pause hints, yields, sleeps and their
   timespec on the stack, race hooks). Anything else (another atomic, a plain access to other
@@ -45,7 +47,8 @@ Soundness (why a loop is recognised, and what is left alone):
   analysed as written and its failed reads reported.
 - clang -O0's std::atomic: libstdc++'s constexpr order helpers are evaluated (an invoke takes
   its normal edge: they cannot throw) and a switch over a constant order takes that case;
-  the other cases' atomic instructions are never reached and stay plain hooks.
+  the other cases' atomic instructions are never reached and stay plain hooks. Accessors clang
+  -O0 does not inline (`std::atomic<T*>::load`, a C helper) are inlined first (inline_o0.py).
 - A wait needs the exit condition to be "the value equals C" (`__rsan_spin_load_N`, as
   the RSAN paper's wait(x = C)) or "the value differs from C" (`__rsan_spin_load_ne_N`). The
   latter is checked exactly: the successful read reads some value other than C, so it may be
@@ -99,12 +102,14 @@ _STORE_RE = re.compile(r'^  store (i1|i8|i16|i32|i64|ptr) ([^,]+), ptr (%s), ali
 # `  %4 = load i32, ptr %1, align 4`
 _LOAD_RE = re.compile(r'^  (%s) = load (i1|i8|i16|i32|i64|ptr), ptr (%s), align' % (_NAME, _NAME))
 # `  %5 = icmp ne i32 %4, 1`
-_ICMP_RE = re.compile(r'^  (%s) = icmp (eq|ne) (i1|i8|i16|i32|i64) ([^,]+), (\S+)$' % _NAME)
+_ICMP_RE = re.compile(r'^  (%s) = icmp (eq|ne) (i1|i8|i16|i32|i64|ptr) ([^,]+), (\S+)$' % _NAME)
 # `  %6 = xor i1 %5, true`
 _XOR_RE = re.compile(r'^  (%s) = xor i1 (\S+), (\S+)$' % _NAME)
 # `  %12 = zext i1 %9 to i8`   `  %14 = trunc i8 %13 to i1`   `  %6 = sext i8 %5 to i32`
-_CAST_RE = re.compile(r'^  (%s) = (zext|sext|trunc) (i1|i8|i16|i32|i64) (\S+) to (i1|i8|i16|i32|i64)$'
-                      % _NAME)
+_CAST_RE = re.compile(r'^  (%s) = (zext|sext|trunc) (?:nneg |nuw |nsw )*(i1|i8|i16|i32|i64) (\S+) '
+                      r'to (i1|i8|i16|i32|i64)$' % _NAME)
+# `  %4 = inttoptr i64 %3 to ptr`   `  %5 = ptrtoint ptr %4 to i64`
+_PTRCAST_RE = re.compile(r'^  (%s) = (?:inttoptr i64|ptrtoint ptr) (\S+) to (?:ptr|i64)$' % _NAME)
 # `  %9 = extractvalue { i32, i1 } %7, 1`
 _EXTRACT_RE = re.compile(r'^  (%s) = extractvalue \{ (?:i8|i16|i32|i64), i1 \} (\S+), ([01])$'
                          % _NAME)
@@ -291,6 +296,8 @@ def _literal(text: str):
         return _FALSE
     if re.fullmatch(r"-?\d+", text):
         return ("int", int(text))
+    if text == "null":
+        return ("int", 0)
     return None
 
 
@@ -655,9 +662,14 @@ class _Region:
             return
         m = _ICMP_RE.match(text)
         if m:
-            env[m.group(1)] = _compare(self._value(env, m.group(4)), self._value(env, m.group(5)),
-                                       m.group(2) == "eq", self.bits)
-            if env[m.group(1)][:2] == ("pred", "V"):
+            cond = _compare(self._value(env, m.group(4)), self._value(env, m.group(5)),
+                            m.group(2) == "eq", self.bits)
+            if m.group(3) == "ptr" and cond[:2] == ("pred", "V") and isinstance(cond[2], tuple) \
+                    and cond[2][1][0] == "ext":
+                # an SSA pointer (a parameter at -O1): the rewrite passes its address as i64
+                cond = ("pred", "V", ("sym", ("ptr", cond[2][1][1])), cond[3])
+            env[m.group(1)] = cond
+            if cond[:2] == ("pred", "V"):
                 self.compared.add(env[m.group(1)][2])
             if env[m.group(1)][0] == "ctr":
                 self.ctr_names.add(m.group(1))
@@ -690,8 +702,23 @@ class _Region:
                 return
             if m.group(2) == "sext" or (m.group(2) == "zext" and m.group(3) != "i1"):
                 raise _NotALoop("extension")
+            if m.group(2) == "trunc" and v == ("V",) and self.bits == 8 and text.endswith(" to i1"):
+                # a bool read (std::atomic<bool>, _Atomic _Bool: 0 or 1; -O1 says so with
+                # `trunc nuw`) tested: its low bit is its test against 0. Were it another
+                # byte, the wait for "not 0" would count more reads as the loop's successful
+                # one (an event each), never a successful one as failed: a 0 fails both tests
+                env[m.group(1)] = ("pred", "V", 0, False)
+                return
             if m.group(2) == "trunc" and not (v[0] == "pred" or v in (_TRUE, _FALSE)):
                 raise _NotALoop("truncation of a non-boolean")
+            env[m.group(1)] = v
+            return
+        m = _PTRCAST_RE.match(text)
+        if m:
+            # the same 64 bits as an address or back (-O1 reads std::atomic<T*> as i64)
+            v = self._value(env, m.group(2))
+            if v != ("V",) or self.bits != 64:
+                raise _NotALoop("a pointer cast of something other than the value read")
             env[m.group(1)] = v
             return
         m = _EXTRACT_RE.match(text)
@@ -775,6 +802,8 @@ def _compare(a, b, eq: bool, bits: int):
     if not _on_read(a) and not _on_read(b) and not (a[0] == "int" and b[0] == "int") and \
             "ctr" in (a[0], b[0]):
         return ("ctr", "cmp")
+    if b == ("V",) and a[0] in ("ext", "entry"):
+        a, b = b, a     # eq and ne are symmetric (`me != load(&x)`, -O1's `icmp eq ptr %old, %v`)
     if a == ("V",) and b[0] in ("ext", "entry"):
         # a value fixed before the loop (an SSA value defined outside it, or a stack slot
         # no iteration writes): the loop waits for it (`while (load(&rd_pos) != rd)`)

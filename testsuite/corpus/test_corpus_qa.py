@@ -81,23 +81,10 @@ def test_qa_known_wrong_verdicts(run_pyrsan, path, tmp_path):
     _check(run_pyrsan, path, tmp_path)
 
 
-# Programs whose verdict is wrong at one level only (strict, as XFAIL).
-_O0_SPIN = ("-O0: std::atomic<T*>::load is not always_inline, so at -O0 the spin loop calls it and holds "
-            "no atomic instruction of its own (spinloops.py sees a call): a failed iteration's stale read "
-            "is reported; inlining std::atomic's members at -O0 before the recognition would close it")
-XFAIL_AT: dict[tuple[str, str], str] = {
-    ("hazard_ptr_fences_cpp.cpp", "-O0"): _O0_SPIN,
-    ("hazard_ptr_relseq_race.cpp", "-O0"): _O0_SPIN,
-}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
 @pytest.mark.parametrize("path", [_xfail(p) for p in PROGRAMS])
-def test_qa_each_level(run_pyrsan, path, opt, tmp_path, request):
-    reason = XFAIL_AT.get((path.name, opt))
-    if reason:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+def test_qa_each_level(run_pyrsan, path, opt, tmp_path):
     _check(run_pyrsan, path, tmp_path, opt)
 
 

@@ -1,0 +1,71 @@
+"""-O0 waits through an accessor (passes/inline_o0.py) and on an atomic pointer
+(passes/spinloops.py): clang -O0 inlines only `always_inline` functions, so a wait through
+libstdc++'s `std::atomic<T*>` / `std::atomic<bool>` members or a C helper calls a function, and
+the loop held no atomic of its own: its failed reads were analysed as written (the qa corpus's
+hazard-pointer programs reported a stale read at -O0 only). And clang -O0 compares an atomic
+pointer read as `icmp ptr` after a trip through a slot. Each wait is recognised at -O0 as at
+-O1 and -O2; a loop whose accessor has an effect is still left alone."""
+from __future__ import annotations
+
+import pytest
+
+from passes_helpers import compile_to_ir, verify
+from pyrsan.passes import instrument_ir
+from pyrsan.passes.inline_o0 import inline_atomic_helpers
+from pyrsan.passes.model import parse_module
+
+CPP_HEAD = ("#include <atomic>\nstruct Node { int a; };\nstd::atomic<Node *> hz; std::atomic<bool> ok;\n"
+            "std::atomic<Node *> head;\n")
+C_HEAD = ("#include <stdatomic.h>\nstruct Node { int a; };\n_Atomic(struct Node *) p; atomic_int f;\n"
+          "static int ready(void) { return atomic_load_explicit(&f, memory_order_acquire); }\n"
+          "static int bump(void) { atomic_fetch_add(&f, 0); return atomic_load(&f); }\n")
+
+
+def loops(tmp_path, source: str, name: str, opt: str) -> list[str]:
+    ir = compile_to_ir(tmp_path, source, name=name, flags=(opt,))
+    result = instrument_ir(ir, "spin")
+    verify(result.ir_text)
+    return [loop.describe() for loop in result.loops]
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+@pytest.mark.parametrize("body, waits_for", [
+    ("void w(Node *old) { while (hz.load(std::memory_order_acquire) == old) {} }",
+     "hz != a value fixed before the loop"),
+    ("Node *w() { Node *n; while (!(n = hz.load(std::memory_order_acquire))) {} return n; }",
+     "hz != 0"),
+    ("void w() { while (!ok.load(std::memory_order_acquire)) {} }", "ok != 0"),
+])
+def test_a_wait_through_a_std_atomic_member_is_recognised(tmp_path, body, waits_for, opt):
+    found = loops(tmp_path, CPP_HEAD + body + "\n", "t.cpp", opt)
+    assert len(found) == 1 and found[0].endswith("(wait for %s)" % waits_for), found
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+@pytest.mark.parametrize("body, waits_for", [
+    ("struct Node *w(void) { struct Node *n; while (!(n = atomic_load(&p))); return n; }", "p != 0"),
+    ("void w(struct Node *old) { while (atomic_load(&p) == old); }",
+     "p != a value fixed before the loop"),
+    ("void w(void) { while (!ready()); }", "f != 0"),
+])
+def test_a_c_wait_on_a_pointer_or_through_a_helper_is_recognised(tmp_path, body, waits_for, opt):
+    found = loops(tmp_path, C_HEAD + body + "\n", "t.c", opt)
+    assert len(found) == 1 and found[0].endswith("(wait for %s)" % waits_for), found
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+def test_a_loop_whose_accessor_writes_is_left_alone(tmp_path, opt):
+    """bump() makes an RMW in every iteration: a failed iteration has an effect, no wait."""
+    assert loops(tmp_path, C_HEAD + "void w(void) { while (!bump()); }\n", "t.c", opt) == []
+
+
+def test_only_clang_O0_functions_are_inlined(tmp_path):
+    """At -O1 the optimiser decides (no `optnone`): the pass leaves the module alone; at -O0
+    the accessor's calls are gone and its body sits in the loop."""
+    source = C_HEAD + "void w(void) { while (!ready()); }\n"
+    assert inline_atomic_helpers(parse_module(compile_to_ir(tmp_path, source, flags=("-O1",)))) is None
+    inlined = inline_atomic_helpers(parse_module(compile_to_ir(tmp_path, source, flags=("-O0",))))
+    assert inlined is not None
+    w = next(f for f in inlined.functions() if "@w()" in f.header)
+    assert not any("@ready" in line for line in w.lines)
+    assert any("load atomic" in line for line in w.lines)
