@@ -35,6 +35,7 @@ def loops(tmp_path, source: str, name: str, opt: str) -> list[str]:
     ("Node *w() { Node *n; while (!(n = hz.load(std::memory_order_acquire))) {} return n; }",
      "hz != 0"),
     ("void w() { while (!ok.load(std::memory_order_acquire)) {} }", "ok != 0"),
+    ("void w() { while (!std::atomic_load_explicit(&hz, std::memory_order_acquire)) {} }", "hz != 0"),
 ])
 def test_a_wait_through_a_std_atomic_member_is_recognised(tmp_path, body, waits_for, opt):
     found = loops(tmp_path, CPP_HEAD + body + "\n", "t.cpp", opt)
@@ -69,3 +70,14 @@ def test_only_clang_O0_functions_are_inlined(tmp_path):
     w = next(f for f in inlined.functions() if "@w()" in f.header)
     assert not any("@ready" in line for line in w.lines)
     assert any("load atomic" in line for line in w.lines)
+
+
+def test_an_accessor_called_outside_any_loop_stays_a_call(tmp_path):
+    """Nothing to recognise there, and a helper the user kept out of line (`noinline`: clang
+    -O0 marks every function so) keeps its own frame (testsuite/reports/sb_helper_calls.c)."""
+    source = C_HEAD + "int w(void) { int r = ready(); while (!ready()); return r; }\nint v(void) { return ready(); }\n"
+    inlined = inline_atomic_helpers(parse_module(compile_to_ir(tmp_path, source, flags=("-O0",))))
+    assert inlined is not None
+    only_once = inline_atomic_helpers(parse_module(compile_to_ir(
+        tmp_path, C_HEAD + "int v(void) { return ready(); }\n", flags=("-O0",))))
+    assert only_once is None
