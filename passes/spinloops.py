@@ -49,7 +49,7 @@ Soundness (why a loop is recognised, and what is left alone):
   its normal edge: they cannot throw) and a switch over a constant order takes that case;
   the other cases' atomic instructions are never reached and stay plain hooks. Accessors clang
   -O0 does not inline (`std::atomic<T*>::load`, a C helper) are inlined first (inline_o0.py).
-- A wait needs the exit condition to be "the value equals C" (`__rsan_spin_load_N`, as
+- A wait needs the exit condition of every exit to be "the value equals C" (`__rsan_spin_load_N`, as
   the RSAN paper's wait(x = C)) or "the value differs from C" (`__rsan_spin_load_ne_N`). The
   latter is checked exactly: the successful read reads some value other than C, so it may be
   stale iff a write of another value lies in [Tc(x), Tsc(x)) (algorithm.md §4's read check of
@@ -880,7 +880,13 @@ def _classify(region: _Region) -> LoopMatch:
     if len(exits_v) == 1 and next(iter(exits_v)) and next(iter(exits_v))[0] == "eq":
         return LoopMatch(index, "wait", next(iter(exits_v))[1])
     if len(backs_v) == 1 and next(iter(backs_v)) and next(iter(backs_v))[0] == "eq":
-        return LoopMatch(index, "wait", next(iter(backs_v))[1], negated=True)
+        value = next(iter(backs_v))[1]
+        # every exit must have read another value: a loop that also leaves on the value it
+        # retries on (a bounded poll, `for (i = 0; i < n; i++) if (load(&f)) return 1;`) acts
+        # on a read the wait would drop as a failed attempt
+        if exits_v != {("ne", frozenset({value}))}:
+            raise _NotALoop("the loop also leaves on the value it waits to change")
+        return LoopMatch(index, "wait", value, negated=True)
     raise _NotALoop("the loop does not wait for one value")
 
 

@@ -81,3 +81,15 @@ def test_an_accessor_called_outside_any_loop_stays_a_call(tmp_path):
     only_once = inline_atomic_helpers(parse_module(compile_to_ir(
         tmp_path, C_HEAD + "int v(void) { return ready(); }\n", flags=("-O0",))))
     assert only_once is None
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+@pytest.mark.parametrize("body", [
+    "int w(void) { for (int i = 0; i < 100; i++) if (atomic_load(&f)) return 1; return 0; }",
+    "int w(int n) { while (n-- > 0) if (atomic_load(&f) != 3) return 1; return 0; }",
+])
+def test_a_bounded_poll_is_not_a_wait(tmp_path, body, opt):
+    """The loop also leaves after its last failed read, on the value it retries on: that read
+    decides what the function returns, so it must stay an event (before, -O0's shape of the
+    first was taken as a wait for f != 0 and its last read of 0 dropped)."""
+    assert loops(tmp_path, C_HEAD + body + "\n", "t.c", opt) == []
