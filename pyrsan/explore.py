@@ -316,11 +316,12 @@ class _Search:
         thread_ops: list[int] = []              # spawn/join/exit operations
         known = set(steps[0].enabled) if steps else set()
         nsteps = len(steps)
+        npath = len(path)
         for j, step in enumerate(steps[:cut]):
             tid, op = step.tid, step.op
             # The state after step j (path[j + 1]) keeps its clock: a step before ``first`` was
             # a step of an earlier run through the same states, which computed it.
-            after = path[j + 1] if j + 1 < len(path) else None
+            after = path[j + 1] if j + 1 < npath else None
             if j < first and after is not None and after.clock is not None:
                 clock = after.clock
                 count = clock[tid]
@@ -486,10 +487,10 @@ class _Search:
         first_trace = self.execute(())
         if first_trace is not None and not self.stopped:
             self.absorb((), {}, first_trace)
+        if self.jobs == 1:
+            return self.explore_serial()
         lock = threading.Lock()
-        # one job: the runs go in this thread (no hand-over to a worker thread per run, and the
-        # fork server of the first run serves them all)
-        with (ThreadPoolExecutor(max_workers=self.jobs) if self.jobs > 1 else _InlineExecutor()) as pool:
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             running: dict[Future, tuple[tuple[int, ...], dict[int, Op]]] = {}
             while (self.stack or running) and not self.stopped:
                 while self.stack and len(running) < self.jobs and not self.stopped:
@@ -524,6 +525,34 @@ class _Search:
         return Exploration(complete, self.schedules, None if complete else self.bound, self.stopped,
                            self.sleep_blocked, self.diverged, self.pending)
 
+    def explore_serial(self) -> Exploration:
+        """One job: the runs go in this thread, one after the other, in the order the loop of
+        ``explore`` takes them with one worker (no future, no lock and no wait per run; the
+        fork server of the first run serves them all)."""
+        stack = self.stack
+        while stack and not self.stopped:
+            if self.schedules >= self.max_schedules:
+                self.bound = f"max-schedules={self.max_schedules}"
+                self.pending = len({(id(i.node), i.tid) for i in stack if i.tid not in i.node.done})
+                stack.clear()
+                break
+            item = stack.pop()
+            child_sleep = self.start(item)
+            if child_sleep is None:
+                continue
+            prefix = item.prefix + (item.tid,)
+            trace, payload = self.run(prefix, child_sleep)
+            self.schedules += 1
+            if self.progress is not None:
+                self.progress(self.schedules, len(stack))
+            if self.on_run(prefix, trace, payload):
+                self.stopped = True
+            else:
+                self.absorb(prefix, child_sleep, trace)
+        complete = self.bound is None and not self.stopped
+        return Exploration(complete, self.schedules, None if complete else self.bound, self.stopped,
+                           self.sleep_blocked, self.diverged, self.pending)
+
     def execute(self, prefix: tuple[int, ...]) -> Trace | None:
         trace, payload = self.run(prefix, {})
         self.schedules += 1
@@ -532,24 +561,6 @@ class _Search:
         if self.on_run(prefix, trace, payload):
             self.stopped = True
         return trace
-
-
-class _InlineExecutor:
-    """ThreadPoolExecutor's submit, run at once in the calling thread."""
-
-    def __enter__(self) -> "_InlineExecutor":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def submit(self, fn: Callable, *args: Any) -> Future:
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args))
-        except BaseException as exc:   # noqa: BLE001 - re-raised by future.result()
-            future.set_exception(exc)
-        return future
 
 
 def _waiting_at(steps: tuple[Step, ...], cut: int, blocked: Mapping[int, Op]) -> dict[int, Op]:

@@ -475,12 +475,17 @@ def explore_program(
     results: list[RunResult] = []
 
     closures = ClosureStats()
+    work_dir = os.fspath(options.work_dir)
 
     def run_schedule(prefix: tuple[int, ...], sleep: Mapping[int, Op]) -> tuple[RunResult, Trace | None]:
         with counter_lock:
             index = next(counter)
         result, trace = execute(executable, args, index, options, prefix=prefix, sleep=sleep)
-        shutil.rmtree(_run_dir(options, index), ignore_errors=True)
+        # a run of the fork server makes no directory of its own (its files are the server's):
+        # one stat instead of a Path and a failed rmtree per run
+        directory = f"{work_dir}/run{index:07d}"   # _run_dir's
+        if os.path.isdir(directory):
+            shutil.rmtree(directory, ignore_errors=True)
         return result, trace
 
     def run(prefix: tuple[int, ...], sleep: Mapping[int, Op]) -> tuple[Trace, RunResult]:
