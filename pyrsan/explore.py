@@ -25,7 +25,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from .schedule import Op, Step, Trace
+from .schedule import Op, Prefix, Step, Trace
 
 #: Operations whose address field names a thread, not memory.
 THREAD_KINDS = frozenset({"spawn", "join", "exit"})
@@ -123,7 +123,7 @@ class _Node:
     """A state of the search: the one after a schedule prefix."""
 
     __slots__ = ("enabled", "yielding", "counting", "forced", "backtrack", "done", "sleep", "children",
-                 "preemptions", "last_tid", "clock")
+                 "preemptions", "last_tid", "clock", "entry")
 
     def __init__(self, step: Step, sleep: dict[int, Op], preemptions: int,
                  last_tid: int | None, forced: Mapping[int, int] = {}) -> None:
@@ -144,6 +144,9 @@ class _Node:
         # the vector clock of that step (add_race_backtracks): a function of the decisions
         # leading here, so every run through this state computes the same one
         self.clock: dict[int, int] | None = None
+        # the step into this state (last_tid's), as the run that made the state traced it:
+        # every later run through here makes it again (schedule.Prefix)
+        self.entry: Step | None = None
 
     def preemption_cost(self, tid: int) -> int:
         """1 when running ``tid`` here switches away from a thread that could go on."""
@@ -200,6 +203,22 @@ class _Search:
             return
         node.backtrack.add(tid)
         self.stack.append(_Item(node, prefix, tid))
+
+    def prefix_of(self, item: _Item) -> Prefix:
+        """The item's schedule, with the steps its run makes before its last decision: the
+        entries of the states along it, which earlier runs traced (the program is
+        deterministic under the scheduler, as everything here assumes: a run that is not
+        follows another prefix, and the runtime says it diverged). The run need not trace
+        them again (schedule.Prefix)."""
+        prefix = Prefix(item.prefix + (item.tid,))
+        if item.prefix:
+            node = self.root
+            known = []
+            for tid in item.prefix:
+                node = node.children[tid]   # type: ignore[union-attr]
+                known.append(node.entry)
+            prefix.steps = tuple(known)   # type: ignore[arg-type]
+        return prefix
 
     def start(self, item: _Item) -> dict[int, Op] | None:
         """Mark the item's thread done at its state; the sleep set of the child state
@@ -272,6 +291,7 @@ class _Search:
                         forced = {**forced, step.tid: forced.get(step.tid, 0) + 1}
                     child = _Node(steps[depth + 1], sleep, node.preemptions + node.preemption_cost(step.tid),
                                   step.tid, forced)
+                    child.entry = step
                     node.children[step.tid] = child
                 path.append(child)
         skipped = trace.closure.get("sleep_blocked") if trace.closure is not None else None
@@ -503,8 +523,8 @@ class _Search:
                     child_sleep = self.start(item)
                     if child_sleep is None:
                         continue
-                    prefix = item.prefix + (item.tid,)
-                    running[pool.submit(self.run, prefix, child_sleep)] = (prefix, child_sleep)
+                    submitted = self.prefix_of(item)
+                    running[pool.submit(self.run, submitted, child_sleep)] = (submitted, child_sleep)
                 if not running:
                     break
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -540,7 +560,7 @@ class _Search:
             child_sleep = self.start(item)
             if child_sleep is None:
                 continue
-            prefix = item.prefix + (item.tid,)
+            prefix = self.prefix_of(item)
             trace, payload = self.run(prefix, child_sleep)
             self.schedules += 1
             if self.progress is not None:
