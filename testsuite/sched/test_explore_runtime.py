@@ -198,3 +198,12 @@ def test_an_exploration_whose_runs_leave_out_their_known_steps_makes_the_same_ru
         assert short.exploration == full.exploration and short.exploration.schedules > 3
         assert [r.returncode for r in short.runs] == [r.returncode for r in full.runs]
     assert sum(k > 0 for k in known) > 3   # the short runs did leave lines out
+
+
+def test_runs_of_one_process_each_leave_no_directory_behind(built, tmp_path, monkeypatch):
+    """Without the fork server every run has a directory of its own (run_once), which the
+    exploration removes once the run is read; the fork server's runs make none (runner.py
+    ``run_schedule`` looks before it removes)."""
+    forked, execd = explore_both(built["sb_sc"], tmp_path, monkeypatch)
+    assert forked.exploration.complete and execd.exploration.schedules > 1
+    assert not list((tmp_path / "0").glob("run*")) and not list((tmp_path / "1").glob("run*"))
