@@ -4,6 +4,7 @@ exploration"): record an exploration's runs once, then replay them through `expl
 
     python benchmarks/exploration_driver.py record EXE N FILE   # explore EXE (built by `pyrsan build`) for N schedules
     python benchmarks/exploration_driver.py replay FILE [REPS]  # CPU of absorb and of the trace parse
+    python benchmarks/exploration_driver.py classes FILE        # schedules per class, races per kind
 
 `record` runs `explore_program` (the fork server, the closure, PYRSAN_OPTIONS as given:
 sched_await=-2 unless set) and keeps, for every run, the prefix, the sleep set and the parsed
@@ -13,6 +14,13 @@ same order as long as the driver's decisions are unchanged: it prints a fingerpr
 prefix and sleep set it ran (equal fingerprints: equal decisions) and the process CPU time of the
 search, then of parsing the recorded texts again (the step cache emptied first). A driver whose
 decisions differ asks for a prefix that was not recorded: a KeyError.
+
+`classes` replays the recorded runs once and counts, among the runs the explorer did not cut as
+sleep-blocked, the distinct classes of the explorer's relation (a run's class: each thread's
+operations in order, the order of every two dependent operations of different threads, how the
+run ended): schedules per class, and the races whose reversal queued a schedule by the kinds of
+their two operations (`failed`: a load of the pair that its thread follows by another load of
+that location in the run, a waiting loop's failed iteration; docs/design/exploration.md §17).
 """
 
 from __future__ import annotations
@@ -38,13 +46,13 @@ def record(exe: str, n: int, out: str) -> None:
         log.append((prefix, child_sleep, trace))
         return absorb(self, prefix, child_sleep, trace)
 
-    def reading(path):
+    def reading(path, known=()):
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
-                raw.append(handle.read())
+                raw.append((handle.read(), tuple(known)))   # the run's lines, and the steps it left out
         except OSError:
             pass
-        return read(path)
+        return read(path, known)
 
     ex._Search.absorb = absorbing   # type: ignore[method-assign]
     runner._read_trace = reading
@@ -80,14 +88,73 @@ def replay(path: str, reps: int) -> None:
     for _ in range(reps):
         sc._STEP_CACHE.clear()
         sc._OP_CACHE.clear()
-        parsed = [sc.parse_trace(text.split("\n")) for text in raw]
+        # a recording of session 18 kept the text alone (every step traced)
+        parsed = [sc.parse_trace(text.split("\n"), known)
+                  for text, known in (entry if isinstance(entry, tuple) else (entry, ()) for entry in raw)]
     parse = (time.process_time() - start) / reps
     print(f"parse_trace: {parse:.3f} s of CPU a round, {len(parsed)} traces")
+
+
+def classes(path: str) -> None:
+    import collections
+
+    from pyrsan import explore as ex
+
+    with open(path, "rb") as handle:
+        log, _ = pickle.load(handle)
+    traces = {prefix: trace for prefix, _, trace in log}
+    cut: set = set()
+    races: collections.Counter = collections.Counter()
+    search = ex._Search
+    absorb, reverse = search.absorb, search._reverse_race
+
+    def absorbing(self, prefix, child_sleep, trace):
+        before, queued = self.sleep_blocked, len(self.stack)
+        absorb(self, prefix, child_sleep, trace)
+        if self.sleep_blocked > before:
+            cut.add(tuple(prefix))
+            races["sleep-blocked: its first awake thread"] += len(self.stack) > queued
+
+    def reloaded(steps, k):
+        return any(s.tid == steps[k].tid and s.op.kind == "load" and s.op.addr == steps[k].op.addr
+                   for s in steps[k + 1:])
+
+    def reversing(self, i, j, steps, decisions, path, clocks, position):
+        queued = len(self.stack)
+        reverse(self, i, j, steps, decisions, path, clocks, position)
+        if len(self.stack) > queued:
+            a, b = steps[i].op, steps[j].op
+            failed = any(steps[k].op.kind == "load" and reloaded(steps, k) for k in (i, j))
+            races[f"{a.kind}-{b.kind}" + (" failed" if failed else "")] += 1
+
+    search.absorb, search._reverse_race = absorbing, reversing   # type: ignore[method-assign]
+    exploration = ex.explore(lambda prefix, sleep: (traces[prefix], None), max_schedules=len(log), sleep_aware=True)
+    search.absorb, search._reverse_race = absorb, reverse   # type: ignore[method-assign]
+    keys = set()
+    for prefix, _, trace in log:
+        if tuple(prefix) in cut:
+            continue
+        count: collections.Counter = collections.Counter()
+        events = []
+        for step in trace.steps:
+            count[step.tid] += 1
+            events.append((step.tid, count[step.tid], step.op))
+        pairs = frozenset((ti, ni, tj, nj) for j, (tj, nj, oj) in enumerate(events)
+                          for ti, ni, oi in events[:j] if ex.dependent(ti, oi, tj, oj))
+        threads = tuple(sorted((t, tuple((o.kind, o.addr) for u, _, o in events if u == t)) for t in count))
+        keys.add((threads, pairs, trace.end, tuple(sorted(trace.blocked.items()))))
+    print(exploration)
+    print(f"{len(log)} runs, {len(cut)} cut as sleep-blocked, {len(keys)} classes among the {len(log) - len(cut)} "
+          f"others: {len(log) / max(len(keys), 1):.3f} schedules per class")
+    for kind, n in races.most_common():
+        print(f"  queued by {kind}: {n}")
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 5 and sys.argv[1] == "record":
         record(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    elif len(sys.argv) == 3 and sys.argv[1] == "classes":
+        classes(sys.argv[2])
     elif len(sys.argv) >= 3 and sys.argv[1] == "replay":
         replay(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 1)
     else:

@@ -25,7 +25,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from .schedule import Op, Step, Trace
+from .schedule import Op, Prefix, Step, Trace
 
 #: Operations whose address field names a thread, not memory.
 THREAD_KINDS = frozenset({"spawn", "join", "exit"})
@@ -123,7 +123,7 @@ class _Node:
     """A state of the search: the one after a schedule prefix."""
 
     __slots__ = ("enabled", "yielding", "counting", "forced", "backtrack", "done", "sleep", "children",
-                 "preemptions", "last_tid", "clock")
+                 "preemptions", "last_tid", "clock", "entry")
 
     def __init__(self, step: Step, sleep: dict[int, Op], preemptions: int,
                  last_tid: int | None, forced: Mapping[int, int] = {}) -> None:
@@ -144,6 +144,9 @@ class _Node:
         # the vector clock of that step (add_race_backtracks): a function of the decisions
         # leading here, so every run through this state computes the same one
         self.clock: dict[int, int] | None = None
+        # the step into this state (last_tid's), as the run that made the state traced it:
+        # every later run through here makes it again (schedule.Prefix)
+        self.entry: Step | None = None
 
     def preemption_cost(self, tid: int) -> int:
         """1 when running ``tid`` here switches away from a thread that could go on."""
@@ -200,6 +203,22 @@ class _Search:
             return
         node.backtrack.add(tid)
         self.stack.append(_Item(node, prefix, tid))
+
+    def prefix_of(self, item: _Item) -> Prefix:
+        """The item's schedule, with the steps its run makes before its last decision: the
+        entries of the states along it, which earlier runs traced (the program is
+        deterministic under the scheduler, as everything here assumes: a run that is not
+        follows another prefix, and the runtime says it diverged). The run need not trace
+        them again (schedule.Prefix)."""
+        prefix = Prefix(item.prefix + (item.tid,))
+        if item.prefix:
+            node = self.root
+            known = []
+            for tid in item.prefix:
+                node = node.children[tid]   # type: ignore[union-attr]
+                known.append(node.entry)
+            prefix.steps = tuple(known)   # type: ignore[arg-type]
+        return prefix
 
     def start(self, item: _Item) -> dict[int, Op] | None:
         """Mark the item's thread done at its state; the sleep set of the child state
@@ -272,6 +291,7 @@ class _Search:
                         forced = {**forced, step.tid: forced.get(step.tid, 0) + 1}
                     child = _Node(steps[depth + 1], sleep, node.preemptions + node.preemption_cost(step.tid),
                                   step.tid, forced)
+                    child.entry = step
                     node.children[step.tid] = child
                 path.append(child)
         skipped = trace.closure.get("sleep_blocked") if trace.closure is not None else None
@@ -316,11 +336,12 @@ class _Search:
         thread_ops: list[int] = []              # spawn/join/exit operations
         known = set(steps[0].enabled) if steps else set()
         nsteps = len(steps)
+        npath = len(path)
         for j, step in enumerate(steps[:cut]):
             tid, op = step.tid, step.op
             # The state after step j (path[j + 1]) keeps its clock: a step before ``first`` was
             # a step of an earlier run through the same states, which computed it.
-            after = path[j + 1] if j + 1 < len(path) else None
+            after = path[j + 1] if j + 1 < npath else None
             if j < first and after is not None and after.clock is not None:
                 clock = after.clock
                 count = clock[tid]
@@ -486,10 +507,10 @@ class _Search:
         first_trace = self.execute(())
         if first_trace is not None and not self.stopped:
             self.absorb((), {}, first_trace)
+        if self.jobs == 1:
+            return self.explore_serial()
         lock = threading.Lock()
-        # one job: the runs go in this thread (no hand-over to a worker thread per run, and the
-        # fork server of the first run serves them all)
-        with (ThreadPoolExecutor(max_workers=self.jobs) if self.jobs > 1 else _InlineExecutor()) as pool:
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             running: dict[Future, tuple[tuple[int, ...], dict[int, Op]]] = {}
             while (self.stack or running) and not self.stopped:
                 while self.stack and len(running) < self.jobs and not self.stopped:
@@ -502,8 +523,8 @@ class _Search:
                     child_sleep = self.start(item)
                     if child_sleep is None:
                         continue
-                    prefix = item.prefix + (item.tid,)
-                    running[pool.submit(self.run, prefix, child_sleep)] = (prefix, child_sleep)
+                    submitted = self.prefix_of(item)
+                    running[pool.submit(self.run, submitted, child_sleep)] = (submitted, child_sleep)
                 if not running:
                     break
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -524,6 +545,34 @@ class _Search:
         return Exploration(complete, self.schedules, None if complete else self.bound, self.stopped,
                            self.sleep_blocked, self.diverged, self.pending)
 
+    def explore_serial(self) -> Exploration:
+        """One job: the runs go in this thread, one after the other, in the order the loop of
+        ``explore`` takes them with one worker (no future, no lock and no wait per run; the
+        fork server of the first run serves them all)."""
+        stack = self.stack
+        while stack and not self.stopped:
+            if self.schedules >= self.max_schedules:
+                self.bound = f"max-schedules={self.max_schedules}"
+                self.pending = len({(id(i.node), i.tid) for i in stack if i.tid not in i.node.done})
+                stack.clear()
+                break
+            item = stack.pop()
+            child_sleep = self.start(item)
+            if child_sleep is None:
+                continue
+            prefix = self.prefix_of(item)
+            trace, payload = self.run(prefix, child_sleep)
+            self.schedules += 1
+            if self.progress is not None:
+                self.progress(self.schedules, len(stack))
+            if self.on_run(prefix, trace, payload):
+                self.stopped = True
+            else:
+                self.absorb(prefix, child_sleep, trace)
+        complete = self.bound is None and not self.stopped
+        return Exploration(complete, self.schedules, None if complete else self.bound, self.stopped,
+                           self.sleep_blocked, self.diverged, self.pending)
+
     def execute(self, prefix: tuple[int, ...]) -> Trace | None:
         trace, payload = self.run(prefix, {})
         self.schedules += 1
@@ -532,24 +581,6 @@ class _Search:
         if self.on_run(prefix, trace, payload):
             self.stopped = True
         return trace
-
-
-class _InlineExecutor:
-    """ThreadPoolExecutor's submit, run at once in the calling thread."""
-
-    def __enter__(self) -> "_InlineExecutor":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def submit(self, fn: Callable, *args: Any) -> Future:
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args))
-        except BaseException as exc:   # noqa: BLE001 - re-raised by future.result()
-            future.set_exception(exc)
-        return future
 
 
 def _waiting_at(steps: tuple[Step, ...], cut: int, blocked: Mapping[int, Op]) -> dict[int, Op]:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .reports import RunResult, read_report_file
-from .schedule import Op, Trace, format_schedule
+from .schedule import Op, Trace, format_schedule, known_steps
 from .watchdog import Watchdog
 
 #: How long the server may take to reach its first scheduling point (process start-up).
@@ -96,7 +96,7 @@ class ForkServer:
         self.runs += 1
         schedule = f"{self.dirname}/prefix.{self.runs}.sched"   # strings: no pathlib per run
         with open(schedule, "w", encoding="utf-8") as handle:   # the directory is the server's
-            handle.write(format_schedule(tuple(prefix), sleep=sleep))
+            handle.write(format_schedule(tuple(prefix), sleep=sleep, trace_from=len(known_steps(prefix))))
         try:
             self.sock.sendall(f"run {schedule}\n".encode())
         except OSError:
@@ -131,7 +131,7 @@ class ForkServer:
                 sig = f"signal {-returncode}"
         if returncode == EXIT_RUNTIME_FATAL:
             sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
-        trace = _read_trace(Path(trace_path))
+        trace = _read_trace(Path(trace_path), known_steps(prefix))
         # every report file in the directory is this run's (its processes', %p); one listing
         written: list[str] = sorted(entry.path for entry in os.scandir(self.dirname)
                                     if entry.name.startswith("reports") and entry.name.endswith(".jsonl"))

@@ -23,7 +23,7 @@ from .explore import Exploration, explore
 from . import abi
 from .options import OptionSyntaxError, format_options, parse_options
 from .reports import DistinctReport, Reproduction, RunResult, deduplicate, read_report_dir
-from .schedule import Op, Trace, TraceFormatError, read_trace, write_schedule
+from .schedule import Op, Step, Trace, TraceFormatError, known_steps, read_trace, write_schedule
 from .watchdog import Watchdog
 from .words import signal_name
 
@@ -237,7 +237,7 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
         if options.closure is not None:
             scheduler["sched_closure"] = options.closure
         if prefix is not None:
-            write_schedule(report_dir / "prefix.sched", prefix, sleep=sleep)
+            write_schedule(report_dir / "prefix.sched", prefix, sleep=sleep, trace_from=len(known_steps(prefix)))
             scheduler["schedule"] = str(report_dir / "prefix.sched")
         elif schedule.replay is not None:
             scheduler["schedule"] = os.path.abspath(schedule.replay)
@@ -282,7 +282,7 @@ def run_once(executable: str, args: Sequence[str], index: int, options: RunOptio
         sig = signal_name(returncode)
     if returncode == EXIT_RUNTIME_FATAL:  # a crash of the runtime, not the program's status
         sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
-    trace = _read_trace(trace_path) if schedule.controlled else None
+    trace = _read_trace(trace_path, known_steps(prefix or ())) if schedule.controlled else None
     reports = tuple(read_report_dir(report_dir))
     if options.explain:
         from .explain import explained_reports
@@ -325,10 +325,11 @@ def _disable_address_randomisation() -> None:
         pass
 
 
-def _read_trace(path: Path) -> Trace | None:
-    """The run's trace; None when the runtime wrote none (it failed at start-up)."""
+def _read_trace(path: Path, known: Sequence[Step] = ()) -> Trace | None:
+    """The run's trace; None when the runtime wrote none (it failed at start-up). ``known``:
+    its first steps, which its schedule's ``# trace_from`` left out (schedule.Prefix)."""
     try:
-        return read_trace(path)
+        return read_trace(path, known)
     except (OSError, TraceFormatError):
         return None
 
@@ -475,16 +476,23 @@ def explore_program(
     results: list[RunResult] = []
 
     closures = ClosureStats()
+    work_dir = os.fspath(options.work_dir)
 
     def run_schedule(prefix: tuple[int, ...], sleep: Mapping[int, Op]) -> tuple[RunResult, Trace | None]:
         with counter_lock:
             index = next(counter)
         result, trace = execute(executable, args, index, options, prefix=prefix, sleep=sleep)
-        shutil.rmtree(_run_dir(options, index), ignore_errors=True)
+        # a run of the fork server makes no directory of its own (its files are the server's):
+        # one stat instead of a Path and a failed rmtree per run
+        directory = f"{work_dir}/run{index:07d}"   # _run_dir's
+        if os.path.isdir(directory):
+            shutil.rmtree(directory, ignore_errors=True)
         return result, trace
 
     def run(prefix: tuple[int, ...], sleep: Mapping[int, Op]) -> tuple[Trace, RunResult]:
-        result, trace = run_schedule(root + prefix, sleep)
+        # a Prefix (its steps known, schedule.Prefix) only from the root: a subtree's steps
+        # start after ``root``, which the explorer does not see
+        result, trace = run_schedule(root + prefix if root else prefix, sleep)
         trace = checked_trace(trace, result)
         if options.closure == CLOSURE_SEARCH:
             result = closures.absorb(trace, result, lambda schedule: run_schedule(schedule, {})[0])

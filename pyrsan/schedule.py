@@ -81,10 +81,12 @@ class TraceFormatError(ValueError):
     """A trace file that does not follow docs/scheduling.md."""
 
 
-def parse_trace(lines: Iterable[str]) -> Trace:
+def parse_trace(lines: Iterable[str], known: Sequence[Step] = ()) -> Trace:
     """A trace from its JSON lines. A truncated last line (the program was killed while the
-    runtime wrote it) is dropped; any other malformed line raises TraceFormatError."""
-    steps: list[Step] = []
+    runtime wrote it) is dropped; any other malformed line raises TraceFormatError.
+    ``known``: the run's first steps, whose lines the runtime left out (the schedule's
+    ``# trace_from: N``, N = len(known)); its first step line is then step N."""
+    steps: list[Step] = list(known)
     header: dict = {}
     end: dict | None = None
     pending_error: str | None = None
@@ -172,21 +174,40 @@ def _parse_step(obj: dict, number: int, expected_index: int) -> Step:
     return Step(tid, enabled, yielding, counting) if counting else Step(tid, enabled, yielding)
 
 
-def read_trace(path: str | os.PathLike) -> Trace:
+def read_trace(path: str | os.PathLike, known: Sequence[Step] = ()) -> Trace:
     # read whole and split: a text file iterated line by line costs the driver more than the
     # parse of its (mostly cached) lines
     with open(path, "rb") as handle:
         data = handle.read()
-    return parse_trace(data.decode("utf-8", "replace").split("\n"))
+    return parse_trace(data.decode("utf-8", "replace").split("\n"), known)
+
+
+class Prefix(tuple):
+    """A schedule prefix that also carries the steps its run will make before its last
+    decision (``steps``: the explorer's, from the earlier runs through those states). A run
+    of it writes its trace from step ``len(steps)`` on (``# trace_from``), and the trace is
+    read back with ``steps`` in front (``read_trace(path, known)``): the same steps, without
+    writing and parsing the prefix's lines in every run (docs/design/exploration.md §17)."""
+
+    steps: tuple[Step, ...] = ()
+
+
+def known_steps(prefix: Sequence[int]) -> tuple[Step, ...]:
+    """The steps a run of ``prefix`` need not trace (``Prefix``), () for any other sequence."""
+    return prefix.steps if isinstance(prefix, Prefix) else ()
 
 
 def format_schedule(decisions: Sequence[int], comments: Mapping[str, object] = {},
-                    sleep: Mapping[int, Op] = {}) -> str:
+                    sleep: Mapping[int, Op] = {}, trace_from: int = 0) -> str:
     """The text of a schedule file: magic line, ``# name: value`` comments, the sleep set at
     the end of the prefix (``# sleep: T kind addr w``, docs/scheduling.md "Sleep set"), then the
-    tids (twenty per line, so long schedules stay readable)."""
+    tids (twenty per line, so long schedules stay readable). ``trace_from``: the run's trace
+    leaves out the lines of its steps before it (``# trace_from: N``; readers that do not know
+    it take it for a comment)."""
     lines = [SCHEDULE_MAGIC]
     lines += [f"# {name}: {value}" for name, value in comments.items()]
+    if trace_from:
+        lines.append(f"# trace_from: {trace_from}")
     # an await step names several words, which the runtime's sleep lines cannot: it is left out
     # (the runtime may then run it, and the explorer cuts that run as sleep-blocked)
     lines += [f"# sleep: {tid} {op.kind} {op.addr} {int(op.writes)}" for tid, op in sorted(sleep.items())
@@ -197,9 +218,10 @@ def format_schedule(decisions: Sequence[int], comments: Mapping[str, object] = {
 
 
 def write_schedule(path: str | os.PathLike, decisions: Sequence[int],
-                   comments: Mapping[str, object] = {}, sleep: Mapping[int, Op] = {}) -> None:
+                   comments: Mapping[str, object] = {}, sleep: Mapping[int, Op] = {},
+                   trace_from: int = 0) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(format_schedule(decisions, comments, sleep), encoding="utf-8")
+    Path(path).write_text(format_schedule(decisions, comments, sleep, trace_from), encoding="utf-8")
 
 
 def parse_schedule(text: str, name: str = "schedule") -> tuple[int, ...]:

@@ -172,6 +172,8 @@ void rsan_sched_bad_input(const char *msg, const char *path) __attribute__((nore
 void rsan_sched_load_schedule(const char *path);
 /* the tid the schedule prefix names for `step`, or -1 past its end */
 int rsan_sched_prefix_at(uint64_t step);
+/* the first step whose line the trace writes (the schedule's "# trace_from: N", else 0) */
+uint64_t rsan_sched_trace_from(void);
 /* 1 when a sleep set applies at `step` (it does after the prefix) */
 int rsan_sched_sleep_applies(uint64_t step);
 int rsan_sched_drop_sleepers(int *cand, int n);

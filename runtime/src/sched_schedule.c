@@ -22,7 +22,10 @@ typedef struct sleep_entry {
 static sleep_entry sleepers[MAX_SLEEP];
 static int nsleepers;
 
+static uint64_t trace_from;
+
 int rsan_sched_prefix_at(uint64_t step) { return step < prefix_len ? prefix[step] : -1; }
+uint64_t rsan_sched_trace_from(void) { return trace_from; }
 int rsan_sched_sleep_applies(uint64_t step) { return nsleepers && step >= prefix_len; }
 
 static int is_thread_kind(int k) { return k == RSAN_SK_SPAWN || k == RSAN_SK_JOIN || k == RSAN_SK_EXIT; }
@@ -102,11 +105,20 @@ static void parse_sleep_line(const char *p) {
     }
 }
 
+/* "# trace_from: N" (docs/scheduling.md "Schedule file"): the driver knows the run's first N
+ * steps (an earlier run made them), so the trace leaves their lines out */
+static void parse_trace_from_line(const char *p) {
+  static const char tag[] = "# trace_from: ";
+  unsigned long long n;
+  if (strncmp(p, tag, sizeof tag - 1) == 0 && sscanf(p + sizeof tag - 1, "%llu", &n) == 1) trace_from = n;
+}
+
 void rsan_sched_forget_schedule(void) {
   if (prefix) rsan_free(prefix);
   prefix = NULL;
   prefix_len = 0;
   nsleepers = 0;
+  trace_from = 0;
 }
 
 /* docs/scheduling.md "Schedule file" */
@@ -130,8 +142,9 @@ void rsan_sched_load_schedule(const char *path) {
   size_t cap_p = 256;
   prefix = rsan_alloc(cap_p * sizeof *prefix);
   for (char *p = text + sizeof header - 1; *p;) {
-    if (*p == '#') { /* a comment line, or a sleep-set entry */
+    if (*p == '#') { /* a comment line, a sleep-set entry or the trace's first step */
       parse_sleep_line(p);
+      parse_trace_from_line(p);
       while (*p && *p != '\n') p++;
       continue;
     }

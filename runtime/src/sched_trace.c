@@ -68,7 +68,7 @@ static void trace_op(const sched_thread *s, int first) {
 /* The step's line. Threads that yield (unrecognised spin loops) while others are enabled are
  * listed apart, under "yielding": they could run, but would only repeat a read. */
 void rsan_sched_trace_step(uint64_t i, int tid, const int *cand, int n) {
-  if (trace_fd < 0) return;
+  if (trace_fd < 0 || i < rsan_sched_trace_from()) return; /* the driver has those lines */
   sched_thread *const *threads = rsan_sched.threads;
   char line[96];
   int k = snprintf(line, sizeof line, "{\"step\": %llu, \"tid\": %d, \"enabled\": [", (unsigned long long)i,

@@ -259,3 +259,16 @@ def test_dpor_runs_every_class_of_programs_that_may_deadlock(program, sleep_awar
     expected, _ = all_classes(program)
     classes, result = dpor_classes(program, sleep_aware=sleep_aware)
     assert result.complete and classes == expected
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(programs(), st.sampled_from([False, True]))
+def test_every_run_not_cut_as_sleep_blocked_is_a_class_of_its_own(program, sleep_aware):
+    """Sleep sets (FG'05): two runs the search does not cut are never in one class, so the
+    schedules an exploration makes are its classes plus its sleep-blocked runs, and nothing
+    else (docs/design/exploration.md §17: the schedules per class of peterson,3)."""
+    assume(sum(map(len, program)) <= 11)
+    expected, _ = all_classes(program)
+    classes, result = dpor_classes(program, sleep_aware=sleep_aware)
+    assert result.complete and classes == expected
+    assert result.schedules - result.sleep_blocked == len(expected)

@@ -151,3 +151,59 @@ def test_a_handed_over_run_that_deadlocks_ends_the_exploration_incomplete(built,
     assert not result.exploration.complete and result.exploration.bound == "stall"
     assert result.runs and all(not r.timed_out and not r.crashed and r.returncode is None for r in result.runs)
     assert not result.reports
+
+
+def test_a_run_leaves_out_the_lines_of_the_steps_its_schedule_says_are_known(built, tmp_path):
+    """``# trace_from: N`` (docs/scheduling.md "Schedule file"): the run writes no line for its
+    steps before N, and its trace read with the N known steps in front is the trace in full."""
+    from pyrsan.schedule import Prefix
+
+    options = exploration_options(RunOptions(work_dir=str(tmp_path), quiet=True, timeout=60))
+    _disable_address_randomisation()
+    _, full = run_once(str(built["dekker_fenced"]), [], 1, options, prefix=())
+    assert full is not None and len(full.steps) > 12
+    prefix = Prefix(full.decisions[:12])
+    prefix.steps = full.steps[:11]
+    _, again = run_once(str(built["dekker_fenced"]), [], 2, options, prefix=prefix)
+    assert again is not None and again.steps == full.steps and again.end == full.end
+    written = (tmp_path / "run0000002" / "prefix.sched").read_text()
+    assert "# trace_from: 11" in written
+    lines = (tmp_path / "run0000002" / "trace.jsonl").read_text().splitlines()
+    assert '"step": 11,' in lines[1] and sum('"step"' in line for line in lines) == len(full.steps) - 11
+
+
+def test_an_exploration_whose_runs_leave_out_their_known_steps_makes_the_same_runs(built, tmp_path, monkeypatch):
+    """The explorer hands each run the steps of its prefix that earlier runs traced
+    (explore.py ``prefix_of``, schedule.Prefix): the exploration is the one of runs that trace
+    every step, run for run."""
+    from pyrsan import explore as ex, runner
+
+    known: list[int] = []
+    read = runner._read_trace
+
+    def reading(path, steps=()):
+        known.append(len(steps))
+        return read(path, steps)
+
+    monkeypatch.setattr(runner, "_read_trace", reading)
+    results = []
+    for name in ("dekker_fenced", "spin_flag_sc"):
+        short = explore_program(str(built[name]), [], RunOptions(work_dir=str(tmp_path / name / "s"), quiet=True,
+                                                                   timeout=60), ExploreOptions(max_schedules=400))
+        with monkeypatch.context() as plain:
+            plain.setattr(ex._Search, "prefix_of", lambda self, item: item.prefix + (item.tid,))
+            full = explore_program(str(built[name]), [], RunOptions(work_dir=str(tmp_path / name / "f"), quiet=True,
+                                                                      timeout=60), ExploreOptions(max_schedules=400))
+        results.append((short, full))
+        assert short.exploration == full.exploration and short.exploration.schedules > 3
+        assert [r.returncode for r in short.runs] == [r.returncode for r in full.runs]
+    assert sum(k > 0 for k in known) > 3   # the short runs did leave lines out
+
+
+def test_runs_of_one_process_each_leave_no_directory_behind(built, tmp_path, monkeypatch):
+    """Without the fork server every run has a directory of its own (run_once), which the
+    exploration removes once the run is read; the fork server's runs make none (runner.py
+    ``run_schedule`` looks before it removes)."""
+    forked, execd = explore_both(built["sb_sc"], tmp_path, monkeypatch)
+    assert forked.exploration.complete and execd.exploration.schedules > 1
+    assert not list((tmp_path / "0").glob("run*")) and not list((tmp_path / "1").glob("run*"))
