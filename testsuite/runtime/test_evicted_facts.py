@@ -9,7 +9,8 @@ facts"): the window's eviction taking the adding slot's own oldest fact instead 
 (the per-slot window of §26's last paragraph: a slot's older facts leave while they are among
 x's newest) fails test_a_slots_older_facts_stay_while_among_xs_newest; an eviction that always
 overwrites h[0] (rsan_ev_next), or the older of the two read as the newest (rsan_ev_newest),
-fails test_the_two_newest_evicted_facts_of_a_slot_are_exact."""
+fails test_the_two_newest_evicted_facts_of_a_slot_are_exact; the first evicted fact's timestamp
+or U timestamp not kept (0) fails test_the_first_evicted_facts_timestamps_bound_a_query."""
 
 TC = 0  # __rsan_test_thread_clock's which
 
@@ -71,3 +72,41 @@ def test_the_two_newest_evicted_facts_of_a_slot_are_exact(rt):
     for j in (1, 2):  # older than A's two newest evicted facts: [w1, w3], its upper bound
         assert lib.__rsan_test_thread_clock(readers[j - 1], TC, x) == 3, j
     assert lib.__rsan_test_inexact_count() == 2
+
+
+def _stale_by_sc_only(rt, write):
+    """A writes x 8 times (stamps 1..8) with a store to z after w1, which R loads (relaxed):
+    R's Tsc learns of A's epoch between w1 and w2 through Wsc(z), its Tc nothing of x. Then R
+    reads x (write=False) or writes it: Tc(x) = 0 exactly, Tsc(x) is w1's stamp, which only A's
+    first evicted fact gives (the window holds w5..w8, A's entry w3 and w4): the query is the
+    bound [first evicted, oldest remembered] = [1, 3], and 1 > 0 decides the check."""
+    rt.reset()
+    x, z = rt.var("x"), rt.var("z")
+    main, (a, r) = _setup(rt, 2)
+    _on(rt, a)
+    rt.store(x, 1, "rlx")
+    rt.store(z, 1, "rlx")
+    _on(rt, r)
+    assert rt.load(z, "rlx") == 1
+    _on(rt, a)
+    for j in range(2, 9):
+        rt.store(x, j, "rlx")
+    _on(rt, r)
+    if write:
+        rt.store(x, 100, "rlx", site=rt.site("st", 10, "r", "rlx"))
+    else:
+        rt.load(x, "rlx", site=rt.site("ld", 10, "r", "rlx"))
+    return rt.reports(), rt.lib.__rsan_test_inexact_count()
+
+
+def test_the_first_evicted_facts_timestamps_bound_a_query(rt):
+    """The lower bound of a query beyond the remembered facts is the slot's first evicted fact's
+    timestamp (rsan_evicted.first_ts) and U timestamp (rsan_evfirst.tsU): with them the read
+    check (timestamps) and the write check (U timestamps) are certain and report; mutants that
+    leave either one 0 make the check undecided (no report) and fail this."""
+    for write in (False, True):
+        reports, inexact = _stale_by_sc_only(rt, write)
+        assert inexact >= 1, write
+        assert len(reports) == 1, (write, reports)
+        assert reports[0]["type"] == ("write" if write else "read"), reports[0]
+        assert reports[0]["timestamps"] == {"hb": 0, "sc": 1}, reports[0]  # Tc(x), lo(Tsc(x))
