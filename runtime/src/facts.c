@@ -15,7 +15,7 @@ static inline const rsan_fact *newest(const rsan_loc *l, uint64_t i) { /* i = 1:
   return &rsan_loc_facts(l)[(l->nfacts - i) & (l->fcap - 1)]; /* fcap: a power of 2 */
 }
 
-static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[(e->nev - 1) % RSAN_EV_HIST].ts; }
+static inline uint64_t newest_ts(const rsan_evicted *e) { return e->h[rsan_ev_newest(e)].ts; }
 static inline rsan_evfirst *ev_firsts(const rsan_loc *l) { return (rsan_evfirst *)(l->ev + rsan_loc_evn(l)); }
 /* the slot of entry i (in use) */
 static inline uint32_t ev_slot(const rsan_loc *l, uint32_t i) {
@@ -43,8 +43,8 @@ static void ev_drop(rsan_loc *l, uint64_t ts, uint64_t tsU) {
   if (tsU > t->droptsU) t->droptsU = tsU;
 }
 static void ev_drop_entry(rsan_loc *l, rsan_evicted *e) {
-  if (e->nev) {
-    uint64_t j = (e->nev - 1) % RSAN_EV_HIST;
+  if (rsan_ev_used(e)) {
+    unsigned j = rsan_ev_newest(e);
     ev_drop(l, e->h[j].ts, e->h[j].tsU);
   }
 }
@@ -56,7 +56,7 @@ static void ev_make_direct(rsan_loc *l, uint32_t slot) {
   uint32_t need = slot + 1, on = rsan_loc_evn(l);
   for (uint32_t i = 0; i < on; i++) {
     uint32_t s = ev_slot(l, i);
-    if (l->ev[i].nev && s < RSAN_EV_MAX && s + 1 > need) need = s + 1;
+    if (rsan_ev_used(&l->ev[i]) && s < RSAN_EV_MAX && s + 1 > need) need = s + 1;
   }
   unsigned log = 3; /* 8 entries: more than a sparse table's */
   while ((1u << log) < need && (1u << log) < RSAN_EV_MAX) log++;
@@ -65,7 +65,7 @@ static void ev_make_direct(rsan_loc *l, uint32_t slot) {
   rsan_evfirst *fi = (rsan_evfirst *)(ev + n), *ofi = ev_firsts(l);
   for (uint32_t i = 0; i < on; i++) {
     rsan_evicted *e = &l->ev[i];
-    if (!e->nev) continue;
+    if (!rsan_ev_used(e)) continue;
     uint32_t s = ev_slot(l, i);
     if (s < n) {
       ev[s] = *e;
@@ -121,7 +121,7 @@ static rsan_evicted *ev_entry(rsan_loc *l, uint32_t slot) {
   }
   rsan_evicted *victim = &l->ev[vi];
   ev_drop_entry(l, victim);
-  memset(victim, 0, sizeof *victim); /* nev = 0: the caller makes it the slot's first */
+  memset(victim, 0, sizeof *victim); /* unused: the caller makes it the slot's first */
   evslot[vi] = slot + 1;
   l->evslot[vi] = evslot16(slot + 1);
   return victim;
@@ -161,11 +161,13 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
         goto append;
       }
       uint64_t ots = rsan_fact_ts(l->stamp, old->ts16), otsU = rsan_fact_ts(l->stampU, old->tsU16);
-      if (!e->nev) { /* facts leave in order: the slot's first evicted is its first fact */
+      RSAN_ASSERT(old->epoch >= 1); /* (epochs start at 1: 0 marks an unused h) */
+      if (!rsan_ev_used(e)) { /* facts leave in order: the slot's first evicted is its first fact */
         e->first = old->epoch;
-        ev_firsts(l)[e - l->ev] = (rsan_evfirst){ots, otsU};
+        e->first_ts = ots;
+        ev_firsts(l)[e - l->ev].tsU = otsU;
       }
-      unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
+      unsigned k = rsan_ev_next(e);
       e->h[k].epoch = old->epoch;
       e->h[k].ts = ots;
       e->h[k].tsU = otsU;
@@ -232,17 +234,16 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
   uint32_t evn = rsan_loc_evn(l);
   for (uint32_t i = 0; i < evn; i++) {
     const rsan_evicted *e = &l->ev[i];
-    if (!e->nev) continue;
+    if (!rsan_ev_used(e)) continue;
     uint64_t v = rsan_clk_at(c, ev_slot(l, i));
     if (v < e->first) continue; /* none of this slot's evicted facts: nothing */
     /* (its facts in the window are not contained: they are newer than the evicted ones) */
     /* the newest remembered evicted fact c contains gives this slot's contribution exactly;
      * if c contains only older ones, it lies between the slot's first fact and the oldest
      * remembered one */
-    uint64_t k = e->nev < RSAN_EV_HIST ? e->nev : RSAN_EV_HIST, lo = 0, loU = 0, hi = 0, hiU = 0;
+    uint64_t lo = 0, loU = 0, hi = 0, hiU = 0;
     int found = 0;
-    for (uint64_t m = 1; m <= k; m++) {
-      unsigned j = (unsigned)((e->nev - m) % RSAN_EV_HIST);
+    for (unsigned m = 0, j = rsan_ev_newest(e); m < RSAN_EV_HIST && e->h[j].epoch; m++, j ^= 1) {
       if (e->h[j].epoch <= v) {
         lo = hi = e->h[j].ts;
         loU = hiU = e->h[j].tsU;
@@ -253,7 +254,7 @@ static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
       hiU = e->h[j].tsU;
     }
     if (!found) {
-      lo = ev_firsts(l)[i].ts;
+      lo = e->first_ts;
       loU = ev_firsts(l)[i].tsU;
     }
     if (lo > q->lo) q->lo = lo;

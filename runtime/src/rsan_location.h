@@ -46,17 +46,25 @@ _Static_assert(__builtin_offsetof(rsan_fact, ts16) == 12 && __builtin_offsetof(r
 #define RSAN_EV_SLOTS 4 /* slots remembered per location; beyond, only a bound */
 #define RSAN_EV_MAX 256 /* ... except for hot locations (window at RSAN_FACTS_MAX): up to this */
 /* One slot's evicted facts: one cache line, what an eviction writes (a 64-byte aligned
- * array, location.c); the first evicted fact's timestamps, written once, are in a second
- * array after the entries (rsan_evfirst). An entry is in use iff nev > 0. */
+ * array, facts.c). Its state is in the epochs (docs/design/clocks.md §27): epochs start at 1
+ * and a slot's facts leave the window in order with increasing epochs, so an entry is in use
+ * iff h[0].epoch != 0 (the first eviction writes h[0]), its newest evicted fact is the h with
+ * the larger epoch, and an eviction overwrites the other one (rsan_ev_next). The first evicted
+ * fact's tsU, written once, is in a second array after the entries (rsan_evfirst). */
 typedef struct __attribute__((aligned(64))) rsan_evicted {
-  uint64_t nev;   /* facts of this slot evicted so far */
-  uint64_t first; /* epoch of the first of them (the slot's first fact on x) */
+  uint64_t first;    /* epoch of the first of them (the slot's first fact on x) */
+  uint64_t first_ts; /* its timestamp */
   struct {
     uint64_t epoch, ts, tsU;
-  } h[RSAN_EV_HIST]; /* its newest evicted facts, by nev % RSAN_EV_HIST */
+  } h[RSAN_EV_HIST]; /* its newest evicted facts (epoch 0: none) */
 } rsan_evicted;
+_Static_assert(RSAN_EV_HIST == 2 && sizeof(rsan_evicted) == 64, "an entry's order is its two epochs");
+static inline int rsan_ev_used(const rsan_evicted *e) { return e->h[0].epoch != 0; }
+static inline unsigned rsan_ev_newest(const rsan_evicted *e) { return e->h[1].epoch > e->h[0].epoch; }
+/* the h the next eviction writes: the older one; h[1] while h[0] alone is used; h[0] first */
+static inline unsigned rsan_ev_next(const rsan_evicted *e) { return e->h[0].epoch > e->h[1].epoch; }
 typedef struct rsan_evfirst {
-  uint64_t ts, tsU; /* timestamps of the slot's first evicted fact */
+  uint64_t tsU; /* the slot's first evicted fact's U timestamp */
 } rsan_evfirst;
 /* The table's bound, after the rsan_evfirst array (facts.c): it lives with the table, not in
  * the location record, since most locations never evict a fact. */
@@ -66,6 +74,8 @@ typedef struct rsan_evtail {
 } rsan_evtail;
 #define RSAN_EV_SLOTS_LOG 2 /* log2 RSAN_EV_SLOTS: a sparse table's evlog (a direct one's is more) */
 _Static_assert(RSAN_EV_SLOTS == 1 << RSAN_EV_SLOTS_LOG, "a sparse table has 1 << RSAN_EV_SLOTS_LOG entries");
+_Static_assert(RSAN_EV_SLOTS * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) + sizeof(rsan_evtail) == 320,
+               "a sparse table is 320 bytes: a size class of alloc.c (docs/design/clocks.md §27)");
 _Static_assert(RSAN_EV_MAX <= 1 << 15 && (RSAN_EV_MAX & (RSAN_EV_MAX - 1)) == 0 && RSAN_EV_SLOTS < 8,
                "evlog: direct tables have 8 .. RSAN_EV_MAX entries, a power of 2");
 /* A clock's value at a location: exact when lo == hi (both sides). */
@@ -517,11 +527,11 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
       if (i >= 0) e = &l->ev[i];
     }
     /* a new entry, a victim, a conversion, a slot evslot cannot name: out of line */
-    if (RSAN_UNLIKELY(!e || !e->nev || old->slot + 1 >= UINT16_MAX)) {
+    if (RSAN_UNLIKELY(!e || !rsan_ev_used(e) || old->slot + 1 >= UINT16_MAX)) {
       rsan_loc_add_fact(l, slot, epoch);
       return;
     }
-    unsigned k = (unsigned)(e->nev++ % RSAN_EV_HIST);
+    unsigned k = rsan_ev_next(e);
     e->h[k].epoch = old->epoch;
     e->h[k].ts = rsan_fact_ts(l->stamp, old->ts16);
     e->h[k].tsU = rsan_fact_ts(l->stampU, old->tsU16);

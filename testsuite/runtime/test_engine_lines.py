@@ -80,8 +80,11 @@ def newest_evicted(hooks, b, slot):
     if i is None:
         return None
     e = bytes(ffi.buffer(ffi.cast("uint8_t *", ev + 64 * i), 64))
-    nev, = struct.unpack_from("<Q", e, 0)
-    k = (nev - 1) % 2
+    # the newest of the two remembered is the one with the larger epoch (epoch 0: unused)
+    e0, e1 = struct.unpack_from("<Q", e, 16)[0], struct.unpack_from("<Q", e, 40)[0]
+    if not e0:
+        return None
+    k = 1 if e1 > e0 else 0
     epoch, ts = struct.unpack_from("<QQ", e, 16 + 24 * k)
     return epoch, ts
 
