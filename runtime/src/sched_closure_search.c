@@ -63,7 +63,8 @@ static uintptr_t focus_addr;
 static uint64_t *stamp_before, *stampu_before;
 /* per check: its thread's Tc reaches those stamps in every interleaving of the class */
 static char *known_before;
-static int in_process; /* branch: restore states in this process, else fork */
+static int in_process; /* the root: one search per focus in this process (restores), else a fork each */
+static int restoring;  /* branch: restore states in this process (set for good once it can), else fork */
 /* index_steps, index_focus_checks */
 static int nlog;
 static rsan_loc **locs;       /* the record of each addrs[i] (made at the root), then F's */
@@ -299,7 +300,7 @@ static int key_visit(uint64_t key, uint64_t sleep) {
     kt_masks = rsan_closure_sh->masks;
     kt_cap = KEY_SLOTS;
   }
-  if (in_process && 2 * (kt_n + 1) > kt_cap) key_grow();
+  if (in_process && 2 * (kt_n + 1) > kt_cap) key_grow(); /* a private set (the root's mode) */
   return key_put(key, sleep);
 }
 
@@ -391,6 +392,7 @@ static int *save_sizes;
 static int nsave_locs;
 static uint16_t path[MAX_LOG];
 static int *tsave, *lsave; /* per tid / per step: its record's index in save_threads / save_locs */
+static int *tsave_of;      /* tsave's table, made at the root: tsave is set once states are restored */
 
 /* Run thread take's next step (a fence wakes the sleeping fences it does not commute with);
  * returns the path's new length. */
@@ -424,18 +426,43 @@ static void run_gone(void) {
   if (alive_fd >= 0 && poll(&p, 1, 0) > 0) rsan_exit_raw(0);
 }
 
+/* A search that forks because the log creates threads after the root (a restore cannot take
+ * a new thread record back) restores from the first branching state on whose path every
+ * spawn of the log has been replayed: no step below it creates a thread record, so every
+ * record a step below may change is one of save_threads' (every logged thread's, all made by
+ * now) or save_locs', which is the precondition of sched_closure_state.c. Once set in a
+ * process it stays: the process's fork-mode branching states above are at their last order
+ * (a fork's child exits after its order, the parent takes the last itself), so no fork is
+ * left to it. The key set stays the one the root chose (the shared one, searched in the same
+ * order as with a fork per state). */
+static int start_restoring(void) {
+  if (rsan_sched_flag.closure_fork) return 0;
+  for (int j = 0; j < nlog; j++)
+    if (steps[j].ev == EV_SPAWN && steps[j].other >= 0 && steps[j].other < nthreads && !rec[steps[j].other])
+      return 0;
+  nsave_threads = 0;
+  tsave = tsave_of;
+  for (int u = 0; u < nthreads; u++) {
+    tsave[u] = rec[u] ? nsave_threads : -1;
+    if (rec[u]) save_threads[nsave_threads++] = rec[u];
+  }
+  rsan_cstate_track(nsave_threads, nsave_locs);
+  restoring = 1;
+  return 1;
+}
+
 /* A branching state (only SC fences ready): each ready fence first, in turn; fence i's order
  * sleeps on the fences before it that commute with it here. */
 static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf) {
   int use_sleep = nthreads <= 64, pos0[nthreads]; /* small frames: one pair a branching state */
   memcpy(pos0, pos, (size_t)nthreads * sizeof *pos);
-  rsan_cstate *saved = in_process
-                           ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs)
-                           : NULL;
+  int here = restoring || start_restoring(); /* restore this state's orders, else fork */
+  rsan_cstate *saved = here ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs)
+                            : NULL;
   uint64_t done = 0;
   for (int i = 0; i < nf && !rsan_closure_sh->incomplete; i++) {
     int last = i == nf - 1;
-    if (!in_process && !last) {
+    if (!here && !last) {
       pid_t pid = _Fork();
       if (pid < 0) {
         incomplete(1);
@@ -448,7 +475,7 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
         if (use_sleep) done |= 1ull << fences[i];
         continue;
       }
-    } else if (in_process && i) {
+    } else if (here && i) {
       rsan_cstate_restore(saved);
       memcpy(pos, pos0, (size_t)nthreads * sizeof *pos);
     }
@@ -456,7 +483,7 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
     uint64_t sl = sleep | done;
     int n = step_one(fences[i], pos, &sl, len);
     search(pos, sl, n);
-    if (!in_process && !last) rsan_exit_raw(0); /* a fork's child: its order is searched */
+    if (!here && !last) rsan_exit_raw(0); /* a fork's child: its order is searched */
     if (use_sleep) done |= 1ull << fences[i];
   }
   rsan_cstate_free(saved);
@@ -617,18 +644,20 @@ void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) {
   }
   save_locs[nsave_locs++] = f;
   locs = save_locs;
+  nlog = n;
+  restoring = in_process;
+  tsave_of = rsan_alloc((size_t)nthreads * sizeof *tsave_of);
+  lsave = rsan_alloc((size_t)n * sizeof *lsave);
+  for (int u = 0, k = 0; u < nthreads; u++) tsave_of[u] = rec[u] ? k++ : -1;
+  for (int j = 0; j < n; j++) {
+    lsave[j] = -1;
+    for (int i = 0; i < naddrs && lsave[j] < 0; i++)
+      if (steps[j].at && steps[j].at == addrs[i] && steps[j].ev != EV_JOIN) lsave[j] = i;
+  }
   if (in_process) {
-    tsave = rsan_alloc((size_t)nthreads * sizeof *tsave);
-    lsave = rsan_alloc((size_t)n * sizeof *lsave);
-    for (int u = 0, k = 0; u < nthreads; u++) tsave[u] = rec[u] ? k++ : -1;
-    for (int j = 0; j < n; j++) {
-      lsave[j] = -1;
-      for (int i = 0; i < naddrs && lsave[j] < 0; i++)
-        if (steps[j].at && steps[j].at == addrs[i] && steps[j].ev != EV_JOIN) lsave[j] = i;
-    }
+    tsave = tsave_of;
     rsan_cstate_track(nsave_threads, nsave_locs);
   }
-  nlog = n;
   index_steps();
   stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
   stampu_before = rsan_alloc((size_t)n * sizeof *stampu_before);
