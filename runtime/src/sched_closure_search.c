@@ -117,22 +117,15 @@ static int next_access(int i, int v, int k) {
   return next_at[(size_t)i * (size_t)(nlog + nthreads) + (size_t)(offset[v] + v + k)];
 }
 
-/* Location addrs[i] is accessed by a step not yet run. */
-static int accessed_later(int i, const int *pos) {
-  for (int v = 0; v < nthreads; v++)
-    if (next_access(i, v, pos[v]) >= 0) return 1;
-  return 0;
-}
-
-/* The first access of addrs[i] not yet run (in the run's order, which every other access of
- * it orders after it when it writes) is a plain store. */
-static int next_is_store(int i, const int *pos) {
+/* The log index of the first access of addrs[i] not yet run, in the run's order (-1: none):
+ * when it writes, every other access of addrs[i] left is ordered after it. */
+static int first_access_later(int i, const int *pos) {
   int first = -1;
   for (int v = 0; v < nthreads; v++) {
     int j = next_access(i, v, pos[v]);
     if (j >= 0 && (first < 0 || j < first)) first = j;
   }
-  return first >= 0 && steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE;
+  return first;
 }
 
 /* The tables the functions above read, from the log: what each thread's remaining steps do. */
@@ -221,7 +214,8 @@ static uint64_t state_key(const int *pos) {
   }
   rsan_loc *at = NULL; /* the focus location */
   for (int i = 0; i < naddrs; i++) {
-    if (!accessed_later(i, pos)) continue; /* no step reads its clocks again */
+    int first = first_access_later(i, pos);
+    if (first < 0) continue; /* no step reads its clocks again */
     rsan_loc *l = locs[i];
     if (i == focus) {
       h = mix(mix(mix(h, (uint64_t)i + 5000), l->stamp), l->stampU);
@@ -230,7 +224,7 @@ static uint64_t state_key(const int *pos) {
     if (nlive + 3 <= 1024) {
       /* a store next (it is ordered before every other access of x left) overwrites W(x) and
        * Wsc(x) without reading them; it reads Msc(x) */
-      if (!next_is_store(i, pos)) {
+      if (!(steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE)) {
         live_clk[nlive++] = &l->W;
         live_clk[nlive++] = &l->Wsc;
       }
@@ -244,13 +238,17 @@ static uint64_t state_key(const int *pos) {
     live_clk[nlive++] = rsan_loc_msc(f);
   }
   h = mix(h, (uint64_t)focus + 77);
-  /* two lanes, each a chain of multiplies half as long, joined at the end */
+  /* two lanes, each a chain of multiplies half as long, joined at the end; the clocks queried
+   * two at a time (rsan_loc_query2: one scan of the fact window, the answers of two queries) */
   uint64_t g = h ^ 0x2545f4914f6cdd1dull;
-  for (int c = 0; at && c < nlive; c++) {
-    rsan_q q;
-    rsan_loc_query(at, live_clk[c], &q);
-    h = mix(mix(h, q.lo), q.loU);
-    g = mix(mix(g, q.hi), q.hiU);
+  for (int c = 0; at && c < nlive; c += 2) {
+    rsan_q q[2];
+    if (c + 1 < nlive) rsan_loc_query2(at, live_clk[c], live_clk[c + 1], &q[0], &q[1]);
+    else rsan_loc_query(at, live_clk[c], &q[0]);
+    for (int k = 0; k < 2 && c + k < nlive; k++) {
+      h = mix(mix(h, q[k].lo), q[k].loU);
+      g = mix(mix(g, q[k].hi), q[k].hiU);
+    }
   }
   h = mix(h, g);
   return h ? h : 1;
@@ -321,9 +319,9 @@ static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
     rsan_q q[6];
     const rsan_clk *c[6] = {&a->Ta, &b->Ta, &f->W, &a->Tsc, &b->Tsc, rsan_loc_msc(f)};
     int all = 1;
-    for (int k = 0; k < 6; k++) {
-      rsan_loc_query(at, c[k], &q[k]);
-      all &= exact(&q[k]);
+    for (int k = 0; k < 6; k += 2) {
+      rsan_loc_query2(at, c[k], c[k + 1], &q[k], &q[k + 1]);
+      all &= exact(&q[k]) & exact(&q[k + 1]);
     }
     if (all)
       return leq_join(&q[1], &q[0], &q[2]) && leq_join(&q[0], &q[1], &q[2]) &&
@@ -452,7 +450,10 @@ static int start_restoring(void) {
 }
 
 /* A branching state (only SC fences ready): each ready fence first, in turn; fence i's order
- * sleeps on the fences before it that commute with it here. */
+ * sleeps on the fences before it that commute with it here. A restored state ends (its copies
+ * pass to the state below, sched_closure_state.c) once restored for its last order, which no
+ * restore of it follows: the records that order changes are copied only into the state below,
+ * and only when that one does not hold them yet (docs/design/exploration.md §16). */
 static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf) {
   int use_sleep = nthreads <= 64, pos0[nthreads]; /* small frames: one pair a branching state */
   memcpy(pos0, pos, (size_t)nthreads * sizeof *pos);
@@ -478,6 +479,10 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
     } else if (here && i) {
       rsan_cstate_restore(saved);
       memcpy(pos, pos0, (size_t)nthreads * sizeof *pos);
+      if (last) { /* no restore of this state is left: it ends before its last order */
+        rsan_cstate_free(saved);
+        saved = NULL;
+      }
     }
     if (!last) __atomic_add_fetch(&rsan_closure_sh->forks, 1, __ATOMIC_RELAXED);
     uint64_t sl = sleep | done;
