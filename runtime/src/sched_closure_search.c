@@ -63,7 +63,8 @@ static uintptr_t focus_addr;
 static uint64_t *stamp_before, *stampu_before;
 /* per check: its thread's Tc reaches those stamps in every interleaving of the class */
 static char *known_before;
-static int in_process; /* branch: restore states in this process, else fork */
+static int in_process; /* the root: one search per focus in this process (restores), else a fork each */
+static int restoring;  /* branch: restore states in this process (set for good once it can), else fork */
 /* index_steps, index_focus_checks */
 static int nlog;
 static rsan_loc **locs;       /* the record of each addrs[i] (made at the root), then F's */
@@ -116,22 +117,15 @@ static int next_access(int i, int v, int k) {
   return next_at[(size_t)i * (size_t)(nlog + nthreads) + (size_t)(offset[v] + v + k)];
 }
 
-/* Location addrs[i] is accessed by a step not yet run. */
-static int accessed_later(int i, const int *pos) {
-  for (int v = 0; v < nthreads; v++)
-    if (next_access(i, v, pos[v]) >= 0) return 1;
-  return 0;
-}
-
-/* The first access of addrs[i] not yet run (in the run's order, which every other access of
- * it orders after it when it writes) is a plain store. */
-static int next_is_store(int i, const int *pos) {
+/* The log index of the first access of addrs[i] not yet run, in the run's order (-1: none):
+ * when it writes, every other access of addrs[i] left is ordered after it. */
+static int first_access_later(int i, const int *pos) {
   int first = -1;
   for (int v = 0; v < nthreads; v++) {
     int j = next_access(i, v, pos[v]);
     if (j >= 0 && (first < 0 || j < first)) first = j;
   }
-  return first >= 0 && steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE;
+  return first;
 }
 
 /* The tables the functions above read, from the log: what each thread's remaining steps do. */
@@ -220,7 +214,8 @@ static uint64_t state_key(const int *pos) {
   }
   rsan_loc *at = NULL; /* the focus location */
   for (int i = 0; i < naddrs; i++) {
-    if (!accessed_later(i, pos)) continue; /* no step reads its clocks again */
+    int first = first_access_later(i, pos);
+    if (first < 0) continue; /* no step reads its clocks again */
     rsan_loc *l = locs[i];
     if (i == focus) {
       h = mix(mix(mix(h, (uint64_t)i + 5000), l->stamp), l->stampU);
@@ -229,7 +224,7 @@ static uint64_t state_key(const int *pos) {
     if (nlive + 3 <= 1024) {
       /* a store next (it is ordered before every other access of x left) overwrites W(x) and
        * Wsc(x) without reading them; it reads Msc(x) */
-      if (!next_is_store(i, pos)) {
+      if (!(steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE)) {
         live_clk[nlive++] = &l->W;
         live_clk[nlive++] = &l->Wsc;
       }
@@ -243,13 +238,17 @@ static uint64_t state_key(const int *pos) {
     live_clk[nlive++] = rsan_loc_msc(f);
   }
   h = mix(h, (uint64_t)focus + 77);
-  /* two lanes, each a chain of multiplies half as long, joined at the end */
+  /* two lanes, each a chain of multiplies half as long, joined at the end; the clocks queried
+   * two at a time (rsan_loc_query2: one scan of the fact window, the answers of two queries) */
   uint64_t g = h ^ 0x2545f4914f6cdd1dull;
-  for (int c = 0; at && c < nlive; c++) {
-    rsan_q q;
-    rsan_loc_query(at, live_clk[c], &q);
-    h = mix(mix(h, q.lo), q.loU);
-    g = mix(mix(g, q.hi), q.hiU);
+  for (int c = 0; at && c < nlive; c += 2) {
+    rsan_q q[2];
+    if (c + 1 < nlive) rsan_loc_query2(at, live_clk[c], live_clk[c + 1], &q[0], &q[1]);
+    else rsan_loc_query(at, live_clk[c], &q[0]);
+    for (int k = 0; k < 2 && c + k < nlive; k++) {
+      h = mix(mix(h, q[k].lo), q[k].loU);
+      g = mix(mix(g, q[k].hi), q[k].hiU);
+    }
   }
   h = mix(h, g);
   return h ? h : 1;
@@ -299,7 +298,7 @@ static int key_visit(uint64_t key, uint64_t sleep) {
     kt_masks = rsan_closure_sh->masks;
     kt_cap = KEY_SLOTS;
   }
-  if (in_process && 2 * (kt_n + 1) > kt_cap) key_grow();
+  if (in_process && 2 * (kt_n + 1) > kt_cap) key_grow(); /* a private set (the root's mode) */
   return key_put(key, sleep);
 }
 
@@ -320,9 +319,9 @@ static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
     rsan_q q[6];
     const rsan_clk *c[6] = {&a->Ta, &b->Ta, &f->W, &a->Tsc, &b->Tsc, rsan_loc_msc(f)};
     int all = 1;
-    for (int k = 0; k < 6; k++) {
-      rsan_loc_query(at, c[k], &q[k]);
-      all &= exact(&q[k]);
+    for (int k = 0; k < 6; k += 2) {
+      rsan_loc_query2(at, c[k], c[k + 1], &q[k], &q[k + 1]);
+      all &= exact(&q[k]) & exact(&q[k + 1]);
     }
     if (all)
       return leq_join(&q[1], &q[0], &q[2]) && leq_join(&q[0], &q[1], &q[2]) &&
@@ -391,6 +390,7 @@ static int *save_sizes;
 static int nsave_locs;
 static uint16_t path[MAX_LOG];
 static int *tsave, *lsave; /* per tid / per step: its record's index in save_threads / save_locs */
+static int *tsave_of;      /* tsave's table, made at the root: tsave is set once states are restored */
 
 /* Run thread take's next step (a fence wakes the sleeping fences it does not commute with);
  * returns the path's new length. */
@@ -424,18 +424,46 @@ static void run_gone(void) {
   if (alive_fd >= 0 && poll(&p, 1, 0) > 0) rsan_exit_raw(0);
 }
 
+/* A search that forks because the log creates threads after the root (a restore cannot take
+ * a new thread record back) restores from the first branching state on whose path every
+ * spawn of the log has been replayed: no step below it creates a thread record, so every
+ * record a step below may change is one of save_threads' (every logged thread's, all made by
+ * now) or save_locs', which is the precondition of sched_closure_state.c. Once set in a
+ * process it stays: the process's fork-mode branching states above are at their last order
+ * (a fork's child exits after its order, the parent takes the last itself), so no fork is
+ * left to it. The key set stays the one the root chose (the shared one, searched in the same
+ * order as with a fork per state). */
+static int start_restoring(void) {
+  if (rsan_sched_flag.closure_fork) return 0;
+  for (int j = 0; j < nlog; j++)
+    if (steps[j].ev == EV_SPAWN && steps[j].other >= 0 && steps[j].other < nthreads && !rec[steps[j].other])
+      return 0;
+  nsave_threads = 0;
+  tsave = tsave_of;
+  for (int u = 0; u < nthreads; u++) {
+    tsave[u] = rec[u] ? nsave_threads : -1;
+    if (rec[u]) save_threads[nsave_threads++] = rec[u];
+  }
+  rsan_cstate_track(nsave_threads, nsave_locs);
+  restoring = 1;
+  return 1;
+}
+
 /* A branching state (only SC fences ready): each ready fence first, in turn; fence i's order
- * sleeps on the fences before it that commute with it here. */
+ * sleeps on the fences before it that commute with it here. A restored state ends (its copies
+ * pass to the state below, sched_closure_state.c) once restored for its last order, which no
+ * restore of it follows: the records that order changes are copied only into the state below,
+ * and only when that one does not hold them yet (docs/design/exploration.md §16). */
 static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf) {
   int use_sleep = nthreads <= 64, pos0[nthreads]; /* small frames: one pair a branching state */
   memcpy(pos0, pos, (size_t)nthreads * sizeof *pos);
-  rsan_cstate *saved = in_process
-                           ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs)
-                           : NULL;
+  int here = restoring || start_restoring(); /* restore this state's orders, else fork */
+  rsan_cstate *saved = here ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs)
+                            : NULL;
   uint64_t done = 0;
   for (int i = 0; i < nf && !rsan_closure_sh->incomplete; i++) {
     int last = i == nf - 1;
-    if (!in_process && !last) {
+    if (!here && !last) {
       pid_t pid = _Fork();
       if (pid < 0) {
         incomplete(1);
@@ -448,15 +476,19 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
         if (use_sleep) done |= 1ull << fences[i];
         continue;
       }
-    } else if (in_process && i) {
+    } else if (here && i) {
       rsan_cstate_restore(saved);
       memcpy(pos, pos0, (size_t)nthreads * sizeof *pos);
+      if (last) { /* no restore of this state is left: it ends before its last order */
+        rsan_cstate_free(saved);
+        saved = NULL;
+      }
     }
     if (!last) __atomic_add_fetch(&rsan_closure_sh->forks, 1, __ATOMIC_RELAXED);
     uint64_t sl = sleep | done;
     int n = step_one(fences[i], pos, &sl, len);
     search(pos, sl, n);
-    if (!in_process && !last) rsan_exit_raw(0); /* a fork's child: its order is searched */
+    if (!here && !last) rsan_exit_raw(0); /* a fork's child: its order is searched */
     if (use_sleep) done |= 1ull << fences[i];
   }
   rsan_cstate_free(saved);
@@ -617,18 +649,20 @@ void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) {
   }
   save_locs[nsave_locs++] = f;
   locs = save_locs;
+  nlog = n;
+  restoring = in_process;
+  tsave_of = rsan_alloc((size_t)nthreads * sizeof *tsave_of);
+  lsave = rsan_alloc((size_t)n * sizeof *lsave);
+  for (int u = 0, k = 0; u < nthreads; u++) tsave_of[u] = rec[u] ? k++ : -1;
+  for (int j = 0; j < n; j++) {
+    lsave[j] = -1;
+    for (int i = 0; i < naddrs && lsave[j] < 0; i++)
+      if (steps[j].at && steps[j].at == addrs[i] && steps[j].ev != EV_JOIN) lsave[j] = i;
+  }
   if (in_process) {
-    tsave = rsan_alloc((size_t)nthreads * sizeof *tsave);
-    lsave = rsan_alloc((size_t)n * sizeof *lsave);
-    for (int u = 0, k = 0; u < nthreads; u++) tsave[u] = rec[u] ? k++ : -1;
-    for (int j = 0; j < n; j++) {
-      lsave[j] = -1;
-      for (int i = 0; i < naddrs && lsave[j] < 0; i++)
-        if (steps[j].at && steps[j].at == addrs[i] && steps[j].ev != EV_JOIN) lsave[j] = i;
-    }
+    tsave = tsave_of;
     rsan_cstate_track(nsave_threads, nsave_locs);
   }
-  nlog = n;
   index_steps();
   stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
   stampu_before = rsan_alloc((size_t)n * sizeof *stampu_before);

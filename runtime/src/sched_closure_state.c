@@ -88,8 +88,21 @@ _Static_assert(TH_SKIP1 < offsetof(rsan_thread, shadow_site) &&
                "rsan_thread's layout: the skipped spans hold only the shadow stack and site_stack");
 _Static_assert(offsetof(rsan_thread, snap_sc) + sizeof(rsan_snap *) <= TH_SKIP1,
                "thread_drop reads the saved snapshots among the copied bytes");
+/* Nor the six clocks (Tc, Tr, Ta, Tsc, Fa, Fsc, one span): each is saved in the copy's clk[] and
+ * restored into the record's clock in use (clk_restore), so their bytes among the copy's would be
+ * written at the save and overwritten at the restore, never read. */
+#define TH_CLK0 offsetof(rsan_thread, Tc)
+#define TH_CLK1 offsetof(rsan_thread, snap_c)
+_Static_assert(offsetof(rsan_thread, Tr) == TH_CLK0 + sizeof(rsan_clk) &&
+                   offsetof(rsan_thread, Ta) == TH_CLK0 + 2 * sizeof(rsan_clk) &&
+                   offsetof(rsan_thread, Tsc) == TH_CLK0 + 3 * sizeof(rsan_clk) &&
+                   offsetof(rsan_thread, Fa) == TH_CLK0 + 4 * sizeof(rsan_clk) &&
+                   offsetof(rsan_thread, Fsc) == TH_CLK0 + 5 * sizeof(rsan_clk) &&
+                   TH_CLK1 == TH_CLK0 + 6 * sizeof(rsan_clk) && TH_CLK1 < TH_SKIP1,
+               "rsan_thread's layout: the six clocks thread_save saves lie together, before the snapshots");
 static void thread_bytes(void *dst, const void *src) {
-  memcpy(dst, src, TH_SKIP1);
+  memcpy(dst, src, TH_CLK0);
+  memcpy((char *)dst + TH_CLK1, (const char *)src + TH_CLK1, TH_SKIP1 - TH_CLK1);
   memcpy((char *)dst + TH_KEEP1, (const char *)src + TH_KEEP1, TH_SKIP2 - TH_KEEP1);
   memcpy((char *)dst + TH_KEEP2, (const char *)src + TH_KEEP2, THREAD_BYTES - TH_KEEP2);
 }
@@ -219,10 +232,8 @@ static void thread_restore(const saved_thread *st) {
   rsan_thread *t = st->t;
   rsan_thread_snaps_release(t);
   rsan_free(t->free_slots);
-  /* kept: the clocks (restored one by one below), the race detector's clocks, the thread
-   * list's link, the scheduler's slot */
-  rsan_clk cur[6];
-  for (int k = 0; k < 6; k++) memcpy(&cur[k], thread_clk(t, k), sizeof cur[k]);
+  /* kept: the clocks (thread_bytes leaves them; restored one by one below), the race
+   * detector's clocks, the thread list's link, the scheduler's slot */
   rsan_vc C = t->C, R = t->R, A = t->A;
   uint64_t race_epoch = t->race_epoch, race_cur = t->race_cur;
   rsan_thread *all_next = t->all_next;
@@ -232,11 +243,7 @@ static void thread_restore(const saved_thread *st) {
   t->race_epoch = race_epoch, t->race_cur = race_cur;
   t->all_next = all_next;
   t->sched = sched;
-  for (int k = 0; k < 6; k++) {
-    rsan_clk *c = thread_clk(t, k);
-    memcpy(c, &cur[k], sizeof *c);
-    clk_restore(c, &st->clk[k]);
-  }
+  for (int k = 0; k < 6; k++) clk_restore(thread_clk(t, k), &st->clk[k]);
   rsan_thread_snaps_claim(t);
   t->free_slots = dup(st->free_slots, (size_t)t->cap_free_slots * sizeof(uint32_t));
 }

@@ -108,10 +108,6 @@ EXPLORE_SKIP = {
     "many_threads_waves_race.c": "one explored schedule of 300 threads takes minutes (explore.py's trace analysis)",
     # session 17 (load ~50): `--explore --keep-going --max-schedules 2000` did not end in 600 s
     "many_pairs_sb_fenced.c": "64 threads: 2000 explored schedules take more than the test's 600 s",
-    # session 18 (load ~5): 20 schedules take 104 s with the default F-order closure search and
-    # 3.7 s with PYRSAN_CLOSURE=0 (~40 SC fences a run: every access seq_cst, fenced); 2000 did
-    # not end in 900 s (/work/qa-bugs/s18/README.md)
-    "rcu_epoch_readers.cpp": "the closure search makes each explored schedule take ~5 s",
 }
 
 

@@ -5,7 +5,9 @@ one a fork would make: the same states (their keys are what later steps can read
 record restored wrong changes a key or a report), the same pruning, the same reports. So each
 program is explored in both ways and everything the explorations count must agree.
 programs/wide_clocks.c has clocks of 10 slots, so its restores meet written memos (clock.c
-memo_put) and empty them; the narrow programs write none and skip that."""
+memo_put) and empty them; the narrow programs write none and skip that. programs/spawn_fence_orders.c
+creates threads after the snapshot: its searches fork until the log's last spawn has been replayed
+and restore from there (sched_closure_search.c start_restoring), against a fork at every state."""
 
 from __future__ import annotations
 
@@ -34,7 +36,8 @@ def agree(forked, restored, what: str) -> None:
     assert keys(forked) == keys(restored), (what, keys(forked) ^ keys(restored))
 
 
-@pytest.mark.parametrize("name", ["dekker_sc", "iriw_sc", "peterson_sc", "wide_clocks", *FENCE_ORDER_PROGRAMS])
+@pytest.mark.parametrize("name", ["dekker_sc", "iriw_sc", "peterson_sc", "wide_clocks", "spawn_fence_orders",
+                                  *FENCE_ORDER_PROGRAMS])
 def test_a_restored_state_searches_what_a_fork_searches(tmp_path, pyrsan_cli, pyrsan_env, monkeypatch, name):
     source = (LITMUS if name.endswith("_sc") else PROGRAMS) / f"{name}.c"
     exe = build(pyrsan_cli, pyrsan_env, source, tmp_path / name)
