@@ -410,6 +410,7 @@ struct rsan_thread {
    * repair fence next to its load waits for the attempt that leaves it (__rsan_fence_spin) */
   int spin_failed;
   rsan_repeat repeats[RSAN_REPEATS]; /* reports this thread's checks repeat (report_robustness.c) */
+  rsan_hkc hkc[RSAN_HKC]; /* the keys of its latest writes' history entries (rsan_engine.h) */
   struct rsan_thread *all_next;
   /* docs/design/clocks.md §16: the export state of Tc, Tr, Tsc, the snapshots' seq counter,
    * and the memos of Tc, Ta, Tsc (what shared snapshots each is known to contain) */
@@ -624,9 +625,9 @@ typedef struct rsan_report_info {
   uint64_t ts_hb, ts_sc;
   /* the hb-aware write (previous) and the write SC forces the access to see */
   int prev_state; /* 0 initial, 1 known (prev), 2 older write */
-  rsan_hist prev;
+  rsan_write prev;
   int forced_state;
-  rsan_hist forced;
+  rsan_write forced;
   /* the thread's access before this one, for the suggestion */
   int have_before;
   rsan_recent before;
@@ -642,7 +643,7 @@ typedef struct rsan_report_info {
   int cand_complete;
   int cand_init;
   uint64_t init_value;
-  rsan_hist cand[RSAN_HIST];
+  rsan_write cand[RSAN_HIST];
   int prev_oldest_retained; /* prev is the oldest retained candidate, not the write at hb */
   int ta_covers;
   /* the thread's latest read of another location is the only site whose reads without acquire
