@@ -102,9 +102,10 @@ uint64_t rsan_hist_key_bytes(void) {
 /* rsan_engine.h rsan_hist_key_i: a key the thread's cache does not have, put in the pool and
  * in the cache's slot */
 uint32_t rsan_hist_key_miss(rsan_thread *t, const rsan_hkey *k, unsigned slot) {
+  RSAN_ASSERT((k->kind >> 24 & 0xff) != 0); /* a size: no key matches a zeroed slot */
   uint32_t i = rsan_hist_key_put(k);
   t->hkc[slot].k = *k;
-  t->hkc[slot].idx1 = (uint64_t)i + 1;
+  t->hkc[slot].idx = i;
   return i;
 }
 

@@ -507,18 +507,15 @@ static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint6
 uint32_t rsan_hist_key_miss(rsan_thread *t, const rsan_hkey *k, unsigned slot);
 /* The index of the write's key (rsan_location.h): from the thread's cache when it has it (a
  * write from the same site, call path and kind as one of its recent ones), else the pool's.
- * The cache's slot is a hash of the whole key; a slot holds one key and its index, so a hit
- * compares every field: the index is k's whatever the hash (docs/design/clocks.md §28). */
+ * The cache is direct-mapped by the site's and the innermost caller's low bits (a site id's
+ * low half is its index in its module: neighbouring sites, neighbouring slots); a slot holds
+ * one key and its index, so a hit compares every byte: the index is k's whatever the slot;
+ * an empty (zeroed) slot matches no write's key, whose kind has a size >= 1
+ * (docs/design/clocks.md §28). */
 static RSAN_ALWAYS_INLINE uint32_t rsan_hist_key_i(rsan_thread *t, const rsan_hkey *k) {
-  uint64_t x = (k->site * 0x9E3779B97F4A7C15ull) ^ (k->stack[0] * 0xC2B2AE3D27D4EB4Full) ^
-               (k->stack[1] * 0x165667B19E3779F9ull) ^
-               ((k->stack[2] ^ k->stack[3] ^ k->kind) * 0xD6E8FEB86659FD93ull);
-  unsigned slot = (unsigned)(x >> 59) & (RSAN_HKC - 1);
+  unsigned slot = ((unsigned)k->site ^ (unsigned)k->stack[0] * 3u) & (RSAN_HKC - 1);
   const rsan_hkc *c = &t->hkc[slot];
-  if (RSAN_LIKELY(c->k.site == k->site && c->k.stack[0] == k->stack[0] && c->k.stack[1] == k->stack[1] &&
-                  c->k.stack[2] == k->stack[2] && c->k.stack[3] == k->stack[3] && c->k.kind == k->kind &&
-                  c->idx1))
-    return (uint32_t)(c->idx1 - 1);
+  if (RSAN_LIKELY(!__builtin_memcmp(&c->k, k, sizeof *k))) return c->idx;
   return rsan_hist_key_miss(t, k, slot);
 }
 /* A write's history entry (inline in the atomic entry points: every write makes one), in h
@@ -531,12 +528,13 @@ static RSAN_ALWAYS_INLINE void rsan_hist_record_at(rsan_loc *l, rsan_hist *h, rs
   rsan_hkey k;
   k.site = site;
   k.kind = rsan_hkey_kind(order, op, rmw_op, size);
+  _Static_assert(RSAN_HIST_STACK == 4, "the stack zeroed in four stores (no memset call)");
+  k.stack[0] = k.stack[1] = k.stack[2] = k.stack[3] = 0;
   uint32_t n = 0;
   for (uint32_t i = t->depth; i > 0 && n < RSAN_HIST_STACK; i--) {
     if (t->shadow_frame[i - 1] <= fa) continue; /* stale (rsan_thread_stack) */
     k.stack[n++] = t->shadow_site[i - 1];
   }
-  for (; n < RSAN_HIST_STACK; n++) k.stack[n] = 0;
   uint32_t key = rsan_hist_key_i(t, &k);
   if (RSAN_LIKELY(h != NULL)) {
     RSAN_ASSERT(l->hist_next >= RSAN_HIST && h == &l->hist[l->hist_next % RSAN_HIST]);

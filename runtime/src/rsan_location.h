@@ -139,12 +139,13 @@ uint32_t rsan_hist_key_put(const rsan_hkey *k);
 void rsan_hist_key_get(uint32_t i, rsan_hkey *out);
 uint64_t rsan_hist_key_bytes(void); /* the pool's bytes (census) */
 void rsan_hist_decode(const rsan_hist *h, rsan_write *w); /* h not empty (ts != 0) */
-/* A thread's cache of the keys its writes used last, direct-mapped by a hash of the key
- * (rsan_engine.h rsan_hist_key_i): a write whose key is there pays no pool lookup. */
-#define RSAN_HKC 16 /* a power of 2 */
+/* A thread's cache of the keys its writes used last, direct-mapped by the site and the
+ * innermost caller (rsan_engine.h rsan_hist_key_i): a write whose key is there pays no pool
+ * lookup. */
+#define RSAN_HKC 32 /* a power of 2 */
 typedef struct rsan_hkc {
   rsan_hkey k;
-  uint64_t idx1; /* the key's index + 1 (0: an empty slot, which no key matches) */
+  uint64_t idx; /* the key's index (a zeroed slot: a key of size 0, which no write has) */
 } rsan_hkc;
 
 /* ---- location state (location.c) ---- */
