@@ -149,8 +149,8 @@ def test_writes_whose_keys_differ_in_one_field_each_keep_their_own(rt):
     rsan.test_set_current(main)
     m = [own(rt, f"m{i}", 20 + i) for i in range(6)]
     site = rt.site("st", 9, "writer")
-    # the second chain swaps the two outermost frames kept (stack[2], stack[3]): the cache's hash
-    # xors them, so its key has the first one's slot and only the comparison tells them apart
+    # the first three chains have the same site and innermost caller (stack[0]), so the same
+    # cache slot (rsan_engine.h rsan_hist_key_i): only the comparison tells their keys apart
     chains = [m[:4], [m[1], m[0]] + m[2:4], [m[4]] + m[1:4], m[:3] + [m[5]]]
     want = []
     for rep in range(2):
