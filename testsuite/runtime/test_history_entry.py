@@ -104,9 +104,9 @@ def test_the_stale_writes_stack_keeps_every_frame(rt, shape):
 def test_the_same_key_is_kept_once_and_every_one_comes_back(rt):
     """The key pool (history.c): a key put twice has one index; 5000 distinct keys (the table
     rehashes, the keys fill segments 0 to 6) each come back whole from their index, and
-    putting them again gives the same indices. Mutants caught: key_at's segment off by one
-    (a key read from the wrong place), the hash table not rehashed on growth (a repeated
-    put gets a new index)."""
+    putting them again gives the same indices. Mutant caught: the table not rehashed on growth
+    (a repeated put gets a new index). (key_at's place shifted inside its segment is an
+    equivalent mutant: puts and gets both go through it.)"""
     ffi, lib = rt.ffi, rt.lib
 
     def key(site, stack, kind):
