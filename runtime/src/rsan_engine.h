@@ -515,7 +515,11 @@ uint32_t rsan_hist_key_miss(rsan_thread *t, const rsan_hkey *k, unsigned slot);
 static RSAN_ALWAYS_INLINE uint32_t rsan_hist_key_i(rsan_thread *t, const rsan_hkey *k) {
   unsigned slot = ((unsigned)k->site ^ (unsigned)k->stack[0] * 3u) & (RSAN_HKC - 1);
   const rsan_hkc *c = &t->hkc[slot];
-  if (RSAN_LIKELY(!__builtin_memcmp(&c->k, k, sizeof *k))) return c->idx;
+  /* word by word, not one wide compare: the key's words were just stored one by one, and a
+   * load wider than the store it reads waits for the store to retire (no forwarding) */
+  if (RSAN_LIKELY(c->k.site == k->site && c->k.stack[0] == k->stack[0] && c->k.stack[1] == k->stack[1] &&
+                  c->k.stack[2] == k->stack[2] && c->k.stack[3] == k->stack[3] && c->k.kind == k->kind))
+    return c->idx;
   return rsan_hist_key_miss(t, k, slot);
 }
 /* A write's history entry (inline in the atomic entry points: every write makes one), in h
