@@ -5,18 +5,18 @@
 #include "rsan_engine.h"
 #include "rsan_fork.h"
 
-/* rsan_internal.h: the ring doubled before write k when it is full (k = 0, no ring yet: one
- * entry; k a power of 2 below RSAN_HIST), the new entries empty, the old ones at their
- * indices. Doubling, not one entry per write: a location's first RSAN_HIST writes pay 4
- * growths, not 8, and a ring is never longer than twice its writes (the memory of a location
- * written once or twice: docs/design/clocks.md §20). Rings come from the size classes
- * (alloc.c: 64, 128, 256, 512 bytes, 64-byte aligned, each entry one cache line), so a growth
- * is a pop, a copy of the k entries and a push: no malloc or free. */
+/* rsan_internal.h: the ring doubled before write k when it is full (k = 0, no ring yet: two
+ * entries; k a power of 2 from 2 below RSAN_HIST), the new entries empty, the old ones at
+ * their indices. Doubling, not one entry per write: a location's first RSAN_HIST writes pay 3
+ * growths, not 8, and a ring is never longer than twice its writes, nor than one line (the
+ * memory of a location written once or twice: docs/design/clocks.md §20, §28). Rings come
+ * from the size classes (alloc.c: 64, 128, 256 bytes, 64-byte aligned, two entries a line),
+ * so a growth is a pop, a copy of the k entries and a push: no malloc or free. */
 uint32_t rsan_hist_prepare(rsan_loc *l) {
   uint32_t k = l->hist_next;
   if (k == 0 && l->hist) return RSAN_HIST; /* hist_next wrapped: the ring is full */
-  if (k & (k - 1)) return k;               /* room left */
-  uint32_t n = k ? 2 * k : 1;
+  if (k == 1 || (k & (k - 1))) return k;   /* room left */
+  uint32_t n = k ? 2 * k : 2;
   rsan_hist *h = rsan_ring_alloc(n * sizeof(rsan_hist)); /* zeroed */
   if (k) memcpy(h, l->hist, k * sizeof(rsan_hist));
   rsan_ring_free(l->hist, k * sizeof(rsan_hist));
@@ -31,48 +31,81 @@ void rsan_hist_free(rsan_loc *l) {
 }
 rsan_hist *rsan_hist_alloc(uint32_t n) { return rsan_ring_alloc(n * sizeof(rsan_hist)); }
 
-/* The stack pool (rsan_location.h): call stacks whose frames come from more than two modules
- * (the write's own and one other), interned in an open-addressing table of indices into an
- * array of stacks that only grows; taken rarely, under its own lock (at a write, the
- * location lock held; at a report, none). */
+/* The key pool (rsan_location.h): keys in segments that never move (segment c holds the 64 << c
+ * keys from index 64 * (2^c - 1) on), so that a reader finds key i without a lock: the index
+ * reached it after the put that stored the key (the writer's location lock, or the thread's
+ * own cache), and the segment's pointer is published with a release store. Puts are
+ * interned in an open-addressing table of indices + 1 under pool_lock, taken at a write only
+ * when the thread's cache misses (the location lock held; nothing is taken under it). */
+#define KEY_SEGS 26 /* 64 * (2^26 - 1) >= RSAN_HKEY_MAX keys */
 static rsan_spin pool_lock;
-static uint64_t (*pool)[RSAN_HIST_STACK];
-static uint32_t *pool_tab; /* index + 1, 0: empty */
+static rsan_hkey *seg[KEY_SEGS];
+static uint32_t *pool_tab;
 static uint32_t pool_n, pool_cap;
 
-static uint32_t pool_hash(const uint64_t *s) {
-  uint64_t x = 0;
-  for (int i = 0; i < RSAN_HIST_STACK; i++) x = (x ^ s[i]) * 0x9E3779B97F4A7C15ull;
+static inline rsan_hkey *key_at(uint32_t i) {
+  uint64_t j = (uint64_t)i + 64;
+  unsigned c = 63u - (unsigned)__builtin_clzll(j) - 6u;
+  return &__atomic_load_n(&seg[c], __ATOMIC_ACQUIRE)[j - ((uint64_t)64 << c)];
+}
+
+static uint32_t key_hash(const rsan_hkey *k) {
+  uint64_t x = k->kind;
+  x = (x ^ k->site) * 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < RSAN_HIST_STACK; i++) x = (x ^ k->stack[i]) * 0x9E3779B97F4A7C15ull;
   return (uint32_t)(x >> 32);
 }
 
-uint32_t rsan_hist_pool_put(const uint64_t *s) {
+uint32_t rsan_hist_key_put(const rsan_hkey *k) {
   rsan_spin_lock(&pool_lock);
-  if (2 * (pool_n + 1) > pool_cap) { /* the table at most half full; the array as big */
-    uint32_t ncap = pool_cap ? 2 * pool_cap : 64;
+  if (2 * (pool_n + 1) > pool_cap) { /* the table at most half full */
+    uint32_t ncap = pool_cap ? 2 * pool_cap : 128;
     uint32_t *nt = rsan_alloc(ncap * sizeof *nt);
-    uint64_t (*np)[RSAN_HIST_STACK] = rsan_alloc(ncap * sizeof *np);
-    if (pool_n) memcpy(np, pool, pool_n * sizeof *np);
     for (uint32_t j = 0; j < pool_n; j++) {
-      uint32_t b = pool_hash(np[j]) & (ncap - 1);
+      uint32_t b = key_hash(key_at(j)) & (ncap - 1);
       while (nt[b]) b = (b + 1) & (ncap - 1);
       nt[b] = j + 1;
     }
-    rsan_free(pool);
     rsan_free(pool_tab);
-    pool = np;
     pool_tab = nt;
     pool_cap = ncap;
   }
-  uint32_t b = pool_hash(s) & (pool_cap - 1);
+  uint32_t b = key_hash(k) & (pool_cap - 1);
   for (; pool_tab[b]; b = (b + 1) & (pool_cap - 1))
-    if (!memcmp(pool[pool_tab[b] - 1], s, sizeof *pool)) break;
+    if (!memcmp(key_at(pool_tab[b] - 1), k, sizeof *k)) break;
   if (!pool_tab[b]) {
-    memcpy(pool[pool_n], s, sizeof *pool);
+    if (pool_n >= RSAN_HKEY_MAX) /* 2^31 distinct (site, stack, kind): never */
+      rsan_die_assert("key pool below 2^31 keys", __FILE__, __LINE__);
+    uint64_t j = (uint64_t)pool_n + 64;
+    unsigned c = 63u - (unsigned)__builtin_clzll(j) - 6u;
+    if (j == (uint64_t)64 << c) /* the segment's first key: make it */
+      __atomic_store_n(&seg[c], rsan_alloc(((size_t)64 << c) * sizeof(rsan_hkey)), __ATOMIC_RELEASE);
+    *key_at(pool_n) = *k;
     pool_tab[b] = ++pool_n;
   }
   uint32_t i = pool_tab[b] - 1;
   rsan_spin_unlock(&pool_lock);
+  return i;
+}
+
+void rsan_hist_key_get(uint32_t i, rsan_hkey *out) { *out = *key_at(i); }
+
+uint64_t rsan_hist_key_bytes(void) {
+  rsan_spin_lock(&pool_lock);
+  uint64_t b = (uint64_t)pool_cap * sizeof(uint32_t);
+  for (unsigned c = 0; c < KEY_SEGS; c++)
+    if (seg[c]) b += ((uint64_t)64 << c) * sizeof(rsan_hkey);
+  rsan_spin_unlock(&pool_lock);
+  return b;
+}
+
+/* rsan_engine.h rsan_hist_key_i: a key the thread's cache does not have, put in the pool and
+ * in the cache's slot */
+uint32_t rsan_hist_key_miss(rsan_thread *t, const rsan_hkey *k, unsigned slot) {
+  RSAN_ASSERT((k->kind >> 24 & 0xff) != 0); /* a size: no key matches a zeroed slot */
+  uint32_t i = rsan_hist_key_put(k);
+  t->hkc[slot].k = *k;
+  t->hkc[slot].idx = i;
   return i;
 }
 
@@ -86,56 +119,32 @@ void rsan_hist_fork_unlock(void) {
   rsan_spin_unlock(&pool_lock);
 }
 
-void rsan_hist_pool_get(uint32_t i, uint64_t *out) {
-  rsan_spin_lock(&pool_lock);
-  memcpy(out, pool[i], sizeof *pool);
-  rsan_spin_unlock(&pool_lock);
-}
-
-/* rsan_location.h: codes 0, 1 and 2, or (a third prefix) the pool */
-void rsan_hist_set_stack(rsan_hist *h, uint64_t site, const uint64_t *s) {
-  uint32_t own = (uint32_t)(site >> 32), hi = 0;
-  unsigned code = 0;
-  int have_hi = 0;
-  for (int i = 0; i < RSAN_HIST_STACK; i++) {
-    uint32_t p = (uint32_t)(s[i] >> 32);
-    unsigned c;
-    if (!s[i]) c = 0;
-    else if (p == own) c = 1;
-    else if (!have_hi || p == hi) {
-      hi = p;
-      have_hi = 1;
-      c = 2;
-    } else {
-      h->stk_lo[0] = rsan_hist_pool_put(s); /* a third prefix */
-      h->stk = RSAN_HIST_POOLED;
-      return;
-    }
-    h->stk_lo[i] = (uint32_t)s[i];
-    code |= c << (2 * i);
-  }
-  h->stk_hi = hi;
-  h->stk = (uint8_t)code;
-}
-
-/* rsan_hist_fill_stack_i's general case: a frame in another module than the write's */
-unsigned rsan_hist_fill_stack_slow(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site) {
-  uint64_t st[RSAN_HIST_STACK] = {0};
-  (void)rsan_thread_stack(t, fa, st, RSAN_HIST_STACK);
-  rsan_hist_set_stack(h, site, st);
-  return h->stk;
+/* rsan_location.h */
+void rsan_hist_decode(const rsan_hist *h, rsan_write *w) {
+  const rsan_hkey *k = key_at(h->key >> 1);
+  w->ts = h->ts;
+  w->tsU = h->tsU;
+  w->value = h->value;
+  w->tid = h->tid;
+  w->rmw = (uint8_t)rsan_hist_rmw(h);
+  w->site = k->site;
+  memcpy(w->stack, k->stack, sizeof w->stack);
+  w->order = (uint8_t)k->kind;
+  w->op = (uint8_t)(k->kind >> 8);
+  w->rmw_op = (uint8_t)(k->kind >> 16);
+  w->size = (uint8_t)(k->kind >> 24);
 }
 
 /* The history entry of the write with timestamp ts (U timestamp of a non-RMW write when
  * is_write). Returns 0 initial value, 1 found, 2 out of the window. */
-static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *out) {
+static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_write *out) {
   if (ts == 0) return 0;
   if (!l->hist) return 2;
   for (int i = 0; i < rsan_hist_len(l); i++) {
     const rsan_hist *h = &l->hist[i];
     if (!h->ts) continue;
-    if (is_write ? (!h->rmw && h->tsU == ts) : (h->ts == ts)) {
-      *out = *h;
+    if (is_write ? (!rsan_hist_rmw(h) && h->tsU == ts) : (h->ts == ts)) {
+      rsan_hist_decode(h, out);
       return 1;
     }
   }
@@ -149,15 +158,17 @@ static int hist_find(const rsan_loc *l, int is_write, uint64_t ts, rsan_hist *ou
  * write"); a site may be 0 (an unknown one), so the answer is not the site. */
 static int oldest_candidate_site(const rsan_loc *l, int is_write, uint64_t lo, uint64_t hi, uint64_t *site) {
   uint64_t best = ~0ull;
+  const rsan_hist *bh = NULL;
   for (int i = 0; l->hist && i < rsan_hist_len(l); i++) {
     const rsan_hist *h = &l->hist[i];
     if (!h->ts) continue;
     uint64_t ts = is_write ? h->tsU : h->ts;
-    if ((is_write && h->rmw) || ts < lo || ts >= hi || ts >= best) continue;
+    if ((is_write && rsan_hist_rmw(h)) || ts < lo || ts >= hi || ts >= best) continue;
     best = ts;
-    *site = h->site;
+    bh = h;
   }
-  return best != ~0ull;
+  if (bh) *site = key_at(bh->key >> 1)->site;
+  return bh != NULL;
 }
 
 int rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_write, int op, int rmw_op,
@@ -166,7 +177,7 @@ int rsan_fill_report(rsan_report_info *r, rsan_thread *t, rsan_loc *l, int is_wr
   rsan_view v;
   rsan_view_get(t, l, &v);
   uint64_t ts_hb = is_write ? v.c.hiU : v.c.hi, ts_sc = is_write ? v.sc.loU : v.sc.lo;
-  rsan_hist prev;
+  rsan_write prev;
   int prev_state = hist_find(l, is_write, ts_hb, &prev);
   /* The dedup key of the report (report_robustness.c) is made of the access's site frames, the
    * type, and the stale write's source: its site's frames (prev_state 1, or 2 with a candidate
@@ -225,4 +236,15 @@ RSAN_EXPORT int64_t __rsan_test_history_value(const void *addr, int i) {
   int64_t v = i < rsan_hist_len(l) && l->hist[i].ts ? (int64_t)l->hist[i].value : -1;
   rsan_loc_release(l);
   return v;
+}
+
+/* tests: entry i of addr's ring decoded into *out: 1, or 0 an empty entry, -1 no such entry,
+ * -2 no live location */
+RSAN_EXPORT int __rsan_test_history_write(const void *addr, int i, rsan_write *out) {
+  rsan_loc *l = rsan_loc_peek((uintptr_t)addr);
+  if (!l) return -2;
+  int r = i >= rsan_hist_len(l) ? -1 : l->hist[i].ts != 0;
+  if (r == 1) rsan_hist_decode(&l->hist[i], out);
+  rsan_loc_release(l);
+  return r;
 }

@@ -295,10 +295,8 @@ void rsan_repair_text(rsan_buf *b, const rsan_report_info *r, const char *obj, i
       /* named by its first frame outside system headers (its remembered call stack): the
        * write of a libstdc++ helper (atomic_base.h) is the user's call of it */
       char fsite[300];
-      uint64_t st[RSAN_HIST_STACK];
       rsan_frames ff;
-      rsan_hist_stack(&r->forced, st);
-      rsan_frames_build(&ff, r->forced.site, st, RSAN_HIST_STACK);
+      rsan_frames_build(&ff, r->forced.site, r->forced.stack, RSAN_HIST_STACK);
       const rsan_frame *fp = rsan_frames_primary(&ff);
       if (fp) frame_short(fsite, sizeof fsite, fp, 0);
       else rsan_site_short(fsite, sizeof fsite, r->forced.site);

@@ -53,13 +53,13 @@ void rsan_report_note_state(rsan_report_info *r, const rsan_thread *t, rsan_loc 
     if (!h->ts) continue;
     if (h->ts < oldest) oldest = h->ts;
     uint64_t ts = r->is_write ? h->tsU : h->ts;
-    if ((r->is_write && h->rmw) || ts < lo || ts >= hi) continue;
+    if ((r->is_write && rsan_hist_rmw(h)) || ts < lo || ts >= hi) continue;
     uint32_t k = r->ncand++;
     while (k > 0 && (r->is_write ? r->cand[k - 1].tsU : r->cand[k - 1].ts) > ts) {
       r->cand[k] = r->cand[k - 1];
       k--;
     }
-    r->cand[k] = *h;
+    rsan_hist_decode(h, &r->cand[k]);
   }
   /* complete when no write of the range can have left the history: the range starts at the
    * initial write or at a write still kept (a read-type range in plain stamps) */
@@ -137,11 +137,9 @@ const char *rsan_report_consequence(const rsan_report_info *r) {
 int rsan_report_benign(const rsan_report_info *r) { return strcmp(rsan_report_consequence(r), "value") != 0; }
 
 /* ---- source keys: reports of the same source merge (inlined copies, other site ids) ---- */
-/* a history entry's frames: its site, then its call stack unpacked (rsan_location.h) */
-static void rsan_hist_frames(rsan_frames *fr, const rsan_hist *h) {
-  uint64_t st[RSAN_HIST_STACK];
-  rsan_hist_stack(h, st);
-  rsan_frames_build(fr, h->site, st, RSAN_HIST_STACK);
+/* a write's frames: its site, then its call stack (rsan_location.h rsan_write) */
+static void rsan_hist_frames(rsan_frames *fr, const rsan_write *h) {
+  rsan_frames_build(fr, h->site, h->stack, RSAN_HIST_STACK);
 }
 
 static uint64_t fnv(uint64_t h, const char *s) {
@@ -245,7 +243,7 @@ static const rsan_frame *headline_frame(const rsan_frames *fr) {
 }
 
 /* ---- the report ---- */
-static void describe_write(rsan_buf *b, const rsan_hist *h, const char *obj) {
+static void describe_write(rsan_buf *b, const rsan_write *h, const char *obj) {
   char where[300];
   rsan_site_short(where, sizeof where, h->site);
   char val[48];
@@ -254,7 +252,7 @@ static void describe_write(rsan_buf *b, const rsan_hist *h, const char *obj) {
                   rsan_value_text(val, sizeof val, h->value, h->size));
 }
 
-static void text_write(rsan_buf *b, const char *title, int state, const rsan_hist *h, uint64_t ts,
+static void text_write(rsan_buf *b, const char *title, int state, const rsan_write *h, uint64_t ts,
                        const char *init, int is_write, int oldest) {
   const char *unit = is_write ? "non-RMW write" : "write";
   if (state == 0) {
@@ -285,7 +283,7 @@ static void text_write(rsan_buf *b, const char *title, int state, const rsan_his
   rsan_text_frames(b, &fr);
 }
 
-static void json_write(rsan_buf *b, int state, const rsan_hist *h, const char *obj, const char *init,
+static void json_write(rsan_buf *b, int state, const rsan_write *h, const char *obj, const char *init,
                        const init_obj *io, uint64_t ts, int oldest) {
   if (state == 0) {
     rsan_buf_puts(b, "{\"initial\": true, \"description\": ");
@@ -340,7 +338,7 @@ static void json_candidates(rsan_buf *j, const rsan_report_info *r, const char *
     first = 0;
   }
   for (uint32_t i = 0; i < r->ncand; i++) {
-    const rsan_hist *h = &r->cand[i];
+    const rsan_write *h = &r->cand[i];
     rsan_frames fr;
     rsan_frames_build(&fr, h->site, NULL, 0);
     const rsan_frame *p = rsan_frames_primary(&fr);

@@ -503,56 +503,43 @@ static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint6
 #undef RSAN_RMW_FETCH
 
 /* ---- history.c ---- */
-/* history.c: the entry's call stack packed by rsan_hist_set_stack (a frame in a module other
- * than the write's), and the entry's stk byte it wrote */
-unsigned rsan_hist_fill_stack_slow(rsan_hist *h, const rsan_thread *t, uintptr_t fa, uint64_t site);
-/* The entry's stack as rsan_thread_stack(t, fa, ., RSAN_HIST_STACK) would give it, packed in
- * the same walk when every frame is 0 or in the write's own module (codes 0 and 1, the common
- * case), else by rsan_hist_fill_stack_slow. Frames past the last have code 0 (stk_lo unused).
- * Returns the entry's stk byte, which the caller stores (inline in the atomic entry points:
- * no call for the common case, docs/design/clocks.md §24). */
-static RSAN_ALWAYS_INLINE unsigned rsan_hist_fill_stack_i(rsan_hist *h, const rsan_thread *t, uintptr_t fa,
-                                                          uint64_t site) {
-  uint32_t n = 0;
-  unsigned code = 0;
-  uint64_t other = 0;
-  for (uint32_t i = t->depth; i > 0 && n < RSAN_HIST_STACK; i--) {
-    if (t->shadow_frame[i - 1] <= fa) continue; /* stale (rsan_thread_stack) */
-    uint64_t s = t->shadow_site[i - 1];
-    other |= s ? (s ^ site) >> 32 : 0;
-    code |= (unsigned)(s != 0) << (2 * n);
-    h->stk_lo[n++] = (uint32_t)s;
-  }
-  if (RSAN_UNLIKELY(other != 0)) return rsan_hist_fill_stack_slow(h, t, fa, site);
-  return code;
+/* history.c: a key the thread's cache lacks, from the pool, left in the cache's slot */
+uint32_t rsan_hist_key_miss(rsan_thread *t, const rsan_hkey *k, unsigned slot);
+/* The index of the write's key (rsan_location.h): from the thread's cache when it has it (a
+ * write from the same site, call path and kind as one of its recent ones), else the pool's.
+ * The cache is direct-mapped by the site's and the innermost caller's low bits (a site id's
+ * low half is its index in its module: neighbouring sites, neighbouring slots); a slot holds
+ * one key and its index, so a hit compares every byte: the index is k's whatever the slot;
+ * an empty (zeroed) slot matches no write's key, whose kind has a size >= 1
+ * (docs/design/clocks.md §28). */
+static RSAN_ALWAYS_INLINE uint32_t rsan_hist_key_i(rsan_thread *t, const rsan_hkey *k) {
+  unsigned slot = ((unsigned)k->site ^ (unsigned)k->stack[0] * 3u) & (RSAN_HKC - 1);
+  const rsan_hkc *c = &t->hkc[slot];
+  /* word by word, not one wide compare: the key's words were just stored one by one, and a
+   * load wider than the store it reads waits for the store to retire (no forwarding) */
+  if (RSAN_LIKELY(c->k.site == k->site && c->k.stack[0] == k->stack[0] && c->k.stack[1] == k->stack[1] &&
+                  c->k.stack[2] == k->stack[2] && c->k.stack[3] == k->stack[3] && c->k.kind == k->kind))
+    return c->idx;
+  return rsan_hist_key_miss(t, k, slot);
 }
-/* the entry's last 8 bytes (order, op, rmw_op, rmw, size, stk and the two bytes of padding,
- * which a zeroed ring has 0) as one 64-bit store: the fields' bytes, little-endian */
-static inline void rsan_hist_set_tail(rsan_hist *h, int order, int op, int rmw_op, int rmw, int size,
-                                      unsigned stk) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  uint64_t w = (uint64_t)(uint8_t)order | (uint64_t)(uint8_t)op << 8 | (uint64_t)(uint8_t)rmw_op << 16 |
-               (uint64_t)(uint8_t)rmw << 24 | (uint64_t)(uint8_t)size << 32 | (uint64_t)(uint8_t)stk << 40;
-  __builtin_memcpy(&h->order, &w, sizeof w);
-#else
-  h->order = (uint8_t)order;
-  h->op = (uint8_t)op;
-  h->rmw_op = (uint8_t)rmw_op;
-  h->rmw = (uint8_t)rmw;
-  h->size = (uint8_t)size;
-  h->stk = (uint8_t)stk;
-#endif
-}
-_Static_assert(__builtin_offsetof(rsan_hist, order) == 56 && __builtin_offsetof(rsan_hist, op) == 57 &&
-                   __builtin_offsetof(rsan_hist, rmw_op) == 58 && __builtin_offsetof(rsan_hist, rmw) == 59 &&
-                   __builtin_offsetof(rsan_hist, size) == 60 && __builtin_offsetof(rsan_hist, stk) == 61,
-               "the entry's last 8 bytes: order, op, rmw_op, rmw, size, stk, padding");
 /* A write's history entry (inline in the atomic entry points: every write makes one), in h
  * when rsan_loc_prefetch_write gave it (hist and hist_next are as they were then: only a
- * write's record changes them, docs/design/clocks.md §24), else the ring's next */
+ * write's record changes them, docs/design/clocks.md §24), else the ring's next. Its key's
+ * call stack is rsan_thread_stack(t, fa, ., RSAN_HIST_STACK)'s, walked here. */
 static RSAN_ALWAYS_INLINE void rsan_hist_record_at(rsan_loc *l, rsan_hist *h, rsan_thread *t, uintptr_t fa,
                                                    uint64_t ts, int rmw, uint64_t site, uint64_t value,
                                                    int order, int op, int rmw_op, int size) {
+  rsan_hkey k;
+  k.site = site;
+  k.kind = rsan_hkey_kind(order, op, rmw_op, size);
+  _Static_assert(RSAN_HIST_STACK == 4, "the stack zeroed in four stores (no memset call)");
+  k.stack[0] = k.stack[1] = k.stack[2] = k.stack[3] = 0;
+  uint32_t n = 0;
+  for (uint32_t i = t->depth; i > 0 && n < RSAN_HIST_STACK; i--) {
+    if (t->shadow_frame[i - 1] <= fa) continue; /* stale (rsan_thread_stack) */
+    k.stack[n++] = t->shadow_site[i - 1];
+  }
+  uint32_t key = rsan_hist_key_i(t, &k);
   if (RSAN_LIKELY(h != NULL)) {
     RSAN_ASSERT(l->hist_next >= RSAN_HIST && h == &l->hist[l->hist_next % RSAN_HIST]);
     l->hist_next++;
@@ -561,11 +548,9 @@ static RSAN_ALWAYS_INLINE void rsan_hist_record_at(rsan_loc *l, rsan_hist *h, rs
   }
   h->ts = ts;
   h->tsU = l->stampU;
-  h->site = site;
   h->value = value;
-  unsigned stk = rsan_hist_fill_stack_i(h, t, fa, site); /* packed into the entry's line (rsan_location.h) */
+  h->key = key << 1 | (uint32_t)(rmw != 0);
   h->tid = t->tid;
-  rsan_hist_set_tail(h, order, op, rmw_op, rmw, size, stk);
 }
 static RSAN_ALWAYS_INLINE void rsan_hist_record(rsan_loc *l, rsan_thread *t, uintptr_t fa, uint64_t ts,
                                                 int rmw, uint64_t site, uint64_t value, int order, int op,

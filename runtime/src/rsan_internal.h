@@ -402,6 +402,10 @@ struct rsan_thread {
     uint32_t depth; /* shadow stack depth when recorded */
     uint64_t stack[RSAN_SITE_STACK_DEPTH];
   } site_stack[RSAN_SITE_STACKS];
+  /* the keys of its latest writes' history entries (rsan_engine.h): a cache of the key pool,
+   * whose keys are never forgotten, so any content is as good as the saved one (the closure
+   * search neither copies nor restores it, sched_closure_state.c) */
+  rsan_hkc hkc[RSAN_HKC];
   int parent_tid;  /* -1: a root thread */
   uint32_t ncreate; /* the creator's call stack at the creation, innermost first */
   uint64_t create_stack[RSAN_CREATE_STACK];
@@ -624,9 +628,9 @@ typedef struct rsan_report_info {
   uint64_t ts_hb, ts_sc;
   /* the hb-aware write (previous) and the write SC forces the access to see */
   int prev_state; /* 0 initial, 1 known (prev), 2 older write */
-  rsan_hist prev;
+  rsan_write prev;
   int forced_state;
-  rsan_hist forced;
+  rsan_write forced;
   /* the thread's access before this one, for the suggestion */
   int have_before;
   rsan_recent before;
@@ -642,7 +646,7 @@ typedef struct rsan_report_info {
   int cand_complete;
   int cand_init;
   uint64_t init_value;
-  rsan_hist cand[RSAN_HIST];
+  rsan_write cand[RSAN_HIST];
   int prev_oldest_retained; /* prev is the oldest retained candidate, not the write at hb */
   int ta_covers;
   /* the thread's latest read of another location is the only site whose reads without acquire

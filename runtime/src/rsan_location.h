@@ -93,7 +93,7 @@ void rsan_loc_ev_free(struct rsan_loc *l);  /* facts.c: the evicted-fact table; 
 void rsan_hist_free(struct rsan_loc *l);    /* history.c: the ring (before hist_next changes) */
 struct rsan_hist *rsan_hist_alloc(uint32_t n); /* history.c: a zeroed ring of n entries */
 void rsan_slab_print_census(void);
-/* alloc.c: a zeroed history ring of n bytes (64 << k, k <= 3) from the buddy system, and its release */
+/* alloc.c: a zeroed history ring of n bytes (64 << k, k <= 2) from the buddy system, and its release */
 void *rsan_ring_alloc(size_t n);
 void rsan_ring_free(void *p, size_t n);             /* alloc.c: the size classes' bytes (verbosity >= 1) */
 
@@ -105,50 +105,58 @@ void rsan_ring_free(void *p, size_t n);             /* alloc.c: the size classes
 #endif
 #define RSAN_HIST_STACK 4 /* call sites remembered per write */
 
-/* One entry per write, one 64-byte line (the ring is 64-byte aligned, history.c): a write on a
- * contended location moves one line for its entry, not two (docs/design/clocks.md §18). The
- * call stack (RSAN_HIST_STACK site ids, innermost first, 0-terminated) is packed without loss:
- * a site id is a module's 32-bit prefix and a 32-bit index (sites.c), and a frame keeps its
- * index in stk_lo and its prefix as a 2-bit code in stk: 0 the id 0, 1 the prefix of the
- * write's own site, 2 the prefix in stk_hi. A stack with a third prefix is kept whole in the
- * stack pool (history.c): stk = RSAN_HIST_POOLED and stk_lo[0] its index there.
- * rsan_hist_set_stack / rsan_hist_stack pack and unpack; unpack(pack(s)) == s for every s. */
-typedef struct rsan_hist {
-  uint64_t ts;  /* stamp of the write (0: slot empty) */
-  uint64_t tsU; /* stampU after the write (== its own U stamp for a non-RMW write) */
+/* What a write's entry names through its key (docs/design/clocks.md §28): the write's site,
+ * its call stack (RSAN_HIST_STACK site ids, innermost first, 0 after the last frame, as
+ * rsan_thread_stack fills a zeroed array) and its kind. Keys are interned in the key pool
+ * (history.c), each distinct one kept once for the run under an index that never changes: a
+ * program has as many as it has (site, call path, kind) triples that write. */
+typedef struct rsan_hkey {
   uint64_t site;
-  uint64_t value;
-  uint32_t stk_lo[RSAN_HIST_STACK]; /* low halves of the stack's site ids (or the pool index) */
-  uint32_t stk_hi;                  /* the prefix of code-2 frames */
+  uint64_t stack[RSAN_HIST_STACK];
+  uint64_t kind; /* rsan_hkey_kind: order, op, rmw_op, size */
+} rsan_hkey;
+static inline uint64_t rsan_hkey_kind(int order, int op, int rmw_op, int size) {
+  return (uint64_t)(uint8_t)order | (uint64_t)(uint8_t)op << 8 | (uint64_t)(uint8_t)rmw_op << 16 |
+         (uint64_t)(uint8_t)size << 24;
+}
+/* One entry per write, 32 bytes, two to a cache line (the ring is 64-byte aligned, history.c):
+ * inline what the value checks read (stamps, value, whether an RMW) and the thread; the rest
+ * by the key's index. Nothing is lost: rsan_hist_decode gives back every field a report reads
+ * (rsan_write), as the write stored it. */
+typedef struct rsan_hist {
+  uint64_t ts;    /* stamp of the write (0: slot empty) */
+  uint64_t tsU;   /* stampU after the write (== its own U stamp for a non-RMW write) */
+  uint64_t value; /* as written (masked to its size; the fold of a wider one) */
+  uint32_t key;   /* the key's index << 1 | rmw (1 for RMW / successful CAS) */
+  int32_t tid;
+} rsan_hist;
+_Static_assert(sizeof(rsan_hist) == 32 && 64 % sizeof(rsan_hist) == 0, "two history entries to a cache line");
+#define RSAN_HKEY_MAX (1u << 31) /* key indices: 31 bits */
+static inline int rsan_hist_rmw(const rsan_hist *h) { return (int)(h->key & 1); }
+/* A write as a report names it: an entry and its key, decoded (rsan_hist_decode) */
+typedef struct rsan_write {
+  uint64_t ts, tsU, site, value;
+  uint64_t stack[RSAN_HIST_STACK];
   int32_t tid;
   uint8_t order; /* enum rsan_order as written by the program */
   uint8_t op;    /* enum rsan_opkind */
   uint8_t rmw_op; /* enum rsan_rmw_op when op is RSAN_OP_RMW */
-  uint8_t rmw;   /* 1 for RMW / successful CAS */
+  uint8_t rmw;
   uint8_t size;
-  uint8_t stk; /* 2 bits per frame, frame i at bits 2i (RSAN_HIST_POOLED: pooled) */
-} rsan_hist;
-_Static_assert(sizeof(rsan_hist) == 64 && RSAN_HIST_STACK == 4, "a history entry is one cache line");
-#define RSAN_HIST_POOLED 0xffu /* code 3 in every frame: no packed stack has it */
-/* history.c: the stack pool, stacks of RSAN_HIST_STACK site ids interned (each kept once, for
- * the run): the index of s, and s back from its index */
-uint32_t rsan_hist_pool_put(const uint64_t *s);
-void rsan_hist_pool_get(uint32_t i, uint64_t *out);
-/* history.c: the general packing of s (RSAN_HIST_STACK ids, 0 after the last frame, as
- * rsan_thread_stack fills a zeroed array) */
-void rsan_hist_set_stack(rsan_hist *h, uint64_t site, const uint64_t *s);
-/* the stack as rsan_thread_stack gave it (rsan_hist_set_stack, rsan_hist_fill_stack_i) */
-static inline void rsan_hist_stack(const rsan_hist *h, uint64_t *out) {
-  if (h->stk == RSAN_HIST_POOLED) {
-    rsan_hist_pool_get(h->stk_lo[0], out);
-    return;
-  }
-  for (int i = 0; i < RSAN_HIST_STACK; i++) {
-    unsigned c = (h->stk >> (2 * i)) & 3;
-    uint64_t p = c == 1 ? h->site >> 32 : h->stk_hi;
-    out[i] = c ? p << 32 | h->stk_lo[i] : 0;
-  }
-}
+} rsan_write;
+/* history.c: the key pool: the index of k (put once, the same index ever after), k back */
+uint32_t rsan_hist_key_put(const rsan_hkey *k);
+void rsan_hist_key_get(uint32_t i, rsan_hkey *out);
+uint64_t rsan_hist_key_bytes(void); /* the pool's bytes (census) */
+void rsan_hist_decode(const rsan_hist *h, rsan_write *w); /* h not empty (ts != 0) */
+/* A thread's cache of the keys its writes used last, direct-mapped by the site and the
+ * innermost caller (rsan_engine.h rsan_hist_key_i): a write whose key is there pays no pool
+ * lookup. */
+#define RSAN_HKC 32 /* a power of 2 */
+typedef struct rsan_hkc {
+  rsan_hkey k;
+  uint64_t idx; /* the key's index (a zeroed slot: a key of size 0, which no write has) */
+} rsan_hkc;
 
 /* ---- location state (location.c) ---- */
 /* Cache lines in the order an access reads them (records are 64-byte aligned, location.c):
@@ -293,18 +301,19 @@ static inline rsan_evtail *rsan_loc_evtail(const rsan_loc *l) { /* l->ev not NUL
 }
 
 /* The write history is a ring of RSAN_HIST entries, write k in entry k % RSAN_HIST, that
- * grows 1 -> 2 -> 4 -> ... -> RSAN_HIST entries with the writes (history.c): after k writes
- * it has the smallest power of 2 >= k entries, at most RSAN_HIST. Exact: while k < RSAN_HIST
+ * grows 2 -> 4 -> ... -> RSAN_HIST entries with the writes (history.c): after k writes it
+ * has the smallest power of 2 >= max(k, 2) entries, at most RSAN_HIST (2 entries: the
+ * smallest ring, 64 bytes, one line). Exact: while k < RSAN_HIST
  * the fixed ring's entries from k on are empty (ts 0), which every reader skips, and each
  * write is at the index it had there, so every scan sees the same writes in the same order.
  * hist_next counts the writes; l->hist is NULL exactly until the first one, so hist_next = 0
  * with a ring means 2^32 writes (a full ring). */
-_Static_assert(RSAN_HIST >= 1 && (RSAN_HIST & (RSAN_HIST - 1)) == 0, "RSAN_HIST divides 2^32");
+_Static_assert(RSAN_HIST >= 2 && (RSAN_HIST & (RSAN_HIST - 1)) == 0, "RSAN_HIST divides 2^32");
 static inline int rsan_hist_len(const rsan_loc *l) {
   uint32_t k = l->hist_next;
   if (!l->hist) return 0;
   if (k >= RSAN_HIST || k == 0) return RSAN_HIST;
-  return k == 1 ? 1 : 1 << (32 - __builtin_clz(k - 1));
+  return k <= 2 ? 2 : 1 << (32 - __builtin_clz(k - 1));
 }
 /* history.c: the entry index of write k = hist_next < RSAN_HIST, the ring grown first when
  * it is full (k = 0 with a ring: after 2^32 writes, RSAN_HIST: the same entry) */

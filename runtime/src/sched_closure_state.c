@@ -71,13 +71,15 @@ typedef struct saved_loc {
  * true, and a join without it is the whole join, with the same entries and version (clock.c
  * join_whole), so the engine sees the same clocks, only without the shortcut. */
 #define THREAD_BYTES offsetof(rsan_thread, memo_used) /* memo_used too: released, 0 */
-/* Of those bytes, two spans are neither copied nor written back (1.8 of the 3.4 KiB):
+/* Of those bytes, two spans are neither copied nor written back:
  * - the shadow call stack (depth, shadow_site, shadow_frame): only __rsan_func_entry/exit
  *   change it, from the program's instrumented code, and the search runs none (it replays the
  *   log through the engine's entry points from runtime code): its value at a restore is its
  *   value at the save;
  * - the race detector's call stacks of recent plain-access sites (site_stack): read only by a
- *   race report, and the search makes none (like the race detector's clocks, left as they are). */
+ *   race report, and the search makes none (like the race detector's clocks, left as they are);
+ *   and the history key cache (hkc): a hit must match the whole key, and the pool's keys are
+ *   never forgotten, so a cache entry of a later write is as right as the saved one. */
 #define TH_SKIP1 offsetof(rsan_thread, depth)
 #define TH_KEEP1 offsetof(rsan_thread, recent_next)
 #define TH_SKIP2 offsetof(rsan_thread, site_stack)
@@ -85,7 +87,7 @@ typedef struct saved_loc {
 _Static_assert(TH_SKIP1 < offsetof(rsan_thread, shadow_site) &&
                    offsetof(rsan_thread, shadow_frame) < TH_KEEP1 && TH_KEEP1 <= TH_SKIP2 &&
                    TH_SKIP2 < TH_KEEP2 && TH_KEEP2 < THREAD_BYTES,
-               "rsan_thread's layout: the skipped spans hold only the shadow stack and site_stack");
+               "rsan_thread's layout: the skipped spans hold only the shadow stack, site_stack and hkc");
 _Static_assert(offsetof(rsan_thread, snap_sc) + sizeof(rsan_snap *) <= TH_SKIP1,
                "thread_drop reads the saved snapshots among the copied bytes");
 /* Nor the six clocks (Tc, Tr, Ta, Tsc, Fa, Fsc, one span): each is saved in the copy's clk[] and

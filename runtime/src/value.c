@@ -26,7 +26,7 @@ static int known_write(const rsan_loc *l, uint64_t ts, uint64_t *value, uint64_t
     if (h->ts == ts) {
       *value = h->value;
       *tsU = h->tsU;
-      *rmw = h->rmw;
+      *rmw = rsan_hist_rmw(h);
       return 1;
     }
   }

@@ -88,9 +88,17 @@ void __rsan_test_skip_epochs(rsan_thread *t, uint64_t n);
 uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site);
 uint64_t helper_deep_load(int n, uint32_t *p, uint64_t call_site, uint64_t load_site);
 void helper_chain_store(int n, const uint64_t *calls, uint32_t *p, uint64_t v, uint64_t site);
-/* the history's stack pool (history.c) */
-uint32_t rsan_hist_pool_put(const uint64_t *s);
-void rsan_hist_pool_get(uint32_t i, uint64_t *out);
+/* the history's key pool (history.c, rsan_location.h rsan_hkey: site, stack[4], kind) */
+typedef struct rsan_hkey { uint64_t site; uint64_t stack[4]; uint64_t kind; } rsan_hkey;
+uint32_t rsan_hist_key_put(const rsan_hkey *k);
+void rsan_hist_key_get(uint32_t i, rsan_hkey *out);
+typedef struct rsan_write {
+  uint64_t ts, tsU, site, value;
+  uint64_t stack[4];
+  int32_t tid;
+  uint8_t order, op, rmw_op, rmw, size;
+} rsan_write;
+int __rsan_test_history_write(const void *addr, int i, rsan_write *out);
 /* one-attempt test hooks of value tracking (atomic.c) */
 int __rsan_test_wait_once(void *p, uint64_t v, int32_t size, int32_t order, uint64_t site);
 int __rsan_test_bcas_once(void *p, uint64_t e, uint64_t d, int32_t size, int32_t order, uint64_t site);

@@ -1,13 +1,14 @@
-"""The stores of an atomic write's hot path, byte for byte (docs/design/clocks.md §24): the
-history entry's fields (runtime/src/rsan_engine.h rsan_hist_record: the inline stack walk and
-the entry's last 8 bytes as one store) and the window's newest fact (rsan_location.h
+"""The stores of an atomic write's hot path, byte for byte (docs/design/clocks.md §24, §28): the
+history entry's fields (runtime/src/rsan_engine.h rsan_hist_record: stamps, value, the key's
+index with the rmw bit, the thread; the key's site, stack and kind through the pool) and the
+window's newest fact (rsan_location.h
 rsan_loc_add_fact_i: slot and low timestamps as one store; the eviction's places) must be what
 the fields say, read from the live record and its history ring after every write of random
 programs (many threads on a few locations: full windows that evict, sparse and direct
 evicted-fact tables, every size and order).
 
-Mutants it fails on (checked by hand): the tail's size or stk byte at the wrong shift; the
-padding written non-zero; a fact's ts16/tsU16 swapped in the packed store; the eviction's
+Mutants it fails on (checked by hand): rsan_hkey_kind's size at the wrong shift; the rmw bit
+not stored; a fact's ts16/tsU16 swapped in the packed store; the eviction's
 oldest fact taken one place off (the window then loses a fact: the newest facts of the record
 no longer match the model below)."""
 import random
@@ -94,9 +95,19 @@ def full_ts(stamp, low):
 
 
 def hist_entry(hooks, f, k):
-    """the 64 bytes of the entry of write k (k % RSAN_HIST in a full ring of 8)"""
+    """the 32 bytes of the entry of write k (k % RSAN_HIST in a ring of 8; its length is
+    the smallest power of 2 >= max(hist_next, 2), and k < hist_next)"""
     ffi = hooks[0]
-    return bytes(ffi.buffer(ffi.cast("uint8_t *", f["hist"] + 64 * (k % 8)), 64))
+    return bytes(ffi.buffer(ffi.cast("uint8_t *", f["hist"] + 32 * (k % 8)), 32))
+
+
+def hist_key(rt, key):
+    """(site, stack, order, op, rmw_op, size) of the key the entry's key field names"""
+    k = rt.ffi.new("rsan_hkey *")
+    rt.lib.rsan_hist_key_get(key >> 1, k)
+    kind = k.kind
+    assert kind >> 32 == 0, "kind: 4 bytes"
+    return k.site, list(k.stack), kind & 0xFF, (kind >> 8) & 0xFF, (kind >> 16) & 0xFF, (kind >> 24) & 0xFF
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -111,6 +122,8 @@ def test_every_write_stores_its_entry_and_fact_as_the_fields_say(rt, hooks, seed
     mem = ffi.new("uint64_t[6]")  # one location per 8-byte granule
     locs = [mem + k for k in range(3)]
     evicted = grown = checked_ev = direct = 0
+    sites = [0] + [rt.site("st", 10 + i, f"w{i}") for i in range(3)]  # the keys' sites vary
+    keys, srng = set(), random.Random(seed + 100)
     # (loads of writes their thread knows make no fact, docs/design/clocks.md §26: windows fill
     # more slowly, and seed 3 needs the longer run to reach a direct evicted-fact table)
     for step in range([1500, 1500, 3000, 30000][seed]):
@@ -128,20 +141,21 @@ def test_every_write_stores_its_entry_and_fact_as_the_fields_say(rt, hooks, seed
             cur = rt.load(p, "rlx", size=size) if rng.random() < 0.7 else rng.randrange(4)
         before, bb = record(hooks, p) if hooks[1].__rsan_test_location_stamp(p) else (None, None)
         oldest = fact_at(hooks, before, bb, before["fold"]) if before and before["nfacts"] > before["fold"] else None
+        site = srng.choice(sites)  # its own stream: the program's random choices as before
         if kind == "st":
             order = rng.choice(["rlx", "rel", "sc"])
             v = rng.randrange(1 << 40)
-            rt.store(p, v, order, size=size)
+            rt.store(p, v, order, size=size, site=site)
             want = (OP_STORE, 0, 0, v & ((1 << 8 * size) - 1))
         elif kind == "rmw":
             op = rng.choice(["add", "xchg", "or"])
-            old = rt.rmw(p, op, 3, order, size=size)
+            old = rt.rmw(p, op, 3, order, size=size, site=site)
             m = (1 << 8 * size) - 1
             new = {"add": (old + 3) & m, "xchg": 3, "or": old | 3}[op]
             want = (OP_RMW, RMW_OPS.index(op), 1, new)
         else:
             weak = rng.random() < 0.3
-            _, ok = rt.cas(p, cur, cur + 1, order, "rlx", weak, size=size)
+            _, ok = rt.cas(p, cur, cur + 1, order, "rlx", weak, size=size, site=site)
             if not ok:
                 continue
             want = (OP_CAS_WEAK if weak else OP_CAS_STRONG, 0, 1, (cur + 1) & ((1 << 8 * size) - 1))
@@ -164,15 +178,16 @@ def test_every_write_stores_its_entry_and_fact_as_the_fields_say(rt, hooks, seed
         direct += b[11] > 2  # evlog: a direct table (a window at RSAN_FACTS_MAX, many slots)
         # the entry of this write, every field and the padding
         e = hist_entry(hooks, f, f["hist_next"] - 1)
-        ts, tsU, site, value = struct.unpack_from("<QQQQ", e, 0)
-        tid, = struct.unpack_from("<i", e, 52)
-        o, op, rmw_op, rmw, sz, stk, pad0, pad1 = e[56:64]
+        ts, tsU, value, key, tid = struct.unpack_from("<QQQIi", e, 0)
         wop, wrmw_op, wrmw, wvalue = want
         assert (ts, tsU) == (f["stamp"], f["stampU"]), (seed, step)
-        assert (site, value, tid) == (0, wvalue, lib.rsan_thread_tid(t)), (seed, step)
-        assert (o, op, rmw_op, rmw, sz) == (ORDERS[order], wop, wrmw_op, wrmw, size), (seed, step, kind)
-        assert (stk, pad0, pad1) == (0, 0, 0), (seed, step)  # no frames: code 0; padding untouched
+        assert (value, tid, key & 1) == (wvalue, lib.rsan_thread_tid(t), wrmw), (seed, step)
+        ksite, kstack, o, op, rmw_op, sz = hist_key(rt, key)
+        assert ksite == site and kstack == [0] * 4, (seed, step)  # no frames
+        assert (o, op, rmw_op, sz) == (ORDERS[order], wop, wrmw_op, size), (seed, step, kind)
+        keys.add(key >> 1)
     assert evicted > 50 and checked_ev > 50, (evicted, checked_ev)  # full windows were reached
+    assert len(keys) > 20, len(keys)  # many (site, kind) keys, each named by its own index
     if nthreads >= 10:
         assert grown, "a grown window was reached"
     if seed == 3:

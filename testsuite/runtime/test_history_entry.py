@@ -1,11 +1,13 @@
-"""A write's history entry is one cache line with its call stack packed (docs/design/clocks.md
-§18): a report prints every frame of the stale write's stack that it printed before, whatever
-modules the frames come from (the write's own, one other, or more: the stack pool)."""
+"""A write's history entry is 32 bytes, its site, call stack and kind in the key pool
+(docs/design/clocks.md §28): a report prints every frame of the stale write's stack that it
+printed before, whatever modules the frames come from (the write's own, one other, or more)."""
 from __future__ import annotations
 
 import pytest
 
-from harness import PREFIX
+from harness import ORDERS, PREFIX, RMW_OPS
+
+OP_STORE, OP_RMW = 1, 2  # rsan_internal.h enum rsan_opkind
 
 
 def other_module(rt, prefix: int, name: str, functions: list[str]) -> list[int]:
@@ -99,16 +101,76 @@ def test_the_stale_writes_stack_keeps_every_frame(rt, shape):
         assert f"#{k} {fn} {file}:{line}:" in text
 
 
-def test_the_same_pooled_stack_is_kept_once_and_every_one_comes_back(rt):
+def test_the_same_key_is_kept_once_and_every_one_comes_back(rt):
+    """The key pool (history.c): a key put twice has one index; 5000 distinct keys (the table
+    rehashes, the keys fill segments 0 to 6) each come back whole from their index, and
+    putting them again gives the same indices. Mutant caught: the table not rehashed on growth
+    (a repeated put gets a new index). (key_at's place shifted inside its segment is an
+    equivalent mutant: puts and gets both go through it.)"""
     ffi, lib = rt.ffi, rt.lib
-    s = ffi.new("uint64_t[4]", [A | 1, B | 2, C | 3, 0])
-    i = lib.rsan_hist_pool_put(s)
-    assert lib.rsan_hist_pool_put(s) == i
-    stacks = [[A | k, B | (k * 7), C | (k >> 1), D | k if k % 3 else 0] for k in range(1, 400)]
-    idx = [lib.rsan_hist_pool_put(ffi.new("uint64_t[4]", st)) for st in stacks]  # grows, rehashes
-    assert len(set(idx)) == len(stacks) and i not in idx
-    out = ffi.new("uint64_t[4]")
-    for st, j in zip(stacks, idx):
-        lib.rsan_hist_pool_get(j, out)
-        assert list(out) == st
-    assert [lib.rsan_hist_pool_put(ffi.new("uint64_t[4]", st)) for st in stacks] == idx
+
+    def key(site, stack, kind):
+        k = ffi.new("rsan_hkey *")
+        k.site, k.kind = site, kind
+        for i, s in enumerate(stack):
+            k.stack[i] = s
+        return k
+
+    def back(i):
+        out = ffi.new("rsan_hkey *")
+        lib.rsan_hist_key_get(i, out)
+        return out.site, list(out.stack), out.kind
+
+    k0 = key(A | 1, [A | 1, B | 2, C | 3, 0], 0x04020105)
+    i = lib.rsan_hist_key_put(k0)
+    assert lib.rsan_hist_key_put(k0) == i
+    keys = [(A | k, [A | k, B | (k * 7), C | (k >> 1), D | k if k % 3 else 0], k % 5 | (k % 7) << 8)
+            for k in range(1, 5000)]
+    idx = [lib.rsan_hist_key_put(key(*k)) for k in keys]  # grows, rehashes, new segments
+    assert len(set(idx)) == len(keys) and i not in idx
+    # a key differing in one field only is another key
+    assert lib.rsan_hist_key_put(key(A | 1, [A | 1, B | 2, C | 3, 0], 0x04020106)) not in idx + [i]
+    assert lib.rsan_hist_key_put(key(A | 1, [A | 1, B | 2, C | 3, 1], 0x04020105)) not in idx + [i]
+    for k, j in zip(keys, idx):
+        assert back(j) == k
+    assert back(i) == (A | 1, [A | 1, B | 2, C | 3, 0], 0x04020105)
+    assert [lib.rsan_hist_key_put(key(*k)) for k in keys] == idx
+
+
+def test_writes_whose_keys_differ_in_one_field_each_keep_their_own(rt):
+    """One thread writes x from one site through call chains that differ in one frame only
+    (the outermost one kept, stack[3]; the innermost, stack[0]), then with another order and
+    size and as an RMW, twice each (the second time from its cache): every entry of the ring
+    decodes to its own write's site, stack and kind. Mutants caught: the cache's hit comparing
+    only site and stack[0] (a write gets the key of the chain before it)."""
+    ffi, lib, rsan = rt.ffi, rt.lib, rt.rsan
+    x = rt.var("x")
+    main = rsan.test_new_thread(ffi.NULL)
+    rsan.test_set_current(main)
+    m = [own(rt, f"m{i}", 20 + i) for i in range(6)]
+    site = rt.site("st", 9, "writer")
+    # the first three chains have the same site and innermost caller (stack[0]), so the same
+    # cache slot (rsan_engine.h rsan_hist_key_i): only the comparison tells their keys apart
+    chains = [m[:4], [m[1], m[0]] + m[2:4], [m[4]] + m[1:4], m[:3] + [m[5]]]
+    want = []
+    for rep in range(2):
+        for calls in chains:
+            arr = ffi.new("uint64_t[]", calls)
+            v = len(want) + 1
+            lib.helper_chain_store(len(calls), arr, ffi.cast("uint32_t *", x), v, site)
+            want.append((site, list(reversed(calls)), ORDERS["rlx"], OP_STORE, 0, 0, 4, v))
+        rt.store(x, 50 + rep, "sc", site=site, size=4)
+        want.append((site, [0] * 4, ORDERS["sc"], OP_STORE, 0, 0, 4, 50 + rep))
+    # the last 8 writes, write k at entry k % 8
+    out = ffi.new("rsan_write *")
+    n = len(want)
+    for k in range(n - 8, n):
+        assert lib.__rsan_test_history_write(x, k % 8, out) == 1
+        got = (out.site, list(out.stack), out.order, out.op, out.rmw_op, out.rmw, out.size, out.value)
+        assert got == want[k], (k, got, want[k])
+        assert (out.ts, out.tsU, out.tid) == (k + 1, k + 1, lib.rsan_thread_tid(main))
+    old = rt.rmw(x, "add", 3, "ar", site=site, size=4)
+    assert lib.__rsan_test_history_write(x, n % 8, out) == 1
+    assert (out.site, list(out.stack), out.order, out.op, out.rmw_op, out.rmw, out.value) == \
+        (site, [0] * 4, ORDERS["ar"], OP_RMW, RMW_OPS.index("add"), 1, old + 3)
+    assert (out.ts, out.tsU) == (n + 1, n)
