@@ -32,12 +32,14 @@ def test_a_load_leaves_a_never_written_location_compact(rt):
     (memory's value at the first touch) stay through every move. Both kinds of Msc: a thread
     clock of at most 4 slots (inline) and one of more than 6 (a shared snapshot)."""
     ffi, lib, rsan = rt.ffi, rt.lib, rt.rsan
+    kept = []  # every buffer lives to the end: a freed one's address would come back with its record
     for extra in (0, 8):  # threads made first: the loaders' clocks have 2-4 or 10+ slots
         main = rsan.test_new_thread(ffi.NULL)
         rsan.test_set_current(main)
         for _ in range(extra):
             lib.rsan_thread_create(main)
         p = fresh(rt)
+        kept.append(p)
         p[0] = 7
         loaders = [lib.rsan_thread_create(main) for _ in range(4)]
         shrunk = lib.__rsan_test_location_shrinks()
@@ -63,6 +65,7 @@ def test_a_load_leaves_a_never_written_location_compact(rt):
         assert lib.__rsan_test_location_shrinks() - shrunk == (3 if not extra else 1)
         assert lib.__rsan_test_location_id(p) == ident
         q = fresh(rt)
+        kept.append(q)
         # a clock of at most 4 slots (inline), or a fresh thread's (a snapshot and its own entry)
         rsan.test_set_current(loaders[2] if not extra else lib.rsan_thread_create(main))
         rt.load(q, "acq")
