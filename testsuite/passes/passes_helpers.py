@@ -35,3 +35,13 @@ def compile_to_ir(tmp_path: Path, source: str, name: str = "t.c", flags=("-O1",)
     subprocess.run([compiler, *std, "-g", *flags, "-S", "-emit-llvm", "-Wno-atomic-alignment",
                     str(src), "-o", str(out)], check=True)
     return canonical(out.read_text())
+
+
+def recognised_loops(tmp_path: Path, source: str, name: str = "t.c", flags=("-O1",)) -> list[str]:
+    """The loops the passes recognise in a snippet (describe() lines), after checking that the
+    instrumented IR verifies."""
+    from pyrsan.passes import instrument_ir
+    result = instrument_ir(compile_to_ir(tmp_path, source, name=name, flags=flags), "spin")
+    verify(result.ir_text)
+    return [loop.describe() for loop in result.loops]
+

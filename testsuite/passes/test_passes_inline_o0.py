@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from passes_helpers import compile_to_ir, verify
-from pyrsan.passes import instrument_ir
+from passes_helpers import compile_to_ir, recognised_loops
 from pyrsan.passes.inline_o0 import inline_atomic_helpers
 from pyrsan.passes.model import parse_module
 
@@ -22,10 +21,7 @@ C_HEAD = ("#include <stdatomic.h>\nstruct Node { int a; };\n_Atomic(struct Node 
 
 
 def loops(tmp_path, source: str, name: str, opt: str) -> list[str]:
-    ir = compile_to_ir(tmp_path, source, name=name, flags=(opt,))
-    result = instrument_ir(ir, "spin")
-    verify(result.ir_text)
-    return [loop.describe() for loop in result.loops]
+    return recognised_loops(tmp_path, source, name, (opt,))
 
 
 @pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])

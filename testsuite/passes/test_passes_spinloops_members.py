@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from passes_helpers import compile_to_ir, verify
-from pyrsan.passes import instrument_ir
+from passes_helpers import recognised_loops
 
 HEAD = ("#include <stdatomic.h>\nstruct S { atomic_int a, b; } s; atomic_int arr[4]; atomic_int f;\n"
         "struct L { atomic_uint next, serving; } lock;\n")
 
 
 def loops(tmp_path, body: str, opt: str) -> list[str]:
-    ir = compile_to_ir(tmp_path, HEAD + body, name="t.c", flags=(opt,))
-    result = instrument_ir(ir, "spin")
-    verify(result.ir_text)
-    return [loop.describe() for loop in result.loops]
+    return recognised_loops(tmp_path, HEAD + body, "t.c", (opt,))
 
 
 @pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
