@@ -429,6 +429,7 @@ class _Region:
         self.entry_read: set[str] = set()
         self.compared: set = set()      # what the value read is compared with
         self.location = ""              # the global the pointer resolves to, if any
+        self.low_bit = False            # a byte read tested by its low bit (a plain trunc to i1)
 
     def _entry_values(self, outside: list[str]) -> dict[str, tuple]:
         """Slot -> the constant the single block entering the loop stores last (else unknown)."""
@@ -703,11 +704,12 @@ class _Region:
             if m.group(2) == "sext" or (m.group(2) == "zext" and m.group(3) != "i1"):
                 raise _NotALoop("extension")
             if m.group(2) == "trunc" and v == ("V",) and self.bits == 8 and text.endswith(" to i1"):
-                # a bool read (std::atomic<bool>, _Atomic _Bool: 0 or 1; -O1 says so with
-                # `trunc nuw`) tested: its low bit is its test against 0. Were it another
-                # byte, the wait for "not 0" would count more reads as the loop's successful
-                # one (an event each), never a successful one as failed: a 0 fails both tests
+                # a bool read (std::atomic<bool>, _Atomic _Bool: 0 or 1) tested: its low bit
+                # is its test against 0. `trunc nuw` says the byte is 0 or 1; a plain trunc
+                # (clang -O0's bool, or a byte's `& 1`) only as a wait to leave 0 (_classify):
+                # a 0 fails both tests, so no read the program leaves on is taken as failed
                 env[m.group(1)] = ("pred", "V", 0, False)
+                self.low_bit = self.low_bit or " nuw " not in text
                 return
             if m.group(2) == "trunc" and not (v[0] == "pred" or v in (_TRUE, _FALSE)):
                 raise _NotALoop("truncation of a non-boolean")
@@ -878,6 +880,8 @@ def _classify(region: _Region) -> LoopMatch:
             raise _NotALoop("expected or desired value not constant")
         return LoopMatch(index, "bcas", region.expected[1], region.desired[1])
     if len(exits_v) == 1 and next(iter(exits_v)) and next(iter(exits_v))[0] == "eq":
+        if region.low_bit:
+            raise _NotALoop("a wait for a byte's low bit to clear")
         return LoopMatch(index, "wait", next(iter(exits_v))[1])
     if len(backs_v) == 1 and next(iter(backs_v)) and next(iter(backs_v))[0] == "eq":
         value = next(iter(backs_v))[1]

@@ -12,6 +12,7 @@ import pytest
 from passes_helpers import compile_to_ir, recognised_loops
 from pyrsan.passes.inline_o0 import inline_atomic_helpers
 from pyrsan.passes.model import parse_module
+from pyrsan.passes.spinloops import find_spin_loops
 
 CPP_HEAD = ("#include <atomic>\nstruct Node { int a; };\nstd::atomic<Node *> hz; std::atomic<bool> ok;\n"
             "std::atomic<Node *> head;\n")
@@ -89,3 +90,26 @@ def test_a_bounded_poll_is_not_a_wait(tmp_path, body, opt):
     decides what the function returns, so it must stay an event (before, -O0's shape of the
     first was taken as a wait for f != 0 and its last read of 0 dropped)."""
     assert loops(tmp_path, C_HEAD + body + "\n", "t.c", opt) == []
+
+
+_LOW_BIT = """define void @w() {
+  br label %1
+
+1:
+  %2 = load atomic i8, ptr @c acquire, align 1
+  %3 = trunc i8 %2 to i1
+  br i1 %3, label %LEAVE, label %STAY
+
+4:
+  ret void
+}"""
+
+
+@pytest.mark.parametrize("leave_on_1, recognised", [(True, True), (False, False)])
+def test_a_byte_tested_by_its_low_bit_is_only_a_wait_to_leave_zero(leave_on_1, recognised):
+    """clang -O0 tests a bool with a plain `trunc` to i1, its low bit. Leaving when it is 1 is
+    the wait for "not 0": a 0 fails both tests. Leaving when it is 0 is not a wait for 0: a
+    byte of 2 leaves the loop too, and the wait would take that read as a failed attempt."""
+    text = _LOW_BIT.replace("LEAVE", "4" if leave_on_1 else "1").replace("STAY", "1" if leave_on_1 else "4")
+    found = find_spin_loops(parse_module(text).functions()[0])
+    assert bool(found) == recognised, found
