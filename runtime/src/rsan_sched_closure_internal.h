@@ -70,5 +70,7 @@ void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) __attribute__((
 int rsan_closure_replay(const step *s, rsan_thread **rec, int nthreads);
 /* waitpid, retried on EINTR */
 int rsan_closure_wait_child(pid_t pid, int *st, int flags);
+/* sched_closure_keys.c: whether a state (key, sleep set) must be explored (the visited set) */
+int rsan_closure_key_visit(uint64_t key, uint64_t sleep, int in_process);
 
 #endif /* RSAN_SCHED_CLOSURE_INTERNAL_H */

@@ -254,54 +254,6 @@ static uint64_t state_key(const int *pos) {
   return h ? h : 1;
 }
 
-/* A state seen before with sleep set Z_old needs no new visit with sleep set Z when Z_old ⊆ Z
- * (the earlier visit explored every fence this one would; Godefroid's state caching with
- * sleep sets). Returns 1 when the state must be explored (and stores Z_old ∩ Z). */
-static uint64_t *kt_keys, *kt_masks; /* the set: shared by forks, else this process's own */
-static uint32_t kt_cap, kt_n;
-
-static int key_put(uint64_t key, uint64_t sleep) {
-  uint32_t i = (uint32_t)(key >> 40) & (kt_cap - 1);
-  for (uint32_t probes = 0; probes < kt_cap; probes++, i = (i + 1) & (kt_cap - 1)) {
-    if (kt_keys[i] == key) {
-      if ((kt_masks[i] & ~sleep) == 0) return 0;
-      kt_masks[i] &= sleep;
-      return 1;
-    }
-    if (!kt_keys[i]) {
-      kt_keys[i] = key;
-      kt_masks[i] = sleep;
-      kt_n++;
-      return 1;
-    }
-  }
-  return 1; /* full: no pruning (the state budget ends the search) */
-}
-
-/* A private set grows at half full (fresh memory costs a page fault a page: it starts small) */
-static void key_grow(void) {
-  uint64_t *keys = kt_keys, *masks = kt_masks;
-  uint32_t cap = kt_cap;
-  kt_cap = cap ? 2 * cap : 4096;
-  kt_keys = rsan_alloc((size_t)kt_cap * sizeof *kt_keys);
-  kt_masks = rsan_alloc((size_t)kt_cap * sizeof *kt_masks);
-  kt_n = 0;
-  for (uint32_t i = 0; i < cap; i++)
-    if (keys[i]) key_put(keys[i], masks[i]);
-  rsan_free(keys);
-  rsan_free(masks);
-}
-
-static int key_visit(uint64_t key, uint64_t sleep) {
-  if (!in_process && !kt_keys) {
-    kt_keys = rsan_closure_sh->keys;
-    kt_masks = rsan_closure_sh->masks;
-    kt_cap = KEY_SLOTS;
-  }
-  if (in_process && 2 * (kt_n + 1) > kt_cap) key_grow(); /* a private set (the root's mode) */
-  return key_put(key, sleep);
-}
-
 static int exact(const rsan_q *q) { return q->lo == q->hi && q->loU == q->hiU; }
 /* x ⊑ y ⊔ z at the focus location (both timestamps) */
 static int leq_join(const rsan_q *x, const rsan_q *y, const rsan_q *z) {
@@ -512,7 +464,7 @@ static void search(int *pos, uint64_t sleep, int len) {
     if (take < 0 && nf == 0) return; /* the end, or every ready fence asleep: explored */
     if (!check_later(pos)) return;   /* no check left: no report can follow */
     if (take < 0 && nf > 1) {
-      if (!key_visit(state_key(pos), sleep)) {
+      if (!rsan_closure_key_visit(state_key(pos), sleep, in_process)) {
         __atomic_add_fetch(&rsan_closure_sh->pruned, 1, __ATOMIC_RELAXED);
         return;
       }
