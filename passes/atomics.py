@@ -147,18 +147,34 @@ class _Rewriter:
         self.pointer(ptr, "atomic load")
         sid = self.table.add(self.fn, self.line, "load", order, size)
         fn = self.use("__rsan_spin_load_%s%d" % ("ne_" if loop.negated else "", size))
-        if isinstance(loop.value, tuple):   # ("sym", ("ext" | "ptr", %v) | ("entry", %slot)): fixed before the loop
-            where, name = loop.value[1]
-            if where == "entry":
-                tmp = self.module.fresh()
-                self.emit("%s = load %s, ptr %s, align 1" % (tmp, ty, name))
-                name = tmp
-            expected = self.to_i64("ptr" if where == "ptr" else ty, name)
+        if isinstance(loop.value, tuple):   # ("sym", a value fixed before the loop: spinloops.py)
+            fixed = loop.value[1]
+            if fixed[0] == "ptr":
+                expected = self.to_i64("ptr", fixed[1])
+            else:
+                expected = self.to_i64(ty, self.fixed_value(ty, fixed))
         else:
             expected = "i64 " + i64_literal(loop.value)
         self.call_with_result(ty, self.line.result, "%s(%s, %s, i32 %d, i64 %s)" % (
             fn, ptr, expected, order, i64_literal(sid)))
         return ptr
+
+    def fixed_value(self, ty: str, fixed: tuple) -> str:
+        """The operand text of a value fixed before a spin loop, computed again here: a
+        constant, an SSA value from before the loop, a stack slot's content, or arithmetic
+        on those, all of type ty."""
+        if fixed[0] == "int":
+            return str(fixed[1])
+        if fixed[0] == "ext":
+            return fixed[1]
+        tmp = self.module.fresh()
+        if fixed[0] == "entry":
+            self.emit("%s = load %s, ptr %s, align 1" % (tmp, ty, fixed[1]))
+        else:
+            _, op, a, b = fixed
+            left, right = self.fixed_value(ty, a), self.fixed_value(ty, b)
+            self.emit("%s = %s %s %s, %s" % (tmp, op, ty, left, right))
+        return tmp
 
     def bcas_loop(self, rest: str, loop: LoopMatch) -> str:
         """The cmpxchg of a recognised CAS retry loop (spinloops.py): one blocking BCAS

@@ -10,6 +10,11 @@ instrumentation, when its address, and the address of every value derived from i
   - as an operand of `llvm.memcpy/memmove/memset` (nocapture: they copy the contents, the
     address goes nowhere),
 
+A slot's address stored into a *reference slot* (slot_refs.py: a slot that holds only that
+address and whose loaded values are only the addresses of plain accesses, clang -O0's reference
+parameters and result buffers of inlined accessors) does not escape: the values loaded from
+the reference are derived from the slot.
+
 Anything else (stored as a value, passed to a call, `ptrtoint`, returned, `phi`, `select`,
 `icmp`, a vector GEP) lets the address escape: another thread may then reach the slot, so its
 accesses are instrumented (toolchain.md §3.2: at -O0 a local whose address goes to another
@@ -20,6 +25,7 @@ from __future__ import annotations
 import re
 
 from .model import IRFunction
+from .slot_refs import reference_slots
 from .syntax import INSTR_RE, LOCAL_NAME_RE, split_top_level, strip_keywords
 
 # `  %7 = alloca [4 x i32], align 16`
@@ -123,6 +129,11 @@ class PointerOrigins:
         # every value derived from a slot, with its slot (the derivations are known up front:
         # a use may come textually before its definition's block)
         root_of = {a: a for a in allocas}
+        refs = reference_slots(lines)
+        kept = set().union(*(ref.address_lines for ref in refs.values()))
+        for ref in refs.values():
+            for x in ref.loaded:
+                self._derived[x] = ref.target
         for name in self._derived:
             base, depth = name, 0
             while base in self._derived and depth < 64:
@@ -130,7 +141,9 @@ class PointerOrigins:
             if base in root_of and base != name:
                 root_of[name] = base
         escaped: set[str] = set()
-        for text in lines:
+        for i, text in enumerate(lines):
+            if i in kept:
+                continue   # a slot's address into its reference slot
             if text.startswith("    #dbg_") or _SIMPLE_LOAD_RE.match(text):
                 continue   # a debug record, or a pointer operand (a loaded value is no slot)
             m = _SIMPLE_STORE_RE.match(text)

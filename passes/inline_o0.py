@@ -13,8 +13,17 @@ and runs LLVM's always-inliner, so that -O0 code reaches the recognition in the 
 -O0 `std::atomic<int>` members, which it knows (a constant order through a stack slot, `this`
 through another).
 
-A function is inlined when clang -O0 made it (`noinline optnone`), it is defined here, it is
-small (at most MAX_LINES body lines: an accessor, not a worker), not variadic, holds an atomic
+Before the optimiser (pyrsan's -O1 and above instrument plain accesses on clang's unoptimised
+IR first: build.py) the same holds for a header's inline functions: plain.py's hooks make a
+libstdc++ member such as `std::atomic<bool>::compare_exchange_weak` larger than the optimiser
+inlines at -O1, and the spin lock around it was a loop that calls a function. Those
+(`linkonce_odr`, holding an atomic, called in a loop, not `noinline`) are marked
+`alwaysinline` and the optimiser inlines them (`mark_atomic_accessors`).
+
+A function is inlined at -O0 when clang made it (`noinline optnone`), it is defined here, it is
+small (at most MAX_LINES body lines: an accessor, not a worker; MAX_HEADER_LINES for an inline
+function of a header, `linkonce_odr`, such as libstdc++'s members whose -O0 body is a switch
+over the memory orders with a copy of the instruction per case), not variadic, holds an atomic
 instruction or calls such an accessor (`std::atomic_load_explicit` calls the member), and is
 called in a loop (or by another inlined one). Inlining keeps the program's meaning (the body runs as before, with
 its own debug locations and an inline chain naming the caller), so no verdict changes except
@@ -33,6 +42,7 @@ from .spinloops import lines_in_cycles
 from .syntax import FUNC_NAME_RE
 
 MAX_LINES = 120
+MAX_HEADER_LINES = 500
 _ATOMIC_RE = re.compile(r"= (?:load atomic|cmpxchg|atomicrmw)\b|^\s*store atomic\b|^\s*fence\b")
 _CALL_RE = re.compile(r'\b(?:call|invoke)\b[^@]*@("[^"]+"|[-\w.$]+)\(')
 _GROUP_RE = re.compile(r"\)\s+(?:[a-z_]+\s+)*#(\d+)\b")
@@ -43,17 +53,26 @@ def _callees(lines) -> set[str]:
     return {m.group(1) for line in lines for m in _CALL_RE.finditer(line)}
 
 
-def _chosen(module: IRModule, groups: dict[str, list[str]]) -> dict[str, IRFunction]:
-    """The accessors to inline: small clang -O0 functions (`noinline optnone`, not variadic)
-    that hold an atomic instruction or call such an accessor, called in a loop of some
-    function or by another chosen one (a call outside any loop recognises nothing, and a
-    helper the user kept out of line stays so there)."""
+def _chosen(module: IRModule, groups: dict[str, list[str]], optimised: bool) -> dict[str, IRFunction]:
+    """The accessors to inline: small functions that hold an atomic instruction or call such
+    an accessor, called in a loop of some function or by another chosen one (a call outside
+    any loop recognises nothing, and a helper the user kept out of line stays so there). At
+    -O0, the functions clang made `noinline optnone`; before the optimiser (optimised), the
+    inline functions of headers (`linkonce_odr`) not marked `noinline`, which the optimiser
+    may leave out of line once plain.py's hooks have made them larger."""
     small: dict[str, IRFunction] = {}
     for func in module.functions():
         m = _GROUP_RE.search(func.header)
         name = FUNC_NAME_RE.match(func.header)
-        if m and name and {"noinline", "optnone"} <= set(groups.get(m.group(1), ())) \
-                and "...)" not in func.header and len(func.lines) <= MAX_LINES:
+        if not (m and name) or "...)" in func.header:
+            continue
+        attrs = set(groups.get(m.group(1), ()))
+        header = " linkonce_odr " in func.header
+        if optimised:
+            fits = header and "noinline" not in attrs and len(func.lines) <= MAX_HEADER_LINES
+        else:
+            fits = {"noinline", "optnone"} <= attrs and len(func.lines) <= (MAX_HEADER_LINES if header else MAX_LINES)
+        if fits:
             small[name.group(1)] = func
     holders = {n for n, f in small.items() if any(_ATOMIC_RE.search(line) for line in f.lines)}
     calls = {n: _callees(f.lines) & set(small) for n, f in small.items()}
@@ -75,26 +94,38 @@ def _chosen(module: IRModule, groups: dict[str, list[str]]) -> dict[str, IRFunct
     return {n: small[n] for n in chosen}
 
 
-def inline_atomic_helpers(module: IRModule) -> IRModule | None:
-    """The module with its -O0 atomic helpers inlined (a new parse), or None when it has none."""
+def _mark_always_inline(module: IRModule, optimised: bool) -> bool:
+    """Give each chosen accessor a copy of its attribute group with `alwaysinline` (and without
+    `noinline optnone`); whether there was one."""
     groups = {}
     for line in module.top_level_lines():
         m = _ATTRS_RE.match(line)
         if m:
             groups[m.group(1)] = m.group(2).split(" ")
     copies: dict[str, str] = {}   # attribute group of a chosen function -> its inlinable copy
-    for func in _chosen(module, groups).values():
+    for func in _chosen(module, groups, optimised).values():
         m = _GROUP_RE.search(func.header)
         assert m is not None, "chosen functions have an attribute group"
         group = m.group(1)
         if group not in copies:
             copies[group] = str(max(int(g) for g in groups) + 1 + len(copies))
         func.header = func.header[:m.start(1)] + copies[group] + func.header[m.end(1):]
-    if not copies:
-        return None
     for group, new in copies.items():
-        attrs = ["alwaysinline" if a == "noinline" else a for a in groups[group] if a != "optnone"]
+        attrs = [a for a in groups[group] if a not in ("noinline", "optnone", "alwaysinline")] + ["alwaysinline"]
         module.items.append("attributes #%s = { %s }" % (new, " ".join(attrs)))
+    return bool(copies)
+
+
+def mark_atomic_accessors(module: IRModule) -> None:
+    """Before the optimiser: the header accessors that hold an atomic and are called in a loop
+    are marked `alwaysinline`, so that the recognition finds their loops whole at every level."""
+    _mark_always_inline(module, optimised=True)
+
+
+def inline_atomic_helpers(module: IRModule) -> IRModule | None:
+    """The module with its -O0 atomic helpers inlined (a new parse), or None when it has none."""
+    if not _mark_always_inline(module, optimised=False):
+        return None
     init_llvm()
     parsed = llvm.parse_assembly(declare_used(module))
     builder = llvm.create_pass_builder(

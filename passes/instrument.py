@@ -8,7 +8,7 @@ from .awaitloops import enabled_by_default as await_loops_on, mark_await_loops
 from .calls import shadow_call_stack
 from .codegen import optimise_ir
 from .debuginfo import DebugInfo
-from .inline_o0 import inline_atomic_helpers
+from .inline_o0 import inline_atomic_helpers, mark_atomic_accessors
 from .inlined import resite_inlined_hooks
 from .model import parse_module, print_module
 from .plain import instrument_plain_accesses
@@ -44,6 +44,8 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
         # call, which would count as an escape of its pointer)
         module, _ = instrument_plain_accesses(module, table)
     if optimise:
+        if spin_loops:     # header accessors inlined whole, hooks or not (inline_o0.py)
+            mark_atomic_accessors(module)
         module = parse_module(optimise_ir(declare_used(module), optimise, optimiser))
         debug = table.debug = DebugInfo(module.top_level_lines())
         resite_inlined_hooks(module, table)   # the inlined callers' frames (inlined.py)

@@ -68,13 +68,18 @@ import os
 import re
 from dataclasses import dataclass
 
-from . import backoff
+from . import backoff, slot_refs
 from .casloops import analyse as analyse_cas, find_cas_loops, find_retry_cas
 from .model import IRFunction
 
 ENV_OFF = "PYRSAN_NO_SPIN_LOOPS"
 
 MAX_REGION_BLOCKS = 12
+# a loop whose atomic instruction is not in its header (an inlined -O0 accessor: a switch
+# over the memory orders, each case its own copy of the instruction) may be larger: its walk
+# follows only the cases its constant orders select, and stops after MAX_WALK_BLOCKS blocks
+MAX_INLINED_REGION_BLOCKS = 80
+MAX_WALK_BLOCKS = 2000
 MAX_PATH_BLOCKS = 24
 
 # `1:                                                ; preds = %1, %0`   `"while.cond":`
@@ -129,14 +134,19 @@ _ORDER_HELPER_RE = re.compile(r'^(?:[\w()]+ )*i32 @(_ZStanSt12memory_orderSt23__
 # `  %1 = alloca i32, align 4`
 _ALLOCA_RE = re.compile(r'^  (%s) = alloca ' % _NAME)
 # `  %.06 = phi i32 [ %.1, %6 ], [ 0, %0 ]`
-_PHI_RE = re.compile(r'^  (%s) = phi (?:i1|i8|i16|i32|i64|ptr) (.*)$' % _NAME)
+_PHI_RE = re.compile(r'^  (%s) = phi (?:i1|i8|i16|i32|i64|ptr|\{ (?:i8|i16|i32|i64), i1 \}) (.*)$' % _NAME)
 _INCOMING_RE = re.compile(r'\[ ([^,\]]+), (%s) \]' % _NAME)
 # arithmetic a back-off counter may do (never on the value read)
+# `  %8 = add nsw i32 %7, 1`: arithmetic that computes a value fixed before the loop again
+_FIXED_ARITH_RE = re.compile(r'^  (%s) = ((?:add|sub|mul|shl|and|or|xor)(?: nuw| nsw| disjoint)*) (i8|i16|i32|i64) '
+                             r'([^,]+), (\S+)$' % _NAME)
 _ARITH_RE = re.compile(r'^  (%s) = (add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor|icmp|select|'
                        r'zext|sext|trunc|freeze)\b(.*)$' % _NAME)
 _TRAILER_RE = re.compile(r'(?:, (?:!dbg|!llvm\.loop|!\w[\w.]*) ![0-9]+)+$')
 _LABEL_REF_RE = re.compile(r'\blabel (%s)' % _NAME)
-_ATOMIC_WORDS = ("atomic", "cmpxchg", "fence")
+# an atomic or volatile instruction (by its opcode: a name may hold the word, `%_ZNSt6atomicIb...`)
+_OTHER_ATOMIC_RE = re.compile(r'^  (?:(?:%s) = )?(?:(?:load|store) (?:atomic|volatile)\b|cmpxchg\b|atomicrmw\b|fence\b|'
+                              r'call [^@]*@llvm\.mem(?:cpy|move|set)[^(]*\(.*, i1 true\))' % _NAME)
 
 
 def enabled_by_default() -> bool:
@@ -253,14 +263,15 @@ def lines_in_cycles(fn: IRFunction) -> set[int]:
     return {i for b in blocks if b.name in cyclic for i, _ in b.lines}
 
 
-def _private_slots(fn: IRFunction) -> set[str]:
-    """Allocas used only as the address of plain loads and stores (never escape)."""
+def _private_slots(fn: IRFunction, exempt: set[int]) -> set[str]:
+    """Allocas used only as the address of plain loads and stores (never escape), but for the
+    lines that keep a slot's address in a reference slot (`exempt`, slot_refs.py)."""
     slots = {m.group(1) for m in map(_ALLOCA_RE.match, fn.lines) if m}
     if not slots:
         return slots
     use_re = re.compile(r'(%[-\w.$]+|%"[^"]*")')
-    for text in fn.lines:
-        if text.lstrip().startswith("#dbg_") or _ALLOCA_RE.match(text):
+    for i, text in enumerate(fn.lines):
+        if text.lstrip().startswith("#dbg_") or _ALLOCA_RE.match(text) or i in exempt:
             continue
         names = set(use_re.findall(text)) & slots
         if not names:
@@ -284,7 +295,8 @@ def _private_slots(fn: IRFunction) -> set[str]:
 # ("OK",) the CAS success bit; ("PAIR",) the cmpxchg result; ("pred", what, C, positive) a
 # condition: what "V" -> (V == C) if positive else (V != C); what "OK" -> OK or !OK;
 # ("entry", slot) what a stack slot held when the loop was entered; ("ext", name) an SSA
-# value defined before the loop (loop-invariant).
+# value defined before the loop (loop-invariant); ("expr", op, a, b) op (`add nsw`) of two
+# such values, at the width of the value read.
 _TRUE, _FALSE = ("int", 1), ("int", 0)
 
 
@@ -305,6 +317,9 @@ class _Function:
     """What every candidate loop of one function needs: its blocks, edges and stack slots."""
 
     def __init__(self, fn: IRFunction):
+        # accesses through a reference slot written as accesses of the slot it refers to
+        lines, exempt = slot_refs.canonical_lines(fn.lines)
+        fn = dataclasses.replace(fn, lines=lines)
         self.blocks = _blocks(fn)
         # the entry block has no label: branches name it by its number, the one after the
         # unnamed parameters (it can never be on a cycle: nothing branches to it)
@@ -319,7 +334,7 @@ class _Function:
             for s in b.succs:
                 preds.setdefault(s, []).append(b.name)
         self.preds = {k: tuple(v) for k, v in preds.items()}
-        self.slots = _private_slots(fn)
+        self.slots = _private_slots(fn, exempt)
         self.sleep_slots = backoff.sleep_address_map(fn.lines, backoff.sleep_slots(fn.lines))
         # slot -> the blocks that mention it
         self.slot_blocks: dict[str, set[str]] = {s: set() for s in self.slots}
@@ -412,8 +427,15 @@ class _Region:
         self.members = info.innermost_loop(head.name)
         if not self.members:
             raise _NotALoop("not in a loop")
-        if len(self.members) > MAX_REGION_BLOCKS or "" in self.members:
+        if "" in self.members:
             raise _NotALoop("loop too large")
+        # an iteration starts at the loop's header: the atomic instruction may lie deeper (an
+        # accessor clang -O0 inlined, which sets its orders and operands in stack slots first)
+        header = next((h for h, body in info.natural_loops_by_header().items() if body == self.members), head.name)
+        if len(self.members) > (MAX_REGION_BLOCKS if header == head.name else MAX_INLINED_REGION_BLOCKS):
+            raise _NotALoop("loop too large")
+        self.head = head = info.by_name[header]
+        self.walked = 0                 # blocks walked, against MAX_WALK_BLOCKS
         self.slots = info.slots
         self.info = info
         self.ctr_names: set[str] = set()   # SSA names holding a counter (a value no read gave)
@@ -426,10 +448,12 @@ class _Region:
         self.backs: list[tuple] = []    # assumptions of the back edges
         self.back_states: list[dict] = []
         self.exit_written: list[frozenset] = []   # the slots each exit path wrote
+        self.exit_states: list[dict] = []
         self.entry_read: set[str] = set()
         self.compared: set = set()      # what the value read is compared with
         self.location = ""              # the global the pointer resolves to, if any
         self.low_bit = False            # a byte read tested by its low bit (a plain trunc to i1)
+        self.carries_read = False       # a failed iteration hands a value read to the next one
 
     def _entry_values(self, outside: list[str]) -> dict[str, tuple]:
         """Slot -> the constant the single block entering the loop stores last (else unknown)."""
@@ -457,6 +481,7 @@ class _Region:
             for s in counters:
                 self.entry[s] = ("ctr", s)
             self.exits, self.backs, self.back_states, self.exit_written = [], [], [], []
+            self.exit_states = []
             self.entry_read, self.compared = set(), set()
             self._walk_once()
 
@@ -530,7 +555,7 @@ class _Region:
         after = _reach(self.head.name, self.info.edges) - self.members
         if self.info.slot_loads.get(s, set()) & after:
             return False
-        return ("sym", ("entry", s)) not in self.compared
+        return not any(_mentions(c, ("entry", s)) for c in self.compared)
 
     def _value(self, env, text: str):
         lit = _literal(text)
@@ -544,7 +569,8 @@ class _Region:
         raise _NotALoop("operand " + text)
 
     def _walk(self, block: _Block, env, mem, assume, depth, written, source=None) -> None:
-        if depth > MAX_PATH_BLOCKS:
+        self.walked += 1
+        if depth > MAX_PATH_BLOCKS or self.walked > MAX_WALK_BLOCKS:
             raise _NotALoop("path too long")
         env, mem, written = dict(env), dict(mem), set(written)
         phis = self._phis(block, env, source)
@@ -603,9 +629,11 @@ class _Region:
 
     def _edge(self, target, env, mem, assume, depth, written, source=None) -> None:
         if target == self.head.name:
-            # what the head's phis carry into the next iteration must not come from a read
+            # what the head's phis carry into the next iteration must not come from a read,
+            # but in a CAS loop (_classify): the blocking CAS it becomes never fails, so no
+            # iteration runs after a failed one (the walk holds the phis as counters)
             if any(_on_read(v) for v in self._phis(self.head, env, source).values()):
-                raise _NotALoop("a failed iteration hands a value read to the next one")
+                self.carries_read = True
             self.back_states.append(mem)
             self.backs.append(assume)
         elif target in self.members:
@@ -613,6 +641,7 @@ class _Region:
         else:
             self.exits.append(assume)
             self.exit_written.append(written)
+            self.exit_states.append(mem)
 
     def _step(self, index: int, text: str, env, mem, written) -> None:
         if index == self.target:
@@ -630,7 +659,7 @@ class _Region:
                 self.expected = self._value(env, m.group(5))
                 self.desired = self._value(env, m.group(7))
             return
-        if any(w in text for w in _ATOMIC_WORDS) or "volatile" in text:
+        if _OTHER_ATOMIC_RE.match(text):
             raise _NotALoop("another atomic or volatile access")
         mi = backoff._INSTR_RE.match(text)
         if mi and mi.group(2) in ("call", "store", "getelementptr") and backoff.is_inert(
@@ -725,10 +754,22 @@ class _Region:
             return
         m = _EXTRACT_RE.match(text)
         if m:
+            if self._value(env, m.group(2))[0] == "ctr":     # of a pair a head phi carries
+                env[m.group(1)] = ("ctr", m.group(1))
+                self.ctr_names.add(m.group(1))
+                return
             if self._value(env, m.group(2)) != ("PAIR",):
                 raise _NotALoop("extractvalue")
             env[m.group(1)] = ("V",) if m.group(3) == "0" else ("pred", "OK", 0, True)
             return
+        m = _FIXED_ARITH_RE.match(text)
+        if m:
+            a, b = self._value(env, m.group(4)), self._value(env, m.group(5))
+            if _fixed(a) and _fixed(b) and not a[0] == b[0] == "int":
+                # a value fixed before the loop, computed again in each iteration from what
+                # does not change (clang -O0's `load(&x) != s + 1`: `s` through its slot)
+                env[m.group(1)] = ("expr", m.group(2), a, b)
+                return
         m = _ARITH_RE.match(text)
         if m and self._counter(m.group(1), text, env):
             return
@@ -776,6 +817,17 @@ class _Region:
         return True
 
 
+def _fixed(v) -> bool:
+    """Whether a symbolic value is the same in every iteration and known how to compute again
+    where the loop reads: a constant, a stack slot no iteration changes, an SSA value from
+    before the loop, or arithmetic on those."""
+    return v[0] in ("int", "entry", "ext", "expr")
+
+
+def _mentions(v, part) -> bool:
+    return v == part or (isinstance(v, tuple) and any(isinstance(x, tuple) and _mentions(x, part) for x in v))
+
+
 def _on_read(v) -> bool:
     """Whether a symbolic value depends on the value read (or the CAS's outcome)."""
     return v[0] in ("V", "VX", "PAIR") or (v[0] == "pred")
@@ -804,9 +856,9 @@ def _compare(a, b, eq: bool, bits: int):
     if not _on_read(a) and not _on_read(b) and not (a[0] == "int" and b[0] == "int") and \
             "ctr" in (a[0], b[0]):
         return ("ctr", "cmp")
-    if b == ("V",) and a[0] in ("ext", "entry"):
+    if b == ("V",) and a[0] in ("ext", "entry", "expr"):
         a, b = b, a     # eq and ne are symmetric (`me != load(&x)`, -O1's `icmp eq ptr %old, %v`)
-    if a == ("V",) and b[0] in ("ext", "entry"):
+    if a == ("V",) and b[0] in ("ext", "entry", "expr"):
         # a value fixed before the loop (an SSA value defined outside it, or a stack slot
         # no iteration writes): the loop waits for it (`while (load(&rd_pos) != rd)`)
         return ("pred", "V", ("sym", b), eq)
@@ -871,6 +923,14 @@ def _classify(region: _Region) -> LoopMatch:
         # a value fixed before the loop may equal a constant: the paths are not told apart
         raise _NotALoop("the value read is compared with a variable and something else")
     index = region.target
+    if region.carries_read:
+        # a wait's failed attempts run, and their values would reach the next iteration; a CAS
+        # loop's never do, but then what the code after the loop reads must not be what the
+        # last iteration got from a failed one (a counter on an exit path)
+        after = _reach(region.head.name, region.info.edges) - region.members
+        read_after = {s for s in region.slots if region.info.slot_loads.get(s, set()) & after}
+        if region.expected is None or any(state[s][0] == "ctr" for state in region.exit_states for s in read_after):
+            raise _NotALoop("a failed iteration hands a value read to the next one")
     if region.expected is not None:                  # a CAS
         if None not in exits_v or None not in backs_v or len(exits_v | backs_v) != 1:
             raise _NotALoop("the loop looks at the old value")

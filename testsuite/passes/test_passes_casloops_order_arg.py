@@ -50,9 +50,13 @@ CPP20 = ("#include <atomic>\n"
 def test_cpp20_floating_fetch_add_helpers_are_one_rmw(tmp_path, opt):
     result = instrument(tmp_path, CPP20, "t.cpp", opt, "-std=c++20")
     rmw = [loop for loop in result.loops if loop.kind == "rmw"]
-    # one helper per (type, operation): __fetch_add_flt<double> (atomic and atomic_ref share it)
-    # and __fetch_sub_flt<float>
-    assert len(rmw) == 2, [loop.describe() for loop in result.loops]
+    # one loop per helper (type, operation): __fetch_add_flt<double> (atomic and atomic_ref
+    # share it) and __fetch_sub_flt<float>; at -O2 the optimiser may inline the helper into
+    # each caller instead (its locals carry no hooks: escape.py), one loop per object then
+    described = [loop.describe() for loop in result.loops]
+    assert len(rmw) == len(result.loops) and len(rmw) in (2, 3), described
+    if len(rmw) == 3:
+        assert {loop.obj for loop in rmw} == {"d", "f", "plain"}, described
     out = result.ir_text
     assert "@__rsan_casloop_load_8(" in out and "@__rsan_casloop_load_4(" in out
     # every attempt is the loop's (at -O0 the other cases of the switches over a constant
