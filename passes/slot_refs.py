@@ -100,8 +100,9 @@ def reference_slots(lines: list[str]) -> dict[str, Reference]:
         for _ in range(len(stores) + 1):
             for p, mine in stores.items():
                 found = {_source(v, allocas, zero_gep, loaded_from, target) for _, v in mine}
-                if len(found) == 1 and None not in found and p not in found:
-                    target[p] = found.pop()
+                slot = found.pop() if len(found) == 1 else None
+                if slot is not None and slot != p:
+                    target[p] = slot
         bad = {p for p in stores if p not in target}
         for x, p in loaded_from.items():
             if p in target and not all(_access_or_passed(lines[i], x, target, target[p]) for i in uses.get(x, [])):
