@@ -629,9 +629,7 @@ class _Region:
 
     def _edge(self, target, env, mem, assume, depth, written, source=None) -> None:
         if target == self.head.name:
-            # what the head's phis carry into the next iteration must not come from a read,
-            # but in a CAS loop (_classify): the blocking CAS it becomes never fails, so no
-            # iteration runs after a failed one (the walk holds the phis as counters)
+            # what the head's phis carry into the next iteration from a read (_classify)
             if any(_on_read(v) for v in self._phis(self.head, env, source).values()):
                 self.carries_read = True
             self.back_states.append(mem)
@@ -924,13 +922,13 @@ def _classify(region: _Region) -> LoopMatch:
         raise _NotALoop("the value read is compared with a variable and something else")
     index = region.target
     if region.carries_read:
-        # a wait's failed attempts run, and their values would reach the next iteration; a CAS
-        # loop's never do, but then what the code after the loop reads must not be what the
-        # last iteration got from a failed one (a counter on an exit path)
+        # what a failed iteration read reaches the next one only as a counter (the walk holds
+        # the head's phis so): it may decide what a later failed iteration does, but what the
+        # code after the loop reads must not be what the last iteration got from it
         after = _reach(region.head.name, region.info.edges) - region.members
         read_after = {s for s in region.slots if region.info.slot_loads.get(s, set()) & after}
-        if region.expected is None or any(state[s][0] == "ctr" for state in region.exit_states for s in read_after):
-            raise _NotALoop("a failed iteration hands a value read to the next one")
+        if any(state[s][0] == "ctr" for state in region.exit_states for s in read_after):
+            raise _NotALoop("a failed iteration hands a value read to the code after the loop")
     if region.expected is not None:                  # a CAS
         if None not in exits_v or None not in backs_v or len(exits_v | backs_v) != 1:
             raise _NotALoop("the loop looks at the old value")
