@@ -102,17 +102,22 @@ def test_a_cas_loop_may_carry_its_failed_pair_only_where_nothing_after_reads_it(
     assert [loop.kind for loop in found.values()] == (["bcas"] if overwritten else []), found
 
 
-_WAIT = """@c = global i32 0
+_WAIT = """%"struct.std::atomic" = type { i32 }
+@c = global %"struct.std::atomic" zeroinitializer
 
 define i32 @w() {
   %s = alloca i32, align 4
+  %this = alloca ptr, align 8
+  store ptr @c, ptr %this, align 8
   br label %LOOP
 
 LOOP:
   %p = phi i32 [ 0, %0 ], [ %v, %LOOP ]
   store i32 %p, ptr %s, align 4
   KEEP
-  %v = load atomic i32, ptr @c acquire, align 4
+  %o = load ptr, ptr %this, align 8
+  %m = getelementptr inbounds %"struct.std::atomic", ptr %o, i32 0, i32 0
+  %v = load atomic i32, ptr %m acquire, align 4
   %t = icmp eq i32 %v, 1
   br i1 %t, label %after, label %LOOP
 
@@ -126,8 +131,8 @@ after:
 @pytest.mark.parametrize("overwritten", [True, False])
 def test_a_wait_carries_a_read_only_where_nothing_after_reads_it(label, overwritten):
     """A wait's failed attempts run: the value of the one before the last would reach the code
-    after the loop through the slot. A block named after an inlined libstdc++ member holds the
-    word "atomic": a name, not an atomic instruction."""
+    after the loop through the slot. A block named after an inlined libstdc++ member and the
+    member's type hold the word "atomic": names, not an atomic instruction."""
     text = _WAIT.replace("KEEP", "store i32 7, ptr %s, align 4" if overwritten else "")
     text = text.replace("LOOP", label)
     found = find_spin_loops(parse_module(text).functions()[0])
