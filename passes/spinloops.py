@@ -32,7 +32,9 @@ Soundness (why a loop is recognised, and what is left alone):
   it (no SSA use outside the loop, no load of its slot after it) and the value read is never
   compared with it (its slot is walked again with an unknown entry value). So a counter only
   decides which inert calls a failed iteration makes. A head phi that carries a value read
-  into the next iteration is left alone.
+  into the next iteration (the failed CAS's pair, when `e` stays a slot) is a counter there,
+  and the loop is left alone if the code after it reads a slot that the last iteration set
+  from such a counter.
 - A stack slot written in the loop must either hold at every back edge the value it held on
   entry (the CAS expected value `e = 0` at -O0, whose entry value is the constant the block
   before the loop stores), or never be read before it is written in an iteration and be
@@ -49,6 +51,14 @@ Soundness (why a loop is recognised, and what is left alone):
   its normal edge: they cannot throw) and a switch over a constant order takes that case;
   the other cases' atomic instructions are never reached and stay plain hooks. Accessors clang
   -O0 does not inline (`std::atomic<T*>::load`, a C helper) are inlined first (inline_o0.py).
+  An iteration is walked from the loop's header, so the orders and operands an inlined
+  accessor stores before its switch are known where the instruction reads them; accesses
+  through a slot that holds another slot's address (a reference parameter, a result buffer)
+  are that slot's (slot_refs.py). Such a loop may be larger (MAX_INLINED_REGION_BLOCKS).
+- A value fixed before the loop may also be computed in each iteration from such values
+  (`load(&seq) != s + 1` at -O0): the rewrite computes it again where the loop reads.
+- Other atomics are told by their opcode (a name such as `%"struct.std::atomic"` or a block
+  named after an inlined member holds the word).
 - A wait needs the exit condition of every exit to be "the value equals C" (`__rsan_spin_load_N`, as
   the RSAN paper's wait(x = C)) or "the value differs from C" (`__rsan_spin_load_ne_N`). The
   latter is checked exactly: the successful read reads some value other than C, so it may be
