@@ -188,12 +188,14 @@ class _Rewriter:
         sid = self.table.add(self.fn, self.line, "cas", succ, size, order_fail=fail,
                              weak=rest.startswith("weak "))
         fn = self.use("__rsan_bcas_%d" % size)
-        self.emit("notail call void %s(%s, i64 %s, i64 %s, i32 %d, i64 %s)" % (
-            fn, ptr, i64_literal(loop.value), i64_literal(loop.desired), succ, i64_literal(sid)))
+        expected, desired = (self.fixed_value(ty, v[1]) if isinstance(v, tuple) else str(v)
+                             for v in (loop.value, loop.desired))
+        self.emit("notail call void %s(%s, %s, %s, i32 %d, i64 %s)" % (
+            fn, ptr, self.to_i64(ty, expected), self.to_i64(ty, desired), succ, i64_literal(sid)))
         if self.line.result is not None:
             pair = "{ %s, i1 }" % ty
             partial = self.module.fresh()
-            self.emit("%s = insertvalue %s poison, %s %d, 0" % (partial, pair, ty, loop.value))
+            self.emit("%s = insertvalue %s poison, %s %s, 0" % (partial, pair, ty, expected))
             self.emit("%s = insertvalue %s %s, i1 true, 1" % (self.line.result, pair, partial))
         return ptr
 

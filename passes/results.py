@@ -41,10 +41,10 @@ class RecognisedLoop:
     atomic object (its source name when it is a global, else "*<IR pointer>")."""
     kind: str
     obj: str
-    value: int
+    value: int | tuple
     file: str
     line: int
-    desired: int = 0
+    desired: int | tuple = 0
     negated: bool = False
 
     def describe(self) -> str:
@@ -53,9 +53,9 @@ class RecognisedLoop:
         if self.kind == "rmw":
             return "CAS retry loop at %s (read-modify-write of %s)" % (where, self.obj)
         if self.kind == "bcas":
-            return "CAS retry loop at %s (bcas %s: %d -> %d)" % (where, self.obj, self.value,
-                                                                 self.desired)
-        value = self.value if isinstance(self.value, int) else "a value fixed before the loop"
+            return "CAS retry loop at %s (bcas %s: %s -> %s)" % (where, self.obj, _shown(self.value),
+                                                                 _shown(self.desired))
+        value = _shown(self.value)
         return "spin loop at %s (wait for %s %s %s)" % (where, self.obj,
                                                         "!=" if self.negated else "==", value)
 
@@ -79,3 +79,8 @@ class UnsupportedIRError(Exception):
         self.line = line
         where = "%s:%d" % (file, line or 0) if file else "unknown location"
         super().__init__("unsupported %s at %s" % (construct, where))
+
+
+def _shown(value) -> str:
+    """A loop's constant, or what it says of a value fixed before the loop (spinloops.py)."""
+    return str(value) if isinstance(value, int) else "a value fixed before the loop"

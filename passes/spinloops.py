@@ -65,7 +65,8 @@ Soundness (why a loop is recognised, and what is left alone):
   stale iff a write of another value lies in [Tc(x), Tsc(x)) (algorithm.md §4's read check of
   a failing strong CAS). Any other exit condition (two constants, `<`, a value from
   elsewhere) is left alone: it is not a wait for one value.
-- A CAS loop needs constant expected and desired values on every iteration and the exit
+- A CAS loop needs expected and desired values fixed before the loop (constants, or as for a
+  wait: `owner.compare_exchange_weak(e, me)`) on every iteration and the exit
   condition "the CAS succeeded" exactly (a loop that also leaves on the old value read is left
   alone). It becomes one blocking BCAS (`__rsan_bcas_N`, its success order; the failure
   order never matters since failed attempts create no events), whose result is the success
@@ -173,8 +174,8 @@ class LoopMatch:
     is listed at."""
     index: int
     kind: str
-    value: int
-    desired: int = 0
+    value: int | tuple
+    desired: int | tuple = 0
     negated: bool = False
     listed: bool = True
     location: str = ""      # the global the loop is on when its pointer resolves to one (-v)
@@ -197,7 +198,8 @@ def _blocks(fn: IRFunction) -> list[_Block]:
     for i, text in enumerate(fn.lines):
         m = _LABEL_RE.match(text)
         if m:
-            blocks.append(cur)
+            if cur.name or cur.lines:   # an entry block with a label (`.preheader:` at -O2) is one block
+                blocks.append(cur)
             cur = _Block("%" + m.group(1), [], ())
             continue
         stripped = text.strip()
@@ -944,9 +946,10 @@ def _classify(region: _Region) -> LoopMatch:
             raise _NotALoop("the loop looks at the old value")
         if {a[1] for a in region.exits} != {True} or {a[1] for a in region.backs} != {False}:
             raise _NotALoop("the loop does not leave exactly when the CAS succeeds")
-        if region.expected[0] != "int" or region.desired[0] != "int":
-            raise _NotALoop("expected or desired value not constant")
-        return LoopMatch(index, "bcas", region.expected[1], region.desired[1])
+        if not (_fixed(region.expected) and _fixed(region.desired)):
+            raise _NotALoop("expected or desired value not fixed before the loop")
+        value, desired = (v[1] if v[0] == "int" else ("sym", v) for v in (region.expected, region.desired))
+        return LoopMatch(index, "bcas", value, desired)
     if len(exits_v) == 1 and next(iter(exits_v)) and next(iter(exits_v))[0] == "eq":
         if region.low_bit:
             raise _NotALoop("a wait for a byte's low bit to clear")

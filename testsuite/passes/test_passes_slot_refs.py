@@ -30,6 +30,9 @@ CAS_BOOL = ("#include <atomic>\nstd::atomic<bool> f{false};\n"
             " { e = false; } }\n")
 NEXT_C = ("#include <stdatomic.h>\natomic_int x;\n"
           "void w(int s) { while (atomic_load_explicit(&x, memory_order_acquire) != s + 1) {} }\n")
+OWNER_PTR = ("#include <atomic>\nstruct N { int a; };\nstd::atomic<N *> p;\n"
+             "void w(N *n) { N *e = nullptr; while (!p.compare_exchange_weak(e, n, std::memory_order_release))"
+             " { e = nullptr; } }\n")
 NEXT_CPP = ("#include <atomic>\nstd::atomic<int> x;\n"
             "void w(int s) { while (x.load(std::memory_order_acquire) != (s << 1) + 3) {} }\n")
 
@@ -39,6 +42,7 @@ NEXT_CPP = ("#include <atomic>\nstd::atomic<int> x;\n"
     (ENUM, "t.cpp", "spin loop at t.cpp:4 (wait for s == 1)"),
     (CAS_INT, "t.cpp", "CAS retry loop at t.cpp:3 (bcas f: 0 -> 1)"),
     (CAS_BOOL, "t.cpp", "CAS retry loop at t.cpp:3 (bcas f: 0 -> 1)"),
+    (OWNER_PTR, "t.cpp", "CAS retry loop at t.cpp:4 (bcas p: 0 -> a value fixed before the loop)"),
     (NEXT_C, "t.c", "spin loop at t.c:3 (wait for x == a value fixed before the loop)"),
     (NEXT_CPP, "t.cpp", "spin loop at t.cpp:3 (wait for x == a value fixed before the loop)"),
 ])
@@ -139,12 +143,34 @@ def test_a_wait_carries_a_read_only_where_nothing_after_reads_it(label, overwrit
     assert [loop.kind for loop in found.values()] == (["wait"] if overwritten else []), found
 
 
-@pytest.mark.parametrize("opt", ["-O0", "-O1"])
-def test_explore_proves_a_cpp_spin_lock(run_pyrsan, tmp_path, opt):
-    """The qa corpus's std::atomic<bool> lock (two threads, two acquisitions each): with its
-    CAS loop recognised, exploration completes (before, at both levels, every failed CAS was
-    an event and the bound was reached with nothing proved)."""
-    program = Path(__file__).resolve().parents[1] / "corpus" / "qa" / "cas_weak_bool_spinlock.cpp"
+def test_an_entry_block_with_a_label_is_the_function_s_entry():
+    """-O2 names an entry block (`.preheader:`): it was taken for a block after an empty
+    unnamed one, so no loop of the function had a reachable header."""
+    text = """@c = global i32 0
+
+define void @w() {
+.preheader:
+  br label %1
+
+1:
+  %2 = load atomic i32, ptr @c acquire, align 4
+  %3 = icmp eq i32 %2, 1
+  br i1 %3, label %4, label %1
+
+4:
+  ret void
+}"""
+    found = find_spin_loops(parse_module(text).functions()[0])
+    assert [(loop.kind, loop.value) for loop in found.values()] == [("wait", 1)], found
+
+
+@pytest.mark.parametrize("program, opt", [("cas_weak_bool_spinlock.cpp", "-O0"), ("cas_weak_bool_spinlock.cpp", "-O1"),
+                                          ("owner_lock_cas_id.c", "-O2")])
+def test_explore_proves_a_spin_lock(run_pyrsan, tmp_path, program, opt):
+    """The qa corpus's std::atomic<bool> lock and a lock word holding its owner's id (two
+    threads, two acquisitions each): with the CAS loop recognised, exploration completes
+    (before, every failed CAS was an event and the bound was reached with nothing proved)."""
+    program = Path(__file__).resolve().parents[1] / "corpus" / "qa" / program
     out = tmp_path / "out.json"
     proc = run_pyrsan("run", opt, "--explore", "--max-schedules", "1000", "--json", out, program,
                       cwd=tmp_path, timeout=600)
