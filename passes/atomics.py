@@ -188,10 +188,12 @@ class _Rewriter:
         sid = self.table.add(self.fn, self.line, "cas", succ, size, order_fail=fail,
                              weak=rest.startswith("weak "))
         fn = self.use("__rsan_bcas_%d" % size)
-        expected, desired = (self.fixed_value(ty, v[1]) if isinstance(v, tuple) else str(v)
-                             for v in (loop.value, loop.desired))
+        operands = [self.fixed_value(ty, v[1]) if isinstance(v, tuple) else str(v) for v in (loop.value, loop.desired)]
+        expected = operands[0]
+        wide = [self.to_i64(ty, o) if isinstance(v, tuple) else "i64 " + i64_literal(v)
+                for o, v in zip(operands, (loop.value, loop.desired))]
         self.emit("notail call void %s(%s, %s, %s, i32 %d, i64 %s)" % (
-            fn, ptr, self.to_i64(ty, expected), self.to_i64(ty, desired), succ, i64_literal(sid)))
+            fn, ptr, wide[0], wide[1], succ, i64_literal(sid)))
         if self.line.result is not None:
             pair = "{ %s, i1 }" % ty
             partial = self.module.fresh()

@@ -80,6 +80,8 @@ import re
 from dataclasses import dataclass
 
 from . import backoff, slot_refs
+from .spinvalues import (FALSE, TRUE, NotALoop, compare, fixed, literal, mentions, negate,
+                         narrow, on_read, signed)
 from .casloops import analyse as analyse_cas, find_cas_loops, find_retry_cas
 from .model import IRFunction
 
@@ -179,10 +181,6 @@ class LoopMatch:
     negated: bool = False
     listed: bool = True
     location: str = ""      # the global the loop is on when its pointer resolves to one (-v)
-
-
-class _NotALoop(Exception):
-    """The region does something a failed iteration must not (or that we cannot follow)."""
 
 
 @dataclass
@@ -303,28 +301,6 @@ def _private_slots(fn: IRFunction, exempt: set[int]) -> set[str]:
     return slots
 
 
-# symbolic values: ("int", n) a constant; ("V",) the value read (the CAS's old value);
-# ("OK",) the CAS success bit; ("PAIR",) the cmpxchg result; ("pred", what, C, positive) a
-# condition: what "V" -> (V == C) if positive else (V != C); what "OK" -> OK or !OK;
-# ("entry", slot) what a stack slot held when the loop was entered; ("ext", name) an SSA
-# value defined before the loop (loop-invariant); ("expr", op, a, b) op (`add nsw`) of two
-# such values, at the width of the value read.
-_TRUE, _FALSE = ("int", 1), ("int", 0)
-
-
-def _literal(text: str):
-    text = text.strip()
-    if text == "true":
-        return _TRUE
-    if text == "false":
-        return _FALSE
-    if re.fullmatch(r"-?\d+", text):
-        return ("int", int(text))
-    if text == "null":
-        return ("int", 0)
-    return None
-
-
 class _Function:
     """What every candidate loop of one function needs: its blocks, edges and stack slots."""
 
@@ -433,19 +409,19 @@ class _Region:
         self.head = head
         self.target = target            # body index of the atomic instruction
         if head.name not in _reach(head.name, info.edges):
-            raise _NotALoop("not in a loop")
+            raise NotALoop("not in a loop")
         # the innermost natural loop around the block: an outer loop's blocks (the code
         # between two waits of a round) are not iterations of this one
         self.members = info.innermost_loop(head.name)
         if not self.members:
-            raise _NotALoop("not in a loop")
+            raise NotALoop("not in a loop")
         if "" in self.members:
-            raise _NotALoop("loop too large")
+            raise NotALoop("loop too large")
         # an iteration starts at the loop's header: the atomic instruction may lie deeper (an
         # accessor clang -O0 inlined, which sets its orders and operands in stack slots first)
         header = next((h for h, body in info.natural_loops_by_header().items() if body == self.members), head.name)
         if len(self.members) > (MAX_REGION_BLOCKS if header == head.name else MAX_INLINED_REGION_BLOCKS):
-            raise _NotALoop("loop too large")
+            raise NotALoop("loop too large")
         self.head = head = info.by_name[header]
         self.walked = 0                 # blocks walked, against MAX_WALK_BLOCKS
         self.slots = info.slots
@@ -475,7 +451,7 @@ class _Region:
         for _, text in self.by_name[outside[0]].lines:
             m = _STORE_RE.match(text)
             if m and m.group(3) in self.slots:
-                lit = _literal(m.group(2))
+                lit = literal(m.group(2))
                 values[m.group(3)] = lit if lit is not None else ("entry", m.group(3))
         return values
 
@@ -487,7 +463,7 @@ class _Region:
         # on every iteration: walk again with its entry value unknown, so that comparing the
         # value read with it cannot pass for a wait on a constant
         counters = {s for state in self.back_states for s in self.slots
-                    if state[s] != self.entry.get(s, ("entry", s)) and not _on_read(state[s])
+                    if state[s] != self.entry.get(s, ("entry", s)) and not on_read(state[s])
                     and self.entry.get(s, ("entry", s)) != ("ctr", s)}
         if counters:
             for s in counters:
@@ -501,7 +477,7 @@ class _Region:
         mem = {s: self.entry.get(s, ("entry", s)) for s in self.slots}
         self._walk(self.head, {}, mem, (None, None), 0, frozenset())
         if not self.exits or not self.backs:
-            raise _NotALoop("no exit or no back edge")
+            raise NotALoop("no exit or no back edge")
         # a failed iteration must leave every slot that is read before written, or used after
         # the loop, as it found it
         # what every exit path writes (the last iteration overwrites what failed ones wrote)
@@ -510,10 +486,10 @@ class _Region:
             for s in self.slots:
                 if state[s] == self.entry.get(s, ("entry", s)):
                     continue
-                if not _on_read(state[s]) and self._counter_slot(s):
+                if not on_read(state[s]) and self._counter_slot(s):
                     continue
                 if s in self.entry_read or (s in self.used_outside and s not in overwritten):
-                    raise _NotALoop("a failed iteration changes " + s)
+                    raise NotALoop("a failed iteration changes " + s)
         # a counter (a loop-carried value no read gave) may only decide which inert calls a
         # failed iteration makes: the code after the loop must not see it
         if self.ctr_names:
@@ -522,7 +498,7 @@ class _Region:
             used = {n for text in outside for n in name_re.findall(text)} & self.ctr_names
             # a delay kept for the next wait may outlive the loop when it only times sleeps
             if used and not backoff.timing_only(used, outside, self.info.sleep_slots.get):
-                raise _NotALoop("a counter of the loop is used after it")
+                raise NotALoop("a counter of the loop is used after it")
 
     def _invariant(self, name: str, depth: int = 0) -> bool:
         """Whether a pointer operand is the same on every iteration: a global, a value defined
@@ -567,10 +543,10 @@ class _Region:
         after = _reach(self.head.name, self.info.edges) - self.members
         if self.info.slot_loads.get(s, set()) & after:
             return False
-        return not any(_mentions(c, ("entry", s)) for c in self.compared)
+        return not any(mentions(c, ("entry", s)) for c in self.compared)
 
     def _value(self, env, text: str):
-        lit = _literal(text)
+        lit = literal(text)
         if lit is not None:
             return lit
         text = text.strip()
@@ -578,12 +554,12 @@ class _Region:
             return env.get(text, ("ext", text))
         if text.startswith("@"):
             return ("ext", text)
-        raise _NotALoop("operand " + text)
+        raise NotALoop("operand " + text)
 
     def _walk(self, block: _Block, env, mem, assume, depth, written, source=None) -> None:
         self.walked += 1
         if depth > MAX_PATH_BLOCKS or self.walked > MAX_WALK_BLOCKS:
-            raise _NotALoop("path too long")
+            raise NotALoop("path too long")
         env, mem, written = dict(env), dict(mem), set(written)
         phis = self._phis(block, env, source)
         env.update(phis)
@@ -601,21 +577,21 @@ class _Region:
         m = _SWITCH_RE.match(term)
         if m:
             value = self._value(env, m.group(2))
-            cases = [(_signed(int(c), int(m.group(1)[1:])), t) for c, t in _CASE_RE.findall(m.group(4))]
+            cases = [(signed(int(c), int(m.group(1)[1:])), t) for c, t in _CASE_RE.findall(m.group(4))]
             if value[0] == "int":       # clang -O0's switch over a memory order it just stored
-                target = next((t for c, t in cases if c == _signed(value[1], int(m.group(1)[1:]))), m.group(3))
+                target = next((t for c, t in cases if c == signed(value[1], int(m.group(1)[1:]))), m.group(3))
                 return self._edge(target, env, mem, assume, depth, written, block.name)
             if value[0] != "ctr":
-                raise _NotALoop("switch on the value read")
+                raise NotALoop("switch on the value read")
             for target in dict.fromkeys([m.group(3)] + [t for _, t in cases]):
                 self._edge(target, env, mem, assume, depth, written, block.name)
             return None
         m = _BR_COND_RE.match(term)
         if not m:
-            raise _NotALoop("terminator " + term.strip())
+            raise NotALoop("terminator " + term.strip())
         cond = self._value(env, m.group(1))
         for taken, target in ((True, m.group(2)), (False, m.group(3))):
-            narrowed = _assume(cond, taken, assume)
+            narrowed = narrow(cond, taken, assume)
             if narrowed is not None:
                 self._edge(target, env, mem, narrowed, depth, written, block.name)
 
@@ -633,7 +609,7 @@ class _Region:
                 continue
             incoming = {p: v for v, p in _INCOMING_RE.findall(m.group(2))}
             if source not in incoming:
-                raise _NotALoop("phi without the edge")
+                raise NotALoop("phi without the edge")
             values[m.group(1)] = self._value(env, incoming[source])
             if values[m.group(1)][0] == "ctr":
                 self.ctr_names.add(m.group(1))
@@ -642,7 +618,7 @@ class _Region:
     def _edge(self, target, env, mem, assume, depth, written, source=None) -> None:
         if target == self.head.name:
             # what the head's phis carry into the next iteration from a read (_classify)
-            if any(_on_read(v) for v in self._phis(self.head, env, source).values()):
+            if any(on_read(v) for v in self._phis(self.head, env, source).values()):
                 self.carries_read = True
             self.back_states.append(mem)
             self.backs.append(assume)
@@ -658,7 +634,7 @@ class _Region:
             m = _ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
             assert m is not None, "the target was found by one of these patterns"
             if not self._invariant(m.group(3)):
-                raise _NotALoop("the location may change from one iteration to the next")
+                raise NotALoop("the location may change from one iteration to the next")
             self.location = self._resolve(m.group(3))
             if m.re is _ATOMIC_LOAD_RE:
                 env[m.group(1)] = ("V",)
@@ -670,7 +646,7 @@ class _Region:
                 self.desired = self._value(env, m.group(7))
             return
         if _OTHER_ATOMIC_RE.match(text):
-            raise _NotALoop("another atomic or volatile access")
+            raise NotALoop("another atomic or volatile access")
         mi = backoff._INSTR_RE.match(text)
         if mi and mi.group(2) in ("call", "store", "getelementptr") and backoff.is_inert(
                 mi.group(2), mi.group(3), self.info.sleep_slots.get):
@@ -687,14 +663,14 @@ class _Region:
         m = _STORE_RE.match(text)
         if m:
             if m.group(3) not in self.slots:
-                raise _NotALoop("a store to memory that is not a private stack slot")
+                raise NotALoop("a store to memory that is not a private stack slot")
             mem[m.group(3)] = self._value(env, m.group(2))
             written.add(m.group(3))
             return
         m = _LOAD_RE.match(text)
         if m:
             if m.group(3) not in self.slots:
-                raise _NotALoop("a read of memory that is not a private stack slot")
+                raise NotALoop("a read of memory that is not a private stack slot")
             v = mem[m.group(3)]
             if v == ("entry", m.group(3)):
                 self.entry_read.add(m.group(3))
@@ -702,7 +678,7 @@ class _Region:
             return
         m = _ICMP_RE.match(text)
         if m:
-            cond = _compare(self._value(env, m.group(4)), self._value(env, m.group(5)),
+            cond = compare(self._value(env, m.group(4)), self._value(env, m.group(5)),
                             m.group(2) == "eq", self.bits)
             if m.group(3) == "ptr" and cond[:2] == ("pred", "V") and isinstance(cond[2], tuple) \
                     and cond[2][1][0] == "ext":
@@ -717,13 +693,13 @@ class _Region:
         m = _XOR_RE.match(text)
         if m:
             a, b = self._value(env, m.group(2)), self._value(env, m.group(3))
-            if b != _TRUE:
+            if b != TRUE:
                 a, b = b, a
-            if b != _TRUE:
+            if b != TRUE:
                 if self._counter(m.group(1), text, env):
                     return
-                raise _NotALoop("xor")
-            env[m.group(1)] = _negate(a)
+                raise NotALoop("xor")
+            env[m.group(1)] = negate(a)
             return
         m = _CAST_RE.match(text)
         if m:
@@ -741,7 +717,7 @@ class _Region:
                 env[m.group(1)] = ("FX", m.group(2), v, int(m.group(3)[1:]))
                 return
             if m.group(2) == "sext" or (m.group(2) == "zext" and m.group(3) != "i1"):
-                raise _NotALoop("extension")
+                raise NotALoop("extension")
             if m.group(2) == "trunc" and v == ("V",) and self.bits == 8 and text.endswith(" to i1"):
                 # a bool read (std::atomic<bool>, _Atomic _Bool: 0 or 1) tested: its low bit
                 # is its test against 0. `trunc nuw` says the byte is 0 or 1; a plain trunc
@@ -750,8 +726,8 @@ class _Region:
                 env[m.group(1)] = ("pred", "V", 0, False)
                 self.low_bit = self.low_bit or " nuw " not in text
                 return
-            if m.group(2) == "trunc" and not (v[0] == "pred" or v in (_TRUE, _FALSE)):
-                raise _NotALoop("truncation of a non-boolean")
+            if m.group(2) == "trunc" and not (v[0] == "pred" or v in (TRUE, FALSE)):
+                raise NotALoop("truncation of a non-boolean")
             env[m.group(1)] = v
             return
         m = _PTRCAST_RE.match(text)
@@ -759,7 +735,7 @@ class _Region:
             # the same 64 bits as an address or back (-O1 reads std::atomic<T*> as i64)
             v = self._value(env, m.group(2))
             if v != ("V",) or self.bits != 64:
-                raise _NotALoop("a pointer cast of something other than the value read")
+                raise NotALoop("a pointer cast of something other than the value read")
             env[m.group(1)] = v
             return
         m = _EXTRACT_RE.match(text)
@@ -769,13 +745,13 @@ class _Region:
                 self.ctr_names.add(m.group(1))
                 return
             if self._value(env, m.group(2)) != ("PAIR",):
-                raise _NotALoop("extractvalue")
+                raise NotALoop("extractvalue")
             env[m.group(1)] = ("V",) if m.group(3) == "0" else ("pred", "OK", 0, True)
             return
         m = _FIXED_ARITH_RE.match(text)
         if m:
             a, b = self._value(env, m.group(4)), self._value(env, m.group(5))
-            if _fixed(a) and _fixed(b) and not a[0] == b[0] == "int":
+            if fixed(a) and fixed(b) and not a[0] == b[0] == "int":
                 # a value fixed before the loop, computed again in each iteration from what
                 # does not change (clang -O0's `load(&x) != s + 1`: `s` through its slot)
                 env[m.group(1)] = ("expr", m.group(2), a, b)
@@ -786,7 +762,7 @@ class _Region:
         mc = re.match(r'^  (?:(%s) = )?(?:tail |notail )?(call .*)$' % _NAME, text)
         if mc:
             return self._call(mc.group(1), mc.group(2), env)
-        raise _NotALoop("instruction " + text.strip())
+        raise NotALoop("instruction " + text.strip())
 
     def _call(self, result, call: str, env) -> None:
         """A call in the loop (or an invoke: its unwind edge is never taken, the callee cannot
@@ -800,10 +776,10 @@ class _Region:
             return
         m = _ORDER_HELPER_RE.match(rest)
         if not m:
-            raise _NotALoop("call " + rest.split("(")[0])
+            raise NotALoop("call " + rest.split("(")[0])
         args = [self._value(env, a.split()[-1]) for a in backoff._split_args(m.group(2))]
-        if any(_on_read(a) for a in args):
-            raise _NotALoop("a memory order computed from the value read")
+        if any(on_read(a) for a in args):
+            raise NotALoop("a memory order computed from the value read")
         if result is None:
             return
         if all(a[0] == "int" for a in args):
@@ -820,110 +796,11 @@ class _Region:
         a counter value, which only branches may use (both ways are followed)."""
         rest = text.split("=", 1)[1]
         args = [self._value(env, n) for n in re.findall(r'%[-\w.$]+|%"[^"]*"', rest)]
-        if any(_on_read(a) for a in args):
+        if any(on_read(a) for a in args):
             return False
         env[result] = ("ctr", result)
         self.ctr_names.add(result)
         return True
-
-
-def _fixed(v) -> bool:
-    """Whether a symbolic value is the same in every iteration and known how to compute again
-    where the loop reads: a constant, a stack slot no iteration changes, an SSA value from
-    before the loop, or arithmetic on those."""
-    return v[0] in ("int", "entry", "ext", "expr")
-
-
-def _mentions(v, part) -> bool:
-    return v == part or (isinstance(v, tuple) and any(isinstance(x, tuple) and _mentions(x, part) for x in v))
-
-
-def _on_read(v) -> bool:
-    """Whether a symbolic value depends on the value read (or the CAS's outcome)."""
-    return v[0] in ("V", "VX", "PAIR") or (v[0] == "pred")
-
-
-def _negate(v):
-    if v[0] == "ctr":
-        return v
-    if v[0] == "pred":
-        return ("pred", v[1], v[2], not v[3])
-    if v in (_TRUE, _FALSE):
-        return _FALSE if v == _TRUE else _TRUE
-    raise _NotALoop("negation of a non-boolean")
-
-
-def _signed(value: int, bits: int) -> int:
-    value &= (1 << bits) - 1
-    return value - (1 << bits) if value >= 1 << (bits - 1) else value
-
-
-def _compare(a, b, eq: bool, bits: int):
-    """icmp eq/ne of two symbolic values (bits: the width of the value read). Constants
-    compared with the value read are kept as LLVM prints them: signed, at that width."""
-    if a[0] == "int" and b[0] != "int":
-        a, b = b, a
-    if not _on_read(a) and not _on_read(b) and not (a[0] == "int" and b[0] == "int") and \
-            "ctr" in (a[0], b[0]):
-        return ("ctr", "cmp")
-    if b == ("V",) and a[0] in ("ext", "entry", "expr"):
-        a, b = b, a     # eq and ne are symmetric (`me != load(&x)`, -O1's `icmp eq ptr %old, %v`)
-    if a == ("V",) and b[0] in ("ext", "entry", "expr"):
-        # a value fixed before the loop (an SSA value defined outside it, or a stack slot
-        # no iteration writes): the loop waits for it (`while (load(&rd_pos) != rd)`)
-        return ("pred", "V", ("sym", b), eq)
-    if b[0] == "VX" and a[0] == "FX":
-        a, b = b, a
-    if a[0] == "VX" and b[0] == "FX":
-        # both widened the same way from the width of the value read: equal iff equal at
-        # that width, so the loop waits for the fixed value itself (its slot or SSA value
-        # is read at that width); another extension or width is not told apart: left alone
-        if b[1] != a[1] or b[3] != bits:
-            raise _NotALoop("a fixed value widened from another width or otherwise")
-        return ("pred", "V", ("sym", b[2]), eq)
-    if b[0] != "int":
-        raise _NotALoop("comparison without a constant")
-    if a[0] == "int":
-        return _TRUE if (a[1] == b[1]) == eq else _FALSE
-    if a == ("V",):
-        return ("pred", "V", _signed(b[1], bits), eq)
-    if a[0] == "VX":
-        # the value read, sign- or zero-extended: equal to C iff C is in the range of the
-        # extension and the value equals C at its own width
-        c = b[1]
-        lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if a[1] == "sext" else (0, 1 << bits)
-        if not lo <= c < hi:
-            return _FALSE if eq else _TRUE
-        return ("pred", "V", _signed(c, bits), eq)
-    if a[0] == "pred" and b[1] in (0, 1):
-        # a boolean compared with 0 / 1 (clang -O0: `icmp ne i8 %b, 0`)
-        return a if (b[1] == 1) == eq else _negate(a)
-    raise _NotALoop("comparison")
-
-
-def _assume(cond, taken: bool, assume):
-    """The assumption (on V, on OK) under which the branch goes `taken`, None if impossible.
-    On V: None (unknown), ("eq", C) or ("ne", frozenset of constants)."""
-    on_v, on_ok = assume
-    if cond in (_TRUE, _FALSE):
-        return assume if (cond == _TRUE) == taken else None
-    if cond[0] == "ctr":              # a counter decides: both ways, nothing learnt of V
-        return assume
-    if cond[0] != "pred":
-        raise _NotALoop("branch on a non-boolean")
-    want = cond[3] == taken          # the compared fact must hold (True) or fail (False)
-    if cond[1] == "OK":
-        if on_ok is not None and on_ok != want:
-            return None
-        return (on_v, want)
-    c = cond[2]
-    if want:                          # V == C
-        if on_v is None or (on_v[0] == "ne" and c not in on_v[1]) or on_v == ("eq", c):
-            return (("eq", c), on_ok)
-        return None
-    if on_v is not None and on_v[0] == "eq":
-        return assume if on_v[1] != c else None
-    return (("ne", (on_v[1] if on_v else frozenset()) | {c}), on_ok)
 
 
 def _classify(region: _Region) -> LoopMatch:
@@ -931,7 +808,7 @@ def _classify(region: _Region) -> LoopMatch:
     backs_v = {a[0] for a in region.backs}
     if len(region.compared) > 1 and any(isinstance(c, tuple) for c in region.compared):
         # a value fixed before the loop may equal a constant: the paths are not told apart
-        raise _NotALoop("the value read is compared with a variable and something else")
+        raise NotALoop("the value read is compared with a variable and something else")
     index = region.target
     if region.carries_read:
         # what a failed iteration read reaches the next one only as a counter (the walk holds
@@ -940,19 +817,19 @@ def _classify(region: _Region) -> LoopMatch:
         after = _reach(region.head.name, region.info.edges) - region.members
         read_after = {s for s in region.slots if region.info.slot_loads.get(s, set()) & after}
         if any(state[s][0] == "ctr" for state in region.exit_states for s in read_after):
-            raise _NotALoop("a failed iteration hands a value read to the code after the loop")
+            raise NotALoop("a failed iteration hands a value read to the code after the loop")
     if region.expected is not None:                  # a CAS
         if None not in exits_v or None not in backs_v or len(exits_v | backs_v) != 1:
-            raise _NotALoop("the loop looks at the old value")
+            raise NotALoop("the loop looks at the old value")
         if {a[1] for a in region.exits} != {True} or {a[1] for a in region.backs} != {False}:
-            raise _NotALoop("the loop does not leave exactly when the CAS succeeds")
-        if not (_fixed(region.expected) and _fixed(region.desired)):
-            raise _NotALoop("expected or desired value not fixed before the loop")
+            raise NotALoop("the loop does not leave exactly when the CAS succeeds")
+        if not (fixed(region.expected) and fixed(region.desired)):
+            raise NotALoop("expected or desired value not fixed before the loop")
         value, desired = (v[1] if v[0] == "int" else ("sym", v) for v in (region.expected, region.desired))
         return LoopMatch(index, "bcas", value, desired)
     if len(exits_v) == 1 and next(iter(exits_v)) and next(iter(exits_v))[0] == "eq":
         if region.low_bit:
-            raise _NotALoop("a wait for a byte's low bit to clear")
+            raise NotALoop("a wait for a byte's low bit to clear")
         return LoopMatch(index, "wait", next(iter(exits_v))[1])
     if len(backs_v) == 1 and next(iter(backs_v)) and next(iter(backs_v))[0] == "eq":
         value = next(iter(backs_v))[1]
@@ -960,9 +837,9 @@ def _classify(region: _Region) -> LoopMatch:
         # retries on (a bounded poll, `for (i = 0; i < n; i++) if (load(&f)) return 1;`) acts
         # on a read the wait would drop as a failed attempt
         if exits_v != {("ne", frozenset({value}))}:
-            raise _NotALoop("the loop also leaves on the value it waits to change")
+            raise NotALoop("the loop also leaves on the value it waits to change")
         return LoopMatch(index, "wait", value, negated=True)
-    raise _NotALoop("the loop does not wait for one value")
+    raise NotALoop("the loop does not wait for one value")
 
 
 def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch]) -> dict[int, LoopMatch]:
@@ -993,8 +870,8 @@ def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch
             a, b = m1.group(4).strip(), m1.group(5).strip()
             if a != m0.group(1) or m2.group(1) != m1.group(1):
                 continue
-            lit = _literal(b)
-            value = _signed(lit[1], int(m0.group(2)[1:])) if lit and lit[0] == "int" else \
+            lit = literal(b)
+            value = signed(lit[1], int(m0.group(2)[1:])) if lit and lit[0] == "int" else \
                 ("sym", ("ext", b)) if b.startswith("%") else None
             if value is None or value != loop.value:
                 continue
@@ -1035,7 +912,7 @@ def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
             found[i] = _classify(region)
             if region.location:
                 found[i] = dataclasses.replace(found[i], location=region.location)
-        except _NotALoop:
+        except NotALoop:
             continue
     if info is not None:
         found.update(_peeled_attempts(info, fn, found))
