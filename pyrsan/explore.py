@@ -172,6 +172,10 @@ OnRun = Callable[[tuple[int, ...], Trace, Any], bool]
 
 
 class _Search:
+    #: keep the race scan's tables at the states where runs start (add_race_backtracks); off,
+    #: every run scans its prefix from the root (tests: the same runs either way)
+    keep_scans = True
+
     def __init__(self, run: RunFunction, on_run: OnRun, max_schedules: int,
                  preemption_bound: int | None, jobs: int,
                  progress: Callable[[int, int], None] | None, sleep: Mapping[int, Op] = {},
@@ -344,7 +348,8 @@ class _Search:
         # step (path[first].scan), and a later run through it starts from the deepest state of
         # its path that kept them instead of scanning its prefix from the root.
         npath = len(path)
-        begin = min(first, npath - 1)
+        keep = self.keep_scans
+        begin = min(first, npath - 1) if keep else 0
         while begin > 0 and path[begin].scan is None:
             begin -= 1
         kept = path[begin].scan if begin > 0 else None
@@ -371,7 +376,7 @@ class _Search:
             known = set(steps[0].enabled) if steps else set()
         nsteps = len(steps)
         for j in range(begin, cut):
-            if j == first and j > begin and j < npath and path[j].scan is None:
+            if j == first and j > begin and j < npath and keep and path[j].scan is None:
                 path[j].scan = _Scan(clocks, position, thread_last, spawned_by, last_write, writes, reads_since,
                                      last_sc_fence, clean_since, thread_ops, known)
             step = steps[j]
