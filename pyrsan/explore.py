@@ -353,9 +353,15 @@ class _Search:
         while begin > 0 and path[begin].scan is None:
             begin -= 1
         kept = path[begin].scan if begin > 0 else None
-        if kept is not None:
-            (clocks, position, thread_last, spawned_by, last_write, writes, reads_since, last_sc_fence,
-             clean_since, thread_ops, known) = kept.restore()
+        # the clocks of the steps before it are the states' own (path[j + 1].clock), and a step's
+        # place in its thread is its clock's entry for its thread
+        states = [node.clock for node in path[1:begin + 1]] if kept is not None else []
+        clocks: list[dict[int, int]]
+        if kept is not None and None not in states:
+            clocks = states   # type: ignore[assignment]
+            position = [clock[step.tid] for clock, step in zip(clocks, steps)]
+            (thread_last, spawned_by, last_write, writes, reads_since, last_sc_fence, clean_since, thread_ops,
+             known) = kept.restore()
         else:
             begin = 0
             clocks = []           # vector clock of each operation
@@ -377,8 +383,8 @@ class _Search:
         nsteps = len(steps)
         for j in range(begin, cut):
             if j == first and j > begin and j < npath and keep and path[j].scan is None:
-                path[j].scan = _Scan(clocks, position, thread_last, spawned_by, last_write, writes, reads_since,
-                                     last_sc_fence, clean_since, thread_ops, known)
+                path[j].scan = _Scan(thread_last, spawned_by, last_write, writes, reads_since, last_sc_fence,
+                                     clean_since, thread_ops, known)
             step = steps[j]
             tid, op = step.tid, step.op
             # The state after step j (path[j + 1]) keeps its clock: a step before ``first`` was
@@ -626,18 +632,15 @@ class _Search:
 
 
 class _Scan:
-    """The tables of add_race_backtracks before a step (a copy: the scan goes on changing its
-    own)."""
+    """The tables of add_race_backtracks before a step, but the clocks and places of the steps
+    before it (the states' clocks give them): a copy, the scan goes on changing its own."""
 
-    __slots__ = ("clocks", "position", "thread_last", "spawned_by", "last_write", "writes", "reads_since",
-                 "last_sc_fence", "clean_since", "thread_ops", "known")
+    __slots__ = ("thread_last", "spawned_by", "last_write", "writes", "reads_since", "last_sc_fence",
+                 "clean_since", "thread_ops", "known")
 
-    def __init__(self, clocks: list[dict[int, int]], position: list[int], thread_last: dict[int, int],
-                 spawned_by: dict[int, int], last_write: dict[str, int], writes: dict[str, list[int]],
-                 reads_since: dict[str, list[int]], last_sc_fence: list[int], clean_since: list[int],
-                 thread_ops: list[int], known: set[int]) -> None:
-        self.clocks = tuple(clocks)   # each clock is never changed once made
-        self.position = tuple(position)
+    def __init__(self, thread_last: dict[int, int], spawned_by: dict[int, int], last_write: dict[str, int],
+                 writes: dict[str, list[int]], reads_since: dict[str, list[int]], last_sc_fence: list[int],
+                 clean_since: list[int], thread_ops: list[int], known: set[int]) -> None:
         self.thread_last = dict(thread_last)
         self.spawned_by = dict(spawned_by)
         self.last_write = dict(last_write)
@@ -649,10 +652,9 @@ class _Scan:
         self.known = frozenset(known)
 
     def restore(self) -> tuple:
-        return (list(self.clocks), list(self.position), dict(self.thread_last), dict(self.spawned_by),
-                dict(self.last_write), {a: list(w) for a, w in self.writes.items()},
-                {a: list(r) for a, r in self.reads_since.items()}, list(self.last_sc_fence),
-                list(self.clean_since), list(self.thread_ops), set(self.known))
+        return (dict(self.thread_last), dict(self.spawned_by), dict(self.last_write),
+                {a: list(w) for a, w in self.writes.items()}, {a: list(r) for a, r in self.reads_since.items()},
+                list(self.last_sc_fence), list(self.clean_since), list(self.thread_ops), set(self.known))
 
 
 def _waiting_at(steps: tuple[Step, ...], cut: int, blocked: Mapping[int, Op]) -> dict[int, Op]:
