@@ -418,7 +418,7 @@ class _Search:
             position.append(count)
             if j >= first:
                 for i in candidates:
-                    if not _happens_before(i, steps[i].tid, position, base):
+                    if base.get(steps[i].tid, 0) < position[i]:   # not _happens_before(i, ..., base)
                         self._reverse_race(i, j, steps, decisions, path, clocks, position)
                 if op.kind == PROCESS_EXIT:
                     # the exit ends the threads enabled beside it: each must also get a turn
@@ -489,7 +489,8 @@ class _Search:
         if steps[j].op.kind in BLOCKING_KINDS and tid_j not in node.enabled and \
                 not any(steps[k].tid == tid_j for k in range(i + 1, j)):
             return
-        v = [k for k in range(i + 1, j) if not _happens_before(i, tid_i, position, clocks[k])]
+        at = position[i]
+        v = [k for k in range(i + 1, j) if clocks[k].get(tid_i, 0) < at]   # not _happens_before(i, tid_i, ...)
         v.append(j)
         initials = []
         seen_threads: set[int] = set()

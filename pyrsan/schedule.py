@@ -65,7 +65,7 @@ class Trace:
     def decisions(self) -> tuple[int, ...]:
         # computed once per trace (the driver asks for it more than once per run); a frozen
         # dataclass keeps a cached_property in its __dict__
-        return tuple(step.tid for step in self.steps)
+        return tuple([step.tid for step in self.steps])
 
 
 #: Step lines already parsed, by the line as the runtime wrote it after its index (``, "tid":
@@ -229,7 +229,7 @@ def format_schedule(decisions: Sequence[int], comments: Mapping[str, object] = {
     lines += [f"# sleep: {tid} {op.kind} {op.addr} {int(op.writes)}" for tid, op in sorted(sleep.items())
               if op.kind != "await"]
     for start in range(0, len(decisions), 20):
-        lines.append(" ".join(str(t) for t in decisions[start:start + 20]))
+        lines.append(" ".join(map(str, decisions[start:start + 20])))
     return "\n".join(lines) + "\n"
 
 
