@@ -289,9 +289,9 @@ def explored_runs(program, **options):
 @settings(max_examples=150, deadline=None, database=None)
 @given(nested_lock_programs() | programs())
 def test_the_race_scan_kept_at_the_states_where_runs_start_makes_the_same_runs(program):
-    """add_race_backtracks starts a run's scan from the tables a state kept (docs/design/
-    exploration.md §18) instead of scanning the run's prefix from the root: the same runs, in
-    the same order, with the same sleep sets."""
+    """add_race_backtracks starts a run's scan from the tables a state kept
+    (docs/design/exploration.md §18) instead of scanning the run's prefix from the root: the
+    same runs, in the same order, with the same sleep sets."""
     from pyrsan import explore as ex
 
     assume(sum(map(len, program)) <= 12)
