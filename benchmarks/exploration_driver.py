@@ -6,8 +6,9 @@ exploration"): record an exploration's runs once, then replay them through `expl
     python benchmarks/exploration_driver.py replay FILE [REPS]  # CPU of absorb and of the trace parse
     python benchmarks/exploration_driver.py classes FILE        # schedules per class, races per kind
 
-`record` runs `explore_program` (the fork server, the closure, PYRSAN_OPTIONS as given:
-sched_await=-2 unless set) and keeps, for every run, the prefix, the sleep set and the parsed
+`record` runs `explore_program` (the fork server, the closure unless PYRSAN_CLOSURE says otherwise
+(2: the coarse relation alone, the same decisions without the closure's cost), PYRSAN_OPTIONS as
+given: sched_await=-2 unless set) and keeps, for every run, the prefix, the sleep set and the parsed
 trace the explorer absorbed, and the trace's text. `replay` runs `explore` with a run function
 that hands back the recorded trace of each prefix, so the search makes the same schedules in the
 same order as long as the driver's decisions are unchanged: it prints a fingerprint of every
@@ -58,7 +59,8 @@ def record(exe: str, n: int, out: str) -> None:
     runner._read_trace = reading
     work = f"/tmp/exploration_driver.{os.getpid()}"
     result = explore_program(exe, [], RunOptions(work_dir=work, quiet=True, timeout=60, keep_going=False,
-                                                 closure="1"), ExploreOptions(max_schedules=n))
+                                                 closure=os.environ.get("PYRSAN_CLOSURE", "1")),
+                              ExploreOptions(max_schedules=n))
     print(result.exploration)
     with open(out, "wb") as handle:
         pickle.dump((log, raw), handle)

@@ -123,7 +123,7 @@ class _Node:
     """A state of the search: the one after a schedule prefix."""
 
     __slots__ = ("enabled", "yielding", "counting", "forced", "backtrack", "done", "sleep", "children",
-                 "preemptions", "last_tid", "clock", "entry")
+                 "preemptions", "last_tid", "clock", "entry", "scan")
 
     def __init__(self, step: Step, sleep: dict[int, Op], preemptions: int,
                  last_tid: int | None, forced: Mapping[int, int] = {}) -> None:
@@ -147,6 +147,9 @@ class _Node:
         # the step into this state (last_tid's), as the run that made the state traced it:
         # every later run through here makes it again (schedule.Prefix)
         self.entry: Step | None = None
+        # the race scan's tables before the step out of this state (add_race_backtracks), kept
+        # at a state where a run started: a function of the decisions leading here, like clock
+        self.scan: _Scan | None = None
 
     def preemption_cost(self, tid: int) -> int:
         """1 when running ``tid`` here switches away from a thread that could go on."""
@@ -169,6 +172,10 @@ OnRun = Callable[[tuple[int, ...], Trace, Any], bool]
 
 
 class _Search:
+    #: keep the race scan's tables at the states where runs start (add_race_backtracks); off,
+    #: every run scans its prefix from the root (tests: the same runs either way)
+    keep_scans = True
+
     def __init__(self, run: RunFunction, on_run: OnRun, max_schedules: int,
                  preemption_bound: int | None, jobs: int,
                  progress: Callable[[int, int], None] | None, sleep: Mapping[int, Op] = {},
@@ -188,6 +195,10 @@ class _Search:
         self.sleep_blocked = 0
         self.diverged = 0
         self.pending = 0
+        # the states along the last absorbed run (absorb's path, which it extends), and the
+        # paths prefix_of found for the runs in flight, by the id of their prefix
+        self.last_path: list[_Node] = []
+        self.paths: dict[int, list[_Node]] = {}
 
     # --- the work list -------------------------------------------------------------------
 
@@ -211,14 +222,24 @@ class _Search:
         follows another prefix, and the runtime says it diverged). The run need not trace
         them again (schedule.Prefix)."""
         prefix = Prefix(item.prefix + (item.tid,))
+        path = self.path_to(item.node, item.prefix)
         if item.prefix:
-            node = self.root
-            known = []
-            for tid in item.prefix:
-                node = node.children[tid]   # type: ignore[union-attr]
-                known.append(node.entry)
-            prefix.steps = tuple(known)   # type: ignore[arg-type]
+            prefix.steps = tuple([node.entry for node in path[1:]])   # type: ignore[misc]
+        self.paths[id(prefix)] = path
         return prefix
+
+    def path_to(self, node: _Node, prefix: tuple[int, ...]) -> list[_Node]:
+        """The states from the root to ``node``, the state after ``prefix``: a part of the last
+        run's path when that passed through ``node`` (the runs go depth first, so most do),
+        else a walk down the tree."""
+        last = self.last_path
+        depth = len(prefix)
+        if depth < len(last) and last[depth] is node:
+            return last[:depth + 1]
+        path = [self.root]
+        for tid in prefix:
+            path.append(path[-1].children[tid])   # type: ignore[union-attr]
+        return path   # type: ignore[return-value]
 
     def start(self, item: _Item) -> dict[int, Op] | None:
         """Mark the item's thread done at its state; the sleep set of the child state
@@ -240,6 +261,7 @@ class _Search:
     def absorb(self, prefix: tuple[int, ...], child_sleep: dict[int, Op], trace: Trace) -> None:
         """Extend the tree along the run's trace and add the backtrack points its races
         need. ``prefix`` ends with the thread the run was started for."""
+        path = self.paths.pop(id(prefix), None)
         steps = trace.steps
         decisions = trace.decisions
         if decisions[:len(prefix)] != prefix or trace.diverged is not None:
@@ -258,9 +280,11 @@ class _Search:
             return
         if self.root is None:
             self.root = _Node(steps[0], dict(self.root_sleep), 0, None)
-        path = [self.root]
-        for depth in range(len(prefix) - 1):
-            path.append(path[-1].children[decisions[depth]])
+        if path is None or len(path) != len(prefix):
+            path = [self.root]
+            for depth in range(len(prefix) - 1):
+                path.append(path[-1].children[decisions[depth]])
+        self.last_path = path
         start = len(prefix) - 1 if prefix else 0
         sleep = child_sleep
         cut = len(steps)
@@ -319,25 +343,49 @@ class _Search:
         earlier operations it depends on exactly as if it ran last: in a run that deadlocks,
         a thread's blocked acquisition is the only trace of the order that would have let it
         through (without it, a class that starts with that thread is never run)."""
-        clocks: list[dict[int, int]] = []       # vector clock of each operation
-        position: list[int] = []                # 1-based index of each operation in its thread
-        thread_last: dict[int, int] = {}        # tid -> index of its latest operation
-        spawned_by: dict[int, int] = {}         # child tid -> index of the spawn that made it
-        # Only the immediate predecessors in the dependency order matter (source-DPOR races
-        # are between operations with nothing ordered in between; the earlier ones happen
-        # before those): per address the last write and the reads since, the last SC fence.
-        # A blocking operation (a lock) is the exception: the race that matters is with the
-        # previous acquisition, before the release that enabled it, so it sees every write.
-        last_write: dict[str, int] = {}
-        writes: dict[str, list[int]] = {}
-        reads_since: dict[str, list[int]] = {}
-        last_sc_fence: list[int] = []         # the last SC fence that is not clean
-        clean_since: list[int] = []           # the clean SC fences after it
-        thread_ops: list[int] = []              # spawn/join/exit operations
-        known = set(steps[0].enabled) if steps else set()
-        nsteps = len(steps)
+        # The tables of the scan are a function of the steps before j, so of the state before
+        # step j (path[j]): a state where a run started keeps them as they were before its
+        # step (path[first].scan), and a later run through it starts from the deepest state of
+        # its path that kept them instead of scanning its prefix from the root.
         npath = len(path)
-        for j, step in enumerate(steps[:cut]):
+        keep = self.keep_scans
+        begin = min(first, npath - 1) if keep else 0
+        while begin > 0 and path[begin].scan is None:
+            begin -= 1
+        kept = path[begin].scan if begin > 0 else None
+        # the clocks of the steps before it are the states' own (path[j + 1].clock), and a step's
+        # place in its thread is its clock's entry for its thread
+        states = [node.clock for node in path[1:begin + 1]] if kept is not None else []
+        clocks: list[dict[int, int]]
+        if kept is not None and None not in states:
+            clocks = states   # type: ignore[assignment]
+            position = [clock[step.tid] for clock, step in zip(clocks, steps)]
+            (thread_last, spawned_by, last_write, writes, reads_since, last_sc_fence, clean_since, thread_ops,
+             known) = kept.restore()
+        else:
+            begin = 0
+            clocks = []           # vector clock of each operation
+            position = []         # 1-based index of each operation in its thread
+            thread_last = {}      # tid -> index of its latest operation
+            spawned_by = {}       # child tid -> index of the spawn that made it
+            # Only the immediate predecessors in the dependency order matter (source-DPOR races
+            # are between operations with nothing ordered in between; the earlier ones happen
+            # before those): per address the last write and the reads since, the last SC fence.
+            # A blocking operation (a lock) is the exception: the race that matters is with the
+            # previous acquisition, before the release that enabled it, so it sees every write.
+            last_write = {}
+            writes = {}
+            reads_since = {}
+            last_sc_fence = []    # the last SC fence that is not clean
+            clean_since = []      # the clean SC fences after it
+            thread_ops = []       # spawn/join/exit operations
+            known = set(steps[0].enabled) if steps else set()
+        nsteps = len(steps)
+        for j in range(begin, cut):
+            if j == first and j > begin and j < npath and keep and path[j].scan is None:
+                path[j].scan = _Scan(thread_last, spawned_by, last_write, writes, reads_since, last_sc_fence,
+                                     clean_since, thread_ops, known)
+            step = steps[j]
             tid, op = step.tid, step.op
             # The state after step j (path[j + 1]) keeps its clock: a step before ``first`` was
             # a step of an earlier run through the same states, which computed it.
@@ -370,7 +418,7 @@ class _Search:
             position.append(count)
             if j >= first:
                 for i in candidates:
-                    if not _happens_before(i, steps[i].tid, position, base):
+                    if base.get(steps[i].tid, 0) < position[i]:   # not _happens_before(i, ..., base)
                         self._reverse_race(i, j, steps, decisions, path, clocks, position)
                 if op.kind == PROCESS_EXIT:
                     # the exit ends the threads enabled beside it: each must also get a turn
@@ -441,7 +489,8 @@ class _Search:
         if steps[j].op.kind in BLOCKING_KINDS and tid_j not in node.enabled and \
                 not any(steps[k].tid == tid_j for k in range(i + 1, j)):
             return
-        v = [k for k in range(i + 1, j) if not _happens_before(i, tid_i, position, clocks[k])]
+        at = position[i]
+        v = [k for k in range(i + 1, j) if clocks[k].get(tid_i, 0) < at]   # not _happens_before(i, tid_i, ...)
         v.append(j)
         initials = []
         seen_threads: set[int] = set()
@@ -581,6 +630,32 @@ class _Search:
         if self.on_run(prefix, trace, payload):
             self.stopped = True
         return trace
+
+
+class _Scan:
+    """The tables of add_race_backtracks before a step, but the clocks and places of the steps
+    before it (the states' clocks give them): a copy, the scan goes on changing its own."""
+
+    __slots__ = ("thread_last", "spawned_by", "last_write", "writes", "reads_since", "last_sc_fence",
+                 "clean_since", "thread_ops", "known")
+
+    def __init__(self, thread_last: dict[int, int], spawned_by: dict[int, int], last_write: dict[str, int],
+                 writes: dict[str, list[int]], reads_since: dict[str, list[int]], last_sc_fence: list[int],
+                 clean_since: list[int], thread_ops: list[int], known: set[int]) -> None:
+        self.thread_last = dict(thread_last)
+        self.spawned_by = dict(spawned_by)
+        self.last_write = dict(last_write)
+        self.writes = {a: tuple(w) for a, w in writes.items()}
+        self.reads_since = {a: tuple(r) for a, r in reads_since.items()}
+        self.last_sc_fence = tuple(last_sc_fence)
+        self.clean_since = tuple(clean_since)
+        self.thread_ops = tuple(thread_ops)
+        self.known = frozenset(known)
+
+    def restore(self) -> tuple:
+        return (dict(self.thread_last), dict(self.spawned_by), dict(self.last_write),
+                {a: list(w) for a, w in self.writes.items()}, {a: list(r) for a, r in self.reads_since.items()},
+                list(self.last_sc_fence), list(self.clean_since), list(self.thread_ops), set(self.known))
 
 
 def _waiting_at(steps: tuple[Step, ...], cut: int, blocked: Mapping[int, Op]) -> dict[int, Op]:

@@ -30,6 +30,9 @@ from .watchdog import Watchdog
 
 #: How long the server may take to reach its first scheduling point (process start-up).
 READY_TIMEOUT = 60.0
+#: The longest schedule text a "sched N" request carries (the runtime's
+#: RSAN_FORK_SERVER_SCHEDULE_MAX); a longer one goes in a file ("run PATH").
+SCHEDULE_MAX = 65536
 
 
 class ForkServerError(Exception):
@@ -91,14 +94,21 @@ class ForkServer:
         """runner.run_once for one schedule prefix, as a child of the server."""
         from .runner import EXIT_RUNTIME_BOUND, EXIT_RUNTIME_FATAL, _read_trace, _with_reproduction
 
-        # A new file each run: rewriting one in place makes ext4 flush it at close (its
-        # replace-by-truncate heuristic), 1-5 ms of wall time per schedule.
         self.runs += 1
-        schedule = f"{self.dirname}/prefix.{self.runs}.sched"   # strings: no pathlib per run
-        with open(schedule, "w", encoding="utf-8") as handle:   # the directory is the server's
-            handle.write(format_schedule(tuple(prefix), sleep=sleep, trace_from=len(known_steps(prefix))))
+        text = format_schedule(tuple(prefix), sleep=sleep, trace_from=len(known_steps(prefix))).encode()
+        schedule = None
+        if len(text) <= SCHEDULE_MAX:
+            # the schedule in the request: no file to write, read and remove per run
+            request = b"sched %d\n" % len(text) + text
+        else:
+            # A new file each run: rewriting one in place makes ext4 flush it at close (its
+            # replace-by-truncate heuristic), 1-5 ms of wall time per schedule.
+            schedule = f"{self.dirname}/prefix.{self.runs}.sched"   # strings: no pathlib per run
+            with open(schedule, "wb") as handle:   # the directory is the server's
+                handle.write(text)
+            request = f"run {schedule}\n".encode()
         try:
-            self.sock.sendall(f"run {schedule}\n".encode())
+            self.sock.sendall(request)
         except OSError:
             raise ForkServerError("the fork server went away") from None
         answer = (self._line(READY_TIMEOUT) or "").split()
@@ -106,7 +116,7 @@ class ForkServer:
             raise ForkServerError("the fork server went away")
         pid = int(answer[1])
         trace_path = f"{self.dirname}/trace.{pid}.jsonl"
-        watchdog = Watchdog(self.options.timeout, Path(trace_path))
+        watchdog = Watchdog(self.options.timeout, trace_path)   # type: ignore[arg-type]
         killed = None   # why the driver killed the run: "timeout", "handover" (watchdog.py)
         while (line := self._line(watchdog.wait())) is None:
             killed = watchdog.expired()
@@ -131,12 +141,12 @@ class ForkServer:
                 sig = f"signal {-returncode}"
         if returncode == EXIT_RUNTIME_FATAL:
             sig = f"a pyrsan runtime fatal error (exit status {EXIT_RUNTIME_FATAL}, see the line above)"
-        trace = _read_trace(Path(trace_path), known_steps(prefix))
+        trace = _read_trace(trace_path, known_steps(prefix))
         # every report file in the directory is this run's (its processes', %p); one listing
         written: list[str] = sorted(entry.path for entry in os.scandir(self.dirname)
                                     if entry.name.startswith("reports") and entry.name.endswith(".jsonl"))
         reports = tuple(report for path in written for report in read_report_file(path))
-        for path in [schedule, trace_path, *written]:
+        for path in [trace_path, *written] if schedule is None else [schedule, trace_path, *written]:
             try:
                 os.unlink(path)
             except FileNotFoundError:

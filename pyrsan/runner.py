@@ -325,7 +325,7 @@ def _disable_address_randomisation() -> None:
         pass
 
 
-def _read_trace(path: Path, known: Sequence[Step] = ()) -> Trace | None:
+def _read_trace(path: str | os.PathLike, known: Sequence[Step] = ()) -> Trace | None:
     """The run's trace; None when the runtime wrote none (it failed at start-up). ``known``:
     its first steps, which its schedule's ``# trace_from`` left out (schedule.Prefix)."""
     try:

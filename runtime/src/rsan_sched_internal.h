@@ -170,6 +170,9 @@ void rsan_sched_trace_forget(void);
 /* bad input: one line, exit 86 */
 void rsan_sched_bad_input(const char *msg, const char *path) __attribute__((noreturn));
 void rsan_sched_load_schedule(const char *path);
+void rsan_sched_load_schedule_text(const char *buf, size_t len); /* a schedule file's text */
+/* the longest schedule text a fork server's "sched N" request carries (docs/scheduling.md) */
+#define RSAN_FORK_SERVER_SCHEDULE_MAX 65536
 /* the tid the schedule prefix names for `step`, or -1 past its end */
 int rsan_sched_prefix_at(uint64_t step);
 /* the first step whose line the trace writes (the schedule's "# trace_from: N", else 0) */

@@ -4,10 +4,11 @@
  *
  *   server -> driver  "ready\n"                    once, at the first scheduling point
  *   driver -> server  "run <schedule path>\n"      one run
+ *                or  "sched <N>\n" + N bytes       one run, the schedule file's text inline
  *   server -> driver  "pid <child pid>\n"           the run's process
  *   server -> driver  "status <wait status>\n"      when it ended (waitpid's raw status)
  *
- * Each run is a forked child that loads the schedule file, opens its own trace (trace_path,
+ * Each run is a forked child that loads the schedule, opens its own trace (trace_path,
  * %p = its pid) and goes on from that point; its reports go to json_path with its own pid
  * (the fork handlers of intercept_fork.c restart the child's report state). Every run starts
  * from the same state, which a run of the program would reach too (the program is
@@ -87,19 +88,39 @@ static int read_line(int fd, char *buf, size_t n) {
   }
 }
 
+/* The N bytes after a "sched N" line: what the line's read took already, then the socket.
+ * A static buffer: the server's heap stays as it was at the first scheduling point, for
+ * every run (docs/scheduling.md "Fork server"). */
+static char schedbuf[RSAN_FORK_SERVER_SCHEDULE_MAX];
+
+static int read_bytes(int fd, size_t n) {
+  size_t have = inlen < n ? inlen : n;
+  memcpy(schedbuf, inbuf, have);
+  inlen -= have;
+  memmove(inbuf, inbuf + have, inlen);
+  while (have < n) {
+    ssize_t r = read(fd, schedbuf + have, n - have);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    have += (size_t)r;
+  }
+  return 0;
+}
+
 static void answer(int fd, const char *what, long long v) {
   char line[64];
   int k = snprintf(line, sizeof line, "%s %lld\n", what, v);
   rsan_write_all(fd, line, (size_t)k);
 }
 
-/* the child: the scheduler on again (sched.c's fork handler turned it off), its schedule, its
- * trace */
-static void start_run(const char *schedule) {
+/* the child: the scheduler on again (sched.c's fork handler turned it off), its schedule (a
+ * file, or len bytes of schedbuf when schedule is NULL), its trace */
+static void start_run(const char *schedule, size_t len) {
   rsan_sched.finished = 0;
   rsan_sched.lock.v = 0;
   __atomic_store_n(&rsan_sched_on, 1, __ATOMIC_RELEASE);
-  rsan_sched_load_schedule(schedule);
+  if (schedule) rsan_sched_load_schedule(schedule);
+  else rsan_sched_load_schedule_text(schedbuf, len);
   if (rsan_sched_flag.trace_path[0])
     rsan_sched_trace_open(rsan_sched_flag.trace_path, rsan_sched_name(), rsan_sched_seed());
 }
@@ -119,12 +140,19 @@ void rsan_sched_fork_server(void) {
   pthread_sigmask(SIG_SETMASK, &all, &mask);
   char req[1024];
   for (;;) {
-    if (read_line(fd, req, sizeof req) < 0 || strncmp(req, "run ", 4) != 0) _exit(0);
+    if (read_line(fd, req, sizeof req) < 0) _exit(0);
+    size_t len = 0;
+    if (strncmp(req, "sched ", 6) == 0) {
+      char *end;
+      unsigned long long n = strtoull(req + 6, &end, 10);
+      if (*end || n > sizeof schedbuf || read_bytes(fd, (size_t)n) < 0) _exit(0);
+      len = (size_t)n;
+    } else if (strncmp(req, "run ", 4) != 0) _exit(0);
     pid_t pid = fork_run(single);
     if (pid == 0) {
       pthread_sigmask(SIG_SETMASK, &mask, NULL);
       close(fd);
-      start_run(req + 4);
+      start_run(req[0] == 'r' ? req + 4 : NULL, len);
       return;
     }
     if (pid < 0) {

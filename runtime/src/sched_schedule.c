@@ -121,24 +121,12 @@ void rsan_sched_forget_schedule(void) {
   trace_from = 0;
 }
 
-/* docs/scheduling.md "Schedule file" */
-void rsan_sched_load_schedule(const char *path) {
-  rsan_sched_forget_schedule();
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) rsan_sched_bad_input("cannot read the schedule file", path);
-  size_t n = 0, cap = 4096;
-  char *text = rsan_alloc(cap);
-  ssize_t k;
-  while ((k = read(fd, text + n, cap - n - 1)) > 0) {
-    n += (size_t)k;
-    if (n + 1 >= cap) text = rsan_realloc(text, cap *= 2);
-  }
-  close(fd);
-  text[n] = 0;
+/* docs/scheduling.md "Schedule file": text, NUL-terminated (name: for errors) */
+static void parse_schedule(char *text, const char *name) {
   static const char header[] = "pyrsan-schedule 1";
   if (strncmp(text, header, sizeof header - 1) != 0 ||
       (text[sizeof header - 1] != '\n' && text[sizeof header - 1] != '\r' && text[sizeof header - 1] != 0))
-    rsan_sched_bad_input("not a schedule file (the first line must be 'pyrsan-schedule 1'):", path);
+    rsan_sched_bad_input("not a schedule file (the first line must be 'pyrsan-schedule 1'):", name);
   size_t cap_p = 256;
   prefix = rsan_alloc(cap_p * sizeof *prefix);
   for (char *p = text + sizeof header - 1; *p;) {
@@ -153,15 +141,45 @@ void rsan_sched_load_schedule(const char *path) {
       continue;
     }
     long v = 0;
-    if (*p < '0' || *p > '9') rsan_sched_bad_input("a schedule entry is not a thread id in", path);
+    if (*p < '0' || *p > '9') rsan_sched_bad_input("a schedule entry is not a thread id in", name);
     while (*p >= '0' && *p <= '9') {
       v = v * 10 + (*p++ - '0');
-      if (v >= MAX_THREADS) rsan_sched_bad_input("a schedule entry is not a thread id in", path);
+      if (v >= MAX_THREADS) rsan_sched_bad_input("a schedule entry is not a thread id in", name);
     }
     if (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-      rsan_sched_bad_input("a schedule entry is not a thread id in", path);
+      rsan_sched_bad_input("a schedule entry is not a thread id in", name);
     if (prefix_len == cap_p) prefix = rsan_realloc(prefix, (cap_p *= 2) * sizeof *prefix);
     prefix[prefix_len++] = (int)v;
   }
+}
+
+void rsan_sched_load_schedule(const char *path) {
+  rsan_sched_forget_schedule();
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) rsan_sched_bad_input("cannot read the schedule file", path);
+  size_t n = 0, cap = 4096;
+  char *text = rsan_alloc(cap);
+  ssize_t k;
+  while ((k = read(fd, text + n, cap - n - 1)) > 0) {
+    n += (size_t)k;
+    if (n + 1 >= cap) text = rsan_realloc(text, cap *= 2);
+  }
+  close(fd);
+  text[n] = 0;
+  parse_schedule(text, path);
+  rsan_free(text);
+}
+
+/* The same from the fork server's request (docs/scheduling.md "Fork server"): the text is
+ * copied into a buffer grown as the file's is, so that the runtime's heap is left as a run of
+ * the same schedule from a file leaves it. */
+void rsan_sched_load_schedule_text(const char *buf, size_t len) {
+  rsan_sched_forget_schedule();
+  size_t cap = 4096;
+  while (len + 1 >= cap) cap *= 2;
+  char *text = rsan_alloc(cap);
+  memcpy(text, buf, len);
+  text[len] = 0;
+  parse_schedule(text, "the fork server's schedule");
   rsan_free(text);
 }

@@ -207,3 +207,38 @@ def test_runs_of_one_process_each_leave_no_directory_behind(built, tmp_path, mon
     forked, execd = explore_both(built["sb_sc"], tmp_path, monkeypatch)
     assert forked.exploration.complete and execd.exploration.schedules > 1
     assert not list((tmp_path / "0").glob("run*")) and not list((tmp_path / "1").glob("run*"))
+
+
+def test_the_fork_server_takes_a_schedule_in_its_request_or_in_a_file_alike(built, tmp_path, monkeypatch):
+    """docs/scheduling.md "Fork server": a schedule goes in the request (``sched N`` and its N
+    bytes, which the server reads past the chunk its request line came in), or, longer than
+    forkserver.SCHEDULE_MAX, in a file (``run PATH``). Runs of either kind, one after the other
+    on one server, make the traces of one process per run."""
+    from pyrsan import forkserver
+    from pyrsan.schedule import Prefix
+
+    options = exploration_options(RunOptions(work_dir=str(tmp_path / "once"), quiet=True, timeout=60))
+    _disable_address_randomisation()
+    exe = str(built["dekker_fenced"])
+    _, full = run_once(exe, [], 1, options, prefix=())
+    assert full is not None and len(full.steps) > 12
+    reversed_first = (1 - full.decisions[0],)
+    _, other = run_once(exe, [], 2, options, prefix=reversed_first)
+    # a schedule longer than the server's 1 KiB request chunk: the whole run, then 700 decisions
+    # the run never reaches
+    long = Prefix(full.decisions + (0,) * 700)
+    long.steps = full.steps[:11]
+    short = Prefix(full.decisions[:12])
+    short.steps = full.steps[:11]
+    server = forkserver.ForkServer(exe, [], options, tmp_path / "server")
+    own = set((tmp_path / "server").iterdir())   # the server's own (empty) trace
+    try:
+        for limit in (forkserver.SCHEDULE_MAX, 16):
+            monkeypatch.setattr(forkserver, "SCHEDULE_MAX", limit)
+            for prefix, expected in ((long, full), (reversed_first, other), (short, full)):
+                result, trace = server.execute(exe, [], 3, options, prefix=prefix)
+                assert trace is not None and trace.steps == expected.steps and trace.end == expected.end
+                assert result.returncode == 0
+                assert set((tmp_path / "server").iterdir()) == own   # every file of the run removed
+    finally:
+        server.close()

@@ -72,3 +72,14 @@ def test_a_step_line_seen_before_is_reused_only_at_its_own_index():
     lines = TRACE.splitlines()
     with pytest.raises(TraceFormatError):
         parse_trace([lines[0], lines[2]])   # step 1's line (cached) where step 0 must be
+
+
+def test_a_step_line_seen_before_at_another_index_is_reused_there():
+    """The cache of parsed step lines is keyed by the line after its step number (a Step holds
+    no index): a run that makes a step seen at another index in an earlier run reuses it."""
+    lines = TRACE.splitlines()
+    first = parse_trace(lines)
+    moved = lines[2].replace('"step": 1,', '"step": 0,')
+    assert moved != lines[2]
+    again = parse_trace([lines[0], moved])
+    assert again.steps[0] is first.steps[1]
