@@ -57,22 +57,27 @@ def test_a_write_skips_the_class_without_w_once_skip_min_records_were_made(rt):
 
 
 def test_w_of_a_skipped_record_stays_bottom(rt):
-    """With NOW skipped, T1's plain write then relaxed RMW of x (a full record, W = ⊥: no
-    release) and T2's acquire load of x do not order the plain write before T2's read: a race,
-    as with the NOW record. With a release RMW instead, no race."""
-    for rel, want in (("rlx", 1), ("rel", 0)):
+    """With NOW skipped (skip_min = 0): T1 stores y (relaxed) and then x.fetch_add(1) relaxed,
+    which makes x a full record whose W stays ⊥ (Tr = ⊥); T2's acquire load of x then joins
+    nothing into its Tc: its Tc at y stays 0, and T1's plain write before the RMW races with
+    T2's read. With a release RMW instead, T2's Tc at y is y's store (1) and there is no race.
+    Mutant: the relaxed RMW's W ⊔= Tr as W ⊔= Tc (rsan_engine.h rsan_hb_rmw_i)."""
+    lib = rt.lib
+    for rel, tc_y, races in (("rlx", 0, 1), ("rel", 1, 0)):
         old = _skip_min(rt, 0)
         try:
-            th, (data, x) = setup(rt, nvars=("data", "x"))
+            th, (data, x, y) = setup(rt, nvars=("data", "x", "y"))
             t1, t2 = th.spawn(), th.spawn()
             th.on(t1)
             rt.write(data, site=rt.site("write", 11, "t1"))
-            rt.rmw(x, "add", 1, rel, site=rt.site("rmw", 12, "t1"))
-            assert rt.lib.__rsan_test_location_class(x) == FULL
+            rt.store(y, 1, "rlx", site=rt.site("st", 12, "t1"))
+            rt.rmw(x, "add", 1, rel, site=rt.site("rmw", 13, "t1"))
+            assert lib.__rsan_test_location_class(x) == FULL
             th.on(t2)
             assert rt.load(x, "acq", site=rt.site("ld", 21, "t2")) == 1
+            assert lib.__rsan_test_thread_clock(t2, 0, y) == tc_y, rel  # Tc at y
             rt.read(data, site=rt.site("read", 22, "t2"))
-            assert len(rt.races()) == want, rel
+            assert len(rt.races()) == races, rel
         finally:
             _skip_min(rt, old)
 
