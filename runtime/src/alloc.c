@@ -59,8 +59,8 @@ void rsan_free(void *p) { __libc_free(p); }
  *
  * Size classes: 16, 32 and 48 bytes (16-byte aligned), then every multiple of 64 up to
  * RSAN_SLAB_MAX (64-byte aligned), each a free list (linked through the blocks' first word) and
- * the unused tail of its newest 64 KB chunk; their memory stays in its class (type-stable, as
- * the location records, location.c).
+ * the unused tail of its newest 64 KB chunk (mapped: outside malloc's heap); their memory stays
+ * in its class (type-stable, as the location records, location.c).
  *
  * History rings (64, 128, 256 and 512 bytes: 1, 2, 4 and 8 entries; rsan_ring_alloc) come from
  * a buddy system instead: a block of 64 << k bytes (order k) is half of a block of order k + 1,
@@ -220,8 +220,12 @@ void *rsan_slab_alloc(size_t n) {
     s->free = *(void **)p;
   } else {
     if (RSAN_UNLIKELY(s->next + sz > s->end)) {
-      s->next = __libc_memalign(64, SLAB_CHUNK);
-      if (!s->next) rsan_oom();
+      /* mapped, not malloc's: chunks live for the run, and among the blocks malloc hands out and
+       * takes back (snapshots, coded S_x) they would keep the holes those leave from merging
+       * (docs/design/clocks.md §29) */
+      void *m = mmap(NULL, SLAB_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED) rsan_oom();
+      s->next = m;
       s->end = s->next + SLAB_CHUNK / sz * sz;
       s->chunks++;
     }

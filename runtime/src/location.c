@@ -73,6 +73,21 @@ static uint64_t next_id = 1; /* id 0 is the SC-fence location F */
 static uint64_t nlive;       /* live locations */
 static uint64_t promotions; /* records replaced by a bigger class (census) */
 static uint64_t shrinks;    /* COLD records replaced by compact ones (census) */
+/* The small classes a location skips (docs/design/clocks.md §29). A record a promotion or an
+ * expansion leaves behind stays free in its class's slab (records are type-stable), and its
+ * page goes back only once every record on it is free. So once `skip_min` NOW records were
+ * made by writes, a write that needs NOW gets a full record (W = ⊥ in it: the same state);
+ * and once at least half of `skip_min` or more compact records made were expanded again, a
+ * load no longer makes one. Only which class holds a location's state changes. */
+static uint64_t now_made, compact_made, compact_up;
+static uint64_t skip_min = 4096;
+/* the class a location made or promoted for an operation that needs cls gets */
+static inline unsigned class_for(unsigned cls) {
+  if (cls == RSAN_LOC_NOW &&
+      __atomic_load_n(&now_made, __ATOMIC_RELAXED) >= __atomic_load_n(&skip_min, __ATOMIC_RELAXED))
+    return RSAN_LOC_FULL;
+  return cls;
+}
 static rsan_loc fence_loc; /* F: id 0, address 0, never retired (class RSAN_LOC_FULL: 0) */
 
 static inline rsan_spin *stripe_of(uintptr_t addr) {
@@ -206,6 +221,8 @@ static void loc_free_push(rsan_loc *l) { rsan_lslab_put(l); }
 /* A fresh location for addr: W = Wsc = Msc = ⊥ (the init write has timestamp 0), in class cls
  * (the one the operation that makes it needs: a load the smallest). */
 static rsan_loc *loc_new(uintptr_t addr, unsigned cls) {
+  cls = class_for(cls);
+  if (cls == RSAN_LOC_NOW) __atomic_fetch_add(&now_made, 1, __ATOMIC_RELAXED);
   rsan_loc *l = loc_alloc(cls); /* promoted when a later write needs more */
   __atomic_store_n(&l->addr, addr, __ATOMIC_RELAXED);
   l->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
@@ -386,6 +403,7 @@ void rsan_loc_reset_all(void) {
   loc_free_record(&fence_loc);
   nlive = 0;
   next_id = 1;
+  now_made = compact_made = compact_up = 0; /* the class skip starts again */
   __atomic_fetch_add(&rsan_loc_retire_gen, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -425,6 +443,10 @@ RSAN_EXPORT int __rsan_test_location_class(const void *addr) {
   return c;
 }
 RSAN_EXPORT uint64_t __rsan_test_location_promotions(void) { return rsan_loc_promotions(); }
+/* tests: skip_min := n (the records of a class made before the skip may start; §29); the old one */
+RSAN_EXPORT uint64_t __rsan_test_class_skip_min(uint64_t n) {
+  return __atomic_exchange_n(&skip_min, n, __ATOMIC_RELAXED);
+}
 /* tests: the facts in addr's live record's window (any class; 0: none) */
 RSAN_EXPORT uint64_t __rsan_test_location_facts(const void *addr) {
   rsan_loc *l = loc_peek_any((uintptr_t)addr);
@@ -557,7 +579,10 @@ rsan_loc *rsan_loc_promote(rsan_loc *l, unsigned cls) {
       return o;
     }
     if (RSAN_UNLIKELY(promote_hook != NULL)) promote_hook((const void *)addr); /* tests */
-    rsan_loc *n = loc_alloc(cls);
+    unsigned to = class_for(cls);
+    if (to == RSAN_LOC_NOW) __atomic_fetch_add(&now_made, 1, __ATOMIC_RELAXED);
+    if (o->cls == RSAN_LOC_COMPACT) __atomic_fetch_add(&compact_up, 1, __ATOMIC_RELAXED);
+    rsan_loc *n = loc_alloc(to);
     loc_move(n, o);
     loc_replace(pp, o, n);
     rsan_spin_unlock(s);
@@ -574,6 +599,10 @@ rsan_loc *rsan_loc_promote(rsan_loc *l, unsigned cls) {
  * record's lock finds it retired and looks again; finding the compact one, it expands it
  * (rsan_loc_acquire_slow). The location itself is not retired: rsan_loc_retire_gen stays. */
 void rsan_loc_shrink(uintptr_t addr) {
+  uint64_t made = __atomic_load_n(&compact_made, __ATOMIC_RELAXED);
+  if (made >= __atomic_load_n(&skip_min, __ATOMIC_RELAXED) &&
+      2 * __atomic_load_n(&compact_up, __ATOMIC_RELAXED) >= made)
+    return; /* most compact records were expanded again: the COLD record stays (§29) */
   rsan_loc **head = head_of(addr, 0);
   if (!head) return;
   rsan_spin *s = stripe_of(addr);
@@ -594,4 +623,5 @@ void rsan_loc_shrink(uintptr_t addr) {
   rsan_spin_unlock(&n->lock);
   rsan_spin_unlock(s);
   __atomic_fetch_add(&shrinks, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&compact_made, 1, __ATOMIC_RELAXED);
 }
