@@ -35,6 +35,7 @@ typedef struct step {
 typedef struct shared {
   uint64_t states;
   uint64_t forks, pruned; /* children forked; branching states already seen */
+  uint64_t lean, lean_back; /* focus searches on the lean state; of them handed back to the engine */
   int incomplete; /* 1: budget, 2: diverged, 3: unsupported step (4: timeout, the run's side) */
   int nfound;
   uint64_t found_key[MAX_FOUND];

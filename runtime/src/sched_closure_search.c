@@ -20,6 +20,7 @@
 #include "rsan_report.h"
 #include "rsan_sched_closure.h"
 #include "rsan_sched_closure_internal.h"
+#include "rsan_sched_closure_lean.h"
 #include "rsan_sched_closure_state.h"
 #include "rsan_sched_fence.h"
 #include "rsan_sched_internal.h"
@@ -65,6 +66,9 @@ static uint64_t *stamp_before, *stampu_before;
 static char *known_before;
 static int in_process; /* the root: one search per focus in this process (restores), else a fork each */
 static int restoring;  /* branch: restore states in this process (set for good once it can), else fork */
+/* lean: this focus is searched on the lean state (sched_closure_lean.c) instead of the engine's
+ * records; lean_abort: a check there reported on it, and the engine searches the focus again */
+static int lean, lean_abort;
 /* index_steps, index_focus_checks */
 static int nlog;
 static rsan_loc **locs;       /* the record of each addrs[i] (made at the root), then F's */
@@ -90,7 +94,12 @@ static int check_later(const int *pos) {
       const step *s = &steps[j];
       if (!rec[s->tid]) return 1; /* a thread not created yet: its check is live */
       rsan_q q;
-      rsan_loc_query(locs[focus], &rec[s->tid]->Tc, &q);
+      if (lean) {
+        q.lo = rsan_lean_v[2 * lean_tp(s->tid, LEAN_TC)];
+        q.loU = rsan_lean_v[2 * lean_tp(s->tid, LEAN_TC) + 1];
+      } else {
+        rsan_loc_query(locs[focus], &rec[s->tid]->Tc, &q);
+      }
       if (s->op == RSAN_OP_LOAD || s->op == RSAN_OP_WAIT) {
         if (q.lo < stamp_before[j]) return 1; /* read check */
       } else if (s->op == RSAN_OP_STORE || s->op == RSAN_OP_RMW) {
@@ -194,7 +203,19 @@ int rsan_closure_wait_child(pid_t pid, int *st, int flags) {
  * with that location's stamps; threads and locations that no later step reads are left out,
  * and so are clocks that the next step overwrites unread (docs/design/exploration.md §4). */
 static int nlive;
-static const rsan_clk *live_clk[1024];
+static int live[1024]; /* the live clocks, as the lean state's pairs (rsan_sched_closure_lean.h) */
+
+/* the engine's clock of a pair: a thread's Tc, Tr, Ta, Tsc, a location's (F's last) W, Wsc, Msc */
+static const rsan_clk *engine_clk(int p) {
+  if (p < rsan_lean_loc_base) {
+    const rsan_thread *t = rec[p / 4];
+    const rsan_clk *c[4] = {&t->Tc, &t->Tr, &t->Ta, &t->Tsc};
+    return c[p % 4];
+  }
+  const rsan_loc *l = locs[(p - rsan_lean_loc_base) / 3];
+  int k = (p - rsan_lean_loc_base) % 3;
+  return k == LEAN_W ? &l->W : k == LEAN_WSC ? &l->Wsc : rsan_loc_msc(l);
+}
 
 static uint64_t state_key(const int *pos) {
   uint64_t h = 0x5eed;
@@ -206,51 +227,65 @@ static uint64_t state_key(const int *pos) {
     h = mix(h, (uint64_t)u + 1000);
     /* a pending SC fence overwrites Tc (:= Ta) and Tr (:= Tc) before it reads them */
     if (pos[u] >= total[u] || steps[first_of[offset[u] + pos[u]]].kind != RSAN_SK_FENCE_SC) {
-      live_clk[nlive++] = &t->Tc;
-      live_clk[nlive++] = &t->Tr;
+      live[nlive++] = lean_tp(u, LEAN_TC);
+      live[nlive++] = lean_tp(u, LEAN_TR);
     }
-    live_clk[nlive++] = &t->Ta;
-    live_clk[nlive++] = &t->Tsc;
+    live[nlive++] = lean_tp(u, LEAN_TA);
+    live[nlive++] = lean_tp(u, LEAN_TSC);
   }
-  rsan_loc *at = NULL; /* the focus location */
+  int at = 0; /* the focus location, reached */
   for (int i = 0; i < naddrs; i++) {
     int first = first_access_later(i, pos);
     if (first < 0) continue; /* no step reads its clocks again */
-    rsan_loc *l = locs[i];
     if (i == focus) {
-      h = mix(mix(mix(h, (uint64_t)i + 5000), l->stamp), l->stampU);
-      at = l;
+      const rsan_loc *l = locs[i];
+      uint64_t st = lean ? rsan_lean_v[2 * lean_lp(naddrs + 1, 0)] : l->stamp;
+      uint64_t su = lean ? rsan_lean_v[2 * lean_lp(naddrs + 1, 0) + 1] : l->stampU;
+      h = mix(mix(mix(h, (uint64_t)i + 5000), st), su);
+      at = 1;
     }
     if (nlive + 3 <= 1024) {
       /* a store next (it is ordered before every other access of x left) overwrites W(x) and
        * Wsc(x) without reading them; it reads Msc(x) */
       if (!(steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE)) {
-        live_clk[nlive++] = &l->W;
-        live_clk[nlive++] = &l->Wsc;
+        live[nlive++] = lean_lp(i, LEAN_W);
+        live[nlive++] = lean_lp(i, LEAN_WSC);
       }
-      live_clk[nlive++] = rsan_loc_msc(l);
+      live[nlive++] = lean_lp(i, LEAN_MSC);
     }
   }
   /* F's clocks that the later fences read: W and Msc (Wsc(F) is never read: nothing loads F) */
-  rsan_loc *f = rsan_loc_fence();
   if (nlive + 2 <= 1024) {
-    live_clk[nlive++] = &f->W;
-    live_clk[nlive++] = rsan_loc_msc(f);
+    live[nlive++] = lean_lp(naddrs, LEAN_W);
+    live[nlive++] = lean_lp(naddrs, LEAN_MSC);
   }
   h = mix(h, (uint64_t)focus + 77);
-  /* two lanes, each a chain of multiplies half as long, joined at the end; the clocks queried
-   * two at a time (rsan_loc_query2: one scan of the fact window, the answers of two queries) */
+  /* two lanes, each a chain of multiplies half as long, joined at the end; the engine's clocks
+   * queried two at a time (rsan_loc_query2: one scan of the fact window, the answers of two
+   * queries); the lean state's values are exact (hi = lo) */
   uint64_t g = h ^ 0x2545f4914f6cdd1dull;
   for (int c = 0; at && c < nlive; c += 2) {
     rsan_q q[2];
-    if (c + 1 < nlive) rsan_loc_query2(at, live_clk[c], live_clk[c + 1], &q[0], &q[1]);
-    else rsan_loc_query(at, live_clk[c], &q[0]);
+    int two = c + 1 < nlive;
+    if (lean) {
+      for (int k = 0; k < 1 + two; k++) {
+        q[k].lo = q[k].hi = rsan_lean_v[2 * live[c + k]];
+        q[k].loU = q[k].hiU = rsan_lean_v[2 * live[c + k] + 1];
+      }
+    } else if (two) {
+      rsan_loc_query2(locs[focus], engine_clk(live[c]), engine_clk(live[c + 1]), &q[0], &q[1]);
+    } else {
+      rsan_loc_query(locs[focus], engine_clk(live[c]), &q[0]);
+    }
     for (int k = 0; k < 2 && c + k < nlive; k++) {
       h = mix(mix(h, q[k].lo), q[k].loU);
       g = mix(mix(g, q[k].hi), q[k].hiU);
     }
   }
   h = mix(h, g);
+  /* a focus the lean state hands back is searched again by the engine: its keys are not the
+   * engine's (the set keeps every key of a search) */
+  if (lean) h ^= 0x6c65616e6c65616eull;
   return h ? h : 1;
 }
 
@@ -264,7 +299,17 @@ static int leq_join(const rsan_q *x, const rsan_q *y, const rsan_q *z) {
  * (docs/scheduling.md "SC fences: when two commute": b ⊑ a ⊔ W, a ⊑ b ⊔ W, t ⊑ s ⊔ M and
  * s ⊑ t ⊔ M, with a, s and b, t the threads' Ta and Tsc, W and M F's W and Msc): at the focus
  * location when every value there is exact, else on the whole clocks. */
-static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
+static int fences_commute(int ta, int tb) {
+  if (lean) { /* exact values */
+    const uint64_t *v = rsan_lean_v;
+    rsan_q q[6];
+    int p[6] = {lean_tp(ta, LEAN_TA),  lean_tp(tb, LEAN_TA),  lean_lp(naddrs, LEAN_W),
+                lean_tp(ta, LEAN_TSC), lean_tp(tb, LEAN_TSC), lean_lp(naddrs, LEAN_MSC)};
+    for (int k = 0; k < 6; k++) q[k].lo = q[k].hi = v[2 * p[k]], q[k].loU = q[k].hiU = v[2 * p[k] + 1];
+    return leq_join(&q[1], &q[0], &q[2]) && leq_join(&q[0], &q[1], &q[2]) && leq_join(&q[4], &q[3], &q[5]) &&
+           leq_join(&q[3], &q[4], &q[5]);
+  }
+  const rsan_thread *a = rec[ta], *b = rec[tb];
   rsan_loc *f = rsan_loc_fence();
   rsan_loc *at = locs[focus];
   {
@@ -320,8 +365,6 @@ static void record(int j, const uint16_t *path, int len) {
   __atomic_store_n(&rsan_closure_sh->nfound, i + 1, __ATOMIC_RELEASE);
 }
 
-static const rsan_thread *thread_of(int u) { return rec[u]; }
-
 /* Steps a (earlier) and b of other threads are ordered in every interleaving of the class: the
  * explorer's relation (every SC fence labelled clean: two SC fences are independent), and a
  * thread's spawn before its steps, its steps before a join of it (the explorer needs no such
@@ -350,7 +393,13 @@ static int step_one(int take, int *pos, uint64_t *sleep, int len) {
   int j = first_of[offset[take] + pos[take]];
   if (*sleep && steps[j].kind == RSAN_SK_FENCE_SC)
     for (int u = 0; u < nthreads; u++)
-      if ((*sleep >> u & 1) && !fences_commute(thread_of(u), thread_of(take))) *sleep &= ~(1ull << u);
+      if ((*sleep >> u & 1) && !fences_commute(u, take)) *sleep &= ~(1ull << u);
+  if (lean) {
+    lean_abort = rsan_lean_step(j); /* a report on the lean values: the engine searches again */
+    pos[take]++;
+    path[len++] = (uint16_t)steps[j].tid;
+    return len;
+  }
   if (tsave) { /* the records the step may change (sched_closure_state.c skips the others) */
     const step *x = &steps[j];
     int fence = x->kind == RSAN_SK_FENCE_SC || x->ev == EV_FENCE;
@@ -409,11 +458,13 @@ static int start_restoring(void) {
 static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf) {
   int use_sleep = nthreads <= 64, pos0[nthreads]; /* small frames: one pair a branching state */
   memcpy(pos0, pos, (size_t)nthreads * sizeof *pos);
-  int here = restoring || start_restoring(); /* restore this state's orders, else fork */
-  rsan_cstate *saved = here ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs)
-                            : NULL;
+  int here = lean || restoring || start_restoring(); /* restore this state's orders, else fork */
+  rsan_cstate *saved = here && !lean
+                           ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs)
+                           : NULL;
+  int lean_saved = lean ? rsan_lean_save() : 0;
   uint64_t done = 0;
-  for (int i = 0; i < nf && !rsan_closure_sh->incomplete; i++) {
+  for (int i = 0; i < nf && !rsan_closure_sh->incomplete && !lean_abort; i++) {
     int last = i == nf - 1;
     if (!here && !last) {
       pid_t pid = _Fork();
@@ -429,9 +480,12 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
         continue;
       }
     } else if (here && i) {
-      rsan_cstate_restore(saved);
+      if (lean) rsan_lean_restore(lean_saved);
+      else rsan_cstate_restore(saved);
       memcpy(pos, pos0, (size_t)nthreads * sizeof *pos);
       if (last) { /* no restore of this state is left: it ends before its last order */
+        rsan_lean_free(lean_saved);
+        lean_saved = 0;
         rsan_cstate_free(saved);
         saved = NULL;
       }
@@ -443,6 +497,7 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
     if (!here && !last) rsan_exit_raw(0); /* a fork's child: its order is searched */
     if (use_sleep) done |= 1ull << fences[i];
   }
+  rsan_lean_free(lean_saved);
   rsan_cstate_free(saved);
 }
 
@@ -453,7 +508,7 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
  * search from running both orders of two fences that commute. */
 static void search(int *pos, uint64_t sleep, int len) {
   for (;;) {
-    if (rsan_closure_sh->incomplete) return;
+    if (rsan_closure_sh->incomplete || lean_abort) return;
     int fences[nthreads], nf = 0, take = -1;
     for (int u = 0; u < nthreads && take < 0; u++) {
       if (!ready(u, pos)) continue;
@@ -479,6 +534,31 @@ static void search(int *pos, uint64_t sleep, int len) {
     }
     len = step_one(take >= 0 ? take : fences[0], pos, &sleep, len);
   }
+}
+
+/* The search of focus i on the lean state (sched_closure_lean.c), when the log and the focus
+ * allow it: 1 when it is done; 0 when the engine searches the focus (a check reported on the
+ * lean values: the engine's search makes the report, with its counts as if the lean one had not
+ * run; or the lean state cannot start there) */
+static int lean_log;
+static rsan_cstate *root; /* the engine's records at the root (a search by the engine saved them) */
+static int try_lean(int i) {
+  focus = i;
+  focus_addr = addrs[i];
+  index_focus_checks();
+  if (root) rsan_cstate_restore(root); /* an earlier focus's engine search changed them */
+  if (!rsan_lean_begin(i, rec, locs, known_before)) return 0;
+  uint64_t states = rsan_closure_sh->states, forks = rsan_closure_sh->forks, pruned = rsan_closure_sh->pruned;
+  int pos[256] = {0};
+  lean = 1;
+  search(pos, 0, 0);
+  lean = 0;
+  rsan_closure_sh->lean++;
+  if (!lean_abort) return 1;
+  lean_abort = 0;
+  rsan_closure_sh->lean_back++;
+  rsan_closure_sh->states = states, rsan_closure_sh->forks = forks, rsan_closure_sh->pruned = pruned;
+  return 0;
 }
 
 static int read_all(int fd, void *buf, size_t n) {
@@ -616,6 +696,7 @@ void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) {
     rsan_cstate_track(nsave_threads, nsave_locs);
   }
   index_steps();
+  lean_log = rsan_lean_log(steps, n, nthreads, addrs, naddrs) && in_process && rsan_sched_flag.closure_lean;
   stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
   stampu_before = rsan_alloc((size_t)n * sizeof *stampu_before);
   for (int i = 0; i < naddrs; i++) {
@@ -641,11 +722,11 @@ void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) {
    * states are restored (each search after the first starts from the root's records, restored;
    * the set of keys is shared, each key names its focus), else in a child each. */
   signal(SIGCHLD, SIG_DFL); /* the program's disposition must not reap the searches */
-  rsan_cstate *root = NULL;
   for (int i = 0; i < naddrs && !rsan_closure_sh->incomplete; i++) {
     int checked = 0;
     for (int j = 0; j < n && !checked; j++) checked = steps[j].at == addrs[i] && checks(&steps[j]);
     if (!checked) continue;
+    if (lean_log && try_lean(i)) continue;
     pid_t pid = 0;
     if (in_process) {
       if (root) rsan_cstate_restore(root);
