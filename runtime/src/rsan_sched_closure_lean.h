@@ -29,6 +29,10 @@ int rsan_lean_begin(int focus, rsan_thread *const *rec, rsan_loc *const *locs, c
 /* Step j's rules on the values; 1 when it is a check at the focus location that reports on them
  * (the search then leaves the focus to the engine) */
 int rsan_lean_step(int j);
+/* The key's hash of the live pairs (exact: each once, in two lanes; sched_closure_search.c
+ * state_key), and the fences' commutation test on the values (fences_commute) */
+void rsan_lean_hash(const int *live, int nlive, uint64_t *h, uint64_t *g);
+int rsan_lean_fences_commute(int ta, int tb);
 /* a branching state's values, pushed; restored; popped (innermost only, as the search nests) */
 int rsan_lean_save(void);
 void rsan_lean_restore(int depth);

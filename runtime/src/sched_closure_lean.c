@@ -277,6 +277,35 @@ int rsan_lean_step(int j) {
   return 0;
 }
 
+/* Each pair hashed once (hi = lo: the engine's second lane would repeat the first), as one word
+ * when every timestamp fits in 32 bits (then the word is the pair, one to one): a function of
+ * the same values as the engine's key, so two states have one key exactly when the engine's
+ * keys are one (up to collisions of the 64-bit hash, as there) */
+void rsan_lean_hash(const int *live, int nlive, uint64_t *h, uint64_t *g) {
+  const uint64_t *v = rsan_lean_v;
+  uint64_t wide = 0;
+  for (int c = 0; c < nlive; c++) wide |= v[2 * live[c]] | v[2 * live[c] + 1];
+  for (int c = 0; c < nlive; c++) {
+    uint64_t lo = v[2 * live[c]], lu = v[2 * live[c] + 1], *lane = c & 1 ? g : h;
+    *lane = wide >> 32 ? rsan_closure_mix(rsan_closure_mix(*lane, lo), lu)
+                       : rsan_closure_mix(*lane, lo | lu << 32);
+  }
+}
+
+/* x ⊑ y ⊔ z on both timestamps; the fences' test of sched_closure_search.c fences_commute (b ⊑ a ⊔
+ * W, a ⊑ b ⊔ W, t ⊑ s ⊔ M, s ⊑ t ⊔ M: a, s and b, t the threads' Ta and Tsc, W and M F's W and
+ * Msc) on exact values */
+static int leq_join(int x, int y, int z) {
+  const uint64_t *v = rsan_lean_v;
+  return v[2 * x] <= mx(v[2 * y], v[2 * z]) && v[2 * x + 1] <= mx(v[2 * y + 1], v[2 * z + 1]);
+}
+int rsan_lean_fences_commute(int ta, int tb) {
+  int a = lean_tp(ta, LEAN_TA), b = lean_tp(tb, LEAN_TA), s = lean_tp(ta, LEAN_TSC),
+      t = lean_tp(tb, LEAN_TSC);
+  int w = lean_lp(lnaddrs, LEAN_W), m = lean_lp(lnaddrs, LEAN_MSC);
+  return leq_join(b, a, w) && leq_join(a, b, w) && leq_join(t, s, m) && leq_join(s, t, m);
+}
+
 int rsan_lean_save(void) {
   if (depth == depth_cap) {
     int cap = depth_cap ? 2 * depth_cap : 64;

@@ -2,6 +2,7 @@
  * run's logged steps through the engine's entry points along the linearisations of the run's
  * coarse order, fork one child per ready SC fence, prune states by their key. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -39,10 +40,6 @@ static int naddrs;
  * the one the replay of its spawn made; NULL until then */
 static rsan_thread **rec;
 
-static uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdull;
-}
 
 /* Only accesses make robustness checks (checks, rsan_sched_closure_internal.h); every other
  * step matters through the clocks it passes on (fences through F, sync primitives through
@@ -74,7 +71,8 @@ static int nlog;
 static rsan_loc **locs;       /* the record of each addrs[i] (made at the root), then F's */
 static int *last_passing;     /* per thread: the position of its last step that passes clocks on */
 static int *last_join_of;     /* [u][v]: the position of v's last join of u */
-static int *next_at;          /* [i][v][k]: next_access */
+static int *next_at;          /* [v][k][i]: thread v's first access of addrs[i] at or after its k-th step */
+static int *first_later;      /* first_accesses_later's answer */
 static int *focus_check_from, *focus_check_k;
 static int *focus_check_at; /* [offset[v] + v + k]: thread v's first check at its position k or later */
 
@@ -121,20 +119,16 @@ static int live_later(int u, const int *pos) {
   return 0;
 }
 
-/* the log index of thread v's first access of addrs[i] at or after its position k (-1: none) */
-static int next_access(int i, int v, int k) {
-  return next_at[(size_t)i * (size_t)(nlog + nthreads) + (size_t)(offset[v] + v + k)];
-}
-
-/* The log index of the first access of addrs[i] not yet run, in the run's order (-1: none):
- * when it writes, every other access of addrs[i] left is ordered after it. */
-static int first_access_later(int i, const int *pos) {
-  int first = -1;
+/* For each addrs[i], the log index of its first access not yet run, in the run's order (INT_MAX:
+ * none), into first_later: when it writes, every other access of addrs[i] left is ordered after
+ * it. Thread v's next accesses of every location from its position on are one row of next_at. */
+static void first_accesses_later(const int *pos) {
+  for (int i = 0; i < naddrs; i++) first_later[i] = INT_MAX;
   for (int v = 0; v < nthreads; v++) {
-    int j = next_access(i, v, pos[v]);
-    if (j >= 0 && (first < 0 || j < first)) first = j;
+    const int *t = next_at + (size_t)(offset[v] + v + pos[v]) * (size_t)naddrs;
+    for (int i = 0; i < naddrs; i++)
+      if (t[i] < first_later[i]) first_later[i] = t[i];
   }
-  return first;
 }
 
 /* The tables the functions above read, from the log: what each thread's remaining steps do. */
@@ -143,6 +137,7 @@ static void index_steps(void) {
   last_passing = rsan_alloc(nt * sizeof *last_passing);
   last_join_of = rsan_alloc(nt * nt * sizeof *last_join_of);
   next_at = rsan_alloc((size_t)naddrs * row * sizeof *next_at);
+  first_later = rsan_alloc((size_t)(naddrs ? naddrs : 1) * sizeof *first_later);
   for (int u = 0; u < nthreads; u++) {
     last_passing[u] = -1;
     for (int v = 0; v < nthreads; v++) last_join_of[(size_t)u * nt + (size_t)v] = -1;
@@ -154,14 +149,15 @@ static void index_steps(void) {
       if (s->ev == EV_JOIN && s->other >= 0 && s->other < nthreads)
         last_join_of[(size_t)s->other * nt + (size_t)v] = k;
     }
+  size_t na = (size_t)naddrs;
   for (int i = 0; i < naddrs; i++)
     for (int v = 0; v < nthreads; v++) {
-      int *t = next_at + (size_t)i * row + (size_t)(offset[v] + v);
-      t[total[v]] = -1;
+      int *t = next_at + (size_t)(offset[v] + v) * na + (size_t)i; /* t[k * na]: position k */
+      t[(size_t)total[v] * na] = INT_MAX;
       for (int k = total[v] - 1; k >= 0; k--) {
         int j = first_of[offset[v] + k];
         int hit = steps[j].at == addrs[i] && steps[j].ev != EV_JOIN && steps[j].ev != EV_NONE;
-        t[k] = hit ? j : t[k + 1];
+        t[(size_t)k * na] = hit ? j : t[(size_t)(k + 1) * na];
       }
     }
 }
@@ -221,10 +217,10 @@ static uint64_t state_key(const int *pos) {
   uint64_t h = 0x5eed;
   nlive = 0;
   for (int u = 0; u < nthreads; u++) {
-    h = mix(h, (uint64_t)pos[u]);
+    h = rsan_closure_mix(h, (uint64_t)pos[u]);
     const rsan_thread *t = rec[u];
     if (!total[u] || !t || !live_later(u, pos) || nlive + 4 > 1024) continue;
-    h = mix(h, (uint64_t)u + 1000);
+    h = rsan_closure_mix(h, (uint64_t)u + 1000);
     /* a pending SC fence overwrites Tc (:= Ta) and Tr (:= Tc) before it reads them */
     if (pos[u] >= total[u] || steps[first_of[offset[u] + pos[u]]].kind != RSAN_SK_FENCE_SC) {
       live[nlive++] = lean_tp(u, LEAN_TC);
@@ -234,14 +230,15 @@ static uint64_t state_key(const int *pos) {
     live[nlive++] = lean_tp(u, LEAN_TSC);
   }
   int at = 0; /* the focus location, reached */
+  first_accesses_later(pos);
   for (int i = 0; i < naddrs; i++) {
-    int first = first_access_later(i, pos);
-    if (first < 0) continue; /* no step reads its clocks again */
+    int first = first_later[i];
+    if (first == INT_MAX) continue; /* no step reads its clocks again */
     if (i == focus) {
       const rsan_loc *l = locs[i];
       uint64_t st = lean ? rsan_lean_v[2 * lean_lp(naddrs + 1, 0)] : l->stamp;
       uint64_t su = lean ? rsan_lean_v[2 * lean_lp(naddrs + 1, 0) + 1] : l->stampU;
-      h = mix(mix(mix(h, (uint64_t)i + 5000), st), su);
+      h = rsan_closure_mix(rsan_closure_mix(rsan_closure_mix(h, (uint64_t)i + 5000), st), su);
       at = 1;
     }
     if (nlive + 3 <= 1024) {
@@ -259,30 +256,26 @@ static uint64_t state_key(const int *pos) {
     live[nlive++] = lean_lp(naddrs, LEAN_W);
     live[nlive++] = lean_lp(naddrs, LEAN_MSC);
   }
-  h = mix(h, (uint64_t)focus + 77);
-  /* two lanes, each a chain of multiplies half as long, joined at the end; the engine's clocks
-   * queried two at a time (rsan_loc_query2: one scan of the fact window, the answers of two
-   * queries); the lean state's values are exact (hi = lo) */
+  h = rsan_closure_mix(h, (uint64_t)focus + 77);
+  /* two lanes, each a chain of multiplies half as long, joined at the end */
   uint64_t g = h ^ 0x2545f4914f6cdd1dull;
-  for (int c = 0; at && c < nlive; c += 2) {
+  if (lean && at) rsan_lean_hash(live, nlive, &h, &g);
+  /* the engine's clocks queried two at a time (rsan_loc_query2: one scan of the fact window,
+   * the answers of two queries) */
+  for (int c = 0; !lean && at && c < nlive; c += 2) {
     rsan_q q[2];
     int two = c + 1 < nlive;
-    if (lean) {
-      for (int k = 0; k < 1 + two; k++) {
-        q[k].lo = q[k].hi = rsan_lean_v[2 * live[c + k]];
-        q[k].loU = q[k].hiU = rsan_lean_v[2 * live[c + k] + 1];
-      }
-    } else if (two) {
+    if (two) {
       rsan_loc_query2(locs[focus], engine_clk(live[c]), engine_clk(live[c + 1]), &q[0], &q[1]);
     } else {
       rsan_loc_query(locs[focus], engine_clk(live[c]), &q[0]);
     }
     for (int k = 0; k < 2 && c + k < nlive; k++) {
-      h = mix(mix(h, q[k].lo), q[k].loU);
-      g = mix(mix(g, q[k].hi), q[k].hiU);
+      h = rsan_closure_mix(rsan_closure_mix(h, q[k].lo), q[k].loU);
+      g = rsan_closure_mix(rsan_closure_mix(g, q[k].hi), q[k].hiU);
     }
   }
-  h = mix(h, g);
+  h = rsan_closure_mix(h, g);
   /* a focus the lean state hands back is searched again by the engine: its keys are not the
    * engine's (the set keeps every key of a search) */
   if (lean) h ^= 0x6c65616e6c65616eull;
@@ -300,15 +293,7 @@ static int leq_join(const rsan_q *x, const rsan_q *y, const rsan_q *z) {
  * s ⊑ t ⊔ M, with a, s and b, t the threads' Ta and Tsc, W and M F's W and Msc): at the focus
  * location when every value there is exact, else on the whole clocks. */
 static int fences_commute(int ta, int tb) {
-  if (lean) { /* exact values */
-    const uint64_t *v = rsan_lean_v;
-    rsan_q q[6];
-    int p[6] = {lean_tp(ta, LEAN_TA),  lean_tp(tb, LEAN_TA),  lean_lp(naddrs, LEAN_W),
-                lean_tp(ta, LEAN_TSC), lean_tp(tb, LEAN_TSC), lean_lp(naddrs, LEAN_MSC)};
-    for (int k = 0; k < 6; k++) q[k].lo = q[k].hi = v[2 * p[k]], q[k].loU = q[k].hiU = v[2 * p[k] + 1];
-    return leq_join(&q[1], &q[0], &q[2]) && leq_join(&q[0], &q[1], &q[2]) && leq_join(&q[4], &q[3], &q[5]) &&
-           leq_join(&q[3], &q[4], &q[5]);
-  }
+  if (lean) return rsan_lean_fences_commute(ta, tb); /* the same test on exact values */
   const rsan_thread *a = rec[ta], *b = rec[tb];
   rsan_loc *f = rsan_loc_fence();
   rsan_loc *at = locs[focus];
@@ -363,15 +348,6 @@ static void record(int j, const uint16_t *path, int len) {
   rsan_closure_sh->found_len[i] = len;
   memcpy(rsan_closure_sh->found[i], path, (size_t)len * sizeof *path);
   __atomic_store_n(&rsan_closure_sh->nfound, i + 1, __ATOMIC_RELEASE);
-}
-
-/* Steps a (earlier) and b of other threads are ordered in every interleaving of the class: the
- * explorer's relation (every SC fence labelled clean: two SC fences are independent), and a
- * thread's spawn before its steps, its steps before a join of it (the explorer needs no such
- * pair: its steps are never enabled together with them). */
-static int coarse_dependent(const step *a, const step *b) {
-  if ((a->ev == EV_SPAWN && a->other == b->tid) || (b->ev == EV_JOIN && b->other == a->tid)) return 1;
-  return rsan_sched_ops_dependent(a->tid, a->kind, a->addr, a->w, b->tid, b->kind, b->addr, b->w);
 }
 
 /* How a branching state explores its fence orders: in this process, restoring the state's
@@ -517,7 +493,10 @@ static void search(int *pos, uint64_t sleep, int len) {
       else if (!(sleep >> u & 1)) fences[nf++] = u;
     }
     if (take < 0 && nf == 0) return; /* the end, or every ready fence asleep: explored */
-    if (!check_later(pos)) return;   /* no check left: no report can follow */
+    /* no check left: no report can follow. On the lean state, asked only before a fence: a
+     * check that is dead stays dead (its thread's Tc only grows), and its steps make no report,
+     * so the path ends at its next fence with the same states (§19) */
+    if ((!lean || take < 0) && !check_later(pos)) return;
     if (take < 0 && nf > 1) {
       if (!rsan_closure_key_visit(state_key(pos), sleep, in_process)) {
         __atomic_add_fetch(&rsan_closure_sh->pruned, 1, __ATOMIC_RELAXED);
@@ -625,18 +604,7 @@ void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) {
   for (int j = 0; j < n; j++) /* created after the snapshot: the replay of its spawn makes it */
     if (steps[j].ev == EV_SPAWN && steps[j].other >= 0 && steps[j].other < nthreads)
       rec[steps[j].other] = NULL;
-  /* coarse predecessors: the earlier dependent steps of other threads (two SC fences are
-   * independent: every fence is labelled clean) */
-  for (int j = 0; j < n; j++) {
-    int *row = need + (size_t)j * (size_t)nthreads;
-    memset(row, 0, (size_t)nthreads * sizeof *row);
-    const step *b = &steps[j];
-    for (int i = 0; i < j; i++) {
-      const step *a = &steps[i];
-      if (coarse_dependent(a, b) && row[a->tid] < index_in_thread[i] + 1)
-        row[a->tid] = index_in_thread[i] + 1;
-    }
-  }
+  rsan_closure_coarse_need(steps, n, nthreads, index_in_thread, need);
   naddrs = 0;
   rsan_loc *f = rsan_loc_fence();
   for (int j = 0; j < n; j++) {
@@ -699,23 +667,7 @@ void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) {
   lean_log = rsan_lean_log(steps, n, nthreads, addrs, naddrs) && in_process && rsan_sched_flag.closure_lean;
   stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
   stampu_before = rsan_alloc((size_t)n * sizeof *stampu_before);
-  for (int i = 0; i < naddrs; i++) {
-    rsan_loc *l = rsan_loc_peek(addrs[i]);
-    uint64_t ts = 0, tu = 0;
-    if (l) {
-      ts = l->stamp;
-      tu = l->stampU;
-      rsan_loc_release(l);
-    }
-    for (int j = 0; j < n; j++) {
-      const step *x = &steps[j];
-      if (x->at != addrs[i] || x->ev == EV_JOIN) continue;
-      stamp_before[j] = ts;
-      stampu_before[j] = tu;
-      ts += (uint64_t)writes_stamp(x);
-      tu += (uint64_t)writes_stamp_u(x);
-    }
-  }
+  rsan_closure_stamps_before(steps, n, addrs, naddrs, stamp_before, stampu_before);
   known_before = rsan_alloc((size_t)n);
   rsan_closure_dead_checks(steps, n, nthreads, need, index_in_thread, first_of, offset, known_before);
   /* One search per location that a logged step checks (focus, above). In this process when
