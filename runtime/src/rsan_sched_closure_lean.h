@@ -23,11 +23,10 @@ static inline int lean_lp(int i, int k) { return rsan_lean_loc_base + i * 3 + k;
  * read (a static replay of the program's memory in the run's order), else the engine searches */
 int rsan_lean_log(const step *steps, int n, int nthreads, const uintptr_t *addrs, int naddrs);
 /* Per focus location (addrs[focus]): 1 when the lean state can search it: every clock exact there
- * at the root (its values start as the engine's answers), and no check there that compares
- * values (a CAS's, a wait's) the static pass left live (known_before) */
-int rsan_lean_begin(int focus, rsan_thread *const *rec, rsan_loc *const *locs, const char *known_before);
-/* Step j's rules on the values; 1 when it is a check at the focus location that reports on them
- * (the search then leaves the focus to the engine) */
+ * at the root (its values start as the engine's answers) */
+int rsan_lean_begin(int focus, rsan_thread *const *rec, rsan_loc *const *locs);
+/* Step j's rules on the values; 1 when it is a check at the focus location that may report on
+ * them (the search then leaves the focus to the engine) */
 int rsan_lean_step(int j);
 /* The key's hash of the live pairs (exact: each once, in two lanes; sched_closure_search.c
  * state_key), and the fences' commutation test on the values (fences_commute) */

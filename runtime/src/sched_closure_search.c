@@ -526,7 +526,7 @@ static int try_lean(int i) {
   focus_addr = addrs[i];
   index_focus_checks();
   if (root) rsan_cstate_restore(root); /* an earlier focus's engine search changed them */
-  if (!rsan_lean_begin(i, rec, locs, known_before)) return 0;
+  if (!rsan_lean_begin(i, rec, locs)) return 0;
   uint64_t states = rsan_closure_sh->states, forks = rsan_closure_sh->forks, pruned = rsan_closure_sh->pruned;
   int pos[256] = {0};
   lean = 1;
