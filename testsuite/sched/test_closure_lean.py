@@ -67,8 +67,9 @@ def test_robust_programs_are_searched_on_the_lean_state(tmp_path, pyrsan_cli, py
 def test_a_report_on_the_lean_values_hands_the_focus_to_the_engine(tmp_path, pyrsan_cli, pyrsan_env, monkeypatch,
                                                                    name):
     """Each of these programs has runs with a fence order that reports (the closure finds the
-    report that the coarse relation alone loses; acquired_gap_wait's at a wait): on the lean state such a run's focus is handed
-    back and searched again by the engine, which makes the report (a rerun confirms it)."""
+    report that the coarse relation alone loses; acquired_gap_wait's at a wait): on the lean state
+    such a run's focus is handed back and searched again by the engine, which makes the report (a
+    rerun confirms it)."""
     exe = build(pyrsan_cli, pyrsan_env, PROGRAMS / f"{name}.c", tmp_path / name)
     closures = []
     absorb = runner.ClosureStats.absorb
