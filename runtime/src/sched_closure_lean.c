@@ -13,10 +13,10 @@
  * Used for a log only when its steps are ones these rules know and replaying it reads what the
  * run read (rsan_lean_log: else the engine's replay would make the closure incomplete or make an
  * attempt without an event), and for a focus only when every value there is exact at the root
- * and no check there compares values (a CAS's or a wait's, rsan_lean_begin). A check at y whose
- * values report hands the focus back to the engine (sched_closure_search.c), whose search makes
- * the report with its stacks, dedup and suppressions: the lean state decides only what a search
- * explores and that no report is made. */
+ * (rsan_lean_begin). A check at y that may report on the values (rsan_lean_step) hands the focus
+ * back to the engine (sched_closure_search.c), whose search makes the report with its stacks,
+ * dedup and suppressions: the lean state decides only what a search explores and that no report
+ * is made. */
 #include <string.h>
 
 #include "rsan_engine.h"
