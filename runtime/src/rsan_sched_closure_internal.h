@@ -35,6 +35,7 @@ typedef struct step {
 typedef struct shared {
   uint64_t states;
   uint64_t forks, pruned; /* children forked; branching states already seen */
+  uint64_t lean, lean_back; /* focus searches on the lean state; of them handed back to the engine */
   int incomplete; /* 1: budget, 2: diverged, 3: unsupported step (4: timeout, the run's side) */
   int nfound;
   uint64_t found_key[MAX_FOUND];
@@ -55,6 +56,19 @@ static inline int writes_stamp_u(const step *x) {
   return (x->ev == EV_ACCESS && x->has_write && x->op == RSAN_OP_STORE) || x->ev == EV_SYNC_REL;
 }
 
+/* the closure key's mixing step (sched_closure_search.c, sched_closure_lean.c) */
+static inline uint64_t rsan_closure_mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+/* The static pass (sched_closure_dead.c). need[j * nthreads + u]: how many steps of thread u
+ * precede step j in every interleaving of the run's coarse class (its coarse predecessors) */
+void rsan_closure_coarse_need(const step *steps, int n, int nthreads, const int *index_in_thread, int *need);
+/* the stamps of step j's location just before it (both kinds), from the log and the records at
+ * the root */
+void rsan_closure_stamps_before(const step *steps, int n, const uintptr_t *addrs, int naddrs,
+                                uint64_t *stamp_before, uint64_t *stampu_before);
 /* known_before[j]: step j's check is dead in every interleaving of the run's coarse class
  * (need: the coarse predecessors, steps x threads; sched_closure_dead.c) */
 void rsan_closure_dead_checks(const step *steps, int n, int nthreads, const int *need,

@@ -326,7 +326,7 @@ void rsan_closure_note_thread(const rsan_thread *t, const char *kind, const rsan
 
 /* The run ends (trace end line): search the closure and append its field to the line. */
 void rsan_closure_finish(void (*emit)(const char *, size_t)) {
-  char buf[160];
+  char buf[200];
   if (blocked_at >= 0 && !snapshot_taken) {
     int k = snprintf(buf, sizeof buf,
                      ", \"closure\": {\"from\": %lld, \"states\": 0, \"forks\": 0, \"pruned\": 0, "
@@ -370,13 +370,15 @@ void rsan_closure_finish(void (*emit)(const char *, size_t)) {
   }
   if (!incomplete_why && rsan_closure_sh && blocked_at < 0) incomplete_why = rsan_closure_sh->incomplete;
   static const char *const why[] = {"null", "\"states\"", "\"diverged\"", "\"unsupported\"", "\"timeout\""};
-  int k = snprintf(buf, sizeof buf,
-                   ", \"closure\": {\"from\": %llu, \"states\": %llu, \"forks\": %llu, \"pruned\": %llu, "
-                   "\"incomplete\": %s, ",
-                   (unsigned long long)snapshot_step,
-                   (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->states : 0),
-                   (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->forks : 0),
-                   (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->pruned : 0), why[incomplete_why]);
+  int k = snprintf(
+      buf, sizeof buf,
+      ", \"closure\": {\"from\": %llu, \"states\": %llu, \"forks\": %llu, \"pruned\": %llu, "
+      "\"lean\": [%llu, %llu], \"incomplete\": %s, ",
+      (unsigned long long)snapshot_step, (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->states : 0),
+      (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->forks : 0),
+      (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->pruned : 0),
+      (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->lean : 0),
+      (unsigned long long)(rsan_closure_sh ? rsan_closure_sh->lean_back : 0), why[incomplete_why]);
   emit(buf, (size_t)k);
   if (blocked_at >= 0) {
     k = snprintf(buf, sizeof buf, "\"sleep_blocked\": %lld, ", (long long)blocked_at);

@@ -1,10 +1,57 @@
-/* The closure search's static pass (sched_closure.c has the whole design): the checks that
- * are dead in every interleaving of the run's coarse class, found from the log alone. */
+/* The closure search's static pass (sched_closure.c has the whole design), from the log alone:
+ * the coarse order, the stamps each step sees, and the checks that are dead in every interleaving
+ * of the run's coarse class. */
 #include <string.h>
 
 #include "rsan_engine.h"
 #include "rsan_sched_closure_internal.h"
 #include "rsan_sched_internal.h"
+
+/* Steps a (earlier) and b of other threads are ordered in every interleaving of the class: the
+ * explorer's relation (every SC fence labelled clean: two SC fences are independent), and a
+ * thread's spawn before its steps, its steps before a join of it (the explorer needs no such
+ * pair: its steps are never enabled together with them). */
+static int coarse_dependent(const step *a, const step *b) {
+  if ((a->ev == EV_SPAWN && a->other == b->tid) || (b->ev == EV_JOIN && b->other == a->tid)) return 1;
+  return rsan_sched_ops_dependent(a->tid, a->kind, a->addr, a->w, b->tid, b->kind, b->addr, b->w);
+}
+
+/* coarse predecessors: the earlier dependent steps of other threads */
+void rsan_closure_coarse_need(const step *steps, int n, int nthreads, const int *index_in_thread, int *need) {
+  for (int j = 0; j < n; j++) {
+    int *row = need + (size_t)j * (size_t)nthreads;
+    memset(row, 0, (size_t)nthreads * sizeof *row);
+    const step *b = &steps[j];
+    for (int i = 0; i < j; i++) {
+      const step *a = &steps[i];
+      if (coarse_dependent(a, b) && row[a->tid] < index_in_thread[i] + 1)
+        row[a->tid] = index_in_thread[i] + 1;
+    }
+  }
+}
+
+/* A location's stamps are raised only by its writes, which every interleaving of the class runs
+ * in the log's order (two writes of a location are coarse-dependent) */
+void rsan_closure_stamps_before(const step *steps, int n, const uintptr_t *addrs, int naddrs,
+                                uint64_t *stamp_before, uint64_t *stampu_before) {
+  for (int i = 0; i < naddrs; i++) {
+    rsan_loc *l = rsan_loc_peek(addrs[i]);
+    uint64_t ts = 0, tu = 0;
+    if (l) {
+      ts = l->stamp;
+      tu = l->stampU;
+      rsan_loc_release(l);
+    }
+    for (int j = 0; j < n; j++) {
+      const step *x = &steps[j];
+      if (x->at != addrs[i] || x->ev == EV_JOIN) continue;
+      stamp_before[j] = ts;
+      stampu_before[j] = tu;
+      ts += (uint64_t)writes_stamp(x);
+      tu += (uint64_t)writes_stamp_u(x);
+    }
+  }
+}
 
 /* a[u] := max(a[u], b[u]): per-thread step counts joined */
 static void max_into(int *a, const int *b, size_t n) {

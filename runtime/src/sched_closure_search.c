@@ -2,6 +2,7 @@
  * run's logged steps through the engine's entry points along the linearisations of the run's
  * coarse order, fork one child per ready SC fence, prune states by their key. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "rsan_report.h"
 #include "rsan_sched_closure.h"
 #include "rsan_sched_closure_internal.h"
+#include "rsan_sched_closure_lean.h"
 #include "rsan_sched_closure_state.h"
 #include "rsan_sched_fence.h"
 #include "rsan_sched_internal.h"
@@ -38,10 +40,6 @@ static int naddrs;
  * the one the replay of its spawn made; NULL until then */
 static rsan_thread **rec;
 
-static uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdull;
-}
 
 /* Only accesses make robustness checks (checks, rsan_sched_closure_internal.h); every other
  * step matters through the clocks it passes on (fences through F, sync primitives through
@@ -65,12 +63,16 @@ static uint64_t *stamp_before, *stampu_before;
 static char *known_before;
 static int in_process; /* the root: one search per focus in this process (restores), else a fork each */
 static int restoring;  /* branch: restore states in this process (set for good once it can), else fork */
+/* lean: this focus is searched on the lean state (sched_closure_lean.c) instead of the engine's
+ * records; lean_abort: a check there reported on it, and the engine searches the focus again */
+static int lean, lean_abort;
 /* index_steps, index_focus_checks */
 static int nlog;
 static rsan_loc **locs;       /* the record of each addrs[i] (made at the root), then F's */
 static int *last_passing;     /* per thread: the position of its last step that passes clocks on */
 static int *last_join_of;     /* [u][v]: the position of v's last join of u */
-static int *next_at;          /* [i][v][k]: next_access */
+static int *next_at;          /* [v][k][i]: thread v's first access of addrs[i] at or after its k-th step */
+static int *first_later;      /* first_accesses_later's answer */
 static int *focus_check_from, *focus_check_k;
 static int *focus_check_at; /* [offset[v] + v + k]: thread v's first check at its position k or later */
 
@@ -90,7 +92,12 @@ static int check_later(const int *pos) {
       const step *s = &steps[j];
       if (!rec[s->tid]) return 1; /* a thread not created yet: its check is live */
       rsan_q q;
-      rsan_loc_query(locs[focus], &rec[s->tid]->Tc, &q);
+      if (lean) {
+        q.lo = rsan_lean_v[2 * lean_tp(s->tid, LEAN_TC)];
+        q.loU = rsan_lean_v[2 * lean_tp(s->tid, LEAN_TC) + 1];
+      } else {
+        rsan_loc_query(locs[focus], &rec[s->tid]->Tc, &q);
+      }
       if (s->op == RSAN_OP_LOAD || s->op == RSAN_OP_WAIT) {
         if (q.lo < stamp_before[j]) return 1; /* read check */
       } else if (s->op == RSAN_OP_STORE || s->op == RSAN_OP_RMW) {
@@ -112,20 +119,16 @@ static int live_later(int u, const int *pos) {
   return 0;
 }
 
-/* the log index of thread v's first access of addrs[i] at or after its position k (-1: none) */
-static int next_access(int i, int v, int k) {
-  return next_at[(size_t)i * (size_t)(nlog + nthreads) + (size_t)(offset[v] + v + k)];
-}
-
-/* The log index of the first access of addrs[i] not yet run, in the run's order (-1: none):
- * when it writes, every other access of addrs[i] left is ordered after it. */
-static int first_access_later(int i, const int *pos) {
-  int first = -1;
+/* For each addrs[i], the log index of its first access not yet run, in the run's order (INT_MAX:
+ * none), into first_later: when it writes, every other access of addrs[i] left is ordered after
+ * it. Thread v's next accesses of every location from its position on are one row of next_at. */
+static void first_accesses_later(const int *pos) {
+  for (int i = 0; i < naddrs; i++) first_later[i] = INT_MAX;
   for (int v = 0; v < nthreads; v++) {
-    int j = next_access(i, v, pos[v]);
-    if (j >= 0 && (first < 0 || j < first)) first = j;
+    const int *t = next_at + (size_t)(offset[v] + v + pos[v]) * (size_t)naddrs;
+    for (int i = 0; i < naddrs; i++)
+      if (t[i] < first_later[i]) first_later[i] = t[i];
   }
-  return first;
 }
 
 /* The tables the functions above read, from the log: what each thread's remaining steps do. */
@@ -134,6 +137,7 @@ static void index_steps(void) {
   last_passing = rsan_alloc(nt * sizeof *last_passing);
   last_join_of = rsan_alloc(nt * nt * sizeof *last_join_of);
   next_at = rsan_alloc((size_t)naddrs * row * sizeof *next_at);
+  first_later = rsan_alloc((size_t)(naddrs ? naddrs : 1) * sizeof *first_later);
   for (int u = 0; u < nthreads; u++) {
     last_passing[u] = -1;
     for (int v = 0; v < nthreads; v++) last_join_of[(size_t)u * nt + (size_t)v] = -1;
@@ -145,14 +149,15 @@ static void index_steps(void) {
       if (s->ev == EV_JOIN && s->other >= 0 && s->other < nthreads)
         last_join_of[(size_t)s->other * nt + (size_t)v] = k;
     }
+  size_t na = (size_t)naddrs;
   for (int i = 0; i < naddrs; i++)
     for (int v = 0; v < nthreads; v++) {
-      int *t = next_at + (size_t)i * row + (size_t)(offset[v] + v);
-      t[total[v]] = -1;
+      int *t = next_at + (size_t)(offset[v] + v) * na + (size_t)i; /* t[k * na]: position k */
+      t[(size_t)total[v] * na] = INT_MAX;
       for (int k = total[v] - 1; k >= 0; k--) {
         int j = first_of[offset[v] + k];
         int hit = steps[j].at == addrs[i] && steps[j].ev != EV_JOIN && steps[j].ev != EV_NONE;
-        t[k] = hit ? j : t[k + 1];
+        t[(size_t)k * na] = hit ? j : t[(size_t)(k + 1) * na];
       }
     }
 }
@@ -194,63 +199,86 @@ int rsan_closure_wait_child(pid_t pid, int *st, int flags) {
  * with that location's stamps; threads and locations that no later step reads are left out,
  * and so are clocks that the next step overwrites unread (docs/design/exploration.md §4). */
 static int nlive;
-static const rsan_clk *live_clk[1024];
+static int live[1024]; /* the live clocks, as the lean state's pairs (rsan_sched_closure_lean.h) */
+
+/* the engine's clock of a pair: a thread's Tc, Tr, Ta, Tsc, a location's (F's last) W, Wsc, Msc */
+static const rsan_clk *engine_clk(int p) {
+  if (p < rsan_lean_loc_base) {
+    const rsan_thread *t = rec[p / 4];
+    const rsan_clk *c[4] = {&t->Tc, &t->Tr, &t->Ta, &t->Tsc};
+    return c[p % 4];
+  }
+  const rsan_loc *l = locs[(p - rsan_lean_loc_base) / 3];
+  int k = (p - rsan_lean_loc_base) % 3;
+  return k == LEAN_W ? &l->W : k == LEAN_WSC ? &l->Wsc : rsan_loc_msc(l);
+}
 
 static uint64_t state_key(const int *pos) {
   uint64_t h = 0x5eed;
   nlive = 0;
   for (int u = 0; u < nthreads; u++) {
-    h = mix(h, (uint64_t)pos[u]);
+    h = rsan_closure_mix(h, (uint64_t)pos[u]);
     const rsan_thread *t = rec[u];
     if (!total[u] || !t || !live_later(u, pos) || nlive + 4 > 1024) continue;
-    h = mix(h, (uint64_t)u + 1000);
+    h = rsan_closure_mix(h, (uint64_t)u + 1000);
     /* a pending SC fence overwrites Tc (:= Ta) and Tr (:= Tc) before it reads them */
     if (pos[u] >= total[u] || steps[first_of[offset[u] + pos[u]]].kind != RSAN_SK_FENCE_SC) {
-      live_clk[nlive++] = &t->Tc;
-      live_clk[nlive++] = &t->Tr;
+      live[nlive++] = lean_tp(u, LEAN_TC);
+      live[nlive++] = lean_tp(u, LEAN_TR);
     }
-    live_clk[nlive++] = &t->Ta;
-    live_clk[nlive++] = &t->Tsc;
+    live[nlive++] = lean_tp(u, LEAN_TA);
+    live[nlive++] = lean_tp(u, LEAN_TSC);
   }
-  rsan_loc *at = NULL; /* the focus location */
+  int at = 0; /* the focus location, reached */
+  first_accesses_later(pos);
   for (int i = 0; i < naddrs; i++) {
-    int first = first_access_later(i, pos);
-    if (first < 0) continue; /* no step reads its clocks again */
-    rsan_loc *l = locs[i];
+    int first = first_later[i];
+    if (first == INT_MAX) continue; /* no step reads its clocks again */
     if (i == focus) {
-      h = mix(mix(mix(h, (uint64_t)i + 5000), l->stamp), l->stampU);
-      at = l;
+      const rsan_loc *l = locs[i];
+      uint64_t st = lean ? rsan_lean_v[2 * lean_lp(naddrs + 1, 0)] : l->stamp;
+      uint64_t su = lean ? rsan_lean_v[2 * lean_lp(naddrs + 1, 0) + 1] : l->stampU;
+      h = rsan_closure_mix(rsan_closure_mix(rsan_closure_mix(h, (uint64_t)i + 5000), st), su);
+      at = 1;
     }
     if (nlive + 3 <= 1024) {
       /* a store next (it is ordered before every other access of x left) overwrites W(x) and
        * Wsc(x) without reading them; it reads Msc(x) */
       if (!(steps[first].ev == EV_ACCESS && steps[first].op == RSAN_OP_STORE)) {
-        live_clk[nlive++] = &l->W;
-        live_clk[nlive++] = &l->Wsc;
+        live[nlive++] = lean_lp(i, LEAN_W);
+        live[nlive++] = lean_lp(i, LEAN_WSC);
       }
-      live_clk[nlive++] = rsan_loc_msc(l);
+      live[nlive++] = lean_lp(i, LEAN_MSC);
     }
   }
   /* F's clocks that the later fences read: W and Msc (Wsc(F) is never read: nothing loads F) */
-  rsan_loc *f = rsan_loc_fence();
   if (nlive + 2 <= 1024) {
-    live_clk[nlive++] = &f->W;
-    live_clk[nlive++] = rsan_loc_msc(f);
+    live[nlive++] = lean_lp(naddrs, LEAN_W);
+    live[nlive++] = lean_lp(naddrs, LEAN_MSC);
   }
-  h = mix(h, (uint64_t)focus + 77);
-  /* two lanes, each a chain of multiplies half as long, joined at the end; the clocks queried
-   * two at a time (rsan_loc_query2: one scan of the fact window, the answers of two queries) */
+  h = rsan_closure_mix(h, (uint64_t)focus + 77);
+  /* two lanes, each a chain of multiplies half as long, joined at the end */
   uint64_t g = h ^ 0x2545f4914f6cdd1dull;
-  for (int c = 0; at && c < nlive; c += 2) {
+  if (lean && at) rsan_lean_hash(live, nlive, &h, &g);
+  /* the engine's clocks queried two at a time (rsan_loc_query2: one scan of the fact window,
+   * the answers of two queries) */
+  for (int c = 0; !lean && at && c < nlive; c += 2) {
     rsan_q q[2];
-    if (c + 1 < nlive) rsan_loc_query2(at, live_clk[c], live_clk[c + 1], &q[0], &q[1]);
-    else rsan_loc_query(at, live_clk[c], &q[0]);
+    int two = c + 1 < nlive;
+    if (two) {
+      rsan_loc_query2(locs[focus], engine_clk(live[c]), engine_clk(live[c + 1]), &q[0], &q[1]);
+    } else {
+      rsan_loc_query(locs[focus], engine_clk(live[c]), &q[0]);
+    }
     for (int k = 0; k < 2 && c + k < nlive; k++) {
-      h = mix(mix(h, q[k].lo), q[k].loU);
-      g = mix(mix(g, q[k].hi), q[k].hiU);
+      h = rsan_closure_mix(rsan_closure_mix(h, q[k].lo), q[k].loU);
+      g = rsan_closure_mix(rsan_closure_mix(g, q[k].hi), q[k].hiU);
     }
   }
-  h = mix(h, g);
+  h = rsan_closure_mix(h, g);
+  /* a focus the lean state hands back is searched again by the engine: its keys are not the
+   * engine's (the set keeps every key of a search) */
+  if (lean) h ^= 0x6c65616e6c65616eull;
   return h ? h : 1;
 }
 
@@ -264,7 +292,9 @@ static int leq_join(const rsan_q *x, const rsan_q *y, const rsan_q *z) {
  * (docs/scheduling.md "SC fences: when two commute": b ⊑ a ⊔ W, a ⊑ b ⊔ W, t ⊑ s ⊔ M and
  * s ⊑ t ⊔ M, with a, s and b, t the threads' Ta and Tsc, W and M F's W and Msc): at the focus
  * location when every value there is exact, else on the whole clocks. */
-static int fences_commute(const rsan_thread *a, const rsan_thread *b) {
+static int fences_commute(int ta, int tb) {
+  if (lean) return rsan_lean_fences_commute(ta, tb); /* the same test on exact values */
+  const rsan_thread *a = rec[ta], *b = rec[tb];
   rsan_loc *f = rsan_loc_fence();
   rsan_loc *at = locs[focus];
   {
@@ -320,17 +350,6 @@ static void record(int j, const uint16_t *path, int len) {
   __atomic_store_n(&rsan_closure_sh->nfound, i + 1, __ATOMIC_RELEASE);
 }
 
-static const rsan_thread *thread_of(int u) { return rec[u]; }
-
-/* Steps a (earlier) and b of other threads are ordered in every interleaving of the class: the
- * explorer's relation (every SC fence labelled clean: two SC fences are independent), and a
- * thread's spawn before its steps, its steps before a join of it (the explorer needs no such
- * pair: its steps are never enabled together with them). */
-static int coarse_dependent(const step *a, const step *b) {
-  if ((a->ev == EV_SPAWN && a->other == b->tid) || (b->ev == EV_JOIN && b->other == a->tid)) return 1;
-  return rsan_sched_ops_dependent(a->tid, a->kind, a->addr, a->w, b->tid, b->kind, b->addr, b->w);
-}
-
 /* How a branching state explores its fence orders: in this process, restoring the state's
  * records before each order but the first (sched_closure_state.c), or, when the log creates a
  * thread after the root (a restore cannot take a new thread record back), a fork per order but
@@ -350,7 +369,13 @@ static int step_one(int take, int *pos, uint64_t *sleep, int len) {
   int j = first_of[offset[take] + pos[take]];
   if (*sleep && steps[j].kind == RSAN_SK_FENCE_SC)
     for (int u = 0; u < nthreads; u++)
-      if ((*sleep >> u & 1) && !fences_commute(thread_of(u), thread_of(take))) *sleep &= ~(1ull << u);
+      if ((*sleep >> u & 1) && !fences_commute(u, take)) *sleep &= ~(1ull << u);
+  if (lean) {
+    lean_abort = rsan_lean_step(j); /* a report on the lean values: the engine searches again */
+    pos[take]++;
+    path[len++] = (uint16_t)steps[j].tid;
+    return len;
+  }
   if (tsave) { /* the records the step may change (sched_closure_state.c skips the others) */
     const step *x = &steps[j];
     int fence = x->kind == RSAN_SK_FENCE_SC || x->ev == EV_FENCE;
@@ -409,11 +434,13 @@ static int start_restoring(void) {
 static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf) {
   int use_sleep = nthreads <= 64, pos0[nthreads]; /* small frames: one pair a branching state */
   memcpy(pos0, pos, (size_t)nthreads * sizeof *pos);
-  int here = restoring || start_restoring(); /* restore this state's orders, else fork */
-  rsan_cstate *saved = here ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs)
-                            : NULL;
+  int here = lean || restoring || start_restoring(); /* restore this state's orders, else fork */
+  rsan_cstate *saved = here && !lean
+                           ? rsan_cstate_save(save_threads, nsave_threads, save_locs, save_sizes, nsave_locs)
+                           : NULL;
+  int lean_saved = lean ? rsan_lean_save() : 0;
   uint64_t done = 0;
-  for (int i = 0; i < nf && !rsan_closure_sh->incomplete; i++) {
+  for (int i = 0; i < nf && !rsan_closure_sh->incomplete && !lean_abort; i++) {
     int last = i == nf - 1;
     if (!here && !last) {
       pid_t pid = _Fork();
@@ -429,9 +456,12 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
         continue;
       }
     } else if (here && i) {
-      rsan_cstate_restore(saved);
+      if (lean) rsan_lean_restore(lean_saved);
+      else rsan_cstate_restore(saved);
       memcpy(pos, pos0, (size_t)nthreads * sizeof *pos);
       if (last) { /* no restore of this state is left: it ends before its last order */
+        rsan_lean_free(lean_saved);
+        lean_saved = 0;
         rsan_cstate_free(saved);
         saved = NULL;
       }
@@ -443,6 +473,7 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
     if (!here && !last) rsan_exit_raw(0); /* a fork's child: its order is searched */
     if (use_sleep) done |= 1ull << fences[i];
   }
+  rsan_lean_free(lean_saved);
   rsan_cstate_free(saved);
 }
 
@@ -453,7 +484,7 @@ static void branch(int *pos, uint64_t sleep, int len, const int *fences, int nf)
  * search from running both orders of two fences that commute. */
 static void search(int *pos, uint64_t sleep, int len) {
   for (;;) {
-    if (rsan_closure_sh->incomplete) return;
+    if (rsan_closure_sh->incomplete || lean_abort) return;
     int fences[nthreads], nf = 0, take = -1;
     for (int u = 0; u < nthreads && take < 0; u++) {
       if (!ready(u, pos)) continue;
@@ -462,7 +493,10 @@ static void search(int *pos, uint64_t sleep, int len) {
       else if (!(sleep >> u & 1)) fences[nf++] = u;
     }
     if (take < 0 && nf == 0) return; /* the end, or every ready fence asleep: explored */
-    if (!check_later(pos)) return;   /* no check left: no report can follow */
+    /* no check left: no report can follow. On the lean state, asked only before a fence: a
+     * check that is dead stays dead (its thread's Tc only grows), and its steps make no report,
+     * so the path ends at its next fence with the same states (§19) */
+    if ((!lean || take < 0) && !check_later(pos)) return;
     if (take < 0 && nf > 1) {
       if (!rsan_closure_key_visit(state_key(pos), sleep, in_process)) {
         __atomic_add_fetch(&rsan_closure_sh->pruned, 1, __ATOMIC_RELAXED);
@@ -479,6 +513,31 @@ static void search(int *pos, uint64_t sleep, int len) {
     }
     len = step_one(take >= 0 ? take : fences[0], pos, &sleep, len);
   }
+}
+
+/* The search of focus i on the lean state (sched_closure_lean.c), when the log and the focus
+ * allow it: 1 when it is done; 0 when the engine searches the focus (a check reported on the
+ * lean values: the engine's search makes the report, with its counts as if the lean one had not
+ * run; or the lean state cannot start there) */
+static int lean_log;
+static rsan_cstate *root; /* the engine's records at the root (a search by the engine saved them) */
+static int try_lean(int i) {
+  focus = i;
+  focus_addr = addrs[i];
+  index_focus_checks();
+  if (root) rsan_cstate_restore(root); /* an earlier focus's engine search changed them */
+  if (!rsan_lean_begin(i, rec, locs)) return 0;
+  uint64_t states = rsan_closure_sh->states, forks = rsan_closure_sh->forks, pruned = rsan_closure_sh->pruned;
+  int pos[256] = {0};
+  lean = 1;
+  search(pos, 0, 0);
+  lean = 0;
+  rsan_closure_sh->lean++;
+  if (!lean_abort) return 1;
+  lean_abort = 0;
+  rsan_closure_sh->lean_back++;
+  rsan_closure_sh->states = states, rsan_closure_sh->forks = forks, rsan_closure_sh->pruned = pruned;
+  return 0;
 }
 
 static int read_all(int fd, void *buf, size_t n) {
@@ -545,18 +604,7 @@ void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) {
   for (int j = 0; j < n; j++) /* created after the snapshot: the replay of its spawn makes it */
     if (steps[j].ev == EV_SPAWN && steps[j].other >= 0 && steps[j].other < nthreads)
       rec[steps[j].other] = NULL;
-  /* coarse predecessors: the earlier dependent steps of other threads (two SC fences are
-   * independent: every fence is labelled clean) */
-  for (int j = 0; j < n; j++) {
-    int *row = need + (size_t)j * (size_t)nthreads;
-    memset(row, 0, (size_t)nthreads * sizeof *row);
-    const step *b = &steps[j];
-    for (int i = 0; i < j; i++) {
-      const step *a = &steps[i];
-      if (coarse_dependent(a, b) && row[a->tid] < index_in_thread[i] + 1)
-        row[a->tid] = index_in_thread[i] + 1;
-    }
-  }
+  rsan_closure_coarse_need(steps, n, nthreads, index_in_thread, need);
   naddrs = 0;
   rsan_loc *f = rsan_loc_fence();
   for (int j = 0; j < n; j++) {
@@ -616,36 +664,21 @@ void rsan_closure_snapshot_main(int fd, int done_w, int alive_r) {
     rsan_cstate_track(nsave_threads, nsave_locs);
   }
   index_steps();
+  lean_log = rsan_lean_log(steps, n, nthreads, addrs, naddrs) && in_process && rsan_sched_flag.closure_lean;
   stamp_before = rsan_alloc((size_t)n * sizeof *stamp_before);
   stampu_before = rsan_alloc((size_t)n * sizeof *stampu_before);
-  for (int i = 0; i < naddrs; i++) {
-    rsan_loc *l = rsan_loc_peek(addrs[i]);
-    uint64_t ts = 0, tu = 0;
-    if (l) {
-      ts = l->stamp;
-      tu = l->stampU;
-      rsan_loc_release(l);
-    }
-    for (int j = 0; j < n; j++) {
-      const step *x = &steps[j];
-      if (x->at != addrs[i] || x->ev == EV_JOIN) continue;
-      stamp_before[j] = ts;
-      stampu_before[j] = tu;
-      ts += (uint64_t)writes_stamp(x);
-      tu += (uint64_t)writes_stamp_u(x);
-    }
-  }
+  rsan_closure_stamps_before(steps, n, addrs, naddrs, stamp_before, stampu_before);
   known_before = rsan_alloc((size_t)n);
   rsan_closure_dead_checks(steps, n, nthreads, need, index_in_thread, first_of, offset, known_before);
   /* One search per location that a logged step checks (focus, above). In this process when
    * states are restored (each search after the first starts from the root's records, restored;
    * the set of keys is shared, each key names its focus), else in a child each. */
   signal(SIGCHLD, SIG_DFL); /* the program's disposition must not reap the searches */
-  rsan_cstate *root = NULL;
   for (int i = 0; i < naddrs && !rsan_closure_sh->incomplete; i++) {
     int checked = 0;
     for (int j = 0; j < n && !checked; j++) checked = steps[j].at == addrs[i] && checks(&steps[j]);
     if (!checked) continue;
+    if (lean_log && try_lean(i)) continue;
     pid_t pid = 0;
     if (in_process) {
       if (root) rsan_cstate_restore(root);
