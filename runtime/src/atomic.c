@@ -264,8 +264,10 @@ static inline int spin_peek_fails(void *p, uint64_t v, int size, int ne, uint64_
   if (seen) *seen = got;
   return 1;
 }
-static RSAN_ALWAYS_INLINE int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa,
-                                      int block, uint64_t *seen) {
+/* inline in the recognised spin loops' entry points, built for AVX2 and the baseline as the other hot
+ * entry points (docs/design/clocks.md §30); op_wait below for the blocking wait and the tests */
+static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa,
+                                        int block, uint64_t *seen) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
@@ -328,6 +330,10 @@ static RSAN_ALWAYS_INLINE int op_wait(void *p, uint64_t v, int size, int order, 
   rsan_thread_check_invariants(t);
   if (fenced) rsan_fence_sc_step(t);
   return 1;
+}
+static RSAN_NOINLINE int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa,
+                                 int block, uint64_t *seen) {
+  return op_wait_i(p, v, size, order, site, fa, block, seen);
 }
 
 /* BCAS(x, e -> d) (RSAN paper §4.3, algorithm.md §4): a strong CAS retried until it succeeds;
@@ -441,7 +447,8 @@ static void op_track(void *p, int size) {
                                                                             int32_t order, uint64_t site) { \
     RSAN_RT_GUARD; \
     uint64_t seen = 0; \
-    int ok = op_wait(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN, &seen); \
+    int ok = op_wait_i(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN, \
+                       &seen); \
     rsan_thread_fast()->spin_failed = !ok; \
     return seen; \
   } \
@@ -449,8 +456,8 @@ static void op_track(void *p, int size) {
       void *p, uint64_t unexpected, int32_t order, uint64_t site) { \
     RSAN_RT_GUARD; \
     uint64_t seen = 0; \
-    int ok = op_wait(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE, \
-                     &seen); \
+    int ok = op_wait_i(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE, \
+                       &seen); \
     rsan_thread_fast()->spin_failed = !ok; \
     return seen; \
   } \
