@@ -295,7 +295,8 @@ static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, int size, int order
   for (int first = 1;; first = 0) {
     RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
     uint64_t gen = __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST);
-    rsan_loc *l = rsan_loc_acquire_i((uintptr_t)p);
+    /* rsan_loc_acquire inline: a full record (the class a wait needs, test_location_class.py) */
+    rsan_loc *l = rsan_loc_fit(rsan_loc_acquire_c((uintptr_t)p, RSAN_LOC_FULL), RSAN_LOC_FULL);
     rsan_loc_touch(l, p, size);
     rsan_report_info rep;
     uint64_t got = mem_load(p, size);
