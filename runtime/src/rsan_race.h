@@ -342,19 +342,17 @@ int rsan_race_atomic_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t m
  * A site id is its module's prefix (high 32 bits) | its index in the module (passes/sites.py),
  * and the sites of one loop have nearby indices: the index modulo the table size (mixed with
  * the prefix, which permutes the slots of a module's sites) gives RSAN_SITE_STACKS consecutive
- * sites distinct first slots. Two sites of a loop with one slot recorded their call stack at
- * every access, each evicting the other (mpmc_queue.c: sites 7 and 23, 16 apart, an atomic and
- * a plain one: one access in eight took the general path); the second slot, 1 to 8 slots after
- * the first, is never the first and differs for sites 16 apart (their indices >> 4 differ by one). Which slot a site has
- * changes only which stacks a report can still show (docs/design/races.md §19). */
+ * sites distinct first slots. The second slot is never the first and differs for two sites
+ * RSAN_SITE_STACKS apart (h / RSAN_SITE_STACKS differs by one). Sites that share a slot record
+ * their call stack at every access, each evicting the other (docs/design/races.md §19). Which
+ * slot a site has changes only which stacks a report can still show. */
 static inline uint32_t rsan_race_site_hash(uint64_t site) { return (uint32_t)(site ^ (site >> 32)); }
 static inline uint32_t rsan_race_site_slot(uint64_t site) {
   return rsan_race_site_hash(site) % RSAN_SITE_STACKS;
 }
 static inline uint32_t rsan_race_site_slot2(uint64_t site) {
-  _Static_assert(RSAN_SITE_STACKS == 16, "the second slot: 1..8 after the first, by the hash's bits 4-6");
   uint32_t h = rsan_race_site_hash(site);
-  return (h + 1 + (h >> 4 & 7)) % RSAN_SITE_STACKS;
+  return (h + 1 + h / RSAN_SITE_STACKS % (RSAN_SITE_STACKS - 1)) % RSAN_SITE_STACKS;
 }
 /* 1 when t remembers the call stack of site at its current depth (in either slot) */
 static inline __attribute__((always_inline)) int rsan_race_site_known(const rsan_thread *t, uint64_t site) {
