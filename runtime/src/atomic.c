@@ -264,8 +264,10 @@ static inline int spin_peek_fails(void *p, uint64_t v, int size, int ne, uint64_
   if (seen) *seen = got;
   return 1;
 }
-static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa, int block,
-                   uint64_t *seen) {
+/* inline in the recognised spin loops' entry points, built for AVX2 and the baseline as the other hot
+ * entry points (docs/design/clocks.md §30); op_wait below for the blocking wait and the tests */
+static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa,
+                                        int block, uint64_t *seen) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
@@ -293,7 +295,8 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
   for (int first = 1;; first = 0) {
     RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
     uint64_t gen = __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST);
-    rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
+    /* rsan_loc_acquire inline: a full record (the class a wait needs, test_location_class.py) */
+    rsan_loc *l = rsan_loc_fit(rsan_loc_acquire_c((uintptr_t)p, RSAN_LOC_FULL), RSAN_LOC_FULL);
     rsan_loc_touch(l, p, size);
     rsan_report_info rep;
     uint64_t got = mem_load(p, size);
@@ -302,11 +305,14 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
     if (spin) *seen = got;
     int bad = first && (ok || !spin) && rsan_checks_on(l) && rsan_stale_value_read(t, l, v, m, !ne);
     if (RSAN_UNLIKELY(bad)) bad = rsan_fill_report(&rep, t, l, 0, RSAN_OP_WAIT, 0, order, size, site, fa);
-    if (ok) {
-      rsan_load_mo(t, l, mo);
-      rsan_race_load(t, l, mo);
-      rsan_thread_note_access(t, site, l, RSAN_OP_WAIT, 0, size);
+    if (ok) { /* op_load's rules, inline (docs/design/clocks.md §30) */
+      int fact = 0;
+      int known = rsan_sc_load_mo_i(t, l, mo, &fact);
+      rsan_hb_load_i(t, l, mo, known);
+      rsan_race_load_i(t, l, mo);
+      rsan_thread_note_access_i(t, site, l, RSAN_OP_WAIT, 0, size);
       RSAN_EXPLAIN(rsan_explain_access(t, l, RSAN_OP_WAIT, 0, order, size, 1, got, 0, 0, site));
+      rsan_fact_append(t, l, fact);
       rsan_loc_check_invariants(l);
     }
     if (ok) race_atomic(t, p, size, 0, rsan_race_epoch(t), site, fa);
@@ -325,6 +331,10 @@ static int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uint
   rsan_thread_check_invariants(t);
   if (fenced) rsan_fence_sc_step(t);
   return 1;
+}
+static RSAN_NOINLINE int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa,
+                                 int block, uint64_t *seen) {
+  return op_wait_i(p, v, size, order, site, fa, block, seen);
 }
 
 /* BCAS(x, e -> d) (RSAN paper §4.3, algorithm.md §4): a strong CAS retried until it succeeds;
@@ -434,20 +444,21 @@ static void op_track(void *p, int size) {
     /* blocking: no guard (a handler may be what it waits for); its locks defer signals */ \
     op_wait(p, v, N, order, site, (uintptr_t)__builtin_frame_address(0), 1, NULL); \
   } \
-  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_##N(void *p, uint64_t expected, int32_t order, \
-                                                          uint64_t site) { \
+  RSAN_EXPORT RSAN_NOINLINE RSAN_ENTRY_CLONES uint64_t __rsan_spin_load_##N(void *p, uint64_t expected, \
+                                                                            int32_t order, uint64_t site) { \
     RSAN_RT_GUARD; \
     uint64_t seen = 0; \
-    int ok = op_wait(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN, &seen); \
+    int ok = op_wait_i(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN, \
+                       &seen); \
     rsan_thread_fast()->spin_failed = !ok; \
     return seen; \
   } \
-  RSAN_EXPORT RSAN_NOINLINE uint64_t __rsan_spin_load_ne_##N(void *p, uint64_t unexpected, int32_t order, \
-                                                             uint64_t site) { \
+  RSAN_EXPORT RSAN_NOINLINE RSAN_ENTRY_CLONES uint64_t __rsan_spin_load_ne_##N( \
+      void *p, uint64_t unexpected, int32_t order, uint64_t site) { \
     RSAN_RT_GUARD; \
     uint64_t seen = 0; \
-    int ok = op_wait(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE, \
-                     &seen); \
+    int ok = op_wait_i(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE, \
+                       &seen); \
     rsan_thread_fast()->spin_failed = !ok; \
     return seen; \
   } \

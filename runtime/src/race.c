@@ -74,7 +74,18 @@ static inline __attribute__((always_inline)) void access_cells(rsan_thread *t, r
 }
 
 /* rsan_race_cells.h */
-RSAN_NOINLINE void rsan_race_record_site_stack(rsan_thread *t, uint32_t k, uint64_t site, uintptr_t fa) {
+/* The slot: the one that holds site already (a site is in at most one of its two); else the
+ * first if it is empty, then the second if it is, then the first if its site is not at home
+ * there (another site's second choice), else the second. So two sites with one first slot
+ * each keep a slot (the second one's second), where one slot had them evict each other. */
+static uint32_t site_place(const rsan_thread *t, uint64_t site) {
+  uint32_t a = rsan_race_site_slot(site), b = rsan_race_site_slot2(site);
+  uint64_t sa = t->site_stack[a].site, sb = t->site_stack[b].site;
+  if (sa == site || (sb != site && (!sa || (sb && rsan_race_site_slot(sa) != a)))) return a;
+  return b;
+}
+RSAN_NOINLINE void rsan_race_record_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa) {
+  uint32_t k = site_place(t, site);
   uint32_t n = rsan_thread_stack(t, fa, t->site_stack[k].stack, RSAN_SITE_STACK_DEPTH);
   for (uint32_t i = n; i < RSAN_SITE_STACK_DEPTH; i++) t->site_stack[k].stack[i] = 0;
   t->site_stack[k].depth = t->depth;

@@ -154,8 +154,8 @@ void rsan_report_race(rsan_race_info *r) {
 void rsan_race_prev_stack(rsan_race_info *r) {
   rsan_thread *u = r->prev_site ? rsan_thread_by_tid(r->prev_tid) : NULL;
   if (!u) return;
-  uint32_t k = rsan_race_site_slot(r->prev_site);
-  if (__atomic_load_n(&u->site_stack[k].site, __ATOMIC_RELAXED) != r->prev_site) return;
+  int k = rsan_race_site_find(u, r->prev_site);
+  if (k < 0) return;
   for (uint32_t i = 0; i < RSAN_SITE_STACK_DEPTH; i++) {
     uint64_t s = __atomic_load_n(&u->site_stack[k].stack[i], __ATOMIC_RELAXED);
     if (!s) break;

@@ -505,22 +505,25 @@ static inline uint64_t rsan_mem_rmw(void *p, int op, uint64_t v, int size, uint6
 /* ---- history.c ---- */
 /* history.c: a key the thread's cache lacks, from the pool, left in the cache's slot */
 uint32_t rsan_hist_key_miss(rsan_thread *t, const rsan_hkey *k, unsigned slot);
-/* The index of the write's key (rsan_location.h): from the thread's cache when it has it (a
- * write from the same site, call path and kind as one of its recent ones), else the pool's.
- * The cache is direct-mapped by the site's and the innermost caller's low bits (a site id's
- * low half is its index in its module: neighbouring sites, neighbouring slots); a slot holds
- * one key and its index, so a hit compares every byte: the index is k's whatever the slot;
- * an empty (zeroed) slot matches no write's key, whose kind has a size >= 1
- * (docs/design/clocks.md §28). */
-static RSAN_ALWAYS_INLINE uint32_t rsan_hist_key_i(rsan_thread *t, const rsan_hkey *k) {
-  unsigned slot = ((unsigned)k->site ^ (unsigned)k->stack[0] * 3u) & (RSAN_HKC - 1);
+/* The index of the write's key (rsan_location.h; site, the stack s0..s3 innermost first, its
+ * kind): from the thread's cache when it has it (a write from the same site, call path and kind
+ * as one of its recent ones), else the pool's. The cache is direct-mapped by the site's and the
+ * innermost caller's low bits (a site id's low half is its index in its module: neighbouring
+ * sites, neighbouring slots); a slot holds one key and its index, so a hit compares every byte:
+ * the index is the key's whatever the slot; an empty (zeroed) slot matches no write's key, whose
+ * kind has a size >= 1 (docs/design/clocks.md §28). The key is in registers: compared with the
+ * slot's six words as one OR of their differences (one branch), and stored as an rsan_hkey only
+ * on a miss, for the pool (docs/design/clocks.md §30). */
+static RSAN_ALWAYS_INLINE uint32_t rsan_hist_key_i(rsan_thread *t, uint64_t site, uint64_t s0, uint64_t s1,
+                                                   uint64_t s2, uint64_t s3, uint64_t kind) {
+  unsigned slot = ((unsigned)site ^ (unsigned)s0 * 3u) & (RSAN_HKC - 1);
   const rsan_hkc *c = &t->hkc[slot];
-  /* word by word, not one wide compare: the key's words were just stored one by one, and a
-   * load wider than the store it reads waits for the store to retire (no forwarding) */
-  if (RSAN_LIKELY(c->k.site == k->site && c->k.stack[0] == k->stack[0] && c->k.stack[1] == k->stack[1] &&
-                  c->k.stack[2] == k->stack[2] && c->k.stack[3] == k->stack[3] && c->k.kind == k->kind))
+  if (RSAN_LIKELY(((c->k.site ^ site) | (c->k.stack[0] ^ s0) | (c->k.stack[1] ^ s1) | (c->k.stack[2] ^ s2) |
+                   (c->k.stack[3] ^ s3) | (c->k.kind ^ kind)) == 0))
     return c->idx;
-  return rsan_hist_key_miss(t, k, slot);
+  _Static_assert(RSAN_HIST_STACK == 4, "the key's stack in four values");
+  rsan_hkey k = {.site = site, .stack = {s0, s1, s2, s3}, .kind = kind};
+  return rsan_hist_key_miss(t, &k, slot);
 }
 /* A write's history entry (inline in the atomic entry points: every write makes one), in h
  * when rsan_loc_prefetch_write gave it (hist and hist_next are as they were then: only a
@@ -529,17 +532,31 @@ static RSAN_ALWAYS_INLINE uint32_t rsan_hist_key_i(rsan_thread *t, const rsan_hk
 static RSAN_ALWAYS_INLINE void rsan_hist_record_at(rsan_loc *l, rsan_hist *h, rsan_thread *t, uintptr_t fa,
                                                    uint64_t ts, int rmw, uint64_t site, uint64_t value,
                                                    int order, int op, int rmw_op, int size) {
-  rsan_hkey k;
-  k.site = site;
-  k.kind = rsan_hkey_kind(order, op, rmw_op, size);
-  _Static_assert(RSAN_HIST_STACK == 4, "the stack zeroed in four stores (no memset call)");
-  k.stack[0] = k.stack[1] = k.stack[2] = k.stack[3] = 0;
-  uint32_t n = 0;
-  for (uint32_t i = t->depth; i > 0 && n < RSAN_HIST_STACK; i--) {
-    if (t->shadow_frame[i - 1] <= fa) continue; /* stale (rsan_thread_stack) */
-    k.stack[n++] = t->shadow_site[i - 1];
+  /* The walk of rsan_thread_stack(t, fa, ., RSAN_HIST_STACK) in registers: when the innermost
+   * min(depth, 4) frames are all fresh (above the hook's frame fa: none left stale by a longjmp),
+   * the walk takes exactly those, innermost first, and stops (at 4, or at the stack's bottom);
+   * else rsan_thread_stack itself (docs/design/clocks.md §30). */
+  uint32_t d = t->depth;
+  const uintptr_t *fr = t->shadow_frame + d;
+  const uint64_t *st = t->shadow_site + d;
+  uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int fresh = 1;
+  if (d >= 1) {
+    fresh &= fr[-1] > fa, s0 = st[-1];
+    if (d >= 2) {
+      fresh &= fr[-2] > fa, s1 = st[-2];
+      if (d >= 3) {
+        fresh &= fr[-3] > fa, s2 = st[-3];
+        if (d >= 4) fresh &= fr[-4] > fa, s3 = st[-4];
+      }
+    }
   }
-  uint32_t key = rsan_hist_key_i(t, &k);
+  if (RSAN_UNLIKELY(!fresh)) {
+    uint64_t out[RSAN_HIST_STACK] = {0};
+    rsan_thread_stack(t, fa, out, RSAN_HIST_STACK);
+    s0 = out[0], s1 = out[1], s2 = out[2], s3 = out[3];
+  }
+  uint32_t key = rsan_hist_key_i(t, site, s0, s1, s2, s3, rsan_hkey_kind(order, op, rmw_op, size));
   if (RSAN_LIKELY(h != NULL)) {
     RSAN_ASSERT(l->hist_next >= RSAN_HIST && h == &l->hist[l->hist_next % RSAN_HIST]);
     l->hist_next++;

@@ -329,7 +329,8 @@ void rsan_vc_free(rsan_vc *v); /* v := ⊥, memory released */
 #define RSAN_SHADOW_MAX 64
 #define RSAN_RECENT 4
 #define RSAN_CREATE_STACK 8
-#define RSAN_SITE_STACKS 16 /* race reports: per-thread call stacks of recent access sites */
+/* race reports: per-thread call stacks of recent access sites (docs/design/races.md §19) */
+#define RSAN_SITE_STACKS 64
 #define RSAN_SITE_STACK_DEPTH 4
 
 enum rsan_opkind {

@@ -147,7 +147,7 @@ static inline uint64_t rsan_race_mark_now(rsan_cell *c) {
   return 0;
 }
 /* slot u's lane in b, NULL when u has none or its chunk is not allocated yet */
-static inline rsan_lane *rsan_race_lane(rsan_ovf_block *b, uint32_t u) {
+static inline __attribute__((always_inline)) rsan_lane *rsan_race_lane(rsan_ovf_block *b, uint32_t u) {
   if (RSAN_LIKELY(u < RSAN_LANE_SLOTS)) return &rsan_race_lanes[u][b - rsan_ovf_blocks];
   if (u >= RSAN_LANE_CHUNKS * RSAN_LANE_SLOTS) return NULL;
   rsan_lane_chunk *ch = __atomic_load_n(&b->lanes[u / RSAN_LANE_SLOTS], __ATOMIC_ACQUIRE);
@@ -337,15 +337,37 @@ int rsan_race_atomic_marked(rsan_thread *t, rsan_cell *c, uint64_t cur, uint64_t
  * granule: another thread's cell or an empty one to take. 1: done, 0: the scan decides. */
 int rsan_race_atomic_take(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask, int wr, uint64_t site);
 
-/* race.c: the slot of a site in a thread's table of recent sites' call stacks. A site id is
- * its module's prefix (high 32 bits) | its index in the module (passes/sites.py), and the
- * sites of one loop have nearby indices: the index modulo the table size (mixed with the
- * prefix, which permutes the slots of a module's sites) gives RSAN_SITE_STACKS consecutive
- * sites distinct slots. Two sites of a loop in one slot record their call stack at every
- * access, each evicting the other (mpmc_queue.c: 4 of its 10 sites did, with a multiplicative
- * hash). Which slot a site has changes only which stacks a report can still show. */
+/* race.c: the two slots a site may have in a thread's table of recent sites' call stacks
+ * (two-choice: a site is in at most one of them; race.c rsan_race_record_site_stack places it).
+ * A site id is its module's prefix (high 32 bits) | its index in the module (passes/sites.py),
+ * and the sites of one loop have nearby indices: the index modulo the table size (mixed with
+ * the prefix, which permutes the slots of a module's sites) gives RSAN_SITE_STACKS consecutive
+ * sites distinct first slots. The second slot is never the first and differs for two sites
+ * RSAN_SITE_STACKS apart (h / RSAN_SITE_STACKS differs by one). Sites that share a slot record
+ * their call stack at every access, each evicting the other (docs/design/races.md §19). Which
+ * slot a site has changes only which stacks a report can still show. */
+static inline uint32_t rsan_race_site_hash(uint64_t site) { return (uint32_t)(site ^ (site >> 32)); }
 static inline uint32_t rsan_race_site_slot(uint64_t site) {
-  return (uint32_t)(site ^ (site >> 32)) % RSAN_SITE_STACKS;
+  return rsan_race_site_hash(site) % RSAN_SITE_STACKS;
+}
+static inline uint32_t rsan_race_site_slot2(uint64_t site) {
+  uint32_t h = rsan_race_site_hash(site);
+  return (h + 1 + h / RSAN_SITE_STACKS % (RSAN_SITE_STACKS - 1)) % RSAN_SITE_STACKS;
+}
+/* 1 when t remembers the call stack of site at its current depth (in either slot) */
+static inline __attribute__((always_inline)) int rsan_race_site_known(const rsan_thread *t, uint64_t site) {
+  uint32_t a = rsan_race_site_slot(site);
+  if (RSAN_LIKELY(t->site_stack[a].site == site && t->site_stack[a].depth == t->depth)) return 1;
+  uint32_t b = rsan_race_site_slot2(site);
+  return t->site_stack[b].site == site && t->site_stack[b].depth == t->depth;
+}
+/* The slot of u's table that holds site (u may be running: relaxed loads), -1 when none does
+ * (report_race.c, a report's previous access) */
+static inline int rsan_race_site_find(const rsan_thread *u, uint64_t site) {
+  uint32_t a = rsan_race_site_slot(site), b = rsan_race_site_slot2(site);
+  if (__atomic_load_n(&u->site_stack[a].site, __ATOMIC_RELAXED) == site) return (int)a;
+  if (__atomic_load_n(&u->site_stack[b].site, __ATOMIC_RELAXED) == site) return (int)b;
+  return -1;
 }
 
 /* Main cell k renewed in place with cur (rsan_race_cells.h renew_cell, with no call stack to
@@ -504,10 +526,7 @@ static inline __attribute__((always_inline)) int rsan_race_atomic_at(rsan_thread
   uint64_t me = t->race_cur; /* 0: a thread whose slot a cell cannot hold */
   /* size - 1 < 8 - (addr & 7): 1 <= size and the access ends in addr's granule */
   if (RSAN_UNLIKELY(!me || size - 1 >= 8 - (addr & 7))) return 0;
-  if (site) {
-    uint32_t s = rsan_race_site_slot(site);
-    if (RSAN_UNLIKELY(t->site_stack[s].site != site || t->site_stack[s].depth != t->depth)) return 0;
-  }
+  if (site && RSAN_UNLIKELY(!rsan_race_site_known(t, site))) return 0;
   uint32_t mask = (uint32_t)(((1ull << size) - 1) << (addr & 7)) & 0xff;
   uint64_t cur = epoch << W_CLOCK_SHIFT | (me & slot_bits) | (uint64_t)mask << W_MASK_SHIFT |
                  (wr ? W_WRITE : 0) | W_ATOMIC;

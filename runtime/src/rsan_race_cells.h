@@ -20,17 +20,15 @@ static inline int on(void) { return rsan_race_on(); }
 /* ---- shadow checks ---- */
 typedef rsan_race_hit hit;
 
-/* race.c: remembers the call stack of this execution of site in slot k of t's table (a cell is
- * about to name it) */
-void rsan_race_record_site_stack(rsan_thread *t, uint32_t k, uint64_t site, uintptr_t fa);
+/* race.c: remembers the call stack of this execution of site in t's table (a cell is about to
+ * name it), in one of the site's two slots (rsan_race.h rsan_race_site_slot) */
+void rsan_race_record_site_stack(rsan_thread *t, uint64_t site, uintptr_t fa);
 
-/* Remembers the call stack of site unless the slot already holds the site at the same depth
+/* Remembers the call stack of site unless the table already holds the site at the same depth
  * (most likely the same stack). */
 static inline __attribute__((always_inline)) void note_site_stack(rsan_thread *t, uint64_t site,
                                                                   uintptr_t fa) {
-  uint32_t k = rsan_race_site_slot(site);
-  if (RSAN_UNLIKELY(t->site_stack[k].site != site || t->site_stack[k].depth != t->depth))
-    rsan_race_record_site_stack(t, k, site, fa);
+  if (RSAN_UNLIKELY(!rsan_race_site_known(t, site))) rsan_race_record_site_stack(t, site, fa);
 }
 
 /* Records the access cur in cell k of c, which held this thread's same kind of access. The

@@ -88,6 +88,8 @@ void __rsan_test_skip_epochs(rsan_thread *t, uint64_t n);
 uint64_t helper_outer_load(uint32_t *p, uint64_t call_site, uint64_t load_site);
 uint64_t helper_deep_load(int n, uint32_t *p, uint64_t call_site, uint64_t load_site);
 void helper_chain_store(int n, const uint64_t *calls, uint32_t *p, uint64_t v, uint64_t site);
+void helper_chain_stale_store(int n, const uint64_t *calls, int k, uint64_t stale_site, uint32_t *p, uint64_t v,
+                              uint64_t site);
 /* the history's key pool (history.c, rsan_location.h rsan_hkey: site, stack[4], kind) */
 typedef struct rsan_hkey { uint64_t site; uint64_t stack[4]; uint64_t kind; } rsan_hkey;
 uint32_t rsan_hist_key_put(const rsan_hkey *k);

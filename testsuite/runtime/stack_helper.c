@@ -77,3 +77,26 @@ helper_chain_store(int n, const uint64_t *calls, uint32_t *p, uint64_t v, uint64
   helper_chain_store(n - 1, calls + 1, p, v, site);
   __rsan_func_exit();
 }
+
+/* k nested calls that enter and never leave (unwound, as by longjmp): k stale frames on top of
+ * the shadow stack, below the caller's frame. */
+__attribute__((noinline, disable_tail_calls)) static void helper_leave_stale(int k, uint64_t call_site) {
+  if (k == 0) return;
+  __rsan_func_entry(call_site);
+  helper_leave_stale(k - 1, call_site);
+}
+/* As helper_chain_store, but the innermost frame first leaves k stale frames on the shadow stack
+ * (stale_site each) and then stores with no entry of its own in between: the store's call stack
+ * must skip them (rsan_thread_stack, rsan_engine.h rsan_hist_record_at). */
+__attribute__((noinline, disable_tail_calls)) void helper_chain_stale_store(int n, const uint64_t *calls, int k,
+                                                                           uint64_t stale_site, uint32_t *p,
+                                                                           uint64_t v, uint64_t site) {
+  if (n == 0) {
+    helper_leave_stale(k, stale_site);
+    __rsan_store_4(p, v, RSAN_RELAXED, site);
+    return;
+  }
+  __rsan_func_entry(calls[0]);
+  helper_chain_stale_store(n - 1, calls + 1, k, stale_site, p, v, site);
+  __rsan_func_exit();
+}

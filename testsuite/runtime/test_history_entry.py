@@ -174,3 +174,29 @@ def test_writes_whose_keys_differ_in_one_field_each_keep_their_own(rt):
     assert (out.site, list(out.stack), out.order, out.op, out.rmw_op, out.rmw, out.value) == \
         (site, [0] * 4, ORDERS["ar"], OP_RMW, RMW_OPS.index("add"), 1, old + 3)
     assert (out.ts, out.tsU) == (n + 1, n)
+
+
+@pytest.mark.parametrize("stale", [0, 1, 3])
+def test_a_writes_stack_is_its_innermost_four_live_frames(rt, stale):
+    """One thread writes x through chains of 0 to 6 calls, the innermost frame first leaving
+    `stale` frames on the shadow stack that were entered and never left (unwound, as by
+    longjmp): every entry's stack is the chain's innermost four calls, innermost first, 0 where
+    the chain is shorter; the stale frames are never in it (docs/design/clocks.md §30: the walk
+    in registers takes the innermost frames only when all are live). Mutants caught: the
+    walk's liveness test dropped (the stale frames' site in the stack); the frames taken
+    outermost first; a chain deeper than four giving its outermost frames."""
+    ffi, lib, rsan = rt.ffi, rt.lib, rt.rsan
+    x = rt.var("x")
+    main = rsan.test_new_thread(ffi.NULL)
+    rsan.test_set_current(main)
+    m = [own(rt, f"m{i}", 40 + i) for i in range(6)]
+    dead = own(rt, "unwound", 60)
+    site = rt.site("st", 9, "writer")
+    out = ffi.new("rsan_write *")
+    for k, n in enumerate([0, 1, 2, 3, 4, 5, 6, 3, 1]):
+        calls = m[:n]
+        arr = ffi.new("uint64_t[]", calls or [0])
+        lib.helper_chain_stale_store(n, arr, stale, dead, ffi.cast("uint32_t *", x), k + 1, site)
+        assert lib.__rsan_test_history_write(x, k % 8, out) == 1
+        want = (list(reversed(calls)) + [0] * 4)[:4]
+        assert (list(out.stack), out.value, out.site) == (want, k + 1, site), (n, stale)

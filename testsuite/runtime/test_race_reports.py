@@ -108,3 +108,29 @@ def test_previous_access_gets_the_call_stack_its_thread_remembers_for_its_site(r
     (r,) = rt.races()
     assert [(f["function"], f["line"]) for f in r["previous"]["stack"]] == [("helper", 31), ("t1", 30)]
     assert "  Previous write of size 4" in r["text"] and "    #1 t1 /abs/litmus.c:30:5" in r["text"]
+
+
+def test_two_sites_with_one_first_slot_each_keep_their_call_stack(rt):
+    """T1 writes x and then y from inside a call, at two sites whose first slots in its table
+    of call stacks are the same (indices 64 apart: rsan_race.h rsan_race_site_slot): T2's read
+    of x names T1's write of x with the whole stack T1 remembered for its site. The second site
+    went to its second slot (docs/design/races.md §19) and did not evict the first. Mutants
+    caught: one slot per site (the second slot the first, or the second never chosen: the
+    report lost the outer frame, t1's call at line 30)."""
+    x, y = rt.var("x"), rt.var("y")
+    main = rt.rsan.test_new_thread(rt.ffi.NULL)
+    rt.rsan.test_set_current(main)
+    t1, t2 = rt.lib.rsan_thread_create(main), rt.lib.rsan_thread_create(main)
+    call = rt.site("call", 30, "t1")
+    w1 = rt.site("write", 31, "helper", file="/abs/helper.c")
+    for i in range(63):
+        rt.site("read", 100 + i, "filler")
+    w2 = rt.site("write", 32, "helper", file="/abs/helper.c")
+    assert w2 - w1 == 64  # RSAN_SITE_STACKS
+    rt.rsan.test_set_current(t1)
+    rt.lib.helper_outer_write(x, call, w1)
+    rt.lib.helper_outer_write(y, call, w2)
+    rt.rsan.test_set_current(t2)
+    rt.read(x, site=rt.site("read", 40, "t2"))
+    (r,) = rt.races()
+    assert [(f["function"], f["line"]) for f in r["previous"]["stack"]] == [("helper", 31), ("t1", 30)]
