@@ -147,14 +147,10 @@ class _Rewriter:
         self.pointer(ptr, "atomic load")
         sid = self.table.add(self.fn, self.line, "load", order, size)
         fn = self.use("__rsan_spin_load_%s%d" % ("ne_" if loop.negated else "", size))
-        if isinstance(loop.value, tuple):   # ("sym", a value fixed before the loop: spinloops.py)
-            fixed = loop.value[1]
-            if fixed[0] == "ptr":
-                expected = self.to_i64("ptr", fixed[1])
-            else:
-                expected = self.to_i64(ty, self.fixed_value(ty, fixed))
+        if isinstance(loop.value, tuple) and loop.value[1][0] == "ptr":   # an SSA pointer (-O1)
+            expected = self.to_i64("ptr", loop.value[1][1])
         else:
-            expected = "i64 " + i64_literal(loop.value)
+            _, expected = self.loop_operand(ty, loop.value)
         self.call_with_result(ty, self.line.result, "%s(%s, %s, i32 %d, i64 %s)" % (
             fn, ptr, expected, order, i64_literal(sid)))
         return ptr
@@ -176,6 +172,14 @@ class _Rewriter:
             self.emit("%s = %s %s %s, %s" % (tmp, op, ty, left, right))
         return tmp
 
+    def loop_operand(self, ty: str, value) -> tuple[str, str]:
+        """A recognised loop's constant or fixed value (spinloops.py): its operand of type ty,
+        and as `i64 <operand>`."""
+        if not isinstance(value, tuple):
+            return str(value), "i64 " + i64_literal(value)
+        typed = self.fixed_value(ty, value[1])
+        return typed, self.to_i64(ty, typed)
+
     def bcas_loop(self, rest: str, loop: LoopMatch) -> str:
         """The cmpxchg of a recognised CAS retry loop (spinloops.py): one blocking BCAS
         (RSAN paper §4.3) with the success order; its result is the success pair
@@ -188,12 +192,10 @@ class _Rewriter:
         sid = self.table.add(self.fn, self.line, "cas", succ, size, order_fail=fail,
                              weak=rest.startswith("weak "))
         fn = self.use("__rsan_bcas_%d" % size)
-        operands = [self.fixed_value(ty, v[1]) if isinstance(v, tuple) else str(v) for v in (loop.value, loop.desired)]
-        expected = operands[0]
-        wide = [self.to_i64(ty, o) if isinstance(v, tuple) else "i64 " + i64_literal(v)
-                for o, v in zip(operands, (loop.value, loop.desired))]
+        expected, expected64 = self.loop_operand(ty, loop.value)
+        _, desired64 = self.loop_operand(ty, loop.desired)
         self.emit("notail call void %s(%s, %s, %s, i32 %d, i64 %s)" % (
-            fn, ptr, wide[0], wide[1], succ, i64_literal(sid)))
+            fn, ptr, expected64, desired64, succ, i64_literal(sid)))
         if self.line.result is not None:
             pair = "{ %s, i1 }" % ty
             partial = self.module.fresh()

@@ -395,3 +395,11 @@ void rsan_closure_finish(void (*emit)(const char *, size_t)) {
   }
   emit("]}", 2);
 }
+
+/* waitpid for a search's or snapshot's child, retried when a signal interrupts it */
+int rsan_closure_wait_child(pid_t pid, int *st, int flags) {
+  int r;
+  while ((r = waitpid(pid, st, flags)) < 0 && errno == EINTR) {
+  }
+  return r;
+}

@@ -183,13 +183,6 @@ static void index_focus_checks(void) {
   focus_check_from[nthreads] = c;
 }
 
-int rsan_closure_wait_child(pid_t pid, int *st, int flags) {
-  int r;
-  while ((r = waitpid(pid, st, flags)) < 0 && errno == EINTR) {
-  }
-  return r;
-}
-
 /* The key of a state: what a later step can read, by its meaning, not its representation.
  * A clock is a vector over thread slots whose entries name facts (rsan_internal.h); which
  * epochs a thread holds depends on whether its loads needed new facts, which depends on the
