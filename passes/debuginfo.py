@@ -110,6 +110,31 @@ class DebugInfo:
         self._frames[loc] = result
         return result
 
+    def instances(self, loc: str | None) -> tuple[tuple[str | None, str | None], ...]:
+        """The function instances of DILocation `loc`, innermost first, one per frame of
+        frames(loc): (its DISubprogram, the inlinedAt location that placed it, None for the
+        function itself). Two instructions share an instance when they share a pair."""
+        out = []
+        cur = loc
+        for _ in range(256):
+            node = self.node(cur)
+            if node is None or node[0] != "DILocation":
+                break
+            out.append((self._subprogram(node[1].get("scope")), node[1].get("inlinedAt")))
+            cur = node[1].get("inlinedAt")
+        return tuple(out)
+
+    def _subprogram(self, ref: str | None) -> str | None:
+        cur = ref
+        for _ in range(64):
+            node = self.node(cur)
+            if node is None:
+                return None
+            if node[0] == "DISubprogram":
+                return cur
+            cur = node[1].get("scope")
+        return None
+
     def subprogram_frames(self, sp: str | None) -> tuple[Frame, ...]:
         """A single frame at a function's DISubprogram line (the last-resort location)."""
         node = self.node(sp)

@@ -17,8 +17,9 @@ class Site:
     order is the C11 order name (relaxed, acquire, release, acq_rel, seq_cst; "" for calls
     and plain accesses).
     The fields after `frames` are additions with defaults: the CAS failure order, the
-    RMW operation (LLVM name, e.g. "add"), the CAS weak flag, and retry_only: the CAS's failure
-    only feeds its loop's retry (passes/casloops.py: the loop is one read-modify-write).
+    RMW operation (LLVM name, e.g. "add"), the CAS weak flag, retry_only: the CAS's failure
+    only feeds its loop's retry (passes/casloops.py: the loop is one read-modify-write), and
+    primitive: how many innermost frames are atomic primitives (passes/primitives.py).
     """
     id: int
     kind: str
@@ -29,6 +30,7 @@ class Site:
     op: str = ""
     weak: bool = False
     retry_only: bool = False
+    primitive: int = 0
 
 
 @dataclass(frozen=True)

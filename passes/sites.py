@@ -5,10 +5,12 @@ import dataclasses
 import hashlib
 from dataclasses import dataclass
 
-from pyrsan.abi import CAS_RETRY, CAS_WEAK, KIND_NUMBER, ORDER_NAME, RMW_OP_NUMBER, WRITE_ONLY
+from pyrsan.abi import (CAS_RETRY, CAS_WEAK, KIND_NUMBER, ORDER_NAME, PRIMITIVE_MASK, PRIMITIVE_SHIFT,
+                        RMW_OP_NUMBER, WRITE_ONLY)
 
 from .debuginfo import DebugInfo
 from .model import IRFunction, IRLine
+from .primitives import Primitives
 from .results import Frame, Site
 
 
@@ -35,6 +37,7 @@ class SiteTable:
         self.sites: list[Site] = []
         self.entries: list[SiteEntry] = []
         self.write_only: set[str] = set()      # writeonly.py: the unit's write-only globals
+        self.primitives = Primitives()
 
     def frames_at(self, fn: IRFunction, line: IRLine) -> tuple[Frame, ...]:
         frames = self.debug.frames(line.loc)
@@ -52,12 +55,16 @@ class SiteTable:
         op_number = (RMW_OP_NUMBER[op] if kind == "rmw" else
                      (CAS_WEAK if weak else 0) | (CAS_RETRY if retry_only else 0) |
                      (WRITE_ONLY if write_only else 0))
+        primitive = (min(self.primitives.depth(self.debug, fn, line), PRIMITIVE_MASK)
+                     if kind in ("load", "store", "rmw", "cas") and frames is None else 0)
+        op_number |= primitive << PRIMITIVE_SHIFT
         self.entries.append(SiteEntry(KIND_NUMBER[kind], order, order_fail, size, op_number))
         self.sites.append(Site(
             id=site_id, kind=kind, order="" if kind in ("call", "read", "write") else ORDER_NAME[order], size=size,
             frames=self.frames_at(fn, line) if frames is None else frames,
             order_fail=ORDER_NAME[order_fail] if kind == "cas" else "",
-            op=op if kind == "rmw" else "", weak=weak, retry_only=retry_only and kind == "cas"))
+            op=op if kind == "rmw" else "", weak=weak, retry_only=retry_only and kind == "cas",
+            primitive=primitive))
         return site_id
 
     def copy(self, index: int, frames: tuple[Frame, ...]) -> int:

@@ -99,6 +99,12 @@ typedef struct rsan_site {
 /* rsan_site.op of a store site (passes/sites.py WRITE_ONLY): its location is a global that no
  * code of the program image reads (passes/writeonly.py) */
 #define RSAN_SITE_WRITE_ONLY 4u
+/* rsan_site.op bits 8-15 of any site (passes/primitives.py): how many of its innermost frames
+ * are atomic primitives, function instances whose only memory operations are atomics on the
+ * site's own address (and fences): `AO_load_acquire`, `ck_pr_load_int`, a CAS-loop fetch_max.
+ * A report looks through them for the code that uses the atomic (docs/reports.md §2). */
+#define RSAN_SITE_PRIMITIVE_SHIFT 8u
+#define RSAN_SITE_PRIMITIVE_MASK 0xffu
 
 /* A global variable defined in the instrumented module, to name objects in reports. */
 typedef struct rsan_global {

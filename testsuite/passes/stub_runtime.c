@@ -81,7 +81,8 @@ static const rsan_site *find(uint64_t id) {
 static void check(uint64_t id, uint32_t kind, int order, int fail, uint32_t size, int op) {
   const rsan_site *s = find(id);
   if (!s || s->kind != kind || s->order != (uint32_t)order || s->order_fail != (uint32_t)fail ||
-      s->size != size || (op >= 0 && s->op != (uint32_t)op)) {
+      s->size != size ||
+      (op >= 0 && (s->op & ~(RSAN_SITE_PRIMITIVE_MASK << RSAN_SITE_PRIMITIVE_SHIFT)) != (uint32_t)op)) {
     __atomic_fetch_add(&c_bad, 1, __ATOMIC_RELAXED);
     return;
   }

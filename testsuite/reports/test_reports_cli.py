@@ -230,3 +230,18 @@ def test_the_cpp_librarys_own_accesses_are_library(run_pyrsan, tmp_path, opt):
     assert r.returncode == 66 and user, r.stderr[-3000:]
     assert all(rep["consequence"] == "value" and Path(rep["access"]["file"]).name == "library_barrier.cpp"
                for rep in doc["reports"]), doc["reports"]
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_atomic_primitives_of_a_system_header_are_the_programs_own(run_pyrsan, tmp_path, opt):
+    """docs/reports.md §2 `library`: a function of a system header whose only memory operations
+    are atomics on one address (libatomic_ops' AO_load_acquire, CK's ck_pr_load_int, a CAS-loop
+    fetch_max) is an atomic operation: store buffering through such functions is the program's
+    ("value", shown, exit 66). The same accesses made by a library object (flags_sb touches two
+    locations) stay "library"."""
+    r, doc = _run(run_pyrsan, tmp_path, "library_primitives.c", opt, runs=20)
+    assert r.returncode == 66 and doc["reports"], r.stderr[-3000:]
+    assert all(rep["consequence"] == "value" and rep["access"]["file"].endswith("library_primitives.c")
+               for rep in doc["reports"]), doc["reports"]
+    r, doc = _run(run_pyrsan, tmp_path, "library_primitives.c", "-DOBJECT", opt, runs=20)
+    assert r.returncode == 0 and doc["reports"] == [] and doc["benign"] >= 1, r.stderr[-3000:]

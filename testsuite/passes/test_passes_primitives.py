@@ -1,0 +1,61 @@
+"""passes/primitives.py: how many innermost frames of an atomic site are atomic primitives
+(function instances whose only memory operations are atomics on the site's address, fences and
+their own stack slots), at every optimisation level."""
+from __future__ import annotations
+
+import pytest
+
+from passes_helpers import compile_to_ir
+from pyrsan.passes import instrument_ir
+
+SOURCE = r"""
+#include <stdatomic.h>
+static inline long ld(const long *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline long ld2(const long *p) { return ld(p); }
+static inline long fmax(long *p, long v) {
+  long old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (old < v && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {}
+  return old;
+}
+static inline void st_fenced(long *p, long v) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+static inline long two(long *a, long *b) {   /* two addresses: an algorithm, not a primitive */
+  __atomic_store_n(a, 1, __ATOMIC_RELEASE);
+  return __atomic_load_n(b, __ATOMIC_ACQUIRE);
+}
+long plain_seen;
+static inline long with_plain(long *p) {     /* touches program memory beside the atomic */
+  plain_seen++;
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+long g1, g2, g3, g4, g5, g6;
+/* the users write plain memory too: they are not primitives themselves */
+long use_ld(void) { plain_seen = 1; return ld(&g1); }
+long use_ld2(void) { plain_seen = 2; return ld2(&g2); }
+long use_fmax(void) { plain_seen = 3; return fmax(&g3, 5); }
+void use_st(void) { plain_seen = 4; st_fenced(&g4, 1); }
+long use_two(void) { plain_seen = 5; return two(&g5, &g6); }
+long use_plain(void) { plain_seen = 6; return with_plain(&g1); }
+"""
+
+
+def _depths(tmp_path, opt):
+    r = instrument_ir(compile_to_ir(tmp_path, SOURCE, flags=(opt,)), str(tmp_path / "t.c"))
+    out: dict[str, list[tuple[str, int]]] = {}
+    for s in r.sites:
+        if s.kind in ("load", "store", "rmw", "cas"):
+            out.setdefault(s.frames[0].function, []).append((s.kind, s.primitive))
+    return out
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+def test_wrappers_of_one_atomic_are_primitives_and_algorithms_are_not(tmp_path, opt):
+    d = _depths(tmp_path, opt)
+    nested = 1 if opt == "-O0" else 2          # at -O0 the site's frames are its own function's
+    assert d["ld"] and {p for _, p in d["ld"]} == ({1} if opt == "-O0" else {1, nested}), d
+    assert {k for k, _ in d["fmax"]} == {"load", "cas"} and {p for _, p in d["fmax"]} == {1}, d
+    assert d["st_fenced"] == [("store", 1)], d
+    assert d["two"] and {p for _, p in d["two"]} == {0}, d
+    assert d["with_plain"] and {p for _, p in d["with_plain"]} == {0}, d
