@@ -293,6 +293,18 @@ ASM_LOAD_OP = -2
 ASM_STORE_OP = -3
 
 
+def asm_plan(text: str) -> tuple[str, _Plan] | None:
+    """The template of the inline asm called on this instruction line and what it is modelled
+    as (its action, and for an atomic its `ptr` operand); None when the line calls no asm."""
+    m = ASM_RE.search(text)
+    if not m:
+        return None
+    template = unescape_string(m.group(3))
+    if m.group(1) != "call":
+        return template, _Plan("warning", "asm goto")
+    return template, _plan(template, _constraints(unescape_string(m.group(4))), _call_args(text, m.end() - 1))
+
+
 def rewrite_asm(module: IRModule, table: SiteTable) -> list[AsmNote]:
     from pyrsan.abi import RMW_OP_NUMBER
 
@@ -300,14 +312,10 @@ def rewrite_asm(module: IRModule, table: SiteTable) -> list[AsmNote]:
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
         for line in fn.scan((" asm ",)):
-            m = ASM_RE.search(line.text)
-            if not m:
+            found = asm_plan(line.text)
+            if found is None:
                 continue
-            template = unescape_string(m.group(3))
-            constraints = _constraints(unescape_string(m.group(4)))
-            args = _call_args(line.text, m.end() - 1)
-            plan = _plan(template, constraints, args) if m.group(1) == "call" else _Plan(
-                "warning", "asm goto")
+            template, plan = found
             frame = primary_frame(table.frames_at(fn, line))
             file, lineno = (frame.file, frame.line) if frame else ("", 0)
             if plan.action in ("none", "barrier"):

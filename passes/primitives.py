@@ -4,9 +4,10 @@ A frame of a site is a function instance (the function itself, or one inlined co
 instance is an *atomic primitive* for the site when every memory operation it holds (nested
 inlined calls included) is an atomic access of the site's own address, a fence, or an access
 of the function's own stack slots, and every call it makes is an intrinsic without memory
-effects or inline asm that touches no memory. Such a function is an atomic operation under
-another name (`AO_load_acquire`, `ck_pr_load_int`, `__atomic_base::load`, a CAS-loop
-`fetch_max`): the program's use of it is the program's own atomic access.
+effects, or inline asm that passes/asm.py models as such an atomic, a fence or nothing. Such a
+function is an atomic operation under another name (`AO_load_acquire`, `ck_pr_load_int`,
+`__atomic_base::load`, a CAS-loop `fetch_max`): the program's use of it is the program's own
+atomic access.
 
 The runtime uses the count (rsan_site.op bits RSAN_SITE_PRIMITIVE_SHIFT) to tell the program's
 accesses through an atomic-operations library in a system header from the accesses of a
@@ -29,22 +30,34 @@ _ADDRESS_AFTER_VALUE_RE = re.compile(r', ptr (%[-\w.$]+|%"[^"]*"|@[-\w.$]+|@"[^"
 _ADDRESS_FIRST_RE = re.compile(r'\bptr (%[-\w.$]+|%"[^"]*"|@[-\w.$]+|@"[^"]*")')
 # `%0 = load ptr, ptr %addr.addr, align 8` (at -O0, a pointer argument read from its slot)
 _SLOT_LOAD_RE = re.compile(r'^ptr, ptr (%[-\w.$]+|%"[^"]*")')
-# calls that neither read nor write memory the program sees
+# calls that neither read nor write memory the program sees; the runtime hooks that bracket a
+# modelled asm atomic (passes/asm.py), whose asm line is checked on its own
 _HARMLESS_CALL_RE = re.compile(
     r"@llvm\.(?:dbg\.|lifetime\.|assume|expect|experimental\.noalias\.scope\.decl|"
-    r"invariant\.|pseudoprobe|donothing|sideeffect)")
-_ASM_RE = re.compile(r'\basm\b[^"]*"[^"]*", "([^"]*)"')
+    r"invariant\.|pseudoprobe|donothing|sideeffect)|@__rsan_asm_(?:begin|end)\(")
+# passes/asm.py's actions for asm that is one atomic access
+_ASM_ATOMICS = ("load", "store", "rmw", "cas")
+
+
+def _asm(line: IRLine):
+    """passes/asm.py's model of the inline asm this call line runs, None if it runs none."""
+    from .asm import asm_plan   # asm.py adds sites: imported here, not at the top
+    found = asm_plan(line.text) if line.opcode in ("call", "invoke") and " asm " in line.text else None
+    return found[1] if found else None
 
 
 def _address(line: IRLine) -> str | None:
-    """The address operand of an atomic or plain access, None for anything else."""
+    """The address operand of an atomic or plain access (an asm atomic's too), else None."""
     rest = line.rest
     if line.opcode in ("load", "store"):
         m = _ADDRESS_AFTER_VALUE_RE.search(rest)
     elif line.opcode in ("atomicrmw", "cmpxchg"):
         m = _ADDRESS_FIRST_RE.search(rest)
     else:
-        return None
+        plan = _asm(line)
+        if plan is None or plan.action not in _ASM_ATOMICS:
+            return None
+        return plan.ptr.split()[-1]
     return m.group(1) if m else None
 
 
@@ -97,8 +110,10 @@ class Primitives:
         if op in ("call", "invoke"):
             if _HARMLESS_CALL_RE.search(rest):
                 return True
-            asm = _ASM_RE.search(rest)   # no memory clobber, no indirect (memory) operand
-            return asm is not None and "~{memory}" not in asm.group(1) and "*" not in asm.group(1)
+            plan = _asm(line)   # asm.py: an atomic, a fence, a barrier, nothing, or unknown
+            if plan is None or plan.action == "warning":
+                return False
+            return plan.action not in _ASM_ATOMICS or (key is not None and self._key(_address(line)) == key)
         return False
 
     def depth(self, debug: DebugInfo, fn: IRFunction, line: IRLine) -> int:

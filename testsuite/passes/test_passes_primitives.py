@@ -3,6 +3,8 @@
 their own stack slots), at every optimisation level."""
 from __future__ import annotations
 
+import platform
+
 import pytest
 
 from passes_helpers import compile_to_ir
@@ -31,6 +33,18 @@ static inline long with_plain(long *p) {     /* touches program memory beside th
   return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 long g1, g2, g3, g4, g5, g6;
+#if defined(__x86_64__)
+static inline unsigned asm_load(const unsigned *p) {   /* Concurrency Kit's default ck_pr_load */
+  unsigned r;
+  __asm__ __volatile__("movl %1, %0" : "=r"(r) : "m"(*(const unsigned *)p) : "memory");
+  return r;
+}
+static inline unsigned asm_load_twice(const unsigned *p, const unsigned *q) {
+  return asm_load(p) + asm_load(q);
+}
+unsigned u1, u2;
+unsigned use_asm(void) { plain_seen = 7; return asm_load(&u1) + asm_load_twice(&u1, &u2); }
+#endif
 /* the users write plain memory too: they are not primitives themselves */
 long use_ld(void) { plain_seen = 1; return ld(&g1); }
 long use_ld2(void) { plain_seen = 2; return ld2(&g2); }
@@ -59,3 +73,11 @@ def test_wrappers_of_one_atomic_are_primitives_and_algorithms_are_not(tmp_path, 
     assert d["st_fenced"] == [("store", 1)], d
     assert d["two"] and {p for _, p in d["two"]} == {0}, d
     assert d["with_plain"] and {p for _, p in d["with_plain"]} == {0}, d
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="x86-64 inline asm")
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+def test_an_asm_atomic_is_a_primitive(tmp_path, opt):
+    d = _depths(tmp_path, opt)
+    # asm_load is a primitive: 1 frame called from use_asm, 1 inside asm_load_twice (two locations)
+    assert d["asm_load"] and {p for _, p in d["asm_load"]} == {1}, d
