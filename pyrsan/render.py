@@ -114,6 +114,12 @@ def exploration_line(result: SessionResult) -> str | None:
         return (f"pyrsan: shard {index}/{count}: its part of the exploration is complete ({runs}) without a "
                 f"report; `pyrsan report` over the {count} shards' --json documents gives the verdict")
     if exploration.complete and result.verdict == "robust":
+        benign = benign_count(r for run in result.runs for r in run.reports)
+        if benign:   # a benign report is still a non-SC behaviour: no proof of robustness
+            return (f"pyrsan: exploration complete: {runs} cover every SC interleaving (up to reordering of "
+                    f"independent operations); the only violations are {plural(benign, 'report')} with a "
+                    "benign consequence (pyrsan run --all): apart from them, the program "
+                    "is robust for this input")
         return (f"pyrsan: exploration complete: {runs} cover every SC interleaving (up to reordering of "
                 "independent operations) without a report: the program is robust for this input "
                 "(a proof by Thm 3.1 of the RSAN paper: robust iff no SC run has a violation)")
