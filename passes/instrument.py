@@ -58,6 +58,7 @@ def instrument_ir(ir_text: str, module_id: str, spin_loops: bool | None = None,
     insert_repairs(module, table, module_id, repairs or [], spin_loops)
     loops: list = []
     libcall_notes: list = []
+    table.primitives.prepare(module, debug)   # before the atomics become calls (primitives.py)
     module, _ = rewrite_atomics(module, table, spin_loops, loops, libcall_notes)
     if spin_loops and await_loops_on():   # after the spin loops: the loops they left (awaitloops.py)
         module = mark_await_loops(module, module_id)

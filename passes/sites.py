@@ -56,7 +56,7 @@ class SiteTable:
                      (CAS_WEAK if weak else 0) | (CAS_RETRY if retry_only else 0) |
                      (WRITE_ONLY if write_only else 0))
         primitive = (min(self.primitives.depth(self.debug, fn, line), PRIMITIVE_MASK)
-                     if kind in ("load", "store", "rmw", "cas") and frames is None else 0)
+                     if kind in ("load", "store", "rmw", "cas", "call") and frames is None else 0)
         op_number |= primitive << PRIMITIVE_SHIFT
         self.entries.append(SiteEntry(KIND_NUMBER[kind], order, order_fail, size, op_number))
         self.sites.append(Site(

@@ -107,21 +107,24 @@ static int atomic_api_file(const char *f, int caller) {
 /* The access is the library's own: its code is in a system header, and between it and the
  * program's code (the innermost frame outside system headers) some frame is neither an atomic
  * operation nor a wait on one (std::barrier's phase word, the waiter table of atomic wait, a
- * shared_ptr count). An atomic operation is a frame of the atomic headers or one of the site's
+ * shared_ptr count). An atomic operation is a frame of the atomic headers or one of a site's
  * innermost frames that the passes found to be an atomic primitive (RSAN_SITE_PRIMITIVE_SHIFT:
- * `AO_load_acquire`, `ck_pr_load_int`), whatever header defines it. No frame of the program's:
+ * `AO_load_acquire`, `ck_pr_load_int`, a call of boost::atomic's load), whatever header
+ * defines it. No frame of the program's:
  * not the library's (a thread's start routine). */
 static int library_access(const rsan_report_info *r) {
   const rsan_site *s = rsan_site_lookup(r->site);
   if (!s || !s->nframes || !s->frames[0].file || !rsan_system_file(s->frames[0].file)) return 0;
-  uint32_t primitive = (s->op >> RSAN_SITE_PRIMITIVE_SHIFT) & RSAN_SITE_PRIMITIVE_MASK;
-  rsan_frames fr;
-  rsan_frames_build(&fr, r->site, r->stack, r->nstack);
   int inside = 0;
-  for (uint32_t i = 0; i < fr.n; i++) {
-    const char *f = fr.f[i]->file;
-    if (!f || !rsan_system_file(f)) return inside;
-    if (i >= primitive && !atomic_api_file(f, i > 0)) inside = 1;
+  uint32_t depth = 0; /* frames walked: the access site's, then each call site's of the stack */
+  for (uint32_t k = 0; s; k++) {
+    uint32_t primitive = (s->op >> RSAN_SITE_PRIMITIVE_SHIFT) & RSAN_SITE_PRIMITIVE_MASK;
+    for (uint32_t i = 0; i < s->nframes; i++, depth++) {
+      const char *f = s->frames[i].file;
+      if (!f || !rsan_system_file(f)) return inside;
+      if (i >= primitive && !atomic_api_file(f, depth > 0)) inside = 1;
+    }
+    s = k < r->nstack && r->stack[k] ? rsan_site_lookup(r->stack[k]) : NULL;
   }
   return 0;
 }

@@ -45,6 +45,8 @@ static inline unsigned asm_load_twice(const unsigned *p, const unsigned *q) {
 unsigned u1, u2;
 unsigned use_asm(void) { plain_seen = 7; return asm_load(&u1) + asm_load_twice(&u1, &u2); }
 #endif
+__attribute__((noinline)) long called(const long *p) { return ld(p); }
+__attribute__((noinline)) long called2(const long *p) { return called(p); }
 /* the users write plain memory too: they are not primitives themselves */
 long use_ld(void) { plain_seen = 1; return ld(&g1); }
 long use_ld2(void) { plain_seen = 2; return ld2(&g2); }
@@ -52,6 +54,7 @@ long use_fmax(void) { plain_seen = 3; return fmax(&g3, 5); }
 void use_st(void) { plain_seen = 4; st_fenced(&g4, 1); }
 long use_two(void) { plain_seen = 5; return two(&g5, &g6); }
 long use_plain(void) { plain_seen = 6; return with_plain(&g1); }
+long use_called(void) { plain_seen = 8; return called2(&g1); }
 """
 
 
@@ -59,7 +62,7 @@ def _depths(tmp_path, opt):
     r = instrument_ir(compile_to_ir(tmp_path, SOURCE, flags=(opt,)), str(tmp_path / "t.c"))
     out: dict[str, list[tuple[str, int]]] = {}
     for s in r.sites:
-        if s.kind in ("load", "store", "rmw", "cas"):
+        if s.kind in ("load", "store", "rmw", "cas", "call"):
             out.setdefault(s.frames[0].function, []).append((s.kind, s.primitive))
     return out
 
@@ -81,3 +84,10 @@ def test_an_asm_atomic_is_a_primitive(tmp_path, opt):
     d = _depths(tmp_path, opt)
     # asm_load is a primitive: 1 frame called from use_asm, 1 inside asm_load_twice (two locations)
     assert d["asm_load"] and {p for _, p in d["asm_load"]} == {1}, d
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+def test_a_call_of_a_wrapper_in_a_wrapper_is_a_primitive(tmp_path, opt):
+    d = _depths(tmp_path, opt)
+    # called2's call of called (a wrapper of ld) is one primitive frame; use_called's call is not
+    assert ("call", 1) in d["called2"] and ("call", 0) in d["use_called"], d

@@ -1,7 +1,8 @@
 /* Store buffering through an atomic-operations library in a system header (docs/reports.md §2).
  * The header's functions prim_* are atomic primitives (passes/primitives.py): the program's SB
  * through them is the program's own (consequence "value"). With -DOBJECT the SB is inside the
- * header's flag-pair object (flags_sb touches two locations): the library's own ("library"). */
+ * header's flag-pair object (flags_sb touches two locations): the library's own ("library").
+ * With -DCALLS t2 loads through two wrappers that are called, not inlined. */
 #include <pthread.h>
 #include <stdio.h>
 #line 1 "/usr/include/pyrsan-test/prims.h"
@@ -13,6 +14,8 @@ static inline long prim_fetch_max(long *p, long v) { /* a CAS loop is a primitiv
   }
   return old;
 }
+__attribute__((noinline)) long prim_load_called(const long *p) { return prim_load_acquire(p); }
+__attribute__((noinline)) long prim_load_called2(const long *p) { return prim_load_called(p); }
 struct flags { long a, b; };
 static inline long flags_sb(struct flags *f, int side) {
   if (side) {
@@ -22,7 +25,7 @@ static inline long flags_sb(struct flags *f, int side) {
   prim_store_release(&f->b, 1);
   return prim_load_acquire(&f->a);
 }
-#line 25 "library_primitives.c"
+#line 29 "library_primitives.c"
 static long x, y, r1, r2;
 static struct flags fl;
 
@@ -43,7 +46,11 @@ static void *t2(void *arg) {
   r2 = flags_sb(&fl, 0);
 #else
   prim_store_release(&y, 1);
+#ifdef CALLS
+  r2 = prim_load_called2(&x);
+#else
   r2 = prim_load_acquire(&x);
+#endif
 #endif
   return 0;
 }
