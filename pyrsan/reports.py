@@ -59,7 +59,7 @@ class Report:
     def consequence(self) -> str:
         """docs/reports.md §2: "value" (the stale value can flow onward) or a benign class
         ("failed-cas": only a CAS failure that feeds a retry can read it; "write-only": a store to
-        a static global that no code reads; "library": the C++ library's own access)."""
+        a static global that no code reads; "library": a library's own access)."""
         value = self.fields.get("consequence")
         return value if isinstance(value, str) and value else "value"
 

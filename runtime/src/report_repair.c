@@ -43,9 +43,10 @@ static const char *acquire_why(void) {
 
 static const char *benign_why(const rsan_report_info *r) {
   if (!strcmp(rsan_report_consequence(r), "library"))
-    return "no change is needed in the program: the access is the C++ library's own (its code and its "
-           "location are the implementation of a synchronisation object the program uses, e.g. std::barrier or "
-           "atomic wait/notify), which gives the program the ordering its specification promises";
+    return "no change is needed in the program: the access is a library's own (its code, in a system header, and "
+           "its location are the implementation of a synchronisation object the program uses, e.g. std::barrier, "
+           "atomic wait/notify or a lock-free queue), which gives the program the ordering its specification "
+           "promises";
   if (!strcmp(rsan_report_consequence(r), "write-only"))
     return "no change is needed: no code of the program reads this global (it is static, and its address "
            "is only ever used to store to it), so the order of its writes is something no read can see";

@@ -136,7 +136,7 @@ const char *rsan_report_consequence(const rsan_report_info *r) {
   if (r->is_write && r->op == RSAN_OP_STORE && s && s->kind == RSAN_SITE_STORE &&
       (s->op & RSAN_SITE_WRITE_ONLY))
     return "write-only";
-  /* the C++ library's own atomics: its non-SC behaviour is its implementation's, specified by
+  /* a library's own atomics: its non-SC behaviour is its implementation's, specified by
    * the synchronisation its API promises (docs/reports.md §2) */
   if (library_access(r)) return "library";
   return "value";

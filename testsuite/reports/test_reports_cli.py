@@ -222,7 +222,7 @@ def test_the_cpp_librarys_own_accesses_are_library(run_pyrsan, tmp_path, opt):
     assert library and not [rep for rep in doc["reports"] if rep.get("consequence") == "value"], r.stderr[-3000:]
     for rep in library:
         assert Path(rep["access"]["stack"][0]["file"]).parts[:3] == ("/", "usr", "lib"), rep["access"]
-        assert rep["repair"]["kind"] == "none" and "the C++ library's own" in rep["suggestion"]
+        assert rep["repair"]["kind"] == "none" and "a library's own" in rep["suggestion"]
     r, doc = _run(run_pyrsan, tmp_path, "library_barrier.cpp", "-std=c++20", opt, runs=60)
     assert r.returncode == 0 and doc["reports"] == [] and doc["benign"] >= 1, r.stderr[-3000:]
     r, doc = _run(run_pyrsan, tmp_path, "library_barrier.cpp", "-std=c++20", "-DUSER_SB", opt, runs=20)
