@@ -25,28 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from corpus import DRIVERS, link_flags, missing_header  # noqa: E402
 from _bench import (COMPILE_FLAGS, check_pyrsan, find_clang, machine_load, main_guard, median,  # noqa: E402
                     print_table, pyrsan_cmd, pyrsan_env, ratio, run_measured, workdir)
 
-DRIVERS = Path(__file__).resolve().parent / "drivers"
-HEADER_RE = re.compile(r'^#include <(ck_\w+\.h|urcu[\w/.-]*|boost/[\w/.]+|tbb/[\w/.]+|oneapi/[\w/.]+)>', re.M)
-LINK_RE = re.compile(r"link: ((?:-l[\w.+-]+ ?)+)")
-INCLUDE_DIRS = ("/usr/include", "/usr/local/include", "/usr/include/x86_64-linux-gnu",
-                "/usr/include/aarch64-linux-gnu")
 #: Exit statuses of the instrumented program that mean "ran to the end" (66: it reported).
 FINISHED = (0, 66)
-
-
-def missing_header(src: Path) -> str | None:
-    for header in HEADER_RE.findall(src.read_text()):
-        if not any((Path(d) / header).exists() for d in INCLUDE_DIRS):
-            return header
-    return None
-
-
-def link_flags(src: Path) -> list[str]:
-    m = LINK_RE.search(src.read_text())
-    return m.group(1).split() if m else []
 
 
 def variants(src: Path) -> list[tuple[str, list[str]]]:

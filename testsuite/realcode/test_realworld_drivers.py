@@ -1,7 +1,8 @@
 """The real-code corpus (issue 14, benchmarks/realworld/drivers): every driver builds with
 pyrsan and runs to its end under the default command's scheduler, without a runtime error.
-Drivers use Debian's libck-dev, libboost-dev, libtbb-dev and liburcu-dev
-(benchmarks/realworld/install.sh); a driver whose header is absent is skipped, saying which.
+Drivers use Debian's libck-dev, libboost-dev, libtbb-dev, liburcu-dev, libatomic-ops-dev,
+libconcurrentqueue-dev and libreaderwriterqueue-dev (benchmarks/realworld/install.sh); a driver
+whose header is absent is skipped, saying which.
 Concurrency Kit drivers also run in CK's compiler-builtins mode (-DCK_USE_CC_BUILTINS=1),
 except where CK itself does not provide the structure in that mode (the native build fails
 too: ck_fifo_mpmc needs a double-width CAS the builtins mode lacks).
@@ -13,15 +14,14 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-DRIVERS = Path(__file__).resolve().parents[2] / "benchmarks" / "realworld" / "drivers"
-HEADER_RE = re.compile(r'^#include <(ck_\w+\.h|urcu[\w/.-]*|boost/[\w/.]+|tbb/[\w/.]+)>', re.M)
-LINK_RE = re.compile(r"link: ((?:-l[\w.+-]+ ?)+)")
-INCLUDE_DIRS = ("/usr/include", "/usr/local/include", "/usr/include/x86_64-linux-gnu",
-                "/usr/include/aarch64-linux-gnu")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "realworld"))
+from corpus import DRIVERS, link_flags, missing_header  # noqa: E402
+
 #: What a runtime failure prints (runtime fatal errors, driver internal errors).
 RUNTIME_ERROR_RE = re.compile(r"pyrsan: fatal|internal error|Traceback|runtime error", re.I)
 
@@ -35,21 +35,13 @@ def _cases():
             yield pytest.param(src, flags, id=src.stem + ("+builtins" if flags else ""))
 
 
-def _missing_header(src: Path) -> str | None:
-    for header in HEADER_RE.findall(src.read_text()):
-        if not any((Path(d) / header).exists() for d in INCLUDE_DIRS):
-            return header
-    return None
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("src, flags", list(_cases()))
 def test_driver_builds_and_runs(src, flags, tmp_path, run_pyrsan):
-    missing = _missing_header(src)
+    missing = missing_header(src)
     if missing:
         pytest.skip(f"<{missing}> is not installed (benchmarks/realworld/install.sh)")
-    m = LINK_RE.search(src.read_text())
-    libs = m.group(1).split() if m else []
+    libs = link_flags(src)
     compiler = "clang++-22" if src.suffix != ".c" else "clang-22"
     if shutil.which(compiler) is None:
         pytest.skip(f"{compiler} is not installed")
