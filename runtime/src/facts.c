@@ -211,7 +211,8 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
     } else { /* old leaves the window: keep it among its slot's newest evicted */
       uint64_t ots = rsan_fact_ts(l->stamp, old->ts16), otsU = rsan_fact_ts(l->stampU, old->tsU16);
       RSAN_ASSERT(old->epoch >= 1); /* (epochs start at 1: 0 marks an unused h) */
-      int i = ev_entry(l, old->slot, !rsan_ev_fits32(old->epoch, ots, otsU) || old->slot + 1 >= UINT16_MAX);
+      /* (the stamps, as rsan_loc_add_fact_i tests them: ots <= stamp, otsU <= stampU) */
+      int i = ev_entry(l, old->slot, !rsan_ev_fits32(old->epoch, l->stamp, l->stampU) || old->slot + 1 >= UINT16_MAX);
       if (RSAN_UNLIKELY(i < 0)) {
         ev_drop(l, ots, otsU);
         l->fold++;
@@ -296,42 +297,54 @@ void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *
   }
 }
 
-static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
-  q->lo = q->loU = q->hi = q->hiU = 0;
-  if (!l->fold) return; /* nothing evicted: no fact contained, exactly 0 */
-  l->grow = 1;
+/* entry i's field f, zero-extended from a narrow table (narrow a constant where this is
+ * inlined: query_evicted's loop is built once per width, with no copy of an entry) */
+#define EVF(narrow, l, i, f) ((narrow) ? (uint64_t)ev32(l)[i].f : (l)->ev[i].f)
+static inline __attribute__((always_inline)) void query_entries(const rsan_loc *l, const rsan_clk *c,
+                                                                rsan_q *q, int narrow) {
   uint32_t evn = rsan_loc_evn(l);
   for (uint32_t i = 0; i < evn; i++) {
-    rsan_evicted buf;
-    const rsan_evicted *e = ev_at(l, i, &buf);
-    if (!rsan_ev_used(e)) continue;
+    uint64_t e0 = EVF(narrow, l, i, h[0].epoch), e1 = EVF(narrow, l, i, h[1].epoch);
+    if (!e0) continue; /* rsan_ev_used */
     uint64_t v = rsan_clk_at(c, ev_slot(l, i));
-    if (v < e->first) continue; /* none of this slot's evicted facts: nothing */
+    if (v < EVF(narrow, l, i, first)) continue; /* none of this slot's evicted facts: nothing */
     /* (its facts in the window are not contained: they are newer than the evicted ones) */
     /* the newest remembered evicted fact c contains gives this slot's contribution exactly;
      * if c contains only older ones, it lies between the slot's first fact and the oldest
      * remembered one */
     uint64_t lo = 0, loU = 0, hi = 0, hiU = 0;
     int found = 0;
-    for (unsigned m = 0, j = rsan_ev_newest(e); m < RSAN_EV_HIST && e->h[j].epoch; m++, j ^= 1) {
-      if (e->h[j].epoch <= v) {
-        lo = hi = e->h[j].ts;
-        loU = hiU = e->h[j].tsU;
+    unsigned j = e1 > e0; /* rsan_ev_newest */
+    for (unsigned m = 0; m < RSAN_EV_HIST; m++, j ^= 1) {
+      uint64_t ej = j ? e1 : e0;
+      if (!ej) break;
+      if (ej <= v) {
+        lo = hi = EVF(narrow, l, i, h[j].ts);
+        loU = hiU = EVF(narrow, l, i, h[j].tsU);
         found = 1;
         break;
       }
-      hi = e->h[j].ts; /* the oldest remembered so far */
-      hiU = e->h[j].tsU;
+      hi = EVF(narrow, l, i, h[j].ts); /* the oldest remembered so far */
+      hiU = EVF(narrow, l, i, h[j].tsU);
     }
     if (!found) {
-      lo = e->first_ts;
-      loU = ev_first_tsU(l, i);
+      lo = EVF(narrow, l, i, first_ts);
+      loU = narrow ? ev32_firsts(l)[i] : ev_firsts(l)[i].tsU;
     }
     if (lo > q->lo) q->lo = lo;
     if (loU > q->loU) q->loU = loU;
     if (hi > q->hi) q->hi = hi;
     if (hiU > q->hiU) q->hiU = hiU;
   }
+}
+#undef EVF
+
+static void query_evicted(rsan_loc *l, const rsan_clk *c, rsan_q *q) {
+  q->lo = q->loU = q->hi = q->hiU = 0;
+  if (!l->fold) return; /* nothing evicted: no fact contained, exactly 0 */
+  l->grow = 1;
+  if (rsan_loc_evnarrow(l)) query_entries(l, c, q, 1);
+  else query_entries(l, c, q, 0);
   /* slots dropped from ev: at most their newest evicted facts */
   const rsan_evbound *t = ev_bound(l); /* fold > 0: the table exists */
   if (t->dropts > q->hi) q->hi = t->dropts;

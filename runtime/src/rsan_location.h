@@ -99,7 +99,7 @@ _Static_assert(sizeof(rsan_evicted32) == 32 &&
                    RSAN_EV_SLOTS * (sizeof(rsan_evicted32) + sizeof(uint32_t)) + sizeof(rsan_evbound) == 160 &&
                    RSAN_EV_NARROW < RSAN_EV_SLOTS_LOG,
                "a narrow table is 160 bytes, 32-byte entries (alloc.c's 160-byte class is 32-byte aligned)");
-/* whether epoch and timestamps fit a narrow entry */
+/* whether an epoch and timestamps fit a narrow entry (given bounds of them, a location's stamps: those fit) */
 static inline int rsan_ev_fits32(uint64_t epoch, uint64_t ts, uint64_t tsU) { return !((epoch | ts | tsU) >> 32); }
 /* A clock's value at a location: exact when lo == hi (both sides). */
 typedef struct rsan_q {
@@ -568,17 +568,22 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
     } else {
       int i = rsan_evslot_find(l->evslot, old->slot + 1);
       if (i >= 0 && rsan_loc_evnarrow(l)) { /* the same stores, in 32 bits while they fit */
-        rsan_evicted32 *e32 = &rsan_loc_ev32(l)[i];
-        uint64_t ts = rsan_fact_ts(l->stamp, old->ts16), tsU = rsan_fact_ts(l->stampU, old->tsU16);
-        if (RSAN_UNLIKELY(!e32->h[0].epoch || !rsan_ev_fits32(old->epoch, ts, tsU) ||
-                          old->slot + 1 >= UINT16_MAX)) {
-          rsan_loc_add_fact(l, slot, epoch); /* a new entry, or one that widens the table */
+        /* one test for the values and the slot: the timestamps are at most the stamps, and
+         * slot + 1 < UINT16_MAX iff (slot + 2) << 16 < 2^32 */
+        if (RSAN_UNLIKELY(!rsan_ev_fits32(old->epoch | ((uint64_t)old->slot + 2) << 16, l->stamp, l->stampU))) {
+          rsan_loc_add_fact(l, slot, epoch); /* widens the table */
           return;
         }
-        unsigned k = e32->h[0].epoch > e32->h[1].epoch; /* rsan_ev_next */
+        rsan_evicted32 *e32 = &rsan_loc_ev32(l)[i];
+        uint32_t h0 = e32->h[0].epoch;
+        if (RSAN_UNLIKELY(!h0)) {
+          rsan_loc_add_fact(l, slot, epoch); /* a new entry */
+          return;
+        }
+        unsigned k = h0 > e32->h[1].epoch; /* rsan_ev_next */
         e32->h[k].epoch = (uint32_t)old->epoch;
-        e32->h[k].ts = (uint32_t)ts;
-        e32->h[k].tsU = (uint32_t)tsU;
+        e32->h[k].ts = (uint32_t)l->stamp - (uint16_t)((uint16_t)l->stamp - old->ts16); /* rsan_fact_ts */
+        e32->h[k].tsU = (uint32_t)l->stampU - (uint16_t)((uint16_t)l->stampU - old->tsU16);
         l->fold = n - mask;
         goto append;
       }
