@@ -11,7 +11,7 @@ x's newest) fails test_a_slots_older_facts_stay_while_among_xs_newest; an evicti
 overwrites h[0] (rsan_ev_next), or the older of the two read as the newest (rsan_ev_newest),
 fails test_the_two_newest_evicted_facts_of_a_slot_are_exact; the first evicted fact's timestamp
 or U timestamp not kept (0) fails test_the_first_evicted_facts_timestamps_bound_a_query. The
-narrow table (docs/design/clocks.md §31, benchmarks/README.md "Session 21: mem"): the inline
+narrow table (docs/design/clocks.md §31): the inline
 eviction's width test left out, rsan_loc_add_fact storing a wide epoch in a narrow table, or
 ev_widen losing a remembered fact, each fails
 test_a_value_past_32_bits_widens_the_table_and_changes_no_value."""
