@@ -58,10 +58,11 @@ void rsan_free(void *p) { __libc_free(p); }
  * from slabs: no malloc, no free, no search on an operation. docs/design/clocks.md §20, §22.
  *
  * Size classes: 16, 32 and 48 bytes (16-byte aligned), then every multiple of 64 up to
- * RSAN_SLAB_MAX (64-byte aligned), and 160 bytes (32-byte aligned: a narrow evicted-fact table,
- * whose entries are 32 bytes, rsan_location.h; docs/design/clocks.md §31), each a free list (linked through the blocks' first word) and
- * the unused tail of its newest 64 KB chunk (mapped: outside malloc's heap); their memory stays
- * in its class (type-stable, as the location records, location.c).
+ * RSAN_SLAB_MAX (64-byte aligned), and 160 bytes (32-byte aligned: a narrow evicted-fact
+ * table, whose entries are 32 bytes, rsan_location.h; docs/design/clocks.md §31), each a free
+ * list (linked through the blocks' first word) and the unused tail of its newest 64 KB chunk
+ * (mapped: outside malloc's heap); their memory stays in its class (type-stable, as the
+ * location records, location.c).
  *
  * History rings (64, 128, 256 and 512 bytes: 1, 2, 4 and 8 entries; rsan_ring_alloc) come from
  * a buddy system instead: a block of 64 << k bytes (order k) is half of a block of order k + 1,

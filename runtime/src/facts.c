@@ -212,7 +212,8 @@ void rsan_loc_add_fact(rsan_loc *l, uint32_t slot, uint64_t epoch) {
       uint64_t ots = rsan_fact_ts(l->stamp, old->ts16), otsU = rsan_fact_ts(l->stampU, old->tsU16);
       RSAN_ASSERT(old->epoch >= 1); /* (epochs start at 1: 0 marks an unused h) */
       /* (the stamps, as rsan_loc_add_fact_i tests them: ots <= stamp, otsU <= stampU) */
-      int i = ev_entry(l, old->slot, !rsan_ev_fits32(old->epoch, l->stamp, l->stampU) || old->slot + 1 >= UINT16_MAX);
+      int i = ev_entry(l, old->slot,
+                       !rsan_ev_fits32(old->epoch, l->stamp, l->stampU) || old->slot + 1 >= UINT16_MAX);
       if (RSAN_UNLIKELY(i < 0)) {
         ev_drop(l, ots, otsU);
         l->fold++;

@@ -115,11 +115,12 @@ void rsan_loc_print_census(void) {
   n = snprintf(
       buf, sizeof buf,
       "pyrsan: location satellites: grown windows %llu bytes (fcap 4..128: %llu %llu %llu %llu %llu "
-      "%llu), evicted-fact tables %llu (%llu narrow), history rings %llu (keys %llu), S_x arrays %llu (not coded)\n",
+      "%llu), evicted-fact tables %llu (%llu narrow), history rings %llu (keys %llu), S_x arrays %llu "
+      "(not coded)\n",
       (unsigned long long)c.sat[0], (unsigned long long)c.fcaps[0], (unsigned long long)c.fcaps[1],
       (unsigned long long)c.fcaps[2], (unsigned long long)c.fcaps[3], (unsigned long long)c.fcaps[4],
-      (unsigned long long)c.fcaps[5], (unsigned long long)c.sat[1], (unsigned long long)c.ev_narrow, (unsigned long long)c.sat[2],
-      (unsigned long long)rsan_hist_key_bytes(), (unsigned long long)c.sat[3]);
+      (unsigned long long)c.fcaps[5], (unsigned long long)c.sat[1], (unsigned long long)c.ev_narrow,
+      (unsigned long long)c.sat[2], (unsigned long long)rsan_hist_key_bytes(), (unsigned long long)c.sat[3]);
   if (n > 0) (void)!write(2, buf, (size_t)n);
   n = snprintf(buf, sizeof buf,
                "pyrsan: location records: %llu promotions, %llu made compact; %llu bytes of records made, "

@@ -82,12 +82,13 @@ _Static_assert(RSAN_EV_SLOTS * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) + s
 _Static_assert(RSAN_EV_MAX <= 1 << 15 && (RSAN_EV_MAX & (RSAN_EV_MAX - 1)) == 0 && RSAN_EV_SLOTS < 8,
                "evlog: direct tables have 8 .. RSAN_EV_MAX entries, a power of 2");
 /* The narrow sparse table (docs/design/clocks.md §31): the same RSAN_EV_SLOTS entries with
- * every epoch and timestamp in 32 bits, while every one stored fits and every slot of an entry
- * has its slot + 1 below UINT16_MAX (so the record's evslot names it: no evslot in the tail).
- * Before a value or a slot that does not fit is stored, the table is widened (facts.c
- * ev_widen: every value zero-extended, the same entries in the same places); a table is never
- * narrowed. 160 bytes (its tail only the rsan_evbound), alloc.c's class of its own, against 320. Its evlog is RSAN_EV_NARROW,
- * below RSAN_EV_SLOTS_LOG, so that rsan_loc_evdirect needs no other test. */
+ * every epoch and timestamp in 32 bits, while x's stamps and every epoch stored fit and every
+ * slot of an entry has its slot + 1 below UINT16_MAX (so the record's evslot names it: no
+ * evslot in the tail). Before a value or a slot that does not fit is stored, the table is
+ * widened (facts.c ev_widen: every value zero-extended, the same entries in the same places);
+ * a table is never narrowed. 160 bytes (its tail only the rsan_evbound), alloc.c's class of
+ * its own, against 320. Its evlog is RSAN_EV_NARROW, below RSAN_EV_SLOTS_LOG, so that
+ * rsan_loc_evdirect needs no other test. */
 typedef struct __attribute__((aligned(32))) rsan_evicted32 {
   uint32_t first, first_ts;
   struct {
@@ -96,11 +97,14 @@ typedef struct __attribute__((aligned(32))) rsan_evicted32 {
 } rsan_evicted32;
 #define RSAN_EV_NARROW 1 /* evlog of a narrow sparse table */
 _Static_assert(sizeof(rsan_evicted32) == 32 &&
-                   RSAN_EV_SLOTS * (sizeof(rsan_evicted32) + sizeof(uint32_t)) + sizeof(rsan_evbound) == 160 &&
+                   RSAN_EV_SLOTS * (sizeof(rsan_evicted32) + sizeof(uint32_t)) + sizeof(rsan_evbound) ==
+                       160 &&
                    RSAN_EV_NARROW < RSAN_EV_SLOTS_LOG,
                "a narrow table is 160 bytes, 32-byte entries (alloc.c's 160-byte class is 32-byte aligned)");
-/* whether an epoch and timestamps fit a narrow entry (given bounds of them, a location's stamps: those fit) */
-static inline int rsan_ev_fits32(uint64_t epoch, uint64_t ts, uint64_t tsU) { return !((epoch | ts | tsU) >> 32); }
+/* whether an epoch and timestamps fit a narrow entry (or bounds of them: x's stamps) */
+static inline int rsan_ev_fits32(uint64_t epoch, uint64_t ts, uint64_t tsU) {
+  return !((epoch | ts | tsU) >> 32);
+}
 /* A clock's value at a location: exact when lo == hi (both sides). */
 typedef struct rsan_q {
   uint64_t lo, loU, hi, hiU;
@@ -570,7 +574,8 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
       if (i >= 0 && rsan_loc_evnarrow(l)) { /* the same stores, in 32 bits while they fit */
         /* one test for the values and the slot: the timestamps are at most the stamps, and
          * slot + 1 < UINT16_MAX iff (slot + 2) << 16 < 2^32 */
-        if (RSAN_UNLIKELY(!rsan_ev_fits32(old->epoch | ((uint64_t)old->slot + 2) << 16, l->stamp, l->stampU))) {
+        uint64_t wslot = ((uint64_t)old->slot + 2) << 16;
+        if (RSAN_UNLIKELY(!rsan_ev_fits32(old->epoch | wslot, l->stamp, l->stampU))) {
           rsan_loc_add_fact(l, slot, epoch); /* widens the table */
           return;
         }
