@@ -58,9 +58,11 @@ void rsan_free(void *p) { __libc_free(p); }
  * from slabs: no malloc, no free, no search on an operation. docs/design/clocks.md §20, §22.
  *
  * Size classes: 16, 32 and 48 bytes (16-byte aligned), then every multiple of 64 up to
- * RSAN_SLAB_MAX (64-byte aligned), each a free list (linked through the blocks' first word) and
- * the unused tail of its newest 64 KB chunk (mapped: outside malloc's heap); their memory stays
- * in its class (type-stable, as the location records, location.c).
+ * RSAN_SLAB_MAX (64-byte aligned), and 160 bytes (32-byte aligned: a narrow evicted-fact
+ * table, whose entries are 32 bytes, rsan_location.h; docs/design/clocks.md §31), each a free
+ * list (linked through the blocks' first word) and the unused tail of its newest 64 KB chunk
+ * (mapped: outside malloc's heap); their memory stays in its class (type-stable, as the
+ * location records, location.c).
  *
  * History rings (64, 128, 256 and 512 bytes: 1, 2, 4 and 8 entries; rsan_ring_alloc) come from
  * a buddy system instead: a block of 64 << k bytes (order k) is half of a block of order k + 1,
@@ -75,7 +77,8 @@ void rsan_free(void *p) { __libc_free(p); }
  * Each class, and the buddy system, has a spin lock of its own (a leaf: nothing is taken under
  * it, and the kernel or glibc only to get memory). */
 #define SLAB_CHUNK (64 * 1024)
-enum { SLAB_SMALL = 3, SLAB_NCLS = SLAB_SMALL + RSAN_SLAB_MAX / 64 };
+enum { SLAB_SMALL = 3, SLAB_160 = SLAB_SMALL + RSAN_SLAB_MAX / 64, SLAB_NCLS };
+_Static_assert(SLAB_CHUNK % 32 == 0 && 160 % 32 == 0, "the 160-byte class's blocks are 32-byte aligned");
 
 typedef struct slab_class {
   rsan_spin lock;
@@ -86,9 +89,11 @@ typedef struct slab_class {
 static slab_class slab[SLAB_NCLS];
 
 static inline unsigned slab_cls(size_t n) {
+  if (n > 128 && n <= 160) return SLAB_160;
   return n <= 48 ? (unsigned)((n + 15) / 16) - 1 : SLAB_SMALL - 1 + (unsigned)((n + 63) / 64);
 }
 static inline size_t slab_size(unsigned c) {
+  if (c == SLAB_160) return 160;
   return c < SLAB_SMALL ? 16 * (size_t)(c + 1) : 64 * (size_t)(c - SLAB_SMALL + 1);
 }
 
@@ -115,7 +120,7 @@ static struct {
 /* the order of a class, or -1 when it is not a power-of-2 line size */
 static inline int buddy_order(unsigned c) {
   size_t lines = slab_size(c) / 64;
-  return c >= SLAB_SMALL && (lines & (lines - 1)) == 0 ? __builtin_ctzll(lines) : -1;
+  return c >= SLAB_SMALL && c != SLAB_160 && (lines & (lines - 1)) == 0 ? __builtin_ctzll(lines) : -1;
 }
 /* order k's bitmap: after those of the orders below, in the region's head */
 static const uint32_t buddy_map_at[BUDDY_TOP + 1] = {0, BUDDY_UNITS / 64, BUDDY_UNITS / 64 * 3 / 2,

@@ -12,7 +12,7 @@
 
 typedef struct census {
   uint64_t live[RSAN_LOC_NCLS], bytes, made;
-  uint64_t w_bot, unwritten, no_ev, grown;
+  uint64_t w_bot, unwritten, no_ev, grown, ev_narrow;
   uint64_t fcaps[6]; /* fcap 4 .. 128 */
   uint64_t sat[4];   /* bytes: grown windows, evicted-fact tables, history rings, S_x */
   /* the location clocks Msc, Wsc, W by kind (⊥, inline, shared, an array of their own), the
@@ -74,9 +74,8 @@ static void count(rsan_loc *l, void *arg) {
   c->grown += l->fcap > RSAN_FACTS;
   if (l->fcap > RSAN_FACTS) c->sat[0] += (uint64_t)l->fcap * sizeof(rsan_fact);
   c->fcaps[__builtin_ctz(l->fcap) - 2]++;
-  if (l->ev) /* facts.c ev_size */
-    c->sat[1] += ((uint64_t)1 << l->evlog) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) +
-                 sizeof(rsan_evtail);
+  c->sat[1] += rsan_loc_ev_bytes(l);
+  c->ev_narrow += l->ev && rsan_loc_evnarrow(l);
   c->sat[2] += (uint64_t)rsan_hist_len(l) * sizeof(rsan_hist);
   if (l->S.cap != RSAN_VC_CODED) c->sat[3] += (uint64_t)l->S.cap * sizeof(uint64_t);
   if (l->msc_wsc) c->stale++; /* its snapshot counted after every other holder (stale_msc) */
@@ -116,11 +115,12 @@ void rsan_loc_print_census(void) {
   n = snprintf(
       buf, sizeof buf,
       "pyrsan: location satellites: grown windows %llu bytes (fcap 4..128: %llu %llu %llu %llu %llu "
-      "%llu), evicted-fact tables %llu, history rings %llu (keys %llu), S_x arrays %llu (not coded)\n",
+      "%llu), evicted-fact tables %llu (%llu narrow), history rings %llu (keys %llu), S_x arrays %llu "
+      "(not coded)\n",
       (unsigned long long)c.sat[0], (unsigned long long)c.fcaps[0], (unsigned long long)c.fcaps[1],
       (unsigned long long)c.fcaps[2], (unsigned long long)c.fcaps[3], (unsigned long long)c.fcaps[4],
-      (unsigned long long)c.fcaps[5], (unsigned long long)c.sat[1], (unsigned long long)c.sat[2],
-      (unsigned long long)rsan_hist_key_bytes(), (unsigned long long)c.sat[3]);
+      (unsigned long long)c.fcaps[5], (unsigned long long)c.sat[1], (unsigned long long)c.ev_narrow,
+      (unsigned long long)c.sat[2], (unsigned long long)rsan_hist_key_bytes(), (unsigned long long)c.sat[3]);
   if (n > 0) (void)!write(2, buf, (size_t)n);
   n = snprintf(buf, sizeof buf,
                "pyrsan: location records: %llu promotions, %llu made compact; %llu bytes of records made, "

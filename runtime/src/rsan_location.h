@@ -68,8 +68,11 @@ typedef struct rsan_evfirst {
 } rsan_evfirst;
 /* The table's bound, after the rsan_evfirst array (facts.c): it lives with the table, not in
  * the location record, since most locations never evict a fact. */
+typedef struct rsan_evbound {
+  uint64_t dropts, droptsU; /* max timestamps of the evicted facts of slots ev dropped */
+} rsan_evbound;
 typedef struct rsan_evtail {
-  uint64_t dropts, droptsU;       /* max timestamps of the evicted facts of slots ev dropped */
+  rsan_evbound b;
   uint32_t evslot[RSAN_EV_SLOTS]; /* sparse table: slot + 1 of each used entry (0: free) */
 } rsan_evtail;
 #define RSAN_EV_SLOTS_LOG 2 /* log2 RSAN_EV_SLOTS: a sparse table's evlog (a direct one's is more) */
@@ -78,6 +81,30 @@ _Static_assert(RSAN_EV_SLOTS * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) + s
                "a sparse table is 320 bytes: a size class of alloc.c (docs/design/clocks.md §27)");
 _Static_assert(RSAN_EV_MAX <= 1 << 15 && (RSAN_EV_MAX & (RSAN_EV_MAX - 1)) == 0 && RSAN_EV_SLOTS < 8,
                "evlog: direct tables have 8 .. RSAN_EV_MAX entries, a power of 2");
+/* The narrow sparse table (docs/design/clocks.md §31): the same RSAN_EV_SLOTS entries with
+ * every epoch and timestamp in 32 bits, while x's stamps and every epoch stored fit and every
+ * slot of an entry has its slot + 1 below UINT16_MAX (so the record's evslot names it: no
+ * evslot in the tail). Before a value or a slot that does not fit is stored, the table is
+ * widened (facts.c ev_widen: every value zero-extended, the same entries in the same places);
+ * a table is never narrowed. 160 bytes (its tail only the rsan_evbound), alloc.c's class of
+ * its own, against 320. Its evlog is RSAN_EV_NARROW, below RSAN_EV_SLOTS_LOG, so that
+ * rsan_loc_evdirect needs no other test. */
+typedef struct __attribute__((aligned(32))) rsan_evicted32 {
+  uint32_t first, first_ts;
+  struct {
+    uint32_t epoch, ts, tsU;
+  } h[RSAN_EV_HIST];
+} rsan_evicted32;
+#define RSAN_EV_NARROW 1 /* evlog of a narrow sparse table */
+_Static_assert(sizeof(rsan_evicted32) == 32 &&
+                   RSAN_EV_SLOTS * (sizeof(rsan_evicted32) + sizeof(uint32_t)) + sizeof(rsan_evbound) ==
+                       160 &&
+                   RSAN_EV_NARROW < RSAN_EV_SLOTS_LOG,
+               "a narrow table is 160 bytes, 32-byte entries (alloc.c's 160-byte class is 32-byte aligned)");
+/* whether an epoch and timestamps fit a narrow entry (or bounds of them: x's stamps) */
+static inline int rsan_ev_fits32(uint64_t epoch, uint64_t ts, uint64_t tsU) {
+  return !((epoch | ts | tsU) >> 32);
+}
 /* A clock's value at a location: exact when lo == hi (both sides). */
 typedef struct rsan_q {
   uint64_t lo, loU, hi, hiU;
@@ -293,12 +320,23 @@ static inline const rsan_clk *rsan_loc_wsc(const rsan_loc *l) {
   return RSAN_LIKELY(l->cls <= RSAN_LOC_NOW) ? &l->Wsc : &rsan_clk_bottom;
 }
 /* entries of the evicted-fact table (0: none) and its bookkeeping */
-static inline uint32_t rsan_loc_evn(const rsan_loc *l) { return l->ev ? 1u << l->evlog : 0; }
+static inline int rsan_loc_evnarrow(const rsan_loc *l) { return l->evlog == RSAN_EV_NARROW; }
+static inline uint32_t rsan_loc_evn(const rsan_loc *l) {
+  return l->ev ? 1u << (rsan_loc_evnarrow(l) ? RSAN_EV_SLOTS_LOG : l->evlog) : 0;
+}
 static inline int rsan_loc_evdirect(const rsan_loc *l) { return l->evlog > RSAN_EV_SLOTS_LOG; }
-static inline rsan_evtail *rsan_loc_evtail(const rsan_loc *l) { /* l->ev not NULL */
+static inline rsan_evicted32 *rsan_loc_ev32(const rsan_loc *l) { return (rsan_evicted32 *)l->ev; }
+static inline rsan_evtail *rsan_loc_evtail(const rsan_loc *l) { /* l->ev not NULL, not narrow */
   return (rsan_evtail *)((char *)l->ev +
                          ((size_t)1 << l->evlog) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)));
 }
+/* the bytes of a table of evlog log (facts.c's layouts: entries, first tsU's, tail) */
+static inline size_t rsan_ev_bytes_of(unsigned log) {
+  if (log == RSAN_EV_NARROW)
+    return RSAN_EV_SLOTS * (sizeof(rsan_evicted32) + sizeof(uint32_t)) + sizeof(rsan_evbound);
+  return ((size_t)1 << log) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) + sizeof(rsan_evtail);
+}
+static inline size_t rsan_loc_ev_bytes(const rsan_loc *l) { return l->ev ? rsan_ev_bytes_of(l->evlog) : 0; }
 
 /* The write history is a ring of RSAN_HIST entries, write k in entry k % RSAN_HIST, that
  * grows 2 -> 4 -> ... -> RSAN_HIST entries with the writes (history.c): after k writes it
@@ -533,6 +571,27 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
       l->ev_hint = fs[(n + 1) & mask].slot; /* the next one to leave */
     } else {
       int i = rsan_evslot_find(l->evslot, old->slot + 1);
+      if (i >= 0 && rsan_loc_evnarrow(l)) { /* the same stores, in 32 bits while they fit */
+        /* one test for the values and the slot: the timestamps are at most the stamps, and
+         * slot + 1 < UINT16_MAX iff (slot + 2) << 16 < 2^32 */
+        uint64_t wslot = ((uint64_t)old->slot + 2) << 16;
+        if (RSAN_UNLIKELY(!rsan_ev_fits32(old->epoch | wslot, l->stamp, l->stampU))) {
+          rsan_loc_add_fact(l, slot, epoch); /* widens the table */
+          return;
+        }
+        rsan_evicted32 *e32 = &rsan_loc_ev32(l)[i];
+        uint32_t h0 = e32->h[0].epoch;
+        if (RSAN_UNLIKELY(!h0)) {
+          rsan_loc_add_fact(l, slot, epoch); /* a new entry */
+          return;
+        }
+        unsigned k = h0 > e32->h[1].epoch; /* rsan_ev_next */
+        e32->h[k].epoch = (uint32_t)old->epoch;
+        e32->h[k].ts = (uint32_t)l->stamp - (uint16_t)((uint16_t)l->stamp - old->ts16); /* rsan_fact_ts */
+        e32->h[k].tsU = (uint32_t)l->stampU - (uint16_t)((uint16_t)l->stampU - old->tsU16);
+        l->fold = n - mask;
+        goto append;
+      }
       if (i >= 0) e = &l->ev[i];
     }
     /* a new entry, a victim, a conversion, a slot evslot cannot name: out of line */
@@ -546,6 +605,7 @@ static inline __attribute__((always_inline)) void rsan_loc_add_fact_i(rsan_loc *
     e->h[k].tsU = rsan_fact_ts(l->stampU, old->tsU16);
     l->fold = n - mask; /* fold + 1, as fold = n - fcap */
   }
+append:;
   rsan_fact *f = &fs[n & mask];
   f->epoch = epoch;
   rsan_fact_set_slot_ts(f, slot, l->stamp, l->stampU);

@@ -195,11 +195,8 @@ static rsan_clk *loc_clk(rsan_loc *l, int k) {
   return c[k];
 }
 
-/* the size of a location's evicted-facts table (facts.c ev_size, by rsan_loc_evtail's layout) */
-static size_t ev_bytes(const rsan_loc *l) {
-  if (!l->ev) return 0;
-  return ((size_t)1 << l->evlog) * (sizeof(rsan_evicted) + sizeof(rsan_evfirst)) + sizeof(rsan_evtail);
-}
+/* the size of a location's evicted-facts table (rsan_location.h, narrow or wide) */
+static size_t ev_bytes(const rsan_loc *l) { return rsan_loc_ev_bytes(l); }
 
 static uint64_t mem_get(uintptr_t a, int size) {
   uint64_t v = 0;

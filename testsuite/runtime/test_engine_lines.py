@@ -67,7 +67,8 @@ def fact_at(hooks, f, b, pos):
 
 def newest_evicted(hooks, b, slot):
     """(epoch, ts) of slot's newest evicted fact in the record's evicted-fact table, None if
-    the slot has no entry (rsan_location.h rsan_evicted; the sparse table's slots in evslot)"""
+    the slot has no entry (rsan_location.h rsan_evicted, or rsan_evicted32 in a narrow table,
+    evlog 1; the sparse table's slots in evslot)"""
     ffi = hooks[0]
     evlog = b[11]
     ev, = struct.unpack_from("<Q", b, 208)
@@ -80,6 +81,12 @@ def newest_evicted(hooks, b, slot):
         i = evslot.index(slot + 1) if slot + 1 in evslot else None
     if i is None:
         return None
+    if evlog == 1:  # narrow: 32-byte entries, (first, first_ts), then h[2] of (epoch, ts, tsU)
+        e = bytes(ffi.buffer(ffi.cast("uint8_t *", ev + 32 * i), 32))
+        h = [struct.unpack_from("<II", e, 8 + 12 * k) for k in range(2)]
+        if not h[0][0]:
+            return None
+        return h[1] if h[1][0] > h[0][0] else h[0]
     e = bytes(ffi.buffer(ffi.cast("uint8_t *", ev + 64 * i), 64))
     # the newest of the two remembered is the one with the larger epoch (epoch 0: unused)
     e0, e1 = struct.unpack_from("<Q", e, 16)[0], struct.unpack_from("<Q", e, 40)[0]
@@ -121,7 +128,7 @@ def test_every_write_stores_its_entry_and_fact_as_the_fields_say(rt, hooks, seed
     slot_of = {}
     mem = ffi.new("uint64_t[6]")  # one location per 8-byte granule
     locs = [mem + k for k in range(3)]
-    evicted = grown = checked_ev = direct = 0
+    evicted = grown = checked_ev = direct = narrow = 0
     sites = [0] + [rt.site("st", 10 + i, f"w{i}") for i in range(3)]  # the keys' sites vary
     keys, srng = set(), random.Random(seed + 100)
     # (loads of writes their thread knows make no fact, docs/design/clocks.md §26: windows fill
@@ -176,6 +183,7 @@ def test_every_write_stores_its_entry_and_fact_as_the_fields_say(rt, hooks, seed
                 assert got == (oepoch, full_ts(f["stamp"], ots16)), (seed, step, got)
         grown += f["fcap"] > FCAP_INLINE
         direct += b[11] > 2  # evlog: a direct table (a window at RSAN_FACTS_MAX, many slots)
+        narrow += b[11] == 1  # a narrow sparse table (every value below 2^32)
         # the entry of this write, every field and the padding
         e = hist_entry(hooks, f, f["hist_next"] - 1)
         ts, tsU, value, key, tid = struct.unpack_from("<QQQIi", e, 0)
@@ -187,6 +195,7 @@ def test_every_write_stores_its_entry_and_fact_as_the_fields_say(rt, hooks, seed
         assert (o, op, rmw_op, sz) == (ORDERS[order], wop, wrmw_op, size), (seed, step, kind)
         keys.add(key >> 1)
     assert evicted > 50 and checked_ev > 50, (evicted, checked_ev)  # full windows were reached
+    assert narrow, "a narrow evicted-fact table was read"
     assert len(keys) > 20, len(keys)  # many (site, kind) keys, each named by its own index
     if nthreads >= 10:
         assert grown, "a grown window was reached"

@@ -10,9 +10,18 @@ facts"): the window's eviction taking the adding slot's own oldest fact instead 
 x's newest) fails test_a_slots_older_facts_stay_while_among_xs_newest; an eviction that always
 overwrites h[0] (rsan_ev_next), or the older of the two read as the newest (rsan_ev_newest),
 fails test_the_two_newest_evicted_facts_of_a_slot_are_exact; the first evicted fact's timestamp
-or U timestamp not kept (0) fails test_the_first_evicted_facts_timestamps_bound_a_query."""
+or U timestamp not kept (0) fails test_the_first_evicted_facts_timestamps_bound_a_query. The
+narrow table (docs/design/clocks.md §31): the inline
+eviction's width test left out, rsan_loc_add_fact storing a wide epoch in a narrow table, or
+ev_widen losing a remembered fact, each fails
+test_a_value_past_32_bits_widens_the_table_and_changes_no_value."""
+
+import cffi
+
+from harness import build_engine_lib
 
 TC = 0  # __rsan_test_thread_clock's which
+BIG = 1 << 32  # an epoch past 32 bits (__rsan_test_skip_epochs)
 
 
 def _setup(rt, n):
@@ -74,7 +83,7 @@ def test_the_two_newest_evicted_facts_of_a_slot_are_exact(rt):
     assert lib.__rsan_test_inexact_count() == 2
 
 
-def _stale_by_sc_only(rt, write):
+def _stale_by_sc_only(rt, write, skip=False):
     """A writes x 8 times (stamps 1..8) with a store to z after w1, which R loads (relaxed):
     R's Tsc learns of A's epoch between w1 and w2 through Wsc(z), its Tc nothing of x. Then R
     reads x (write=False) or writes it: Tc(x) = 0 exactly, Tsc(x) is w1's stamp, which only A's
@@ -84,6 +93,8 @@ def _stale_by_sc_only(rt, write):
     x, z = rt.var("x"), rt.var("z")
     main, (a, r) = _setup(rt, 2)
     _on(rt, a)
+    if skip:  # A's epochs past 2^32 (test_a_first_fact_past_32_bits_bounds_a_query_as_before)
+        rt.lib.__rsan_test_skip_epochs(a, BIG)
     rt.store(x, 1, "rlx")
     rt.store(z, 1, "rlx")
     _on(rt, r)
@@ -110,3 +121,66 @@ def test_the_first_evicted_facts_timestamps_bound_a_query(rt):
         assert len(reports) == 1, (write, reports)
         assert reports[0]["type"] == ("write" if write else "read"), reports[0]
         assert reports[0]["timestamps"] == {"hb": 0, "sc": 1}, reports[0]  # Tc(x), lo(Tsc(x))
+
+
+def _evlog(rt, p):
+    """the record's evlog (rsan_location.h: 1 a narrow sparse table, 2 a wide one, more a direct
+    one), 0 when it has no evicted-fact table"""
+    ffi = cffi.FFI()
+    ffi.cdef("uint64_t __rsan_test_location_copy(const void *addr, void *buf);")
+    lib = ffi.dlopen(str(build_engine_lib()))  # the library the rt fixture loaded
+    buf = ffi.new("uint8_t[384]")
+    assert lib.__rsan_test_location_copy(ffi.cast("void *", int(rt.ffi.cast("uintptr_t", p))), buf)
+    ev = int.from_bytes(bytes(ffi.buffer(buf + 208, 8)), "little")
+    return buf[11] if ev else 0
+
+
+def _two_newest_with_skip(rt, skip_before, n):
+    """test_the_two_newest_evicted_facts_of_a_slot_are_exact's program with n writes, A's epoch
+    jumped past 2^32 before its write w_skip_before (None: never): every reader's Tc at x, the
+    inexact queries, and x's evlog at the end"""
+    lib = rt.lib
+    rt.reset()
+    x, y = rt.var("x"), rt.var("y")
+    main, threads = _setup(rt, n + 1)
+    a, readers = threads[0], threads[1:]
+    for j in range(1, n + 1):
+        _on(rt, a)
+        if j == skip_before:
+            lib.__rsan_test_skip_epochs(a, BIG)
+        rt.store(x, j, "rlx")
+        rt.store(y, j, "rel")
+        _on(rt, readers[j - 1])
+        assert rt.load(y, "acq") == j
+    got = [lib.__rsan_test_thread_clock(readers[j - 1], TC, x) for j in range(n, 0, -1)]
+    return got, lib.__rsan_test_inexact_count(), _evlog(rt, x)
+
+
+def test_a_value_past_32_bits_widens_the_table_and_changes_no_value(rt):
+    """x's evicted-fact table is narrow (32-bit values, rsan_evicted32) while every value stored
+    fits, and is widened before one that does not (docs/design/clocks.md §31). A's epochs jump
+    past 2^32 before its first write (every evicted fact wide: the first eviction makes the
+    table wide), or before its 3rd or 4th write (the entry holds narrow facts, then the inline
+    eviction meets a wide one and widens the table, copying them), with 7 writes (the values
+    read right after the widening, at w7's eviction of w3) or 8: every reader's value and the
+    inexact queries are the run's without the jump. A narrow store that truncated an epoch
+    (no width test in rsan_loc_add_fact_i or in rsan_loc_add_fact) makes B_3's query find w4,
+    whose truncated epoch B_3 seems to contain; a widening that lost a remembered fact (ev_widen)
+    gives B_2 w1's stamp."""
+    for n, exact in ((7, [7, 6, 5, 4, 3, 2, 2]), (8, [8, 7, 6, 5, 4, 3, 3, 3])):
+        want = _two_newest_with_skip(rt, None, n)
+        assert want[:2] == (exact, n - 6), want
+        assert want[2] == 1, "values below 2^32: a narrow table"
+        for skip in (1, 3, 4):
+            got = _two_newest_with_skip(rt, skip, n)
+            assert got[:2] == want[:2], (n, skip, got)
+            assert got[2] == (2 if skip <= n - 4 else 1), (n, skip, "a value past 2^32 stored: the table widened")
+
+
+def test_a_first_fact_past_32_bits_bounds_a_query_as_before(rt):
+    """_stale_by_sc_only's bound [first evicted, oldest remembered] with A's epochs past 2^32
+    from the start (the table made wide by its first eviction): the same report."""
+    for write in (False, True):
+        reports, inexact = _stale_by_sc_only(rt, write, skip=True)
+        assert inexact >= 1, write
+        assert len(reports) == 1 and reports[0]["timestamps"] == {"hb": 0, "sc": 1}, (write, reports)
