@@ -62,41 +62,40 @@ class _Access:
     its address), "plain" (address), "local-call" (memcpy or a plain hook: pointers), "call" (a
     direct call of callee, address its first pointer argument) or "other"."""
     kind: str
-    loc: str | None
     address: str | None = None
     callee: str | None = None
     pointers: tuple[str | None, ...] = ()
 
 
 def _access(line: IRLine) -> _Access:
-    op, text, loc = line.opcode, line.text, line.loc
+    op, text = line.opcode, line.text
     if op == "fence":
-        return _Access("free", loc)
+        return _Access("free")
     if op in ("load", "store", "atomicrmw", "cmpxchg"):
         rest = line.rest
         m = (_ADDRESS_AFTER_VALUE_RE if op in ("load", "store") else _ADDRESS_FIRST_RE).search(rest)
         address = m.group(1) if m else None
         atomic = op in ("atomicrmw", "cmpxchg") or rest.startswith(("atomic ", "volatile atomic "))
-        return _Access("atomic" if atomic else "plain", loc, address)
+        return _Access("atomic" if atomic else "plain", address)
     if _HARMLESS_CALL_RE.search(text):
-        return _Access("free", loc)
+        return _Access("free")
     if " asm " in text:
         from .asm import asm_plan   # asm.py adds sites: imported here, not at the top
         found = asm_plan(text)
         if found is not None:
             plan = found[1]
             if plan.action in _ASM_ATOMICS:
-                return _Access("atomic", loc, plan.ptr.split()[-1])
-            return _Access("other" if plan.action == "warning" else "free", loc)
+                return _Access("atomic", plan.ptr.split()[-1])
+            return _Access("other" if plan.action == "warning" else "free")
     callee = _callee(text)
     if callee is None:
-        return _Access("other", loc)
+        return _Access("other")
     if _ASSERT_RE.match(callee):
-        return _Access("free", loc)
+        return _Access("free")
     pointers = _pointers(text)
     if _LOCAL_ONLY_RE.match(callee):
-        return _Access("local-call", loc, pointers=pointers)
-    return _Access("call", loc, pointers[0] if pointers else None, callee)
+        return _Access("local-call", pointers=pointers)
+    return _Access("call", pointers[0] if pointers else None, callee)
 
 
 def _callee(text: str) -> str | None:
