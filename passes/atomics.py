@@ -146,6 +146,8 @@ class _Rewriter:
         ptr, (order,), _ = self.orders(parts[1], "atomic load", 1)
         self.pointer(ptr, "atomic load")
         sid = self.table.add(self.fn, self.line, "load", order, size)
+        if isinstance(loop.value, tuple) and loop.value[0] == "mask":
+            return self.spin_load_mask(ptr, ty, size, order, sid, loop)
         fn = self.use("__rsan_spin_load_%s%d" % ("ne_" if loop.negated else "", size))
         if isinstance(loop.value, tuple) and loop.value[1][0] == "ptr":   # an SSA pointer (-O1)
             expected = self.to_i64("ptr", loop.value[1][1])
@@ -153,6 +155,24 @@ class _Rewriter:
             _, expected = self.loop_operand(ty, loop.value)
         self.call_with_result(ty, self.line.result, "%s(%s, %s, i32 %d, i64 %s)" % (
             fn, ptr, expected, order, i64_literal(sid)))
+        return ptr
+
+    def spin_load_mask(self, ptr: str, ty: str, size: int, order: int, sid: int, loop: LoopMatch) -> str:
+        """A recognised loop on some bits of the value read (spinloops.py, key ("mask", m, s, x,
+        w)): one attempt of wait((p & m) == x << s) (__rsan_spin_load_mask_N; _ne_ for !=); a
+        fixed x is computed again at its width w, zero-extended and shifted here."""
+        _, mask, shift, value, width = loop.value
+        fn = self.use("__rsan_spin_load_mask_%s%d" % ("ne_" if loop.negated else "", size))
+        if value[0] == "int":
+            expected = "i64 " + i64_literal(value[1] << shift)
+        else:
+            expected = self.to_i64("i%d" % width, self.fixed_value("i%d" % width, value))
+            if shift:
+                tmp = self.module.fresh()
+                self.emit("%s = shl i64 %s, %d" % (tmp, expected.split()[1], shift))
+                expected = "i64 " + tmp
+        self.call_with_result(ty, self.line.result, "%s(%s, %s, i64 %s, i32 %d, i64 %s)" % (
+            fn, ptr, expected, i64_literal(mask), order, i64_literal(sid)))
         return ptr
 
     def fixed_value(self, ty: str, fixed: tuple) -> str:

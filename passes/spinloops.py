@@ -80,8 +80,8 @@ import re
 from dataclasses import dataclass
 
 from . import backoff, slot_refs
-from .spinvalues import (FALSE, TRUE, NotALoop, compare, fixed, literal, mentions, negate,
-                         narrow, on_read, signed)
+from .spinvalues import (FALSE, TRUE, NotALoop, compare, fixed, literal, mask_op, masked, mentions,
+                         negate, narrow, on_read, signed)
 from .casloops import analyse as analyse_cas, find_cas_loops, find_retry_cas
 from .model import IRFunction
 
@@ -153,6 +153,8 @@ _INCOMING_RE = re.compile(r'\[ ([^,\]]+), (%s) \]' % _NAME)
 # `  %8 = add nsw i32 %7, 1`: arithmetic that computes a value fixed before the loop again
 _FIXED_ARITH_RE = re.compile(r'^  (%s) = ((?:add|sub|mul|shl|and|or|xor)(?: nuw| nsw| disjoint)*) (i8|i16|i32|i64) '
                              r'([^,]+), (\S+)$' % _NAME)
+# `  %7 = and i32 %6, 65535`   `  %4 = lshr i32 %3, 16`: some bits of the value read
+_MASK_RE = re.compile(r'^  (%s) = (and|lshr(?: exact)?) (i8|i16|i32|i64) ([^,]+), (\S+)$' % _NAME)
 _ARITH_RE = re.compile(r'^  (%s) = (add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor|icmp|select|'
                        r'zext|sext|trunc|freeze)\b(.*)$' % _NAME)
 _TRAILER_RE = re.compile(r'(?:, (?:!dbg|!llvm\.loop|!\w[\w.]*) ![0-9]+)+$')
@@ -681,7 +683,7 @@ class _Region:
             cond = compare(self._value(env, m.group(4)), self._value(env, m.group(5)),
                             m.group(2) == "eq", self.bits)
             if m.group(3) == "ptr" and cond[:2] == ("pred", "V") and isinstance(cond[2], tuple) \
-                    and cond[2][1][0] == "ext":
+                    and cond[2][0] == "sym" and cond[2][1][0] == "ext":
                 # an SSA pointer (a parameter at -O1): the rewrite passes its address as i64
                 cond = ("pred", "V", ("sym", ("ptr", cond[2][1][1])), cond[3])
             env[m.group(1)] = cond
@@ -704,6 +706,12 @@ class _Region:
         m = _CAST_RE.match(text)
         if m:
             v = self._value(env, m.group(4))
+            vm = masked(v, self.bits, int(m.group(3)[1:]))
+            if vm is not None and m.group(2) in ("trunc", "zext") and not text.endswith(" to i1") \
+                    and (v[0] == "VM" or m.group(2) == "trunc"):
+                # some bits of the value read, narrowed or widened again (unsigned)
+                env[m.group(1)] = mask_op(vm, m.group(2), 0, int(m.group(5)[1:]))
+                return
             if v[0] == "ctr":
                 env[m.group(1)] = v
                 self.ctr_names.add(m.group(1))
@@ -748,6 +756,20 @@ class _Region:
                 raise NotALoop("extractvalue")
             env[m.group(1)] = ("V",) if m.group(3) == "0" else ("pred", "OK", 0, True)
             return
+        m = _MASK_RE.match(text)
+        if m:
+            width = int(m.group(3)[1:])
+            a, b = self._value(env, m.group(4)), self._value(env, m.group(5))
+            if m.group(2) == "and" and b[0] != "int":
+                a, b = b, a
+            va = masked(a, self.bits, width)
+            if va is not None:
+                # (V & m) >> s, kept exactly; with anything but a constant it is no wait
+                vm = mask_op(va, m.group(2).split()[0], b[1], width) if b[0] == "int" else None
+                if vm is None:
+                    raise NotALoop("bits of the value read taken otherwise")
+                env[m.group(1)] = vm
+                return
         m = _FIXED_ARITH_RE.match(text)
         if m:
             a, b = self._value(env, m.group(4)), self._value(env, m.group(5))
