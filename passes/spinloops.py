@@ -80,6 +80,7 @@ import re
 from dataclasses import dataclass
 
 from . import backoff, slot_refs
+from .asm import asm_load
 from .spinvalues import (FALSE, TRUE, NotALoop, compare, fixed, literal, mask_op, masked, mentions,
                          negate, narrow, on_read, signed)
 from .casloops import analyse as analyse_cas, find_cas_loops, find_retry_cas
@@ -162,6 +163,15 @@ _LABEL_REF_RE = re.compile(r'\blabel (%s)' % _NAME)
 # an atomic or volatile instruction (by its opcode: a name may hold the word, `%_ZNSt6atomicIb...`)
 _OTHER_ATOMIC_RE = re.compile(r'^  (?:(?:%s) = )?(?:(?:load|store) (?:atomic|volatile)\b|cmpxchg\b|atomicrmw\b|fence\b|'
                               r'call [^@]*@llvm\.mem(?:cpy|move|set)[^(]*\(.*, i1 true\))' % _NAME)
+
+
+class _Effect(NotALoop):
+    """An instruction a failed iteration must not make (another atomic, a call, shared
+    memory). On a path that has made the loop's read it ends the wait instead (_walk)."""
+
+
+# the walk's marker (an env key no SSA name can be) that the path has made the loop's read
+_READ = "<read>"
 
 
 def enabled_by_default() -> bool:
@@ -444,6 +454,8 @@ class _Region:
         self.location = ""              # the global the pointer resolves to, if any
         self.low_bit = False            # a byte read tested by its low bit (a plain trunc to i1)
         self.carries_read = False       # a failed iteration hands a value read to the next one
+        self.effect_exits = 0           # paths that reach an effect after the read (_walk)
+        self.slot_traffic = False       # a private slot is loaded or stored in the region
 
     def _entry_values(self, outside: list[str]) -> dict[str, tuple]:
         """Slot -> the constant the single block entering the loop stores last (else unknown)."""
@@ -566,7 +578,18 @@ class _Region:
         phis = self._phis(block, env, source)
         env.update(phis)
         for index, text in block.lines[len(phis):-1]:
-            self._step(index, text, env, mem, written)
+            try:
+                self._step(index, text, env, mem, written)
+            except _Effect:
+                if _READ not in env:
+                    raise
+                # an effect after the read: the wait's successful read has been made (a TTAS
+                # lock's exchange in the loop that also re-reads the word, merged by -O2)
+                self.effect_exits += 1
+                self.exits.append(assume)
+                self.exit_written.append(frozenset(written))
+                self.exit_states.append(mem)
+                return None
         written = frozenset(written)
         index, term = block.lines[-1]
         m = _BR_RE.match(term)
@@ -634,9 +657,18 @@ class _Region:
     def _step(self, index: int, text: str, env, mem, written) -> None:
         if index == self.target:
             m = _ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
-            assert m is not None, "the target was found by one of these patterns"
+            if m is None:       # an asm load (asm.py), an acquire load of the same bits
+                result, ptr, size = asm_load(text) or ("", "ptr ?", 0)
+                if not self._invariant(ptr[4:]) or not size:
+                    raise NotALoop("the location may change from one iteration to the next")
+                env[_READ] = ("ctr", _READ)
+                self.location = self._resolve(ptr[4:])
+                env[result] = ("V",)
+                self.bits = 8 * size
+                return
             if not self._invariant(m.group(3)):
                 raise NotALoop("the location may change from one iteration to the next")
+            env[_READ] = ("ctr", _READ)
             self.location = self._resolve(m.group(3))
             if m.re is _ATOMIC_LOAD_RE:
                 env[m.group(1)] = ("V",)
@@ -648,7 +680,7 @@ class _Region:
                 self.desired = self._value(env, m.group(7))
             return
         if _OTHER_ATOMIC_RE.match(text):
-            raise NotALoop("another atomic or volatile access")
+            raise _Effect("another atomic or volatile access")
         mi = backoff._INSTR_RE.match(text)
         if mi and mi.group(2) in ("call", "store", "getelementptr") and backoff.is_inert(
                 mi.group(2), mi.group(3), self.info.sleep_slots.get):
@@ -665,15 +697,17 @@ class _Region:
         m = _STORE_RE.match(text)
         if m:
             if m.group(3) not in self.slots:
-                raise NotALoop("a store to memory that is not a private stack slot")
+                raise _Effect("a store to memory that is not a private stack slot")
             mem[m.group(3)] = self._value(env, m.group(2))
             written.add(m.group(3))
+            self.slot_traffic = True
             return
         m = _LOAD_RE.match(text)
         if m:
             if m.group(3) not in self.slots:
-                raise NotALoop("a read of memory that is not a private stack slot")
+                raise _Effect("a read of memory that is not a private stack slot")
             v = mem[m.group(3)]
+            self.slot_traffic = True
             if v == ("entry", m.group(3)):
                 self.entry_read.add(m.group(3))
             env[m.group(1)] = v
@@ -798,7 +832,7 @@ class _Region:
             return
         m = _ORDER_HELPER_RE.match(rest)
         if not m:
-            raise NotALoop("call " + rest.split("(")[0])
+            raise _Effect("call " + rest.split("(")[0])
         args = [self._value(env, a.split()[-1]) for a in backoff._split_args(m.group(2))]
         if any(on_read(a) for a in args):
             raise NotALoop("a memory order computed from the value read")
@@ -826,6 +860,11 @@ class _Region:
 
 
 def _classify(region: _Region) -> LoopMatch:
+    if region.effect_exits and (region.ctr_names or region.slot_traffic or region.carries_read):
+        # the code after an effect exit runs inside the loop and comes back to its header: only
+        # with nothing carried from one iteration to the next (no phi at the header, no stack
+        # slot) is a failed attempt sure to leave that code as it found it
+        raise NotALoop("an effect in the loop, and state carried between its iterations")
     exits_v = {a[0] for a in region.exits}
     backs_v = {a[0] for a in region.backs}
     if len(region.compared) > 1 and any(isinstance(c, tuple) for c in region.compared):
@@ -916,12 +955,13 @@ def _load_key(text: str) -> str:
 
 def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
     """Body line index of the atomic instruction of each recognised loop -> what it waits for."""
-    if not any(("load atomic" in t or "cmpxchg" in t) for t in fn.lines):
+    if not any(("load atomic" in t or "cmpxchg" in t or " asm " in t) for t in fn.lines):
         return {}
     info = None
     found: dict[int, LoopMatch] = {}
     for i, text in enumerate(fn.lines):
-        if not (_ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)):
+        if not (_ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
+                or (" asm " in text and asm_load(text))):
             continue
         if info is None:
             info = _Function(fn)
