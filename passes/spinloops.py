@@ -909,7 +909,9 @@ def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch
     } while (v != C);`): a load of the same location with the same order and type, in a block
     that enters the loop, followed only by the comparison with the same value and a branch
     that leaves exactly when the loop would and otherwise enters the loop's head. It is one
-    more attempt of the same wait."""
+    more attempt of the same wait. Between the load and the comparison there may be the steps
+    that take some of its bits (a masked wait's `and` / `lshr` / `trunc` / `zext`), which must
+    give the loop's own key."""
     extra: dict[int, LoopMatch] = {}
     for index, loop in found.items():
         if loop.kind != "wait":
@@ -924,19 +926,12 @@ def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch
             block = info.by_name.get(pred)
             if pred in members or block is None or len(block.lines) < 3:
                 continue
-            (i0, t0), (_, t1), (_, t2) = block.lines[-3:]
-            m0, m1, m2 = _ATOMIC_LOAD_RE.match(t0), _ICMP_RE.match(t1), _BR_COND_RE.match(t2)
-            if not (m0 and m1 and m2) or i0 in found or _load_key(t0) != key:
+            peeled = _peeled_test(block.lines, key)
+            if peeled is None or peeled[0] in found:
                 continue
-            a, b = m1.group(4).strip(), m1.group(5).strip()
-            if a != m0.group(1) or m2.group(1) != m1.group(1):
+            i0, value, equal, unequal = peeled
+            if value != loop.value:
                 continue
-            lit = literal(b)
-            value = signed(lit[1], int(m0.group(2)[1:])) if lit and lit[0] == "int" else \
-                ("sym", ("ext", b)) if b.startswith("%") else None
-            if value is None or value != loop.value:
-                continue
-            equal, unequal = (m2.group(2), m2.group(3)) if m1.group(2) == "eq" else (m2.group(3), m2.group(2))
             leave, stay = (unequal, equal) if loop.negated else (equal, unequal)
             # stay: the loop's header (a block of the loop entered from outside it), which is
             # the load's block or, with a body before the load (a back-off counter), a block
@@ -948,9 +943,70 @@ def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch
 
 
 def _load_key(text: str) -> str:
-    """`load atomic i32, ptr @x acquire` of a load line (type, pointer, order)."""
+    """`load atomic i32, ptr @x acquire` of a load line (type, pointer, order); of an asm load
+    (asm.py asm_load), its pointer and size."""
     m = _ATOMIC_LOAD_RE.match(text)
-    return "%s %s %s" % (m.group(2), m.group(3), m.group(4)) if m else ""
+    if m:
+        return "%s %s %s" % (m.group(2), m.group(3), m.group(4))
+    load = asm_load(text) if " asm " in text else None
+    return "asm %s %d" % (load[1], load[2]) if load else ""
+
+
+def _peeled_test(lines: list[tuple[int, str]], key: str):
+    """A block that ends `v = load(x); [bits of v;] c = icmp eq/ne ..., K; br c` with the load's
+    _load_key `key`: (the load's index, the comparison's key as _classify gives it, the target
+    taken when it holds, the other one); None when the block ends otherwise."""
+    for j in range(len(lines) - 2, -1, -1):
+        if _load_key(lines[j][1]) == key:
+            break
+    else:
+        return None
+    i0, t0 = lines[j]
+    m0 = _ATOMIC_LOAD_RE.match(t0)
+    result, bits = (m0.group(1), int(m0.group(2)[1:])) if m0 else (asm_load(t0)[0], 8 * asm_load(t0)[2])
+    env: dict = {result: ("V",)}
+
+    def value(text: str):
+        text = text.strip()
+        lit = literal(text)
+        return lit if lit is not None else env.get(text, ("ext", text) if text.startswith("%") else None)
+    for _, text in lines[j + 1:-1]:
+        mm, mc, mi = _MASK_RE.match(text), _CAST_RE.match(text), _ICMP_RE.match(text)
+        if mm:
+            width = int(mm.group(3)[1:])
+            a, b = value(mm.group(4)), value(mm.group(5))
+            if mm.group(2) == "and" and b is not None and b[0] != "int":
+                a, b = b, a
+            va = masked(a, bits, width) if a is not None else None
+            vm = mask_op(va, mm.group(2).split()[0], b[1], width) if va and b and b[0] == "int" else None
+            if vm is None:
+                return None
+            env[mm.group(1)] = vm
+        elif mc and mc.group(2) in ("trunc", "zext") and not text.endswith(" to i1"):
+            v = value(mc.group(4))
+            if v == ("V",) and mc.group(2) == "zext":
+                env[mc.group(1)] = ("VX", "zext")
+                continue
+            vm = masked(v, bits, int(mc.group(3)[1:])) if v is not None else None
+            if vm is None:
+                return None
+            env[mc.group(1)] = mask_op(vm, mc.group(2), 0, int(mc.group(5)[1:]))
+        elif mi and mi.group(3) != "ptr":
+            a, b = value(mi.group(4)), value(mi.group(5))
+            if a is None or b is None or not (on_read(a) or on_read(b)):
+                return None
+            try:
+                env[mi.group(1)] = compare(a, b, mi.group(2) == "eq", bits)
+            except NotALoop:
+                return None
+        else:
+            return None
+    mb = _BR_COND_RE.match(lines[-1][1])
+    cond = env.get(mb.group(1).strip()) if mb else None
+    if not cond or cond[:2] != ("pred", "V"):
+        return None
+    when, other = (mb.group(2), mb.group(3)) if cond[3] else (mb.group(3), mb.group(2))
+    return i0, cond[2], when, other
 
 
 def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
