@@ -313,6 +313,17 @@ def asm_load(text: str) -> tuple[str, str, int] | None:
 SPIN_ASM_PLACEHOLDER = "  ; pyrsan.spin asm %d"
 _SPIN_ASM_RE = re.compile(r"^  ; pyrsan\.spin asm (\d+)$")
 
+def _spin_placeholder(lines: list[str], index: int) -> int | None:
+    """The line of the spin placeholder put before the asm statement at index, across what
+    the passes in between insert before an instruction (an await loop's head call)."""
+    i = index - 1
+    while i >= 0 and (lines[i].startswith(("  ;", "    #dbg_")) or "@__rsan_await_head(" in lines[i]):
+        if _SPIN_ASM_RE.match(lines[i]):
+            return i
+        i -= 1
+    return None
+
+
 # op numbers the runtime's asm hooks take besides RMW ops (runtime/src/atomic_asm.c)
 ASM_CAS_OP = -1
 ASM_LOAD_OP = -2
@@ -338,7 +349,8 @@ def rewrite_asm(module: IRModule, table: SiteTable) -> list[AsmNote]:
             file, lineno = (frame.file, frame.line) if frame else ("", 0)
             if plan.action in ("none", "barrier"):
                 continue
-            spin = _SPIN_ASM_RE.match(fn.lines[line.index - 1]) if line.index else None
+            at = _spin_placeholder(fn.lines, line.index)
+            spin = _SPIN_ASM_RE.match(fn.lines[at]) if at is not None else None
             if spin and plan.action == "load":
                 from .atomics import _Rewriter     # (atomics imports spinloops, which imports this)
                 loop = module.asm_spins[int(spin.group(1))]
@@ -346,7 +358,7 @@ def rewrite_asm(module: IRModule, table: SiteTable) -> list[AsmNote]:
                 sid = table.add(fn, line, "load", plan.order, plan.size)
                 rw = _Rewriter(module, table, fn, line)
                 rw.spin_call(plan.ptr, "i%d" % (8 * plan.size), plan.size, plan.order, sid, loop)
-                edits[line.index - 1] = []
+                edits[at] = []
                 edits[line.index] = rw.out
                 continue
             notes.append(AsmNote(file, lineno, template, plan.action, plan.detail,
