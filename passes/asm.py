@@ -351,7 +351,7 @@ def rewrite_asm(module: IRModule, table: SiteTable) -> list[AsmNote]:
                 continue
             at = _spin_placeholder(fn.lines, line.index)
             spin = _SPIN_ASM_RE.match(fn.lines[at]) if at is not None else None
-            if spin and plan.action == "load":
+            if spin and at is not None and plan.action == "load":
                 from .atomics import _Rewriter     # (atomics imports spinloops, which imports this)
                 loop = module.asm_spins[int(spin.group(1))]
                 notes.append(AsmNote(file, lineno, template, "load", "a spin loop's " + plan.detail, False))

@@ -167,6 +167,7 @@ class _Rewriter:
         """A recognised loop on some bits of the value read (spinloops.py, key ("mask", m, s, x,
         w)): one attempt of wait((p & m) == x << s) (__rsan_spin_load_mask_N; _ne_ for !=); a
         fixed x is computed again at its width w, zero-extended and shifted here."""
+        assert isinstance(loop.value, tuple), "a masked wait's key (spinvalues.py _compare_masked)"
         _, mask, shift, value, width = loop.value
         fn = self.use("__rsan_spin_load_mask_%s%d" % ("ne_" if loop.negated else "", size))
         if value[0] == "int":

@@ -65,6 +65,23 @@ Soundness (why a loop is recognised, and what is left alone):
   stale iff a write of another value lies in [Tc(x), Tsc(x)) (algorithm.md §4's read check of
   a failing strong CAS). Any other exit condition (two constants, `<`, a value from
   elsewhere) is left alone: it is not a wait for one value.
+- Some bits of the value read (`(v & 0xffff) != t`, `v >> 16`, a cast to a narrower type, a
+  status bit `v & 4`: `and` with a constant, `lshr` by one, `trunc`, `zext`, spinvalues.py
+  masked()) compared with a constant or a fixed value: a wait for `(x & m) == c << s`
+  (`__rsan_spin_load_mask_N`, `_ne_`), exact: a constant that the bits cannot hold never
+  matches, and a fixed value is shifted in 64 bits only when it cannot overflow. One compared
+  key per loop (two bit fields, the two halves of one read, `ashr`, `sext`, `add` on the read:
+  left alone).
+- A path that has made the read and then reaches an effect (another atomic, a call, shared
+  memory) ends the wait there, as an exit does: a TTAS lock whose test loop -O2 merges with
+  the exchange (`while (1) { while (load(&l)); if (!xchg(&l, 1)) break; }`) waits for l == 0,
+  and the exchange stays as written. Only with nothing carried between iterations (no phi at
+  the header, no stack slot: the code after the effect comes back to the header), and only
+  after the read: an effect before it is made by every iteration.
+- An x86 `mov` from memory in inline asm (asm.py asm_load: an acquire load, Concurrency Kit's
+  `ck_pr_load_*` in its default mode) is a read like an atomic load; rewrite_asm makes it the
+  spin load (the placeholder SPIN_ASM_PLACEHOLDER carries it there, so that its site is
+  numbered with the other asm sites).
 - A CAS loop needs expected and desired values fixed before the loop (constants, or as for a
   wait: `owner.compare_exchange_weak(e, me)`) on every iteration and the exit
   condition "the CAS succeeded" exactly (a loop that also leaves on the old value read is left
@@ -962,8 +979,13 @@ def _peeled_test(lines: list[tuple[int, str]], key: str):
     else:
         return None
     i0, t0 = lines[j]
-    m0 = _ATOMIC_LOAD_RE.match(t0)
-    result, bits = (m0.group(1), int(m0.group(2)[1:])) if m0 else (asm_load(t0)[0], 8 * asm_load(t0)[2])
+    m0, a0 = _ATOMIC_LOAD_RE.match(t0), asm_load(t0)
+    if m0:
+        result, bits = m0.group(1), int(m0.group(2)[1:])
+    elif a0:
+        result, bits = a0[0], 8 * a0[2]
+    else:
+        return None
     env: dict = {result: ("V",)}
 
     def value(text: str):
@@ -1003,7 +1025,7 @@ def _peeled_test(lines: list[tuple[int, str]], key: str):
             return None
     mb = _BR_COND_RE.match(lines[-1][1])
     cond = env.get(mb.group(1).strip()) if mb else None
-    if not cond or cond[:2] != ("pred", "V"):
+    if mb is None or not cond or cond[:2] != ("pred", "V"):
         return None
     when, other = (mb.group(2), mb.group(3)) if cond[3] else (mb.group(3), mb.group(2))
     return i0, cond[2], when, other

@@ -448,8 +448,8 @@ static void op_track(void *p, int size) {
 /* one attempt of wait((x & mask) = v), or != v (ne): a v with a bit outside the mask is never
  * equal, so that wait never succeeds and the != one is a wait for any value (mask 0, != 0
  * turned into == 0 on no bits), checked and run as such */
-static RSAN_ALWAYS_INLINE uint64_t spin_load_mask(void *p, uint64_t v, uint64_t mask, int ne, int size, int order,
-                                                  uint64_t site, uintptr_t fa) {
+static RSAN_ALWAYS_INLINE uint64_t spin_load_mask(void *p, uint64_t v, uint64_t mask, int ne, int size,
+                                                  int order, uint64_t site, uintptr_t fa) {
   uint64_t seen = 0;
   mask &= size_mask(size);
   if (v & ~mask) v = 0, mask = 0, ne = !ne;
@@ -476,8 +476,8 @@ static RSAN_ALWAYS_INLINE uint64_t spin_load_mask(void *p, uint64_t v, uint64_t 
       void *p, uint64_t unexpected, int32_t order, uint64_t site) { \
     RSAN_RT_GUARD; \
     uint64_t seen = 0; \
-    int ok = op_wait_i(p, unexpected, ~0ull, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE, \
-                       &seen); \
+    int ok = op_wait_i(p, unexpected, ~0ull, N, order, site, (uintptr_t)__builtin_frame_address(0), \
+                       WAIT_SPIN_NE, &seen); \
     rsan_thread_fast()->spin_failed = !ok; \
     return seen; \
   } \
