@@ -250,3 +250,17 @@ def test_a_masked_wait_compares_only_the_masked_bits(srt):
     assert spin_ne(f, 0x1200, 0xff00, acq, 0) == 0x1234      # fails: returns what it saw
     assert spin_ne(f, 0x100, 0xff, acq, 0) == 0x1234        # 0x100 & ~0xff: never equal
     assert rt.reports() == []
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+def test_cpp_masked_waits_through_std_atomic_are_recognised(tmp_path, opt):
+    """A template's wait on the low half of a std::atomic<uint32_t> (at -O0 through the inlined
+    accessor's stack slots), and a wait for a bit."""
+    src = ("#include <atomic>\n#include <cstdint>\nstd::atomic<uint32_t> word;\n"
+           "template <typename T> void wait_ticket(std::atomic<T> &w, T t) {\n"
+           "  while ((w.load(std::memory_order_acquire) & 0xffff) != t) {}\n}\n"
+           "void f(uint32_t t) { wait_ticket(word, t); }\n"
+           "void g() { while (!(word.load(std::memory_order_acquire) & 0x80)) {} }\n")
+    result = _instrument(tmp_path, src, opt, name="t.cpp", head="")
+    assert [loop.describe().split("wait for ")[1][:-1].split(" & ")[1] for loop in result.loops] == [
+        "0xffff) == a value fixed before the loop", "0x80) != 0"]
