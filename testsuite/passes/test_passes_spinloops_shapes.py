@@ -130,6 +130,12 @@ def test_a_cpp_ttas_lock_is_recognised(tmp_path, opt):
     # an effect before the read: every iteration makes it
     "void lock(void) { for (;;) { atomic_fetch_add(&other, 1);\n"
     "  if (!atomic_load_explicit(&l, memory_order_relaxed)) return; } }",
+    # compared with shared memory read in every iteration (volatile: not hoisted; a plain read
+    # the optimiser hoists out of the loop, and the loop then waits for a fixed value)
+    "volatile int vplain;\n"
+    "void lock(void) { while (atomic_load_explicit(&l, memory_order_relaxed) != vplain) ; }",
+    # a failed read makes a plain write now and then (a counter decides)
+    "void lock(void) { int i = 0; while (atomic_load(&l) != 1) if (++i > 100) plain++; }",
     # both outcomes of the read reach an effect: no value is waited for
     "void lock(void) { for (;;) { if (atomic_load_explicit(&l, memory_order_relaxed)) atomic_store(&other, 1);\n"
     "  else if (!atomic_exchange(&l, 1)) return; } }",
