@@ -287,6 +287,43 @@ def _plan(template: str, constraints: list[str], args: list[str]) -> _Plan:
     return _Plan("none", "no memory access")
 
 
+# `  %6 = tail call i32 asm sideeffect "movl $1, $0", ...`: the result and its type
+_ASM_RESULT_RE = re.compile(r'^  (%[-\w.$]+|%"[^"]*") = (?:tail |notail )?call (i8|i16|i32|i64) asm ')
+
+
+def asm_load(text: str) -> tuple[str, str, int] | None:
+    """(result, pointer operand `ptr @x`, size) of an asm statement modelled as an atomic load
+    (one x86 `mov` from memory into its integer result of the same width, an acquire load),
+    else None. spinloops.py recognises wait loops made of them (Concurrency Kit's
+    `ck_pr_load_*` in its default, inline-asm mode)."""
+    m = ASM_RE.search(text)
+    r = _ASM_RESULT_RE.match(text)
+    if not m or not r or m.group(1) != "call":
+        return None
+    plan = _plan(unescape_string(m.group(3)), _constraints(unescape_string(m.group(4))),
+                 _call_args(text, m.end() - 1))
+    if plan.action != "load" or int(r.group(2)[1:]) != 8 * plan.size:
+        return None
+    return r.group(1), plan.ptr, plan.size
+
+
+# a line rewrite_atomics puts before the asm load of a recognised spin loop: `; pyrsan.spin asm K`
+# (K: its LoopMatch in module.asm_spins); rewrite_asm makes that load the spin load, numbered
+# with the other asm sites (so the program's atomic sites keep their numbers: repairs.py)
+SPIN_ASM_PLACEHOLDER = "  ; pyrsan.spin asm %d"
+_SPIN_ASM_RE = re.compile(r"^  ; pyrsan\.spin asm (\d+)$")
+
+def _spin_placeholder(lines: list[str], index: int) -> int | None:
+    """The line of the spin placeholder put before the asm statement at index, across what
+    the passes in between insert before an instruction (an await loop's head call)."""
+    i = index - 1
+    while i >= 0 and (lines[i].startswith(("  ;", "    #dbg_")) or "@__rsan_await_head(" in lines[i]):
+        if _SPIN_ASM_RE.match(lines[i]):
+            return i
+        i -= 1
+    return None
+
+
 # op numbers the runtime's asm hooks take besides RMW ops (runtime/src/atomic_asm.c)
 ASM_CAS_OP = -1
 ASM_LOAD_OP = -2
@@ -319,6 +356,18 @@ def rewrite_asm(module: IRModule, table: SiteTable) -> list[AsmNote]:
             frame = primary_frame(table.frames_at(fn, line))
             file, lineno = (frame.file, frame.line) if frame else ("", 0)
             if plan.action in ("none", "barrier"):
+                continue
+            at = _spin_placeholder(fn.lines, line.index)
+            spin = _SPIN_ASM_RE.match(fn.lines[at]) if at is not None else None
+            if spin and at is not None and plan.action == "load":
+                from .atomics import _Rewriter     # (atomics imports spinloops, which imports this)
+                loop = module.asm_spins[int(spin.group(1))]
+                notes.append(AsmNote(file, lineno, template, "load", "a spin loop's " + plan.detail, False))
+                sid = table.add(fn, line, "load", plan.order, plan.size)
+                rw = _Rewriter(module, table, fn, line)
+                rw.spin_call(plan.ptr, "i%d" % (8 * plan.size), plan.size, plan.order, sid, loop)
+                edits[at] = []
+                edits[line.index] = rw.out
                 continue
             notes.append(AsmNote(file, lineno, template, plan.action, plan.detail,
                                  plan.action == "warning"))

@@ -12,6 +12,7 @@ from .model import IRFunction, IRLine, IRModule
 from .registration import module_globals
 from .results import RecognisedLoop, Site, UnsupportedIRError
 from .sites import SiteTable
+from .asm import SPIN_ASM_PLACEHOLDER, asm_load
 from .spinloops import LoopMatch, find_spin_loops
 from .writeonly import store_target, write_only_globals
 from .syntax import (FUNC_NAME_RE, ORDER_NUMBER, ORDERING_RE, i64_literal, read_type, split_top_level,
@@ -146,6 +147,13 @@ class _Rewriter:
         ptr, (order,), _ = self.orders(parts[1], "atomic load", 1)
         self.pointer(ptr, "atomic load")
         sid = self.table.add(self.fn, self.line, "load", order, size)
+        return self.spin_call(ptr, ty, size, order, sid, loop)
+
+    def spin_call(self, ptr: str, ty: str, size: int, order: int, sid: int, loop: LoopMatch) -> str:
+        """The call of one attempt of a recognised wait reading ptr (ty, size bytes) with order,
+        defining the line's result (also an asm load's: asm.py)."""
+        if isinstance(loop.value, tuple) and loop.value[0] == "mask":
+            return self.spin_load_mask(ptr, ty, size, order, sid, loop)
         fn = self.use("__rsan_spin_load_%s%d" % ("ne_" if loop.negated else "", size))
         if isinstance(loop.value, tuple) and loop.value[1][0] == "ptr":   # an SSA pointer (-O1)
             expected = self.to_i64("ptr", loop.value[1][1])
@@ -153,6 +161,25 @@ class _Rewriter:
             _, expected = self.loop_operand(ty, loop.value)
         self.call_with_result(ty, self.line.result, "%s(%s, %s, i32 %d, i64 %s)" % (
             fn, ptr, expected, order, i64_literal(sid)))
+        return ptr
+
+    def spin_load_mask(self, ptr: str, ty: str, size: int, order: int, sid: int, loop: LoopMatch) -> str:
+        """A recognised loop on some bits of the value read (spinloops.py, key ("mask", m, s, x,
+        w)): one attempt of wait((p & m) == x << s) (__rsan_spin_load_mask_N; _ne_ for !=); a
+        fixed x is computed again at its width w, zero-extended and shifted here."""
+        assert isinstance(loop.value, tuple), "a masked wait's key (spinvalues.py _compare_masked)"
+        _, mask, shift, value, width = loop.value
+        fn = self.use("__rsan_spin_load_mask_%s%d" % ("ne_" if loop.negated else "", size))
+        if value[0] == "int":
+            expected = "i64 " + i64_literal(value[1] << shift)
+        else:
+            expected = self.to_i64("i%d" % width, self.fixed_value("i%d" % width, value))
+            if shift:
+                tmp = self.module.fresh()
+                self.emit("%s = shl i64 %s, %d" % (tmp, expected.split()[1], shift))
+                expected = "i64 " + tmp
+        self.call_with_result(ty, self.line.result, "%s(%s, %s, i64 %s, i32 %d, i64 %s)" % (
+            fn, ptr, expected, i64_literal(mask), order, i64_literal(sid)))
         return ptr
 
     def fixed_value(self, ty: str, fixed: tuple) -> str:
@@ -348,6 +375,11 @@ def atomic_instructions(fn: IRFunction, table: SiteTable):
         yield line
 
 
+def _asm_line(fn: IRFunction, index: int) -> IRLine:
+    """The parsed asm statement at body line index (its debug location for the loop list)."""
+    return next(line for line in fn.scan((" asm ",)) if line.index == index)
+
+
 def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False,
                     loops: list[RecognisedLoop] | None = None,
                     notes: list | None = None) -> tuple[IRModule, list[Site]]:
@@ -403,6 +435,24 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
             else:
                 getattr(rw, op)(line.rest)
             edits[line.index] = rw.out
+        for index, loop in sorted(spins.items()):
+            if loop.kind == "wait" and index not in edits and " asm " in fn.lines[index]:
+                # an asm load (asm.py asm_load): rewrite_asm makes it the spin load
+                edits[index] = [SPIN_ASM_PLACEHOLDER % len(module.asm_spins), fn.lines[index]]
+                module.asm_spins.append(loop)
+                if loops is not None and loop.listed:
+                    if names is None:
+                        names = {ir: src for ir, _, src in module_globals(module, table.debug)}
+                        fields = struct_field_counts(module.top_level_lines())
+                        types = global_types(module.top_level_lines(), table.debug)
+                    if local is None:
+                        local = LocalNames(fn, table.debug, fields)
+                    _, ptr, size = asm_load(fn.lines[index]) or ("", "", 0)
+                    frame = primary_frame(table.frames_at(fn, _asm_line(fn, index)))
+                    loops.append(RecognisedLoop(
+                        "wait", _object_name("ptr " + loop.location if loop.location else ptr, names, local,
+                                             size * 8, types), loop.value,
+                        frame.file if frame else "", frame.line if frame else 0, loop.desired, loop.negated))
         fn.apply(edits)
     if decls:
         declared = {m.group(1).strip('"') for m in map(FUNC_NAME_RE.match, module.top_level_lines()) if m}

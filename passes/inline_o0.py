@@ -35,6 +35,8 @@ import re
 
 import llvmlite.binding as llvm
 
+from . import backoff
+from .asm import asm_load
 from .codegen import init_llvm
 from .model import IRFunction, IRModule, parse_module
 from .registration import declare_used
@@ -47,6 +49,29 @@ _ATOMIC_RE = re.compile(r"= (?:load atomic|cmpxchg|atomicrmw)\b|^\s*store atomic
 _CALL_RE = re.compile(r'\b(?:call|invoke)\b[^@]*@("[^"]+"|[-\w.$]+)\(')
 _GROUP_RE = re.compile(r"\)\s+(?:[a-z_]+\s+)*#(\d+)\b")
 _ATTRS_RE = re.compile(r"^attributes #(\d+) = \{ (.*) \}$")
+
+
+def _holds_atomic(line: str) -> bool:
+    """An atomic instruction, or an asm statement asm.py models as an atomic load (Concurrency
+    Kit's `ck_pr_load_*` in its inline-asm mode)."""
+    return bool(_ATOMIC_RE.search(line)) or (" asm " in line and asm_load(line.rstrip()) is not None)
+
+
+def _inert_only(func: IRFunction) -> bool:
+    """A function whose body only makes inert calls (backoff.py: `ck_pr_stall`'s `pause`): a
+    wait loop that calls it is a wait once it is inlined."""
+    seen = False
+    for line in func.lines:
+        text = backoff._TRAILER_RE.sub("", line.rstrip())
+        m = backoff._INSTR_RE.match(text)
+        if not m:
+            continue
+        if m.group(2) == "ret" and m.group(3).strip() == "void":
+            continue
+        if m.group(2) != "call" or not backoff.is_inert("call", m.group(3), lambda _: None):
+            return False
+        seen = True
+    return seen
 
 
 def _callees(lines) -> set[str]:
@@ -74,7 +99,7 @@ def _chosen(module: IRModule, groups: dict[str, list[str]], optimised: bool) -> 
             fits = {"noinline", "optnone"} <= attrs and len(func.lines) <= (MAX_HEADER_LINES if header else MAX_LINES)
         if fits:
             small[name.group(1)] = func
-    holders = {n for n, f in small.items() if any(_ATOMIC_RE.search(line) for line in f.lines)}
+    holders = {n for n, f in small.items() if any(_holds_atomic(line) for line in f.lines) or _inert_only(f)}
     calls = {n: _callees(f.lines) & set(small) for n, f in small.items()}
     while True:
         more = {n for n in small if n not in holders and calls[n] & holders}

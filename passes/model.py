@@ -106,6 +106,7 @@ class IRModule:
     items: list
     counter: int = 0           # for fresh `%__rsan.N` names
     used: set = field(default_factory=set)   # runtime functions called by inserted code
+    asm_spins: list = field(default_factory=list)   # asm loads of recognised waits (asm.py)
 
     def functions(self):
         return [it for it in self.items if isinstance(it, IRFunction)]

@@ -57,9 +57,14 @@ class RecognisedLoop:
         if self.kind == "bcas":
             return "CAS retry loop at %s (bcas %s: %s -> %s)" % (where, self.obj, _shown(self.value),
                                                                  _shown(self.desired))
-        value = _shown(self.value)
-        return "spin loop at %s (wait for %s %s %s)" % (where, self.obj,
-                                                        "!=" if self.negated else "==", value)
+        value, obj = _shown(self.value), self.obj
+        if isinstance(self.value, tuple) and self.value[0] == "mask":
+            # some bits of the location (spinloops.py): `(x & 0xffff0000) == 65536`
+            _, mask, shift, fixed, _ = self.value
+            obj = "(%s & %#x)" % (obj, mask)
+            value = str(fixed[1] << shift) if fixed[0] == "int" else \
+                "a value fixed before the loop" + (" << %d" % shift if shift else "")
+        return "spin loop at %s (wait for %s %s %s)" % (where, obj, "!=" if self.negated else "==", value)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,10 @@ for _n in (1, 2, 4, 8):
         "declare i64 @__rsan_spin_load_%d(ptr, i64, i32, i64)" % _n)
     DECLARATIONS["__rsan_spin_load_ne_%d" % _n] = (
         "declare i64 @__rsan_spin_load_ne_%d(ptr, i64, i32, i64)" % _n)
+    DECLARATIONS["__rsan_spin_load_mask_%d" % _n] = (
+        "declare i64 @__rsan_spin_load_mask_%d(ptr, i64, i64, i32, i64)" % _n)
+    DECLARATIONS["__rsan_spin_load_mask_ne_%d" % _n] = (
+        "declare i64 @__rsan_spin_load_mask_ne_%d(ptr, i64, i64, i32, i64)" % _n)
     DECLARATIONS["__rsan_bcas_%d" % _n] = (
         "declare void @__rsan_bcas_%d(ptr, i64, i64, i32, i64)" % _n)
     DECLARATIONS["__rsan_casloop_load_%d" % _n] = (

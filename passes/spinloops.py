@@ -65,6 +65,23 @@ Soundness (why a loop is recognised, and what is left alone):
   stale iff a write of another value lies in [Tc(x), Tsc(x)) (algorithm.md §4's read check of
   a failing strong CAS). Any other exit condition (two constants, `<`, a value from
   elsewhere) is left alone: it is not a wait for one value.
+- Some bits of the value read (`(v & 0xffff) != t`, `v >> 16`, a cast to a narrower type, a
+  status bit `v & 4`: `and` with a constant, `lshr` by one, `trunc`, `zext`, spinvalues.py
+  masked()) compared with a constant or a fixed value: a wait for `(x & m) == c << s`
+  (`__rsan_spin_load_mask_N`, `_ne_`), exact: a constant that the bits cannot hold never
+  matches, and a fixed value is shifted in 64 bits only when it cannot overflow. One compared
+  key per loop (two bit fields, the two halves of one read, `ashr`, `sext`, `add` on the read:
+  left alone).
+- A path that has made the read and then reaches an effect (another atomic, a call, shared
+  memory) ends the wait there, as an exit does: a TTAS lock whose test loop -O2 merges with
+  the exchange (`while (1) { while (load(&l)); if (!xchg(&l, 1)) break; }`) waits for l == 0,
+  and the exchange stays as written. Only with nothing carried between iterations (no phi at
+  the header, no stack slot: the code after the effect comes back to the header), and only
+  after the read: an effect before it is made by every iteration.
+- An x86 `mov` from memory in inline asm (asm.py asm_load: an acquire load, Concurrency Kit's
+  `ck_pr_load_*` in its default mode) is a read like an atomic load; rewrite_asm makes it the
+  spin load (the placeholder SPIN_ASM_PLACEHOLDER carries it there, so that its site is
+  numbered with the other asm sites).
 - A CAS loop needs expected and desired values fixed before the loop (constants, or as for a
   wait: `owner.compare_exchange_weak(e, me)`) on every iteration and the exit
   condition "the CAS succeeded" exactly (a loop that also leaves on the old value read is left
@@ -80,8 +97,9 @@ import re
 from dataclasses import dataclass
 
 from . import backoff, slot_refs
-from .spinvalues import (FALSE, TRUE, NotALoop, compare, fixed, literal, mentions, negate,
-                         narrow, on_read, signed)
+from .asm import asm_load
+from .spinvalues import (FALSE, TRUE, NotALoop, compare, fixed, literal, mask_op, masked, mentions,
+                         negate, narrow, on_read, signed)
 from .casloops import analyse as analyse_cas, find_cas_loops, find_retry_cas
 from .model import IRFunction
 
@@ -153,6 +171,8 @@ _INCOMING_RE = re.compile(r'\[ ([^,\]]+), (%s) \]' % _NAME)
 # `  %8 = add nsw i32 %7, 1`: arithmetic that computes a value fixed before the loop again
 _FIXED_ARITH_RE = re.compile(r'^  (%s) = ((?:add|sub|mul|shl|and|or|xor)(?: nuw| nsw| disjoint)*) (i8|i16|i32|i64) '
                              r'([^,]+), (\S+)$' % _NAME)
+# `  %7 = and i32 %6, 65535`   `  %4 = lshr i32 %3, 16`: some bits of the value read
+_MASK_RE = re.compile(r'^  (%s) = (and|lshr(?: exact)?) (i8|i16|i32|i64) ([^,]+), (\S+)$' % _NAME)
 _ARITH_RE = re.compile(r'^  (%s) = (add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor|icmp|select|'
                        r'zext|sext|trunc|freeze)\b(.*)$' % _NAME)
 _TRAILER_RE = re.compile(r'(?:, (?:!dbg|!llvm\.loop|!\w[\w.]*) ![0-9]+)+$')
@@ -160,6 +180,15 @@ _LABEL_REF_RE = re.compile(r'\blabel (%s)' % _NAME)
 # an atomic or volatile instruction (by its opcode: a name may hold the word, `%_ZNSt6atomicIb...`)
 _OTHER_ATOMIC_RE = re.compile(r'^  (?:(?:%s) = )?(?:(?:load|store) (?:atomic|volatile)\b|cmpxchg\b|atomicrmw\b|fence\b|'
                               r'call [^@]*@llvm\.mem(?:cpy|move|set)[^(]*\(.*, i1 true\))' % _NAME)
+
+
+class _Effect(NotALoop):
+    """An instruction a failed iteration must not make (another atomic, a call, shared
+    memory). On a path that has made the loop's read it ends the wait instead (_walk)."""
+
+
+# the walk's marker (an env key no SSA name can be) that the path has made the loop's read
+_READ = "<read>"
 
 
 def enabled_by_default() -> bool:
@@ -442,6 +471,8 @@ class _Region:
         self.location = ""              # the global the pointer resolves to, if any
         self.low_bit = False            # a byte read tested by its low bit (a plain trunc to i1)
         self.carries_read = False       # a failed iteration hands a value read to the next one
+        self.effect_exits = 0           # paths that reach an effect after the read (_walk)
+        self.slot_traffic = False       # a private slot is loaded or stored in the region
 
     def _entry_values(self, outside: list[str]) -> dict[str, tuple]:
         """Slot -> the constant the single block entering the loop stores last (else unknown)."""
@@ -564,7 +595,18 @@ class _Region:
         phis = self._phis(block, env, source)
         env.update(phis)
         for index, text in block.lines[len(phis):-1]:
-            self._step(index, text, env, mem, written)
+            try:
+                self._step(index, text, env, mem, written)
+            except _Effect:
+                if _READ not in env:
+                    raise
+                # an effect after the read: the wait's successful read has been made (a TTAS
+                # lock's exchange in the loop that also re-reads the word, merged by -O2)
+                self.effect_exits += 1
+                self.exits.append(assume)
+                self.exit_written.append(frozenset(written))
+                self.exit_states.append(mem)
+                return None
         written = frozenset(written)
         index, term = block.lines[-1]
         m = _BR_RE.match(term)
@@ -632,9 +674,18 @@ class _Region:
     def _step(self, index: int, text: str, env, mem, written) -> None:
         if index == self.target:
             m = _ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
-            assert m is not None, "the target was found by one of these patterns"
+            if m is None:       # an asm load (asm.py), an acquire load of the same bits
+                result, ptr, size = asm_load(text) or ("", "ptr ?", 0)
+                if not self._invariant(ptr[4:]) or not size:
+                    raise NotALoop("the location may change from one iteration to the next")
+                env[_READ] = ("ctr", _READ)
+                self.location = self._resolve(ptr[4:])
+                env[result] = ("V",)
+                self.bits = 8 * size
+                return
             if not self._invariant(m.group(3)):
                 raise NotALoop("the location may change from one iteration to the next")
+            env[_READ] = ("ctr", _READ)
             self.location = self._resolve(m.group(3))
             if m.re is _ATOMIC_LOAD_RE:
                 env[m.group(1)] = ("V",)
@@ -646,7 +697,7 @@ class _Region:
                 self.desired = self._value(env, m.group(7))
             return
         if _OTHER_ATOMIC_RE.match(text):
-            raise NotALoop("another atomic or volatile access")
+            raise _Effect("another atomic or volatile access")
         mi = backoff._INSTR_RE.match(text)
         if mi and mi.group(2) in ("call", "store", "getelementptr") and backoff.is_inert(
                 mi.group(2), mi.group(3), self.info.sleep_slots.get):
@@ -663,15 +714,17 @@ class _Region:
         m = _STORE_RE.match(text)
         if m:
             if m.group(3) not in self.slots:
-                raise NotALoop("a store to memory that is not a private stack slot")
+                raise _Effect("a store to memory that is not a private stack slot")
             mem[m.group(3)] = self._value(env, m.group(2))
             written.add(m.group(3))
+            self.slot_traffic = True
             return
         m = _LOAD_RE.match(text)
         if m:
             if m.group(3) not in self.slots:
-                raise NotALoop("a read of memory that is not a private stack slot")
+                raise _Effect("a read of memory that is not a private stack slot")
             v = mem[m.group(3)]
+            self.slot_traffic = True
             if v == ("entry", m.group(3)):
                 self.entry_read.add(m.group(3))
             env[m.group(1)] = v
@@ -681,7 +734,7 @@ class _Region:
             cond = compare(self._value(env, m.group(4)), self._value(env, m.group(5)),
                             m.group(2) == "eq", self.bits)
             if m.group(3) == "ptr" and cond[:2] == ("pred", "V") and isinstance(cond[2], tuple) \
-                    and cond[2][1][0] == "ext":
+                    and cond[2][0] == "sym" and cond[2][1][0] == "ext":
                 # an SSA pointer (a parameter at -O1): the rewrite passes its address as i64
                 cond = ("pred", "V", ("sym", ("ptr", cond[2][1][1])), cond[3])
             env[m.group(1)] = cond
@@ -704,6 +757,12 @@ class _Region:
         m = _CAST_RE.match(text)
         if m:
             v = self._value(env, m.group(4))
+            vm = masked(v, self.bits, int(m.group(3)[1:]))
+            if vm is not None and m.group(2) in ("trunc", "zext") and not text.endswith(" to i1") \
+                    and (v[0] == "VM" or m.group(2) == "trunc"):
+                # some bits of the value read, narrowed or widened again (unsigned)
+                env[m.group(1)] = mask_op(vm, m.group(2), 0, int(m.group(5)[1:]))
+                return
             if v[0] == "ctr":
                 env[m.group(1)] = v
                 self.ctr_names.add(m.group(1))
@@ -748,6 +807,20 @@ class _Region:
                 raise NotALoop("extractvalue")
             env[m.group(1)] = ("V",) if m.group(3) == "0" else ("pred", "OK", 0, True)
             return
+        m = _MASK_RE.match(text)
+        if m:
+            width = int(m.group(3)[1:])
+            a, b = self._value(env, m.group(4)), self._value(env, m.group(5))
+            if m.group(2) == "and" and b[0] != "int":
+                a, b = b, a
+            va = masked(a, self.bits, width)
+            if va is not None:
+                # (V & m) >> s, kept exactly; with anything but a constant it is no wait
+                vm = mask_op(va, m.group(2).split()[0], b[1], width) if b[0] == "int" else None
+                if vm is None:
+                    raise NotALoop("bits of the value read taken otherwise")
+                env[m.group(1)] = vm
+                return
         m = _FIXED_ARITH_RE.match(text)
         if m:
             a, b = self._value(env, m.group(4)), self._value(env, m.group(5))
@@ -776,7 +849,7 @@ class _Region:
             return
         m = _ORDER_HELPER_RE.match(rest)
         if not m:
-            raise NotALoop("call " + rest.split("(")[0])
+            raise _Effect("call " + rest.split("(")[0])
         args = [self._value(env, a.split()[-1]) for a in backoff._split_args(m.group(2))]
         if any(on_read(a) for a in args):
             raise NotALoop("a memory order computed from the value read")
@@ -804,6 +877,11 @@ class _Region:
 
 
 def _classify(region: _Region) -> LoopMatch:
+    if region.effect_exits and (region.ctr_names or region.slot_traffic or region.carries_read):
+        # the code after an effect exit runs inside the loop and comes back to its header: only
+        # with nothing carried from one iteration to the next (no phi at the header, no stack
+        # slot) is a failed attempt sure to leave that code as it found it
+        raise NotALoop("an effect in the loop, and state carried between its iterations")
     exits_v = {a[0] for a in region.exits}
     backs_v = {a[0] for a in region.backs}
     if len(region.compared) > 1 and any(isinstance(c, tuple) for c in region.compared):
@@ -848,7 +926,9 @@ def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch
     } while (v != C);`): a load of the same location with the same order and type, in a block
     that enters the loop, followed only by the comparison with the same value and a branch
     that leaves exactly when the loop would and otherwise enters the loop's head. It is one
-    more attempt of the same wait."""
+    more attempt of the same wait. Between the load and the comparison there may be the steps
+    that take some of its bits (a masked wait's `and` / `lshr` / `trunc` / `zext`), which must
+    give the loop's own key."""
     extra: dict[int, LoopMatch] = {}
     for index, loop in found.items():
         if loop.kind != "wait":
@@ -863,19 +943,12 @@ def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch
             block = info.by_name.get(pred)
             if pred in members or block is None or len(block.lines) < 3:
                 continue
-            (i0, t0), (_, t1), (_, t2) = block.lines[-3:]
-            m0, m1, m2 = _ATOMIC_LOAD_RE.match(t0), _ICMP_RE.match(t1), _BR_COND_RE.match(t2)
-            if not (m0 and m1 and m2) or i0 in found or _load_key(t0) != key:
+            peeled = _peeled_test(block.lines, key)
+            if peeled is None or peeled[0] in found:
                 continue
-            a, b = m1.group(4).strip(), m1.group(5).strip()
-            if a != m0.group(1) or m2.group(1) != m1.group(1):
+            i0, value, equal, unequal = peeled
+            if value != loop.value:
                 continue
-            lit = literal(b)
-            value = signed(lit[1], int(m0.group(2)[1:])) if lit and lit[0] == "int" else \
-                ("sym", ("ext", b)) if b.startswith("%") else None
-            if value is None or value != loop.value:
-                continue
-            equal, unequal = (m2.group(2), m2.group(3)) if m1.group(2) == "eq" else (m2.group(3), m2.group(2))
             leave, stay = (unequal, equal) if loop.negated else (equal, unequal)
             # stay: the loop's header (a block of the loop entered from outside it), which is
             # the load's block or, with a body before the load (a back-off counter), a block
@@ -887,19 +960,86 @@ def _peeled_attempts(info: _Function, fn: IRFunction, found: dict[int, LoopMatch
 
 
 def _load_key(text: str) -> str:
-    """`load atomic i32, ptr @x acquire` of a load line (type, pointer, order)."""
+    """`load atomic i32, ptr @x acquire` of a load line (type, pointer, order); of an asm load
+    (asm.py asm_load), its pointer and size."""
     m = _ATOMIC_LOAD_RE.match(text)
-    return "%s %s %s" % (m.group(2), m.group(3), m.group(4)) if m else ""
+    if m:
+        return "%s %s %s" % (m.group(2), m.group(3), m.group(4))
+    load = asm_load(text) if " asm " in text else None
+    return "asm %s %d" % (load[1], load[2]) if load else ""
+
+
+def _peeled_test(lines: list[tuple[int, str]], key: str):
+    """A block that ends `v = load(x); [bits of v;] c = icmp eq/ne ..., K; br c` with the load's
+    _load_key `key`: (the load's index, the comparison's key as _classify gives it, the target
+    taken when it holds, the other one); None when the block ends otherwise."""
+    for j in range(len(lines) - 2, -1, -1):
+        if _load_key(lines[j][1]) == key:
+            break
+    else:
+        return None
+    i0, t0 = lines[j]
+    m0, a0 = _ATOMIC_LOAD_RE.match(t0), asm_load(t0)
+    if m0:
+        result, bits = m0.group(1), int(m0.group(2)[1:])
+    elif a0:
+        result, bits = a0[0], 8 * a0[2]
+    else:
+        return None
+    env: dict = {result: ("V",)}
+
+    def value(text: str):
+        text = text.strip()
+        lit = literal(text)
+        return lit if lit is not None else env.get(text, ("ext", text) if text.startswith("%") else None)
+    for _, text in lines[j + 1:-1]:
+        mm, mc, mi = _MASK_RE.match(text), _CAST_RE.match(text), _ICMP_RE.match(text)
+        if mm:
+            width = int(mm.group(3)[1:])
+            a, b = value(mm.group(4)), value(mm.group(5))
+            if mm.group(2) == "and" and b is not None and b[0] != "int":
+                a, b = b, a
+            va = masked(a, bits, width) if a is not None else None
+            vm = mask_op(va, mm.group(2).split()[0], b[1], width) if va and b and b[0] == "int" else None
+            if vm is None:
+                return None
+            env[mm.group(1)] = vm
+        elif mc and mc.group(2) in ("trunc", "zext") and not text.endswith(" to i1"):
+            v = value(mc.group(4))
+            if v == ("V",) and mc.group(2) == "zext":
+                env[mc.group(1)] = ("VX", "zext")
+                continue
+            vm = masked(v, bits, int(mc.group(3)[1:])) if v is not None else None
+            if vm is None:
+                return None
+            env[mc.group(1)] = mask_op(vm, mc.group(2), 0, int(mc.group(5)[1:]))
+        elif mi and mi.group(3) != "ptr":
+            a, b = value(mi.group(4)), value(mi.group(5))
+            if a is None or b is None or not (on_read(a) or on_read(b)):
+                return None
+            try:
+                env[mi.group(1)] = compare(a, b, mi.group(2) == "eq", bits)
+            except NotALoop:
+                return None
+        else:
+            return None
+    mb = _BR_COND_RE.match(lines[-1][1])
+    cond = env.get(mb.group(1).strip()) if mb else None
+    if mb is None or not cond or cond[:2] != ("pred", "V"):
+        return None
+    when, other = (mb.group(2), mb.group(3)) if cond[3] else (mb.group(3), mb.group(2))
+    return i0, cond[2], when, other
 
 
 def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
     """Body line index of the atomic instruction of each recognised loop -> what it waits for."""
-    if not any(("load atomic" in t or "cmpxchg" in t) for t in fn.lines):
+    if not any(("load atomic" in t or "cmpxchg" in t or " asm " in t) for t in fn.lines):
         return {}
     info = None
     found: dict[int, LoopMatch] = {}
     for i, text in enumerate(fn.lines):
-        if not (_ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)):
+        if not (_ATOMIC_LOAD_RE.match(text) or _CMPXCHG_RE.match(text)
+                or (" asm " in text and asm_load(text))):
             continue
         if info is None:
             info = _Function(fn)

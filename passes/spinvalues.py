@@ -15,8 +15,44 @@ class NotALoop(Exception):
 # condition: what "V" -> (V == C) if positive else (V != C); what "OK" -> OK or !OK;
 # ("entry", slot) what a stack slot held when the loop was entered; ("ext", name) an SSA
 # value defined before the loop (loop-invariant); ("expr", op, a, b) op (`add nsw`) of two
-# such values, at the width of the value read.
+# such values, at the width of the value read; ("VM", mask, shift, width) some bits of the value
+# read, `(V & mask) >> shift` as a `width`-bit value (masked() below).
 TRUE, FALSE = ("int", 1), ("int", 0)
+
+
+def ones(bits: int) -> int:
+    return (1 << bits) - 1
+
+
+def masked(v, bits: int, width: int):
+    """The value read as ("VM", mask, shift, width) when v is it, or it zero-extended, or some of
+    its bits (bits: the width of the value read; width: the type v has here), else None.
+    The mask keeps only the bits that can reach the result: within the value read, at or above
+    the shift, below shift + width."""
+    if v == ("V",) and width == bits:
+        return ("VM", ones(bits), 0, bits)
+    if v == ("VX", "zext"):
+        return ("VM", ones(bits), 0, width)
+    if v[0] == "VM" and v[3] == width:
+        return v
+    return None
+
+
+def mask_op(v, op: str, c: int, width: int):
+    """`and` with the constant c, `lshr` by c, `trunc` / `zext` to width of a masked value
+    (None: not one of these, or a shift out of range)."""
+    _, m, s, w = v
+    if op == "and":
+        return ("VM", m & ((c & ones(w)) << s), s, w)
+    if op == "lshr":
+        if not 0 <= c < w:
+            return None
+        return ("VM", m & ~ones(s + c), s + c, w)
+    if op == "trunc":
+        return ("VM", m & (ones(width) << s), s, width)
+    if op == "zext":
+        return ("VM", m, s, width)
+    return None
 
 
 def literal(text: str):
@@ -45,7 +81,7 @@ def mentions(v, part) -> bool:
 
 def on_read(v) -> bool:
     """Whether a symbolic value depends on the value read (or the CAS's outcome)."""
-    return v[0] in ("V", "VX", "PAIR") or (v[0] == "pred")
+    return v[0] in ("V", "VX", "VM", "PAIR") or (v[0] == "pred")
 
 
 def negate(v):
@@ -68,6 +104,10 @@ def compare(a, b, eq: bool, bits: int):
     compared with the value read are kept as LLVM prints them: signed, at that width."""
     if a[0] == "int" and b[0] != "int":
         a, b = b, a
+    if b[0] == "VM" and a[0] != "VM":
+        a, b = b, a
+    if a[0] == "VM":
+        return _compare_masked(a, b, eq, bits)
     if not on_read(a) and not on_read(b) and not (a[0] == "int" and b[0] == "int") and \
             "ctr" in (a[0], b[0]):
         return ("ctr", "cmp")
@@ -104,6 +144,33 @@ def compare(a, b, eq: bool, bits: int):
         # a boolean compared with 0 / 1 (clang -O0: `icmp ne i8 %b, 0`)
         return a if (b[1] == 1) == eq else negate(a)
     raise NotALoop("comparison")
+
+
+def _compare_masked(a, b, eq: bool, bits: int):
+    """`(V & m) >> s == b` (width w): the wait for `(V & m) == b << s`, the key ("mask", m, s, b,
+    w) (b ("int", c) or a value fixed before the loop, of w bits). The bits of all of V with no
+    shift are the value read itself. A constant with a bit outside what the masked value can
+    hold is never equal; a fixed value is compared by the runtime as it is (a bit outside the
+    mask: never equal, rsan_interface.h), so it must fit in 64 bits once shifted."""
+    _, m, s, w = a
+    whole = m == ones(bits) and s == 0
+    if b[0] == "int":
+        c = b[1] & ones(w)
+        if (c << s) & ~m:
+            return FALSE if eq else TRUE
+        if whole:
+            return ("pred", "V", signed(c, bits), eq)
+        return ("pred", "V", ("mask", m, s, ("int", c), w), eq)
+    if b[0] in ("ext", "entry", "expr"):
+        if whole and w == bits:
+            return ("pred", "V", ("sym", b), eq)
+        if w + s > 64:
+            raise NotALoop("a fixed value shifted beyond 64 bits")
+        return ("pred", "V", ("mask", m, s, b, w), eq)
+    if b[0] == "FX" and b[1] == "zext" and b[3] + s <= 64:
+        # a fixed value zero-extended (clang -O0 compares a char in int): the same number
+        return ("pred", "V", ("mask", m, s, b[2], b[3]), eq)
+    raise NotALoop("some bits of the value read compared with something not fixed")
 
 
 def narrow(cond, taken: bool, assume):

@@ -194,6 +194,22 @@ uint64_t __rsan_spin_load_ne_1(void *p, uint64_t unexpected, int32_t order, uint
 uint64_t __rsan_spin_load_ne_2(void *p, uint64_t unexpected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_ne_4(void *p, uint64_t unexpected, int32_t order, uint64_t site);
 uint64_t __rsan_spin_load_ne_8(void *p, uint64_t unexpected, int32_t order, uint64_t site);
+/* The load of a recognised loop that compares some bits of the value read with a fixed value
+ * (`while ((atomic_load(p) & 0xffff) != t);`, `(v >> 16) == t` as mask 0xffff0000 and t << 16):
+ * one attempt of wait((p & mask) = expected) (_ne_: != unexpected). Returns the value read; as
+ * __rsan_spin_load_N with the value read and the writes compared through the mask. */
+uint64_t __rsan_spin_load_mask_1(void *p, uint64_t expected, uint64_t mask, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_mask_2(void *p, uint64_t expected, uint64_t mask, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_mask_4(void *p, uint64_t expected, uint64_t mask, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_mask_8(void *p, uint64_t expected, uint64_t mask, int32_t order, uint64_t site);
+uint64_t __rsan_spin_load_mask_ne_1(void *p, uint64_t unexpected, uint64_t mask, int32_t order,
+                                    uint64_t site);
+uint64_t __rsan_spin_load_mask_ne_2(void *p, uint64_t unexpected, uint64_t mask, int32_t order,
+                                    uint64_t site);
+uint64_t __rsan_spin_load_mask_ne_4(void *p, uint64_t unexpected, uint64_t mask, int32_t order,
+                                    uint64_t site);
+uint64_t __rsan_spin_load_mask_ne_8(void *p, uint64_t unexpected, uint64_t mask, int32_t order,
+                                    uint64_t site);
 /* A CAS retry loop recognised by the passes as an atomic read-modify-write (passes/casloops.py,
  * docs/reports.md §1): `old = load(p); do { new = f(old); } while (!CAS(p, &old, new));`
  * with no other effect. casloop_load is its first read: the real load, no event, no check.

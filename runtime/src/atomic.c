@@ -230,6 +230,12 @@ static RSAN_ALWAYS_INLINE rsan_cas_ret op_cas(void *p, uint64_t expected, uint64
  * timestamp in [Tc(x), Tsc(x)) (the read check of a failing strong CAS). */
 #define WAIT_SPIN 2
 #define WAIT_SPIN_NE 3
+/* a recognised loop that waits on some bits of x (`while ((load(x) & 0xffff) != t)`): one
+ * attempt of wait((x & mask) = v) (NE: != v); the same rules with the value read and the
+ * writes compared through the mask (rsan_stale_value_read takes it). The schedule closure
+ * does not replay these kinds (sched_closure.c: a log holding one is left to the engine). */
+#define WAIT_SPIN_MASK 4
+#define WAIT_SPIN_MASK_NE 5
 
 /* A failed attempt without the lock (sched=os). A failed attempt of wait, of BCAS or of a
  * recognised spin loop creates no event and changes no clock: under the lock it only reads
@@ -256,26 +262,26 @@ static inline void spin_note(const rsan_loc *l, void *p, uint64_t gen) {
 }
 
 /* 1: memory shows that an attempt at p fails now (*seen: the value read); 0: take the lock */
-static inline int spin_peek_fails(void *p, uint64_t v, int size, int ne, uint64_t *seen) {
+static inline int spin_peek_fails(void *p, uint64_t v, uint64_t m, int size, int ne, uint64_t *seen) {
   if ((uintptr_t)p != spin_addr || __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST) != spin_gen)
     return 0;
   uint64_t got = mem_load(p, size);
-  if ((got == v) != ne) return 0;
+  if (((got & m) == v) != ne) return 0;
   if (seen) *seen = got;
   return 1;
 }
 /* inline in the recognised spin loops' entry points, built for AVX2 and the baseline as the other hot
  * entry points (docs/design/clocks.md §30); op_wait below for the blocking wait and the tests */
-static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa,
-                                        int block, uint64_t *seen) {
+static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, uint64_t m, int size, int order, uint64_t site,
+                                        uintptr_t fa, int block, uint64_t *seen) {
   rsan_ensure_init();
   rsan_thread *t = rsan_thread_fast();
   int fenced = order == RSAN_SEQ_CST && rsan_flag.sc_accesses == RSAN_SC_FENCED;
   int mo = order == RSAN_SEQ_CST ? RSAN_ACQUIRE : order;
-  uint64_t m = size_mask(size);
+  m &= size_mask(size); /* the bits compared: all of x but for a masked wait */
   v &= m;
-  int spin = block == WAIT_SPIN || block == WAIT_SPIN_NE, ne = block == WAIT_SPIN_NE;
-  if (spin && !rsan_sched_on && spin_peek_fails(p, v, size, ne, seen)) return 0;
+  int spin = block >= WAIT_SPIN, ne = block == WAIT_SPIN_NE || block == WAIT_SPIN_MASK_NE;
+  if (spin && !rsan_sched_on && spin_peek_fails(p, v, m, size, ne, seen)) return 0;
   if (RSAN_UNLIKELY(rsan_closure_logging)) rsan_closure_note_wait(t, v, block); /* sched_closure.c */
   if (fenced && spin) { /* the fence belongs to the event: only when it may happen */
     RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
@@ -284,7 +290,7 @@ static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, int size, int order
     uint64_t got = mem_load(p, size);
     spin_note(l, p, gen);
     rsan_loc_release(l);
-    if ((got == v) == ne) {
+    if (((got & m) == v) == ne) {
       *seen = got;
       /* a failed attempt: no point in retrying before another thread writes x */
       if (RSAN_UNLIKELY(rsan_sched_on)) rsan_sched_retry_after_write(p);
@@ -300,7 +306,7 @@ static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, int size, int order
     rsan_loc_touch(l, p, size);
     rsan_report_info rep;
     uint64_t got = mem_load(p, size);
-    int ok = (got == v) != ne;
+    int ok = ((got & m) == v) != ne;
     if (!ok) spin_note(l, p, gen);
     if (spin) *seen = got;
     int bad = first && (ok || !spin) && rsan_checks_on(l) && rsan_stale_value_read(t, l, v, m, !ne);
@@ -325,7 +331,7 @@ static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, int size, int order
     if (!rsan_sched_on) {
       /* the next locked attempt when memory holds v (or x may have been retired) */
       do sched_yield();
-      while (spin_peek_fails(p, v, size, ne, NULL));
+      while (spin_peek_fails(p, v, m, size, ne, NULL));
     }
   }
   rsan_thread_check_invariants(t);
@@ -334,7 +340,7 @@ static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, int size, int order
 }
 static RSAN_NOINLINE int op_wait(void *p, uint64_t v, int size, int order, uint64_t site, uintptr_t fa,
                                  int block, uint64_t *seen) {
-  return op_wait_i(p, v, size, order, site, fa, block, seen);
+  return op_wait_i(p, v, size_mask(size), size, order, site, fa, block, seen);
 }
 
 /* BCAS(x, e -> d) (RSAN paper §4.3, algorithm.md §4): a strong CAS retried until it succeeds;
@@ -384,7 +390,7 @@ static int op_bcas(void *p, uint64_t e, uint64_t d, int size, int order, uint64_
     if (!rsan_sched_on) {
       /* the next locked attempt when memory holds e (a failed CAS is a failed attempt) */
       do sched_yield();
-      while (spin_peek_fails(p, e, size, 0, NULL));
+      while (spin_peek_fails(p, e, size_mask(size), size, 0, NULL));
     }
   }
   rsan_thread_check_invariants(t);
@@ -439,6 +445,19 @@ static void op_track(void *p, int size) {
     return op_cas(p, expected, desired, N, succ, fail, weak, site, (uintptr_t)__builtin_frame_address(0)); \
   }
 
+/* one attempt of wait((x & mask) = v), or != v (ne): a v with a bit outside the mask is never
+ * equal, so that wait never succeeds and the != one is a wait for any value (mask 0, != 0
+ * turned into == 0 on no bits), checked and run as such */
+static RSAN_ALWAYS_INLINE uint64_t spin_load_mask(void *p, uint64_t v, uint64_t mask, int ne, int size,
+                                                  int order, uint64_t site, uintptr_t fa) {
+  uint64_t seen = 0;
+  mask &= size_mask(size);
+  if (v & ~mask) v = 0, mask = 0, ne = !ne;
+  int ok = op_wait_i(p, v, mask, size, order, site, fa, ne ? WAIT_SPIN_MASK_NE : WAIT_SPIN_MASK, &seen);
+  rsan_thread_fast()->spin_failed = !ok;
+  return seen;
+}
+
 #define RSAN_DEF_VALUE(N) \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_wait_##N(void *p, uint64_t v, int32_t order, uint64_t site) { \
     /* blocking: no guard (a handler may be what it waits for); its locks defer signals */ \
@@ -448,7 +467,7 @@ static void op_track(void *p, int size) {
                                                                             int32_t order, uint64_t site) { \
     RSAN_RT_GUARD; \
     uint64_t seen = 0; \
-    int ok = op_wait_i(p, expected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN, \
+    int ok = op_wait_i(p, expected, ~0ull, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN, \
                        &seen); \
     rsan_thread_fast()->spin_failed = !ok; \
     return seen; \
@@ -457,10 +476,20 @@ static void op_track(void *p, int size) {
       void *p, uint64_t unexpected, int32_t order, uint64_t site) { \
     RSAN_RT_GUARD; \
     uint64_t seen = 0; \
-    int ok = op_wait_i(p, unexpected, N, order, site, (uintptr_t)__builtin_frame_address(0), WAIT_SPIN_NE, \
-                       &seen); \
+    int ok = op_wait_i(p, unexpected, ~0ull, N, order, site, (uintptr_t)__builtin_frame_address(0), \
+                       WAIT_SPIN_NE, &seen); \
     rsan_thread_fast()->spin_failed = !ok; \
     return seen; \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE RSAN_ENTRY_CLONES uint64_t __rsan_spin_load_mask_##N( \
+      void *p, uint64_t expected, uint64_t mask, int32_t order, uint64_t site) { \
+    RSAN_RT_GUARD; \
+    return spin_load_mask(p, expected, mask, 0, N, order, site, (uintptr_t)__builtin_frame_address(0)); \
+  } \
+  RSAN_EXPORT RSAN_NOINLINE RSAN_ENTRY_CLONES uint64_t __rsan_spin_load_mask_ne_##N( \
+      void *p, uint64_t unexpected, uint64_t mask, int32_t order, uint64_t site) { \
+    RSAN_RT_GUARD; \
+    return spin_load_mask(p, unexpected, mask, 1, N, order, site, (uintptr_t)__builtin_frame_address(0)); \
   } \
   RSAN_EXPORT RSAN_NOINLINE void __rsan_bcas_##N(void *p, uint64_t expected, uint64_t desired, \
                                                  int32_t order, uint64_t site) { \

@@ -58,7 +58,10 @@ DEFAULT = ["hazard_ptr_relacq.c", "spsc_cached.c", "qsbr_fenced.c", "z6_relacq.c
            # session 18: each the regression test of a fix (benchmarks/README.md "Session 18: qa")
            "libc_io_buffers_race.c",   # snprintf / read(2) writes, write(2) reads (passes/libcio.py)
            "atomic_big_struct_relaxed_race.cpp",  # the same through std::string, with libatomic
-           "member_names_sb.c"]        # reports name ctl.side[0].want (passes/debuginfo.py)
+           "member_names_sb.c",        # reports name ctl.side[0].want (passes/debuginfo.py)
+           # session 21: waits of real lock-free code (passes/spinloops.py, docs/toolchain.md §5)
+           "status_bits_wait.c",       # a wait on some bits of a word: a masked spin load
+           "asm_ttas_lock.c"]          # a TTAS lock of x86 asm loads, merged with its exchange
 
 # Programs whose verdict pyrsan gets wrong for a cause outside this corpus's owner (strict: the
 # day the cause is fixed, the test says so). Each reason names the command and what goes wrong.
