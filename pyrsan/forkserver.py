@@ -35,6 +35,21 @@ READY_TIMEOUT = 60.0
 SCHEDULE_MAX = 65536
 
 
+def server_environment(env: dict[str, str]) -> None:
+    """What the server's process is started with beside the runtime options (docs/scheduling.md,
+    "Fork server"): work that every child would redo is done once in the server, or not at all.
+    ``LD_BIND_NOW``: the dynamic loader binds every symbol at start-up, in the server, where a
+    lazy binding happened in each child at the first call after the fork point (the loader's
+    lookup, and a copy of the page of the binding table it writes). ``glibc.pthread.rseq=0``:
+    no restartable-sequence area is registered for the threads, which the kernel would update
+    at every switch to one (a copy of a page of each new thread's TLS in every child). Neither
+    changes what the program computes; a value the user set stays."""
+    env.setdefault("LD_BIND_NOW", "1")
+    tunables = env.get("GLIBC_TUNABLES", "")
+    if "glibc.pthread.rseq" not in tunables:
+        env["GLIBC_TUNABLES"] = f"{tunables}:glibc.pthread.rseq=0" if tunables else "glibc.pthread.rseq=0"
+
+
 class ForkServerError(Exception):
     """The server did not start or went away: the caller falls back to one process per run."""
 
@@ -55,6 +70,7 @@ class ForkServer:
         env = dict(os.environ)
         env["PYRSAN_OPTIONS"] = runtime_options(env.get("PYRSAN_OPTIONS", ""), str(directory / "reports.%p.jsonl"),
                                                 options.sc_accesses, scheduler)
+        server_environment(env)
         output = subprocess.DEVNULL if options.quiet else None
         try:
             self.proc = subprocess.Popen([executable, *args], env=env, start_new_session=True,
