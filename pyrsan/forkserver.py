@@ -42,12 +42,18 @@ def server_environment(env: dict[str, str]) -> None:
     lazy binding happened in each child at the first call after the fork point (the loader's
     lookup, and a copy of the page of the binding table it writes). ``glibc.pthread.rseq=0``:
     no restartable-sequence area is registered for the threads, which the kernel would update
-    at every switch to one (a copy of a page of each new thread's TLS in every child). Neither
-    changes what the program computes; a value the user set stays."""
+    at every switch to one (a copy of a page of each new thread's TLS in every child).
+    ``glibc.malloc.arena_max=1``: the threads allocate from the main arena, whose pages the
+    server has, instead of a new arena each (its mappings made, trimmed and grown in every
+    child, and copied by the closure's snapshot); the controlled scheduler runs one thread at a
+    time, so they never contend for it. None changes what the program computes; a value the
+    user set stays."""
     env.setdefault("LD_BIND_NOW", "1")
-    tunables = env.get("GLIBC_TUNABLES", "")
-    if "glibc.pthread.rseq" not in tunables:
-        env["GLIBC_TUNABLES"] = f"{tunables}:glibc.pthread.rseq=0" if tunables else "glibc.pthread.rseq=0"
+    tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
+    for name, value in (("glibc.pthread.rseq", "0"), ("glibc.malloc.arena_max", "1")):
+        if not any(t.split("=")[0] == name for t in tunables):
+            tunables.append(f"{name}={value}")
+    env["GLIBC_TUNABLES"] = ":".join(tunables)
 
 
 class ForkServerError(Exception):

@@ -242,3 +242,40 @@ def test_the_fork_server_takes_a_schedule_in_its_request_or_in_a_file_alike(buil
                 assert set((tmp_path / "server").iterdir()) == own   # every file of the run removed
     finally:
         server.close()
+
+
+def test_the_fork_server_starts_with_eager_binding_one_arena_and_no_rseq(built, tmp_path, monkeypatch):
+    """docs/scheduling.md "Fork server": the server's process gets LD_BIND_NOW and the glibc
+    tunables that spare each child the work every child would redo; the explorations above
+    (fork server against one process per run, which gets none of them) make the same runs.
+    (The environment as given to the process: glibc rewrites GLIBC_TUNABLES in its memory.)"""
+    from pyrsan import forkserver
+
+    started = []
+    real = forkserver.subprocess.Popen
+
+    def popen(*args, **kwargs):
+        started.append(kwargs["env"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(forkserver.subprocess, "Popen", popen)
+    monkeypatch.delenv("LD_BIND_NOW", raising=False)
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    options = exploration_options(RunOptions(work_dir=str(tmp_path / "once"), quiet=True, timeout=60))
+    server = forkserver.ForkServer(str(built["dekker_fenced"]), [], options, tmp_path / "server")
+    server.close()
+    assert len(started) == 1 and started[0]["LD_BIND_NOW"] == "1"
+    assert set(started[0]["GLIBC_TUNABLES"].split(":")) == {"glibc.pthread.rseq=0", "glibc.malloc.arena_max=1"}
+
+
+def test_a_users_loader_and_glibc_settings_stay_in_the_fork_servers_environment():
+    from pyrsan.forkserver import server_environment
+
+    env = {"LD_BIND_NOW": "", "GLIBC_TUNABLES": "glibc.malloc.arena_max=4:glibc.malloc.check=3"}
+    server_environment(env)
+    assert env["LD_BIND_NOW"] == ""
+    assert env["GLIBC_TUNABLES"].split(":") == ["glibc.malloc.arena_max=4", "glibc.malloc.check=3",
+                                                 "glibc.pthread.rseq=0"]
+    empty: dict[str, str] = {}
+    server_environment(empty)
+    assert empty == {"LD_BIND_NOW": "1", "GLIBC_TUNABLES": "glibc.pthread.rseq=0:glibc.malloc.arena_max=1"}
