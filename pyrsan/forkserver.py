@@ -43,16 +43,15 @@ def server_environment(env: dict[str, str]) -> None:
     lookup, and a copy of the page of the binding table it writes). ``glibc.pthread.rseq=0``:
     no restartable-sequence area is registered for the threads, which the kernel would update
     at every switch to one (a copy of a page of each new thread's TLS in every child).
-    ``glibc.malloc.arena_max=1``: the threads allocate from the main arena, whose pages the
-    server has, instead of a new arena each (its mappings made, trimmed and grown in every
-    child, and copied by the closure's snapshot); the controlled scheduler runs one thread at a
-    time, so they never contend for it. None changes what the program computes; a value the
-    user set stays."""
+    Neither changes what the program computes, nor where anything is in memory: a run that
+    falls back to a process of its own (``ForkServers``) sees the addresses the server's runs
+    see, which the explorer compares across runs. (One malloc arena for every thread would save
+    each child an arena's mappings, but a thread's blocks would then lie elsewhere than in such
+    a run.) A value the user set stays."""
     env.setdefault("LD_BIND_NOW", "1")
     tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
-    for name, value in (("glibc.pthread.rseq", "0"), ("glibc.malloc.arena_max", "1")):
-        if not any(t.split("=")[0] == name for t in tunables):
-            tunables.append(f"{name}={value}")
+    if not any(t.split("=")[0] == "glibc.pthread.rseq" for t in tunables):
+        tunables.append("glibc.pthread.rseq=0")
     env["GLIBC_TUNABLES"] = ":".join(tunables)
 
 
