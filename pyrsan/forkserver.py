@@ -38,9 +38,9 @@ SCHEDULE_MAX = 65536
 def server_environment(env: dict[str, str]) -> None:
     """What the server's process is started with beside the runtime options (docs/scheduling.md,
     "Fork server"): work that every child would redo is done once in the server, or not at all.
-    ``LD_BIND_NOW``: the dynamic loader binds every symbol at start-up, in the server, where a
-    lazy binding happened in each child at the first call after the fork point (the loader's
-    lookup, and a copy of the page of the binding table it writes). ``glibc.pthread.rseq=0``:
+    ``LD_BIND_NOW``: the dynamic loader binds every symbol at start-up, in the server, where
+    each child would bind lazily at its first call after the fork point (the loader's lookup,
+    and a copy of the page of the binding table it writes). ``glibc.pthread.rseq=0``:
     no restartable-sequence area is registered for the threads, which the kernel would update
     at every switch to one (a copy of a page of each new thread's TLS in every child).
     Neither changes what the program computes, nor where anything is in memory: a run that
