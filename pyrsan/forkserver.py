@@ -35,6 +35,26 @@ READY_TIMEOUT = 60.0
 SCHEDULE_MAX = 65536
 
 
+def server_environment(env: dict[str, str]) -> None:
+    """What the server's process is started with beside the runtime options (docs/scheduling.md,
+    "Fork server"): work that every child would redo is done once in the server, or not at all.
+    ``LD_BIND_NOW``: the dynamic loader binds every symbol at start-up, in the server, where
+    each child would bind lazily at its first call after the fork point (the loader's lookup,
+    and a copy of the page of the binding table it writes). ``glibc.pthread.rseq=0``:
+    no restartable-sequence area is registered for the threads, which the kernel would update
+    at every switch to one (a copy of a page of each new thread's TLS in every child).
+    Neither changes what the program computes, nor where anything is in memory: a run that
+    falls back to a process of its own (``ForkServers``) sees the addresses the server's runs
+    see, which the explorer compares across runs. (One malloc arena for every thread would save
+    each child an arena's mappings, but a thread's blocks would then lie elsewhere than in such
+    a run.) A value the user set stays."""
+    env.setdefault("LD_BIND_NOW", "1")
+    tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
+    if not any(t.split("=")[0] == "glibc.pthread.rseq" for t in tunables):
+        tunables.append("glibc.pthread.rseq=0")
+    env["GLIBC_TUNABLES"] = ":".join(tunables)
+
+
 class ForkServerError(Exception):
     """The server did not start or went away: the caller falls back to one process per run."""
 
@@ -55,6 +75,7 @@ class ForkServer:
         env = dict(os.environ)
         env["PYRSAN_OPTIONS"] = runtime_options(env.get("PYRSAN_OPTIONS", ""), str(directory / "reports.%p.jsonl"),
                                                 options.sc_accesses, scheduler)
+        server_environment(env)
         output = subprocess.DEVNULL if options.quiet else None
         try:
             self.proc = subprocess.Popen([executable, *args], env=env, start_new_session=True,

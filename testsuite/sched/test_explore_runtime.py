@@ -21,7 +21,8 @@ def built(tmp_path_factory, pyrsan_cli, pyrsan_env):
     out = tmp_path_factory.mktemp("explore_programs")
     exes = {}
     sources = {name: LITMUS / f"{name}.c" for name in ("sb_sc", "sb_relacq", "dekker_fenced")}
-    sources.update({name: PROGRAMS / f"{name}.c" for name in ("spin_flag_sc", "stall_then_deadlock", "atfork_handler")})
+    sources.update({name: PROGRAMS / f"{name}.c" for name in ("spin_flag_sc", "stall_then_deadlock", "atfork_handler",
+                                                                     "thread_malloc")})
     for name, source in sources.items():
         exe = out / name
         proc = subprocess.run([*pyrsan_cli, "build", str(source), "-o", str(exe)], env=pyrsan_env,
@@ -242,3 +243,63 @@ def test_the_fork_server_takes_a_schedule_in_its_request_or_in_a_file_alike(buil
                 assert set((tmp_path / "server").iterdir()) == own   # every file of the run removed
     finally:
         server.close()
+
+
+def test_the_fork_server_starts_with_eager_binding_and_no_rseq(built, tmp_path, monkeypatch):
+    """docs/scheduling.md "Fork server": the server's process gets LD_BIND_NOW and the glibc
+    tunable that spares each child work it would redo; the explorations above
+    (fork server against one process per run, which gets none of them) make the same runs.
+    (The environment as given to the process: glibc rewrites GLIBC_TUNABLES in its memory.)"""
+    from pyrsan import forkserver
+
+    started = []
+    real = forkserver.subprocess.Popen
+
+    def popen(*args, **kwargs):
+        started.append(kwargs["env"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(forkserver.subprocess, "Popen", popen)
+    monkeypatch.delenv("LD_BIND_NOW", raising=False)
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    options = exploration_options(RunOptions(work_dir=str(tmp_path / "once"), quiet=True, timeout=60))
+    server = forkserver.ForkServer(str(built["dekker_fenced"]), [], options, tmp_path / "server")
+    server.close()
+    assert len(started) == 1 and started[0]["LD_BIND_NOW"] == "1"
+    assert started[0]["GLIBC_TUNABLES"] == "glibc.pthread.rseq=0"
+
+
+def test_a_threads_block_lies_where_it_lies_in_a_run_of_its_own_process(built, tmp_path):
+    """The fork server's environment moves nothing in memory: a run that falls back to a process
+    of its own (the server went away) must name the addresses the server's runs name, which the
+    explorer compares across the runs of one exploration (thread_malloc.c: a block a thread
+    allocates; one malloc arena for every thread would put it in the main heap)."""
+    from pyrsan import forkserver
+
+    exe = str(built["thread_malloc"])
+    options = exploration_options(RunOptions(work_dir=str(tmp_path / "once"), quiet=True, timeout=60))
+    _disable_address_randomisation()
+    _, alone = run_once(exe, [], 1, options, prefix=())
+    server = forkserver.ForkServer(exe, [], options, tmp_path / "server")
+    try:
+        _, served = server.execute(exe, [], 2, options, prefix=())
+    finally:
+        server.close()
+    assert alone is not None and served is not None
+    assert [(s.tid, s.op) for s in served.steps] == [(s.tid, s.op) for s in alone.steps]
+    assert any(s.op.addr.startswith("0x7") for s in alone.steps)   # the block, in the thread's arena
+
+
+def test_a_users_loader_and_glibc_settings_stay_in_the_fork_servers_environment():
+    from pyrsan.forkserver import server_environment
+
+    env = {"LD_BIND_NOW": "", "GLIBC_TUNABLES": "glibc.malloc.arena_max=4:glibc.malloc.check=3"}
+    server_environment(env)
+    assert env["LD_BIND_NOW"] == ""
+    assert env["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=4:glibc.malloc.check=3:glibc.pthread.rseq=0"
+    env = {"GLIBC_TUNABLES": "glibc.pthread.rseq=1"}
+    server_environment(env)
+    assert env == {"LD_BIND_NOW": "1", "GLIBC_TUNABLES": "glibc.pthread.rseq=1"}
+    empty: dict[str, str] = {}
+    server_environment(empty)
+    assert empty == {"LD_BIND_NOW": "1", "GLIBC_TUNABLES": "glibc.pthread.rseq=0"}
