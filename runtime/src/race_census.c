@@ -12,7 +12,7 @@
 #include "rsan_race.h"
 
 typedef struct race_census {
-  uint64_t coded, thin, coded_bytes, thin_bytes, dense, dense_bytes;
+  uint64_t coded, thin, coded_bytes, thin_bytes, dense, dense_bytes, sparse, sparse_bytes;
   uint64_t threads, thread_bytes;
   uint64_t entries, nonzero, fit8, sparse8, sparse4; /* offsets: entries, nonzero; S_x by kind */
 } race_census;
@@ -24,7 +24,8 @@ static void count_loc(rsan_loc *l, void *arg) {
   int thin;
   uint64_t b = rsan_vc_bytes(&l->S, &thin);
   if (l->S.cap != RSAN_VC_CODED) c->dense++, c->dense_bytes += b;
-  else if (thin) c->thin++, c->thin_bytes += b;
+  else if (thin == 1) c->thin++, c->thin_bytes += b;
+  else if (thin == 2) c->sparse++, c->sparse_bytes += b;
   else {
     c->coded++, c->coded_bytes += b;
     uint32_t n, nz, mx;
@@ -84,14 +85,14 @@ void rsan_race_print_census(void) {
   race_census c = {0};
   rsan_loc_for_each_made(count_loc, &c);
   rsan_thread_for_each(count_thread, &c);
-  uint64_t smap, sres, bases, bbytes, chunks = 0, unfit, rebase, over, over_nz;
-  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz);
+  uint64_t smap, sres, bases, bbytes, chunks = 0, unfit, rebase, over, over_nz, sparse;
+  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz, &sparse);
   rsan_shadow_census(&smap, &sres);
   rsan_vc_census(&bases, &bbytes);
   uint32_t taken = __atomic_load_n(&rsan_race_ovf_taken, __ATOMIC_RELAXED);
   for (uint32_t i = 0; i < taken; i++)
     for (int j = 1; j < RSAN_LANE_CHUNKS; j++) chunks += rsan_ovf_blocks[i].lanes[j] != NULL;
-  char buf[480];
+  char buf[560];
   int n = snprintf(buf, sizeof buf,
                    "pyrsan: race shadow: %llu bytes mapped, %llu backed; overflow blocks %u taken (%llu "
                    "bytes backed), lanes %llu bytes backed, lane chunks %llu (%llu bytes)\n",
@@ -102,9 +103,11 @@ void rsan_race_print_census(void) {
   if (n > 0) (void)!write(2, buf, (size_t)n);
   n = snprintf(buf, sizeof buf,
                "pyrsan: race clocks: S_x coded with offsets %llu (%llu bytes), thin %llu (%llu bytes), "
-               "dense %llu (%llu bytes); bases %llu live (%llu bytes); threads %llu (%llu bytes of clocks)\n",
+               "sparse %llu (%llu bytes; %llu made), dense %llu (%llu bytes); bases %llu live (%llu bytes); "
+               "threads %llu (%llu bytes of clocks)\n",
                (unsigned long long)c.coded, (unsigned long long)c.coded_bytes, (unsigned long long)c.thin,
-               (unsigned long long)c.thin_bytes, (unsigned long long)c.dense,
+               (unsigned long long)c.thin_bytes, (unsigned long long)c.sparse, (unsigned long long)c.sparse_bytes,
+               (unsigned long long)sparse, (unsigned long long)c.dense,
                (unsigned long long)c.dense_bytes, (unsigned long long)bases, (unsigned long long)bbytes,
                (unsigned long long)c.threads, (unsigned long long)c.thread_bytes);
   if (n > 0) (void)!write(2, buf, (size_t)n);
@@ -145,7 +148,7 @@ RSAN_EXPORT uint64_t __rsan_test_coded_bytes(void) {
 }
 /* tests (testsuite/runtime/test_race_base_over.py): the bases made over a full base so far */
 RSAN_EXPORT uint64_t __rsan_test_bases_over(void) {
-  uint64_t unfit, rebase, over, over_nz;
-  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz);
+  uint64_t unfit, rebase, over, over_nz, sparse;
+  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz, &sparse);
   return over;
 }
