@@ -152,3 +152,9 @@ RSAN_EXPORT uint64_t __rsan_test_bases_over(void) {
   rsan_vc_census_made(&unfit, &rebase, &over, &over_nz, &sparse);
   return over;
 }
+/* tests (testsuite/runtime/test_race_sparse.py): the sparse S_x made so far */
+RSAN_EXPORT uint64_t __rsan_test_sparse_made(void) {
+  uint64_t unfit, rebase, over, over_nz, sparse;
+  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz, &sparse);
+  return sparse;
+}

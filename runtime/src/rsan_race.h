@@ -259,17 +259,21 @@ static inline __attribute__((always_inline)) int rsan_vc_sx_in(const rsan_vc *sx
   return own && rsan_vc_get(v, (uint32_t)own & 0xffff) >= own >> 16;
 }
 uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u); /* any clock's entry u, coded or not */
-/* How an export codes S_x (race_clock.c decides, from what it knows of the exporting C):
- * CODE: offsets on s->full (a new full base when they do not fit); THIN: thin on s->cur, which
- * the caller knows to equal src but for src[slot]; REBASE: s->cur := a new base made from src
- * (over s->full when it fits, else full), then thin. */
-enum { RSAN_EXPORT_CODE, RSAN_EXPORT_THIN, RSAN_EXPORT_REBASE };
+/* How an export codes S_x (race_clock.c decides, from what it knows of the exporting C;
+ * docs/design/races.md §18, §20): THIN: thin on s->cur, which the caller knows to equal src but
+ * for src[slot]; REBASE: s->cur := a new base made from src (over s->full when it fits, else
+ * full), then thin; CODE (src moved since the slot's last export, or is an R): sparse over
+ * s->cur when at most 64 entries differ, else as REBASE; SAME (src did not move since the
+ * slot's last export, and fewer than 4 SAME exports in a row were sparse): sparse when at most 8
+ * differ, else as REBASE. Without a slot (s NULL): offsets on a base of its own. */
+enum { RSAN_EXPORT_CODE, RSAN_EXPORT_THIN, RSAN_EXPORT_REBASE, RSAN_EXPORT_SAME };
 /* S_x := src / S_x ⊔= src (src a thread's C at a release or its R: the export of slot at its
  * epoch src[slot]), coded on s (how): the exporting slot's bases for that clock (NULL: none).
  * S_x := src records the owner epoch (slot, src[slot]); so does S_x ⊔= src when S_x ⊑ src
  * (the join is src); another join records none. Returns 1 when s->cur now equals src but for
- * src[slot] (a new base made from src, or THIN), 0 when that is not known; the join returns
- * how == RSAN_EXPORT_THIN when it exported nothing (S_x ⋢ src: s is left as it was). */
+ * src[slot] (a new base made from src, or THIN), 2 when SAME made a sparse S_x, 0 when nothing
+ * is known; the join returns how == RSAN_EXPORT_THIN when it exported nothing (S_x ⋢ src: s is
+ * left as it was). */
 int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slot, int how);
 int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slot, int how);
 void rsan_vbase_drop(rsan_vbase *b);

@@ -397,6 +397,7 @@ static int code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vslot *s, uint
  * dst, whose array is freed). The caller sets the rest. */
 #define SMALL_ROOM 16
 #define RSAN_SPARSE_MAX 64 /* pairs of a sparse clock, at most (and n / 4) */
+#define RSAN_SPARSE_SAME 8 /* the same when C did not move since the slot's last export */
 static rsan_vcoded *small_block(rsan_vc *dst, uint32_t w) {
   rsan_vbase *base = NULL;
   if (dst->cap == RSAN_VC_CODED) {
@@ -440,9 +441,10 @@ static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uin
  * pair's difference is kept only when the 64-bit subtraction (which wraps to 2^16 or more when
  * v[u] < B[u]) fits 16 bits. */
 static uint64_t sparse_made; /* the census */
-static int code_sparse(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own) {
+static int code_sparse(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own, uint32_t most) {
   if (b->n != n || n > 0x10000) return 0;
-  uint32_t most = n / 4, k = 0;
+  uint32_t k = 0;
+  if (most > n / 4) most = n / 4;
   uint16_t pairs[2 * (RSAN_SPARSE_MAX)];
   if (most > RSAN_SPARSE_MAX) most = RSAN_SPARSE_MAX;
   for (uint32_t u = 0; u < n; u++) {
@@ -490,16 +492,17 @@ int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slo
     return 0;
   }
   uint64_t own = rsan_vc_own(slot, rsan_vc_get(src, slot));
-  if (how == RSAN_EXPORT_CODE || !s || slot >= src->n) {
-    /* C moved since the slot's last export: a few entries over its current base when they
-     * are few (§20), else offsets on its full base */
-    if (s && s->cur && slot < src->n && code_sparse(dst, src->e, src->n, s->cur, own)) {
-      RSAN_ASSERT(rsan_vc_leq(dst, src) && sparse_equal(dst, src));
-      return 0;
-    }
-    return code(dst, src->e, src->n, s, own);
+  if (!s || slot >= src->n) return code(dst, src->e, src->n, s, own);
+  /* sparse over the slot's current base (§20) when few entries differ: up to RSAN_SPARSE_MAX
+   * after C moved (a new base would cost more than the pairs), up to RSAN_SPARSE_SAME when it
+   * did not (then a new base makes every later export thin until C moves) */
+  if ((how == RSAN_EXPORT_CODE || how == RSAN_EXPORT_SAME) && s->cur &&
+      code_sparse(dst, src->e, src->n, s->cur, own,
+                  how == RSAN_EXPORT_CODE ? RSAN_SPARSE_MAX : RSAN_SPARSE_SAME)) {
+    RSAN_ASSERT(sparse_equal(dst, src));
+    return how == RSAN_EXPORT_SAME ? 2 : 0;
   }
-  if (how == RSAN_EXPORT_REBASE || !s->cur) { /* over the slot's full base when it fits (§18) */
+  if (how != RSAN_EXPORT_THIN || !s->cur) { /* over the slot's full base when it fits (§18) */
     __atomic_add_fetch(&bases_rebase, 1, __ATOMIC_RELAXED);
     rsan_vbase *b = s->full ? base_over(src->e, src->n, s->full) : NULL;
     if (b) {
