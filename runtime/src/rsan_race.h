@@ -235,7 +235,7 @@ typedef struct rsan_vslot {
  * by val, the export of a clock that equals its slot's base B but for its own entry (a thread
  * that acquired nothing new since B was made from its C); B.n == rsan_vc.n. A *sparse* S_x
  * (docs/design/races.md §20; thin 0, sp > 0) is B with sp entries replaced: off[] holds sp pairs
- * (u, d), u ascending, S_x[u] = B[u] + d, every other entry B's; B.n == rsan_vc.n. So every kind
+ * (u, d), u ascending, S_x[u] = B[u] + d, every other entry B's; B.n <= rsan_vc.n. So every kind
  * has B[u] <= S_x[u] for every u. */
 typedef struct rsan_vcoded {
   rsan_vbase *base;

@@ -224,7 +224,9 @@ static RSAN_NOINLINE int join_thin_over(uint64_t *d, const rsan_vcoded *c, uint3
                                         int moved) {
   const rsan_vbase *b = c->base, *f = b->over;
   const uint16_t *bo = base_off(b);
-  uint32_t u = c->thin ? c->thin - 1 : UINT32_MAX, m = n < f->n ? n : f->n;
+  uint32_t u = c->thin ? c->thin - 1 : UINT32_MAX;
+  n = b->n; /* (a sparse clock may have more entries: B's are 0 there) */
+  uint32_t m = n < f->n ? n : f->n;
   if (!published) {
     coded_max(d, f->e, bo, m, n);
     coded_patch(d, c, 0, 0);
@@ -257,7 +259,7 @@ static RSAN_NOINLINE int vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pub
   const uint16_t *off = c->off;
   if (c->thin || c->sp) { /* B, then the replaced entries (B's are no larger: entries only grow) */
     uint32_t u = c->thin ? c->thin - 1 : UINT32_MAX;
-    RSAN_ASSERT(b->n == n && (!c->thin || (u < n && base_at(b, u) <= c->val)));
+    RSAN_ASSERT(c->thin ? b->n == n && u < n && base_at(b, u) <= c->val : b->n <= n);
     if (b->over) return join_thin_over(d, c, n, published, moved);
     if (!published) {
       base_max(d, be, m);
@@ -435,14 +437,14 @@ static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uin
   dst->n = b->n;
 }
 
-/* dst := the n entries v as a sparse clock over b (docs/design/races.md §20) when b.n == n and
- * at most n / 4 entries differ from b's, each with B[u] <= v[u] <= B[u] + 0xffff: 1; else 0
+/* dst := the n entries v as a sparse clock over b (docs/design/races.md §20) when b.n <= n (B is 0
+ * beyond its n) and at most `most` and n / 4 entries differ from b's, each with B[u] <= v[u] <= B[u] + 0xffff: 1; else 0
  * and dst unchanged. Exact: an entry is left out of the pairs only when it equals b's, and a
  * pair's difference is kept only when the 64-bit subtraction (which wraps to 2^16 or more when
  * v[u] < B[u]) fits 16 bits. */
 static uint64_t sparse_made; /* the census */
 static int code_sparse(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own, uint32_t most) {
-  if (b->n != n || n > 0x10000) return 0;
+  if (b->n > n || n > 0x10000) return 0;
   uint32_t k = 0;
   if (most > n / 4) most = n / 4;
   uint16_t pairs[2 * (RSAN_SPARSE_MAX)];
