@@ -166,6 +166,44 @@ def test_a_recycled_slot_exports_sparse_over_its_previous_owners_base_exactly(rt
     assert lines(rt) == [("r", 34, 23), ("k", 35, 43)]
 
 
+def test_a_base_above_the_clock_is_not_used_for_a_sparse_export(rt, hooks):
+    """A slot's bases outlive a reset (as a slot's outlive its thread): first t1 makes JUMP
+    release stores, acquires, releases again, and its slot's new base holds its own entry past
+    0x10000. After the reset, t1
+    (the same slot) acquires t2's m, writes e, releases x: its own entry is below the base's, so
+    S_x is not sparse over it (a pair cannot go below B). f = 1 after. t3 acquires x: e ordered,
+    f races (a sparse S_x that kept the base's own entry would hide it)."""
+    vs, t1, t2, _ = start(rt, ("m", "z"))
+    on(rt, t2)
+    rt.store(vs["m"], 1, "rel", site=rt.site("st", 21, "t2"))
+    on(rt, t1)
+    assert rt.load(vs["m"], "acq", site=rt.site("ld", 11, "t1")) == 1
+    st = rt.site("st", 12, "t1")
+    for i in range(JUMP):
+        rt.store(vs["z"], i, "rel", site=st)
+    on(rt, t2)
+    rt.store(vs["m"], 2, "rel", site=rt.site("st", 22, "t2"))
+    on(rt, t1)
+    assert rt.load(vs["m"], "acq", site=rt.site("ld", 11, "t1")) == 2
+    rt.store(vs["z"], 0, "rel", site=st)  # C moved, its own entry past the base's + 0xffff: a new base
+    vs, t1, t2, t3 = start(rt, ("e", "f", "m", "x"))
+    on(rt, t2)
+    for i in range(6):  # t2's entry past the base's: one entry above it, the own one below
+        rt.store(vs["m"], 1, "rel", site=rt.site("st", 21, "t2"))
+    on(rt, t1)
+    assert rt.load(vs["m"], "acq", site=rt.site("ld", 11, "t1")) == 1
+    rt.write(vs["e"], site=rt.site("write", 13, "t1"))
+    before = hooks.__rsan_test_sparse_made()
+    rt.store(vs["x"], 1, "rel", site=rt.site("st", 14, "t1"))
+    assert hooks.__rsan_test_sparse_made() == before
+    rt.write(vs["f"], site=rt.site("write", 15, "t1"))
+    on(rt, t3)
+    assert rt.load(vs["x"], "acq", site=rt.site("ld", 31, "t3")) == 1
+    rt.read(vs["e"], site=rt.site("read", 32, "t3"))
+    rt.read(vs["f"], site=rt.site("read", 33, "t3"))
+    assert lines(rt) == [("f", 33, 15)]
+
+
 def test_random_programs_with_sparse_sync_clocks(rt, hooks):
     """The differential programs after 20 idle threads (clocks of 21+ entries, every S_x coded;
     the idle threads joined as well, so that slots are reused), where most exports are sparse.
