@@ -106,8 +106,8 @@ void rsan_race_print_census(void) {
                "sparse %llu (%llu bytes; %llu made), dense %llu (%llu bytes); bases %llu live (%llu bytes); "
                "threads %llu (%llu bytes of clocks)\n",
                (unsigned long long)c.coded, (unsigned long long)c.coded_bytes, (unsigned long long)c.thin,
-               (unsigned long long)c.thin_bytes, (unsigned long long)c.sparse, (unsigned long long)c.sparse_bytes,
-               (unsigned long long)sparse, (unsigned long long)c.dense,
+               (unsigned long long)c.thin_bytes, (unsigned long long)c.sparse,
+               (unsigned long long)c.sparse_bytes, (unsigned long long)sparse, (unsigned long long)c.dense,
                (unsigned long long)c.dense_bytes, (unsigned long long)bases, (unsigned long long)bbytes,
                (unsigned long long)c.threads, (unsigned long long)c.thread_bytes);
   if (n > 0) (void)!write(2, buf, (size_t)n);

@@ -116,10 +116,10 @@ static inline rsan_vslot *base_of(const rsan_thread *t, int which) {
 static inline int export_how(const rsan_thread *t, int which) {
   uint32_t u = rsan_race_index(t);
   if (which || u > TID_MASK) return RSAN_EXPORT_CODE;
-  return c_state[u] & C_FRESH                          ? RSAN_EXPORT_THIN
-         : c_state[u] & C_MOVED                        ? RSAN_EXPORT_CODE
+  return c_state[u] & C_FRESH                 ? RSAN_EXPORT_THIN
+         : c_state[u] & C_MOVED               ? RSAN_EXPORT_CODE
          : c_state[u] >= C_SAME1 * C_SAME_MAX ? RSAN_EXPORT_REBASE
-                                                       : RSAN_EXPORT_SAME;
+                                              : RSAN_EXPORT_SAME;
 }
 /* r: rsan_vc_export's result */
 static inline void exported(const rsan_thread *t, int which, int r) {

@@ -242,7 +242,7 @@ typedef struct rsan_vcoded {
   uint64_t own; /* the owner epoch: e << 16 | u (e >= 1); 0: none */
   union {
     uint64_t val; /* thin: S_x[thin - 1] */
-    uint64_t sp;  /* not thin: the pairs of a sparse S_x; 0: the offsets hold every entry */
+    uint64_t sp; /* not thin: the pairs of a sparse S_x; 0: the offsets hold every entry */
   };
   uint32_t thin; /* the replaced entry + 1 when thin; 0: sparse or offsets */
   uint32_t noff; /* 16-bit words allocated (off[]); a thin block may have none */

@@ -443,7 +443,8 @@ static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uin
  * pair's difference is kept only when the 64-bit subtraction (which wraps to 2^16 or more when
  * v[u] < B[u]) fits 16 bits. */
 static uint64_t sparse_made; /* the census */
-static int code_sparse(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own, uint32_t most) {
+static int code_sparse(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own,
+                       uint32_t most) {
   if (b->n > n || n > 0x10000) return 0;
   uint32_t k = 0;
   if (most > n / 4) most = n / 4;
@@ -682,7 +683,8 @@ void rsan_vc_census_peak(uint64_t *now, uint64_t *peak, uint64_t *peak_bases) {
   *now = __atomic_load_n(&coded_now, __ATOMIC_RELAXED);
   *peak = __atomic_load_n(&coded_peak, __ATOMIC_RELAXED);
 }
-void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over, uint64_t *over_nz, uint64_t *sparse) {
+void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over, uint64_t *over_nz,
+                         uint64_t *sparse) {
   *sparse = __atomic_load_n(&sparse_made, __ATOMIC_RELAXED);
   *over_nz = __atomic_load_n(&bases_over_nz, __ATOMIC_RELAXED);
   *unfit = __atomic_load_n(&bases_unfit, __ATOMIC_RELAXED);

@@ -1,7 +1,8 @@
 """A slot's new base made over its full base (runtime/src/vclock.c base_over, join_thin_over,
 docs/design/races.md §18): when a thread exports a C that did not move since its last export
-(after a few sparse exports, docs/design/races.md §20), the new base its thin exports share is coded as 16-bit offsets over the
-slot's full base F (B[u] = F[u] + off[u]) when every entry fits, else it is a new full base.
+(after a few sparse exports, docs/design/races.md §20), the new base its thin exports share is
+coded as 16-bit offsets over the slot's full base F (B[u] = F[u] + off[u]) when every entry
+fits, else it is a new full base.
 Threads are created after 20 idle ones, so every clock has more than RSAN_VC_DENSE entries and
 S_x is coded. Each scenario expects races exactly where happens-before is missing, so a base
 over F decoded without its offsets, without F, or without the thin entry, or made although an
