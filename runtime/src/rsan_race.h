@@ -277,7 +277,7 @@ enum { RSAN_EXPORT_CODE, RSAN_EXPORT_THIN, RSAN_EXPORT_REBASE, RSAN_EXPORT_SAME 
 int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slot, int how);
 int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slot, int how);
 void rsan_vbase_drop(rsan_vbase *b);
-/* the census (race_census.c): v's array or coded block in bytes (*thin: 1 a thin coded clock, 2 a
+/* race_census.c (the census): v's array or coded block in bytes (*thin: 1 a thin coded clock, 2 a
  * sparse one);
  * the shared bases live and their bytes; the shadow mapped and backed */
 uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin);

@@ -658,26 +658,6 @@ void rsan_vc_free(rsan_vc *v) {
   vc_arr_free(e, cap);
 }
 
-/* the census (race_census.c): what v holds besides its rsan_vc (a coded block's bytes as
- * malloc gave them; a dense array's cap entries), *thin set for a thin coded clock */
-uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin) {
-  *thin = 0;
-  if (v->cap != RSAN_VC_CODED) return (uint64_t)v->cap * sizeof(uint64_t);
-  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
-  *thin = c->thin ? 1 : c->sp ? 2 : 0;
-  return malloc_usable_size((void *)c);
-}
-/* a coded clock with offsets: its entries, those that differ from its base, its largest offset */
-void rsan_vc_coded_stats(const rsan_vc *v, uint32_t *n, uint32_t *nonzero, uint32_t *maxoff) {
-  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
-  *n = v->n;
-  *nonzero = *maxoff = 0;
-  if (c->thin || c->sp) return;
-  for (uint32_t u = 0; u < v->n; u++) {
-    *nonzero += c->off[u] != 0;
-    if (c->off[u] > *maxoff) *maxoff = c->off[u];
-  }
-}
 void rsan_vc_census_peak(uint64_t *now, uint64_t *peak, uint64_t *peak_bases) {
   *peak_bases = __atomic_load_n(&bases_at_peak, __ATOMIC_RELAXED);
   *now = __atomic_load_n(&coded_now, __ATOMIC_RELAXED);
