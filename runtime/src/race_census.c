@@ -12,11 +12,31 @@
 #include "rsan_race.h"
 
 typedef struct race_census {
-  uint64_t coded, thin, coded_bytes, thin_bytes, dense, dense_bytes;
+  uint64_t coded, thin, coded_bytes, thin_bytes, dense, dense_bytes, sparse, sparse_bytes;
   uint64_t threads, thread_bytes;
   uint64_t entries, nonzero, fit8, sparse8, sparse4; /* offsets: entries, nonzero; S_x by kind */
 } race_census;
 
+/* what v holds besides its rsan_vc (a coded block's bytes as
+ * malloc gave them; a dense array's cap entries), *thin set for a thin coded clock */
+uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin) {
+  *thin = 0;
+  if (v->cap != RSAN_VC_CODED) return (uint64_t)v->cap * sizeof(uint64_t);
+  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
+  *thin = c->thin ? 1 : c->sp ? 2 : 0;
+  return malloc_usable_size((void *)c);
+}
+/* a coded clock with offsets: its entries, those that differ from its base, its largest offset */
+void rsan_vc_coded_stats(const rsan_vc *v, uint32_t *n, uint32_t *nonzero, uint32_t *maxoff) {
+  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
+  *n = v->n;
+  *nonzero = *maxoff = 0;
+  if (c->thin || c->sp) return;
+  for (uint32_t u = 0; u < v->n; u++) {
+    *nonzero += c->off[u] != 0;
+    if (c->off[u] > *maxoff) *maxoff = c->off[u];
+  }
+}
 static void count_loc(rsan_loc *l, void *arg) {
   race_census *c = arg;
   if (l->cls == RSAN_LOC_COMPACT || l->retired) return; /* a compact record has S_x = ⊥ */
@@ -24,7 +44,8 @@ static void count_loc(rsan_loc *l, void *arg) {
   int thin;
   uint64_t b = rsan_vc_bytes(&l->S, &thin);
   if (l->S.cap != RSAN_VC_CODED) c->dense++, c->dense_bytes += b;
-  else if (thin) c->thin++, c->thin_bytes += b;
+  else if (thin == 1) c->thin++, c->thin_bytes += b;
+  else if (thin == 2) c->sparse++, c->sparse_bytes += b;
   else {
     c->coded++, c->coded_bytes += b;
     uint32_t n, nz, mx;
@@ -84,14 +105,14 @@ void rsan_race_print_census(void) {
   race_census c = {0};
   rsan_loc_for_each_made(count_loc, &c);
   rsan_thread_for_each(count_thread, &c);
-  uint64_t smap, sres, bases, bbytes, chunks = 0, unfit, rebase, over, over_nz;
-  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz);
+  uint64_t smap, sres, bases, bbytes, chunks = 0, unfit, rebase, over, over_nz, sparse;
+  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz, &sparse);
   rsan_shadow_census(&smap, &sres);
   rsan_vc_census(&bases, &bbytes);
   uint32_t taken = __atomic_load_n(&rsan_race_ovf_taken, __ATOMIC_RELAXED);
   for (uint32_t i = 0; i < taken; i++)
     for (int j = 1; j < RSAN_LANE_CHUNKS; j++) chunks += rsan_ovf_blocks[i].lanes[j] != NULL;
-  char buf[480];
+  char buf[560];
   int n = snprintf(buf, sizeof buf,
                    "pyrsan: race shadow: %llu bytes mapped, %llu backed; overflow blocks %u taken (%llu "
                    "bytes backed), lanes %llu bytes backed, lane chunks %llu (%llu bytes)\n",
@@ -102,9 +123,11 @@ void rsan_race_print_census(void) {
   if (n > 0) (void)!write(2, buf, (size_t)n);
   n = snprintf(buf, sizeof buf,
                "pyrsan: race clocks: S_x coded with offsets %llu (%llu bytes), thin %llu (%llu bytes), "
-               "dense %llu (%llu bytes); bases %llu live (%llu bytes); threads %llu (%llu bytes of clocks)\n",
+               "sparse %llu (%llu bytes; %llu made), dense %llu (%llu bytes); bases %llu live (%llu bytes); "
+               "threads %llu (%llu bytes of clocks)\n",
                (unsigned long long)c.coded, (unsigned long long)c.coded_bytes, (unsigned long long)c.thin,
-               (unsigned long long)c.thin_bytes, (unsigned long long)c.dense,
+               (unsigned long long)c.thin_bytes, (unsigned long long)c.sparse,
+               (unsigned long long)c.sparse_bytes, (unsigned long long)sparse, (unsigned long long)c.dense,
                (unsigned long long)c.dense_bytes, (unsigned long long)bases, (unsigned long long)bbytes,
                (unsigned long long)c.threads, (unsigned long long)c.thread_bytes);
   if (n > 0) (void)!write(2, buf, (size_t)n);
@@ -145,7 +168,13 @@ RSAN_EXPORT uint64_t __rsan_test_coded_bytes(void) {
 }
 /* tests (testsuite/runtime/test_race_base_over.py): the bases made over a full base so far */
 RSAN_EXPORT uint64_t __rsan_test_bases_over(void) {
-  uint64_t unfit, rebase, over, over_nz;
-  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz);
+  uint64_t unfit, rebase, over, over_nz, sparse;
+  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz, &sparse);
   return over;
+}
+/* tests (testsuite/runtime/test_race_sparse.py): the sparse S_x made so far */
+RSAN_EXPORT uint64_t __rsan_test_sparse_made(void) {
+  uint64_t unfit, rebase, over, over_nz, sparse;
+  rsan_vc_census_made(&unfit, &rebase, &over, &over_nz, &sparse);
+  return sparse;
 }

@@ -18,7 +18,8 @@ static inline int on(void) { return rsan_race_on(); }
  * thread (a child's by its creator, before it runs). Every change of C but the bump of its
  * own entry goes through c_moved: the joins into C (acquire loads and RMWs, acquire fences,
  * join) when they change an entry, create and init. */
-enum { C_FRESH = 1, C_MOVED = 2 };
+/* C_SAME1: one SAME export made sparse since C last moved (the count is in the bits from it on) */
+enum { C_FRESH = 1, C_MOVED = 2, C_SAME1 = 4, C_SAME_MAX = 4 };
 static uint8_t c_state[TID_MASK + 1];
 static inline void c_moved(const rsan_thread *t) {
   uint32_t u = rsan_race_index(t);
@@ -102,24 +103,28 @@ static inline rsan_vslot *base_of(const rsan_thread *t, int which) {
   uint32_t u = rsan_race_index(t);
   return u <= TID_MASK ? &race_bases[which][u] : NULL;
 }
-/* How an export of C codes S_x (rsan_race.h RSAN_EXPORT_*): thin when the slot's base is
- * fresh; a new base, then thin, when C is what the slot exported last time (C did not move
- * since: a thread that acquires nothing new between its releases exports the same C again and
- * again, and they share the new base); else offsets on the base (a C that moves between every
- * two exports would make a base per export, 4x the offsets' memory). R (which 1) is always
- * coded with offsets. The rule that keeps it exact: a thin S_x decodes to exactly C, since the
- * base equals C but for C's own entry (C_FRESH is cleared by every change of another entry:
- * c_moved; asserted in debug builds by vclock.c thin_fits). */
+/* How an export of C codes S_x (rsan_race.h RSAN_EXPORT_*; docs/design/races.md §20): thin
+ * when the slot's base is fresh; when C moved since the last export, the entries that differ
+ * from the slot's current base (sparse) when at most 64 do, else a new base, then thin; when C
+ * is what the slot exported last time (C did not move since), sparse when at most 8 differ,
+ * else a new base, then thin, and a new base at the fifth such export in a row (a thread that
+ * acquires nothing new between its releases exports the same C again and again: they share the
+ * new base, O(1) each). R (which 1) is always CODE. The rule that keeps it exact: a thin S_x
+ * decodes to exactly C, since the base equals C but for C's own entry (C_FRESH is cleared by
+ * every change of another entry: c_moved; asserted in debug builds by vclock.c thin_fits); a
+ * sparse one keeps every entry that differs from its base's. */
 static inline int export_how(const rsan_thread *t, int which) {
   uint32_t u = rsan_race_index(t);
   if (which || u > TID_MASK) return RSAN_EXPORT_CODE;
-  return c_state[u] & C_FRESH   ? RSAN_EXPORT_THIN
-         : c_state[u] & C_MOVED ? RSAN_EXPORT_CODE
-                                : RSAN_EXPORT_REBASE;
+  return c_state[u] & C_FRESH                 ? RSAN_EXPORT_THIN
+         : c_state[u] & C_MOVED               ? RSAN_EXPORT_CODE
+         : c_state[u] >= C_SAME1 * C_SAME_MAX ? RSAN_EXPORT_REBASE
+                                              : RSAN_EXPORT_SAME;
 }
-static inline void exported(const rsan_thread *t, int which, int fresh) {
+/* r: rsan_vc_export's result */
+static inline void exported(const rsan_thread *t, int which, int r) {
   uint32_t u = rsan_race_index(t);
-  if (!which && u <= TID_MASK) c_state[u] = fresh ? C_FRESH : 0;
+  if (!which && u <= TID_MASK) c_state[u] = r == 1 ? C_FRESH : r == 2 ? (uint8_t)(c_state[u] + C_SAME1) : 0;
 }
 
 /* S_x ⊔= src (C: which 0, R: 1): the test for an empty source inline, and with few slots

@@ -233,14 +233,20 @@ typedef struct rsan_vslot {
  * epoch test in place of an O(threads) comparison or join. */
 /* A *thin* S_x (docs/design/races.md §10) has no offsets: S_x = B with entry thin - 1 replaced
  * by val, the export of a clock that equals its slot's base B but for its own entry (a thread
- * that acquired nothing new since B was made from its C); B.n == rsan_vc.n. */
+ * that acquired nothing new since B was made from its C); B.n == rsan_vc.n. A *sparse* S_x
+ * (docs/design/races.md §20; thin 0, sp > 0) is B with sp entries replaced: off[] holds sp pairs
+ * (u, d), u ascending, S_x[u] = B[u] + d, every other entry B's; B.n <= rsan_vc.n. So every kind
+ * has B[u] <= S_x[u] for every u. */
 typedef struct rsan_vcoded {
   rsan_vbase *base;
   uint64_t own; /* the owner epoch: e << 16 | u (e >= 1); 0: none */
-  uint64_t val; /* thin: S_x[thin - 1] */
-  uint32_t thin; /* the replaced entry + 1 when thin; 0: the offsets hold every entry */
-  uint32_t noff; /* offsets allocated (off[]); a thin block may have none */
-  uint16_t off[]; /* not thin: rsan_vc.n entries, S_x[u] = B[u] + off[u] */
+  union {
+    uint64_t val; /* thin: S_x[thin - 1] */
+    uint64_t sp; /* not thin: the pairs of a sparse S_x; 0: the offsets hold every entry */
+  };
+  uint32_t thin; /* the replaced entry + 1 when thin; 0: sparse or offsets */
+  uint32_t noff; /* 16-bit words allocated (off[]); a thin block may have none */
+  uint16_t off[]; /* offsets: rsan_vc.n entries, S_x[u] = B[u] + off[u]; sparse: sp pairs */
 } rsan_vcoded;
 /* the owner epoch word of slot u's export at epoch e (0, none, if it does not fit) */
 static inline uint64_t rsan_vc_own(uint32_t u, uint64_t e) {
@@ -253,25 +259,31 @@ static inline __attribute__((always_inline)) int rsan_vc_sx_in(const rsan_vc *sx
   return own && rsan_vc_get(v, (uint32_t)own & 0xffff) >= own >> 16;
 }
 uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u); /* any clock's entry u, coded or not */
-/* How an export codes S_x (race_clock.c decides, from what it knows of the exporting C):
- * CODE: offsets on s->full (a new full base when they do not fit); THIN: thin on s->cur, which
- * the caller knows to equal src but for src[slot]; REBASE: s->cur := a new base made from src
- * (over s->full when it fits, else full), then thin. */
-enum { RSAN_EXPORT_CODE, RSAN_EXPORT_THIN, RSAN_EXPORT_REBASE };
+/* How an export codes S_x (race_clock.c decides, from what it knows of the exporting C;
+ * docs/design/races.md §18, §20): THIN: thin on s->cur, which the caller knows to equal src but
+ * for src[slot]; REBASE: s->cur := a new base made from src (over s->full when it fits, else
+ * full), then thin; CODE (src moved since the slot's last export, or is an R): sparse over
+ * s->cur when at most 64 entries differ, else as REBASE; SAME (src did not move since the
+ * slot's last export, and fewer than 4 SAME exports in a row were sparse): sparse when at most 8
+ * differ, else as REBASE. Without a slot (s NULL): offsets on a base of its own. */
+enum { RSAN_EXPORT_CODE, RSAN_EXPORT_THIN, RSAN_EXPORT_REBASE, RSAN_EXPORT_SAME };
 /* S_x := src / S_x ⊔= src (src a thread's C at a release or its R: the export of slot at its
  * epoch src[slot]), coded on s (how): the exporting slot's bases for that clock (NULL: none).
  * S_x := src records the owner epoch (slot, src[slot]); so does S_x ⊔= src when S_x ⊑ src
  * (the join is src); another join records none. Returns 1 when s->cur now equals src but for
- * src[slot] (a new base made from src, or THIN), 0 when that is not known; the join returns
- * how == RSAN_EXPORT_THIN when it exported nothing (S_x ⋢ src: s is left as it was). */
+ * src[slot] (a new base made from src, or THIN), 2 when SAME made a sparse S_x, 0 when nothing
+ * is known; the join returns how == RSAN_EXPORT_THIN when it exported nothing (S_x ⋢ src: s is
+ * left as it was). */
 int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slot, int how);
 int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slot, int how);
 void rsan_vbase_drop(rsan_vbase *b);
-/* the census (race_census.c): v's array or coded block in bytes (*thin: a thin coded clock);
+/* race_census.c (the census): v's array or coded block in bytes (*thin: 1 a thin coded clock, 2 a
+ * sparse one);
  * the shared bases live and their bytes; the shadow mapped and backed */
 uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin);
 void rsan_vc_census(uint64_t *bases, uint64_t *bytes);
-void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over, uint64_t *over_nz);
+void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over, uint64_t *over_nz,
+                         uint64_t *sparse);
 void rsan_vc_census_peak(uint64_t *now, uint64_t *peak,
                          uint64_t *peak_bases); /* coded blocks and bases: malloc's bytes */
 void rsan_race_census_sample(void); /* race_census.c: malloc's heap at a join (verbosity >= 1) */

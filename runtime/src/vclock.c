@@ -78,10 +78,50 @@ static inline uint64_t base_at(const rsan_vbase *b, uint32_t u) {
   if (u >= b->n) return 0;
   return b->over ? full_at(b->over, u) + base_off(b)[u] : b->e[u];
 }
-/* entry u < n of a coded clock, thin or with offsets */
+/* entry u < n of a coded clock, thin, sparse or with offsets */
 static inline uint64_t coded_at(const rsan_vcoded *c, uint32_t u) {
   if (c->thin) return u == c->thin - 1 ? c->val : base_at(c->base, u);
+  if (c->sp) {
+    uint64_t d = 0;
+    for (uint64_t i = 0; i < c->sp && c->off[2 * i] <= u; i++)
+      if (c->off[2 * i] == u) d = c->off[2 * i + 1];
+    return base_at(c->base, u) + d;
+  }
   return base_at(c->base, u) + c->off[u];
+}
+/* the entries of a thin or sparse clock c over its base's: max(d[u], S_x[u]) for the replaced
+ * ones (B[u] <= S_x[u], so after d ⊔= B this is d ⊔= S_x); published: relaxed stores; moved
+ * as vc_join_coded's */
+static inline int coded_patch(uint64_t *d, const rsan_vcoded *c, int published, int moved) {
+  if (c->thin) {
+    uint32_t u = c->thin - 1;
+    if (c->val > d[u]) {
+      if (published) __atomic_store_n(&d[u], c->val, __ATOMIC_RELAXED);
+      else d[u] = c->val;
+      moved = 1;
+    }
+    return moved;
+  }
+  for (uint64_t i = 0; i < c->sp; i++) {
+    uint32_t u = c->off[2 * i];
+    uint64_t v = base_at(c->base, u) + c->off[2 * i + 1];
+    if (v > d[u]) {
+      if (published) __atomic_store_n(&d[u], v, __ATOMIC_RELAXED);
+      else d[u] = v;
+      moved = 1;
+    }
+  }
+  return moved;
+}
+/* out := the n entries of the coded clock c (O(n + sp), where n calls of coded_at would be
+ * O(n * sp) for a sparse one) */
+static void coded_decode(const rsan_vcoded *c, uint32_t n, uint64_t *out) {
+  if (!c->thin && !c->sp) {
+    for (uint32_t u = 0; u < n; u++) out[u] = base_at(c->base, u) + c->off[u];
+    return;
+  }
+  for (uint32_t u = 0; u < n; u++) out[u] = base_at(c->base, u);
+  coded_patch(out, c, 0, 0);
 }
 
 uint64_t rsan_vc_at(const rsan_vc *v, uint32_t u) {
@@ -144,7 +184,7 @@ static void vc_uncode_free(rsan_vc *v) {
 static RSAN_NOINLINE void vc_uncode(rsan_vc *v) {
   uint32_t n = v->n;
   uint64_t *e = vc_arr(n);
-  for (uint32_t u = 0; u < n; u++) e[u] = rsan_vc_at(v, u);
+  coded_decode((const rsan_vcoded *)(const void *)v->e, n, e);
   vc_uncode_free(v);
   v->e = e;
   v->cap = n;
@@ -177,25 +217,26 @@ static void base_max(uint64_t *restrict d, const uint64_t *restrict be, uint32_t
   for (uint32_t i = 0; i < m; i++) d[i] = be[i] > d[i] ? be[i] : d[i];
 }
 
-/* d ⊔= the thin clock c of n entries on a base over a full one (docs/design/races.md §18): B = F + B's
- * offsets, decoded as a clock with offsets on F is (coded_max), then the replaced entry (B's is
- * no larger). moved as vc_join_coded's */
+/* d ⊔= the thin or sparse clock c of n entries on a base over a full one (docs/design/races.md §18):
+ * B = F + B's offsets, decoded as a clock with offsets on F is (coded_max), then the replaced
+ * entries (B's are no larger). moved as vc_join_coded's */
 static RSAN_NOINLINE int join_thin_over(uint64_t *d, const rsan_vcoded *c, uint32_t n, int published,
                                         int moved) {
   const rsan_vbase *b = c->base, *f = b->over;
   const uint16_t *bo = base_off(b);
-  uint32_t u = c->thin - 1, m = n < f->n ? n : f->n;
+  uint32_t u = c->thin ? c->thin - 1 : UINT32_MAX;
+  n = b->n; /* (a sparse clock may have more entries: B's are 0 there) */
+  uint32_t m = n < f->n ? n : f->n;
   if (!published) {
     coded_max(d, f->e, bo, m, n);
-    if (c->val > d[u]) d[u] = c->val;
+    coded_patch(d, c, 0, 0);
     return 1;
   }
   for (uint32_t i = 0; i < n; i++) {
     uint64_t v = (i < m ? f->e[i] : 0) + bo[i];
     if (i != u && v > d[i]) __atomic_store_n(&d[i], v, __ATOMIC_RELAXED), moved = 1;
   }
-  if (c->val > d[u]) __atomic_store_n(&d[u], c->val, __ATOMIC_RELAXED), moved = 1;
-  return moved;
+  return coded_patch(d, c, 1, moved);
 }
 
 /* dst ⊔= src where either is coded: src's entries decoded (dst, a thread's C when published,
@@ -216,19 +257,18 @@ static RSAN_NOINLINE int vc_join_coded(rsan_vc *dst, const rsan_vc *src, int pub
   uint64_t *d = dst->e;
   const uint64_t *be = b->e;
   const uint16_t *off = c->off;
-  if (c->thin) { /* B, then the replaced entry (B's is no larger: entries only grow) */
-    uint32_t u = c->thin - 1;
-    RSAN_ASSERT(u < n && b->n == n && base_at(b, u) <= c->val);
+  if (c->thin || c->sp) { /* B, then the replaced entries (B's are no larger: entries only grow) */
+    uint32_t u = c->thin ? c->thin - 1 : UINT32_MAX;
+    RSAN_ASSERT(c->thin ? b->n == n && u < n && base_at(b, u) <= c->val : b->n <= n);
     if (b->over) return join_thin_over(d, c, n, published, moved);
     if (!published) {
       base_max(d, be, m);
-      if (c->val > d[u]) d[u] = c->val;
+      coded_patch(d, c, 0, 0);
       return 1;
     }
     for (uint32_t i = 0; i < m; i++)
       if (i != u && be[i] > d[i]) __atomic_store_n(&d[i], be[i], __ATOMIC_RELAXED), moved = 1;
-    if (c->val > d[u]) __atomic_store_n(&d[u], c->val, __ATOMIC_RELAXED), moved = 1;
-    return moved;
+    return coded_patch(d, c, 1, moved);
   }
   RSAN_ASSERT(!b->over); /* offsets are coded on full bases only (code_on) */
   if (!published) { /* plain stores: vectorised (coded_max) */
@@ -272,6 +312,7 @@ static int code_on(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, u
   }
   c->own = own;
   c->thin = 0;
+  c->sp = 0;
   if (reuse) {
     dst->n = n;
     rsan_vbase *old = c->base;
@@ -352,33 +393,91 @@ static int code(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vslot *s, uint
   return 0;
 }
 
-/* dst := b with entry u replaced by val, thin (no offsets: O(1)), for a clock v that equals b
- * but for v[u] = val (asserted in debug builds: decoding then gives every entry of v back);
- * a coded dst keeps its block (and its offsets' room), a dense one is freed */
-static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uint64_t own) {
-  rsan_vcoded *c;
+/* dst's block for a thin or sparse clock of w 16-bit words: its own when it is coded with room
+ * for w words and at most SMALL_ROOM more (a block of a clock's offsets is not kept for a few
+ * words), else a new one, which takes over the old block's base reference (none for a dense
+ * dst, whose array is freed). The caller sets the rest. */
+#define SMALL_ROOM 16
+#define RSAN_SPARSE_MAX 64 /* pairs of a sparse clock, at most (and n / 4) */
+#define RSAN_SPARSE_SAME 8 /* the same when C did not move since the slot's last export */
+static rsan_vcoded *small_block(rsan_vc *dst, uint32_t w) {
+  rsan_vbase *base = NULL;
   if (dst->cap == RSAN_VC_CODED) {
-    c = (rsan_vcoded *)(void *)dst->e;
+    rsan_vcoded *c = (rsan_vcoded *)(void *)dst->e;
+    if (c->noff >= w && c->noff <= w + SMALL_ROOM) return c;
+    base = c->base;
+    coded_free(c);
   } else {
-    c = coded_alloc(sizeof *c);
-    c->base = NULL;
-    c->noff = 0;
     vc_arr_free(dst->e, dst->cap);
-    dst->e = (uint64_t *)(void *)c;
-    dst->cap = RSAN_VC_CODED;
   }
-  if (c->base != b) {
-    __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
-    rsan_vbase_drop(c->base);
-    c->base = b;
-  }
+  uint32_t room = (w + 3) & ~3u; /* malloc's blocks grow by 8 bytes at least */
+  rsan_vcoded *c = coded_alloc(sizeof *c + room * sizeof(uint16_t));
+  c->base = base;
+  c->noff = room;
+  dst->e = (uint64_t *)(void *)c;
+  dst->cap = RSAN_VC_CODED;
+  return c;
+}
+/* c's base := b (a reference taken, the old one dropped) */
+static inline void block_base(rsan_vcoded *c, rsan_vbase *b) {
+  if (c->base == b) return;
+  __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+  rsan_vbase_drop(c->base);
+  c->base = b;
+}
+
+/* dst := b with entry u replaced by val, thin (no offsets: O(1)), for a clock v that equals b
+ * but for v[u] = val (asserted in debug builds: decoding then gives every entry of v back) */
+static void code_thin(rsan_vc *dst, rsan_vbase *b, uint32_t u, uint64_t val, uint64_t own) {
+  rsan_vcoded *c = small_block(dst, 0);
+  block_base(c, b);
   c->own = own;
   c->val = val;
   c->thin = u + 1;
   dst->n = b->n;
 }
 
+/* dst := the n entries v as a sparse clock over b (docs/design/races.md §20) when b.n <= n (B is 0
+ * beyond its n) and at most `most` and n / 4 entries differ from b's, each with B[u] <= v[u] <= B[u] + 0xffff: 1; else 0
+ * and dst unchanged. Exact: an entry is left out of the pairs only when it equals b's, and a
+ * pair's difference is kept only when the 64-bit subtraction (which wraps to 2^16 or more when
+ * v[u] < B[u]) fits 16 bits. */
+static uint64_t sparse_made; /* the census */
+static int code_sparse(rsan_vc *dst, const uint64_t *v, uint32_t n, rsan_vbase *b, uint64_t own,
+                       uint32_t most) {
+  if (b->n > n || n > 0x10000) return 0;
+  uint32_t k = 0;
+  if (most > n / 4) most = n / 4;
+  uint16_t pairs[2 * (RSAN_SPARSE_MAX)];
+  if (most > RSAN_SPARSE_MAX) most = RSAN_SPARSE_MAX;
+  for (uint32_t u = 0; u < n; u++) {
+    uint64_t d = v[u] - base_at(b, u);
+    if (!d) continue;
+    if (d >> 16 || k == most) return 0;
+    pairs[2 * k] = (uint16_t)u;
+    pairs[2 * k + 1] = (uint16_t)d;
+    k++;
+  }
+  if (!k) return 0; /* (never for an export: its own entry was bumped since b) */
+  rsan_vcoded *c = small_block(dst, 2 * k);
+  block_base(c, b);
+  memcpy(c->off, pairs, 2 * k * sizeof(uint16_t));
+  c->own = own;
+  c->thin = 0;
+  c->sp = k;
+  dst->n = n;
+  __atomic_add_fetch(&sparse_made, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
 #ifdef RSAN_DEBUG
+/* the coded d decodes to exactly v's entries */
+static int sparse_equal(const rsan_vc *d, const rsan_vc *v) {
+  if (d->n != v->n) return 0;
+  for (uint32_t i = 0; i < v->n; i++)
+    if (rsan_vc_at(d, i) != v->e[i]) return 0;
+  return 1;
+}
 /* b equals v but for v[u], which is no smaller: a thin export of v on b is exact */
 static int thin_fits(const rsan_vbase *b, const rsan_vc *v, uint32_t u) {
   if (b->n != v->n || u >= v->n || base_at(b, u) > v->e[u]) return 0;
@@ -396,8 +495,17 @@ int rsan_vc_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_t slo
     return 0;
   }
   uint64_t own = rsan_vc_own(slot, rsan_vc_get(src, slot));
-  if (how == RSAN_EXPORT_CODE || !s || slot >= src->n) return code(dst, src->e, src->n, s, own);
-  if (how == RSAN_EXPORT_REBASE || !s->cur) { /* over the slot's full base when it fits (§18) */
+  if (!s || slot >= src->n) return code(dst, src->e, src->n, s, own);
+  /* sparse over the slot's current base (§20) when few entries differ: up to RSAN_SPARSE_MAX
+   * after C moved (a new base would cost more than the pairs), up to RSAN_SPARSE_SAME when it
+   * did not (then a new base makes every later export thin until C moves) */
+  if ((how == RSAN_EXPORT_CODE || how == RSAN_EXPORT_SAME) && s->cur &&
+      code_sparse(dst, src->e, src->n, s->cur, own,
+                  how == RSAN_EXPORT_CODE ? RSAN_SPARSE_MAX : RSAN_SPARSE_SAME)) {
+    RSAN_ASSERT(sparse_equal(dst, src));
+    return how == RSAN_EXPORT_SAME ? 2 : 0;
+  }
+  if (how != RSAN_EXPORT_THIN || !s->cur) { /* over the slot's full base when it fits (§18) */
     __atomic_add_fetch(&bases_rebase, 1, __ATOMIC_RELAXED);
     rsan_vbase *b = s->full ? base_over(src->e, src->n, s->full) : NULL;
     if (b) {
@@ -421,8 +529,19 @@ static int leq_thread(const rsan_vc *a, const rsan_vc *t) {
     return 1;
   }
   const rsan_vcoded *c = (const rsan_vcoded *)(const void *)a->e;
+  if (!c->thin && !c->sp) {
+    for (uint32_t u = 0; u < n; u++)
+      if (coded_at(c, u) > (u < tn ? t->e[u] : 0)) return 0;
+    return 1;
+  }
+  /* thin or sparse: B <= S_x entry by entry, so S_x ⊑ t iff B ⊑ t and each replaced entry is */
   for (uint32_t u = 0; u < n; u++)
-    if (coded_at(c, u) > (u < tn ? t->e[u] : 0)) return 0;
+    if (base_at(c->base, u) > (u < tn ? t->e[u] : 0)) return 0;
+  if (c->thin) return c->thin - 1 >= tn ? !c->val : c->val <= t->e[c->thin - 1];
+  for (uint64_t i = 0; i < c->sp; i++) {
+    uint32_t u = c->off[2 * i];
+    if (base_at(c->base, u) + c->off[2 * i + 1] > (u < tn ? t->e[u] : 0)) return 0;
+  }
   return 1;
 }
 
@@ -439,11 +558,11 @@ int rsan_vc_join_export(rsan_vc *dst, const rsan_vc *src, rsan_vslot *s, uint32_
     return rsan_vc_export(dst, src, s, slot, how);
   }
   uint32_t n = dst->n > src->n ? dst->n : src->n;
-  uint64_t *m = vc_arr(n);
-  for (uint32_t u = 0; u < n; u++) {
-    uint64_t a = rsan_vc_at(dst, u), b = rsan_vc_get(src, u);
-    m[u] = a > b ? a : b;
-  }
+  uint64_t *m = vc_arr(n); /* zeroed */
+  if (dst->cap == RSAN_VC_CODED) coded_decode((const rsan_vcoded *)(const void *)dst->e, dst->n, m);
+  else memcpy(m, dst->e, dst->n * sizeof(uint64_t));
+  for (uint32_t u = 0; u < src->n; u++)
+    if (src->e[u] > m[u]) m[u] = src->e[u];
   if (n >= RSAN_VC_DENSE && s && s->full && code_on(dst, m, n, s->full, 0)) { /* a join: no owner epoch */
     vc_arr_free(m, n);
     return how == RSAN_EXPORT_THIN;
@@ -539,32 +658,14 @@ void rsan_vc_free(rsan_vc *v) {
   vc_arr_free(e, cap);
 }
 
-/* the census (race_census.c): what v holds besides its rsan_vc (a coded block's bytes as
- * malloc gave them; a dense array's cap entries), *thin set for a thin coded clock */
-uint64_t rsan_vc_bytes(const rsan_vc *v, int *thin) {
-  *thin = 0;
-  if (v->cap != RSAN_VC_CODED) return (uint64_t)v->cap * sizeof(uint64_t);
-  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
-  *thin = c->thin != 0;
-  return malloc_usable_size((void *)c);
-}
-/* a coded clock with offsets: its entries, those that differ from its base, its largest offset */
-void rsan_vc_coded_stats(const rsan_vc *v, uint32_t *n, uint32_t *nonzero, uint32_t *maxoff) {
-  const rsan_vcoded *c = (const rsan_vcoded *)(const void *)v->e;
-  *n = v->n;
-  *nonzero = *maxoff = 0;
-  if (c->thin) return;
-  for (uint32_t u = 0; u < v->n; u++) {
-    *nonzero += c->off[u] != 0;
-    if (c->off[u] > *maxoff) *maxoff = c->off[u];
-  }
-}
 void rsan_vc_census_peak(uint64_t *now, uint64_t *peak, uint64_t *peak_bases) {
   *peak_bases = __atomic_load_n(&bases_at_peak, __ATOMIC_RELAXED);
   *now = __atomic_load_n(&coded_now, __ATOMIC_RELAXED);
   *peak = __atomic_load_n(&coded_peak, __ATOMIC_RELAXED);
 }
-void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over, uint64_t *over_nz) {
+void rsan_vc_census_made(uint64_t *unfit, uint64_t *rebase, uint64_t *over, uint64_t *over_nz,
+                         uint64_t *sparse) {
+  *sparse = __atomic_load_n(&sparse_made, __ATOMIC_RELAXED);
   *over_nz = __atomic_load_n(&bases_over_nz, __ATOMIC_RELAXED);
   *unfit = __atomic_load_n(&bases_unfit, __ATOMIC_RELAXED);
   *rebase = __atomic_load_n(&bases_rebase, __ATOMIC_RELAXED);

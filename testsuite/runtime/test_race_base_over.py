@@ -1,7 +1,8 @@
 """A slot's new base made over its full base (runtime/src/vclock.c base_over, join_thin_over,
 docs/design/races.md §18): when a thread exports a C that did not move since its last export
-(RSAN_EXPORT_REBASE), the new base its thin exports share is coded as 16-bit offsets over the
-slot's full base F (B[u] = F[u] + off[u]) when every entry fits, else it is a new full base.
+(after a few sparse exports, docs/design/races.md §20), the new base its thin exports share is
+coded as 16-bit offsets over the slot's full base F (B[u] = F[u] + off[u]) when every entry
+fits, else it is a new full base.
 Threads are created after 20 idle ones, so every clock has more than RSAN_VC_DENSE entries and
 S_x is coded. Each scenario expects races exactly where happens-before is missing, so a base
 over F decoded without its offsets, without F, or without the thin entry, or made although an
@@ -17,6 +18,7 @@ from test_race_differential import check
 
 PAD = 20
 JUMP = 0x10000 + 16  # release stores: t2's entry moves past F[t2] + 0xffff
+SAME_SPARSE = 4  # race_clock.c C_SAME_MAX: exports of an unmoved C made sparse before a new base
 
 
 @pytest.fixture
@@ -39,8 +41,9 @@ def races(rt):
 def test_a_base_over_the_full_base_decodes_every_entry(rt, hooks, via, jump):
     """t1: w.store(rel) [a new full base F]. t3: h = 1; x.store(rel). t2: `jump` release stores
     of z; g = 1; m.store(rel). t1: m.load(acq) [C moves: t2's entry]; x.fetch_add(rel) [S_x ⋢ C:
-    the join is coded, and the slot's state no longer says C moved]; e = 1; y.store(rel) [C as
-    at the last export: a new base, over F (t2's offset not 0) or, with the jump, full];
+    the join is coded, and the slot's state no longer says C moved]; e = 1; y.store(rel) five
+    times [C as at the last export: sparse four times (docs/design/races.md §20), then a new
+    base, over F (t2's offset not 0); with the jump, a full base at once];
     f1 = 1; y2.store(rel) [thin on it: C's own entry one more]; f2 = 1. t4: y.load and y2.load
     (acquire, or relaxed then an acquire fence: the decoding join into A); reads g, e, f1 (all
     ordered: by t1's acquire of m, then y, then y2's own entry) and f2 (not: written after)."""
@@ -69,7 +72,8 @@ def test_a_base_over_the_full_base_decodes_every_entry(rt, hooks, via, jump):
     rt.rmw(vs["x"], "add", 1, "rel", site=rt.site("rmw", 13, "t1"))
     rt.write(vs["e"], site=rt.site("write", 14, "t1"))
     before = hooks.__rsan_test_bases_over()  # (a slot's bases outlive a reset: count t1's only)
-    rt.store(vs["y"], 1, "rel", site=rt.site("st", 15, "t1"))
+    for _ in range(SAME_SPARSE + 1):  # the first few sparse (§20), then a new base
+        rt.store(vs["y"], 1, "rel", site=rt.site("st", 15, "t1"))
     rt.write(vs["f1"], site=rt.site("write", 16, "t1"))
     rt.store(vs["y2"], 1, "rel", site=rt.site("st", 17, "t1"))
     made = hooks.__rsan_test_bases_over() - before
