@@ -109,8 +109,9 @@ static int atomic_api_file(const char *f, int caller) {
  * operation nor a wait on one (std::barrier's phase word, the waiter table of atomic wait, a
  * shared_ptr count). An atomic operation is a frame of the atomic headers or one of a site's
  * innermost frames that the passes found to be an atomic primitive (RSAN_SITE_PRIMITIVE_SHIFT:
- * `AO_load_acquire`, `ck_pr_load_int`, a call of boost::atomic's load), whatever header
- * defines it. No frame of the program's:
+ * `AO_load_acquire`, `ck_pr_load_int`, a call of boost::atomic's load) in a header outside the
+ * C++ library's (whose primitives, like the waiter count's `_M_waiting`, are its own code: for
+ * it the atomic headers are the list). No frame of the program's:
  * not the library's (a thread's start routine). */
 static int library_access(const rsan_report_info *r) {
   const rsan_site *s = rsan_site_lookup(r->site);
@@ -122,7 +123,8 @@ static int library_access(const rsan_report_info *r) {
     for (uint32_t i = 0; i < s->nframes; i++, depth++) {
       const char *f = s->frames[i].file;
       if (!f || !rsan_system_file(f)) return inside;
-      if (i >= primitive && !atomic_api_file(f, depth > 0)) inside = 1;
+      int primitive_frame = i < primitive && !strstr(f, "/c++/"); /* the C++ library: its own list */
+      if (!primitive_frame && !atomic_api_file(f, depth > 0)) inside = 1;
     }
     s = k < r->nstack && r->stack[k] ? rsan_site_lookup(r->stack[k]) : NULL;
   }
