@@ -10,7 +10,7 @@ from pyrsan.abi import RMW_OP_NUMBER, primary_frame
 from .localnames import LocalNames, field_offset, global_member, global_types, struct_field_counts
 from .model import IRFunction, IRLine, IRModule
 from .registration import module_globals
-from .results import RecognisedLoop, Site, UnsupportedIRError
+from .results import Frame, RecognisedLoop, Site, UnsupportedIRError
 from .sites import SiteTable
 from .asm import SPIN_ASM_PLACEHOLDER, asm_load
 from .spinloops import LoopMatch, find_spin_loops
@@ -380,22 +380,44 @@ def _asm_line(fn: IRFunction, index: int) -> IRLine:
     return next(line for line in fn.scan((" asm ",)) if line.index == index)
 
 
+class _LoopListing:
+    """RecognisedLoop entries for `--list-loops`: the names of the module's globals and of a
+    function's locals, computed on the first listed loop of each."""
+
+    def __init__(self, module: IRModule, table: SiteTable):
+        self.module, self.table = module, table
+        self._globals: tuple[dict[str, str], dict[str, int], dict[str, str | None]] | None = None
+        self._fn: IRFunction | None = None
+        self._local: LocalNames | None = None
+
+    def loop(self, fn: IRFunction, kind: str, loop: LoopMatch, ptr: str, size: int,
+             frame: Frame | None) -> RecognisedLoop:
+        if self._globals is None:
+            top = self.module.top_level_lines()
+            self._globals = ({ir: src for ir, _, src in module_globals(self.module, self.table.debug)},
+                             struct_field_counts(top), global_types(top, self.table.debug))
+        names, fields, types = self._globals
+        if self._fn is not fn:
+            self._fn, self._local = fn, LocalNames(fn, self.table.debug, fields)
+        return RecognisedLoop(kind, _object_name("ptr " + loop.location if loop.location else ptr, names,
+                                                 self._local, size * 8, types),
+                              loop.value, frame.file if frame else "", frame.line if frame else 0,
+                              loop.desired, loop.negated)
+
+
 def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False,
                     loops: list[RecognisedLoop] | None = None,
                     notes: list | None = None) -> tuple[IRModule, list[Site]]:
     """loops: when given, gets one RecognisedLoop per loop the spin-loop pass recognised.
     notes: gets a wide.LibcallNote per atomic library call left as it is."""
     first = len(table.sites)
-    names: dict[str, str] | None = None
+    listing = _LoopListing(module, table)
     decls: dict[str, str] = {}
     notes = notes if notes is not None else []
     table.write_only = write_only_globals(module.top_level_lines(), [fn.lines for fn in module.functions()])
-    fields: dict[str, int] = {}
-    types: dict[str, str | None] = {}
     for fn in module.functions():
         edits: dict[int, list[str]] = {}
         spins = find_spin_loops(fn) if spin_loops else {}
-        local: LocalNames | None = None
         for line in atomic_instructions(fn, table):
             op = line.opcode
             rw = _Rewriter(module, table, fn, line)
@@ -419,19 +441,8 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
                 else:                               # casloops.py: failure only feeds a retry
                     ptr = rw.cmpxchg(line.rest, retry_only=True)
                 if loops is not None and loop.listed:
-                    if names is None:
-                        names = {ir: src for ir, _, src in module_globals(module, table.debug)}
-                        fields = struct_field_counts(module.top_level_lines())
-                        types = global_types(module.top_level_lines(), table.debug)
-                    if local is None:
-                        local = LocalNames(fn, table.debug, fields)
-                    frame = primary_frame(table.sites[-1].frames)
-                    loops.append(RecognisedLoop(
-                        "rmw" if loop.kind == "casloop_cas" else loop.kind,
-                        _object_name("ptr " + loop.location if loop.location else ptr, names, local,
-                                     table.sites[-1].size * 8, types), loop.value,
-                        frame.file if frame else "", frame.line if frame else 0,
-                        loop.desired, loop.negated))
+                    loops.append(listing.loop(fn, "rmw" if loop.kind == "casloop_cas" else loop.kind, loop, ptr,
+                                              table.sites[-1].size, primary_frame(table.sites[-1].frames)))
             else:
                 getattr(rw, op)(line.rest)
             edits[line.index] = rw.out
@@ -441,18 +452,9 @@ def rewrite_atomics(module: IRModule, table: SiteTable, spin_loops: bool = False
                 edits[index] = [SPIN_ASM_PLACEHOLDER % len(module.asm_spins), fn.lines[index]]
                 module.asm_spins.append(loop)
                 if loops is not None and loop.listed:
-                    if names is None:
-                        names = {ir: src for ir, _, src in module_globals(module, table.debug)}
-                        fields = struct_field_counts(module.top_level_lines())
-                        types = global_types(module.top_level_lines(), table.debug)
-                    if local is None:
-                        local = LocalNames(fn, table.debug, fields)
                     _, ptr, size = asm_load(fn.lines[index]) or ("", "", 0)
                     frame = primary_frame(table.frames_at(fn, _asm_line(fn, index)))
-                    loops.append(RecognisedLoop(
-                        "wait", _object_name("ptr " + loop.location if loop.location else ptr, names, local,
-                                             size * 8, types), loop.value,
-                        frame.file if frame else "", frame.line if frame else 0, loop.desired, loop.negated))
+                    loops.append(listing.loop(fn, "wait", loop, ptr, size, frame))
         fn.apply(edits)
     if decls:
         declared = {m.group(1).strip('"') for m in map(FUNC_NAME_RE.match, module.top_level_lines()) if m}

@@ -235,24 +235,6 @@ def test_build_verbose_lists_the_loops_at_every_opt_level(tmp_path, pyrsan_env):
 
 
 
-@pytest.fixture(scope="module")
-def srt_lib():
-    import cffi
-    import harness
-    ffi = cffi.FFI()
-    ffi.cdef(harness.CDEF)
-    return harness, ffi, ffi.dlopen(str(harness.build_engine_lib()))
-
-
-@pytest.fixture
-def srt(srt_lib, tmp_path):
-    harness, ffi, lib = srt_lib
-    r = harness.Runtime(ffi, lib, tmp_path)
-    r.reset()
-    yield harness, r
-    getattr(lib, "__rsan_test_reset")()
-
-
 @pytest.mark.parametrize("spin", [True, False])
 def test_a_failed_spin_attempt_makes_no_event(srt, spin):
     """BAR run with t1 first: t1 stores x, reads y = 0, t2 stores y and reads x = 1. As plain

@@ -191,24 +191,6 @@ def test_near_misses_of_asm_waits_stay_asm(tmp_path, body, opt):
 # --- the runtime's masked spin load (rsan_interface.h), through cffi ---------------------------
 
 
-@pytest.fixture(scope="module")
-def srt_lib():
-    import cffi
-    import harness
-    ffi = cffi.FFI()
-    ffi.cdef(harness.CDEF)
-    return harness, ffi, ffi.dlopen(str(harness.build_engine_lib()))
-
-
-@pytest.fixture
-def srt(srt_lib, tmp_path):
-    harness, ffi, lib = srt_lib
-    r = harness.Runtime(ffi, lib, tmp_path)
-    r.reset()
-    yield harness, r
-    getattr(lib, "__rsan_test_reset")()
-
-
 def _threads(rt):
     new = getattr(rt.lib, "__rsan_test_new_thread")
     cur = getattr(rt.lib, "__rsan_test_set_current")
