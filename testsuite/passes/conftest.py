@@ -46,3 +46,29 @@ def srt(srt_lib, tmp_path):
     r.reset()
     yield harness, r
     getattr(lib, "__rsan_test_reset")()
+
+
+@pytest.fixture
+def stale_wait(srt):
+    """(harness, rt, run): run(first, second, wait) plays t1: f = first; [f = second;] z = 1 ||
+    t2: r = z; wait(f, site), all relaxed, t1 first (t2's read of z makes f's last write
+    SC-visible but not hb-visible) and returns what the wait read and the reports."""
+    harness, rt = srt
+
+    def run(first, second, wait):
+        f, z = rt.var("f"), rt.var("z")
+        new = getattr(rt.lib, "__rsan_test_new_thread")
+        cur = getattr(rt.lib, "__rsan_test_set_current")
+        main = new(rt.ffi.NULL)
+        cur(main)
+        t1, t2 = new(main), new(main)
+        cur(t1)
+        rt.store(f, first, "rlx", rt.site("st", harness.line_of(1, 0), "t1"))
+        if second is not None:
+            rt.store(f, second, "rlx", rt.site("st", harness.line_of(1, 1), "t1"))
+        rt.store(z, 1, "rlx", rt.site("st", harness.line_of(1, 2), "t1"))
+        cur(t2)
+        assert rt.load(z, "rlx", rt.site("ld", harness.line_of(2, 0), "t2")) == 1
+        return wait(f, rt.site("ld", harness.line_of(2, 1), "t2")), rt.reports()
+
+    return harness, rt, run

@@ -276,35 +276,18 @@ def test_spin_load_returns_what_memory_holds_at_every_size(srt, size):
     assert rt.reports() == []
 
 
-def _threads(rt):
-    new = getattr(rt.lib, "__rsan_test_new_thread")
-    cur = getattr(rt.lib, "__rsan_test_set_current")
-    main = new(rt.ffi.NULL)
-    cur(main)
-    return cur, new(main), new(main)
-
-
 @pytest.mark.parametrize("second_write, reported", [(False, False), (True, True)])
 def test_a_wait_for_another_value_is_stale_only_through_a_write_of_another_value(
-        srt, second_write, reported):
+        stale_wait, second_write, reported):
     """t1: f = 1; [f = 2;] z = 1 || t2: r = z; while (!f); (all relaxed), t1 first. t2's read
     of z = 1 makes f = 1 (or 2) SC-visible but not hb-visible. Waiting for f != 0, the stale
     initial 0 is only a failed attempt (testsuite/reference: robust), whereas after f = 2 the
     loop may leave reading the stale f = 1 (the reference model: not robust)."""
-    harness, rt = srt
-    f, z = rt.var("f"), rt.var("z")
-    cur, t1, t2 = _threads(rt)
+    harness, rt, run = stale_wait
     spin_ne = getattr(rt.lib, "__rsan_spin_load_ne_4")
-    cur(t1)
-    rt.store(f, 1, "rlx", rt.site("st", harness.line_of(1, 0), "t1"))
-    if second_write:
-        rt.store(f, 2, "rlx", rt.site("st", harness.line_of(1, 1), "t1"))
-    rt.store(z, 1, "rlx", rt.site("st", harness.line_of(1, 2), "t1"))
-    cur(t2)
-    assert rt.load(z, "rlx", rt.site("ld", harness.line_of(2, 0), "t2")) == 1
-    site = rt.site("ld", harness.line_of(2, 1), "t2")
-    assert spin_ne(f, 0, harness.ORDERS["rlx"], site) == (2 if second_write else 1)
-    reports = rt.reports()
+    value, reports = run(1, 2 if second_write else None,
+                         lambda f, site: spin_ne(f, 0, harness.ORDERS["rlx"], site))
+    assert value == (2 if second_write else 1)
     assert len(reports) == (1 if reported else 0)
     if reported:
         assert reports[0]["type"] == "read" and reports[0]["access"]["operation"] == "wait"

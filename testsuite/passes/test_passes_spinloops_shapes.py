@@ -191,34 +191,17 @@ def test_near_misses_of_asm_waits_stay_asm(tmp_path, body, opt):
 # --- the runtime's masked spin load (rsan_interface.h), through cffi ---------------------------
 
 
-def _threads(rt):
-    new = getattr(rt.lib, "__rsan_test_new_thread")
-    cur = getattr(rt.lib, "__rsan_test_set_current")
-    main = new(rt.ffi.NULL)
-    cur(main)
-    return cur, new(main), new(main)
-
-
 @pytest.mark.parametrize("second_write, reported", [(False, False), (True, True)])
-def test_a_masked_wait_is_stale_only_through_a_write_whose_bits_match(srt, second_write, reported):
+def test_a_masked_wait_is_stale_only_through_a_write_whose_bits_match(stale_wait, second_write, reported):
     """t1: f = 0x101; [f = 0x201;] z = 1 || t2: r = z; while ((f & 0xff) != 1); (relaxed), t1
     first. t2's read of z makes f's last write SC-visible but not hb-visible. Without the
     second write the only write with low byte 1 is the newest t2 knows of: not stale; with it,
     the wait may leave reading the stale 0x101, which matches as well: a stale read."""
-    harness, rt = srt
-    f, z = rt.var("f"), rt.var("z")
-    cur, t1, t2 = _threads(rt)
+    harness, rt, run = stale_wait
     spin = getattr(rt.lib, "__rsan_spin_load_mask_4")
-    cur(t1)
-    rt.store(f, 0x101, "rlx", rt.site("st", harness.line_of(1, 0), "t1"))
-    if second_write:
-        rt.store(f, 0x201, "rlx", rt.site("st", harness.line_of(1, 1), "t1"))
-    rt.store(z, 1, "rlx", rt.site("st", harness.line_of(1, 2), "t1"))
-    cur(t2)
-    assert rt.load(z, "rlx", rt.site("ld", harness.line_of(2, 0), "t2")) == 1
-    site = rt.site("ld", harness.line_of(2, 1), "t2")
-    assert spin(f, 1, 0xff, harness.ORDERS["rlx"], site) == (0x201 if second_write else 0x101)
-    reports = rt.reports()
+    value, reports = run(0x101, 0x201 if second_write else None,
+                         lambda f, site: spin(f, 1, 0xff, harness.ORDERS["rlx"], site))
+    assert value == (0x201 if second_write else 0x101)
     assert len(reports) == (1 if reported else 0)
     if reported:
         assert reports[0]["type"] == "read" and reports[0]["access"]["operation"] == "wait"
