@@ -80,3 +80,34 @@ def test_a_relaxed_store_of_the_releasing_thread_ends_its_release_sequence(rt, r
         rt.read(data, site=rt.site("read", 10 * r + 6, "t2"))
         rt.store(ack, r, "rel", site=rt.site("st", 10 * r + 7, "t2"))
     assert len(rt.races()) >= rounds
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_an_atomic_access_passes_freed_cells_by(rt, ordered):
+    """The atomic access's pass (rsan_race.h rsan_race_atomic_cells) tests a freed cell first
+    and passes it by. T1, T3 and T2 read x (plain), T1 and T3 then release to T2, whose write
+    takes its own read's cell and frees the other two: the cells are [freed, freed, T2's
+    write]. T5: [acquire from T2]; x.store(rlx): with the acquire the store is ordered after
+    the write and takes a freed cell, else it races with it (past the two freed cells); then T6
+    (no synchronisation) reads x: a race with T5's atomic store. Mutant: a freed cell ending the
+    pass as done (`return 1`: the store neither checked nor recorded): both races missed."""
+    th, (x, f1, f3, f2) = setup(rt, ("x", "f1", "f3", "f2"))
+    t1, t2, t3, t5, t6 = (th.spawn() for _ in range(5))
+    for t, f, line in ((t1, f1, 10), (t3, f3, 30), (t2, None, 20)):
+        th.on(t)
+        rt.read(x, site=rt.site("read", line + 1, "r"))
+        if f is not None:
+            rt.store(f, 1, "rel", site=rt.site("st", line + 2, "r"))
+    th.on(t2)
+    rt.load(f1, "acq", site=rt.site("ld", 23, "t2"))
+    rt.load(f3, "acq", site=rt.site("ld", 24, "t2"))
+    rt.write(x, site=rt.site("write", 25, "t2"))
+    rt.store(f2, 1, "rel", site=rt.site("st", 26, "t2"))
+    th.on(t5)
+    if ordered:
+        rt.load(f2, "acq", site=rt.site("ld", 51, "t5"))
+    rt.store(x, 7, "rlx", site=rt.site("st", 52, "t5"))
+    th.on(t6)
+    rt.read(x, site=rt.site("read", 61, "t6"))
+    pairs = sorted((r["previous"]["line"], r["access"]["line"]) for r in rt.races())
+    assert pairs == ([(52, 61)] if ordered else [(25, 52), (52, 61)])
