@@ -454,6 +454,11 @@ rsan_race_atomic_cells(rsan_thread *t, rsan_cell *c, uint64_t cur, uint32_t mask
   for (int i = 0; i < RSAN_SHADOW_CELLS; i++) {
     uint64_t w = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
     if (!w) break; /* the first empty cell ends the used ones */
+    /* a freed cell stands for no access: it conflicts with nothing, is no thread's and no
+     * mark, so every test below passes it by (the branch for another thread's atomic cell);
+     * tested first, since a crowded granule's main cells are mostly freed ones (its threads'
+     * accesses moved to their lanes: rsan_race_atomic_marked) */
+    if (w == W_FREED) continue;
     if (w == cur) return 1; /* this very access */
     uint64_t x = w ^ cur;
     if (x & slot_bits) { /* another thread's, or a mark */

@@ -114,7 +114,12 @@ static inline __attribute__((always_inline)) uint64_t rsan_race_store_i(rsan_thr
   if (RSAN_LIKELY(rsan_race_on())) {
     uint64_t e = rsan_race_epoch(t);
     if (!mo_rel(mo)) {
-      if (!l->S.n && !t->R.n) return e;
+      /* S_x := R with R = ⊥ (no release fence): S_x := ⊥, export_small's copy of no entry
+       * (its size 0, with a release store; a coded S_x takes the general path) */
+      if (!t->R.n && l->S.cap != RSAN_VC_CODED) {
+        if (l->S.n) __atomic_store_n(&l->S.n, 0, __ATOMIC_RELEASE);
+        return e;
+      }
     } else if (RSAN_LIKELY(rsan_race_export_small(l, &t->C))) {
       rsan_race_bump(t);
       return e;
@@ -129,7 +134,9 @@ static inline __attribute__((always_inline)) uint64_t rsan_race_rmw_i(rsan_threa
   if (RSAN_LIKELY(rsan_race_on())) {
     uint64_t e = rsan_race_epoch(t);
     if (mo == RSAN_RELAXED) {
-      if (!l->S.n && !t->R.n) return e;
+      /* A ⊔= S_x (load_small, as the general rule's load part runs it first), then S_x ⊔= R,
+       * a join with ⊥ when R = ⊥; load_small writes nothing when it returns 0 */
+      if (!t->R.n && (!l->S.n || rsan_race_load_small(t, l, 0))) return e;
     } else if (mo_acq(mo) && mo_rel(mo) && RSAN_LIKELY(rsan_race_acq_rel_small(t, l))) {
       rsan_race_bump(t);
       return e;
