@@ -414,12 +414,18 @@ static inline void rsan_view_get(const rsan_thread *t, rsan_loc *l, rsan_view *v
  * decides). The newest fact first (two compares; no order between Tc and Tsc is assumed); the
  * next ones (rsan_loc_same_older, facts.c) only when it is in neither clock: a read of a
  * write its thread does not know yet, as a completed wait's (docs/design/clocks.md §32). */
-static inline __attribute__((always_inline)) int rsan_view_same_at(const rsan_thread *t, const rsan_loc *l) {
+static RSAN_ALWAYS_INLINE int rsan_view_same_at_i(const rsan_thread *t, const rsan_loc *l) {
   if (RSAN_UNLIKELY(l->nfacts == l->fold)) return 0; /* no fact in the window */
   const rsan_fact *f = &rsan_loc_facts(l)[(l->nfacts - 1) & (l->fcap - 1)];
   if (RSAN_LIKELY(f->epoch <= rsan_clk_at(&t->Tc, f->slot))) return f->epoch <= rsan_clk_at(&t->Tsc, f->slot);
   if (f->epoch <= rsan_clk_at(&t->Tsc, f->slot)) return 0; /* in Tsc only */
   return rsan_loc_same_older(l, &t->Tc, &t->Tsc);
+}
+/* (RSAN_DEBUG: every 1 checked against the query's scan, rsan_loc_same_checked) */
+static RSAN_ALWAYS_INLINE int rsan_view_same_at(const rsan_thread *t, const rsan_loc *l) {
+  int same = rsan_view_same_at_i(t, l);
+  RSAN_ASSERT(!same || rsan_loc_same_checked(l, &t->Tc, &t->Tsc));
+  return same;
 }
 static inline int rsan_view_exact(const rsan_view *v) {
   return v->c.lo == v->c.hi && v->c.loU == v->c.hiU && v->sc.lo == v->sc.hi && v->sc.loU == v->sc.hiU;
