@@ -298,6 +298,29 @@ void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *
   }
 }
 
+int rsan_loc_same_older(const rsan_loc *l, const rsan_clk *c, const rsan_clk *sc) {
+  const rsan_fact *fs = rsan_loc_facts(l);
+  uint64_t nf = l->nfacts, k = nf - l->fold, mask = l->fcap - 1;
+  if (k > RSAN_SAME_SCAN) k = RSAN_SAME_SCAN;
+  for (uint64_t i = 2; i <= k; i++) {
+    const rsan_fact *f = &fs[(nf - i) & mask];
+    int in_c = f->epoch <= rsan_clk_at(c, f->slot), in_sc = f->epoch <= rsan_clk_at(sc, f->slot);
+    if (in_c | in_sc) return in_c & in_sc;
+  }
+  return 0;
+}
+
+int rsan_loc_same_checked(const rsan_loc *l, const rsan_clk *c, const rsan_clk *sc) {
+  const rsan_fact *fs = rsan_loc_facts(l), *hc = NULL, *hsc = NULL;
+  uint64_t nf = l->nfacts, k = nf - l->fold, mask = l->fcap - 1;
+  for (uint64_t i = 1; i <= k && !(hc && hsc); i++) { /* rsan_loc_query2's scan */
+    const rsan_fact *f = &fs[(nf - i) & mask];
+    if (!hc && f->epoch <= rsan_clk_at(c, f->slot)) hc = f;
+    if (!hsc && f->epoch <= rsan_clk_at(sc, f->slot)) hsc = f;
+  }
+  return hc != NULL && hc == hsc;
+}
+
 /* entry i's field f, zero-extended from a narrow table (narrow a constant where this is
  * inlined: query_evicted's loop is built once per width, with no copy of an entry) */
 #define EVF(narrow, l, i, f) ((narrow) ? (uint64_t)ev32(l)[i].f : (l)->ev[i].f)

@@ -404,16 +404,28 @@ typedef struct rsan_view {
 static inline void rsan_view_get(const rsan_thread *t, rsan_loc *l, rsan_view *v) {
   rsan_loc_query2(l, &t->Tc, &t->Tsc, &v->c, &v->sc);
 }
-/* The common case of every check, answered without the query: x's newest fact is contained
- * in both Tc and Tsc. The newest contained fact is the max (§3), so both clocks' values at x
- * are that fact's timestamps: Tc(x) = Tsc(x) and TcU(x) = TscU(x), exactly what
- * rsan_loc_query2 answers then (it stops at that fact for both, with no side effect). So no
- * read, write or value check can find a violation, nor be undecided: each returns 0 here.
- * (Two compares; no order between Tc and Tsc is assumed.) */
-static inline int rsan_view_same_newest(const rsan_thread *t, const rsan_loc *l) {
+/* The common case of every check, answered without the query: the newest window fact that Tc
+ * or Tsc contains is contained in both. Facts are in the window in lock order with
+ * non-decreasing timestamps, and rsan_loc_query2 answers each clock's value at x from the
+ * newest window fact it contains (§3: the newest contained fact is the max): when that fact is
+ * the same one for both clocks, both answers are its timestamps, Tc(x) = Tsc(x) and
+ * TcU(x) = TscU(x), exact, and the query has no side effect. So no read, write or value check
+ * can find a violation, nor be undecided: each returns 0 here. 0: not shown (the query
+ * decides). The newest fact first (two compares; no order between Tc and Tsc is assumed); the
+ * next ones (rsan_loc_same_older, facts.c) only when it is in neither clock: a read of a
+ * write its thread does not know yet, as a completed wait's (docs/design/clocks.md §32). */
+static RSAN_ALWAYS_INLINE int rsan_view_same_at_i(const rsan_thread *t, const rsan_loc *l) {
   if (RSAN_UNLIKELY(l->nfacts == l->fold)) return 0; /* no fact in the window */
   const rsan_fact *f = &rsan_loc_facts(l)[(l->nfacts - 1) & (l->fcap - 1)];
-  return f->epoch <= rsan_clk_at(&t->Tc, f->slot) && f->epoch <= rsan_clk_at(&t->Tsc, f->slot);
+  if (RSAN_LIKELY(f->epoch <= rsan_clk_at(&t->Tc, f->slot))) return f->epoch <= rsan_clk_at(&t->Tsc, f->slot);
+  if (f->epoch <= rsan_clk_at(&t->Tsc, f->slot)) return 0; /* in Tsc only */
+  return rsan_loc_same_older(l, &t->Tc, &t->Tsc);
+}
+/* (RSAN_DEBUG: every 1 checked against the query's scan, rsan_loc_same_checked) */
+static RSAN_ALWAYS_INLINE int rsan_view_same_at(const rsan_thread *t, const rsan_loc *l) {
+  int same = rsan_view_same_at_i(t, l);
+  RSAN_ASSERT(!same || rsan_loc_same_checked(l, &t->Tc, &t->Tsc));
+  return same;
 }
 static inline int rsan_view_exact(const rsan_view *v) {
   return v->c.lo == v->c.hi && v->c.loU == v->c.hiU && v->sc.lo == v->sc.hi && v->sc.loU == v->sc.hiU;
@@ -424,14 +436,14 @@ static inline int rsan_certainly_after(uint64_t sc_lo, uint64_t sc_hi, uint64_t 
   if (RSAN_UNLIKELY(sc_hi > c_lo)) __atomic_fetch_add(&rsan_undecided_checks, 1, __ATOMIC_RELAXED);
   return 0;
 }
-static inline int rsan_read_violation(const rsan_thread *t, rsan_loc *l) {
-  if (RSAN_LIKELY(rsan_view_same_newest(t, l))) return 0;
+static RSAN_ALWAYS_INLINE int rsan_read_violation(const rsan_thread *t, rsan_loc *l) {
+  if (RSAN_LIKELY(rsan_view_same_at(t, l))) return 0;
   rsan_view v;
   rsan_view_get(t, l, &v);
   return rsan_certainly_after(v.sc.lo, v.sc.hi, v.c.lo, v.c.hi);
 }
-static inline int rsan_write_violation(const rsan_thread *t, rsan_loc *l) {
-  if (RSAN_LIKELY(rsan_view_same_newest(t, l))) return 0;
+static RSAN_ALWAYS_INLINE int rsan_write_violation(const rsan_thread *t, rsan_loc *l) {
+  if (RSAN_LIKELY(rsan_view_same_at(t, l))) return 0;
   rsan_view v;
   rsan_view_get(t, l, &v);
   return rsan_certainly_after(v.sc.loU, v.sc.hiU, v.c.loU, v.c.hiU);

@@ -642,6 +642,13 @@ static inline uint64_t rsan_loc_current_fact(const rsan_loc *l, uint32_t slot) {
 }
 /* c's value at x (bounds; exact unless the window overflowed, see rsan_q) */
 void rsan_loc_query(rsan_loc *l, const rsan_clk *c, rsan_q *q); /* l locked (may set l->grow) */
+/* facts.c: 1 when the newest of the window's facts after its newest one (up to RSAN_SAME_SCAN
+ * of them) that c or sc contains is contained in both (rsan_view_same_at); l locked */
+#define RSAN_SAME_SCAN 8
+int rsan_loc_same_older(const rsan_loc *l, const rsan_clk *c, const rsan_clk *sc);
+/* facts.c: 1 when rsan_loc_query2(l, c, sc) would answer both clocks from one window fact, the
+ * same for both (the tests' build checks rsan_view_same_at by it; reads only) */
+int rsan_loc_same_checked(const rsan_loc *l, const rsan_clk *c, const rsan_clk *sc);
 void rsan_loc_query2(rsan_loc *l, const rsan_clk *a, const rsan_clk *b, rsan_q *qa,
                      rsan_q *qb); /* one scan */
 /* checks whose verdict the bounds could not decide (counted, never reported: a miss) */

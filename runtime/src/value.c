@@ -36,7 +36,7 @@ static int known_write(const rsan_loc *l, uint64_t ts, uint64_t *value, uint64_t
 /* Read-type value check: a known write with a timestamp in [Tc(x), Tsc(x)) whose value is v
  * (want_eq) or differs from v (!want_eq): a read may still see it, SC forbids it. */
 int rsan_stale_value_read(const rsan_thread *t, rsan_loc *l, uint64_t v, uint64_t m, int want_eq) {
-  if (RSAN_LIKELY(rsan_view_same_newest(t, l))) return 0; /* Tc(x) = Tsc(x): an empty interval */
+  if (RSAN_LIKELY(rsan_view_same_at(t, l))) return 0; /* Tc(x) = Tsc(x): an empty interval */
   /* [hi(Tc), lo(Tsc)) ⊆ [Tc(x), Tsc(x)): exact values, or a miss when the facts overflowed */
   rsan_view vw;
   rsan_view_get(t, l, &vw);
@@ -67,7 +67,7 @@ static int block_ends_with(const rsan_loc *l, uint64_t ts, uint64_t tsU, uint64_
 }
 
 int rsan_stale_value_rmw(const rsan_thread *t, rsan_loc *l, uint64_t e, uint64_t m) {
-  if (RSAN_LIKELY(rsan_view_same_newest(t, l))) return 0; /* TcU(x) = TscU(x): an empty interval */
+  if (RSAN_LIKELY(rsan_view_same_at(t, l))) return 0; /* TcU(x) = TscU(x): an empty interval */
   rsan_view vw;
   rsan_view_get(t, l, &vw);
   if (!rsan_certainly_after(vw.sc.loU, vw.sc.hiU, vw.c.loU, vw.c.hiU)) return 0;
