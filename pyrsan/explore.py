@@ -596,7 +596,13 @@ class _Search:
             if t in seen_threads:
                 continue
             seen_threads.add(t)
-            if not any(_happens_before(a, steps[a].tid, position, clocks[k]) for a in v[:index]):
+            if k == j and self.wakeup:
+                # j happens after i, so its clock knows steps of v through steps that are not in
+                # v: in the sequence v it comes after what it is dependent with there alone
+                op = steps[j].op
+                if not any(dependent(steps[a].tid, steps[a].op, t, op) for a in v[:index]):
+                    initials.append(t)
+            elif not any(_happens_before(a, steps[a].tid, position, clocks[k]) for a in v[:index]):
                 initials.append(t)
         if not self.wakeup and any(t in node.backtrack or t in node.sleep for t in initials):
             return
