@@ -217,6 +217,7 @@ class _Search:
         # wakeup-tree mode: a run's subtree to hand to the states it makes, by the id of its prefix
         self.carried: dict[int, _Wut] = {}
         self.wakeup = self.wakeup_trees and self.jobs == 1 and preemption_bound is None
+        self.inserted = 0    # wakeup-tree mode: branches inserted (benchmarks/exploration_driver.py)
 
     # --- the work list -------------------------------------------------------------------
 
@@ -235,6 +236,7 @@ class _Search:
             if node.wut is None:
                 node.wut = {}
             node.wut.setdefault(tid, (node.enabled[tid], {}))
+            self.inserted += 1
             return
         self.stack.append(_Item(node, prefix, tid))
 
@@ -693,6 +695,7 @@ class _Search:
         for tid, op in reversed(rest[1:]):
             chain = {tid: (op, chain)}
         level[rest[0][0]] = (rest[0][1], chain)
+        self.inserted += 1
 
     def within_bound(self, node: _Node, tid: int) -> bool:
         return self.preemption_bound is None or \
