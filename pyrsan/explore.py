@@ -8,7 +8,12 @@ point, the pending operation of every enabled thread. From it the explorer finds
 dependent operations of different threads that are not ordered by happens-before (races,
 docs/scheduling.md "Trace file": dependent operations) and adds the later thread to the backtrack set of the
 state before the earlier operation, so that the next runs reverse each race. Sleep sets keep
-it from re-running an order equivalent to one already run. When the search ends without
+it from re-running an order equivalent to one already run. When the runs go one at a time
+and no preemption bound applies, the search is optimal DPOR (Abdulla et al., JACM 2017): a
+reversal inserts its whole sequence into a wakeup tree at the state before the race, unless a
+thread asleep or done there is a weak initial of it, and a run follows the sequence before the
+continuation takes over, so no class runs twice and (measured on the sched programs, not a theorem when threads wait)
+no run is cut as sleep-blocked (docs/design/exploration.md §21). When the search ends without
 hitting a bound, every Mazurkiewicz trace class of the program's SC executions has been run
 once at least, which with Thm 3.1 of the RSAN paper (robust iff no SC run has a violation)
 makes "no report" a proof for this input.
@@ -643,15 +648,9 @@ class _Search:
         initial of it (an initial, or a thread whose pending operation is independent of all of
         v: its own subtree then holds a run equivalent to one that starts with v). ``first``:
         the initial that goes first (one enabled at the state)."""
-        for t, op in node.sleep.items():
-            if t in initials or (t not in initials and not any(u == t for u, _ in seq)
-                                 and not any(dependent(t, op, u, o) for u, o in seq)):
-                return
-        for t in node.done:
-            if t in initials:
-                return
-            op = node.enabled[t]
-            if not any(u == t for u, _ in seq) and not any(dependent(t, op, u, o) for u, o in seq):
+        threads = {u for u, _ in seq}
+        for t, op in [*node.sleep.items(), *((t, node.enabled[t]) for t in node.done)]:
+            if t in initials or (t not in threads and not any(dependent(t, op, u, o) for u, o in seq)):
                 return
         if seq[0][0] != first:
             # an initial's first step can go first: nothing in v before it happens before it
