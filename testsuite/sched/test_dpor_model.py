@@ -7,7 +7,7 @@ import contextlib
 
 from hypothesis import assume, given, settings, strategies as st
 
-from pyrsan.explore import explore
+from pyrsan.explore import dependent, explore
 
 from .program_model import all_classes, simulate, trace_class, with_main_exiting, with_main_thread
 
@@ -377,3 +377,44 @@ def test_a_wakeup_tree_branch_runs_its_whole_sequence():
     assert result.schedules == len(expected) == 4
     depth = {prefix: len(prefix) for prefix, _ in runs}
     assert max(depth.values()) >= 3, runs
+
+
+def run_reporting_sleep_choice(program):
+    """A run as the runtime makes it under the closure: its end line names the first step after
+    the prefix where the continuation chose a thread of its own sleep set (every candidate
+    asleep). The explorer checks that it cut the run there too (absorb: else bound "closure")."""
+    from dataclasses import replace
+
+    def run(prefix, sleep):
+        trace = simulate(program, prefix, sleep)
+        asleep = dict(sleep)
+        chosen = None
+        for index in range(len(prefix), len(trace.steps)):
+            step = trace.steps[index]
+            if step.tid in asleep:
+                chosen = index
+                break
+            asleep = {t: o for t, o in asleep.items() if not dependent(t, o, step.tid, step.op)}
+        return replace(trace, closure={"sleep_blocked": chosen}), None
+
+    return run
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(nested_lock_programs() | programs())
+def test_the_sleep_set_a_run_gets_is_the_one_at_the_end_of_its_sequence(program):
+    """A wakeup-tree branch's run follows several decisions; the sleep set it gets is the one at
+    their end (explore.py `sleep_after`), where the explorer's own sleep set stands: a thread
+    woken along the sequence is not asleep for the runtime's continuation. With the sleep set of
+    the branch's first state instead, the continuation takes a thread asleep in its own set where
+    the explorer's is awake, and the exploration ends bounded ("closure")."""
+    assume(sum(map(len, program)) <= 12)
+    expected, _ = all_classes(program)
+    classes = set()
+
+    def on_run(prefix, trace, payload):
+        classes.add(trace_class(trace))
+        return False
+
+    result = explore(run_reporting_sleep_choice(program), on_run=on_run, sleep_aware=True)
+    assert result.complete and classes == expected, result
