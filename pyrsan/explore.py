@@ -473,7 +473,7 @@ class _Search:
         nsteps = len(steps)
         # wakeup-tree mode: a reversal's sequence takes the run's steps after the race's second
         # operation too (notdep), so the races wait until the scan has every step's clock
-        races: list[tuple[int, int]] | None = [] if self.wakeup else None
+        pairs: list[tuple[int, int]] | None = [] if self.wakeup else None
         for j in range(begin, cut):
             if j == first and j > begin and j < npath and keep and path[j].scan is None:
                 path[j].scan = _Scan(thread_last, spawned_by, last_write, writes, reads_since, last_sc_fence,
@@ -512,8 +512,8 @@ class _Search:
             if j >= first:
                 for i in candidates:
                     if base.get(steps[i].tid, 0) < position[i]:   # not _happens_before(i, ..., base)
-                        if races is not None:
-                            races.append((i, j))
+                        if pairs is not None:
+                            pairs.append((i, j))
                         else:
                             self._reverse_race(i, j, steps, decisions, path, clocks, position)
                 if op.kind == PROCESS_EXIT:
@@ -552,8 +552,8 @@ class _Search:
                     reads_since[addr] = []
                 else:
                     reads_since.setdefault(addr, []).append(j)
-        if races:
-            for i, j in races:
+        if pairs:
+            for i, j in pairs:
                 self._reverse_race(i, j, steps, decisions, path, clocks, position)
         for tid, op in sorted(blocked.items()):
             # a virtual last operation of its thread, seen by nothing after it
@@ -668,12 +668,12 @@ class _Search:
                 # tid's step must be a weak initial of what is left of v: its first step in it
                 # with no step before it dependent with it (then it leaves v), or, when tid has
                 # none in it, a step independent of all of it
-                at = next((k for k, (u, _) in enumerate(rest) if u == tid), None)
-                if at is not None:
-                    mine = rest[at][1]
-                    if any(dependent(u, o, tid, mine) for u, o in rest[:at]):
+                found = next((k for k, (u, _) in enumerate(rest) if u == tid), None)
+                if found is not None:
+                    mine = rest[found][1]
+                    if any(dependent(u, o, tid, mine) for u, o in rest[:found]):
                         continue
-                    rest = rest[:at] + rest[at + 1:]
+                    rest = rest[:found] + rest[found + 1:]
                 elif any(dependent(tid, op, u, o) for u, o in rest):
                     continue
                 level = sub
