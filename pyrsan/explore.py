@@ -223,6 +223,7 @@ class _Search:
         self.carried: dict[int, _Wut] = {}
         self.wakeup = self.wakeup_trees and self.jobs == 1 and preemption_bound is None
         self.inserted = 0    # wakeup-tree mode: branches inserted (benchmarks/exploration_driver.py)
+        self.unfollowed = 0  # wakeup-tree mode: runs that could not follow their branch's sequence to its end
 
     # --- the work list -------------------------------------------------------------------
 
@@ -343,11 +344,23 @@ class _Search:
         steps = trace.steps
         decisions = trace.decisions
         if decisions[:len(prefix)] != prefix or trace.diverged is not None:
-            # The program did not follow the prefix (it is not deterministic under the
-            # scheduler): the run proves nothing about the state it was meant for.
-            self.diverged += 1
-            self.bound = self.bound or "nondeterminism"
-            return
+            if carry is not None and path is not None and trace.diverged is not None and \
+                    len(path) <= trace.diverged < len(prefix) and decisions[:trace.diverged] == prefix[:trace.diverged]:
+                # The run followed its state's prefix and the branch's first steps, then met a
+                # step of the wakeup-tree sequence whose thread was not enabled (an await step
+                # whose waking write the race scan does not order before it: the scan takes its
+                # candidates by address). What it ran is a run of the program from the state it
+                # was meant for, as a source-DPOR run started with the branch's first thread
+                # would be: it is absorbed as one, and the branches of threads not enabled where
+                # they stand leave the trees (`absorb`'s loop).
+                self.unfollowed += 1
+                prefix = prefix[:trace.diverged]   # type: ignore[assignment]
+            else:
+                # The program did not follow the prefix (it is not deterministic under the
+                # scheduler): the run proves nothing about the state it was meant for.
+                self.diverged += 1
+                self.bound = self.bound or "nondeterminism"
+                return
         if trace.end == "handover":
             # A thread went stall_ms without reaching a point the scheduler sees (it waits for
             # another thread inside an uninstrumented library, or computes for long), and the
@@ -391,6 +404,8 @@ class _Search:
                     # it takes leaves the state's tree, its subtree goes to the next state
                     branch = node.wut.pop(step.tid, None)
                     carry = branch[1] if branch is not None else None
+                    for tid in [t for t in node.wut if t not in node.enabled]:
+                        del node.wut[tid]   # a sequence the program cannot follow from here
                 else:
                     carry = None
                 sleep = {t: o for t, o in node.sleep.items() if not dependent(t, o, step.tid, step.op)} \
