@@ -354,7 +354,7 @@ class _Search:
                 # would be: it is absorbed as one, and the branches of threads not enabled where
                 # they stand leave the trees (`absorb`'s loop).
                 self.unfollowed += 1
-                prefix = prefix[:trace.diverged]   # type: ignore[assignment]
+                prefix = prefix[:trace.diverged]
             else:
                 # The program did not follow the prefix (it is not deterministic under the
                 # scheduler): the run proves nothing about the state it was meant for.
