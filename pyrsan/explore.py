@@ -252,10 +252,12 @@ class _Search:
         path = self.last_path
         for depth in range(len(path) - 1, -1, -1):
             node = path[depth]
-            if node.wut:
+            while node.wut:
                 tid = next(iter(node.wut))
                 _, sub = node.wut.pop(tid)
-                return _Item(node, self.last_decisions[:depth], tid, sub)
+                if tid in node.enabled:
+                    return _Item(node, self.last_decisions[:depth], tid, sub)
+                # a branch the program cannot take here (a sequence it could not follow, `absorb`)
         return None
 
     def count_pending(self) -> int:
