@@ -795,7 +795,8 @@ class _Search:
                 stack.clear()
                 break
             item = self.next_item() if wakeup else stack.pop()
-            assert item is not None
+            if item is None:
+                break   # what was left were branches the program cannot take (next_item)
             child_sleep = self.start(item)
             if child_sleep is None:
                 continue
