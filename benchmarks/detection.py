@@ -129,10 +129,12 @@ def prove(case: Case, work: Path, env: dict[str, str], max_schedules: int, jobs:
     blocked = exploration.get("sleep_blocked") or 0
     # every run that was not cut as sleep-blocked ran a class of its own
     per_class = f"{schedules / (schedules - blocked):.2f} sch/class" if schedules > blocked else "-"
+    # issue 15 item 2: runs cut as sleep-blocked, at most 5% (none with wakeup trees, --jobs 1)
+    cut = f"{blocked} sleep-blocked ({100 * blocked / schedules:.1f}%)" if schedules else "-"
     if exploration.get("complete"):
-        covered = f"complete, {schedules} schedules, {per_class}"
+        covered = f"complete, {schedules} schedules, {cut}, {per_class}"
     else:
-        covered = f"bound {exploration.get('bound')}, {schedules} schedules, {per_class}, " \
+        covered = f"bound {exploration.get('bound')}, {schedules} schedules, {cut}, {per_class}, " \
                   f"{exploration.get('pending', '?')} queued"
     explore_time = max(0.0, result.wall - build)
     if schedules:   # issue 15: the cost of one schedule (fork server: no process start per schedule)
@@ -372,7 +374,8 @@ def main() -> int:
                         help="--defaults: also K real `pyrsan run FILE` commands per program")
     parser.add_argument("--seed", type=int, default=1, help="pct seed of the first run (run k: seed+k-1)")
     parser.add_argument("--max-schedules", type=int, default=5000, help="bound of each exploration")
-    parser.add_argument("--jobs", type=int, default=2, help="--explore --jobs")
+    parser.add_argument("--jobs", type=int, default=2, help="--explore --jobs (1: optimal DPOR with wakeup "
+                        "trees; more: source-DPOR, docs/design/exploration.md §21)")
     parser.add_argument("--only", metavar="TEXT", help="only the cases whose name contains TEXT")
     parser.add_argument("--quick", action="store_true", help="two cases, 200 schedules (checks the harness)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")

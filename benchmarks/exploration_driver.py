@@ -111,20 +111,20 @@ def classes(path: str) -> None:
     absorb, reverse = search.absorb, search._reverse_race
 
     def absorbing(self, prefix, child_sleep, trace):
-        before, queued = self.sleep_blocked, len(self.stack)
+        before, queued = self.sleep_blocked, len(self.stack) + self.inserted
         absorb(self, prefix, child_sleep, trace)
         if self.sleep_blocked > before:
             cut.add(tuple(prefix))
-            races["sleep-blocked: its first awake thread"] += len(self.stack) > queued
+            races["sleep-blocked: its first awake thread"] += len(self.stack) + self.inserted > queued
 
     def reloaded(steps, k):
         return any(s.tid == steps[k].tid and s.op.kind == "load" and s.op.addr == steps[k].op.addr
                    for s in steps[k + 1:])
 
     def reversing(self, i, j, steps, decisions, path, clocks, position):
-        queued = len(self.stack)
+        queued = len(self.stack) + self.inserted   # a backtrack queued, or a wakeup-tree branch inserted
         reverse(self, i, j, steps, decisions, path, clocks, position)
-        if len(self.stack) > queued:
+        if len(self.stack) + self.inserted > queued:
             a, b = steps[i].op, steps[j].op
             failed = any(steps[k].op.kind == "load" and reloaded(steps, k) for k in (i, j))
             races[f"{a.kind}-{b.kind}" + (" failed" if failed else "")] += 1

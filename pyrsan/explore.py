@@ -8,7 +8,12 @@ point, the pending operation of every enabled thread. From it the explorer finds
 dependent operations of different threads that are not ordered by happens-before (races,
 docs/scheduling.md "Trace file": dependent operations) and adds the later thread to the backtrack set of the
 state before the earlier operation, so that the next runs reverse each race. Sleep sets keep
-it from re-running an order equivalent to one already run. When the search ends without
+it from re-running an order equivalent to one already run. When the runs go one at a time
+and no preemption bound applies, the search is optimal DPOR (Abdulla et al., JACM 2017): a
+reversal inserts its whole sequence into a wakeup tree at the state before the race, unless a
+thread asleep or done there is a weak initial of it, and a run follows the sequence before the
+continuation takes over, so no class runs twice and (measured on the sched programs, not a theorem when threads wait)
+no run is cut as sleep-blocked (docs/design/exploration.md §21). When the search ends without
 hitting a bound, every Mazurkiewicz trace class of the program's SC executions has been run
 once at least, which with Thm 3.1 of the RSAN paper (robust iff no SC run has a violation)
 makes "no report" a proof for this input.
@@ -123,7 +128,7 @@ class _Node:
     """A state of the search: the one after a schedule prefix."""
 
     __slots__ = ("enabled", "yielding", "counting", "forced", "backtrack", "done", "sleep", "children",
-                 "preemptions", "last_tid", "clock", "entry", "scan")
+                 "preemptions", "last_tid", "clock", "entry", "scan", "wut")
 
     def __init__(self, step: Step, sleep: dict[int, Op], preemptions: int,
                  last_tid: int | None, forced: Mapping[int, int] = {}) -> None:
@@ -150,6 +155,9 @@ class _Node:
         # the race scan's tables before the step out of this state (add_race_backtracks), kept
         # at a state where a run started: a function of the decisions leading here, like clock
         self.scan: _Scan | None = None
+        # the wakeup tree (wakeup-tree mode, _Search.wakeup_trees): the sequences still to run
+        # from here, as an ordered tree (_Wut); the branch a run follows leaves it when it starts
+        self.wut: _Wut | None = None
 
     def preemption_cost(self, tid: int) -> int:
         """1 when running ``tid`` here switches away from a thread that could go on."""
@@ -157,11 +165,18 @@ class _Node:
                    and self.last_tid not in self.yielding)
 
 
+#: A wakeup tree (optimal DPOR, Abdulla et al., JACM 2017 §6): per thread that runs next, its
+#: pending operation there and the subtree of what follows it, in the order the branches were
+#: inserted (the leftmost runs first). A branch whose subtree is empty is a leaf.
+_Wut = dict[int, tuple[Op, "_Wut"]]
+
+
 @dataclass
 class _Item:
     node: _Node
     prefix: tuple[int, ...]    # the decisions leading to node
     tid: int                   # the thread to run next
+    sub: _Wut | None = None    # wakeup-tree mode: the subtree of the branch tid (its leftmost leaf runs)
 
 
 #: run(prefix) -> (trace, payload); with ``sleep_aware``, run(prefix, sleep): ``sleep`` maps
@@ -175,6 +190,10 @@ class _Search:
     #: keep the race scan's tables at the states where runs start (add_race_backtracks); off,
     #: every run scans its prefix from the root (tests: the same runs either way)
     keep_scans = True
+    #: optimal DPOR with wakeup trees (Abdulla et al., JACM 2017) when the runs go one at a time
+    #: and no preemption bound applies; off (or with jobs > 1, or a preemption bound), source-DPOR
+    #: with backtrack sets (docs/design/exploration.md §21)
+    wakeup_trees = True
 
     def __init__(self, run: RunFunction, on_run: OnRun, max_schedules: int,
                  preemption_bound: int | None, jobs: int,
@@ -198,7 +217,13 @@ class _Search:
         # the states along the last absorbed run (absorb's path, which it extends), and the
         # paths prefix_of found for the runs in flight, by the id of their prefix
         self.last_path: list[_Node] = []
+        self.last_decisions: tuple[int, ...] = ()
         self.paths: dict[int, list[_Node]] = {}
+        # wakeup-tree mode: a run's subtree to hand to the states it makes, by the id of its prefix
+        self.carried: dict[int, _Wut] = {}
+        self.wakeup = self.wakeup_trees and self.jobs == 1 and preemption_bound is None
+        self.inserted = 0    # wakeup-tree mode: branches inserted (benchmarks/exploration_driver.py)
+        self.unfollowed = 0  # wakeup-tree mode: runs that could not follow their branch's sequence to its end
 
     # --- the work list -------------------------------------------------------------------
 
@@ -213,7 +238,37 @@ class _Search:
             self.bound = self.bound or f"preemption-bound={self.preemption_bound}"
             return
         node.backtrack.add(tid)
+        if self.wakeup:
+            if node.wut is None:
+                node.wut = {}
+            node.wut.setdefault(tid, (node.enabled[tid], {}))
+            self.inserted += 1
+            return
         self.stack.append(_Item(node, prefix, tid))
+
+    def next_item(self) -> _Item | None:
+        """Wakeup-tree mode: the leftmost branch of the deepest state of the last run's path
+        whose wakeup tree is not empty (depth first: every state off that path is finished)."""
+        path = self.last_path
+        for depth in range(len(path) - 1, -1, -1):
+            node = path[depth]
+            while node.wut:
+                tid = next(iter(node.wut))
+                _, sub = node.wut.pop(tid)
+                if tid in node.enabled:
+                    return _Item(node, self.last_decisions[:depth], tid, sub)
+                # a branch the program cannot take here (a sequence it could not follow, `absorb`)
+        return None
+
+    def count_pending(self) -> int:
+        """Bounded: the schedules known to remain (each the start of a class not yet run)."""
+        if not self.wakeup:
+            return len({(id(i.node), i.tid) for i in self.stack if i.tid not in i.node.done})
+
+        def leaves(wut: _Wut) -> int:
+            return sum(leaves(sub) if sub else 1 for _, sub in wut.values())
+
+        return sum(leaves(node.wut) for node in self.last_path if node.wut)
 
     def prefix_of(self, item: _Item) -> Prefix:
         """The item's schedule, with the steps its run makes before its last decision: the
@@ -221,7 +276,19 @@ class _Search:
         deterministic under the scheduler, as everything here assumes: a run that is not
         follows another prefix, and the runtime says it diverged). The run need not trace
         them again (schedule.Prefix)."""
-        prefix = Prefix(item.prefix + (item.tid,))
+        if item.sub:
+            # the run follows the leftmost leaf of the branch's subtree (wakeup-tree mode), and
+            # the states it makes take the rest of the subtree (absorb)
+            follow: list[int] = []
+            sub = item.sub
+            while sub:
+                tid = next(iter(sub))
+                follow.append(tid)
+                sub = sub[tid][1]
+            prefix = Prefix(item.prefix + (item.tid,) + tuple(follow))
+            self.carried[id(prefix)] = item.sub
+        else:
+            prefix = Prefix(item.prefix + (item.tid,))
         path = self.path_to(item.node, item.prefix)
         if item.prefix:
             prefix.steps = tuple([node.entry for node in path[1:]])   # type: ignore[misc]
@@ -256,20 +323,46 @@ class _Search:
         node.done.add(tid)
         return asleep
 
+    @staticmethod
+    def sleep_after(sleep: dict[int, Op], sub: _Wut | None) -> dict[int, Op]:
+        """The sleep set at the end of the leftmost leaf of ``sub`` (the decisions a run of a
+        wakeup-tree branch follows after its first), from ``sleep`` after the first: a thread
+        stays asleep until an operation dependent with its own runs (the states along it are
+        new, nothing else is done there)."""
+        while sub:
+            tid = next(iter(sub))
+            op, sub = sub[tid]
+            if sleep:
+                sleep = {t: o for t, o in sleep.items() if not dependent(t, o, tid, op)}
+        return sleep
+
     # --- one run's trace -------------------------------------------------------------------
 
     def absorb(self, prefix: tuple[int, ...], child_sleep: dict[int, Op], trace: Trace) -> None:
         """Extend the tree along the run's trace and add the backtrack points its races
         need. ``prefix`` ends with the thread the run was started for."""
         path = self.paths.pop(id(prefix), None)
+        carry = self.carried.pop(id(prefix), None)
         steps = trace.steps
         decisions = trace.decisions
         if decisions[:len(prefix)] != prefix or trace.diverged is not None:
-            # The program did not follow the prefix (it is not deterministic under the
-            # scheduler): the run proves nothing about the state it was meant for.
-            self.diverged += 1
-            self.bound = self.bound or "nondeterminism"
-            return
+            if carry is not None and path is not None and trace.diverged is not None and \
+                    len(path) <= trace.diverged < len(prefix) and decisions[:trace.diverged] == prefix[:trace.diverged]:
+                # The run followed its state's prefix and the branch's first steps, then met a
+                # step of the wakeup-tree sequence whose thread was not enabled (an await step
+                # whose waking write the race scan does not order before it: the scan takes its
+                # candidates by address). What it ran is a run of the program from the state it
+                # was meant for, as a source-DPOR run started with the branch's first thread
+                # would be: it is absorbed as one, and the branches of threads not enabled where
+                # they stand leave the trees (`absorb`'s loop).
+                self.unfollowed += 1
+                prefix = prefix[:trace.diverged]
+            else:
+                # The program did not follow the prefix (it is not deterministic under the
+                # scheduler): the run proves nothing about the state it was meant for.
+                self.diverged += 1
+                self.bound = self.bound or "nondeterminism"
+                return
         if trace.end == "handover":
             # A thread went stall_ms without reaching a point the scheduler sees (it waits for
             # another thread inside an uninstrumented library, or computes for long), and the
@@ -280,12 +373,15 @@ class _Search:
             return
         if self.root is None:
             self.root = _Node(steps[0], dict(self.root_sleep), 0, None)
-        if path is None or len(path) != len(prefix):
+        if path is None:
             path = [self.root]
             for depth in range(len(prefix) - 1):
                 path.append(path[-1].children[decisions[depth]])
         self.last_path = path
-        start = len(prefix) - 1 if prefix else 0
+        self.last_decisions = decisions
+        # the state where the run started (its prefix's last decision, or the first of the
+        # sequence of a wakeup-tree branch it follows)
+        start = len(path) - 1
         sleep = child_sleep
         cut = len(steps)
         for depth in range(start, len(steps)):
@@ -305,6 +401,15 @@ class _Search:
                     break
                 node.done.add(step.tid)
                 node.backtrack.add(step.tid)
+                if node.wut:
+                    # a state the run made while it followed a wakeup-tree branch: the branch
+                    # it takes leaves the state's tree, its subtree goes to the next state
+                    branch = node.wut.pop(step.tid, None)
+                    carry = branch[1] if branch is not None else None
+                    for tid in [t for t in node.wut if t not in node.enabled]:
+                        del node.wut[tid]   # a sequence the program cannot follow from here
+                else:
+                    carry = None
                 sleep = {t: o for t, o in node.sleep.items() if not dependent(t, o, step.tid, step.op)} \
                     if node.sleep else {}
             if depth + 1 < len(steps):
@@ -316,6 +421,8 @@ class _Search:
                     child = _Node(steps[depth + 1], sleep, node.preemptions + node.preemption_cost(step.tid),
                                   step.tid, forced)
                     child.entry = step
+                    if carry:
+                        child.wut = carry
                     node.children[step.tid] = child
                 path.append(child)
         skipped = trace.closure.get("sleep_blocked") if trace.closure is not None else None
@@ -381,6 +488,9 @@ class _Search:
             thread_ops = []       # spawn/join/exit operations
             known = set(steps[0].enabled) if steps else set()
         nsteps = len(steps)
+        # wakeup-tree mode: a reversal's sequence takes the run's steps after the race's second
+        # operation too (notdep), so the races wait until the scan has every step's clock
+        pairs: list[tuple[int, int]] | None = [] if self.wakeup else None
         for j in range(begin, cut):
             if j == first and j > begin and j < npath and keep and path[j].scan is None:
                 path[j].scan = _Scan(thread_last, spawned_by, last_write, writes, reads_since, last_sc_fence,
@@ -419,7 +529,10 @@ class _Search:
             if j >= first:
                 for i in candidates:
                     if base.get(steps[i].tid, 0) < position[i]:   # not _happens_before(i, ..., base)
-                        self._reverse_race(i, j, steps, decisions, path, clocks, position)
+                        if pairs is not None:
+                            pairs.append((i, j))
+                        else:
+                            self._reverse_race(i, j, steps, decisions, path, clocks, position)
                 if op.kind == PROCESS_EXIT:
                     # the exit ends the threads enabled beside it: each must also get a turn
                     # first; a yielding one when its turn is not a repeat (it counts, or it has
@@ -456,6 +569,9 @@ class _Search:
                     reads_since[addr] = []
                 else:
                     reads_since.setdefault(addr, []).append(j)
+        if pairs:
+            for i, j in pairs:
+                self._reverse_race(i, j, steps, decisions, path, clocks, position)
         for tid, op in sorted(blocked.items()):
             # a virtual last operation of its thread, seen by nothing after it
             previous = thread_last.get(tid)
@@ -490,7 +606,12 @@ class _Search:
                 not any(steps[k].tid == tid_j for k in range(i + 1, j)):
             return
         at = position[i]
-        v = [k for k in range(i + 1, j) if clocks[k].get(tid_i, 0) < at]   # not _happens_before(i, tid_i, ...)
+        # not _happens_before(i, tid_i, ...); with wakeup trees every step of the run after i that
+        # does not happen after it (notdep(i, E) of JACM 2017: none comes after j that j's
+        # thread needs), else those before j (source-DPOR needs only v's initials)
+        v = [k for k in range(i + 1, len(clocks) if self.wakeup else j) if clocks[k].get(tid_i, 0) < at]
+        if self.wakeup and v and v[-1] >= j:
+            v = [k for k in v if k != j]
         v.append(j)
         initials = []
         seen_threads: set[int] = set()
@@ -499,9 +620,15 @@ class _Search:
             if t in seen_threads:
                 continue
             seen_threads.add(t)
-            if not any(_happens_before(a, steps[a].tid, position, clocks[k]) for a in v[:index]):
+            if k == j and self.wakeup:
+                # j happens after i, so its clock knows steps of v through steps that are not in
+                # v: in the sequence v it comes after what it is dependent with there alone
+                op = steps[j].op
+                if not any(dependent(steps[a].tid, steps[a].op, t, op) for a in v[:index]):
+                    initials.append(t)
+            elif not any(_happens_before(a, steps[a].tid, position, clocks[k]) for a in v[:index]):
                 initials.append(t)
-        if any(t in node.backtrack or t in node.sleep for t in initials):
+        if not self.wakeup and any(t in node.backtrack or t in node.sleep for t in initials):
             return
         # An initial that is not enabled before i (a lock held there) cannot go first: the
         # reversal is not feasible from that state.
@@ -515,6 +642,10 @@ class _Search:
         if not feasible:
             return
         choice = steps[j].tid if steps[j].tid in feasible else min(feasible)
+        if self.wakeup:
+            self._insert_reversal(node, [(steps[k].tid, steps[k].op) for k in v], initials,
+                                  steps[v[0]].tid if steps[v[0]].tid in feasible else choice)
+            return
         if self.within_bound(node, choice):
             self.add_backtrack(node, decisions[:i], choice)
             return
@@ -526,6 +657,61 @@ class _Search:
             if choice in path[k].enabled and self.within_bound(path[k], choice):
                 self.add_backtrack(path[k], decisions[:k], choice)
                 return
+
+    def _insert_reversal(self, node: _Node, seq: list[tuple[int, Op]], initials: list[int], first: int) -> None:
+        """Optimal DPOR's step for a race (JACM 2017, Algorithm 2 lines 4-7): the reversal's
+        sequence ``seq`` (v = notdep(i, E).j, each step as its thread and operation) goes into
+        the wakeup tree of the state before i unless a thread asleep or done there is a weak
+        initial of it (an initial, or a thread whose pending operation is independent of all of
+        v: its own subtree then holds a run equivalent to one that starts with v). ``first``:
+        the initial that goes first (one enabled at the state)."""
+        threads = {u for u, _ in seq}
+        for t, op in [*node.sleep.items(), *((t, node.enabled[t]) for t in node.done)]:
+            if t in initials or (t not in threads and not any(dependent(t, op, u, o) for u, o in seq)):
+                return
+        if seq[0][0] != first:
+            # an initial's first step can go first: nothing in v before it happens before it
+            at = next(k for k, (u, _) in enumerate(seq) if u == first)
+            seq = [seq[at]] + seq[:at] + seq[at + 1:]
+        if node.wut is None:
+            node.wut = {}
+        level = node.wut
+        rest = seq
+        top = True
+        while True:
+            if not top and not level:
+                return   # a leaf of the tree is compatible with v: a run of it covers v
+            for tid, (op, sub) in level.items():
+                # tid's step must be a weak initial of what is left of v: its first step in it
+                # with no step before it dependent with it (then it leaves v), or, when tid has
+                # none in it, a step independent of all of it
+                found = next((k for k, (u, _) in enumerate(rest) if u == tid), None)
+                if found is not None:
+                    mine = rest[found][1]
+                    if any(dependent(u, o, tid, mine) for u, o in rest[:found]):
+                        continue
+                    rest = rest[:found] + rest[found + 1:]
+                elif any(dependent(tid, op, u, o) for u, o in rest):
+                    continue
+                level = sub
+                break
+            else:
+                break
+            top = False
+            if not rest:
+                return   # the branch walked holds v whole
+        if top:
+            tid = rest[0][0]
+            if tid in node.yielding and node.forced.get(tid, 0) >= (COUNT_RUNS if tid in node.counting else YIELD_RUNS):
+                self.bound = self.bound or f"yield-runs={COUNT_RUNS if tid in node.counting else YIELD_RUNS}"
+                return
+            node.backtrack.add(tid)
+        # v's rest, a new branch after the others
+        chain: _Wut = {}
+        for tid, op in reversed(rest[1:]):
+            chain = {tid: (op, chain)}
+        level[rest[0][0]] = (rest[0][1], chain)
+        self.inserted += 1
 
     def within_bound(self, node: _Node, tid: int) -> bool:
         return self.preemption_bound is None or \
@@ -599,18 +785,23 @@ class _Search:
         ``explore`` takes them with one worker (no future, no lock and no wait per run; the
         fork server of the first run serves them all)."""
         stack = self.stack
-        while stack and not self.stopped:
+        wakeup = self.wakeup
+        while not self.stopped:
+            if not (any(node.wut for node in self.last_path) if wakeup else stack):
+                break
             if self.schedules >= self.max_schedules:
                 self.bound = f"max-schedules={self.max_schedules}"
-                self.pending = len({(id(i.node), i.tid) for i in stack if i.tid not in i.node.done})
+                self.pending = self.count_pending()
                 stack.clear()
                 break
-            item = stack.pop()
+            item = self.next_item() if wakeup else stack.pop()
+            if item is None:
+                break   # what was left were branches the program cannot take (next_item)
             child_sleep = self.start(item)
             if child_sleep is None:
                 continue
             prefix = self.prefix_of(item)
-            trace, payload = self.run(prefix, child_sleep)
+            trace, payload = self.run(prefix, self.sleep_after(child_sleep, item.sub) if item.sub else child_sleep)
             self.schedules += 1
             if self.progress is not None:
                 self.progress(self.schedules, len(stack))

@@ -3,9 +3,11 @@ Mazurkiewicz trace class that brute-force enumeration of all interleavings finds
 
 from __future__ import annotations
 
+import contextlib
+
 from hypothesis import assume, given, settings, strategies as st
 
-from pyrsan.explore import explore
+from pyrsan.explore import dependent, explore
 
 from .program_model import all_classes, simulate, trace_class, with_main_exiting, with_main_thread
 
@@ -24,6 +26,18 @@ def dpor_classes(program, sleep_aware=False, **options):
     else:
         result = explore(lambda prefix: (simulate(program, prefix), None), on_run=on_run, **options)
     return classes, result
+
+
+@contextlib.contextmanager
+def source_dpor():
+    """The search with backtrack sets (source-DPOR), as with jobs > 1 or a preemption bound."""
+    from pyrsan import explore as ex
+
+    ex._Search.wakeup_trees = False
+    try:
+        yield
+    finally:
+        ex._Search.wakeup_trees = True
 
 
 def store(addr):
@@ -155,12 +169,18 @@ def test_sleep_aware_continuation_runs_every_class_and_wastes_no_more_runs(progr
 
 
 def test_sleep_aware_continuation_cuts_fewer_runs_on_three_fenced_stores():
+    """Under source-DPOR (backtrack sets, the search with jobs > 1 or a preemption bound); with
+    wakeup trees no run is cut at all (test_wakeup_trees_*)."""
     counter = tuple((("fence_sc", "0x0", False), ("store", "c", True), ("fence_sc", "0x0", False)) for _ in range(3))
     expected, _ = all_classes(counter)
-    classes, aware = dpor_classes(counter, sleep_aware=True)
-    _, blind = dpor_classes(counter)
+    with source_dpor():
+        classes, aware = dpor_classes(counter, sleep_aware=True)
+        _, blind = dpor_classes(counter)
     assert classes == expected and aware.complete
     assert aware.sleep_blocked < blind.sleep_blocked and aware.schedules < blind.schedules, (aware, blind)
+    classes, optimal = dpor_classes(counter, sleep_aware=True)
+    assert classes == expected and optimal.complete
+    assert optimal.sleep_blocked == 0 and optimal.schedules == len(expected) < aware.schedules
 
 
 def test_process_exit_is_interleaved_with_the_threads_still_running():
@@ -316,3 +336,85 @@ def test_a_sleeping_thread_independent_of_a_reversal_does_not_make_the_reversal_
     for sleep_aware in (False, True):
         classes, result = dpor_classes(program, sleep_aware=sleep_aware)
         assert result.complete and classes == expected and len(expected) == 4
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(nested_lock_programs() | programs())
+def test_wakeup_trees_run_every_class_once_and_cut_no_run(program):
+    """Optimal DPOR (wakeup trees, docs/design/exploration.md §21): every class of brute force,
+    each once, and no run cut as sleep-blocked: a reversal's sequence runs whole, and one whose
+    weak initials hold a thread asleep or done at its state is not inserted."""
+    assume(sum(map(len, program)) <= 12)
+    expected, _ = all_classes(program)
+    classes, result = dpor_classes(program, sleep_aware=True)
+    assert result.complete and classes == expected
+    assert result.sleep_blocked == 0 and result.schedules == len(expected), result
+
+
+def test_a_reversed_operation_is_an_initial_of_its_sequence_by_its_own_dependences():
+    """Threads 0 and 2 lock m around an SC fence; thread 1 makes an SC fence and a load. In the
+    run (2, 1, 1, 2, 2, 0, ...) thread 0's lock races with thread 2's; its clock there holds
+    thread 1's fence through thread 2's fence and unlock, which are not in the reversal's
+    sequence (1, 1, 0). In that sequence thread 0's lock depends on nothing before it: it is an
+    initial, and thread 0 (done at the first state) is a weak initial, so the sequence is not
+    inserted. Taken from its clock, it was inserted, and its run met thread 0 asleep twice."""
+    critical = (("lock", "m", True), ("fence_sc", "0x0", False), ("unlock", "m", True))
+    program = (critical, (("fence_sc", "0x0", False), load("x")), critical)
+    expected, _ = all_classes(program)
+    classes, result = dpor_classes(program, sleep_aware=True)
+    assert result.complete and classes == expected and len(expected) == 6
+    assert result.sleep_blocked == 0 and result.schedules == 6, result
+
+
+def test_a_wakeup_tree_branch_runs_its_whole_sequence():
+    """Each run of a wakeup-tree branch follows the branch's sequence, not only its first thread:
+    the prefixes the explorer hands its runs are longer than one decision past a state, and
+    the runs never diverge from them (dpor_classes checks it)."""
+    program = ((load("x"),), (load("x"),), (load("x"), store("x")))
+    runs, result = explored_runs(program)
+    assert result.complete and result.sleep_blocked == 0
+    expected, _ = all_classes(program)
+    assert result.schedules == len(expected) == 4
+    depth = {prefix: len(prefix) for prefix, _ in runs}
+    assert max(depth.values()) >= 3, runs
+
+
+def run_reporting_sleep_choice(program):
+    """A run as the runtime makes it under the closure: its end line names the first step after
+    the prefix where the continuation chose a thread of its own sleep set (every candidate
+    asleep). The explorer checks that it cut the run there too (absorb: else bound "closure")."""
+    from dataclasses import replace
+
+    def run(prefix, sleep):
+        trace = simulate(program, prefix, sleep)
+        asleep = dict(sleep)
+        chosen = None
+        for index in range(len(prefix), len(trace.steps)):
+            step = trace.steps[index]
+            if step.tid in asleep:
+                chosen = index
+                break
+            asleep = {t: o for t, o in asleep.items() if not dependent(t, o, step.tid, step.op)}
+        return replace(trace, closure={"sleep_blocked": chosen}), None
+
+    return run
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(nested_lock_programs() | programs())
+def test_the_sleep_set_a_run_gets_is_the_one_at_the_end_of_its_sequence(program):
+    """A wakeup-tree branch's run follows several decisions; the sleep set it gets is the one at
+    their end (explore.py `sleep_after`), where the explorer's own sleep set stands: a thread
+    woken along the sequence is not asleep for the runtime's continuation. With the sleep set of
+    the branch's first state instead, the continuation takes a thread asleep in its own set where
+    the explorer's is awake, and the exploration ends bounded ("closure")."""
+    assume(sum(map(len, program)) <= 12)
+    expected, _ = all_classes(program)
+    classes = set()
+
+    def on_run(prefix, trace, payload):
+        classes.add(trace_class(trace))
+        return False
+
+    result = explore(run_reporting_sleep_choice(program), on_run=on_run, sleep_aware=True)
+    assert result.complete and classes == expected, result

@@ -192,7 +192,15 @@ def test_an_exploration_whose_runs_leave_out_their_known_steps_makes_the_same_ru
         short = explore_program(str(built[name]), [], RunOptions(work_dir=str(tmp_path / name / "s"), quiet=True,
                                                                    timeout=60), ExploreOptions(max_schedules=400))
         with monkeypatch.context() as plain:
-            plain.setattr(ex._Search, "prefix_of", lambda self, item: item.prefix + (item.tid,))
+            prefix_of = ex._Search.prefix_of
+
+            def tracing_every_step(self, item):
+                # the same decisions (a wakeup-tree branch's whole sequence too), no known steps
+                prefix = prefix_of(self, item)
+                prefix.steps = ()
+                return prefix
+
+            plain.setattr(ex._Search, "prefix_of", tracing_every_step)
             full = explore_program(str(built[name]), [], RunOptions(work_dir=str(tmp_path / name / "f"), quiet=True,
                                                                       timeout=60), ExploreOptions(max_schedules=400))
         results.append((short, full))
