@@ -313,10 +313,15 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     return;
   }
   const int bounded = (from_inside & 2) != 0; /* its exits depend on its header values */
+  /* it lies in a counting loop that the passes left unmarked for it (awaitloops.py
+   * select_nested): each of its instances is an iteration of that loop, so a yield on re-reads
+   * made across them counts (rsan_await_counting), as it did in the outer loop */
+  const int in_counting = (from_inside & 4) != 0;
   from_inside &= 1;
   if (!from_inside || s->aw_loop != loop) { /* a new instance of the loop */
     s->aw_loop = loop;
-    s->aw_bounded = bounded;
+    s->aw_bounded = bounded || in_counting;
+    if (in_counting) s->aw_heads++;
     memcpy(s->aw_state, st, sizeof st);
     s->aw_prev_n = s->aw_prev_mark = -1;
     s->aw_repeats = s->aw_iterating = s->aw_rotating = 0;
