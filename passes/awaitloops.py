@@ -11,7 +11,10 @@ a thread whose iterations only repeat themselves (§7 has the rule and why it is
         ;
 
 Runs on the IR after the atomics are rewritten (atomics.py), on the loops spinloops.py left
-alone. A natural loop is marked when every instruction of its blocks is
+alone. A natural loop is marked when every instruction of the blocks of its *write-free
+iterations* (`pure_iterations`: the blocks reachable from the header and reaching its back
+edges without passing a block that calls `__rsan_store_N`, `__rsan_rmw_N` or `__rsan_cas_N`;
+every block of a loop without such a call) is
 
 - a call of `__rsan_load_{1,2,4,8}` (an atomic load, any order) or `__rsan_fence` with order
   seq_cst (an SC fence): the only effects an iteration may have;
@@ -22,12 +25,17 @@ alone. A natural loop is marked when every instruction of its blocks is
 and its header's phis (the values one iteration hands the next) are at most MAX_STATE
 integers or pointers. No store (not even to a stack slot), no plain load (its memory could
 hold what an earlier iteration left there), no other call, no RMW, CAS, atomic store, wait or
-BCAS, no invoke. So an iteration is a function of its header's phis, of values defined before
-the loop, and of the values its atomic loads return, and it changes nothing but the monitor's
-clocks (what its loads and fences do there is §7's business).
+BCAS, no invoke on those blocks. So a write-free iteration is a function of its header's phis, of
+values defined before the loop, and of the values its atomic loads return, and it changes
+nothing but the monitor's clocks (what its loads and fences do there is §7's business). An
+iteration that passes a written block (Dekker's loop: `if (turn != me) { flag = 0; wait; flag =
+1; }`) makes a store, RMW or CAS step, at which the runtime leaves the loop's instance
+(sched_await.c `rsan_await_chosen`); the next arrival at the header starts a new one, so such
+an iteration is never compared (docs/design/exploration.md §22).
 
-Of nested marked loops only the outermost is marked (an inner loop's phis start again at each
-outer iteration). The mark: a phi at the header that is 0 on the edges from outside the loop
+Of nested marked loops one is marked (an inner loop's phis start again at each outer
+iteration): the outermost, unless it has written blocks or counts without loading outside its
+inner loops (`select_nested`). The mark: a phi at the header that is 0 on the edges from outside the loop
 and 1 on its back edges, plus 2 on every edge when a branch that can leave the loop decides on a
 value computed from the header's phis (the loop may end by its own count:
 `exits_depend_on_state`; the runtime's "counting", sched_await.c), and a call at the header after
