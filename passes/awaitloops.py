@@ -130,7 +130,8 @@ def exits_depend_on_state(info: _Function, body: set[str], phis: list[tuple[str,
     return False
 
 
-_WRITE_CALL_RE = re.compile(r'^  (?:(?:%s) = )?(?:notail |tail )?call \S+ @__rsan_(?:store|rmw|cas)_(?:1|2|4|8)\(' % _NAME)
+_WRITE_CALL_RE = re.compile(
+    r'^  (?:(?:%s) = )?(?:notail |tail )?call [^@]*@__rsan_(?:store|rmw|cas)_(?:1|2|4|8)\(' % _NAME)
 
 
 @dataclass
@@ -157,7 +158,8 @@ def pure_iterations(info: _Function, header: str, body: set[str]) -> set[str] | 
     values defined before the loop and of their loads as in a loop that is pure throughout
     (a value defined in a written block reaches them only through a header phi: they reach
     their uses from the header without passing it)."""
-    written = {name for name in body if any(_WRITE_CALL_RE.match(text) for _, text in info.by_name[name].lines)}
+    written = {name for name in body
+               if any(_WRITE_CALL_RE.match(text) for _, text in info.by_name[name].lines)}
     if header in written:
         return None
     free = body - written

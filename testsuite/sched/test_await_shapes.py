@@ -64,7 +64,8 @@ def dekker_program(rng: random.Random) -> str:
 
     after = f" (void){_load(rng, rng.choice(('x', 'y', 'z')))};" if rng.random() < 0.5 else ""
     t1 = (f"static void *t1(void *p) {{ (void)atomic_load_explicit(&z, memory_order_relaxed);\n"
-          f"  for (;;) {{ {fenced()} int a = {_load(rng, first)}; if (a) break; {fenced()} int b = {_load(rng, second)};\n"
+          f"  for (;;) {{ {fenced()} int a = {_load(rng, first)}; if (a) break;\n"
+          f"    {fenced()} int b = {_load(rng, second)};\n"
           f"    if (!b) {{ atomic_store_explicit(&{third}, {next(value)}, {ORDERS[rng.choice(('rlx', 'rel'))]});\n"
           f"      while (!{_load(rng, second)}) ; }} }}{after} return p; }}\n")
     main_ops = [f"atomic_store_explicit(&{loc}, {next(value)}, {ORDERS[rng.choice(('rlx', 'rel'))]});"
