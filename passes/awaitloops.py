@@ -280,8 +280,9 @@ def mark_await_loops(module: IRModule, module_id: str, found: list[AwaitLoop] | 
             inside = module.fresh()
             # bit 0: an arrival from inside; bit 1: the loop's exits depend on its header values
             # (it may end by its own count: the runtime's "counting", sched_await.c); bit 2: it
-            # lies in a counting loop left unmarked for it (select_nested)
-            bounded = 2 * int(loop.counting) + 4 * int(loop.nested_count)
+            # lies in a counting loop left unmarked for it (select_nested); bit 3: some path of
+            # it writes (the runtime takes it under blocked iterations only)
+            bounded = 2 * int(loop.counting) + 4 * int(loop.nested_count) + 8 * int(loop.impure)
             incoming = ", ".join("[ %d, %s ]" % (int(p in body) + bounded, p or info.entry_name) for p in preds)
             first = next(i for i, text in block.lines if not _ANY_PHI_RE.match(text))
             if label_at in edits or first in edits:

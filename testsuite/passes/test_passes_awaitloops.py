@@ -115,9 +115,13 @@ DEKKER = ("void w(int me) { atomic_store(&h[me], 1); while (L(&h[1 - me])) { F;\
 ])
 def test_a_loop_whose_writing_paths_leave_it_is_marked(tmp_path, body):
     """awaitloops.py `pure_iterations`: the iterations that pass no store, RMW or CAS are pure,
-    and the runtime leaves the instance at the others' write (sched_await.c). Mutant: the
-    written blocks not taken out (the loop is not marked, as before: dekker_tree,3 bounded)."""
+    and the runtime leaves the instance at the others' write (sched_await.c); bit 3 of the mark
+    (8) says that a path writes (the runtime takes such a loop under blocked iterations only).
+    Mutants: the written blocks not taken out (the loop is not marked, as before: dekker_tree,3
+    bounded); bit 3 not set (the default await of dekker_sc takes 121 schedules instead of 64,
+    test_closure_runtime.py)."""
     assert len(marks(tmp_path, body)) == 1
+    assert _inside_values(tmp_path, body) == {8, 9}
 
 
 @pytest.mark.parametrize("body", [
