@@ -38,7 +38,9 @@ iteration): the outermost, unless it has written blocks or counts without loadin
 inner loops (`select_nested`). The mark: a phi at the header that is 0 on the edges from outside the loop
 and 1 on its back edges, plus 2 on every edge when a branch that can leave the loop decides on a
 value computed from the header's phis (the loop may end by its own count:
-`exits_depend_on_state`; the runtime's "counting", sched_await.c), and a call at the header after
+`exits_depend_on_state`; the runtime's "counting", sched_await.c), plus 4 on every edge of a loop
+that a counting loop gave way to (`select_nested`), plus 8 on every edge of a loop with written
+blocks (the runtime takes it under blocked iterations only), and a call at the header after
 its phis,
 
     call void @__rsan_await_head(i64 LOOP, i32 %from_inside, i64 s0, i64 s1, i64 s2)
