@@ -11,7 +11,10 @@ a thread whose iterations only repeat themselves (§7 has the rule and why it is
         ;
 
 Runs on the IR after the atomics are rewritten (atomics.py), on the loops spinloops.py left
-alone. A natural loop is marked when every instruction of its blocks is
+alone. A natural loop is marked when every instruction of the blocks of its *write-free
+iterations* (`pure_iterations`: the blocks reachable from the header and reaching its back
+edges without passing a block that calls `__rsan_store_N`, `__rsan_rmw_N` or `__rsan_cas_N`;
+every block of a loop without such a call) is
 
 - a call of `__rsan_load_{1,2,4,8}` (an atomic load, any order) or `__rsan_fence` with order
   seq_cst (an SC fence): the only effects an iteration may have;
@@ -22,15 +25,22 @@ alone. A natural loop is marked when every instruction of its blocks is
 and its header's phis (the values one iteration hands the next) are at most MAX_STATE
 integers or pointers. No store (not even to a stack slot), no plain load (its memory could
 hold what an earlier iteration left there), no other call, no RMW, CAS, atomic store, wait or
-BCAS, no invoke. So an iteration is a function of its header's phis, of values defined before
-the loop, and of the values its atomic loads return, and it changes nothing but the monitor's
-clocks (what its loads and fences do there is §7's business).
+BCAS, no invoke on those blocks. So a write-free iteration is a function of its header's phis, of
+values defined before the loop, and of the values its atomic loads return, and it changes
+nothing but the monitor's clocks (what its loads and fences do there is §7's business). An
+iteration that passes a written block (Dekker's loop: `if (turn != me) { flag = 0; wait; flag =
+1; }`) makes a store, RMW or CAS step, at which the runtime leaves the loop's instance
+(sched_await.c `rsan_await_chosen`); the next arrival at the header starts a new one, so such
+an iteration is never compared (docs/design/exploration.md §22).
 
-Of nested marked loops only the outermost is marked (an inner loop's phis start again at each
-outer iteration). The mark: a phi at the header that is 0 on the edges from outside the loop
+Of nested marked loops one is marked (an inner loop's phis start again at each outer
+iteration): the outermost, unless it has written blocks or counts without loading outside its
+inner loops (`select_nested`). The mark: a phi at the header that is 0 on the edges from outside the loop
 and 1 on its back edges, plus 2 on every edge when a branch that can leave the loop decides on a
 value computed from the header's phis (the loop may end by its own count:
-`exits_depend_on_state`; the runtime's "counting", sched_await.c), and a call at the header after
+`exits_depend_on_state`; the runtime's "counting", sched_await.c), plus 4 on every edge of a loop
+that a counting loop gave way to (`select_nested`), plus 8 on every edge of a loop with written
+blocks (the runtime takes it under blocked iterations only), and a call at the header after
 its phis,
 
     call void @__rsan_await_head(i64 LOOP, i32 %from_inside, i64 s0, i64 s1, i64 s2)
@@ -122,18 +132,79 @@ def exits_depend_on_state(info: _Function, body: set[str], phis: list[tuple[str,
     return False
 
 
+_WRITE_CALL_RE = re.compile(
+    r'^  (?:(?:%s) = )?(?:notail |tail )?call [^@]*@__rsan_(?:store|rmw|cas)_(?:1|2|4|8)\(' % _NAME)
+
+
+@dataclass
+class _Candidate:
+    header: str
+    body: set[str]
+    phis: list[tuple[str, str]]
+    counting: bool      # exits_depend_on_state: it may end by its own count
+    impure: bool        # some path of it stores, calls... (its pure iterations are marked)
+    loads: set[str]     # the blocks of it that load an atomic
+    nested_count: bool = False
+
+
+def pure_iterations(info: _Function, header: str, body: set[str]) -> set[str] | None:
+    """The blocks of the iterations that make no atomic write: those reachable from the header
+    and reaching its back edges without passing a block that calls `__rsan_store_N`,
+    `__rsan_rmw_N` or `__rsan_cas_N`. None when such an iteration has a line that is not pure
+    (an effect the runtime does not see: a plain access, another call) or there is none.
+
+    An iteration that passes a written block makes a store, RMW or CAS step, which the runtime
+    sees (sched_await.c `rsan_await_chosen`: any step other than a load or an SC fence leaves
+    the loop's instance; the next arrival at the header starts a new one), so only the
+    iterations of these blocks are compared, and they are functions of the header's phis, of
+    values defined before the loop and of their loads as in a loop that is pure throughout
+    (a value defined in a written block reaches them only through a header phi: they reach
+    their uses from the header without passing it)."""
+    written = {name for name in body
+               if any(_WRITE_CALL_RE.match(text) for _, text in info.by_name[name].lines)}
+    if header in written:
+        return None
+    free = body - written
+    reach = {header}
+    todo = [header]
+    while todo:
+        for succ in info.edges.get(todo.pop(), ()):
+            if succ in free and succ not in reach and succ != header:
+                reach.add(succ)
+                todo.append(succ)
+    back = {p for p in info.preds.get(header, ()) if p in reach}
+    if not back:
+        return None
+    returns = set(back)
+    todo = list(back)
+    while todo:
+        for pred in info.preds.get(todo.pop(), ()):
+            if pred in reach and pred not in returns:
+                returns.add(pred)
+                todo.append(pred)
+    blocks = reach & returns
+    if not all(_pure_line(text) for name in blocks for _, text in info.by_name[name].lines):
+        return None
+    return blocks
+
+
 def find_await_loops(fn: IRFunction) -> list[tuple[str, set[str], list[tuple[str, str]]]]:
-    """(header, blocks, header phis as (name, type)) of each loop to mark, outermost only."""
+    """(header, blocks, header phis as (name, type)) of each loop to mark (outer ones first)."""
+    return [(c.header, c.body, c.phis) for c in _await_candidates(fn)]
+
+
+def _await_candidates(fn: IRFunction) -> list[_Candidate]:
     if not any("@__rsan_load_" in text for text in fn.lines):
         return []
     info = _Function(fn)
-    marked: list[tuple[str, set[str], list[tuple[str, str]]]] = []
+    found: list[_Candidate] = []
     for header, body in info.natural_loops_by_header().items():
         if "" in body or len(body) > MAX_BLOCKS:
             continue
-        lines = [text for name in body for _, text in info.by_name[name].lines]
-        if not all(_pure_line(text) for text in lines):
+        blocks = pure_iterations(info, header, body)
+        if blocks is None:
             continue
+        lines = [text for name in blocks for _, text in info.by_name[name].lines]
         if not any(_LOAD_CALL_RE.match(text) for text in lines):
             continue
         phis: list[tuple[str, str]] = []
@@ -148,9 +219,41 @@ def find_await_loops(fn: IRFunction) -> list[tuple[str, set[str], list[tuple[str
             phis.append((m.group(1), m.group(2)))
         if not typed or len(phis) > MAX_STATE:
             continue
-        marked.append((header, body, phis))
-    # outermost only
-    return [m for m in marked if not any(m[1] < o[1] for o in marked)]
+        impure = blocks != body
+        loads = {name for name in body if any("@__rsan_load_" in text for _, text in info.by_name[name].lines)}
+        found.append(_Candidate(header, body, phis, exits_depend_on_state(info, body, phis), impure, loads))
+    return select_nested(found)
+
+
+def select_nested(found: list[_Candidate]) -> list[_Candidate]:
+    """Of nested candidates one is marked (the runtime follows one instance a thread): the
+    outermost, except that a candidate gives way to the candidates inside it
+
+    - when it is impure: its iterations through the inner loops would not end while those spin
+      (the inner loops park; before this they were the only candidates);
+    - when it counts and loads nothing outside them (`for (j = 1; j <= N; j++) while ((fence(),
+      load(&b[j])) != 0);`, Lamport's fast mutex): its iterations never repeat, and marked it made
+      the inner spins yields. The inner loops are marked `nested_count` (bit 2 of the mark): the
+      runtime counts each of their instances as an arrival at a header of a counting loop, so
+      that a thread that yields on re-reads made across their instances (their first
+      iterations', the only ones that count as yields) is counting, as it was in the outer loop
+      (docs/scheduling.md "Counting loops": a repeat there changes when the outer loop ends)."""
+    found = sorted(found, key=lambda c: -len(c.body))
+    chosen: list[_Candidate] = []
+    for c in found:
+        if any(c.body < o.body for o in chosen):
+            continue
+        inner = [o for o in found if o.body < c.body]
+        if inner:
+            covered = set().union(*(o.body for o in inner))
+            if c.impure:
+                continue
+            if c.counting and not (c.loads - covered):
+                for o in inner:
+                    o.nested_count = True
+                continue
+        chosen.append(c)
+    return chosen
 
 
 def _loop_id(module_id: str, fn: IRFunction, header: str) -> int:
@@ -160,12 +263,13 @@ def _loop_id(module_id: str, fn: IRFunction, header: str) -> int:
 
 def mark_await_loops(module: IRModule, module_id: str, found: list[AwaitLoop] | None = None) -> IRModule:
     for fn in module.functions():
-        loops = find_await_loops(fn)
+        loops = _await_candidates(fn)
         if not loops:
             continue
         info = _Function(fn)
         edits: dict[int, list[str]] = {}
-        for header, body, phis in loops:
+        for loop in loops:
+            header, body, phis = loop.header, loop.body, loop.phis
             block = info.by_name[header]
             label = header[1:].strip('"')
             label_at = next((i for i, text in enumerate(fn.lines)
@@ -177,8 +281,10 @@ def mark_await_loops(module: IRModule, module_id: str, found: list[AwaitLoop] | 
                 continue
             inside = module.fresh()
             # bit 0: an arrival from inside; bit 1: the loop's exits depend on its header values
-            # (it may end by its own count: the runtime's "counting", sched_await.c)
-            bounded = 2 * int(exits_depend_on_state(info, body, phis))
+            # (it may end by its own count: the runtime's "counting", sched_await.c); bit 2: it
+            # lies in a counting loop left unmarked for it (select_nested); bit 3: some path of
+            # it writes (the runtime takes it under blocked iterations only)
+            bounded = 2 * int(loop.counting) + 4 * int(loop.nested_count) + 8 * int(loop.impure)
             incoming = ", ".join("[ %d, %s ]" % (int(p in body) + bounded, p or info.entry_name) for p in preds)
             first = next(i for i, text in block.lines if not _ANY_PHI_RE.match(text))
             if label_at in edits or first in edits:

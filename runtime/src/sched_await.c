@@ -305,6 +305,11 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
                                    uint64_t s2) {
   if (!__atomic_load_n(&rsan_sched_on, __ATOMIC_RELAXED) || !rsan_sched_flag.sched_await || !rsan_sched_dfs())
     return;
+  /* A loop some path of which writes (awaitloops.py `pure_iterations`) is an await loop under
+   * blocked iterations only: under the default its iterations would be steps until the third
+   * repeat parks it, where unmarked its re-reads are yields, fewer schedules (Dekker's loop:
+   * docs/design/exploration.md §22). Then the mark is not there. */
+  if ((from_inside & 8) && !blocking()) return;
   const uint64_t st[3] = {s0, s1, s2};
   rsan_spin_lock(&rsan_sched.lock);
   sched_thread *s = rsan_sched.finished ? NULL : slot_of(rsan_thread_current());
@@ -313,10 +318,15 @@ RSAN_EXPORT void __rsan_await_head(uint64_t loop, uint32_t from_inside, uint64_t
     return;
   }
   const int bounded = (from_inside & 2) != 0; /* its exits depend on its header values */
+  /* it lies in a counting loop that the passes left unmarked for it (awaitloops.py
+   * select_nested): each of its instances is an iteration of that loop, so a yield on re-reads
+   * made across them counts (rsan_await_counting), as it did in the outer loop */
+  const int in_counting = (from_inside & 4) != 0;
   from_inside &= 1;
   if (!from_inside || s->aw_loop != loop) { /* a new instance of the loop */
     s->aw_loop = loop;
-    s->aw_bounded = bounded;
+    s->aw_bounded = bounded || in_counting;
+    if (in_counting) s->aw_heads++;
     memcpy(s->aw_state, st, sizeof st);
     s->aw_prev_n = s->aw_prev_mark = -1;
     s->aw_repeats = s->aw_iterating = s->aw_rotating = 0;

@@ -96,3 +96,61 @@ def test_the_mark_says_whether_the_loop_may_end_by_its_count(tmp_path, body, bou
     """Mutant: `exits_depend_on_state` always True (spin_two_locations.c then loses its proof)
     or always False (the counted exit of testsuite/sched/test_yield_choices.py is missed)."""
     assert _inside_values(tmp_path, body) == ({2, 3} if bounded else {0, 1})
+
+
+#: Dekker's waiting loop (benchmarks/programs/sched/dekker_tree.c): a path of it stores, waits and
+#: stores again; its other iterations only load and fence
+DEKKER = ("void w(int me) { atomic_store(&h[me], 1); while (L(&h[1 - me])) { F;\n"
+          "  if (L(&f) != me) { atomic_store_explicit(&h[me], 0, memory_order_release); F;\n"
+          "    while (L(&f) != me) ; atomic_store_explicit(&h[me], 1, memory_order_release); F; }\n"
+          "  F; } }")
+
+
+@pytest.mark.parametrize("body", [
+    DEKKER,
+    # the write an RMW or a CAS (its result a pair: `call { i64, i64 } @__rsan_cas_4`)
+    "void w(int me) { while (L(&h[1 - me])) { F; if (L(&f) != me) { atomic_fetch_add(&g, 1); plain++; } F; } }",
+    "void w(int me) { while (L(&h[1 - me])) { F; if (L(&f) != me) { int e = 0;\n"
+    "  atomic_compare_exchange_strong(&g, &e, me); plain++; } F; } }",
+])
+def test_a_loop_whose_writing_paths_leave_it_is_marked(tmp_path, body):
+    """awaitloops.py `pure_iterations`: the iterations that pass no store, RMW or CAS are pure,
+    and the runtime leaves the instance at the others' write (sched_await.c); bit 3 of the mark
+    (8) says that a path writes (the runtime takes such a loop under blocked iterations only).
+    Mutants: the written blocks not taken out (the loop is not marked, as before: dekker_tree,3
+    bounded); bit 3 not set (the default await of dekker_sc takes 121 schedules instead of 64,
+    test_closure_runtime.py)."""
+    assert len(marks(tmp_path, body)) == 1
+    assert _inside_values(tmp_path, body) == {8, 9}
+
+
+@pytest.mark.parametrize("body", [
+    # a path without a write has an effect the runtime does not see (a plain store, a call)
+    "void w(int me) { while (L(&h[1 - me])) { F; if (L(&f) != me) plain = 1; F; } }",
+    "void w(int me) { while (L(&h[1 - me])) { F; if (L(&f) != me) ext(); F; } }",
+    # a plain store after the branches join: on the write-free iterations too
+    "void w(int me) { while (L(&h[1 - me])) { F; if (L(&f) != me) atomic_store(&g, 1); plain++; } }",
+])
+def test_a_loop_with_an_unseen_effect_on_a_write_free_path_is_not_marked(tmp_path, body):
+    """Mutant: the pure check on every block but the header dropped."""
+    assert marks(tmp_path, body) == []
+
+
+#: Lamport's fast mutex (benchmarks/programs/sched/lamport_fast.c): a counting loop around waits
+LAMPORT = "void w(void) { for (int j = 0; j < 3; j++) while ((F, L(&h[j])) != 0) ; }"
+
+
+def test_a_counting_loop_around_waits_gives_way_to_them(tmp_path):
+    """select_nested: the inner wait is marked (an arrival from inside, 1, or not, 0), with bit
+    2 (4) for the counting loop around it; the counting loop is not. Mutant: outermost only (the
+    counting loop marked: {2, 3}, its inner spins yields: lamport_fast,3 loses its proof)."""
+    assert _inside_values(tmp_path, LAMPORT) == {4, 5}
+
+
+@pytest.mark.parametrize("body", [
+    # the counting loop loads outside its inner loop: it stays marked
+    "void w(void) { for (int j = 0; j < 3 && !L(&g); j++) while ((F, L(&h[j])) != 0) ; }",
+])
+def test_a_counting_loop_that_loads_itself_stays_marked(tmp_path, body):
+    """Mutant: select_nested without the loads test (the inner loop marked instead)."""
+    assert _inside_values(tmp_path, body) == {2, 3}
