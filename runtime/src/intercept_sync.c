@@ -116,7 +116,11 @@ static int controlled_trylock(void *obj, int block, try_fn try_lock) {
   rsan_sched_point(block == RSAN_SB_SEM ? RSAN_SK_SYNC_ACQUIRE : RSAN_SK_LOCK, obj, 1);
   int rc = try_lock(obj);
   if (mutex_acquired(rc) && block != RSAN_SB_SEM) rsan_sched_lock_acquired(obj, block != RSAN_SB_RDLOCK);
-  if (!mutex_acquired(rc)) rsan_sched_note_access(obj, 0, 0);
+  /* A success writes the lock: a write of its own, which ends the thread's yielding (a poller
+   * that got the lock when a schedule chose it must not stay yielding while it holds it: the
+   * other pollers' failures never write, so nothing would wake it and they would spin until
+   * max_steps) */
+  rsan_sched_note_access(obj, mutex_acquired(rc), mutex_acquired(rc));
   return rc;
 }
 
