@@ -100,6 +100,7 @@ from . import backoff, slot_refs
 from .asm import asm_load
 from .spinvalues import (FALSE, TRUE, NotALoop, compare, fixed, literal, mask_op, masked, mentions,
                          negate, narrow, on_read, signed)
+from .spinsigned import ashr_of, compare_signed, is_signed_view, sext_of
 from .casloops import analyse as analyse_cas, find_cas_loops, find_retry_cas
 from .model import IRFunction
 
@@ -173,6 +174,8 @@ _FIXED_ARITH_RE = re.compile(r'^  (%s) = ((?:add|sub|mul|shl|and|or|xor)(?: nuw|
                              r'([^,]+), (\S+)$' % _NAME)
 # `  %7 = and i32 %6, 65535`   `  %4 = lshr i32 %3, 16`: some bits of the value read
 _MASK_RE = re.compile(r'^  (%s) = (and|lshr(?: exact)?) (i8|i16|i32|i64) ([^,]+), (\S+)$' % _NAME)
+# `  %5 = ashr i32 %4, 16`: the top bits of the value read, sign-extended (spinsigned.py)
+_ASHR_RE = re.compile(r'^  (%s) = ashr(?: exact)? (i8|i16|i32|i64) ([^,]+), (-?\d+)$' % _NAME)
 _ARITH_RE = re.compile(r'^  (%s) = (add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor|icmp|select|'
                        r'zext|sext|trunc|freeze)\b(.*)$' % _NAME)
 _TRAILER_RE = re.compile(r'(?:, (?:!dbg|!llvm\.loop|!\w[\w.]*) ![0-9]+)+$')
@@ -731,8 +734,9 @@ class _Region:
             return
         m = _ICMP_RE.match(text)
         if m:
-            cond = compare(self._value(env, m.group(4)), self._value(env, m.group(5)),
-                            m.group(2) == "eq", self.bits)
+            a, b = self._value(env, m.group(4)), self._value(env, m.group(5))
+            cond = (compare_signed if is_signed_view(a) or is_signed_view(b) else compare)(
+                a, b, m.group(2) == "eq", self.bits)
             if m.group(3) == "ptr" and cond[:2] == ("pred", "V") and isinstance(cond[2], tuple) \
                     and cond[2][0] == "sym" and cond[2][1][0] == "ext":
                 # an SSA pointer (a parameter at -O1): the rewrite passes its address as i64
@@ -766,6 +770,10 @@ class _Region:
             if v[0] == "ctr":
                 env[m.group(1)] = v
                 self.ctr_names.add(m.group(1))
+                return
+            if m.group(2) == "sext" and v != ("V",) and vm is not None:
+                # some bits of the value read, sign-extended (spinsigned.py: exact for == / !=)
+                env[m.group(1)] = sext_of(v, self.bits, int(m.group(3)[1:]), int(m.group(5)[1:]))
                 return
             if v == ("V",) and m.group(2) != "trunc":
                 env[m.group(1)] = ("VX", m.group(2))     # the value read, widened
@@ -820,6 +828,12 @@ class _Region:
                 if vm is None:
                     raise NotALoop("bits of the value read taken otherwise")
                 env[m.group(1)] = vm
+                return
+        m = _ASHR_RE.match(text)
+        if m:
+            view = ashr_of(self._value(env, m.group(3)), self.bits, int(m.group(4)), int(m.group(2)[1:]))
+            if view is not None:
+                env[m.group(1)] = view
                 return
         m = _FIXED_ARITH_RE.match(text)
         if m:
@@ -994,7 +1008,20 @@ def _peeled_test(lines: list[tuple[int, str]], key: str):
         return lit if lit is not None else env.get(text, ("ext", text) if text.startswith("%") else None)
     for _, text in lines[j + 1:-1]:
         mm, mc, mi = _MASK_RE.match(text), _CAST_RE.match(text), _ICMP_RE.match(text)
-        if mm:
+        ma = _ASHR_RE.match(text)
+        if ma:
+            view = value(ma.group(3))
+            view = ashr_of(view, bits, int(ma.group(4)), int(ma.group(2)[1:])) if view is not None else None
+            if view is None:
+                return None
+            env[ma.group(1)] = view
+        elif mc and mc.group(2) == "sext":
+            v = value(mc.group(4))
+            view = sext_of(v, bits, int(mc.group(3)[1:]), int(mc.group(5)[1:])) if v is not None else None
+            if view is None:
+                return None
+            env[mc.group(1)] = view
+        elif mm:
             width = int(mm.group(3)[1:])
             a, b = value(mm.group(4)), value(mm.group(5))
             if mm.group(2) == "and" and b is not None and b[0] != "int":
@@ -1018,7 +1045,8 @@ def _peeled_test(lines: list[tuple[int, str]], key: str):
             if a is None or b is None or not (on_read(a) or on_read(b)):
                 return None
             try:
-                env[mi.group(1)] = compare(a, b, mi.group(2) == "eq", bits)
+                env[mi.group(1)] = (compare_signed if is_signed_view(a) or is_signed_view(b) else compare)(
+                    a, b, mi.group(2) == "eq", bits)
             except NotALoop:
                 return None
         else:

@@ -1,0 +1,82 @@
+"""Spin-loop shapes the session-23 recognition adds (passes/spinloops.py, spinsigned.py,
+docs/toolchain.md §5.5): signed views of some bits of the value read (`sext`, `ashr`) compared
+with == / !=, and -O0 waits whose compared value lives in a stack slot across the back edge
+(Concurrency Kit's ticket lock at -O0). Each accepted shape has near misses that must stay
+plain loops."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from passes_helpers import compile_to_ir, verify
+from pyrsan.passes import instrument_ir
+
+HEAD = ("#include <stdatomic.h>\n#include <stdint.h>\n"
+        "atomic_uint w; atomic_ullong big; atomic_int l; unsigned plain;\n")
+MASK_RE = re.compile(r"call i64 @__rsan_spin_load_mask_(ne_)?(\d)\(ptr @\w+, i64 (%?[-\w.]+), "
+                     r"i64 (-?\d+), i32 (\d+), i64 -?\d+\)")
+
+
+@pytest.fixture(autouse=True)
+def _default_environment(monkeypatch):
+    monkeypatch.delenv("PYRSAN_NO_SPIN_LOOPS", raising=False)
+
+
+def _instrument(tmp_path, body: str, opt: str, name: str = "t.c", head: str = HEAD):
+    result = instrument_ir(compile_to_ir(tmp_path, head + body, name=name, flags=(opt,)), "spin")
+    verify(result.ir_text)
+    return result
+
+
+def _waits(result) -> list[str]:
+    return [loop.describe().split("wait for ")[1][:-1] for loop in result.loops]
+
+
+# --- signed views of some bits ---------------------------------------------------------------
+
+@pytest.mark.parametrize("opts, body, described", [
+    # the high half as a signed short: -1 is the bits 0xffff (-O1 makes it an unsigned `>`)
+    ("-O0", "void f(void) { while ((short)(atomic_load(&w) >> 16) != -1) ; }", "(w & 0xffff0000) == 4294901760"),
+    # an arithmetic shift of the word: the top byte, sign-extended, equal to -2
+    ("-O0 -O1 -O2", "void f(void) { while (((int)atomic_load(&w) >> 24) != -2) ; }", "(w & 0xff000000) == 4261412864"),
+    # the low byte as a signed char, compared with a positive constant
+    ("-O0 -O1 -O2", "void f(void) { while ((signed char)atomic_load(&w) != 5) ; }", "(w & 0xff) == 5"),
+])
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+def test_signed_bits_compared_with_a_constant_are_a_masked_wait(tmp_path, opts, body, described, opt):
+    if opt not in opts.split():
+        pytest.skip("the optimiser makes it another shape")
+    result = _instrument(tmp_path, body, opt)
+    assert _waits(result) == [described], result.ir_text
+    assert MASK_RE.findall(result.ir_text)
+    assert "__rsan_load_4" not in result.ir_text
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+def test_a_constant_signed_bits_cannot_hold_makes_the_wait_constant(tmp_path, opt):
+    """(signed char)x is never 200: `!= 200` always holds, so the loop exits on the first
+    read whatever it is: the exits do not decide on one value (or the loop is folded away)."""
+    result = _instrument(tmp_path, "int f(void) { int n = 0; while ((signed char)atomic_load(&w) == 200) n++; "
+                         "return n; }", opt)
+    assert all("== 200" not in d for d in _waits(result))
+
+
+@pytest.mark.parametrize("opts, body", [
+    # a sign-extended half compared with a value of full width fixed before the loop: equal
+    # only when the value is in the half's signed range, which the runtime cannot test
+    ("-O0 -O1 -O2", "void f(int t) { while (((int)atomic_load(&w) >> 16) != t) ; }"),
+    # an ordered (signed) comparison: no one value (-O1 makes it a test of the sign bit)
+    ("-O0", "void f(void) { while ((short)atomic_load(&w) < 0) ; }"),
+    # arithmetic after the extension (-O1 folds it into a comparison of the byte)
+    ("-O0", "void f(void) { while ((int)(signed char)atomic_load(&w) + 1 != 0) ; }"),
+    # the signed wait's loop also writes
+    ("-O0 -O1 -O2", "void f(void) { while ((signed char)atomic_load(&w) != -3) plain++; }"),
+])
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+def test_near_misses_of_a_signed_wait_stay_plain_loops(tmp_path, opts, body, opt):
+    if opt not in opts.split():
+        pytest.skip("the optimiser makes it another shape")
+    result = _instrument(tmp_path, body, opt)
+    assert "__rsan_spin_load" not in result.ir_text
+    assert result.loops == ()
