@@ -436,7 +436,7 @@ class _Function:
 
 
 class _Region:
-    def __init__(self, info: _Function, head: _Block, target: int):
+    def __init__(self, info: _Function, head: _Block, target: int, rotated: bool = False):
         self.by_name = info.by_name
         self.head = head
         self.target = target            # body index of the atomic instruction
@@ -452,9 +452,17 @@ class _Region:
         # an iteration starts at the loop's header: the atomic instruction may lie deeper (an
         # accessor clang -O0 inlined, which sets its orders and operands in stack slots first)
         header = next((h for h, body in info.natural_loops_by_header().items() if body == self.members), head.name)
+        if rotated:
+            # an attempt starts at the read's own block (see find_spin_loops): its phis, if
+            # any, would be values of the previous attempt handed on, which this walk cannot
+            # hold as counters
+            if header == head.name or any(_PHI_RE.match(t) for _, t in head.lines):
+                raise NotALoop("no rotated walk")
+            header = head.name
         if len(self.members) > (MAX_REGION_BLOCKS if header == head.name else MAX_INLINED_REGION_BLOCKS):
             raise NotALoop("loop too large")
         self.head = head = info.by_name[header]
+        self.rotated = rotated
         self.walked = 0                 # blocks walked, against MAX_WALK_BLOCKS
         self.slots = info.slots
         self.info = info
@@ -584,6 +592,10 @@ class _Region:
         if lit is not None:
             return lit
         text = text.strip()
+        if self.rotated and text not in env and self.info.def_block.get(text) in self.members:
+            # walked from the read's block, a value the loop's header computes is met before
+            # the walk defines it: it is not fixed before the loop
+            raise NotALoop("a value of the previous attempt")
         if text.startswith("%"):
             return env.get(text, ("ext", text))
         if text.startswith("@"):
@@ -1074,14 +1086,16 @@ def find_spin_loops(fn: IRFunction) -> dict[int, LoopMatch]:
         head = info.block_of(i)
         if head is None:
             continue
-        try:
-            region = _Region(info, head, i)
-            region.run()
-            found[i] = _classify(region)
-            if region.location:
-                found[i] = dataclasses.replace(found[i], location=region.location)
-        except NotALoop:
-            continue
+        for rotated in (False, True):
+            try:
+                region = _Region(info, head, i, rotated)
+                region.run()
+                found[i] = _classify(region)
+                if region.location:
+                    found[i] = dataclasses.replace(found[i], location=region.location)
+                break
+            except NotALoop:
+                continue
     if info is not None:
         found.update(_peeled_attempts(info, fn, found))
     shared = analyse_cas(fn.lines, fn.header)

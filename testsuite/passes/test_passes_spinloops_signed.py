@@ -80,3 +80,49 @@ def test_near_misses_of_a_signed_wait_stay_plain_loops(tmp_path, opts, body, opt
     result = _instrument(tmp_path, body, opt)
     assert "__rsan_spin_load" not in result.ir_text
     assert result.loops == ()
+
+
+# --- -O0: the compared value kept in a stack slot across the back edge -----------------------
+
+ASM_HEAD = HEAD + (
+    "static inline unsigned ld(unsigned *p) { unsigned r;\n"
+    "  __asm__ __volatile__(\"movl %1, %0\" : \"=q\"(r) : \"m\"(*p) : \"memory\"); return r; }\n"
+    "static inline void stall(void) { __asm__ __volatile__(\"pause\" ::: \"memory\"); }\n"
+    "unsigned word;\n")
+# CK's ticket lock as written: the header compares a slot that the entry sets from the
+# fetch-and-add and each iteration sets from the read
+TICKET = ("void lock(void) {{ unsigned r = {faa}; unsigned t = r >> 16, pos = r & 0xffff;\n"
+          "  while (pos != t) {{ {pause}; pos = {load} & 0xffff; }} }}")
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1", "-O2"])
+@pytest.mark.parametrize("head, faa, pause, load, location", [
+    (HEAD, "atomic_fetch_add(&w, 0x10000u)", "__builtin_ia32_pause()",
+     "atomic_load_explicit(&w, memory_order_acquire)", "w"),
+    (ASM_HEAD, "__atomic_fetch_add(&word, 0x10000u, __ATOMIC_SEQ_CST)", "stall()", "ld(&word)", "word"),
+])
+def test_a_wait_whose_value_lives_in_a_slot_across_the_back_edge(tmp_path, head, faa, pause, load, location, opt):
+    result = _instrument(tmp_path, TICKET.format(faa=faa, pause=pause, load=load), opt, head=head)
+    assert _waits(result) == ["(%s & 0xffff) == a value fixed before the loop" % location], result.ir_text
+    assert "__rsan_spin_load_mask_4(ptr " in result.ir_text
+
+
+@pytest.mark.parametrize("body", [
+    # the loop also writes shared memory on each failed attempt
+    "void lock(unsigned t) { unsigned pos = 0; while (pos != t) { plain++; pos = atomic_load(&w) & 0xffff; } }",
+    # a counter of the failed attempts also decides the exit
+    "void lock(unsigned t) { unsigned pos = 0; int n = 0;\n"
+    "  while (pos != t && n < 10) { n++; pos = atomic_load(&w) & 0xffff; } }",
+    # the previous attempt's value reaches the code after the loop
+    "unsigned lock(unsigned t) { unsigned pos = 0, prev = 0;\n"
+    "  while (pos != t) { prev = pos; pos = atomic_load(&w) & 0xffff; } return prev; }",
+    # the compared value is computed from the read with something the loop changes
+    "void lock(unsigned t) { unsigned pos = 0, k = 0; while (pos != t) { k++; pos = (atomic_load(&w) & 0xff) + k; } }",
+    # two reads of the word per attempt
+    "void lock(unsigned t) { unsigned pos = 0;\n"
+    "  while (pos != t) { pos = atomic_load(&w) & 0xffff; if (atomic_load(&l)) break; } }",
+])
+def test_near_misses_of_a_slot_kept_wait_stay_plain_loops(tmp_path, body):
+    result = _instrument(tmp_path, body, "-O0")
+    assert "__rsan_spin_load" not in result.ir_text
+    assert result.loops == ()
