@@ -82,6 +82,26 @@ Soundness (why a loop is recognised, and what is left alone):
   `ck_pr_load_*` in its default mode) is a read like an atomic load; rewrite_asm makes it the
   spin load (the placeholder SPIN_ASM_PLACEHOLDER carries it there, so that its site is
   numbered with the other asm sites).
+- Signed views of some bits (`(short)(v >> 16) != -1`, `((int)v >> 24) == -2`: `sext`, `ashr`
+  by a constant) compared with == / != (spinsigned.py): a sign-extension is injective, so the
+  comparison is the masked wait on the unsigned bits, or constant when the constant lies
+  outside the bits' signed range. Compared with a value of full width fixed before the loop,
+  with an ordered comparison, or after more arithmetic: left alone.
+- The rule every recognised loop keeps: a failed attempt writes nothing that outlives it
+  (the slot rules above) and the exit is decided by the wait's value alone. The walk starts at
+  the loop's header; when that fails and the read lies deeper, the walk starts again at the
+  read's own block (an attempt is "from one read to the next"): clang -O0's CK ticket lock
+  compares at the header a slot that the entry sets from the fetch-and-add and each iteration
+  sets from the read (`while (pos != t) { pause; pos = load(&w) & 0xffff; }`). From the read,
+  the slot is written before it is read, so it is a temporary of the attempt, and the header's
+  test is the attempt's exit test; the header's first test, made before any read with what the
+  entry stored, runs as written. Only when the read's block has no phi (a value handed on by
+  the previous attempt), and a value the loop computes that the walk meets before it defines
+  it (the header's, from the previous attempt) ends the recognition.
+- The address must be the same on every attempt: a wait whose address each attempt computes
+  again from plain memory (CK's anderson lock re-reads `lock->slots`, the asm's memory
+  clobber) is left alone: a failed attempt disables its thread until its word is written
+  (sched.c), so a change of the address's source alone would leave it waiting on the old word.
 - A CAS loop needs expected and desired values fixed before the loop (constants, or as for a
   wait: `owner.compare_exchange_weak(e, me)`) on every iteration and the exit
   condition "the CAS succeeded" exactly (a loop that also leaves on the old value read is left

@@ -126,3 +126,21 @@ def test_near_misses_of_a_slot_kept_wait_stay_plain_loops(tmp_path, body):
     result = _instrument(tmp_path, body, "-O0")
     assert "__rsan_spin_load" not in result.ir_text
     assert result.loops == ()
+
+
+# --- the address recomputed in each attempt from plain memory: left alone ---------------------
+
+ANDERSON = ("struct slot { unsigned locked; char pad[60]; };\n"
+            "struct alock { struct slot *slots; } al;\n"
+            "void f(unsigned pos) { while (ld(&al.slots[pos].locked) == 1) stall(); }\n")
+
+
+@pytest.mark.parametrize("opt", ["-O1", "-O2"])
+def test_a_wait_whose_address_is_read_again_from_plain_memory_stays_asm(tmp_path, opt):
+    """CK's anderson lock: the asm's memory clobber makes each attempt re-read `al.slots` with a
+    plain load. A recognised attempt that fails disables its thread until its word is written
+    (the controlled scheduler), so a change of `al.slots` alone would leave it waiting on the
+    old slot (docs/toolchain.md §5.5): not a wait for one location."""
+    result = _instrument(tmp_path, ANDERSON, opt, head=ASM_HEAD)
+    assert result.loops == ()
+    assert "__rsan_spin_load" not in result.ir_text
