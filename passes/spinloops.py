@@ -97,7 +97,8 @@ Soundness (why a loop is recognised, and what is left alone):
   test is the attempt's exit test; the header's first test, made before any read with what the
   entry stored, runs as written. Only when the read's block has no phi (a value handed on by
   the previous attempt), and a value the loop computes that the walk meets before it defines
-  it (the header's, from the previous attempt) ends the recognition.
+  it (the header's, from the previous attempt) ends the recognition, and so does any effect
+  on that walk (the header's code, met after the read, is made by every attempt).
 - The address must be the same on every attempt: a wait whose address each attempt computes
   again from plain memory (CK's anderson lock re-reads `lock->slots`, the asm's memory
   clobber) is left alone: a failed attempt disables its thread until its word is written
@@ -633,7 +634,9 @@ class _Region:
             try:
                 self._step(index, text, env, mem, written)
             except _Effect:
-                if _READ not in env:
+                if _READ not in env or self.rotated:
+                    # walked from the read's block, the header's code comes after the read
+                    # but is made by every attempt: an effect there is no exit
                     raise
                 # an effect after the read: the wait's successful read has been made (a TTAS
                 # lock's exchange in the loop that also re-reads the word, merged by -O2)

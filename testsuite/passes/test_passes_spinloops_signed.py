@@ -144,3 +144,14 @@ def test_a_wait_whose_address_is_read_again_from_plain_memory_stays_asm(tmp_path
     result = _instrument(tmp_path, ANDERSON, opt, head=ASM_HEAD)
     assert result.loops == ()
     assert "__rsan_spin_load" not in result.ir_text
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+def test_an_effect_of_every_attempt_before_a_deeper_read_is_no_exit(tmp_path, opt):
+    """The header's exchange runs on every attempt: walked from the read's block it comes after
+    the read, and must not pass for the merged TTAS loop's exit."""
+    body = ("void f(unsigned t) { unsigned pos = 0;\n"
+            "  while (atomic_exchange(&l, 1), pos != t) { pos = atomic_load(&w) & 0xffff; } }")
+    result = _instrument(tmp_path, body, opt)
+    assert "__rsan_spin_load" not in result.ir_text
+    assert result.loops == ()
