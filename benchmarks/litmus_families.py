@@ -2,7 +2,7 @@
 
     python benchmarks/litmus_families.py [--family SB,MP] [--flavour rlx,sc] [--variant plain]
         [--spawn pthread,cxx] [--all-spawns] [--seeds 3] [--limit N] [--jobs 1] [--json out.json]
-        [--keep DIR] [--python PY]
+        [--keep DIR] [--python PY] [--shuffle SEED] [--rows ROWS.jsonl] [--only NAME,...]
 
 Programs come from benchmarks/litmus_gen.py (families x flavours x RMW variants x spawn
 styles). For each program the expected verdict is the reference model's
@@ -47,29 +47,41 @@ def _cpu_children() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def _wait(cmd: list, tmp: str, timeout: float) -> tuple[int, str, float, float]:
+    """Runs cmd in its own session -> (exit status or -1 when killed at `timeout`, stderr, wall s,
+    CPU s of the process tree: os.wait4's rusage of the command, which waits for its own
+    children, so that concurrent jobs do not mix their figures)."""
+    err_path = Path(tmp) / "stderr"
+    env = dict(os.environ)
+    env.pop("PYRSAN_OPTIONS", None)
+    t = time.time()
+    with open(err_path, "w") as err, open(os.devnull, "w") as null:
+        proc = subprocess.Popen(cmd, stdout=null, stderr=err, env=env, cwd=tmp, start_new_session=True)
+        timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
+        timer.start()
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        timer.cancel()
+    code = os.waitstatus_to_exitcode(status)
+    return (-1 if code == -signal.SIGKILL else code), err_path.read_text(errors="replace"), \
+        time.time() - t, usage.ru_utime + usage.ru_stime
+
+
+def build_cli(python: str, source: Path, out: Path, timeout: float = 300) -> tuple[int, str, float]:
+    """`python -m pyrsan build SOURCE -o OUT` -> (exit status, stderr, CPU s)."""
+    with tempfile.TemporaryDirectory(prefix="litmus-fam-") as tmp:
+        code, err, _wall, cpu = _wait([python, "-m", "pyrsan", "build", str(source), "-o", str(out)], tmp, timeout)
+        return code, err, cpu
+
+
 def run_cli(python: str, args: list, timeout: float = 300) -> tuple[int, dict | None, str, float, float]:
-    """`python -m pyrsan run ARGS... --json OUT FILE` -> (exit status, --json document,
-    stderr, wall s, CPU s of the process tree: os.wait4's rusage of pyrsan, which waits for
-    its own children, so concurrent jobs do not mix their figures). Exit -1: timed out."""
+    """`python -m pyrsan run ARGS... --json OUT PROGRAM` (PROGRAM: the last of ARGS, a source or
+    an instrumented binary) -> (exit status, --json document, stderr, wall s, CPU s)."""
     with tempfile.TemporaryDirectory(prefix="litmus-fam-") as tmp:
         out = Path(tmp) / "r.json"
-        err_path = Path(tmp) / "stderr"
         cmd = [python, "-m", "pyrsan", "run", *map(str, args[:-1]), "--json", str(out), str(args[-1])]
-        env = dict(os.environ)
-        env.pop("PYRSAN_OPTIONS", None)
-        t = time.time()
-        with open(err_path, "w") as err, open(os.devnull, "w") as null:
-            proc = subprocess.Popen(cmd, stdout=null, stderr=err, env=env, cwd=tmp,
-                                    start_new_session=True)
-            timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
-            timer.start()
-            _pid, status, usage = os.wait4(proc.pid, 0)
-            timer.cancel()
-            proc.returncode = os.waitstatus_to_exitcode(status)
-        wall = time.time() - t
-        code = proc.returncode if proc.returncode != -signal.SIGKILL else -1
+        code, err, wall, cpu = _wait(cmd, tmp, timeout)
         doc = json.loads(out.read_text()) if out.exists() else None
-        return code, doc, err_path.read_text(errors="replace"), wall, usage.ru_utime + usage.ru_stime
+        return code, doc, err, wall, cpu
 
 
 def check_reports(case: gen.Case, path: Path, doc: dict) -> list[str]:
@@ -108,12 +120,17 @@ def _crash(code: int, stderr: str) -> str | None:
 def check_case(case: gen.Case, expected: bool | None, python: str, seeds: int, where: Path) -> dict:
     path = where / (case.name + case.suffix)
     path.write_text(case.source)
+    binary = where / case.name
     row = {"name": case.name, "family": case.family, "flavour": case.flavour,
            "variant": case.variant, "spawn": case.spawn, "expected": expected, "problems": []}
+    code, err, row["build_cpu"] = build_cli(python, path, binary)
+    if code != 0:
+        row["problems"].append(f"build: exit {code}: " + (err.strip().splitlines() or ["?"])[-1][:200])
+        return row
     detected = 0
     verdicts = []
     for seed in range(1, seeds + 1):
-        code, doc, err, _wall, _cpu = run_cli(python, ["--seed", seed, path])
+        code, doc, err, _wall, _cpu = run_cli(python, ["--seed", seed, binary])
         crash = _crash(code, err)
         if crash or doc is None:
             row["problems"].append(f"default seed {seed}: {crash or 'no json'}")
@@ -130,7 +147,7 @@ def check_case(case: gen.Case, expected: bool | None, python: str, seeds: int, w
         if seed == 1:
             row["default_runs"] = doc.get("runs")
     row["detected"], row["seeds"], row["default_verdicts"] = detected, seeds, verdicts
-    code, doc, err, wall, cpu = run_cli(python, ["--explore", path])
+    code, doc, err, wall, cpu = run_cli(python, ["--explore", binary])
     crash = _crash(code, err)
     row["explore_cpu"], row["explore_wall"] = cpu, wall
     if crash or doc is None:
@@ -167,6 +184,7 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true", help="only list the programs and verdicts")
     ap.add_argument("--shuffle", type=int, default=0,
                     help="run the programs in a random order of this seed (0: generation order)")
+    ap.add_argument("--only", default="", help="comma-separated program names (a rerun of some)")
     ap.add_argument("--rows", help="append each row to this JSON-lines file as it completes")
     a = ap.parse_args(argv)
 
@@ -175,6 +193,8 @@ def main(argv=None) -> int:
 
     cases = gen.generate(pick(a.family), pick(a.flavour), pick(a.variant) or gen.VARIANTS,
                          pick(a.spawn) or gen.SPAWNS, mixed=a.mixed, all_spawns=a.all_spawns)
+    if a.only:
+        cases = [c for c in cases if c.name in set(a.only.split(","))]
     if a.shuffle:
         random.Random(a.shuffle).shuffle(cases)
     print(f"load average {os.getloadavg()[0]:.1f}; {len(cases)} programs", flush=True)
@@ -224,7 +244,7 @@ def summary(rows: list[dict]) -> None:
     for r in rows:
         fam[r["family"]].append(r)
     print(f"\n{'family':10} {'progs':>5} {'robust':>6} {'nonrob':>6} {'unk':>4} {'detect':>8} "
-          f"{'proved':>7} {'max cpu':>8} {'>1s':>4} {'max sch':>7} {'fail':>4}")
+          f"{'proved':>7} {'max cpu':>8} {'>1s':>4} {'max sch':>7} {'fail':>4} {'build':>6}")
     tot = defaultdict(float)
     for name, rs in fam.items():
         rob = [r for r in rs if r["expected"] is True]
@@ -237,8 +257,10 @@ def summary(rows: list[dict]) -> None:
         sch = [r.get("schedules") or 0 for r in rob]
         over = sum(c >= 1.0 for c in cpus)
         fails = sum(bool(r["problems"]) for r in rs)
+        builds = [r["build_cpu"] for r in rs if "build_cpu" in r]
         print(f"{name:10} {len(rs):5} {len(rob):6} {len(non):6} {len(unk):4} {det:>3}/{tries:<4} "
-              f"{proved:>3}/{len(rob):<3} {max(cpus, default=0):8.2f} {over:4} {max(sch, default=0):7} {fails:4}")
+              f"{proved:>3}/{len(rob):<3} {max(cpus, default=0):8.2f} {over:4} {max(sch, default=0):7} {fails:4} "
+              f"{max(builds, default=0):6.2f}")
         for k, v in (("progs", len(rs)), ("rob", len(rob)), ("non", len(non)), ("unk", len(unk)),
                      ("det", det), ("tries", tries), ("proved", proved), ("over", over), ("fails", fails)):
             tot[k] += v
@@ -247,6 +269,8 @@ def summary(rows: list[dict]) -> None:
     print(f"{'total':10} {int(tot['progs']):5} {int(tot['rob']):6} {int(tot['non']):6} {int(tot['unk']):4} "
           f"{int(tot['det']):>3}/{int(tot['tries']):<4} {int(tot['proved']):>3}/{int(tot['rob']):<3} "
           f"{tot['maxcpu']:8.2f} {int(tot['over']):4} {int(tot['maxsch']):7} {int(tot['fails']):4}")
+    print("max cpu, >1s: CPU (user+sys) of `pyrsan run --explore` on the built binary, robust programs; "
+          "build: the most CPU one `pyrsan build` took")
 
 
 if __name__ == "__main__":
