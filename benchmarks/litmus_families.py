@@ -3,6 +3,7 @@
     python benchmarks/litmus_families.py [--family SB,MP] [--flavour rlx,sc] [--variant plain]
         [--spawn pthread,cxx] [--all-spawns] [--seeds 3] [--limit N] [--jobs 1] [--json out.json]
         [--keep DIR] [--python PY] [--shuffle SEED] [--rows ROWS.jsonl] [--only NAME,...]
+    python benchmarks/litmus_families.py --summary ROWS.jsonl
 
 Programs come from benchmarks/litmus_gen.py (families x flavours x RMW variants x spawn
 styles). For each program the expected verdict is the reference model's
@@ -185,8 +186,13 @@ def main(argv=None) -> int:
     ap.add_argument("--shuffle", type=int, default=0,
                     help="run the programs in a random order of this seed (0: generation order)")
     ap.add_argument("--only", default="", help="comma-separated program names (a rerun of some)")
+    ap.add_argument("--summary", metavar="ROWS", help="only print the table of a --rows file")
     ap.add_argument("--rows", help="append each row to this JSON-lines file as it completes")
     a = ap.parse_args(argv)
+
+    if a.summary:
+        summary([json.loads(line) for line in Path(a.summary).read_text().splitlines() if line.strip()])
+        return 0
 
     def pick(text):
         return tuple(s for s in text.split(",") if s) or None
