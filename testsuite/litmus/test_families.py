@@ -29,7 +29,7 @@ FAST_F_RMWS = 4
 # Known misses (docs/design/litmus_families.md §3): a weak CAS that reads its expected value
 # succeeds on x86 in every run the exploration makes, but C11 lets it fail spuriously, and that
 # failure is a read the SB / 2+2W shape makes stale. The exploration never branches on it.
-SPURIOUS_WEAK_CAS = "a spurious failure of a weak CAS is not explored (litmus_families.md §3)"
+SPURIOUS_WEAK_CAS = "a spurious failure of a weak CAS is not explored (docs/design/litmus_families.md §3)"
 
 
 def _known_miss(case: gen.Case, robust: bool) -> str | None:
