@@ -118,7 +118,8 @@ def _crash(code: int, stderr: str) -> str | None:
     return None
 
 
-def check_case(case: gen.Case, expected: bool | None, python: str, seeds: int, where: Path) -> dict:
+def check_case(case: gen.Case, expected: bool | None, python: str, seeds: int, where: Path,
+               extra: tuple = ()) -> dict:
     path = where / (case.name + case.suffix)
     path.write_text(case.source)
     binary = where / case.name
@@ -131,7 +132,7 @@ def check_case(case: gen.Case, expected: bool | None, python: str, seeds: int, w
     detected = 0
     verdicts = []
     for seed in range(1, seeds + 1):
-        code, doc, err, _wall, _cpu = run_cli(python, ["--seed", seed, binary])
+        code, doc, err, _wall, _cpu = run_cli(python, [*extra, "--seed", seed, binary])
         crash = _crash(code, err)
         if crash or doc is None:
             row["problems"].append(f"default seed {seed}: {crash or 'no json'}")
@@ -148,7 +149,7 @@ def check_case(case: gen.Case, expected: bool | None, python: str, seeds: int, w
         if seed == 1:
             row["default_runs"] = doc.get("runs")
     row["detected"], row["seeds"], row["default_verdicts"] = detected, seeds, verdicts
-    code, doc, err, wall, cpu = run_cli(python, ["--explore", binary])
+    code, doc, err, wall, cpu = run_cli(python, [*extra, "--explore", binary])
     crash = _crash(code, err)
     row["explore_cpu"], row["explore_wall"] = cpu, wall
     if crash or doc is None:
@@ -179,6 +180,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=3, help="default runs per program (seeds 1..N)")
     ap.add_argument("--graph-limit", type=int, default=200_000, help="reference model graph limit")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--sc-accesses", choices=("fenced", "ra"), default="fenced",
+                    help="pyrsan run --sc-accesses, and the model's mode (default fenced)")
     ap.add_argument("--python", default=sys.executable, help="the python whose pyrsan runs")
     ap.add_argument("--json", help="write every row here")
     ap.add_argument("--keep", help="write the generated sources to this directory")
@@ -210,7 +213,7 @@ def main(argv=None) -> int:
     for case in cases:
         key = repr(case.threads)
         if key not in verdict_of:
-            verdict_of[key] = gen.reference_verdict(case, a.graph_limit)
+            verdict_of[key] = gen.reference_verdict(case, a.graph_limit, a.sc_accesses)
         expected.append(verdict_of[key])
     print(f"reference model: {time.time() - t0:.1f}s, {sum(v is False for v in expected)} not robust, "
           f"{sum(v is True for v in expected)} robust, {sum(v is None for v in expected)} too large",
@@ -223,7 +226,9 @@ def main(argv=None) -> int:
     where.mkdir(parents=True, exist_ok=True)
     cpu0 = _cpu_children()
     with ThreadPoolExecutor(max(1, a.jobs)) as pool:
-        futures = [pool.submit(check_case, c, e, a.python, a.seeds, where) for c, e in zip(cases, expected)]
+        extra = ("--sc-accesses", a.sc_accesses) if a.sc_accesses != "fenced" else ()
+        futures = [pool.submit(check_case, c, e, a.python, a.seeds, where, extra)
+                   for c, e in zip(cases, expected)]
         rows = []
         for f in futures:
             row = f.result()

@@ -358,17 +358,17 @@ def generate(families=None, flavours=None, variants=VARIANTS, spawns=SPAWNS, mix
 MAX_F_RMWS = 8
 
 
-def f_rmws(threads) -> int:
-    return sum(1 for t in threads for e in rc20.expand_thread(t, "fenced") if e.loc == rc20.FLOC)
+def f_rmws(threads, sc: str = "fenced") -> int:
+    return sum(1 for t in threads for e in rc20.expand_thread(t, sc) if e.loc == rc20.FLOC)
 
 
-def reference_verdict(case: Case, limit: int = 400_000) -> bool | None:
-    """The reference model's verdict (sc_accesses=fenced, pyrsan's default), None when the
-    program has more than MAX_F_RMWS SC-fence RMWs or the model's search exceeds `limit`
+def reference_verdict(case: Case, limit: int = 400_000, sc: str = "fenced") -> bool | None:
+    """The reference model's verdict under sc_accesses=sc (fenced: pyrsan's default), None when
+    the program has more than MAX_F_RMWS SC-fence RMWs or the model's search exceeds `limit`
     graphs."""
-    if f_rmws(case.threads) > MAX_F_RMWS:
+    if f_rmws(case.threads, sc) > MAX_F_RMWS:
         return None
     try:
-        return rc20.Enumerator(case.threads, "fenced", limit=limit).run().robust
+        return rc20.Enumerator(case.threads, sc, limit=limit).run().robust
     except RuntimeError:
         return None
