@@ -37,6 +37,7 @@ void rsan_sched_wait_point(const void *addr, uint64_t v, uint64_t m, int size, i
       s->wv_size = size;
       s->wv_ne = ne;
       s->wv_stale = 1; /* read now, by the thread that waits */
+      s->retry = 0;    /* a failed attempt's retry flag: the condition says more */
       rsan_sched_wait_holds(s);
     } else {
       s = NULL;
