@@ -25,7 +25,7 @@ FENCE = "atomic_thread_fence(memory_order_seq_cst);"
 
 
 def wait_program(rng: random.Random) -> str:
-    """T1 stores to y a few values, among them values that keep the waits waiting (0 clears),
+    """T1 stores to x, then to y a few values, among them values that keep the waits waiting (0 clears),
     its last store one that lets every wait through (so every run ends); T2 waits on y, for one
     value, for any non-zero value, or for a bit of it, then loads x; main, and a third of the time T3
     (which may wait on y too), add a store or load of x or an SC fence. Orders are drawn from
@@ -51,7 +51,7 @@ def wait_program(rng: random.Random) -> str:
             return f"(void)atomic_load_explicit(&x, {rng.choice(LOADS)});"
         return FENCE
 
-    t1 = []
+    t1 = [f"atomic_store_explicit(&x, 7, {rng.choice(STORES)});"]   # message passing through y
     for v in ys:
         if rng.random() < 0.25:
             t1.append(other())
@@ -183,8 +183,8 @@ def test_a_wait_never_let_through_is_a_deadlock(tmp_path, pyrsan_cli, pyrsan_env
     exe = build(pyrsan_cli, pyrsan_env, NEVER, tmp_path, "n")
     for options in ("", "sched_wait_value=0"):
         trace = tmp_path / f"trace{len(options)}.jsonl"
-        proc = subprocess.run([str(exe)], env=dict(pyrsan_env, PYRSAN_OPTIONS=f"sched=dfs trace_path={trace} {options}"),
-                              capture_output=True, text=True, timeout=120, check=False)
+        env = dict(pyrsan_env, PYRSAN_OPTIONS=f"sched=dfs trace_path={trace} {options}")
+        proc = subprocess.run([str(exe)], env=env, capture_output=True, text=True, timeout=120, check=False)
         assert proc.returncode == 87, (options, proc.stderr)
         end = json.loads(trace.read_text().splitlines()[-1])
         assert end["end"] == "deadlock", end
