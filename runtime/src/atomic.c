@@ -300,8 +300,8 @@ static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, uint64_t m, int siz
   if (fenced) rsan_fence_sc_step(t);
   for (int first = 1;; first = 0) {
     /* Enabled by memory (sched_wait.c) unless the attempt must be able to fail: a test's single
-     * attempt, a blocking wait's first (its check), a fenced spin's read after its fence (the
-     * fence is an event: the read may not move to where memory lets it through) */
+     * attempt, a blocking wait's first (its check), a fenced spin's read after its fence (its
+     * failure is followed by a new fence before the next read: a read that waits would not) */
     if (block == 0 || (block == 1 && first) || (fenced && spin)) RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
     else RSAN_SCHED_WAIT_POINT(p, v, m, size, ne);
     uint64_t gen = __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST);
