@@ -5,6 +5,7 @@
  *   sched_schedule.c the schedule file: its prefix and sleep set, and the dependency relation
  *   sched_strategy.c the strategies (rsan_sched.h)
  *   sched_stall.c    the stall watch: when a waiting thread hands the run over
+ *   sched_wait.c     waits enabled by memory (sched=dfs: a wait attempt runs only where it succeeds)
  * Everything here runs under rsan_sched.lock unless said otherwise. */
 #ifndef RSAN_SCHED_INTERNAL_H
 #define RSAN_SCHED_INTERNAL_H
