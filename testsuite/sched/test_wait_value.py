@@ -25,12 +25,12 @@ FENCE = "atomic_thread_fence(memory_order_seq_cst);"
 
 
 def wait_program(rng: random.Random) -> str:
-    """T1 stores to x, then to y a few values, among them values that keep the waits waiting (0 clears),
-    its last store one that lets every wait through (so every run ends); T2 waits on y, for one
-    value, for any non-zero value, or for a bit of it, then loads x (relaxed or acquire); main, and a third of the time T3
-    (which may wait on y too), add a store or load of x or an SC fence. Orders are drawn from
-    relaxed, release / acquire and seq_cst (a seq_cst wait is three steps under
-    sc_accesses=fenced, its SC fence part of the event)."""
+    """T1 stores to x, then to y a few values, among them values that keep the waits waiting
+    (0 clears), its last store one that lets every wait through (so every run ends); T2 waits on
+    y, for one value, for any non-zero value, or for a bit of it, then loads x (relaxed or
+    acquire); main, and a third of the time T3 (which may wait on y too), add a store or load of
+    x or an SC fence. Orders are drawn from relaxed, release / acquire and seq_cst (a seq_cst
+    wait is three steps under sc_accesses=fenced, its SC fence part of the event)."""
     last = rng.choice((1, 3))
     ys = [rng.choice((0, 1, 2, 3)), last]
 
