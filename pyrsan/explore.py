@@ -30,6 +30,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from .explore_waits import note_spawn
 from .schedule import Op, Prefix, Step, Trace
 
 #: Operations whose address field names a thread, not memory.
@@ -545,6 +546,8 @@ class _Search:
                                 (other in path[j].counting or _yield_news(other, j, steps)):
                             self.add_backtrack(path[j], decisions[:j], other)
             thread_last[tid] = j
+            if op.kind == "spawn":   # its child, even one created waiting (explore_waits.py)
+                note_spawn(spawned_by, op, j)
             if j + 1 < nsteps:
                 following = steps[j + 1].enabled
                 if not known.issuperset(following):   # a thread enabled for the first time
@@ -552,7 +555,7 @@ class _Search:
                         if new_tid not in known:
                             known.add(new_tid)
                             if op.kind == "spawn":
-                                spawned_by[new_tid] = j
+                                spawned_by.setdefault(new_tid, j)
             kind, addr = op.kind, op.addr
             if kind == "fence_sc":
                 if addr == CLEAN_FENCE:

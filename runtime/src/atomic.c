@@ -284,7 +284,7 @@ static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, uint64_t m, int siz
   if (spin && !rsan_sched_on && spin_peek_fails(p, v, m, size, ne, seen)) return 0;
   if (RSAN_UNLIKELY(rsan_closure_logging)) rsan_closure_note_wait(t, v, block); /* sched_closure.c */
   if (fenced && spin) { /* the fence belongs to the event: only when it may happen */
-    RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
+    RSAN_SCHED_WAIT_POINT(p, v, m, size, ne); /* under exploration: enabled by memory (sched_wait.c) */
     uint64_t gen = __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST);
     rsan_loc *l = rsan_loc_acquire((uintptr_t)p);
     uint64_t got = mem_load(p, size);
@@ -299,7 +299,11 @@ static RSAN_ALWAYS_INLINE int op_wait_i(void *p, uint64_t v, uint64_t m, int siz
   }
   if (fenced) rsan_fence_sc_step(t);
   for (int first = 1;; first = 0) {
-    RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
+    /* Enabled by memory (sched_wait.c) unless the attempt must be able to fail: a test's single
+     * attempt, a blocking wait's first (its check), a fenced spin's read after its fence (its
+     * failure is followed by a new fence before the next read: a read that waits would not) */
+    if (block == 0 || (block == 1 && first) || (fenced && spin)) RSAN_SCHED_POINT(RSAN_SK_WAIT, p, 0);
+    else RSAN_SCHED_WAIT_POINT(p, v, m, size, ne);
     uint64_t gen = __atomic_load_n(&rsan_loc_retire_gen, __ATOMIC_SEQ_CST);
     /* rsan_loc_acquire inline: a full record (the class a wait needs, test_location_class.py) */
     rsan_loc *l = rsan_loc_fit(rsan_loc_acquire_c((uintptr_t)p, RSAN_LOC_FULL), RSAN_LOC_FULL);

@@ -76,6 +76,16 @@ static inline int rsan_sched_active(void) {
     if (__builtin_expect(rsan_sched_on, 0)) rsan_sched_point((kind), (addr), (w)); \
   } while (0)
 
+/* The scheduling point of a wait attempt for ((*addr & m) == v) != ne (atomic.c op_wait_i): under
+ * sched=dfs with sched_wait_value=1 the thread is enabled only while memory holds a value that
+ * lets the attempt through, so that it never fails (docs/design/exploration.md §23); elsewhere
+ * the plain point RSAN_SK_WAIT. */
+void rsan_sched_wait_point(const void *addr, uint64_t v, uint64_t m, int size, int ne);
+#define RSAN_SCHED_WAIT_POINT(addr, v, m, size, ne) \
+  do { \
+    if (__builtin_expect(rsan_sched_on, 0)) rsan_sched_wait_point((addr), (v), (m), (size), (ne)); \
+  } while (0)
+
 /* start-up (init.c rsan_init_slow, after the options): opens the trace, reads the
  * schedule file (a bad one: one line on stderr and exit 86, like a bad option) */
 void rsan_sched_init(void);

@@ -5,6 +5,7 @@
  *   sched_schedule.c the schedule file: its prefix and sleep set, and the dependency relation
  *   sched_strategy.c the strategies (rsan_sched.h)
  *   sched_stall.c    the stall watch: when a waiting thread hands the run over
+ *   sched_wait.c     waits enabled by memory (sched=dfs: a wait attempt runs only where it succeeds)
  * Everything here runs under rsan_sched.lock unless said otherwise. */
 #ifndef RSAN_SCHED_INTERNAL_H
 #define RSAN_SCHED_INTERNAL_H
@@ -24,7 +25,7 @@
 enum { ST_NEW = 0, ST_LIVE, ST_EXITED };
 enum { LEVEL_ENABLED = 0, LEVEL_YIELDED, LEVEL_TIMEOUT, LEVEL_NONE };
 /* what a pending operation waits for, beyond enum rsan_sched_block */
-enum { SB_JOIN = 100, SB_COND, SB_BARRIER, SB_AWAIT };
+enum { SB_JOIN = 100, SB_COND, SB_BARRIER, SB_AWAIT, SB_VALUE };
 
 typedef struct spin_slot {
   uintptr_t addr;
@@ -55,6 +56,10 @@ typedef struct sched_thread {
   int timed;
   int timed_out;    /* the last blocking point was chosen as a time-out */
   rsan_thread *joinee;
+  /* SB_VALUE (sched_wait.c): a wait enabled only while ((*addr & wv_m) == wv_v) != wv_ne, re-read
+   * (wv_stale) after another thread's step that wrote its word */
+  uint64_t wv_v, wv_m;
+  int wv_size, wv_ne, wv_holds, wv_stale;
   /* disabled until another thread's write to retry_addr runs */
   int retry;
   uintptr_t retry_addr;
@@ -150,6 +155,11 @@ int rsan_await_blocked_news(void);
 /* rsan_sched_point, before an SC fence of the calling thread: the end of a rotated unit (§10),
  * where the thread may take its await step */
 void rsan_await_fence(void);
+
+/* ---- sched_wait.c ---- */
+/* s's pending wait (SB_VALUE) would read a value that lets it through (memory re-read only when a
+ * write to its word was chosen since the last look) */
+int rsan_sched_wait_holds(sched_thread *s);
 
 /* ---- sched_sync.c ---- */
 /* enabledness of a pending operation blocked on a modelled primitive (s->block is a lock,

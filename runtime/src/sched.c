@@ -127,6 +127,8 @@ sched_thread *rsan_sched_self_locked(void) {
 
 /* enabledness of s's pending operation, ignoring yields and time-outs */
 static int op_enabled(const sched_thread *s) {
+  /* a wait enabled by memory: its condition, not a write since a failed attempt (sched_wait.c) */
+  if (s->block == SB_VALUE) return rsan_sched_wait_holds((sched_thread *)s);
   if (s->retry) return 0;
   switch (s->block) {
   case RSAN_SB_NONE: return 1;
@@ -258,6 +260,7 @@ static void wake_waiters(uintptr_t addr, const sched_thread *writer) {
     sched_thread *s = rsan_sched.threads[i];
     if (!s || s == writer) continue;
     if (s->retry && same_word(s->retry_addr, addr)) s->retry = 0;
+    if (s->block == SB_VALUE && same_word(s->addr, addr)) s->wv_stale = 1; /* read it at the next look */
     if (s->yielding && same_word(s->yield_addr, addr)) s->yielding = 0;
     for (int k = 0; k < SPIN_SLOTS; k++)
       if (same_word(s->spin[k].addr, addr)) s->spin[k].repeats = 0;

@@ -8,7 +8,8 @@ the run did not choose there. No relation between operations is used, no sleep s
 no closure is searched (``sched_closure=0``): each maximal schedule of the controlled scheduler is
 run once, and its reports are the engine's. What the scheduler itself does not offer as a choice
 is not enumerated either: a thread is disabled while its wait or recognised spin load would
-re-read an unchanged location, and a yielding thread (an unrecognised spin loop) is not a choice
+re-read an unchanged location (each attempt is a step: ``sched_wait_value=0``, not the
+exploration's waits enabled by memory), and a yielding thread (an unrecognised spin loop) is not a choice
 while others are enabled (docs/scheduling.md "Enabledness beyond the protocol text"); those
 repeat reads the value a thread already read.
 
@@ -74,8 +75,10 @@ def every_interleaving(executable: str, work: Path, max_runs: int = 20000, timeo
     options = exploration_options(RunOptions(work_dir=str(work), quiet=True, timeout=timeout,
                                              closure=CLOSURE_OFF, keep_going=True))
     saved = os.environ.get("PYRSAN_OPTIONS")
-    if not await_loops:   # the fork servers' environment (forkserver.py reads it when it starts one)
-        os.environ["PYRSAN_OPTIONS"] = ((saved + " ") if saved else "") + "sched_await=0"
+    # the fork servers' environment (forkserver.py reads it when it starts one): every wait attempt
+    # is a step, a failed one too (sched_wait_value=0: docs/design/exploration.md §23)
+    extra = "sched_wait_value=0" + ("" if await_loops else " sched_await=0")
+    os.environ["PYRSAN_OPTIONS"] = ((saved + " ") if saved else "") + extra
     servers = ForkServers(executable, [], options, work)
     out = BruteForce()
     stack: list[tuple[int, ...]] = [()]

@@ -245,9 +245,11 @@ def test_a_yielding_thread_is_listed_apart_and_runs_when_a_schedule_names_it(run
 @pytest.mark.parametrize("sched", CONTROLLED)
 def test_a_failed_recognised_spin_load_disables_the_thread_until_a_write(run, tmp_path, sched):
     """The prefix asks for the waiter again after its spin load failed: it cannot run (the
-    schedule diverges) until main writes flag, and the run ends under every strategy."""
+    schedule diverges) until main writes flag, and the run ends under every strategy. (dfs with
+    every attempt a step: by default its waiter is not enabled before flag lets it through,
+    testsuite/sched/test_wait_value.py.)"""
     prefix = schedule_file(tmp_path / "spin.sched", [0] + [1] * 30)
-    r = run("scenarios", "spin_flag", sched=sched, seed=1, schedule=prefix)
+    r = run("scenarios", "spin_flag", sched=sched, seed=1, schedule=prefix, sched_wait_value=0)
     assert r.returncode == 0, r.stderr
     assert r.end["end"] == "exit" and len(r.steps) < 100
     assert r.end["diverged"] == 2
