@@ -27,7 +27,7 @@ from __future__ import annotations
 import gc
 import threading
 from itertools import compress
-from operator import methodcaller
+from operator import attrgetter, methodcaller
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
@@ -130,6 +130,7 @@ class Exploration:
 
 
 _NONE: frozenset[int] = frozenset()
+_ENTRY = attrgetter("entry")
 #: The empty sleep set and yield counts a state shares with most others (never changed in place).
 _EMPTY: dict = {}
 #: {tid} as the done or backtrack set of a state (most states have one thread in each), shared.
@@ -316,7 +317,7 @@ class _Search:
             prefix = Prefix(item.prefix + (item.tid,))
         path = self.path_to(item.node, item.prefix)
         if item.prefix:
-            prefix.steps = tuple([node.entry for node in path[1:]])   # type: ignore[misc]
+            prefix.steps = tuple(map(_ENTRY, path[1:]))
         self.paths[id(prefix)] = path
         return prefix
 
@@ -828,16 +829,16 @@ class _Search:
         stack = self.stack
         wakeup = self.wakeup
         while not self.stopped:
-            if not (any(node.wut for node in self.last_path) if wakeup else stack):
-                break
             if self.schedules >= self.max_schedules:
-                self.bound = f"max-schedules={self.max_schedules}"
-                self.pending = self.count_pending()
-                stack.clear()
+                if any(node.wut for node in self.last_path) if wakeup else stack:
+                    self.bound = f"max-schedules={self.max_schedules}"
+                    self.pending = self.count_pending()
+                    stack.clear()
                 break
-            item = self.next_item() if wakeup else stack.pop()
+            item = self.next_item() if wakeup else stack.pop() if stack else None
             if item is None:
-                break   # what was left were branches the program cannot take (next_item)
+                # nothing left, or only branches the program cannot take (next_item)
+                break
             child_sleep = self.start(item)
             if child_sleep is None:
                 continue

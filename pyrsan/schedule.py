@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -79,9 +78,6 @@ _STEP_CACHE: dict[str, "Step"] = {}
 _STEP_HEAD = '{"step": '
 _OP_CACHE: dict[tuple, Op] = {}
 _STEP_CACHE_SIZE = 1 << 16
-#: The step indices as the runtime writes them, for the check of a cached line's index.
-_INDEXED = 1 << 12
-_INDEX = [str(n) for n in range(_INDEXED)]
 
 
 class TraceFormatError(ValueError):
@@ -94,28 +90,25 @@ def parse_trace(lines: Iterable[str], known: Sequence[Step] = ()) -> Trace:
     ``known``: the run's first steps, whose lines the runtime left out (the schedule's
     ``# trace_from: N``, N = len(known)); its first step line is then step N."""
     steps: list[Step] = list(known)
-    append = steps.append
-    cache = _STEP_CACHE
-    index = _INDEX
     header: dict = {}
     end: dict | None = None
     pending_error: str | None = None
     for number, line in enumerate(lines, 1):
-        if line.startswith(_STEP_HEAD) and pending_error is None:
-            # '{"step": N, "tid": ...': N must be the next index; the rest is the cache's key
-            # (the line as written: a line with other whitespace is parsed, and cached, apart)
-            comma = line.find(",", 9)
-            cached = cache.get(line[comma:])
-            if cached is not None:
-                n = len(steps)
-                if line[9:comma] == (index[n] if n < _INDEXED else str(n)):
-                    append(cached)
-                    continue
         line = line.strip()
         if not line:
             continue
         if pending_error is not None:  # a bad line that was not the last one
             raise TraceFormatError(pending_error)
+        if line.startswith(_STEP_HEAD):
+            # '{"step": N, "tid": ...': N must be the next index; the rest is the cache's key
+            comma = line.find(",", 9)
+            key = line[comma:]
+            cached = _STEP_CACHE.get(key)
+            if cached is not None and line[9:comma] == str(len(steps)):
+                steps.append(cached)
+                continue
+        else:
+            key = None
         try:
             obj = json.loads(line)
         except ValueError:
@@ -131,11 +124,11 @@ def parse_trace(lines: Iterable[str], known: Sequence[Step] = ()) -> Trace:
             end = obj
         elif "step" in obj:
             step = _parse_step(obj, number, len(steps))
-            if line.startswith(_STEP_HEAD):
-                if len(cache) >= _STEP_CACHE_SIZE:
-                    cache.clear()
-                cache[line[line.find(",", 9):]] = step
-            append(step)
+            if key is not None:
+                if len(_STEP_CACHE) >= _STEP_CACHE_SIZE:
+                    _STEP_CACHE.clear()
+                _STEP_CACHE[key] = step
+            steps.append(step)
         else:
             raise TraceFormatError(f"line {number}: neither header, step nor end")
     seed = header.get("seed")
@@ -209,55 +202,7 @@ def read_trace(path: str | os.PathLike, known: Sequence[Step] = ()) -> Trace:
             data = b"".join(chunks)
     finally:
         os.close(fd)
-    text = data.decode("utf-8", "replace")
-    return _parse_known_lines(text, known) or parse_trace(text.split("\n"), known)
-
-
-#: A step line as the runtime writes it: its index, and the rest (the step cache's key).
-_STEP_LINE = re.compile(r'^\{"step": (\d+)(,[^\n]*)$', re.M)
-
-
-def _parse_known_lines(text: str, known: Sequence[Step]) -> Trace | None:
-    """``parse_trace`` of a whole trace file's text when it is a header line, step lines that are
-    all in the step cache with the indices that follow ``known``, an end line and nothing else
-    (most runs of an exploration): the step lines are matched and looked up without a loop of
-    the interpreter's. None for any other text, which parse_trace then reads line by line (the
-    same trace, or the same error)."""
-    first = text.find("\n")
-    last = text.rfind("\n", 0, len(text) - 1)
-    if first < 0 or last <= first or not text.endswith("\n") or not text.startswith('{"pyrsan_trace"'):
-        return None
-    found = _STEP_LINE.findall(text, first + 1, last)
-    if len(found) != text.count("\n", first + 1, last + 1):
-        return None   # a line between that is not a step line as written (or an empty one)
-    steps: list[Step | None]
-    if found:
-        indices, keys = zip(*found)
-        steps = list(map(_STEP_CACHE.get, keys))
-        n = len(known)
-        # (filter, not ``None in``: a Step's == is the interpreter's)
-        if len(list(filter(None, steps))) != len(steps) or n + len(found) > _INDEXED or list(indices) != _INDEX[n:n + len(found)]:
-            return None
-    else:
-        steps = []
-    try:
-        header, end = json.loads(text[:first]), json.loads(text[last + 1:])
-    except ValueError:
-        return None
-    if not isinstance(header, dict) or header.get("pyrsan_trace") != TRACE_VERSION or \
-            not isinstance(end, dict) or "end" not in end or "pyrsan_trace" in end:
-        return None
-    seed = header.get("seed")
-    return Trace(
-        steps=(*known, *steps) if known else tuple(steps),   # type: ignore[arg-type]
-        end=str(end["end"]),
-        diverged=end.get("diverged"),
-        sched=header.get("sched"),
-        seed=int(seed) if isinstance(seed, (int, str)) and str(seed).isdigit() else None,
-        reason=str(end["reason"]) if end.get("reason") is not None else None,
-        blocked=_parse_ops(end.get("blocked", []), "end"),
-        closure=end["closure"] if isinstance(end.get("closure"), dict) else None,
-    )
+    return parse_trace(data.decode("utf-8", "replace").split("\n"), known)
 
 
 class Prefix(tuple):
