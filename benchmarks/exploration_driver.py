@@ -5,7 +5,7 @@ exploration"): record an exploration's runs once, then replay them through `expl
     python benchmarks/exploration_driver.py record EXE N FILE   # explore EXE (built by `pyrsan build`) for N schedules
     python benchmarks/exploration_driver.py replay FILE [REPS]  # CPU of absorb and of the trace parse
     python benchmarks/exploration_driver.py classes FILE        # schedules per class, races per kind
-    python benchmarks/exploration_driver.py parts EXE N         # the driver's CPU per part, on real runs
+    python benchmarks/exploration_driver.py parts EXE N [plain] # the driver's CPU per part, on real runs
 
 `record` runs `explore_program` (the fork server, the closure unless PYRSAN_CLOSURE says otherwise
 (2: the coarse relation alone, the same decisions without the closure's cost), PYRSAN_OPTIONS as
@@ -153,11 +153,12 @@ def classes(path: str) -> None:
         print(f"  queued by {kind}: {n}")
 
 
-def parts(exe: str, n: int) -> None:
+def parts(exe: str, n: int, plain: bool = False) -> None:
     """Explore EXE for N schedules as `record` does and print the thread CPU time
     (time.thread_time) the driver spent in each of its parts per schedule, with the process CPU
     of the driver and of its children (the runs): the parts of the driver on real runs, whose
-    caches the runs share, unlike a replay's."""
+    caches the runs share, unlike a replay's. ``plain``: no part timed (no wrapper's cost), the
+    process CPU alone."""
     import resource
 
     os.environ.setdefault("PYRSAN_OPTIONS", "sched_await=-2")
@@ -187,7 +188,8 @@ def parts(exe: str, n: int) -> None:
                                (runner, "_read_trace", "  of it: the trace's read and parse"),
                                (fs, "format_schedule", "  of it: the schedule's text"),
                                (runner.ClosureStats, "absorb", "ClosureStats.absorb (runner.py)")):
-        timed(owner, name, label)
+        if not plain:
+            timed(owner, name, label)
     start = time.thread_time()
     result = explore_program(exe, [], RunOptions(work_dir=f"/tmp/exploration_driver.{os.getpid()}", quiet=True,
                                                  timeout=60, keep_going=False,
@@ -209,8 +211,8 @@ if __name__ == "__main__":
         record(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif len(sys.argv) == 3 and sys.argv[1] == "classes":
         classes(sys.argv[2])
-    elif len(sys.argv) == 4 and sys.argv[1] == "parts":
-        parts(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "parts":
+        parts(sys.argv[2], int(sys.argv[3]), sys.argv[4:] == ["plain"])
     elif len(sys.argv) >= 3 and sys.argv[1] == "replay":
         replay(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 1)
     else:
