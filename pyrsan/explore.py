@@ -766,16 +766,16 @@ class _Search:
         elif kind in BLOCKING_KINDS:
             pool = writes.get(op.addr, []) + (reads_since.get(op.addr, []) if op.writes else [])
         else:
-            # an access (or the process exit) of op.addr; the pool holds accesses of the same
-            # address, none of them a fence or a thread operation, the write's side taken care
-            # of (the last write, the reads only when op writes): of another thread, each is
-            # dependent with op by dependent's last rule, or by its first (the process exit);
-            # only an await step in the pool has a rule of its own
             pool = [last_write[op.addr]] if op.addr in last_write else []
             if op.writes:
                 pool = pool + reads_since.get(op.addr, [])
-            return [i for i in pool if steps[i].tid != tid
-                    and (steps[i].op.kind != AWAIT or dependent(steps[i].tid, steps[i].op, tid, op))]
+            if kind in ACCESS_KINDS:
+                # the pool holds operations of op's address, the write's side taken care of
+                # (the last write, the reads only when op writes): a plain access of another
+                # thread there is dependent with op (dependent's first fast path); the others
+                # keep their own rules
+                return [i for i in pool if steps[i].tid != tid and (
+                    steps[i].op.kind in ACCESS_KINDS or dependent(steps[i].tid, steps[i].op, tid, op))]
         return [i for i in pool if dependent(steps[i].tid, steps[i].op, tid, op)]
 
     # --- the loop -------------------------------------------------------------------------
