@@ -13,6 +13,7 @@ point (or a server that fails to start) makes ``ForkServers`` fall back to ``run
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import signal
 import socket
@@ -25,7 +26,7 @@ from typing import Mapping, Sequence
 
 from .reports import RunResult, read_report_file
 from .schedule import Op, Trace, format_schedule, known_steps
-from .watchdog import POLL, Watchdog
+from .watchdog import Watchdog
 
 #: How long the server may take to reach its first scheduling point (process start-up).
 READY_TIMEOUT = 60.0
@@ -84,9 +85,6 @@ class ForkServer:
         finally:
             theirs.close()
         self.sock = ours
-        # every wait for the server is a recv bounded by POLL (the watchdog's period): the
-        # socket's own timeout, set once (setting it is a system call), in place of a select
-        ours.settimeout(POLL)
         self.runs = 0
         self.pending = b""   # what the server wrote past the last line read
         if self._line(READY_TIMEOUT) != "ready":
@@ -96,19 +94,14 @@ class ForkServer:
     def _line(self, timeout: float | None) -> str | None:
         """The server's next line; None when none came within ``timeout`` seconds (a later
         call goes on reading it), "" at the end of the socket."""
-        deadline = None
+        deadline = None if timeout is None else time.monotonic() + timeout
         while b"\n" not in self.pending:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
+                readable, _, _ = select.select([self.sock], [], [], left)
+                if not readable:
+                    return None
                 data = self.sock.recv(4096)
-            except TimeoutError:   # POLL seconds without a byte
-                if timeout is not None and timeout <= POLL:
-                    return None
-                now = time.monotonic()
-                if deadline is None:
-                    deadline = now - POLL + timeout if timeout is not None else None
-                if deadline is not None and now >= deadline:
-                    return None
-                continue
             except OSError:
                 return ""
             if not data:

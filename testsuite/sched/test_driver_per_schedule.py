@@ -132,11 +132,10 @@ def _server(sock: socket.socket) -> ForkServer:
     """A ForkServer reading from ``sock`` (only its line reader is used)."""
     server = ForkServer.__new__(ForkServer)
     server.sock, server.pending = sock, b""
-    sock.settimeout(POLL)
     return server
 
 
-def test_the_fork_servers_line_waits_past_the_sockets_timeout_until_its_own():
+def test_the_fork_servers_line_reader_keeps_half_lines_and_waits_its_whole_timeout():
     ours, theirs = socket.socketpair()
     try:
         server = _server(ours)
@@ -146,8 +145,8 @@ def test_the_fork_servers_line_waits_past_the_sockets_timeout_until_its_own():
         theirs.sendall(b"3\nstatus 0\n")
         assert server._line(POLL) == "pid 123"
         assert server._line(POLL) == "status 0"    # already read with the first
-        # a line that comes after more than one socket timeout, within the caller's own
-        # (mutant: the first socket timeout taken as the caller's: None)
+        # a line that comes after more than the watchdog's period, within the caller's own
+        # timeout (mutant: the wait cut at the period: None)
         sender = threading.Timer(2.5 * POLL, lambda: theirs.sendall(b"ready\n"))
         sender.start()
         try:
