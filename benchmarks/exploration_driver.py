@@ -5,6 +5,7 @@ exploration"): record an exploration's runs once, then replay them through `expl
     python benchmarks/exploration_driver.py record EXE N FILE   # explore EXE (built by `pyrsan build`) for N schedules
     python benchmarks/exploration_driver.py replay FILE [REPS]  # CPU of absorb and of the trace parse
     python benchmarks/exploration_driver.py classes FILE        # schedules per class, races per kind
+    python benchmarks/exploration_driver.py parts EXE N [plain] # the driver's CPU per part, on real runs
 
 `record` runs `explore_program` (the fork server, the closure unless PYRSAN_CLOSURE says otherwise
 (2: the coarse relation alone, the same decisions without the closure's cost), PYRSAN_OPTIONS as
@@ -93,8 +94,8 @@ def replay(path: str, reps: int) -> None:
         # a recording of session 18 kept the text alone (every step traced)
         parsed = [sc.parse_trace(text.split("\n"), known)
                   for text, known in (entry if isinstance(entry, tuple) else (entry, ()) for entry in raw)]
-    parse = (time.process_time() - start) / reps
-    print(f"parse_trace: {parse:.3f} s of CPU a round, {len(parsed)} traces")
+    seconds = (time.process_time() - start) / reps
+    print(f"parse_trace: {seconds:.3f} s of CPU a round, {len(parsed)} traces")
 
 
 def classes(path: str) -> None:
@@ -152,11 +153,66 @@ def classes(path: str) -> None:
         print(f"  queued by {kind}: {n}")
 
 
+def parts(exe: str, n: int, plain: bool = False) -> None:
+    """Explore EXE for N schedules as `record` does and print the thread CPU time
+    (time.thread_time) the driver spent in each of its parts per schedule, with the process CPU
+    of the driver and of its children (the runs): the parts of the driver on real runs, whose
+    caches the runs share, unlike a replay's. ``plain``: no part timed (no wrapper's cost), the
+    process CPU alone."""
+    import resource
+
+    os.environ.setdefault("PYRSAN_OPTIONS", "sched_await=-2")
+    from pyrsan import explore as ex, forkserver as fs, runner
+    from pyrsan.runner import ExploreOptions, RunOptions, explore_program
+
+    spent: dict[str, float] = {}
+
+    def timed(owner, name: str, label: str) -> None:
+        inner = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            start = time.thread_time()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.thread_time() - start
+
+        setattr(owner, name, wrapper)
+
+    for owner, name, label in ((ex._Search, "absorb", "absorb (explore.py)"),
+                               (ex._Search, "prefix_of", "prefix_of"),
+                               (ex._Search, "next_item", "next_item"),
+                               (ex._Search, "start", "start"),
+                               (fs.ForkServer, "execute", "the fork server's round trip"),
+                               (fs.ForkServer, "_line", "  of it: its waits for a line"),
+                               (runner, "_read_trace", "  of it: the trace's read and parse"),
+                               (fs, "format_schedule", "  of it: the schedule's text"),
+                               (runner.ClosureStats, "absorb", "ClosureStats.absorb (runner.py)")):
+        if not plain:
+            timed(owner, name, label)
+    start = time.thread_time()
+    result = explore_program(exe, [], RunOptions(work_dir=f"/tmp/exploration_driver.{os.getpid()}", quiet=True,
+                                                 timeout=60, keep_going=False,
+                                                 closure=os.environ.get("PYRSAN_CLOSURE", "1")),
+                             ExploreOptions(max_schedules=n))
+    total = time.thread_time() - start
+    runs = result.exploration.schedules
+    print(result.exploration)
+    for label, seconds in spent.items():
+        print(f"{label:36s} {seconds:7.3f} s  {1000 * seconds / runs:.3f} ms a schedule")
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"explore_program {total:.2f} s of thread CPU; the driver's process {own.ru_utime + own.ru_stime:.2f} s "
+          f"({own.ru_minflt} page faults, {own.ru_maxrss // 1024} MB resident at most), its children "
+          f"{children.ru_utime + children.ru_stime:.2f} s; load {os.getloadavg()[0]:.1f}")
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 5 and sys.argv[1] == "record":
         record(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif len(sys.argv) == 3 and sys.argv[1] == "classes":
         classes(sys.argv[2])
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "parts":
+        parts(sys.argv[2], int(sys.argv[3]), sys.argv[4:] == ["plain"])
     elif len(sys.argv) >= 3 and sys.argv[1] == "replay":
         replay(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 1)
     else:

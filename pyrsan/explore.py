@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import gc
 import threading
+from itertools import compress
+from operator import attrgetter, methodcaller
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
@@ -86,6 +88,12 @@ def dependent(tid_a: int, a: Op, tid_b: int, b: Op) -> bool:
     exit."""
     if tid_a == tid_b:
         return False
+    kind_a, kind_b = a.kind, b.kind
+    # the two commonest cases first, as the rules below decide them
+    if kind_a in ACCESS_KINDS and kind_b in ACCESS_KINDS:
+        return a.addr == b.addr and a.addr != "0x0" and (a.writes or b.writes)
+    if kind_a == "fence_sc" and kind_b == "fence_sc":
+        return not (a.addr == CLEAN_FENCE and b.addr == CLEAN_FENCE)
     if a.kind == PROCESS_EXIT or b.kind == PROCESS_EXIT:
         return True
     if a.kind == AWAIT or b.kind == AWAIT:
@@ -123,6 +131,23 @@ class Exploration:
 
 
 _NONE: frozenset[int] = frozenset()
+_ENTRY = attrgetter("entry")
+#: The empty sleep set and yield counts a state shares with most others (never changed in place).
+_EMPTY: dict = {}
+#: {tid} as the done or backtrack set of a state (most states have one thread in each), shared.
+_SINGLE: dict[int, frozenset[int]] = {}
+
+
+def _with(threads: frozenset[int], tid: int) -> frozenset[int]:
+    """``threads`` and ``tid``: a state's done and backtrack sets are frozensets that a change
+    replaces, so that the states with the same one (most hold one thread) share it: the search
+    tree holds hundreds of thousands of states (peterson,3: 397,653)."""
+    if not threads:
+        single = _SINGLE.get(tid)
+        if single is None:
+            single = _SINGLE[tid] = frozenset((tid,))
+        return single
+    return threads if tid in threads else threads | {tid}
 
 
 class _Node:
@@ -140,10 +165,11 @@ class _Node:
         # the yielding threads whose repeats count (their loop's state does not come back)
         self.counting = step.counting & self.yielding if step.counting else _NONE
         # per yielding thread: how many of its steps in a row so far ran while it yielded
-        self.forced = {t: c for t, c in forced.items() if t in self.yielding} if forced else {}
-        self.backtrack: set[int] = set()
-        self.done: set[int] = set()
-        self.sleep = sleep
+        self.forced = ({t: c for t, c in forced.items() if t in self.yielding} or _EMPTY) if forced else _EMPTY
+        # the threads run from here, and those queued or run (frozensets: _with)
+        self.backtrack: frozenset[int] = _NONE
+        self.done: frozenset[int] = _NONE
+        self.sleep = sleep or _EMPTY
         self.children: dict[int, _Node] = {}
         self.preemptions = preemptions    # preemptions on the path to this state
         self.last_tid = last_tid          # the thread that ran the step into this state
@@ -238,7 +264,7 @@ class _Search:
                 node.preemptions + node.preemption_cost(tid) > self.preemption_bound:
             self.bound = self.bound or f"preemption-bound={self.preemption_bound}"
             return
-        node.backtrack.add(tid)
+        node.backtrack = _with(node.backtrack, tid)
         if self.wakeup:
             if node.wut is None:
                 node.wut = {}
@@ -292,7 +318,7 @@ class _Search:
             prefix = Prefix(item.prefix + (item.tid,))
         path = self.path_to(item.node, item.prefix)
         if item.prefix:
-            prefix.steps = tuple([node.entry for node in path[1:]])   # type: ignore[misc]
+            prefix.steps = tuple(map(_ENTRY, path[1:]))
         self.paths[id(prefix)] = path
         return prefix
 
@@ -321,7 +347,7 @@ class _Search:
         for t in node.done:
             if not dependent(t, node.enabled[t], tid, op):
                 asleep[t] = node.enabled[t]
-        node.done.add(tid)
+        node.done = _with(node.done, tid)
         return asleep
 
     @staticmethod
@@ -400,8 +426,8 @@ class _Search:
                         self.add_backtrack(node, decisions[:depth], awake[0])
                     cut = depth
                     break
-                node.done.add(step.tid)
-                node.backtrack.add(step.tid)
+                node.done = _with(node.done, step.tid)
+                node.backtrack = _with(node.backtrack, step.tid)
                 if node.wut:
                     # a state the run made while it followed a wakeup-tree branch: the branch
                     # it takes leaves the state's tree, its subtree goes to the next state
@@ -598,7 +624,8 @@ class _Search:
                       path: list[_Node], clocks: list[dict[int, int]], position: list[int]) -> None:
         node = path[i]
         tid_i, tid_j = steps[i].tid, steps[j].tid
-        if _waits_for(steps[i].op, steps[j].op):
+        kind_j = steps[j].op.kind
+        if (kind_j == "lock" or kind_j == "join") and _waits_for(steps[i].op, steps[j].op):
             return
         # A blocking operation that is its thread's next one at the state before i, and waits
         # there, waits for i (what could let it through there is dependent with i, so it comes
@@ -612,7 +639,8 @@ class _Search:
         # not _happens_before(i, tid_i, ...); with wakeup trees every step of the run after i that
         # does not happen after it (notdep(i, E) of JACM 2017: none comes after j that j's
         # thread needs), else those before j (source-DPOR needs only v's initials)
-        v = [k for k in range(i + 1, len(clocks) if self.wakeup else j) if clocks[k].get(tid_i, 0) < at]
+        end = len(clocks) if self.wakeup else j
+        v = list(compress(range(i + 1, end), map(at.__gt__, map(methodcaller("get", tid_i, 0), clocks[i + 1:end]))))
         if self.wakeup and v and v[-1] >= j:
             v = [k for k in v if k != j]
         v.append(j)
@@ -668,9 +696,12 @@ class _Search:
         initial of it (an initial, or a thread whose pending operation is independent of all of
         v: its own subtree then holds a run equivalent to one that starts with v). ``first``:
         the initial that goes first (one enabled at the state)."""
+        # (the cheap test first: whether a thread asleep or done is an initial)
+        if any(t in node.sleep or t in node.done for t in initials):
+            return
         threads = {u for u, _ in seq}
         for t, op in [*node.sleep.items(), *((t, node.enabled[t]) for t in node.done)]:
-            if t in initials or (t not in threads and not any(dependent(t, op, u, o) for u, o in seq)):
+            if t not in threads and not any(dependent(t, op, u, o) for u, o in seq):
                 return
         if seq[0][0] != first:
             # an initial's first step can go first: nothing in v before it happens before it
@@ -708,7 +739,7 @@ class _Search:
             if tid in node.yielding and node.forced.get(tid, 0) >= (COUNT_RUNS if tid in node.counting else YIELD_RUNS):
                 self.bound = self.bound or f"yield-runs={COUNT_RUNS if tid in node.counting else YIELD_RUNS}"
                 return
-            node.backtrack.add(tid)
+            node.backtrack = _with(node.backtrack, tid)
         # v's rest, a new branch after the others
         chain: _Wut = {}
         for tid, op in reversed(rest[1:]):
@@ -724,19 +755,30 @@ class _Search:
     def _dependent_earlier(tid: int, op: Op, last_write: dict[str, int], writes: dict[str, list[int]],
                            reads_since: dict[str, list[int]], last_sc_fence: list[int], clean_since: list[int],
                            thread_ops: list[int], steps: tuple[Step, ...]) -> list[int]:
-        if op.kind == "fence":
+        kind = op.kind
+        if kind == "fence":
             return []
-        if op.kind == "fence_sc":
-            # clean fences commute with each other: like reads of F, the others like writes
+        if kind == "fence_sc":
+            # clean fences commute with each other: like reads of F, the others like writes.
+            # Every fence of the pool is an SC fence, and not both are clean: dependent
+            # exactly when of another thread
             pool = last_sc_fence if op.addr == CLEAN_FENCE else last_sc_fence + clean_since
-        elif op.kind in THREAD_KINDS:
+            return [i for i in pool if steps[i].tid != tid]
+        if kind in THREAD_KINDS:
             pool = thread_ops
-        elif op.kind in BLOCKING_KINDS:
+        elif kind in BLOCKING_KINDS:
             pool = writes.get(op.addr, []) + (reads_since.get(op.addr, []) if op.writes else [])
         else:
             pool = [last_write[op.addr]] if op.addr in last_write else []
             if op.writes:
                 pool = pool + reads_since.get(op.addr, [])
+            if kind in ACCESS_KINDS:
+                # the pool holds operations of op's address, the write's side taken care of
+                # (the last write, the reads only when op writes): a plain access of another
+                # thread there is dependent with op (dependent's first fast path); the others
+                # keep their own rules
+                return [i for i in pool if steps[i].tid != tid and (
+                    steps[i].op.kind in ACCESS_KINDS or dependent(steps[i].tid, steps[i].op, tid, op))]
         return [i for i in pool if dependent(steps[i].tid, steps[i].op, tid, op)]
 
     # --- the loop -------------------------------------------------------------------------
@@ -790,16 +832,16 @@ class _Search:
         stack = self.stack
         wakeup = self.wakeup
         while not self.stopped:
-            if not (any(node.wut for node in self.last_path) if wakeup else stack):
-                break
             if self.schedules >= self.max_schedules:
-                self.bound = f"max-schedules={self.max_schedules}"
-                self.pending = self.count_pending()
-                stack.clear()
+                if any(node.wut for node in self.last_path) if wakeup else stack:
+                    self.bound = f"max-schedules={self.max_schedules}"
+                    self.pending = self.count_pending()
+                    stack.clear()
                 break
-            item = self.next_item() if wakeup else stack.pop()
+            item = self.next_item() if wakeup else stack.pop() if stack else None
             if item is None:
-                break   # what was left were branches the program cannot take (next_item)
+                # nothing left, or only branches the program cannot take (next_item)
+                break
             child_sleep = self.start(item)
             if child_sleep is None:
                 continue

@@ -175,7 +175,7 @@ class ForkServer:
         bound = (trace is not None and trace.end == "bound") or returncode == EXIT_RUNTIME_BOUND
         result = RunResult(index=index, returncode=None if timed_out or cut else returncode, signal=sig,
                            timed_out=timed_out, reports=reports, reached_bound=bound)
-        if result.reported or result.deadlocks or result.crashed or result.hung:
+        if (reports and (result.reported or result.deadlocks)) or result.crashed or result.hung:
             result = _with_reproduction(result, trace, options, index, True)
         return result, trace
 

@@ -184,17 +184,24 @@ def _parse_step(obj: dict, number: int, expected_index: int) -> Step:
     return Step(tid, enabled, yielding, counting) if counting else Step(tid, enabled, yielding)
 
 
+#: A read's size: an exploration's trace is a few KiB (os.read allocates the whole size first).
+_READ = 1 << 16
+
+
 def read_trace(path: str | os.PathLike, known: Sequence[Step] = ()) -> Trace:
     # read whole and split: a text file iterated line by line costs the driver more than the
     # parse of its (mostly cached) lines; os.read, not a buffered file object (one a run)
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
+        # a regular file reads short only at its end: one read for most traces
+        data = os.read(fd, _READ)
+        if len(data) == _READ:
+            chunks = [data]
+            while chunk := os.read(fd, _READ):
+                chunks.append(chunk)
+            data = b"".join(chunks)
     finally:
         os.close(fd)
-    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     return parse_trace(data.decode("utf-8", "replace").split("\n"), known)
 
 
