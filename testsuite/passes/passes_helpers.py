@@ -3,6 +3,7 @@ conftest.py of their own)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -37,11 +38,22 @@ def compile_to_ir(tmp_path: Path, source: str, name: str = "t.c", flags=("-O1",)
     return canonical(out.read_text())
 
 
-def recognised_loops(tmp_path: Path, source: str, name: str = "t.c", flags=("-O1",)) -> list[str]:
-    """The loops the passes recognise in a snippet (describe() lines), after checking that the
-    instrumented IR verifies."""
+# (ne_, size, expected, mask, order) of each masked spin load in instrumented IR
+MASK_RE = re.compile(r"call i64 @__rsan_spin_load_mask_(ne_)?(\d)\(ptr @\w+, i64 (%?[-\w.]+), "
+                     r"i64 (-?\d+), i32 (\d+), i64 -?\d+\)")
+
+
+def instrument_spin(tmp_path: Path, source: str, flags=("-O1",), name: str = "t.c"):
+    """A snippet compiled with `flags` and instrumented with the spin-loop recognition, its IR
+    verified."""
     from pyrsan.passes import instrument_ir
     result = instrument_ir(compile_to_ir(tmp_path, source, name=name, flags=flags), "spin")
     verify(result.ir_text)
-    return [loop.describe() for loop in result.loops]
+    return result
+
+
+def recognised_loops(tmp_path: Path, source: str, name: str = "t.c", flags=("-O1",)) -> list[str]:
+    """The loops the passes recognise in a snippet (describe() lines), after checking that the
+    instrumented IR verifies."""
+    return [loop.describe() for loop in instrument_spin(tmp_path, source, flags, name).loops]
 

@@ -8,14 +8,10 @@ import re
 
 import pytest
 
-from passes_helpers import compile_to_ir, verify
-from pyrsan.passes import instrument_ir
+from passes_helpers import MASK_RE, instrument_spin
 
 HEAD = ("#include <stdatomic.h>\n#include <stdint.h>\n"
         "atomic_uint w; atomic_ullong big; atomic_int l, other; unsigned plain;\n")
-# (ne_, size, expected, mask, order) of each masked spin load
-MASK_RE = re.compile(r"call i64 @__rsan_spin_load_mask_(ne_)?(\d)\(ptr @\w+, i64 (%?[-\w.]+), "
-                     r"i64 (-?\d+), i32 (\d+), i64 -?\d+\)")
 SPIN_RE = re.compile(r"call i64 @__rsan_spin_load_(ne_)?(\d)\(ptr @(\w+), i64 (%?[-\w.]+), i32 (\d+)")
 LOAD_RE = re.compile(r"call i64 @__rsan_load_\d\(ptr @(\w+)")
 
@@ -26,9 +22,7 @@ def _default_environment(monkeypatch):
 
 
 def _instrument(tmp_path, body: str, opt: str, name: str = "t.c", head: str = HEAD):
-    result = instrument_ir(compile_to_ir(tmp_path, head + body, name=name, flags=(opt,)), "spin")
-    verify(result.ir_text)
-    return result
+    return instrument_spin(tmp_path, head + body, (opt,), name)
 
 
 # --- masked waits: a pure function of the value read compared with a fixed value -----------

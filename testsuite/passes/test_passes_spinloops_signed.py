@@ -5,17 +5,13 @@ with == / !=, and -O0 waits whose compared value lives in a stack slot across th
 plain loops."""
 from __future__ import annotations
 
-import re
 
 import pytest
 
-from passes_helpers import compile_to_ir, verify
-from pyrsan.passes import instrument_ir
+from passes_helpers import MASK_RE, instrument_spin
 
 HEAD = ("#include <stdatomic.h>\n#include <stdint.h>\n"
         "atomic_uint w; atomic_ullong big; atomic_int l; unsigned plain;\n")
-MASK_RE = re.compile(r"call i64 @__rsan_spin_load_mask_(ne_)?(\d)\(ptr @\w+, i64 (%?[-\w.]+), "
-                     r"i64 (-?\d+), i32 (\d+), i64 -?\d+\)")
 
 
 @pytest.fixture(autouse=True)
@@ -24,9 +20,7 @@ def _default_environment(monkeypatch):
 
 
 def _instrument(tmp_path, body: str, opt: str, name: str = "t.c", head: str = HEAD):
-    result = instrument_ir(compile_to_ir(tmp_path, head + body, name=name, flags=(opt,)), "spin")
-    verify(result.ir_text)
-    return result
+    return instrument_spin(tmp_path, head + body, (opt,), name)
 
 
 def _waits(result) -> list[str]:
